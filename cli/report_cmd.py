@@ -1,0 +1,91 @@
+"""`tracedb report passes|layers|kernels|timeline`: segmentation options shared by every report."""
+from typing import Annotated, List, Optional
+
+import typer
+
+from tracedb.cli.common import DbOpt, OutOpt, check_format, emit, one_line_errors
+
+app = typer.Typer(help="Reports over one or more runs, segmented into passes and layers by anchor kernels.",
+                  no_args_is_help=True)
+
+RunOpt = Annotated[List[str], typer.Option("--run", "-r", help="Run name; repeat for several runs.")]
+ProfileOpt = Annotated[Optional[str], typer.Option("--profile", "-p", help="Built-in profile name or a .toml path (default: generic).")]
+AnchorOpt = Annotated[Optional[str], typer.Option("--anchor", "-a", help="RE2 pattern for the anchor kernel (name or op type); overrides the profile's.")]
+LayersOpt = Annotated[Optional[int], typer.Option("--layers", "-l", help="Layers per pass: passes by anchor count (else by gaps).")]
+BplOpt = Annotated[Optional[int], typer.Option("--blocks-per-layer", help="Anchors per layer (default: profile's, 1).")]
+OffsetOpt = Annotated[Optional[int], typer.Option("--layer-offset", help="Move every layer boundary this many kernels before its anchor.")]
+WindowOpt = Annotated[str, typer.Option("--window", "-w", help="strict: first to last anchor; full: extended into the gaps between passes.")]
+PassOpt = Annotated[str, typer.Option("--pass", help="A pass number, all, or steady.")]
+GapOpt = Annotated[float, typer.Option("--pass-gap", help="Gap-based passes: a new pass where the anchor gap exceeds G x median gap.")]
+ConfigOpt = Annotated[Optional[str], typer.Option("--config", help="Model config.json: num_hidden_layers, layer types.")]
+AbsOpt = Annotated[bool, typer.Option("--absolute", help="Absolute times instead of relative to the run's first kernel.")]
+FmtOpt = Annotated[str, typer.Option("--format", "-f", help="table, md, csv or json (kernels: also compute-flow).")]
+
+
+def _run(name, db, fmt, output, **kw):
+    from tracedb.engine import render, reports
+    from tracedb.engine.store import open_store
+    con = open_store(db, read_only=True)
+    try:
+        res = reports.build_report(con, name, **kw)
+    finally:
+        con.close()
+    emit(render.render(res, fmt), output)
+
+
+@app.command()
+@one_line_errors
+def passes(run: RunOpt, db: DbOpt = None, profile: ProfileOpt = None, anchor: AnchorOpt = None, layers: LayersOpt = None,
+           blocks_per_layer: BplOpt = None, layer_offset: OffsetOpt = None, window: WindowOpt = "strict",
+           pass_gap: GapOpt = 10.0, config: ConfigOpt = None, absolute: AbsOpt = False,
+           format: FmtOpt = "table", output: OutOpt = None):
+    """Forward passes: anchors, kernels, time, average and first layer, cold-start / steady-state / partial."""
+    _run("passes", db, check_format(format), output, runs=run, profile=profile, anchor=anchor, layers=layers,
+         blocks_per_layer=blocks_per_layer, layer_offset=layer_offset, window=window, pass_gap=pass_gap,
+         config=config, absolute=absolute)
+
+
+@app.command()
+@one_line_errors
+def layers(run: RunOpt, db: DbOpt = None, profile: ProfileOpt = None, anchor: AnchorOpt = None, layers: LayersOpt = None,
+           blocks_per_layer: BplOpt = None, layer_offset: OffsetOpt = None, window: WindowOpt = "strict",
+           pass_: PassOpt = "all", pass_gap: GapOpt = 10.0, config: ConfigOpt = None, absolute: AbsOpt = False,
+           clusters: Annotated[bool, typer.Option("--clusters", help="Per layer type statistics (needs --config with layer types).")] = False,
+           format: FmtOpt = "table", output: OutOpt = None):
+    """Per layer: kernels, sum and wall time, time per category, communication count."""
+    _run("layers", db, check_format(format), output, runs=run, profile=profile, anchor=anchor, layers=layers,
+         blocks_per_layer=blocks_per_layer, layer_offset=layer_offset, window=window, pass_spec=pass_,
+         pass_gap=pass_gap, config=config, absolute=absolute, clusters=clusters)
+
+
+@app.command()
+@one_line_errors
+def kernels(run: RunOpt, db: DbOpt = None, profile: ProfileOpt = None, anchor: AnchorOpt = None, layers: LayersOpt = None,
+            blocks_per_layer: BplOpt = None, layer_offset: OffsetOpt = None, window: WindowOpt = "strict",
+            pass_: PassOpt = "steady", pass_gap: GapOpt = 10.0, config: ConfigOpt = None, absolute: AbsOpt = False,
+            layer: Annotated[Optional[int], typer.Option("--layer", help="Only this layer (needed for the flow and --compare-layer).")] = None,
+            compare_layer: Annotated[Optional[int], typer.Option("--compare-layer", help="Diff the kernel set of --layer against this layer.")] = None,
+            flow: Annotated[bool, typer.Option("--flow", help="Every kernel of the layer with category, simplified name, ts and shapes.")] = False,
+            top: Annotated[int, typer.Option("--top", help="Hot list length (0: all).")] = 20,
+            order: Annotated[str, typer.Option("--order", help="Flow order: dur (hottest first) or time.")] = "dur",
+            format: FmtOpt = "table", output: OutOpt = None):
+    """Hot kernels of a pass or layer; --format compute-flow (or --flow) for the layer's compute flow."""
+    if format == "compute-flow":
+        format, flow = "table", True
+    _run("kernels", db, check_format(format), output, runs=run, profile=profile, anchor=anchor, layers=layers,
+         blocks_per_layer=blocks_per_layer, layer_offset=layer_offset, window=window, pass_spec=pass_,
+         pass_gap=pass_gap, config=config, absolute=absolute, layer=layer, compare_layer=compare_layer,
+         flow=flow, top=top, order=order)
+
+
+@app.command()
+@one_line_errors
+def timeline(run: RunOpt, db: DbOpt = None, profile: ProfileOpt = None, anchor: AnchorOpt = None, layers: LayersOpt = None,
+             blocks_per_layer: BplOpt = None, layer_offset: OffsetOpt = None, window: WindowOpt = "strict",
+             pass_: PassOpt = "all", pass_gap: GapOpt = 10.0, config: ConfigOpt = None, absolute: AbsOpt = False,
+             layer: Annotated[Optional[List[int]], typer.Option("--layer", help="Only these layers (repeatable); passes always.")] = None,
+             format: FmtOpt = "table", output: OutOpt = None):
+    """Pass and layer time ranges in seconds from the trace start, to navigate in Perfetto."""
+    _run("timeline", db, check_format(format), output, runs=run, profile=profile, anchor=anchor, layers=layers,
+         blocks_per_layer=blocks_per_layer, layer_offset=layer_offset, window=window, pass_spec=pass_,
+         pass_gap=pass_gap, config=config, absolute=absolute, timeline_layers=layer or [])

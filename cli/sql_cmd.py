@@ -1,0 +1,25 @@
+"""`tracedb sql`: ad-hoc SQL over the store, read-only unless --write."""
+from typing import Annotated
+
+import typer
+
+from tracedb.cli.common import DbOpt, FormatOpt, OutOpt, check_format, emit, one_line_errors
+
+
+@one_line_errors
+def sql(
+    query: Annotated[str, typer.Argument(help="SQL; the result of the last statement is printed.")],
+    db: DbOpt = None,
+    write: Annotated[bool, typer.Option("--write", help="Open the store writable (default: read-only).")] = False,
+    format: FormatOpt = "table",
+    output: OutOpt = None,
+):
+    """Run SQL on the store: tables runs, kernels_raw; views kernels, kernel_extras (see README)."""
+    from tracedb.engine.adhoc import run_sql
+    from tracedb.engine.store import open_store
+    check_format(format)
+    con = open_store(db, read_only=not write)
+    try:
+        emit(run_sql(con, query, format), output)
+    finally:
+        con.close()

@@ -1,0 +1,41 @@
+"""Ad-hoc SQL (`tracedb sql`): any statement, rendered like a report.
+
+Unlike reports, the query is the user's own text, so results are formatted here in Python: Decimal and
+int print exactly, floats with repr, NULL as an empty cell (null in JSON)."""
+import decimal
+
+import duckdb
+
+from tracedb.engine import render
+from tracedb.errors import UsageError
+
+
+def run_sql(con, query: str, fmt: str) -> str:
+    try:
+        cur = con.execute(query)
+        desc = cur.description
+        rows = cur.fetchall() if desc else []
+    except duckdb.Error as e:
+        msg = str(e).strip().splitlines()[0]
+        if "read-only" in msg.lower() or "read only" in msg.lower():
+            msg += " (tracedb sql opens the store read-only; pass --write to change it)"
+        raise UsageError(f"sql: {msg}") from None
+    if not desc:
+        return "ok\n" if fmt == "table" else ""
+    types = [str(d[1]).upper() for d in desc]
+    res = render.Result(report="sql", columns=[d[0] for d in desc],
+                        numeric=[t.startswith(render.NUMERIC) for t in types],
+                        rows=[tuple(_cell(v) for v in row) for row in rows])
+    return render.render(res, fmt)
+
+
+def _cell(v):
+    if v is None:
+        return None
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, decimal.Decimal, str)):
+        return str(v)
+    if isinstance(v, float):
+        return repr(v)
+    return str(v)

@@ -1,0 +1,33 @@
+"""`tracedb demo`: the main job on bundled samples (written by this project: a Qwen3-like model with
+28 layers, decode batch 16 and prefill 4096 tokens, in kernel_details.csv form, every hcom op logged twice
+as real traces do). Ingest both into a fresh store, then report passes and the steady pass's layers."""
+import os
+from importlib import resources
+
+from tracedb.engine import reports
+from tracedb.engine.ingest import ingest_path
+from tracedb.engine.store import open_store
+
+SAMPLES = {"qwen3-decode-b16": "qwen3_decode_kernel_details.csv",
+           "qwen3-prefill-4k": "qwen3_prefill_kernel_details.csv"}
+SEGMENT = {"profile": "qwen3-npu", "layers": 28}
+
+
+def run_demo(db: str):
+    for f in (db, db + ".wal"):
+        if os.path.exists(f):
+            os.remove(f)
+    con = open_store(db)
+    try:
+        for name, file in SAMPLES.items():
+            path = str(resources.files("tracedb.engine").joinpath("samples", file))
+            yield ingest_path(con, path, name=name, tags={"hw": "910B", "model": "qwen3-like"}).summary()
+        yield ""
+        yield reports.render_report(con, "passes", runs=["qwen3-decode-b16"], **SEGMENT)
+        yield reports.render_report(con, "layers", runs=["qwen3-decode-b16"], pass_spec="steady", **SEGMENT)
+        yield reports.render_report(con, "layers", runs=["qwen3-prefill-4k"], pass_spec="1", window="full", **SEGMENT)
+    finally:
+        con.close()
+    yield (f"The store is {db}; try:\n  tracedb report kernels --db {db} --run qwen3-decode-b16 --profile qwen3-npu "
+           f"--layers 28 --pass 3 --layer 10 --format compute-flow\n  tracedb sql --db {db} \"select name, "
+           "sum(dur_ns)/1e3 as us from kernels group by 1 order by 2 desc limit 10\"")

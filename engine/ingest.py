@@ -1,0 +1,114 @@
+"""Ingest one trace (file or profiler folder) as one run, in one transaction.
+
+Either the whole run lands (run row, every kernel row, duplicate marks) or the store is unchanged.
+The content hash (sha256 over the source bytes, ~0.5 s for 464 MB) runs in a thread beside DuckDB's
+parse, so it costs little wall time; identical content is detected and skipped unless `replace`."""
+import hashlib
+import json
+import threading
+import time
+from dataclasses import dataclass
+
+from tracedb import __version__, sql
+from tracedb.errors import InputError, UsageError
+from tracedb.ingest import ascend_csv, sources
+
+
+@dataclass
+class IngestResult:
+    name: str
+    run_id: int | None
+    status: str            # ingested | skipped | replaced
+    rows: int = 0
+    duplicates: int = 0
+    seconds: float = 0.0
+    bytes: int = 0
+    same_as: str | None = None
+
+    def summary(self) -> str:
+        if self.status == "skipped":
+            return f"skipped: identical content is already run '{self.same_as}' (use --replace to ingest again)"
+        mb = self.bytes / 1e6
+        return (f"{self.status} run '{self.name}': {self.rows:,} kernel rows ({self.duplicates:,} duplicates not "
+                f"counted), {mb:.1f} MB in {self.seconds:.2f} s ({mb / max(self.seconds, 1e-9):.0f} MB/s)")
+
+
+class _Hasher(threading.Thread):
+    def __init__(self, files):
+        super().__init__(daemon=True)
+        self.files, self.digest, self.size, self.error = files, None, 0, None
+
+    def run(self):
+        try:
+            h = hashlib.sha256()
+            for f in self.files:
+                with open(f, "rb") as fh:
+                    while block := fh.read(1 << 22):
+                        h.update(block)
+                        self.size += len(block)
+            self.digest = h.hexdigest()
+        except OSError as e:
+            self.error = e
+
+
+def _parse_tags(tags) -> dict:
+    if isinstance(tags, dict):
+        return {str(k): str(v) for k, v in tags.items()}
+    out = {}
+    for t in tags or []:
+        k, sep, v = str(t).partition("=")
+        if not sep or not k:
+            raise UsageError(f"tag {t!r}: expected KEY=VALUE")
+        out[k] = v
+    return out
+
+
+def ingest_path(con, path: str, name: str | None = None, tags=None, replace: bool = False) -> IngestResult:
+    t0 = time.perf_counter()
+    tag_map = _parse_tags(tags)
+    src = sources.resolve(path)
+    name = name or src.default_name
+    hasher = _Hasher(src.files)
+    hasher.start()
+    # 4 threads on 2 cores: the CSV scan waits on I/O and on in-order appends; measured 4.3 s vs 5.3 s
+    con.execute("SET threads = 4")
+    con.execute("BEGIN")
+    try:
+        run_id = con.execute("SELECT coalesce(max(run_id), 0) + 1 FROM runs").fetchone()[0]
+        extras = ascend_csv.load(con, run_id, src.headers)
+        hasher.join()
+        if hasher.error:
+            raise InputError(f"{hasher.error.filename}: cannot read: {hasher.error.strerror}")
+        same = con.execute("SELECT name FROM runs WHERE content_hash = $h ORDER BY run_id",
+                           {"h": hasher.digest}).fetchall()
+        if same and not replace:
+            con.execute("ROLLBACK")
+            return IngestResult(name=name, run_id=None, status="skipped", same_as=same[0][0],
+                                seconds=time.perf_counter() - t0, bytes=hasher.size)
+        clash = con.execute("SELECT run_id FROM runs WHERE name = $n", {"n": name}).fetchone()
+        if clash and not replace:
+            raise UsageError(f"run '{name}' already exists with other content; choose another --name or pass --replace")
+        replaced = [r[0] for r in same] + ([name] if clash else [])
+        for old in dict.fromkeys(replaced):
+            sql.run(con, "delete_run", {"name": old})
+        sql.run(con, "insert_run", {
+            "run_id": run_id, "name": name, "tag_keys": list(tag_map), "tag_values": list(tag_map.values()),
+            "source_path": src.path, "source_files": src.files, "format": src.format,
+            "content_hash": hasher.digest, "rank": src.rank, "device_kind": src.device_kind,
+            "clock_domain": src.clock_domain, "extra_columns": extras,
+            "metadata": json.dumps(src.metadata, sort_keys=True), "version": __version__})
+        sql.run(con, "ingest_finish", {"run_id": run_id})
+        rows, dups = sql.run(con, "ingest_run_stats", {"run_id": run_id}).fetchone()
+        if rows == 0:
+            raise InputError(f"{src.files[0]}: header only, no kernel rows; expected at least one data line")
+        con.execute("COMMIT")
+    except BaseException:
+        try:
+            con.execute("ROLLBACK")
+        except Exception:
+            pass  # the transaction may already be closed by the error
+        raise
+    finally:
+        con.execute("RESET threads")
+    return IngestResult(name=name, run_id=run_id, status="replaced" if replaced else "ingested", rows=rows,
+                        duplicates=dups, seconds=time.perf_counter() - t0, bytes=hasher.size)

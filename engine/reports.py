@@ -1,0 +1,100 @@
+"""Reports: each one binds options, runs the segmentation stages it needs, then one report SQL file,
+and renders the rows. `render_report` is the importable entry point behind `tracedb report ...`."""
+import os
+
+from tracedb import sql
+from tracedb.engine import render as rnd
+from tracedb.engine import segment
+from tracedb.errors import UsageError
+
+REPORTS = ("passes", "layers", "kernels", "timeline")
+
+
+def render_report(con, name: str, fmt: str = "table", pass_spec: str = "all", absolute: bool = False,
+                  **opts) -> str:
+    return rnd.render(build_report(con, name, pass_spec=pass_spec, absolute=absolute, **opts), fmt)
+
+
+def build_report(con, name: str, pass_spec: str = "all", absolute: bool = False, layer: int | None = None,
+                 compare_layer: int | None = None, flow: bool = False, top: int = 20, order: str = "dur",
+                 timeline_layers: list[int] | None = None, clusters: bool = False, **seg_opts) -> rnd.Result:
+    if name not in REPORTS:
+        raise UsageError(f"unknown report {name!r}; reports: {', '.join(REPORTS)}")
+    b = segment.bind(con, segment.Options(**seg_opts))
+    segment.find_passes(con, b)
+    base = {"run_ids": b.run_ids, "absolute": bool(absolute)}
+    meta = _params(b, pass_spec)
+    if name == "passes":
+        sel = segment.select_passes(con, b, "all")
+        segment.assign(con, b, sel)
+        return _fetch(con, "report_passes", base, name, b, meta, "forward passes")
+    if name == "kernels" and (flow or compare_layer is not None) and layer is None:
+        raise UsageError("--layer is needed with --format compute-flow / --flow and with --compare-layer")
+    sel = segment.select_passes(con, b, pass_spec)
+    if pass_spec.strip().lower() == "steady":
+        b.notes.append("steady pass: " + ", ".join(f"{b.run_names[r]} -> pass {p}" for r, p in sel))
+    segment.assign(con, b, sel)
+    if name == "layers":
+        if clusters:
+            return _clusters(con, b, base, meta)
+        cols = ",\n    ".join(
+            f"us(coalesce(sum(a.dur_ns) FILTER (WHERE a.cat_ord = {i}), 0)) AS {sql.ident(c + '_us')}"
+            for i, c in enumerate(b.profile.categories))
+        return _fetch(con, "report_layers", base, name, b, meta, "layers", category_columns=cols,
+                      display={"layer": "prologue"})
+    if name == "timeline":
+        return _fetch(con, "report_timeline", {**base, "layers": list(timeline_layers or [])}, name, b, meta,
+                      "pass and layer time ranges (s)", display={"layer": "(pass)"})
+    meta["layer"] = layer
+    if compare_layer is not None:
+        meta["compare_layer"] = compare_layer
+        return _fetch(con, "report_compare_layers", {"run_ids": b.run_ids, "layer": layer, "layer_b": compare_layer},
+                      name, b, meta, f"layer {layer} (a) vs layer {compare_layer} (b)")
+    if flow:
+        if order not in ("dur", "time"):
+            raise UsageError("--order: expected dur or time")
+        return _fetch(con, "report_flow", {**base, "layer": layer, "order": order}, name, b, meta,
+                      f"compute flow of layer {layer}", display={"layer": "prologue"})
+    if top < 0:
+        raise UsageError("--top must be >= 0 (0: every kernel)")
+    return _fetch(con, "report_kernels", {"run_ids": b.run_ids, "layer": layer, "top": top}, name, b, meta,
+                  "hot kernels" + (f" of layer {layer}" if layer is not None else ""))
+
+
+def _clusters(con, b, base, meta):
+    if not b.layer_types:
+        raise UsageError("--clusters needs --config config.json with per-layer types (compress_ratios, "
+                         "layer_types or first_k_dense_replace)")
+    con.execute("CREATE OR REPLACE TEMP TABLE _layer_types (layer BIGINT, layer_type VARCHAR)")
+    con.executemany("INSERT INTO _layer_types VALUES (?, ?)", list(enumerate(b.layer_types)))
+    shares = ",\n    ".join(
+        f"round(100.0 * (SELECT coalesce(sum(c.ns), 0) FROM per_cat c WHERE c.run_id = l.run_id AND "
+        f"c.layer_type = l.layer_type AND c.cat_ord = {i}) / nullif(sum(l.sum_ns), 0), 2)::DECIMAL(6, 2) "
+        f"AS {sql.ident(c + '_pct')}" for i, c in enumerate(b.profile.categories))
+    return _fetch(con, "report_clusters", {"run_ids": b.run_ids}, "layers", b, meta, "layer clusters by type",
+                  category_shares=shares)
+
+
+def _params(b, pass_spec) -> dict:
+    return {"runs": ", ".join(b.run_names[r] for r in b.run_ids), "profile": b.profile.name,
+            "anchor": b.anchor, "layers": b.layers, "blocks_per_layer": b.blocks_per_layer,
+            "layer_offset": b.layer_offset, "window": b.window,
+            "passes_by": "count" if b.per_pass else f"gap > {b.pass_gap:g} x median", "pass": pass_spec}
+
+
+def _fetch(con, file, params, name, b, meta, title, display=None, **placeholders):
+    text = sql.load(file).format(**placeholders) if placeholders else sql.load(file)
+    query = sql.statements(text)[-1].rstrip().rstrip(";")
+    used = {k: v for k, v in params.items() if f"${k}" in query}
+    return rnd.fetch(con, query, used, name, title=title, params=meta, notes=list(b.notes), display=display or {})
+
+
+def write_output(text: str, path: str | None):
+    """Print, or write to a file (atomically: a partial report never replaces a good one)."""
+    if not path:
+        return text
+    tmp = f"{path}.tmp-{os.getpid()}"
+    with open(tmp, "w", encoding="utf-8", newline="") as f:
+        f.write(text)
+    os.replace(tmp, path)
+    return None

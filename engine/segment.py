@@ -1,0 +1,174 @@
+"""Bind a profile and the command-line options to the runs, then run the SQL segmentation stages.
+
+Every stage is a file in sql/ creating TEMP tables in the session (the store itself is never written):
+segment_anchors -> segment_passes -> segment_windows -> segment_assign. This module only decides
+parameters, checks them, and picks passes (`N`, `all`, `steady`)."""
+from dataclasses import dataclass, field
+
+import duckdb
+
+from tracedb import sql
+from tracedb.engine import profiles
+from tracedb.engine.store import run_id as lookup_run
+from tracedb.errors import UsageError
+
+STEADY_TOLERANCE = 0.05   # --pass steady: layer-0 wall within 5 % of the previous pass's
+
+
+@dataclass
+class Options:
+    """What a report was asked for, before it is bound to a store."""
+    runs: list[str]
+    profile: str | None = None
+    anchor: str | None = None
+    layers: int | None = None
+    blocks_per_layer: int | None = None
+    layer_offset: int | None = None
+    window: str = "strict"
+    pass_gap: float = 10.0
+    config: str | None = None
+
+
+@dataclass
+class Bound:
+    """Options resolved against the store and the profile: what the SQL stages receive."""
+    run_ids: list[int]
+    run_names: dict[int, str]
+    profile: profiles.Profile
+    anchor: str
+    layers: int | None
+    blocks_per_layer: int
+    layer_offset: int
+    window: str
+    pass_gap: float
+    layer_types: list[str] | None = None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def per_pass(self) -> int | None:
+        return self.layers * self.blocks_per_layer if self.layers else None
+
+    def params(self) -> dict:
+        return {"run_ids": self.run_ids, "anchor": self.anchor, "per_pass": self.per_pass,
+                "gap_factor": float(self.pass_gap), "window": self.window, "layer_offset": self.layer_offset,
+                "blocks_per_layer": self.blocks_per_layer}
+
+
+def bind(con, opt: Options) -> Bound:
+    if not opt.runs:
+        raise UsageError("give at least one --run (see `tracedb runs`)")
+    if opt.window not in ("strict", "full"):
+        raise UsageError(f"--window {opt.window!r}: expected strict or full")
+    if opt.pass_gap <= 0:
+        raise UsageError("--pass-gap must be positive")
+    prof = profiles.load(opt.profile or "generic")
+    cfg = profiles.model_config(opt.config) if opt.config else {}
+    anchor = opt.anchor or prof.anchor
+    if not anchor:
+        raise UsageError(f"profile '{prof.name}' has no anchor: give --anchor REGEX (a kernel that runs once per "
+                         "layer, e.g. the attention kernel) or a model profile (`tracedb profiles list`)")
+    _check_regex(con, anchor, "--anchor")
+    for cat, pat in prof.rules:
+        _check_regex(con, pat, f"profile {prof.source} category {cat}")
+    ids = list(dict.fromkeys(lookup_run(con, r) for r in opt.runs))
+    names = dict(con.execute("SELECT run_id, name FROM runs WHERE run_id IN (SELECT unnest($ids))", {"ids": ids}).fetchall())
+    b = Bound(run_ids=ids, run_names=names, profile=prof, anchor=anchor,
+              layers=opt.layers or cfg.get("layers") or prof.layers,
+              blocks_per_layer=opt.blocks_per_layer or prof.blocks_per_layer,
+              layer_offset=prof.layer_offset if opt.layer_offset is None else opt.layer_offset,
+              window=opt.window, pass_gap=opt.pass_gap, layer_types=cfg.get("layer_types"))
+    if b.layers is not None and b.layers < 1 or b.blocks_per_layer < 1 or b.layer_offset < 0:
+        raise UsageError("--layers and --blocks-per-layer must be >= 1, --layer-offset >= 0")
+    if not opt.anchor and prof.anchor_fallback:
+        b.anchor = _pick_anchor(con, b, prof.anchor, prof.anchor_fallback)
+    return b
+
+
+def _check_regex(con, pattern, what):
+    try:
+        con.execute("SELECT regexp_matches('', $p)", {"p": pattern})
+    except duckdb.Error as e:
+        raise UsageError(f"{what} {pattern!r}: not a valid RE2 pattern ({str(e).splitlines()[0]})") from None
+
+
+def _pick_anchor(con, b, primary, fallback):
+    """The profile's anchor, or its fallback when the primary matches nothing in these runs."""
+    sql.run(con, "segment_anchors", {"run_ids": b.run_ids, "anchor": primary})
+    if con.execute("SELECT count(*) FROM _anchors").fetchone()[0]:
+        return primary
+    b.notes.append(f"no kernel matches {primary!r}; using the profile's fallback anchor {fallback!r}")
+    return fallback
+
+
+def find_passes(con, b: Bound):
+    """Stages 1-3: anchors, passes, windows for every pass of the bound runs. Raises when a run has no
+    anchor, naming its most frequent kernels so the user can pick one."""
+    p = b.params()
+    sql.run(con, "segment_anchors", p)
+    found = dict(con.execute("SELECT run_id, count(*) FROM _anchors GROUP BY run_id").fetchall())
+    for rid in b.run_ids:
+        if not found.get(rid):
+            top = con.execute(sql.load("top_names"), {"run_id": rid}).fetchall()
+            raise UsageError(f"run '{b.run_names[rid]}': no kernel name or op type matches anchor {b.anchor!r}; "
+                             f"most frequent: {', '.join(f'{n} ({c})' for n, c in top)}")
+    sql.run(con, "segment_passes", p)
+    sql.run(con, "segment_windows", p)
+    _load_rules(con, b.profile)
+
+
+def _load_rules(con, prof):
+    con.execute("CREATE OR REPLACE TEMP TABLE _rules (ord INTEGER, category VARCHAR, pattern VARCHAR, cat_ord INTEGER)")
+    order = {c: i for i, c in enumerate(prof.categories)}
+    rows = [(i, c, pat, order[c]) for i, (c, pat) in enumerate(prof.rules)]
+    rows.append((len(rows), "other", None, order["other"]))   # NULL pattern: never matches, only names the column
+    con.executemany("INSERT INTO _rules VALUES (?, ?, ?, ?)", rows)
+
+
+def assign(con, b: Bound, selection: list[tuple[int, int]]):
+    """Stage 4 for the given (run_id, pass) pairs: creates _assigned."""
+    con.execute("CREATE OR REPLACE TEMP TABLE _sel (run_id INTEGER, pass BIGINT)")
+    if selection:
+        con.executemany("INSERT INTO _sel VALUES (?, ?)", selection)
+    sql.run(con, "segment_assign", b.params())
+
+
+def select_passes(con, b: Bound, spec: str) -> list[tuple[int, int]]:
+    """(run_id, pass) pairs for `--pass N|all|steady`, after find_passes."""
+    spec = str(spec).strip().lower()
+    allp = con.execute("SELECT run_id, pass, partial FROM _passes ORDER BY run_id, pass").fetchall()
+    if spec == "all":
+        return [(r, p) for r, p, _ in allp]
+    if spec == "steady":
+        return [(rid, steady_pass(con, b, rid)) for rid in b.run_ids]
+    if not spec.lstrip("-").isdigit():
+        raise UsageError(f"--pass {spec!r}: expected a pass number, all or steady")
+    n = int(spec)
+    out = []
+    for rid in b.run_ids:
+        count = sum(1 for r, _, _ in allp if r == rid)
+        if not 0 <= n < count:
+            raise UsageError(f"run '{b.run_names[rid]}' has {count} passes (0..{count - 1}); --pass {n} does not exist")
+        out.append((rid, n))
+    return out
+
+
+def layer0_walls(con, b: Bound) -> dict[tuple[int, int], int]:
+    """Layer-0 wall time (ns) of every pass: from a layer assignment of all passes."""
+    assign(con, b, [tuple(r) for r in con.execute("SELECT run_id, pass FROM _passes").fetchall()])
+    return {(r, p): w for r, p, w in con.execute(
+        "SELECT run_id, pass, max(end_ns) - min(start_ns) FROM _assigned WHERE layer = 0 GROUP BY ALL").fetchall()}
+
+
+def steady_pass(con, b: Bound, rid: int, walls: dict | None = None) -> int:
+    """The first full pass after the first two whose layer-0 wall is within 5 % of the previous pass's."""
+    walls = walls if walls is not None else layer0_walls(con, b)
+    passes = con.execute("SELECT pass, partial FROM _passes WHERE run_id = $r ORDER BY pass", {"r": rid}).fetchall()
+    partial = {p for p, part in passes if part}
+    for p, _ in passes:
+        prev, cur = walls.get((rid, p - 1)), walls.get((rid, p))
+        if p >= 2 and p not in partial and p - 1 not in partial and prev and cur is not None \
+                and abs(cur - prev) <= STEADY_TOLERANCE * prev:
+            return p
+    listing = ", ".join(f"{p}: {walls[(rid, p)] / 1000:.3f}" for p, _ in passes if (rid, p) in walls)
+    raise UsageError(f"run '{b.run_names[rid]}': no steady pass (a full pass >= 2 whose layer-0 wall is within "
+                     f"5% of the previous one); layer-0 wall us by pass: {listing or 'none'}. Pick one with --pass N")

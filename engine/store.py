@@ -1,0 +1,104 @@
+"""Open, create and check a tracedb store (a DuckDB file).
+
+The file is created with storage version v1.5.0 so that DuckDB 1.5 clients (the PyPI `duckdb-cli` is
+1.5.6 and cannot read DuckDB 2.0's default format) open it too. Schema changes are numbered; a store
+from an older tracedb is migrated with `tracedb migrate`, one from a newer one is refused.
+"""
+import os
+import re
+
+import duckdb
+
+from tracedb import sql
+from tracedb.errors import StoreError, UsageError
+
+SCHEMA_VERSION = 1
+STORAGE_VERSION = "v1.5.0"
+DEFAULT_DB = "tracedb.duckdb"
+# from-version -> sql file that brings the store one version up (none yet: v1 is the first schema)
+MIGRATIONS: dict[int, str] = {}
+
+
+def resolve_path(path: str | None) -> str:
+    return path or os.environ.get("TRACEDB_DB") or DEFAULT_DB
+
+
+def open_store(path: str | None = None, read_only: bool = False, migrate: bool = False):
+    """Connection to the store at `path` (default $TRACEDB_DB, else ./tracedb.duckdb).
+
+    Writable opens create the file and its schema when missing. Read-only opens need an existing store
+    and allow several readers at once."""
+    path = resolve_path(path)
+    exists = os.path.exists(path)
+    if read_only and not exists:
+        raise UsageError(f"{path}: no store here; create one with `tracedb ingest TRACE --db {path}`")
+    try:
+        con = duckdb.connect(path, read_only=read_only,
+                             config={} if exists else {"storage_compatibility_version": STORAGE_VERSION})
+    except duckdb.IOException as e:
+        raise StoreError(_lock_or_io_message(path, e)) from None
+    except duckdb.Error as e:
+        raise StoreError(f"{path}: cannot open as a DuckDB file: {_first_line(e)}") from None
+    try:
+        _check_schema(con, path, read_only, migrate)
+        sql.run(con, "macros")
+    except BaseException:
+        con.close()
+        raise
+    return con
+
+
+def _check_schema(con, path, read_only, migrate):
+    tables = {r[0] for r in con.execute(
+        "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main'").fetchall()}
+    if "tracedb_meta" not in tables:
+        if tables:
+            raise StoreError(f"{path}: a DuckDB file but not a tracedb store (tables: {', '.join(sorted(tables)[:5])})")
+        if read_only:
+            raise StoreError(f"{path}: empty DuckDB file; ingest a trace into it first")
+        con.execute("BEGIN")
+        sql.run(con, "schema")
+        con.execute("INSERT INTO tracedb_meta VALUES ('schema_version', $v)", {"v": str(SCHEMA_VERSION)})
+        con.execute("COMMIT")
+        return
+    row = con.execute("SELECT value FROM tracedb_meta WHERE key = 'schema_version'").fetchone()
+    version = int(row[0]) if row and str(row[0]).isdigit() else -1
+    if version == SCHEMA_VERSION:
+        return
+    if version > SCHEMA_VERSION:
+        raise StoreError(f"{path}: written by a newer tracedb (schema v{version}, this one reads v{SCHEMA_VERSION}); "
+                         "upgrade tracedb to read it")
+    if version not in MIGRATIONS:
+        raise StoreError(f"{path}: schema v{version} cannot be migrated to v{SCHEMA_VERSION}; "
+                         "re-ingest the traces into a new store")
+    if read_only or not migrate:
+        raise StoreError(f"{path}: schema v{version} is older than v{SCHEMA_VERSION}; run `tracedb migrate --db {path}`")
+    con.execute("BEGIN")
+    while version < SCHEMA_VERSION:
+        sql.run(con, MIGRATIONS[version])
+        version += 1
+    con.execute("UPDATE tracedb_meta SET value = $v WHERE key = 'schema_version'", {"v": str(version)})
+    con.execute("COMMIT")
+
+
+def _first_line(e) -> str:
+    return str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+
+
+def _lock_or_io_message(path, e) -> str:
+    msg = _first_line(e)
+    if "lock" in msg.lower():
+        pid = re.search(r"PID (\d+)", msg)
+        who = f" (PID {pid.group(1)})" if pid else ""
+        return (f"{path}: the store is in use by another process{who}; DuckDB allows one writer, or many "
+                "readers with no writer. Wait for it to finish or close it")
+    return f"{path}: {msg}"
+
+
+def run_id(con, name: str) -> int:
+    row = con.execute("SELECT run_id FROM runs WHERE name = $n", {"n": name}).fetchone()
+    if row is None:
+        known = [r[0] for r in con.execute("SELECT name FROM runs ORDER BY run_id").fetchall()]
+        hint = f"runs in the store: {', '.join(known[:10])}" if known else "the store has no runs yet"
+        raise UsageError(f"unknown run '{name}'; {hint}")
+    return row[0]

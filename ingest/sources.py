@@ -1,0 +1,108 @@
+"""What a path names: a trace file, or a profiler output folder expanded to the files it holds.
+
+The format is taken from the content (the CSV header), not only from the file name."""
+import glob
+import json
+import os
+import re
+from dataclasses import dataclass, field
+
+from tracedb.errors import InputError
+from tracedb.ingest import ascend_csv
+
+
+@dataclass
+class Source:
+    path: str                    # what the user named
+    format: str                  # ascend-kernel-details | ascend-op-summary
+    files: list[str]             # files to read, in order
+    headers: list = field(default_factory=list)
+    rank: int | None = None
+    device_kind: str = "npu"
+    clock_domain: str = "unix-epoch-local"
+    metadata: dict = field(default_factory=dict)
+
+    @property
+    def default_name(self) -> str:
+        """A readable run name: the profiler folder (rank_0_ascend_pt) or the file stem."""
+        p = os.path.abspath(self.path)
+        if os.path.isdir(p):
+            base = os.path.basename(p.rstrip(os.sep))
+            if base in ("ASCEND_PROFILER_OUTPUT", "mindstudio_profiler_output"):
+                base = os.path.basename(os.path.dirname(p))
+            return base
+        return os.path.splitext(os.path.basename(p))[0]
+
+
+def resolve(path: str) -> Source:
+    if not os.path.exists(path):
+        raise InputError(f"{path}: no such file or folder")
+    if os.path.isdir(path):
+        return _resolve_dir(path)
+    return _from_csv_files(path, [path])
+
+
+def _resolve_dir(path: str) -> Source:
+    """*_ascend_pt/ -> ASCEND_PROFILER_OUTPUT/kernel_details.csv, else the op_summary CSVs msprof wrote
+    (every slice, in slice order); ASCEND_PROFILER_OUTPUT/ or mindstudio_profiler_output/ directly too."""
+    root = path.rstrip(os.sep)
+    out_dir = os.path.join(root, "ASCEND_PROFILER_OUTPUT")
+    for cand in (os.path.join(out_dir, "kernel_details.csv"), os.path.join(root, "kernel_details.csv")):
+        if os.path.isfile(cand):
+            src = _from_csv_files(path, [cand])
+            break
+    else:
+        slices = _op_summary_files(root)
+        if not slices:
+            raise InputError(f"{path}: no kernel_details.csv under ASCEND_PROFILER_OUTPUT/ and no "
+                             "op_summary_*.csv under PROF_*/mindstudio_profiler_output/; expected an "
+                             "Ascend profiler output folder (*_ascend_pt)")
+        src = _from_csv_files(path, slices)
+    pt_root = os.path.dirname(root) if os.path.basename(root) == "ASCEND_PROFILER_OUTPUT" else root
+    info = _profiler_info(pt_root)
+    if info:
+        src.metadata["profiler_info"] = info
+        rank = str(info.get("rank_id", ""))
+        src.rank = int(rank) if rank.isdigit() else src.rank
+    return src
+
+
+def _op_summary_files(root: str) -> list[str]:
+    pats = [os.path.join(root, "PROF_*", "mindstudio_profiler_output", "op_summary_*.csv"),
+            os.path.join(root, "mindstudio_profiler_output", "op_summary_*.csv"),
+            os.path.join(root, "op_summary_*.csv")]
+    files = sorted({f for p in pats for f in glob.glob(p)})
+
+    def slice_key(f):  # op_summary_slice_{i}_{ts}.csv: numeric slice order, unsliced files first
+        m = re.search(r"op_summary_slice_(\d+)_", os.path.basename(f))
+        return (os.path.dirname(f), int(m.group(1)) if m else -1, f)
+    return sorted(files, key=slice_key)
+
+
+def _profiler_info(pt_root: str) -> dict | None:
+    """profiler_info_{rank}.json (or profiler_info.json): rank_id, profiler level, versions."""
+    for f in sorted(glob.glob(os.path.join(pt_root, "profiler_info*.json"))):
+        try:
+            with open(f, encoding="utf-8") as fh:
+                info = json.load(fh)
+        except (OSError, ValueError):
+            continue
+        if isinstance(info, dict):
+            m = re.search(r"profiler_info_(\d+)\.json$", f)
+            if "rank_id" not in info and m:
+                info["rank_id"] = int(m.group(1))
+            keep = {k: info[k] for k in ("rank_id", "torch_npu_version", "cann_version") if k in info}
+            level = info.get("config", {}).get("experimental_config", {}).get("_profiler_level")
+            if level:
+                keep["profiler_level"] = level
+            return keep
+    return None
+
+
+def _from_csv_files(path: str, files: list[str]) -> Source:
+    headers = [ascend_csv.read_header(f) for f in files]
+    src = Source(path=path, format=headers[0].format, files=files, headers=headers)
+    m = re.search(r"rank_?(\d+)", os.path.abspath(path))
+    if m:
+        src.rank = int(m.group(1))
+    return src

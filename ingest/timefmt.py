@@ -1,0 +1,30 @@
+"""Exact time conversion. Profilers print microseconds as decimal text; tracedb keeps integer ns.
+
+Ascend writes absolute epoch µs with 3 decimals and a trailing TAB ("1718851234567890.123\t"): 19
+significant digits, more than a float64 holds (at 1.7e15 µs its ulp is 0.25 µs), so the text is split,
+never parsed as float. Digits below 1 ns are truncated, as torch_npu's convert_us2ns does."""
+
+_PAD = "\t \"'"
+
+
+def us_text_to_ns(text) -> int | None:
+    """'1718851234567890.123\\t' -> 1718851234567890123; '' / 'N/A' -> None. Scientific notation (TraCR
+    prints '1.23457e+06') has at most ~17 digits, so float is exact enough there and is rounded."""
+    s = str(text).strip(_PAD)
+    if s in ("", "N/A"):
+        return None
+    if "e" in s or "E" in s:
+        return round(float(s) * 1000)
+    neg = s.startswith("-")
+    whole, _, frac = s.lstrip("+-").partition(".")
+    if not (whole or frac) or not (whole or "0").isdigit() or (frac and not frac.isdigit()):
+        raise ValueError(f"not a number of microseconds: {text!r}")
+    ns = int(whole or 0) * 1000 + int((frac + "000")[:3])
+    return -ns if neg else ns
+
+
+def ns_to_us_text(ns: int) -> str:
+    """1718851234567890123 -> '1718851234567890.123' (exact, 3 decimals)."""
+    sign = "-" if ns < 0 else ""
+    q, r = divmod(abs(int(ns)), 1000)
+    return f"{sign}{q}.{r:03d}"

@@ -1,0 +1,33 @@
+-- Load Ascend kernel_details.csv / op_summary CSV files of one run straight into kernels_raw.
+-- Parameters: $run_id; $files VARCHAR[] (files sharing one header, in read order); $cols MAP column
+--   -> type for c0..cN (tracedb.ingest.ascend_csv picks DECIMAL for times, BIGINT for ids, VARCHAR else).
+-- Placeholders (identifiers only, quoted by tracedb.sql.ident): `projection` maps the file's column
+--   positions to canonical names, NULL where the file lacks one; `extra_values` lists the other columns.
+-- The CSV reader parses "1718851234567890.123<TAB>" as DECIMAL(25,6) itself (exact, and a bad value
+-- fails with its line number); trunc(x * 1000) gives integer ns, dropping digits below 1 ns.
+-- seq is left 0 here: ingest_finish.sql numbers rows from their insertion order (= file order).
+-- 'N/A' is NULL everywhere; Model ID / Context ID 4294967295 (UINT32_MAX, msprof's "invalid") too.
+INSERT INTO kernels_raw
+WITH csv AS (
+    SELECT {projection},
+        {extra_values} AS extra_values
+    FROM read_csv($files, auto_detect = false, header = true, delim = ',', quote = '"', escape = '"',
+                  nullstr = 'N/A', columns = $cols)
+)
+SELECT $run_id, 0,
+    CAST(trunc(start_us * 1000) AS BIGINT),
+    CAST(trunc(dur_us * 1000) AS BIGINT),
+    name, op_type,
+    CASE WHEN core_type IN ('HCCL', 'COMMUNICATION') OR starts_with(name, 'hcom_') THEN 'comm' ELSE 'kernel' END,
+    core_type, device_id, stream_id, task_id, step_id,
+    nullif(model_id, 4294967295), nullif(context_id, 4294967295),
+    NULL,  -- correlation_id: GPU traces only
+    block_dim, mix_block_dim,
+    CAST(trunc(wait_us * 1000) AS BIGINT),
+    op_state,
+    -- shapes stay as written (msprof quotes them itself: "1,4096"); reports strip the quotes
+    input_shapes, input_dtypes, input_formats,
+    output_shapes, output_dtypes, output_formats,
+    extra_values,
+    NULL
+FROM csv;

@@ -1,0 +1,34 @@
+-- Number one run's freshly inserted rows and mark its duplicates. Parameters: $run_id.
+-- Inputs: kernels_raw rows of the run, inserted in file order in this transaction (seq still 0).
+-- 1. seq = position in file order: DuckDB appends an INSERT's rows in source order (insertion order is
+--    preserved), so rowid order is file order.
+-- 2. dup = 'exact' for a row identical in every source column to an earlier one (sliced op_summary files
+--    concatenated twice). Only (start_ns, name) pairs seen twice can hold such rows, so the full
+--    comparison runs on those few candidates instead of a window over every row.
+-- 3. dup = 'comm' for a communication row when an earlier counted one has the same floor(start µs) and
+--    op type: each hcom op is logged on stream N/A and on a hardware stream (seeds/000).
+UPDATE kernels_raw SET seq = rowid - (SELECT min(rowid) FROM kernels_raw WHERE run_id = $run_id)
+WHERE run_id = $run_id;
+CREATE OR REPLACE TEMP TABLE _dups AS
+WITH twice AS (
+    SELECT start_ns, name FROM kernels_raw WHERE run_id = $run_id
+    GROUP BY ALL HAVING count(*) > 1
+), exact AS (
+    SELECT k.seq, row_number() OVER (
+        PARTITION BY k.start_ns, k.name, k.dur_ns, k.op_type, k.core_type, k.device_id, k.stream_id, k.task_id,
+            k.step_id, k.model_id, k.context_id, k.block_dim, k.mix_block_dim, k.wait_ns, k.op_state,
+            k.input_shapes, k.input_dtypes, k.input_formats, k.output_shapes, k.output_dtypes, k.output_formats,
+            k.extra_values
+        ORDER BY k.seq) AS n
+    FROM kernels_raw k JOIN twice t ON k.start_ns = t.start_ns AND k.name IS NOT DISTINCT FROM t.name
+    WHERE k.run_id = $run_id
+), comm AS (
+    SELECT seq, row_number() OVER (PARTITION BY start_ns // 1000, op_type ORDER BY seq) AS n
+    FROM kernels_raw
+    WHERE run_id = $run_id AND kind = 'comm' AND seq NOT IN (SELECT seq FROM exact WHERE n > 1)
+)
+SELECT seq, 'exact' AS dup FROM exact WHERE n > 1
+UNION ALL
+SELECT seq, 'comm' FROM comm WHERE n > 1;
+UPDATE kernels_raw SET dup = d.dup FROM _dups d WHERE kernels_raw.run_id = $run_id AND kernels_raw.seq = d.seq;
+DROP TABLE _dups;

@@ -1,0 +1,10 @@
+-- Fill a run's summary columns from its kernels. Parameters: $run_id.
+-- Output (last statement): kernel rows, duplicate rows.
+UPDATE runs SET
+    kernel_rows = s.n, kernel_count = s.kept, first_start_ns = s.first_start, last_end_ns = s.last_end,
+    device_id = s.device_id
+FROM (SELECT count(*) AS n, count(*) FILTER (WHERE dup IS NULL) AS kept, min(start_ns) AS first_start,
+             max(start_ns + dur_ns) AS last_end, min(device_id) AS device_id
+      FROM kernels_raw WHERE run_id = $run_id) s
+WHERE runs.run_id = $run_id;
+SELECT kernel_rows, kernel_rows - kernel_count FROM runs WHERE run_id = $run_id;

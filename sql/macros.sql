@@ -1,0 +1,21 @@
+-- Session macros (TEMP: never stored in the file, so the store needs nothing but plain DuckDB).
+-- us_text_to_ns(s VARCHAR) -> BIGINT ns: a decimal µs string, TAB/space/quote padded as Ascend writes it,
+--   to integer ns, truncating digits below 1 ns (the torch_npu convert_us2ns rule). Never through DOUBLE:
+--   absolute Ascend µs have 19 significant digits. NULL when the text is not a number.
+-- us(ns BIGINT) -> DECIMAL(23,3) µs, exact (BIGINT * 0.001 stays DECIMAL).
+CREATE OR REPLACE TEMP MACRO us_text_to_ns(s) AS
+    CAST(trunc(TRY_CAST(trim(s, chr(9) || ' "') AS DECIMAL(38, 9)) * 1000) AS BIGINT);
+CREATE OR REPLACE TEMP MACRO us(ns) AS ns * 0.001;
+CREATE OR REPLACE TEMP MACRO ms(ns) AS ns * 0.000001;
+-- seconds with 9 decimals, exact
+CREATE OR REPLACE TEMP MACRO sec(ns) AS ns * 0.000000001;
+-- A short kernel name for tables: GPU names lose `void `, template arguments and parameter lists;
+-- aclnn names keep their last part (aclnnMatmul_MatMulV3Common_MatMulV3 -> MatMulV3); hcom ops lose
+-- their numeric suffix (hcom_allReduce__428_0_1 -> hcom_allReduce).
+CREATE OR REPLACE TEMP MACRO simple_name(n) AS
+    CASE WHEN n IS NULL THEN NULL
+         WHEN starts_with(n, 'aclnn') AND contains(n, '_') THEN regexp_extract(n, '_([^_]+)$', 1)
+         WHEN starts_with(n, 'hcom_') THEN regexp_replace(n, '_*(_\d+)+$', '')
+         ELSE coalesce(nullif(regexp_extract(regexp_replace(n, '^void ', ''), '^([^<(]+)', 1), ''), n) END;
+-- msprof quotes shapes itself ("1,4096"); show them bare
+CREATE OR REPLACE TEMP MACRO bare_shape(s) AS trim(s, '"');

@@ -1,0 +1,16 @@
+-- Report `kernels --flow` (--format compute-flow): every kernel of one layer, hottest first.
+-- Inputs: _assigned, runs. Parameters: $run_ids, $layer, $order ('time' or 'dur'), $absolute.
+-- Columns: run, pass, layer, ordinal (position in the layer, time order), half (block within the layer),
+--   category, kernel (simplified name), dur_us, share_pct (of the layer), ts_rel_ms (start relative to
+--   the run's first kernel, to find it in Perfetto), input_shapes.
+WITH sel AS (
+    SELECT *, sum(dur_ns) OVER (PARTITION BY run_id, pass) AS layer_ns FROM _assigned
+    WHERE layer IS NOT DISTINCT FROM $layer
+)
+SELECT r.name AS run, s.pass, s.layer, s.ordinal, s.half, s.category, simple_name(coalesce(s.name, s.op_type)) AS kernel,
+    us(s.dur_ns) AS dur_us, round(100.0 * s.dur_ns / nullif(s.layer_ns, 0), 2)::DECIMAL(6, 2) AS share_pct,
+    ms(s.start_ns - CASE WHEN $absolute THEN 0 ELSE r.first_start_ns END) AS ts_rel_ms,
+    bare_shape(s.input_shapes) AS input_shapes
+FROM sel s JOIN runs r USING (run_id)
+ORDER BY list_position($run_ids, s.run_id), s.pass,
+    CASE WHEN $order = 'time' THEN 0 ELSE -s.dur_ns END, s.ordinal;

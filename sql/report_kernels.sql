@@ -1,0 +1,20 @@
+-- Report `kernels`: the hot kernels of the selected passes (and layer, when $layer is given), ranked.
+-- Inputs: _assigned, runs. Parameters: $run_ids, $layer (NULL: all layers), $top (0: all).
+-- Columns: run, pass, layer (empty when all layers), rank, name, op_type, category, count, sum_us, avg_us,
+--   share_pct (of the selection's kernel time, 2 decimals).
+WITH sel AS (
+    SELECT * FROM _assigned WHERE $layer IS NULL OR layer = $layer
+), grouped AS (
+    SELECT run_id, pass, name, op_type, category, count(*) AS n, sum(dur_ns) AS ns
+    FROM sel GROUP BY ALL
+), ranked AS (
+    SELECT *, row_number() OVER (PARTITION BY run_id, pass ORDER BY ns DESC, name, op_type) AS rank,
+        sum(ns) OVER (PARTITION BY run_id, pass) AS total_ns
+    FROM grouped
+)
+SELECT r.name AS run, k.pass, $layer::BIGINT AS layer, k.rank, k.name, k.op_type, k.category, k.n AS count,
+    us(k.ns) AS sum_us, us(round(k.ns / k.n)::BIGINT) AS avg_us,
+    round(100.0 * k.ns / nullif(k.total_ns, 0), 2)::DECIMAL(6, 2) AS share_pct
+FROM ranked k JOIN runs r USING (run_id)
+WHERE $top = 0 OR k.rank <= $top
+ORDER BY list_position($run_ids, k.run_id), k.pass, k.rank;
