@@ -27,7 +27,7 @@ def _run(name, db, fmt, output, **kw):
     from tracedb.engine.store import open_store
     con = open_store(db, read_only=True)
     try:
-        res = reports.build_report(con, name, **kw)
+        res = reports.build_report(con, name, fmt=fmt, **kw)
     finally:
         con.close()
     emit(render.render(res, fmt), output)

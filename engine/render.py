@@ -20,21 +20,40 @@ class Result:
     columns: list[str]
     numeric: list[bool]
     rows: list[tuple]                  # cells as str or None
+    csv_body: str | None = None        # CSV data lines written by DuckDB (fmt csv: rows stay empty)
     title: str = ""
     params: dict = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     display: dict = field(default_factory=dict)   # column -> label for NULL in table/md (e.g. layer: prologue)
 
 
-def fetch(con, query: str, query_params: dict, report: str, **kw) -> Result:
-    """Run a report query and cast every cell to text inside DuckDB."""
+def fetch(con, query: str, query_params: dict, report: str, fmt: str = "table", **kw) -> Result:
+    """Run a report query and cast every cell to text inside DuckDB. For CSV, DuckDB's own writer makes
+    the lines (quoting only where needed, NULL empty): 105k layer rows in ~0.2 s instead of ~3 s."""
     con.execute("CREATE OR REPLACE TEMP TABLE _report AS " + query, query_params)
-    desc = con.execute("SELECT * FROM _report LIMIT 0").description
-    cols = [d[0] for d in desc]
-    types = [str(d[1]).upper() for d in desc]
-    rows = con.execute("SELECT COLUMNS(*)::VARCHAR FROM _report").fetchall()
-    con.execute("DROP TABLE _report")
-    return Result(report=report, columns=cols, numeric=[t.startswith(NUMERIC) for t in types], rows=rows, **kw)
+    try:
+        desc = con.execute("SELECT * FROM _report LIMIT 0").description
+        cols = [d[0] for d in desc]
+        numeric = [str(d[1]).upper().startswith(NUMERIC) for d in desc]
+        if fmt == "csv":
+            return Result(report=report, columns=cols, numeric=numeric, rows=[], csv_body=_copy_csv(con), **kw)
+        rows = con.execute("SELECT COLUMNS(*)::VARCHAR FROM _report").fetchall()
+        return Result(report=report, columns=cols, numeric=numeric, rows=rows, **kw)
+    finally:
+        con.execute("DROP TABLE IF EXISTS _report")
+
+
+def _copy_csv(con) -> str:
+    import os
+    import tempfile
+    fd, path = tempfile.mkstemp(suffix=".csv", prefix="tracedb-")
+    os.close(fd)
+    try:
+        con.execute("COPY _report TO $path (FORMAT csv, HEADER false, DELIMITER ',')", {"path": path})
+        with open(path, encoding="utf-8", newline="") as f:
+            return f.read()
+    finally:
+        os.remove(path)
 
 
 @lru_cache(maxsize=1)
@@ -55,7 +74,9 @@ def _context(res: Result, fmt: str) -> dict:
     ctx = {"report": res.report, "title": res.title, "params": res.params, "notes": res.notes,
            "columns": res.columns, "row_count": len(res.rows)}
     if fmt == "csv":
-        ctx["lines"] = [",".join(_csv_cell(c) for c in row) for row in res.rows]
+        body = res.csv_body if res.csv_body is not None else "".join(
+            ",".join(_csv_cell(c) for c in row) + "\n" for row in res.rows)
+        ctx["body"] = body
         ctx["header"] = ",".join(_csv_cell(c) for c in res.columns)
     elif fmt == "json":
         ctx["params_json"] = json.dumps(res.params, sort_keys=True)

@@ -10,12 +10,15 @@ from tracedb.errors import UsageError
 REPORTS = ("passes", "layers", "kernels", "timeline")
 
 
-def render_report(con, name: str, fmt: str = "table", pass_spec: str = "all", absolute: bool = False,
-                  **opts) -> str:
-    return rnd.render(build_report(con, name, pass_spec=pass_spec, absolute=absolute, **opts), fmt)
+def render_report(con, name: str, fmt: str = "table", **opts) -> str:
+    """Text of report `name` in format table, md, csv or json (options as build_report)."""
+    if fmt not in rnd.FORMATS:
+        raise UsageError(f"format {fmt!r}: expected one of {', '.join(rnd.FORMATS)}")
+    return rnd.render(build_report(con, name, fmt=fmt, **opts), fmt)
 
 
-def build_report(con, name: str, pass_spec: str = "all", absolute: bool = False, layer: int | None = None,
+def build_report(con, name: str, fmt: str = "table", pass_spec: str = "all", absolute: bool = False,
+                 layer: int | None = None,
                  compare_layer: int | None = None, flow: bool = False, top: int = 20, order: str = "dur",
                  timeline_layers: list[int] | None = None, clusters: bool = False, **seg_opts) -> rnd.Result:
     if name not in REPORTS:
@@ -24,6 +27,7 @@ def build_report(con, name: str, pass_spec: str = "all", absolute: bool = False,
     segment.find_passes(con, b)
     base = {"run_ids": b.run_ids, "absolute": bool(absolute)}
     meta = _params(b, pass_spec)
+    b.fmt = fmt
     if name == "passes":
         sel = segment.select_passes(con, b, "all")
         segment.assign(con, b, sel)
@@ -65,8 +69,8 @@ def _clusters(con, b, base, meta):
     if not b.layer_types:
         raise UsageError("--clusters needs --config config.json with per-layer types (compress_ratios, "
                          "layer_types or first_k_dense_replace)")
-    con.execute("CREATE OR REPLACE TEMP TABLE _layer_types (layer BIGINT, layer_type VARCHAR)")
-    con.executemany("INSERT INTO _layer_types VALUES (?, ?)", list(enumerate(b.layer_types)))
+    con.execute("CREATE OR REPLACE TEMP TABLE _layer_types AS SELECT unnest(range(len($t))) AS layer, "
+                "unnest($t) AS layer_type", {"t": list(b.layer_types)})
     shares = ",\n    ".join(
         f"round(100.0 * (SELECT coalesce(sum(c.ns), 0) FROM per_cat c WHERE c.run_id = l.run_id AND "
         f"c.layer_type = l.layer_type AND c.cat_ord = {i}) / nullif(sum(l.sum_ns), 0), 2)::DECIMAL(6, 2) "
@@ -86,7 +90,8 @@ def _fetch(con, file, params, name, b, meta, title, display=None, **placeholders
     text = sql.load(file).format(**placeholders) if placeholders else sql.load(file)
     query = sql.statements(text)[-1].rstrip().rstrip(";")
     used = {k: v for k, v in params.items() if f"${k}" in query}
-    return rnd.fetch(con, query, used, name, title=title, params=meta, notes=list(b.notes), display=display or {})
+    return rnd.fetch(con, query, used, name, fmt=b.fmt, title=title, params=meta, notes=list(b.notes),
+                     display=display or {})
 
 
 def write_output(text: str, path: str | None):

@@ -116,19 +116,32 @@ def find_passes(con, b: Bound):
     _load_rules(con, b.profile)
 
 
+def categorize(con, prof: profiles.Profile, pairs: list[tuple[str, str | None]]) -> list[str]:
+    """Category of each (name, op_type) under a profile's rules: the SQL every report uses."""
+    _load_rules(con, prof)
+    con.execute("CREATE OR REPLACE TEMP TABLE _names AS SELECT unnest($n) AS name, unnest($o) AS op_type",
+                {"n": [n for n, _ in pairs], "o": [o for _, o in pairs]})
+    sql.run(con, "categories")
+    got = {(n, o): c for n, o, c in con.execute("SELECT name, op_type, category FROM _cats").fetchall()}
+    return [got[(n, o)] for n, o in pairs]
+
+
 def _load_rules(con, prof):
-    con.execute("CREATE OR REPLACE TEMP TABLE _rules (ord INTEGER, category VARCHAR, pattern VARCHAR, cat_ord INTEGER)")
     order = {c: i for i, c in enumerate(prof.categories)}
-    rows = [(i, c, pat, order[c]) for i, (c, pat) in enumerate(prof.rules)]
-    rows.append((len(rows), "other", None, order["other"]))   # NULL pattern: never matches, only names the column
-    con.executemany("INSERT INTO _rules VALUES (?, ?, ?, ?)", rows)
+    rules = prof.rules + [("other", None)]   # NULL pattern: never matches, only names the column
+    con.execute("CREATE OR REPLACE TEMP TABLE _rules AS SELECT unnest(range(len($c)))::INTEGER AS ord, "
+                "unnest($c) AS category, unnest($p) AS pattern, unnest($o)::INTEGER AS cat_ord",
+                {"c": [c for c, _ in rules], "p": [p for _, p in rules], "o": [order[c] for c, _ in rules]})
 
 
 def assign(con, b: Bound, selection: list[tuple[int, int]]):
     """Stage 4 for the given (run_id, pass) pairs: creates _assigned."""
-    con.execute("CREATE OR REPLACE TEMP TABLE _sel (run_id INTEGER, pass BIGINT)")
-    if selection:
-        con.executemany("INSERT INTO _sel VALUES (?, ?)", selection)
+    # one statement over lists: executemany costs ~0.7 ms a row (1.2 s for 1,700 passes)
+    con.execute("CREATE OR REPLACE TEMP TABLE _sel AS SELECT unnest($r)::INTEGER AS run_id, unnest($p)::BIGINT AS pass",
+                {"r": [r for r, _ in selection], "p": [p for _, p in selection]})
+    con.execute("CREATE OR REPLACE TEMP TABLE _names AS SELECT DISTINCT name, op_type FROM kernels "
+                "WHERE run_id IN (SELECT unnest($r))", {"r": b.run_ids})
+    sql.run(con, "categories")
     sql.run(con, "segment_assign", b.params())
 
 

@@ -1,15 +1,20 @@
 -- Report `kernels --compare-layer L2`: the kernel sets of two layers of the same pass side by side.
--- Inputs: _assigned, runs. Parameters: $run_ids, $layer (a), $layer_b (b).
+-- Inputs: _assigned, kernels, _rules, runs. Parameters: $run_ids, $layer (a), $layer_b (b).
 -- Kernels are keyed by simplified name and category. Columns: run, pass, kernel, category, count_a,
---   sum_us_a, count_b, sum_us_b, delta_us (b - a), only_in ('a', 'b' or empty when in both).
-WITH k AS (
-    SELECT run_id, pass, simple_name(coalesce(name, op_type)) AS kernel, category,
+--   sum_us_a, count_b, sum_us_b, delta_us (b - a), present_in ('a', 'b' or 'both').
+WITH sel AS (
+    SELECT a.run_id, a.pass, a.layer, a.dur_ns, simple_name(coalesce(k.name, k.op_type)) AS kernel, c.category
+    FROM _assigned a JOIN kernels k USING (run_id, seq)
+    JOIN (SELECT DISTINCT category, cat_ord FROM _rules) c USING (cat_ord)
+    WHERE a.layer IN ($layer, $layer_b)
+), k AS (
+    SELECT run_id, pass, kernel, category,
         count(*) FILTER (WHERE layer = $layer) AS n_a, coalesce(sum(dur_ns) FILTER (WHERE layer = $layer), 0) AS ns_a,
         count(*) FILTER (WHERE layer = $layer_b) AS n_b, coalesce(sum(dur_ns) FILTER (WHERE layer = $layer_b), 0) AS ns_b
-    FROM _assigned WHERE layer IN ($layer, $layer_b) GROUP BY ALL
+    FROM sel GROUP BY ALL
 )
 SELECT r.name AS run, k.pass, k.kernel, k.category, k.n_a AS count_a, us(k.ns_a) AS sum_us_a,
     k.n_b AS count_b, us(k.ns_b) AS sum_us_b, us(k.ns_b - k.ns_a) AS delta_us,
-    CASE WHEN k.n_b = 0 THEN 'a' WHEN k.n_a = 0 THEN 'b' ELSE '' END AS only_in
+    CASE WHEN k.n_b = 0 THEN 'a' WHEN k.n_a = 0 THEN 'b' ELSE 'both' END AS present_in
 FROM k JOIN runs r USING (run_id)
 ORDER BY list_position($run_ids, k.run_id), k.pass, abs(k.ns_b - k.ns_a) DESC, k.kernel, k.category;

@@ -1,12 +1,15 @@
 -- Report `kernels`: the hot kernels of the selected passes (and layer, when $layer is given), ranked.
--- Inputs: _assigned, runs. Parameters: $run_ids, $layer (NULL: all layers), $top (0: all).
+-- Inputs: _assigned, kernels (names), _rules (category names), runs. Parameters: $run_ids, $layer (NULL:
+--   all layers), $top (0: all).
 -- Columns: run, pass, layer (empty when all layers), rank, name, op_type, category, count, sum_us, avg_us,
 --   share_pct (of the selection's kernel time, 2 decimals).
 WITH sel AS (
-    SELECT * FROM _assigned WHERE $layer IS NULL OR layer = $layer
+    SELECT a.run_id, a.pass, a.dur_ns, a.cat_ord, k.name, k.op_type
+    FROM _assigned a JOIN kernels k USING (run_id, seq)
+    WHERE $layer IS NULL OR a.layer = $layer
 ), grouped AS (
-    SELECT run_id, pass, name, op_type, category, count(*) AS n, sum(dur_ns) AS ns
-    FROM sel GROUP BY ALL
+    SELECT s.run_id, s.pass, s.name, s.op_type, c.category, count(*) AS n, sum(s.dur_ns) AS ns
+    FROM sel s JOIN (SELECT DISTINCT category, cat_ord FROM _rules) c USING (cat_ord) GROUP BY ALL
 ), ranked AS (
     SELECT *, row_number() OVER (PARTITION BY run_id, pass ORDER BY ns DESC, name, op_type) AS rank,
         sum(ns) OVER (PARTITION BY run_id, pass) AS total_ns

@@ -9,7 +9,7 @@ SELECT r.name AS run, a.pass, a.layer, count(*) AS kernels,
     us(min(a.start_ns) - CASE WHEN $absolute THEN 0 ELSE r.first_start_ns END) AS start_us,
     us(max(a.end_ns) - CASE WHEN $absolute THEN 0 ELSE r.first_start_ns END) AS end_us,
     {category_columns},
-    count(*) FILTER (WHERE a.kind = 'comm') AS comm_count
+    count(*) FILTER (WHERE a.is_comm) AS comm_count
 FROM _assigned a JOIN runs r USING (run_id)
 GROUP BY a.run_id, r.name, r.first_start_ns, a.pass, a.layer
 ORDER BY list_position($run_ids, a.run_id), a.pass, a.layer NULLS FIRST;

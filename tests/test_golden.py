@@ -1,0 +1,80 @@
+"""Golden tests: every report in every format over the tiny synthetic trace (tests/tiny_trace.py, which
+derives the expected numbers), compared whole with golden/<case>. A missing or different golden file
+fails with a unified diff; `pytest --update-golden` rewrites them (read every diff before committing)."""
+import difflib
+import os
+
+import pytest
+
+import tracedb
+import tiny_trace
+from conftest import GOLDEN
+
+SEG = {"runs": ["tiny"], "profile": "qwen3-npu", "layers": 2}
+CASES = {
+    # name: (report, format, options)
+    "passes.table": ("passes", "table", {}),
+    "passes.md": ("passes", "md", {}),
+    "passes.csv": ("passes", "csv", {}),
+    "passes.json": ("passes", "json", {}),
+    "passes_by_gap.csv": ("passes", "csv", {"layers": None}),
+    "layers.table": ("layers", "table", {"pass_spec": "all"}),
+    "layers.md": ("layers", "md", {"pass_spec": "steady"}),
+    "layers.csv": ("layers", "csv", {"pass_spec": "all"}),
+    "layers.json": ("layers", "json", {"pass_spec": "3"}),
+    "layers_full.csv": ("layers", "csv", {"pass_spec": "all", "window": "full"}),
+    "layers_full_offset2.csv": ("layers", "csv", {"pass_spec": "3", "window": "full", "layer_offset": 2}),
+    "layers_two_blocks.csv": ("layers", "csv", {"pass_spec": "all", "layers": 1, "blocks_per_layer": 2}),
+    "layers_absolute.csv": ("layers", "csv", {"pass_spec": "0", "absolute": True}),
+    "kernels.table": ("kernels", "table", {"pass_spec": "steady"}),
+    "kernels.md": ("kernels", "md", {"pass_spec": "3", "layer": 0}),
+    "kernels.csv": ("kernels", "csv", {"pass_spec": "3", "window": "full", "top": 0}),
+    "kernels.json": ("kernels", "json", {"pass_spec": "3", "layer": 0, "top": 3}),
+    "kernels_flow.table": ("kernels", "table", {"pass_spec": "3", "layer": 0, "flow": True}),
+    "kernels_flow.csv": ("kernels", "csv", {"pass_spec": "3", "layer": 1, "flow": True, "window": "full",
+                                            "order": "time"}),
+    "kernels_compare.csv": ("kernels", "csv", {"pass_spec": "3", "window": "full", "layer": 0, "compare_layer": 1}),
+    "timeline.table": ("timeline", "table", {}),
+    "timeline.md": ("timeline", "md", {"window": "full"}),
+    "timeline.csv": ("timeline", "csv", {"timeline_layers": [1]}),
+    "timeline.json": ("timeline", "json", {"pass_spec": "all"}),
+}
+
+
+@pytest.fixture(scope="module")
+def tiny_store(tmp_path_factory):
+    d = tmp_path_factory.mktemp("golden")
+    con = tracedb.connect(str(d / "g.duckdb"))
+    tracedb.ingest_trace(con, tiny_trace.write(d / "kernel_details.csv"), name="tiny")
+    yield con
+    con.close()
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_golden(case, tiny_store, update_golden):
+    report, fmt, extra = CASES[case]
+    got = tracedb.report(tiny_store, report, fmt=fmt, **{**SEG, **extra})
+    path = os.path.join(GOLDEN, case)
+    if update_golden:
+        with open(path, "w", encoding="utf-8", newline="") as f:
+            f.write(got)
+        return
+    assert os.path.exists(path), f"missing golden file {path}: run pytest --update-golden and review it"
+    with open(path, encoding="utf-8", newline="") as f:
+        want = f.read()
+    if got != want:
+        diff = "".join(difflib.unified_diff(want.splitlines(True), got.splitlines(True), f"golden/{case}", "now"))
+        pytest.fail(f"report differs from golden/{case}:\n{diff}")
+
+
+def test_every_report_and_format_has_a_golden_case():
+    from tracedb.engine.render import FORMATS
+    from tracedb.engine.reports import REPORTS
+    covered = {(r, f) for r, f, _ in CASES.values()}
+    assert {(r, f) for r in REPORTS for f in FORMATS} <= covered
+
+
+def test_no_stray_golden_files():
+    """A golden file no case writes is a test that silently stopped running."""
+    stray = {f for f in os.listdir(GOLDEN) if os.path.isfile(os.path.join(GOLDEN, f))} - set(CASES)
+    assert not stray
