@@ -139,6 +139,11 @@ def _load_error(headers, e) -> str:
                 "(truncated or malformed row)")
     conv = re.search(r'converting column "c(\d+)"\. Could not convert string "(.*?)" to \'?(\w+)', msg)
     if line and conv:
+        # a missing or extra cell shifts every later column: say that rather than the shifted value
+        cells = _cells_at(where, int(line.group(1)))
+        ncol = len(headers[0].cells)
+        if cells is not None and len(cells) != ncol:
+            return f"{where}: line {line.group(1)}: expected {ncol} columns, found {len(cells)} (truncated or malformed row)"
         cell = headers[0].cells[int(conv.group(1))].replace("\ufeff", "").strip()
         want = "a number" if conv.group(3).upper().startswith("DECIMAL") else "an integer"
         return f"{where}: line {line.group(1)}: column '{cell}' is {conv.group(2)!r}; expected {want}"
@@ -147,6 +152,19 @@ def _load_error(headers, e) -> str:
     if line:
         return f"{where}: line {line.group(1)}: {msg.splitlines()[0].split(':', 1)[-1].strip()}"
     return f"{where}: cannot read as CSV: {msg.strip().splitlines()[0]}"
+
+
+def _cells_at(path: str, line_no: int):
+    """Error path only: the cells of the CSV record starting at physical line `line_no`."""
+    try:
+        with open(path, newline="", encoding="utf-8-sig") as f:
+            reader = csv.reader(f)
+            for row in reader:
+                if reader.line_num >= line_no:
+                    return row
+    except (OSError, UnicodeDecodeError, csv.Error):
+        return None
+    return None
 
 
 def _missing_time(headers) -> str:

@@ -1,0 +1,102 @@
+"""End to end through the installed `tracedb` console script, as a user types it."""
+import csv
+import io
+import json
+import os
+import re
+
+import pytest
+
+import tiny_trace
+from conftest import ROOT, cli
+
+
+@pytest.fixture
+def tiny_db(tmp_path):
+    db = str(tmp_path / "runs.duckdb")
+    cli("ingest", tiny_trace.write(tmp_path / "kernel_details.csv"), "--db", db, "--name", "tiny", "--tag", "hw=910B")
+    return db
+
+
+def test_version_and_help():
+    assert re.fullmatch(r"tracedb \d+\.\d+\.\d+\n", cli("--version").stdout)
+    out = cli("--help").stdout
+    for cmd in ("ingest", "report", "sql", "runs", "profiles", "demo", "migrate"):
+        assert cmd in out
+
+
+def test_every_command_is_documented_in_the_readme():
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+        readme = f.read()
+    commands = ["ingest", "report passes", "report layers", "report kernels", "report timeline", "sql", "runs",
+                "profiles list", "profiles show", "demo", "migrate"]
+    missing = [c for c in commands if f"tracedb {c}" not in readme]
+    assert not missing, f"README lacks a CLI reference entry for: {missing}"
+
+
+def test_ingest_prints_summary_and_skips_identical_content(tiny_db, tmp_path):
+    again = cli("ingest", tiny_trace.write(tmp_path / "copy.csv"), "--db", tiny_db, "--name", "other")
+    assert again.stdout.strip() == ("skipped: identical content is already run 'tiny' "
+                                    "(use --replace to ingest again)")
+    runs = cli("runs", "--db", tiny_db, "--format", "csv").stdout
+    rows = list(csv.DictReader(io.StringIO(runs)))
+    # 68 rows: 4 passes x (15 kernels + 2 hcom logged twice); 8 comm duplicates
+    assert [(r["run"], r["kernels"], r["duplicates"], r["tags"]) for r in rows] == [("tiny", "60", "8", "hw=910B")]
+
+
+def test_report_layers_csv_and_output_file(tiny_db, tmp_path):
+    out = tmp_path / "layers.csv"
+    p = cli("report", "layers", "--db", tiny_db, "--run", "tiny", "--profile", "qwen3-npu", "--layers", "2",
+            "--pass", "steady", "--format", "csv", "-o", out)
+    assert p.stdout == "" and p.stderr.strip() == f"wrote {out}"
+    rows = list(csv.DictReader(open(out)))
+    # strict window of pass 3: layer 0 = 6 kernels, 27 us over 33 us; layer 1 = the anchor alone
+    assert [(r["pass"], r["layer"], r["kernels"], r["sum_us"], r["wall_us"]) for r in rows] == [
+        ("3", "0", "6", "27.000", "33.000"), ("3", "1", "1", "5.000", "5.000")]
+
+
+def test_report_kernels_compute_flow_format(tiny_db):
+    out = cli("report", "kernels", "--db", tiny_db, "--run", "tiny", "--profile", "qwen3-npu", "--layers", "2",
+              "--pass", "3", "--layer", "0", "--format", "compute-flow").stdout
+    assert "compute flow of layer 0" in out
+    first = [line for line in out.splitlines() if line.startswith("tiny")][0].split()
+    # hottest first: the qkv MatMul of the next layer's pre-attention, 10 us of 27 us = 37.04 %
+    assert first[6:9] == ["MatMulV3", "10.000", "37.04"]
+
+
+def test_sql_is_read_only_unless_write(tiny_db):
+    got = cli("sql", "--db", tiny_db, "--format", "json", "select count(*) as n, sum(dur_ns) as ns from kernels")
+    doc = json.loads(got.stdout)
+    # per pass at scale 1: 15 kernels, 67 us (hcom counted once); scales 1.5 + 1.2 + 1 + 1 = 4.7 -> 314.9 us
+    assert doc["rows"] == [{"n": 60, "ns": 314_900}]
+    p = cli("sql", "--db", tiny_db, "delete from runs", check=False)
+    assert p.returncode == 2 and "read-only" in p.stderr and "--write" in p.stderr
+    assert cli("sql", "--db", tiny_db, "--write", "update runs set name = 'renamed'").returncode == 0
+    assert "renamed" in cli("runs", "--db", tiny_db).stdout
+
+
+def test_store_env_var_and_default(tmp_path):
+    env = {**os.environ, "TRACEDB_DB": str(tmp_path / "env.duckdb")}
+    cli("ingest", tiny_trace.write(tmp_path / "k.csv"), "--name", "e", env=env)
+    assert os.path.exists(tmp_path / "env.duckdb")
+    cli("ingest", tiny_trace.write(tmp_path / "k.csv"), "--name", "d", cwd=tmp_path,
+        env={k: v for k, v in os.environ.items() if k != "TRACEDB_DB"})
+    assert os.path.exists(tmp_path / "tracedb.duckdb")
+
+
+def test_profiles_list_and_show():
+    listing = cli("profiles", "list").stdout
+    assert re.search(r"^qwen3-npu\s+anchor=FusedInferAttentionScore", listing, re.M)
+    shown = json.loads(cli("profiles", "show", "dsv4-gpu").stdout)
+    assert (shown["anchor"], shown["blocks_per_layer"], shown["categories"][0]["name"]) == ("mhc_post_tilelang", 2, "mhc")
+
+
+def test_migrate_on_current_store(tiny_db):
+    assert cli("migrate", "--db", tiny_db).stdout.strip() == "store is at schema v1"
+
+
+def test_demo_runs_the_main_job(tmp_path):
+    out = cli("demo", "--db", str(tmp_path / "demo.duckdb")).stdout
+    assert out.count("ingested run") == 2
+    assert "forward passes" in out and "steady pass: qwen3-decode-b16 -> pass 3" in out
+    assert "steady-state" in out and "prologue" in out

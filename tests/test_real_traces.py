@@ -1,0 +1,126 @@
+"""Reports over the real Ascend traces in ../shared/data (skipped when absent), checked against a plain
+Python computation written here from the definitions in the README (not from tracedb's SQL)."""
+import bisect
+import csv
+import io
+import statistics
+
+import pytest
+
+from conftest import cli, shared
+
+QWEN3 = ("ascend-msinsight", "st_level2_qwen3_megatron", "rank_0_ascend_pt")
+
+
+def us_ns(text):
+    whole, _, frac = text.strip("\t ").partition(".")
+    return int(whole) * 1000 + int((frac + "000")[:3])
+
+
+def reference_layers(path, anchor_type, layers=None, gap_factor=10):
+    """(pass, layer) -> (kernels, sum_ns, wall_ns) in the strict window, by the README's definitions."""
+    with open(path, newline="", encoding="utf-8-sig") as f:
+        rows = list(csv.DictReader(f))
+    seen_rows, seen_comm, ks = set(), set(), []
+    for i, r in enumerate(rows):
+        key = tuple(r.values())
+        if key in seen_rows:
+            continue
+        seen_rows.add(key)
+        start, dur = us_ns(r["Start Time(us)"]), us_ns(r["Duration(us)"])
+        if r["Accelerator Core"] in ("HCCL", "COMMUNICATION") or r["Name"].startswith("hcom_"):
+            ck = (start // 1000, r["Type"])
+            if ck in seen_comm:
+                continue
+            seen_comm.add(ck)
+        ks.append((start, i, dur, r["Type"]))
+    ks.sort()
+    anchors = [k for k in ks if k[3] == anchor_type]
+    if layers:
+        groups = [anchors[i:i + layers] for i in range(0, len(anchors), layers)]
+    else:
+        gaps = [b[0] - (a[0] + a[2]) for a, b in zip(anchors, anchors[1:])]
+        cut = gap_factor * max(statistics.median(gaps), 1)
+        groups = [[anchors[0]]]
+        for g, a in zip(gaps, anchors[1:]):
+            (groups.append([a]) if g > cut else groups[-1].append(a))
+    out = {}
+    for p, g in enumerate(groups):
+        lo, hi = g[0][0], g[-1][0] + g[-1][2]
+        starts = [a[0] for a in g]
+        for k in ks:
+            if lo <= k[0] <= hi:
+                layer = bisect.bisect_right(starts, k[0]) - 1
+                n, s, first, last = out.get((p, layer), (0, 0, k[0], 0))
+                out[(p, layer)] = (n + 1, s + k[2], min(first, k[0]), max(last, k[0] + k[2]))
+    return {key: (n, s, last - first) for key, (n, s, first, last) in out.items()}
+
+
+def cli_layers(db, *args):
+    out = cli("report", "layers", "--db", db, "--run", "R", "--window", "strict", "--pass", "all", "--format", "csv",
+              *args).stdout
+    got = {}
+    for r in csv.DictReader(io.StringIO(out)):
+        if r["layer"] != "":
+            got[(int(r["pass"]), int(r["layer"]))] = (int(r["kernels"]), round(float(r["sum_us"]) * 1000),
+                                                      round(float(r["wall_us"]) * 1000))
+    return got
+
+
+@pytest.mark.parametrize("layers", [14, None])
+def test_qwen3_megatron_layers_equal_reference(tmp_path, layers):
+    folder = shared(*QWEN3)
+    db = str(tmp_path / "r.duckdb")
+    cli("ingest", folder, "--db", db, "--name", "R")
+    args = ["--anchor", "^FlashAttentionScore$"] + (["--layers", str(layers)] if layers else [])
+    want = reference_layers(f"{folder}/ASCEND_PROFILER_OUTPUT/kernel_details.csv", "FlashAttentionScore", layers)
+    got = cli_layers(db, *args)
+    assert len(want) == 28           # 28 FlashAttentionScore = 14 layers x 2 micro-batches
+    assert got == want
+
+
+def test_qwen3_megatron_run_metadata(tmp_path):
+    folder = shared(*QWEN3)
+    db = str(tmp_path / "r.duckdb")
+    cli("ingest", folder, "--db", db, "--name", "R", "--tag", "hw=910B")
+    out = cli("sql", "--db", db, "--format", "csv", "select format, rank, device_id, kernel_count, "
+              "tags['hw'] as hw, len(extra_columns) as extras from runs").stdout
+    # 47 columns, 21 mapped to canonical ones (Step Id ... Context ID) -> 26 extras; rank_id 0 from
+    # profiler_info_0.json; 2463 rows, none duplicated
+    assert out.splitlines()[1] == "ascend-kernel-details,0,0,2463,910B,26"
+
+
+def test_mstt_compute_advice_has_three_exact_duplicates(tmp_path):
+    path = shared("ascend-mstt", "kernel_details_compute_advice_fa.csv")
+    db = str(tmp_path / "r.duckdb")
+    out = cli("ingest", path, "--db", db).stdout
+    with open(path, newline="") as f:
+        rows = [tuple(r) for r in csv.reader(f)][1:]
+    dups = len(rows) - len(set(rows))
+    assert dups == 3 and "(3 duplicates not counted)" in out
+
+
+def test_malformed_op_summary_names_its_line(tmp_path):
+    # MindStudio Insight's parser test file: line 17 lacks one column
+    path = shared("ascend-msinsight", "test_kernel_parse", "op_summary_1.csv")
+    p = cli("ingest", path, "--db", str(tmp_path / "r.duckdb"), check=False)
+    assert p.returncode == 1
+    assert p.stderr.strip() == f"error: {path}: line 17: expected 32 columns, found 31 (truncated or malformed row)"
+
+
+@pytest.mark.parametrize("parts", [
+    ("ascend-mstt", "kernel_details.csv"),
+    ("ascend-msprof-op_summary-vllm-ascend-tmp", "op_summary_20260823165421.csv"),
+    ("ascend-msinsight", "alexnet_level2_text", "rank0_ascend_pt"),
+])
+def test_other_real_files_ingest_exactly(tmp_path, parts):
+    path = shared(*parts)
+    db = str(tmp_path / "r.duckdb")
+    cli("ingest", path, "--db", db, "--name", "R")
+    csv_path = path if path.endswith(".csv") else f"{path}/ASCEND_PROFILER_OUTPUT/kernel_details.csv"
+    with open(csv_path, newline="", encoding="utf-8-sig") as f:
+        rd = csv.DictReader(f)
+        col = "Start Time(us)" if "Start Time(us)" in rd.fieldnames else "Task Start Time(us)"
+        starts = [us_ns(r[col]) for r in rd]
+    got = cli("sql", "--db", db, "--format", "csv", "select count(*), sum(start_ns)::HUGEINT from kernels_raw").stdout
+    assert got.splitlines()[1] == f"{len(starts)},{sum(starts)}"

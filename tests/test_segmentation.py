@@ -1,0 +1,143 @@
+"""Segmentation stages on hand-made traces whose expected numbers are derived in comments."""
+import pytest
+
+import tracedb
+import tiny_trace
+from conftest import write_csv
+from tracedb.engine import segment
+from tracedb.errors import UsageError
+
+HEADER = ["Name", "Type", "Accelerator Core", "Start Time(us)", "Duration(us)"]
+
+
+@pytest.fixture
+def tiny(con, tmp_path):
+    tracedb.ingest_trace(con, tiny_trace.write(tmp_path / "k.csv"), name="tiny")
+    return con
+
+
+def passes(con, **kw):
+    b = segment.bind(con, segment.Options(runs=kw.pop("runs", ["tiny"]), **kw))
+    segment.find_passes(con, b)
+    return b, con.execute("SELECT pass, anchors, partial, first_start, last_end FROM _passes ORDER BY pass").fetchall()
+
+
+def test_count_and_gap_based_passes_agree_on_tiny(tiny):
+    # 4 passes of 2 anchors; the ~900 us idle gap between passes is > 10 x the 30 x s us anchor gaps
+    _, by_count = passes(tiny, anchor="FusedInferAttentionScore", layers=2)
+    _, by_gap = passes(tiny, anchor="FusedInferAttentionScore")
+    assert by_count == by_gap
+    assert [(p, a, part) for p, a, part, _, _ in by_count] == [(0, 2, False), (1, 2, False), (2, 2, False), (3, 2, False)]
+    # pass 3 strict window: first anchor at T0 + 3000 + 20 us, last anchor ends at T0 + 3000 + 60 us
+    t3 = tiny_trace.T0_NS + 3_000_000
+    assert by_count[3][3:] == (t3 + 20_000, t3 + 60_000)
+
+
+def test_count_based_last_pass_is_partial(tiny):
+    # 8 anchors by 3 per pass: 3, 3, 2 -> the last is partial, reported rather than merged or dropped
+    _, got = passes(tiny, anchor="FusedInferAttentionScore", layers=3)
+    assert [(p, a, part) for p, a, part, _, _ in got] == [(0, 3, False), (1, 3, False), (2, 2, True)]
+
+
+def test_gap_factor_changes_grouping(tiny):
+    # with G = 1000 no anchor gap exceeds 1000 x median (30 x 1.0 .. 1.5 us): everything is one pass
+    _, got = passes(tiny, anchor="FusedInferAttentionScore", pass_gap=1000)
+    assert [(p, a) for p, a, *_ in got] == [(0, 8)]
+
+
+def test_gap_based_partial_is_the_odd_count(con, tmp_path):
+    # anchors A at 0,10,20 | 1000,1010,1020 | 2000,2010 (1 us each): gaps 9 us inside, 979/979 between;
+    # median gap 9 -> threshold 90: three passes of 3, 3, 2 anchors; the most common count 3 is expected
+    rows = [["A", "A", "AI_CORE", f"{t}.000", "1.000"] for t in (0, 10, 20, 1000, 1010, 1020, 2000, 2010)]
+    tracedb.ingest_trace(con, write_csv(tmp_path / "g.csv", HEADER, rows), name="g")
+    _, got = passes(con, runs=["g"], anchor="^A$")
+    assert [(p, a, part) for p, a, part, _, _ in got] == [(0, 3, False), (1, 3, False), (2, 2, True)]
+
+
+def test_anchor_matches_op_type_or_name_with_search_semantics(con, tmp_path):
+    rows = [["aclnnFoo_MyAttn_MyAttn", "MyAttn", "AI_CORE", "0.000", "1.000"],
+            ["other", "MyAttnV2", "AI_CORE", "5.000", "1.000"],
+            ["x", "y", "AI_CORE", "9.000", "1.000"]]
+    tracedb.ingest_trace(con, write_csv(tmp_path / "a.csv", HEADER, rows), name="a")
+    b, got = passes(con, runs=["a"], anchor="MyAttn$")        # name ends with MyAttn; op type MyAttnV2 does not
+    assert got[0][1] == 1
+    b, got = passes(con, runs=["a"], anchor="^MyAttn")        # op types MyAttn and MyAttnV2
+    assert got[0][1] == 2
+
+
+def test_no_anchor_names_the_frequent_kernels(tiny):
+    # 5 MatMulV3 per pass (qkv, o, qkv, o, lm_head) x 4 passes = 20, the most frequent name
+    with pytest.raises(UsageError, match=r"no kernel name or op type matches anchor 'Nope'.*MatMulV3 \(20\)"):
+        passes(tiny, anchor="Nope")
+
+
+def test_invalid_regex_is_a_usage_error(tiny):
+    with pytest.raises(UsageError, match="not a valid RE2 pattern"):
+        passes(tiny, anchor="(unclosed")
+
+
+def test_steady_pass_is_three_and_walls_follow_the_scales(tiny):
+    b, _ = passes(tiny, anchor="FusedInferAttentionScore", layers=2)
+    walls = segment.layer0_walls(tiny, b)
+    # layer-0 wall 33 us x scale 1.5, 1.2, 1, 1
+    assert [walls[(b.run_ids[0], p)] for p in range(4)] == [49_500, 39_600, 33_000, 33_000]
+    assert segment.steady_pass(tiny, b, b.run_ids[0], walls) == 3
+
+
+def test_no_steady_pass_lists_layer0_walls(con, tmp_path):
+    # one anchor per pass, passes 1000 us apart; the kernel after each anchor grows ~50 % a pass, so the
+    # layer-0 wall in the full window (anchor start to that kernel's end: 2 + d us) never settles within 5 %
+    rows = []
+    for p, d in enumerate([10, 15, 22, 33]):
+        rows += [["A", "A", "AI_CORE", f"{p * 1000}.000", "1.000"], ["B", "B", "AI_CORE", f"{p * 1000 + 2}.000", f"{d}.000"]]
+    tracedb.ingest_trace(con, write_csv(tmp_path / "s.csv", HEADER, rows), name="s")
+    b, _ = passes(con, runs=["s"], anchor="^A$", layers=1, window="full")
+    with pytest.raises(UsageError, match=r"no steady pass.*0: 12\.000, 1: 17\.000, 2: 24\.000, 3: 35\.000"):
+        segment.select_passes(con, b, "steady")
+
+
+def test_pass_selection_errors(tiny):
+    b, _ = passes(tiny, anchor="FusedInferAttentionScore", layers=2)
+    assert segment.select_passes(tiny, b, "all") == [(b.run_ids[0], p) for p in range(4)]
+    assert segment.select_passes(tiny, b, "2") == [(b.run_ids[0], 2)]
+    with pytest.raises(UsageError, match=r"has 4 passes \(0..3\); --pass 4"):
+        segment.select_passes(tiny, b, "4")
+    with pytest.raises(UsageError, match="expected a pass number, all or steady"):
+        segment.select_passes(tiny, b, "last")
+
+
+def test_anchor_fallback_of_dsv4(con, tmp_path):
+    # no mhc_post_tilelang kernel: the dsv4-gpu profile falls back to mhc_pre_big_fuse and says so
+    rows = [["mhc_pre_big_fuse_kernel", "", "AI_CORE", f"{t}.000", "1.000"] for t in (0, 10, 20, 30)]
+    tracedb.ingest_trace(con, write_csv(tmp_path / "f.csv", HEADER, rows), name="f")
+    b = segment.bind(con, segment.Options(runs=["f"], profile="dsv4-gpu"))
+    assert b.anchor == "mhc_pre_big_fuse" and "fallback" in b.notes[0]
+    segment.find_passes(con, b)
+    segment.assign(con, b, segment.select_passes(con, b, "all"))
+    # 4 anchors, 2 blocks per layer -> layers 0, 0, 1, 1 with halves 0, 1, 0, 1
+    assert con.execute("SELECT layer, half FROM _assigned ORDER BY start_ns").fetchall() == [(0, 0), (0, 1), (1, 0), (1, 1)]
+
+
+def test_overlapping_kernels_on_two_streams_assign_by_start(con, tmp_path):
+    # A at 0 (anchor, 1 us), B at 0.5 on another stream lasting 20 us (overlaps the next anchor at 10),
+    # A at 10, C at 11. Strict window [0, 11]: block 0 = {A, B} (starts 0, 0.5), block 1 = {A, C}.
+    rows = [["A", "A", "AI_CORE", "0.000", "1.000"], ["B", "B", "AI_CORE", "0.500", "20.000"],
+            ["A", "A", "AI_CORE", "10.000", "1.000"], ["C", "C", "AI_CORE", "10.500", "0.500"]]
+    tracedb.ingest_trace(con, write_csv(tmp_path / "o.csv", HEADER, rows), name="o")
+    b = segment.bind(con, segment.Options(runs=["o"], anchor="^A$", layers=2))
+    segment.find_passes(con, b)
+    segment.assign(con, b, segment.select_passes(con, b, "all"))
+    got = con.execute("SELECT layer, count(*), sum(dur_ns), max(end_ns) - min(start_ns) FROM _assigned "
+                      "GROUP BY layer ORDER BY layer").fetchall()
+    # layer 0: 1 + 20 us, wall 0 -> 20.5 us; layer 1: 1 + 0.5 us, wall 10 -> 11 us
+    assert got == [(0, 2, 21_000, 20_500), (1, 2, 1_500, 1_000)]
+
+
+def test_multiple_runs_stack_in_the_given_order(tiny, tmp_path):
+    path = tiny_trace.write(tmp_path / "k2.csv")
+    with open(path, "a") as f:   # other content than run tiny: one more kernel after the last pass
+        f.write("5,0,4294967295,999,2,Extra,Extra,dynamic,AI_CORE,1764246877078569.640\t,1.000,0,1,0,NO,,,,,,,N/A,1\n")
+    tracedb.ingest_trace(tiny, path, name="tiny2")
+    out = tracedb.report(tiny, "passes", runs=["tiny2", "tiny"], profile="qwen3-npu", layers=2, fmt="csv")
+    runs = [line.split(",")[0] for line in out.splitlines()[1:]]
+    assert runs == ["tiny2"] * 4 + ["tiny"] * 4
