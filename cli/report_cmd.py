@@ -30,6 +30,9 @@ def _run(name, db, fmt, output, **kw):
         res = reports.build_report(con, name, fmt=fmt, **kw)
     finally:
         con.close()
+    if fmt == "csv":   # CSV carries data only: notes (fallback anchor, misaligned passes) go to stderr
+        for note in res.notes:
+            typer.echo(f"note: {note}", err=True)
     emit(render.render(res, fmt), output)
 
 

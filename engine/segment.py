@@ -112,6 +112,12 @@ def find_passes(con, b: Bound):
             raise UsageError(f"run '{b.run_names[rid]}': no kernel name or op type matches anchor {b.anchor!r}; "
                              f"most frequent: {', '.join(f'{n} ({c})' for n, c in top)}")
     sql.run(con, "segment_passes", p)
+    if b.per_pass:
+        for rid, gap_starts, misplaced in sql.run(con, "segment_check", p).fetchall():
+            if misplaced:
+                b.notes.append(f"run '{b.run_names[rid]}': {misplaced} of {gap_starts} large anchor gaps fall inside a "
+                               f"counted pass of {b.per_pass} anchors; the trace may start mid-pass or the layer "
+                               "count may be wrong (without --layers, passes are found by gaps)")
     sql.run(con, "segment_windows", p)
     _load_rules(con, b.profile)
 

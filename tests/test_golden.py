@@ -34,6 +34,8 @@ CASES = {
     "kernels_flow.csv": ("kernels", "csv", {"pass_spec": "3", "layer": 1, "flow": True, "window": "full",
                                             "order": "time"}),
     "kernels_compare.csv": ("kernels", "csv", {"pass_spec": "3", "window": "full", "layer": 0, "compare_layer": 1}),
+    "layers_clusters.md": ("layers", "md", {"pass_spec": "all", "window": "full", "layers": None, "clusters": True,
+                                            "config": os.path.join(os.path.dirname(__file__), "data", "tiny_config.json")}),
     "timeline.table": ("timeline", "table", {}),
     "timeline.md": ("timeline", "md", {"window": "full"}),
     "timeline.csv": ("timeline", "csv", {"timeline_layers": [1]}),

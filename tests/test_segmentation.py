@@ -39,6 +39,15 @@ def test_count_based_last_pass_is_partial(tiny):
     assert [(p, a, part) for p, a, part, _, _ in got] == [(0, 3, False), (1, 3, False), (2, 2, True)]
 
 
+def test_count_boundaries_off_the_gaps_are_flagged(tiny):
+    # by 3: passes start at anchors 0, 3, 6, but the large gaps precede anchors 2, 4 and 6 -> 2 misplaced
+    b, _ = passes(tiny, anchor="FusedInferAttentionScore", layers=3)
+    assert b.notes == ["run 'tiny': 2 of 3 large anchor gaps fall inside a counted pass of 3 anchors; the trace "
+                       "may start mid-pass or the layer count may be wrong (without --layers, passes are found by gaps)"]
+    b, _ = passes(tiny, anchor="FusedInferAttentionScore", layers=2)
+    assert b.notes == []
+
+
 def test_gap_factor_changes_grouping(tiny):
     # with G = 1000 no anchor gap exceeds 1000 x median (30 x 1.0 .. 1.5 us): everything is one pass
     _, got = passes(tiny, anchor="FusedInferAttentionScore", pass_gap=1000)
