@@ -61,6 +61,7 @@ def bind(con, opt: Options) -> Bound:
         raise UsageError(f"--window {opt.window!r}: expected strict or full")
     if opt.pass_gap <= 0:
         raise UsageError("--pass-gap must be positive")
+    ids = list(dict.fromkeys(lookup_run(con, r) for r in opt.runs))
     prof = profiles.load(opt.profile or "generic")
     cfg = profiles.model_config(opt.config) if opt.config else {}
     anchor = opt.anchor or prof.anchor
@@ -70,7 +71,6 @@ def bind(con, opt: Options) -> Bound:
     _check_regex(con, anchor, "--anchor")
     for cat, pat in prof.rules:
         _check_regex(con, pat, f"profile {prof.source} category {cat}")
-    ids = list(dict.fromkeys(lookup_run(con, r) for r in opt.runs))
     names = dict(con.execute("SELECT run_id, name FROM runs WHERE run_id IN (SELECT unnest($ids))", {"ids": ids}).fetchall())
     b = Bound(run_ids=ids, run_names=names, profile=prof, anchor=anchor,
               layers=opt.layers or cfg.get("layers") or prof.layers,

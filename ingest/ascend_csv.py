@@ -89,7 +89,7 @@ def read_header(path: str) -> Header:
             head = f.read(1 << 16)
     except OSError as e:
         raise InputError(f"{path}: cannot read: {e.strerror}") from None
-    if not head.strip():
+    if not head.replace(b"\xef\xbb\xbf", b"", 1).strip():
         raise InputError(f"{path}: empty file; expected a kernel_details.csv / op_summary CSV with a header line")
     if b"\0" in head:
         offset = head.index(b"\0")
@@ -122,7 +122,7 @@ def load(con, run_id: int, headers: list[Header]) -> list[str]:
     extra_list = ", ".join(sql.ident(f"c{i}") for _, i in first.extras)
     try:
         sql.run(con, "ingest_ascend_csv", {"run_id": run_id, "files": [h.path for h in headers], "cols": cols},
-                projection=projection, extra_values=f"[{extra_list}]::VARCHAR[]" if extras else "NULL::VARCHAR[]")
+                projection=projection, extra_values=f"[{extra_list}]::VARCHAR[]")
     except Exception as e:  # duckdb.Error, translated to one line naming file, line and column
         raise InputError(_load_error(headers, e)) from None
     return extras
@@ -145,13 +145,25 @@ def _load_error(headers, e) -> str:
         if cells is not None and len(cells) != ncol:
             return f"{where}: line {line.group(1)}: expected {ncol} columns, found {len(cells)} (truncated or malformed row)"
         cell = headers[0].cells[int(conv.group(1))].replace("\ufeff", "").strip()
-        want = "a number" if conv.group(3).upper().startswith("DECIMAL") else "an integer"
+        want = "a number of microseconds" if conv.group(3).upper().startswith("DECIMAL") else "an integer"
         return f"{where}: line {line.group(1)}: column '{cell}' is {conv.group(2)!r}; expected {want}"
     if "NOT NULL constraint" in msg:
         return _missing_time(headers)
     if line:
-        return f"{where}: line {line.group(1)}: {msg.splitlines()[0].split(':', 1)[-1].strip()}"
+        return f"{where}: line {line.group(1)}: {_reason(msg)}"
     return f"{where}: cannot read as CSV: {msg.strip().splitlines()[0]}"
+
+
+def _reason(msg: str) -> str:
+    """DuckDB's CSV errors read 'CSV Error on Line: N / Original Line: ... / <reason> / Possible fixes...'."""
+    lines = [ln.strip() for ln in msg.splitlines()]
+    for i, ln in enumerate(lines):
+        if ln.startswith("Original Line"):
+            for nxt in lines[i + 1:]:
+                if nxt and not nxt.startswith("Possible fixes"):
+                    return nxt.rstrip(".")
+            break
+    return lines[0].split(":", 1)[-1].strip()
 
 
 def _cells_at(path: str, line_no: int):

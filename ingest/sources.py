@@ -102,7 +102,14 @@ def _profiler_info(pt_root: str) -> dict | None:
 def _from_csv_files(path: str, files: list[str]) -> Source:
     headers = [ascend_csv.read_header(f) for f in files]
     src = Source(path=path, format=headers[0].format, files=files, headers=headers)
-    m = re.search(r"rank_?(\d+)", os.path.abspath(path))
-    if m:
-        src.rank = int(m.group(1))
+    src.rank = rank_from_path(path)
     return src
+
+
+def rank_from_path(path: str) -> int | None:
+    """rank_0_ascend_pt, rank0, dp0_tp0_rank3_decode: the innermost path component with a `rank N` word."""
+    for part in reversed(os.path.abspath(path).split(os.sep)):
+        m = re.search(r"(?:^|[_\-.])rank_?(\d+)(?=[_\-.]|$)", part)
+        if m:
+            return int(m.group(1))
+    return None

@@ -6,13 +6,14 @@
 -- The CSV reader parses "1718851234567890.123<TAB>" as DECIMAL(25,6) itself (exact, and a bad value
 -- fails with its line number); trunc(x * 1000) gives integer ns, dropping digits below 1 ns.
 -- seq is left 0 here: ingest_finish.sql numbers rows from their insertion order (= file order).
--- 'N/A' is NULL everywhere; Model ID / Context ID 4294967295 (UINT32_MAX, msprof's "invalid") too.
+-- 'N/A' and empty cells are NULL (rows outside every step have an empty Step Id); Model ID / Context ID
+-- 4294967295 (UINT32_MAX, msprof's "invalid") too.
 INSERT INTO kernels_raw
 WITH csv AS (
     SELECT {projection},
         {extra_values} AS extra_values
     FROM read_csv($files, auto_detect = false, header = true, delim = ',', quote = '"', escape = '"',
-                  nullstr = 'N/A', columns = $cols)
+                  nullstr = ['N/A', ''], columns = $cols)
 )
 SELECT $run_id, 0,
     CAST(trunc(start_us * 1000) AS BIGINT),

@@ -48,7 +48,7 @@ def test_report_layers_csv_and_output_file(tiny_db, tmp_path):
     out = tmp_path / "layers.csv"
     p = cli("report", "layers", "--db", tiny_db, "--run", "tiny", "--profile", "qwen3-npu", "--layers", "2",
             "--pass", "steady", "--format", "csv", "-o", out)
-    assert p.stdout == "" and p.stderr.strip() == f"wrote {out}"
+    assert p.stdout == "" and p.stderr.splitlines() == ["note: steady pass: tiny -> pass 3", f"wrote {out}"]
     rows = list(csv.DictReader(open(out)))
     # strict window of pass 3: layer 0 = 6 kernels, 27 us over 33 us; layer 1 = the anchor alone
     assert [(r["pass"], r["layer"], r["kernels"], r["sum_us"], r["wall_us"]) for r in rows] == [

@@ -1,0 +1,250 @@
+"""Bad input through the CLI: every failure is one `error:` line on stderr (naming the file and line for file
+errors), exit 1 for bad input files and 2 for wrong calls, no traceback, and the store left as it was."""
+import json
+import os
+
+import pytest
+
+import tracedb
+from conftest import cli, shared, write_csv
+
+FULL = ["Step Id", "Device_id", "Model ID", "Task ID", "Stream ID", "Name", "Type", "OP State", "Accelerator Core",
+        "Start Time(us)", "Duration(us)", "Wait Time(us)", "Block Dim", "Mix Block Dim", "HF32 Eligible",
+        "Input Shapes", "Input Data Types", "Input Formats", "Output Shapes", "Output Data Types", "Output Formats",
+        "Context ID", "aicore_time(us)"]
+T = 1764246877073569
+
+
+def row(i, start=None):
+    """Row i of a real-looking Level1 trace: a MatMulV3 every µs from T, 23 cells."""
+    return ["2", "0", "4294967295", str(100 + i), "2", "aclnnMatmul_MatMulV3Common_MatMulV3", "MatMulV3",
+            "dynamic", "AI_CORE", f"{T + i}.640\t" if start is None else start, "1892.920", "0", "24", "0", "NO",
+            '"""8192,2,640;8192,2,640"""', "DT_BF16;DT_BF16", "ND;ND", '"""8192,2"""', "DT_BF16", "ND", "N/A",
+            "1883.842"]
+
+
+def text(header, rows):
+    return ",".join(header) + "\n" + "".join(",".join(r) + "\n" for r in rows)
+
+
+@pytest.fixture
+def db(tmp_path):
+    """A store already holding one run, 'good', of 3 rows."""
+    path = str(tmp_path / "store.duckdb")
+    cli("ingest", write_csv(tmp_path / "good.csv", FULL, [row(i) for i in range(3)]), "--db", path,
+        "--name", "good", "--tag", "hw=910B")
+    return path
+
+
+def snapshot(db):
+    con = tracedb.connect(db, read_only=True)
+    try:
+        return (con.execute("SELECT * FROM runs ORDER BY run_id").fetchall(),
+                con.execute("SELECT * FROM kernels_raw ORDER BY run_id, seq").fetchall())
+    finally:
+        con.close()
+
+
+def one_error_line(p, code):
+    """The single stderr line of a failed command, after checking the exit code and the absence of a traceback."""
+    assert "Traceback" not in p.stderr, p.stderr
+    assert p.returncode == code, p.stderr
+    lines = p.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), p.stderr
+    assert p.stderr.endswith("\n")
+    return lines[0]
+
+
+def failed_ingest(db, path, code=1):
+    before = snapshot(db)
+    p = cli("ingest", path, "--db", db, check=False)
+    line = one_error_line(p, code)
+    assert p.stdout == ""
+    assert snapshot(db) == before
+    return line
+
+
+# ---------------------------------------------------------------------------------------------- files
+def test_empty_file(db, tmp_path):
+    (tmp_path / "e.csv").write_bytes(b"")
+    f = str(tmp_path / "e.csv")
+    assert failed_ingest(db, f) == \
+        f"error: {f}: empty file; expected a kernel_details.csv / op_summary CSV with a header line"
+
+
+def test_bom_only_file(db, tmp_path):
+    (tmp_path / "bom.csv").write_bytes(b"\xef\xbb\xbf")
+    f = str(tmp_path / "bom.csv")
+    assert failed_ingest(db, f).startswith(f"error: {f}: ")
+
+
+def test_header_only(db, tmp_path):
+    f = str(tmp_path / "h.csv")
+    open(f, "w").write(",".join(FULL) + "\n")
+    # the rows are checked after the run row is inserted: the rollback must remove it again
+    assert failed_ingest(db, f) == f"error: {f}: header only, no kernel rows; expected at least one data line"
+
+
+def test_wrong_columns(db, tmp_path):
+    # op_statistic.csv-like: has Duration(us) but neither Name nor Start Time(us)
+    f = str(tmp_path / "op_statistic.csv")
+    open(f, "w").write("Device_id,OP Type,Core Type,Count,Duration(us)\n0,MatMulV3,AI_CORE,280,48000.78\n")
+    assert failed_ingest(db, f) == (f"error: {f}: line 1: not an Ascend kernel_details/op_summary header: missing "
+                                    "Name, Start Time(us) (found: Device_id, OP Type, Core Type, Count, Duration(us))")
+
+
+def test_binary_file(db, tmp_path):
+    f = tmp_path / "k.csv"
+    f.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")     # first NUL at byte offset 8
+    assert failed_ingest(db, str(f)) == f"error: {f}: byte offset 8: binary data; expected a CSV text file"
+
+
+def test_json_file(db, tmp_path):
+    f = tmp_path / "trace_view.json"
+    f.write_text(json.dumps([{"ph": "X", "name": "MatMulV3", "pid": 1, "tid": 2, "ts": "1.0", "dur": 1.0}]))
+    line = failed_ingest(db, str(f))
+    assert line.startswith(f"error: {f}: line 1: not an Ascend kernel_details/op_summary header: missing Name, "
+                           "Start Time(us), Duration(us) (found: ")
+    g = tmp_path / "pretty.json"
+    g.write_text(json.dumps([{"ph": "X"}], indent=1))          # first line: "["
+    assert failed_ingest(db, str(g)) == (f"error: {g}: line 1: expected a comma-separated header with columns Name, "
+                                         "Start Time(us), Duration(us); found '['")
+
+
+def test_truncated_last_line(db, tmp_path):
+    last = ",".join(row(3))
+    cut = last[:last.index("1892.920") + 4]      # ends in the Duration(us) cell: "...\t,1892"
+    f = tmp_path / "k.csv"
+    f.write_text(text(FULL, [row(i) for i in range(3)]) + cut)   # no final newline, as a killed writer leaves it
+    # header line 1, rows on lines 2-4, the cut row on line 5 with 9 full cells before Start Time, Start Time
+    # and the cut Duration: 11 of 23 columns
+    assert failed_ingest(db, str(f)) == \
+        f"error: {f}: line 5: expected 23 columns, found 11 (truncated or malformed row)"
+
+
+def test_truncated_inside_quoted_shape(db, tmp_path):
+    last = ",".join(row(3))
+    cut = last[:last.index('"""8192,2,640') + 8]             # ends inside the quoted Input Shapes: '"""8192,'
+    f = tmp_path / "k.csv"
+    f.write_text(text(FULL, [row(i) for i in range(3)]) + cut)
+    assert failed_ingest(db, str(f)).startswith(f"error: {f}: line 5: ")
+
+
+def test_truncated_inside_quoted_shape_says_why(db, tmp_path):
+    last = ",".join(row(3))
+    f = tmp_path / "k.csv"
+    f.write_text(text(FULL, [row(i) for i in range(3)]) + last[:last.index('"""8192,2,640') + 8])
+    line = failed_ingest(db, str(f))
+    assert line.startswith(f"error: {f}: line 5: ")
+    assert "quote" in line[len(f"error: {f}: line 5: "):].lower()      # the path itself says "quoted"
+
+
+@pytest.mark.parametrize("value, shown", [("12x.5", "'12x.5'"), ("", "''"), ("\t", "'\\t'")])
+def test_bad_start_time_at_line_n(db, tmp_path, value, shown):
+    rows = [row(i) for i in range(20)]
+    rows[11] = row(11, start=value)              # row index 11 is on line 13 (line 1 is the header)
+    f = write_csv(tmp_path / "k.csv", FULL, rows)
+    assert failed_ingest(db, f) == f"error: {f}: line 13: column 'Start Time(us)' is {shown}; expected a number of microseconds"
+
+
+def test_na_start_time_at_line_n(db, tmp_path):
+    rows = [row(i) for i in range(20)]
+    rows[5] = row(5, start="N/A")                # line 7
+    f = write_csv(tmp_path / "k.csv", FULL, rows)
+    assert failed_ingest(db, f) == \
+        f"error: {f}: line 7: column 'Start Time(us)' is 'N/A'; expected a number of microseconds"
+
+
+def test_bad_integer_column(db, tmp_path):
+    rows = [row(i) for i in range(5)]
+    rows[2][3] = "12a"                           # Task ID of row 2, line 4
+    f = write_csv(tmp_path / "k.csv", FULL, rows)
+    assert failed_ingest(db, f) == f"error: {f}: line 4: column 'Task ID' is '12a'; expected an integer"
+
+
+def test_path_does_not_exist(db, tmp_path):
+    f = str(tmp_path / "nope" / "kernel_details.csv")
+    assert failed_ingest(db, f) == f"error: {f}: no such file or folder"
+
+
+def test_folder_without_traces(db, tmp_path):
+    d = tmp_path / "x_ascend_pt"
+    (d / "ASCEND_PROFILER_OUTPUT").mkdir(parents=True)
+    (d / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").write_text("[]")
+    (d / "ASCEND_PROFILER_OUTPUT" / "op_statistic.csv").write_text("Device_id,OP Type\n0,Add\n")
+    line = failed_ingest(db, str(d))
+    assert line.startswith(f"error: {d}: no kernel_details.csv under ASCEND_PROFILER_OUTPUT/ and no op_summary")
+
+
+def test_second_path_fails_first_stays(db, tmp_path):
+    # one run per path, each in its own transaction: the good one lands, the bad one does not
+    good = write_csv(tmp_path / "new.csv", FULL, [row(i) for i in range(10, 12)])
+    bad = str(tmp_path / "missing.csv")
+    p = cli("ingest", good, bad, "--db", db, check=False)
+    assert one_error_line(p, 1) == f"error: {bad}: no such file or folder"
+    assert p.stdout.startswith("ingested run 'new': 2 kernel rows")
+    assert [r[1] for r in snapshot(db)[0]] == ["good", "new"]
+
+
+def test_real_malformed_op_summary(db):
+    # a real msprof parser fixture: its line 17 lacks the Task Start Time cell (31 of 32 columns)
+    f = shared("ascend-msinsight", "test_kernel_parse", "op_summary_1.csv")
+    assert failed_ingest(db, f) == f"error: {f}: line 17: expected 32 columns, found 31 (truncated or malformed row)"
+
+
+# ---------------------------------------------------------------------------------------------- reports
+@pytest.fixture
+def rdb(tmp_path):
+    """Run 'r': 2 passes, 1000 µs apart, each FIA@20 MatMul@26 FIA@55 MatMul@61 (µs from the pass start).
+    Anchor gaps 35, 965, 35 µs: the 965 gap exceeds 10 x the median (35), so 2 passes."""
+    header = ["Name", "Type", "Accelerator Core", "Start Time(us)", "Duration(us)"]
+    fia, mm = ("aclnnFIA_FusedInferAttentionScore", "FusedInferAttentionScore"), ("aclnnMatmul_MatMulV3", "MatMulV3")
+    rows = [[n, t, "AI_CORE", f"{T + 1000 * p + s}.000\t", f"{d}.000"]
+            for p in range(2) for s, d, (n, t) in [(20, 5, fia), (26, 6, mm), (55, 5, fia), (61, 6, mm)]]
+    path = str(tmp_path / "r.duckdb")
+    cli("ingest", write_csv(tmp_path / "r.csv", header, rows), "--db", path, "--name", "r")
+    return path
+
+
+def failed_report(rdb, *args):
+    before, mtime = snapshot(rdb), os.stat(rdb).st_mtime_ns
+    p = cli("report", "layers", "--db", rdb, *args, check=False)
+    line = one_error_line(p, 2)
+    assert p.stdout == ""
+    assert snapshot(rdb) == before and os.stat(rdb).st_mtime_ns == mtime
+    return line
+
+
+def test_unknown_run(rdb):
+    assert failed_report(rdb, "--run", "nope", "--anchor", "FusedInfer") == \
+        "error: unknown run 'nope'; runs in the store: r"
+
+
+def test_unknown_profile(rdb):
+    assert failed_report(rdb, "--run", "r", "--profile", "nope").startswith(
+        "error: unknown profile 'nope'; built-in profiles: ")
+
+
+def test_anchor_matches_nothing(rdb):
+    # 2 passes x 2 of each kernel: 4 FIA and 4 MatMul, tied counts ordered by name
+    assert failed_report(rdb, "--run", "r", "--anchor", "NoSuchKernel") == (
+        "error: run 'r': no kernel name or op type matches anchor 'NoSuchKernel'; most frequent: "
+        "aclnnFIA_FusedInferAttentionScore (4), aclnnMatmul_MatMulV3 (4)")
+
+
+def test_invalid_anchor_regex(rdb):
+    assert failed_report(rdb, "--run", "r", "--anchor", "Fused(").startswith(
+        "error: --anchor 'Fused(': not a valid RE2 pattern (")
+
+
+def test_pass_beyond_last(rdb):
+    assert failed_report(rdb, "--run", "r", "--anchor", "FusedInfer", "--pass", "99") == \
+        "error: run 'r' has 2 passes (0..1); --pass 99 does not exist"
+
+
+def test_pass_steady_without_steady_pass(rdb):
+    # a steady pass is a pass >= 2: with passes 0 and 1 only there is none. Layer 0 (strict window) runs
+    # from the first FIA at 20 µs to the next anchor: FIA 20-25 and MatMul 26-32, wall 12 µs in both passes
+    line = failed_report(rdb, "--run", "r", "--anchor", "FusedInfer", "--pass", "steady")
+    assert line.startswith("error: run 'r': no steady pass (")
+    assert "layer-0 wall us by pass: 0: 12.000, 1: 12.000. Pick one with --pass N" in line

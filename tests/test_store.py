@@ -1,0 +1,236 @@
+"""The store file: schema version, storage compatibility with DuckDB 1.5 clients, refusal of foreign or
+future files, one writer at a time, where the store lives by default, and all-or-nothing ingests."""
+import os
+import shutil
+import subprocess
+import sys
+
+import duckdb
+import pytest
+
+import tracedb
+from conftest import cli, write_csv
+from tracedb.errors import InputError, StoreError, UsageError
+
+HEADER = ["Task ID", "Stream ID", "Name", "Type", "Accelerator Core", "Start Time(us)", "Duration(us)"]
+T = 1764246877073569
+
+
+def small_trace(path):
+    """3 rows: a kernel and one hcom op logged twice (stream N/A + stream 3, same start and duration), so
+    kernels_raw holds 3 rows and the kernels view 2."""
+    rows = [["1", "2", "aclnnMatmul_MatMulV3Common_MatMulV3", "MatMulV3", "AI_CORE", f"{T}.640\t", "10.000"],
+            ["N/A", "N/A", "hcom_allReduce__1_0_1", "hcom_allReduce_", "COMMUNICATION", f"{T + 20}.000\t", "3.000"],
+            ["2", "3", "hcom_allReduce__1_0_1", "hcom_allReduce_", "COMMUNICATION", f"{T + 20}.000\t", "3.000"]]
+    return write_csv(path, HEADER, rows)
+
+
+def state(con):
+    return (con.execute("SELECT * FROM runs ORDER BY run_id").fetchall(),
+            con.execute("SELECT * FROM kernels_raw ORDER BY run_id, seq").fetchall())
+
+
+def set_schema_version(path, value):
+    raw = duckdb.connect(path)
+    raw.execute("UPDATE tracedb_meta SET value = $v WHERE key = 'schema_version'", {"v": value})
+    raw.close()
+
+
+# ---------------------------------------------------------------------------------------------- schema
+def test_new_store_schema_version(con):
+    assert con.execute("SELECT key, value FROM tracedb_meta").fetchall() == [("schema_version", "1")]
+    tables = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables "
+                                        "WHERE table_schema = 'main'").fetchall()}
+    assert tables == {"tracedb_meta", "runs", "kernels_raw", "kernels", "kernel_extras"}
+
+
+def test_storage_version_is_v1_5(con, db_path):
+    tags = con.execute("SELECT tags FROM duckdb_databases() WHERE path = $p", {"p": db_path}).fetchone()
+    assert tags is not None and tags[0]["storage_version"].startswith("v1.5.0")
+
+
+def duckdb_cli():
+    for exe in (os.path.join(os.path.dirname(sys.executable), "duckdb"), shutil.which("duckdb")):
+        if exe and os.path.exists(exe):
+            ver = subprocess.run([exe, "-version"], capture_output=True, text=True).stdout.strip()
+            if ver.startswith("v1."):       # the PyPI duckdb-cli (1.5.x): the client the store must serve
+                return exe, ver
+    pytest.skip("no DuckDB 1.x CLI (PyPI duckdb-cli) installed")
+
+
+def test_duckdb_15_cli_reads_the_store(tmp_path, db_path):
+    exe, ver = duckdb_cli()
+    con = tracedb.connect(db_path)
+    tracedb.ingest_trace(con, small_trace(tmp_path / "k.csv"), name="t")
+    con.close()
+    p = subprocess.run([exe, "-readonly", "-csv", "-noheader", db_path, "-c",
+                        "select count(*) from kernels; select count(*) from kernels_raw"],
+                       capture_output=True, text=True)
+    assert p.returncode == 0, f"duckdb {ver}: {p.stderr}"
+    assert p.stdout.split() == ["2", "3"]       # 3 raw rows, the hcom logged twice counted once
+
+
+def test_newer_schema_is_refused(tmp_path, db_path):
+    tracedb.connect(db_path).close()
+    set_schema_version(db_path, "999")
+    for ro in (False, True):
+        with pytest.raises(StoreError, match="newer") as e:
+            tracedb.connect(db_path, read_only=ro)
+        assert "999" in str(e.value) and db_path in str(e.value)
+    p = cli("runs", "--db", db_path, check=False)
+    assert p.returncode == 1 and p.stderr.count("\n") == 1 and p.stderr.startswith("error: ") and "newer" in p.stderr
+
+
+def test_older_schema_is_refused(db_path):
+    tracedb.connect(db_path).close()
+    set_schema_version(db_path, "0")
+    with pytest.raises(StoreError) as e:
+        tracedb.connect(db_path)
+    assert "re-ingest" in str(e.value) or "migrate" in str(e.value)
+    # refusing did not touch the file
+    raw = duckdb.connect(db_path, read_only=True)
+    assert raw.execute("SELECT value FROM tracedb_meta").fetchall() == [("0",)]
+    raw.close()
+
+
+def test_foreign_duckdb_file_is_refused(db_path):
+    raw = duckdb.connect(db_path)
+    raw.execute("CREATE TABLE sales (id INTEGER)")
+    raw.close()
+    for ro in (False, True):
+        with pytest.raises(StoreError, match="not a tracedb store"):
+            tracedb.connect(db_path, read_only=ro)
+    raw = duckdb.connect(db_path, read_only=True)
+    assert [r[0] for r in raw.execute("SHOW TABLES").fetchall()] == ["sales"]   # nothing was added
+    raw.close()
+
+
+def test_not_a_duckdb_file(tmp_path):
+    path = tmp_path / "x.duckdb"
+    path.write_text("Name,Start Time(us),Duration(us)\n")
+    with pytest.raises(StoreError) as e:
+        tracedb.connect(str(path))
+    assert str(path) in str(e.value)
+
+
+def test_read_only_missing_path_is_usage_error(tmp_path):
+    path = str(tmp_path / "nope.duckdb")
+    with pytest.raises(UsageError):
+        tracedb.connect(path, read_only=True)
+    assert not os.path.exists(path)
+    p = cli("runs", "--db", path, check=False)
+    assert (p.returncode, p.stderr.count("\n"), p.stderr.startswith(f"error: {path}")) == (2, 1, True)
+
+
+# ---------------------------------------------------------------------------------------------- one writer
+HOLDER = "import sys, tracedb\ncon = tracedb.connect(sys.argv[1])\nprint('ready', flush=True)\nsys.stdin.read()\n"
+
+
+def test_second_writer_gets_one_line_error(tmp_path, db_path):
+    trace = small_trace(tmp_path / "k.csv")
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER, db_path], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "ready", holder.stderr.read()
+        p = cli("ingest", trace, "--db", db_path, check=False)   # the holder sleeps on stdin meanwhile
+    finally:
+        holder.stdin.close()              # releases the holder: it returns from read() and exits
+        holder.wait()
+    assert p.returncode != 0
+    assert "Traceback" not in p.stderr
+    lines = p.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"error: {db_path}: ")
+    assert "in use" in lines[0] or "lock" in lines[0].lower()
+    assert p.stdout == ""
+    # the store is free again and was not written by the refused ingest
+    con = tracedb.connect(db_path)
+    assert con.execute("SELECT count(*) FROM runs").fetchone() == (0,)
+    con.close()
+
+
+# ---------------------------------------------------------------------------------------------- location
+def env_without_db(**extra):
+    env = {k: v for k, v in os.environ.items() if k != "TRACEDB_DB"}
+    env.update(extra)
+    return env
+
+
+def test_tracedb_db_env_is_honoured(tmp_path):
+    trace = small_trace(tmp_path / "k.csv")
+    store = tmp_path / "env.duckdb"
+    env = env_without_db(TRACEDB_DB=str(store))
+    cli("ingest", trace, "--name", "from-env", env=env, cwd=tmp_path)
+    assert store.exists() and not (tmp_path / "tracedb.duckdb").exists()
+    out = cli("runs", "--format", "csv", env=env, cwd=tmp_path).stdout.splitlines()
+    assert len(out) == 2 and out[1].startswith("from-env,ascend-kernel-details,")
+    # --db wins over $TRACEDB_DB
+    other = tmp_path / "other.duckdb"
+    cli("ingest", trace, "--db", other, "--name", "explicit", env=env, cwd=tmp_path)
+    con = tracedb.connect(str(other), read_only=True)
+    assert con.execute("SELECT name FROM runs").fetchall() == [("explicit",)]
+    con.close()
+
+
+def test_default_store_in_cwd(tmp_path):
+    trace = small_trace(tmp_path / "k.csv")
+    work = tmp_path / "work"
+    work.mkdir()
+    cli("ingest", trace, "--name", "dflt", env=env_without_db(), cwd=work)
+    assert os.listdir(work) == ["tracedb.duckdb"]
+    con = tracedb.connect(str(work / "tracedb.duckdb"), read_only=True)
+    assert con.execute("SELECT name, kernel_rows, kernel_count FROM runs").fetchall() == [("dflt", 3, 2)]
+    con.close()
+    assert cli("sql", "select count(*) as n from kernels", "--format", "csv", env=env_without_db(),
+               cwd=work).stdout.splitlines() == ["n", "2"]
+
+
+# ---------------------------------------------------------------------------------------------- atomicity
+def hundred_lines(path, bad_line=None, bad_value="12x.5"):
+    """Header + 99 rows = 100 lines; row i (0-based) is on line i + 2."""
+    rows = [["N/A", "2", f"k{i}", "Add", "AI_VECTOR_CORE", f"{T + i}.000\t", "1.000"] for i in range(99)]
+    if bad_line:
+        rows[bad_line - 2][5] = bad_value
+    return write_csv(path, HEADER, rows)
+
+
+def test_failed_ingest_leaves_store_unchanged(con, tmp_path):
+    tracedb.ingest_trace(con, small_trace(tmp_path / "good.csv"), name="good", tags={"a": "1"})
+    before = state(con)
+    bad = hundred_lines(tmp_path / "bad.csv", bad_line=50)
+    with pytest.raises(InputError) as e:
+        tracedb.ingest_trace(con, bad, name="bad")
+    assert str(e.value) == f"{bad}: line 50: column 'Start Time(us)' is '12x.5'; expected a number of microseconds"
+    assert state(con) == before
+    # the connection is still usable, and the next run is numbered as if nothing happened: run 2 after 'good',
+    # 99 rows with seq 0..98
+    res = tracedb.ingest_trace(con, hundred_lines(tmp_path / "ok.csv"), name="ok")
+    assert (res.run_id, res.rows) == (2, 99)
+    assert con.execute("SELECT min(seq), max(seq) FROM kernels_raw WHERE run_id = 2").fetchone() == (0, 98)
+
+
+def test_failed_second_slice_leaves_store_unchanged(con, tmp_path):
+    tracedb.ingest_trace(con, small_trace(tmp_path / "good.csv"), name="good")
+    before = state(con)
+    out = tmp_path / "pt" / "PROF_1_2_abc" / "mindstudio_profiler_output"
+    out.mkdir(parents=True)
+    hundred_lines(out / "op_summary_slice_0_1.csv")
+    bad = hundred_lines(out / "op_summary_slice_1_1.csv", bad_line=77, bad_value="N/A")
+    with pytest.raises(InputError) as e:
+        tracedb.ingest_trace(con, str(tmp_path / "pt"))
+    # N/A start: the message points at the second slice, line 77, although slice 0 was fine
+    assert str(e.value).startswith(f"{bad}: line 77: column 'Start Time(us)' is 'N/A'")
+    assert state(con) == before
+
+
+def test_failed_cli_ingest_leaves_store_unchanged(tmp_path, db_path):
+    cli("ingest", small_trace(tmp_path / "good.csv"), "--db", db_path, "--name", "good")
+    con = tracedb.connect(db_path, read_only=True)
+    before = state(con)
+    con.close()
+    bad = hundred_lines(tmp_path / "bad.csv", bad_line=50)
+    p = cli("ingest", bad, "--db", db_path, check=False)
+    assert (p.returncode, p.stderr) == (1, f"error: {bad}: line 50: column 'Start Time(us)' is '12x.5'; "
+                                           "expected a number of microseconds\n")
+    con = tracedb.connect(db_path, read_only=True)
+    assert state(con) == before
+    con.close()
