@@ -32,6 +32,10 @@ def run_sql(con, query: str, fmt: str) -> str:
 def _cell(v):
     if v is None:
         return None
+    if isinstance(v, (list, tuple)):   # printed as DuckDB prints them: [a, b], NULL inside
+        return "[" + ", ".join("NULL" if x is None else _cell(x) for x in v) + "]"
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{_cell(k)}={'NULL' if x is None else _cell(x)}" for k, x in v.items()) + "}"
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, (int, decimal.Decimal, str)):

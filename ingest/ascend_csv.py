@@ -3,7 +3,8 @@
 Both are the same table under two sets of column names (torch_npu renames op_summary's columns), with
 drift across versions: Block Dim|Num, Step Id|ID, Device_id optional, Level0 vs Level1/2 column sets,
 PMU columns that depend on aic_metrics. The header is mapped to canonical columns here, in one place;
-every other column is kept verbatim in `extra_values`, its name in the run's `extra_columns`.
+every other column is kept: numeric ones (PMU metrics, judged from the first rows) as DOUBLE in
+`metrics`, named by the run's `metric_columns`, the rest verbatim in `extra_values` / `extra_columns`.
 DuckDB's CSV reader does the parsing (4x a Python csv loop, see PERFORMANCE.md) with every column as
 text, so the start times keep all their digits until sql/macros.sql turns them into integer ns.
 """
@@ -105,27 +106,66 @@ def read_header(path: str) -> Header:
     return Header(path, cells)
 
 
-def load(con, run_id: int, headers: list[Header]) -> list[str]:
+class NotNumeric(Exception):
+    """An extra column judged numeric from the first rows holds text further down: load it as text."""
+
+    def __init__(self, index: int):
+        super().__init__(index)
+        self.index = index
+
+
+def numeric_extras(header: Header, sample_rows: int = 2000) -> set[int]:
+    """Positions of the extra columns whose first `sample_rows` values are all numbers (or N/A, empty)."""
+    candidates = {i for _, i in header.extras}
+    with open(header.path, newline="", encoding="utf-8-sig") as f:
+        reader = csv.reader(f)
+        next(reader, None)
+        for n, row in enumerate(reader):
+            if n >= sample_rows or not candidates:
+                break
+            for i in list(candidates):
+                v = row[i].strip("\t ") if i < len(row) else ""
+                if v not in ("", "N/A") and not _is_number(v):
+                    candidates.discard(i)
+    return candidates
+
+
+def _is_number(v: str) -> bool:
+    try:
+        float(v)
+        return True
+    except ValueError:
+        return False
+
+
+def load(con, run_id: int, headers: list[Header], as_text: set[int] = frozenset()) -> tuple[list[str], list[str]]:
     """Insert the rows of CSV files sharing one header layout into kernels_raw as run `run_id`.
 
-    Returns the names of the extra columns, in the order of `extra_values`."""
+    Returns the names of the metric (numeric) and of the text extra columns, in stored order. Raises
+    NotNumeric when a column judged numeric is not; the caller retries with it in `as_text`."""
     first = headers[0]
     for h in headers[1:]:
         if [normalise(c) for c in h.cells] != [normalise(c) for c in first.cells]:
             raise InputError(f"{h.path}: line 1: header differs from {first.path}; slices of one run must share it")
+    numeric = numeric_extras(first) - set(as_text)
     canon_at = {i: c for c, i in first.position.items()}
-    cols = {f"c{i}": TYPES.get(canon_at.get(i), "VARCHAR") for i in range(len(first.cells))}
+    cols = {f"c{i}": TYPES.get(canon_at.get(i), "DOUBLE" if i in numeric else "VARCHAR") for i in range(len(first.cells))}
     projection = ",\n        ".join(
         (sql.ident(f"c{first.position[c]}") if c in first.position else f"NULL::{TYPES.get(c, 'VARCHAR')}")
         + f" AS {sql.ident(c)}" for c in CANONICAL)
-    extras = [name for name, _ in first.extras]
-    extra_list = ", ".join(sql.ident(f"c{i}") for _, i in first.extras)
+    metrics = [(n, i) for n, i in first.extras if i in numeric]
+    texts = [(n, i) for n, i in first.extras if i not in numeric]
     try:
         sql.run(con, "ingest_ascend_csv", {"run_id": run_id, "files": [h.path for h in headers], "cols": cols},
-                projection=projection, extra_values=f"[{extra_list}]::VARCHAR[]")
+                projection=projection,
+                metrics="[" + ", ".join(sql.ident(f"c{i}") for _, i in metrics) + "]::DOUBLE[]",
+                extra_values="[" + ", ".join(sql.ident(f"c{i}") for _, i in texts) + "]::VARCHAR[]")
     except Exception as e:  # duckdb.Error, translated to one line naming file, line and column
+        bad = re.search(r'converting column "c(\d+)"', str(e))
+        if bad and int(bad.group(1)) in numeric:
+            raise NotNumeric(int(bad.group(1))) from None
         raise InputError(_load_error(headers, e)) from None
-    return extras
+    return [n for n, _ in metrics], [n for n, _ in texts]
 
 
 def _load_error(headers, e) -> str:

@@ -18,7 +18,7 @@ WITH twice AS (
         PARTITION BY k.start_ns, k.name, k.dur_ns, k.op_type, k.core_type, k.device_id, k.stream_id, k.task_id,
             k.step_id, k.model_id, k.context_id, k.block_dim, k.mix_block_dim, k.wait_ns, k.op_state,
             k.input_shapes, k.input_dtypes, k.input_formats, k.output_shapes, k.output_dtypes, k.output_formats,
-            k.extra_values
+            k.metrics, k.extra_values
         ORDER BY k.seq) AS n
     FROM kernels_raw k JOIN twice t ON k.start_ns = t.start_ns AND k.name IS NOT DISTINCT FROM t.name
     WHERE k.run_id = $run_id

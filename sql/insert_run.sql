@@ -1,5 +1,5 @@
 -- Register one run. Parameters: every column of `runs` that ingest knows before the kernels land.
 INSERT INTO runs (run_id, name, tags, source_path, source_files, format, content_hash, rank, device_kind,
-                  clock_domain, truncated, extra_columns, metadata, ingested_at, tracedb_version)
+                  clock_domain, truncated, metric_columns, extra_columns, metadata, ingested_at, tracedb_version)
 VALUES ($run_id, $name, map($tag_keys::VARCHAR[], $tag_values::VARCHAR[]), $source_path, $source_files, $format,
-        $content_hash, $rank, $device_kind, $clock_domain, false, $extra_columns, $metadata, now()::TIMESTAMP, $version);
+        $content_hash, $rank, $device_kind, $clock_domain, false, $metric_columns, $extra_columns, $metadata, now()::TIMESTAMP, $version);

@@ -22,7 +22,8 @@ CREATE TABLE runs (
     kernel_count  BIGINT,            -- rows in kernels (after dedup)
     first_start_ns BIGINT,
     last_end_ns   BIGINT,
-    extra_columns VARCHAR[],         -- names of source columns kept as kernels_raw.extra_values
+    metric_columns VARCHAR[],        -- names of numeric source columns without a column of their own (PMU)
+    extra_columns VARCHAR[],         -- names of the other such columns (text)
     metadata      VARCHAR,           -- JSON: profiler_info and similar provenance
     ingested_at   TIMESTAMP,
     tracedb_version VARCHAR
@@ -53,12 +54,17 @@ CREATE TABLE kernels_raw (
     output_shapes VARCHAR,
     output_dtypes VARCHAR,
     output_formats VARCHAR,
+    metrics       DOUBLE[],          -- values of runs.metric_columns, same order
     extra_values  VARCHAR[],         -- values of runs.extra_columns, same order
     dup           VARCHAR            -- NULL when counted; 'exact' or 'comm' when a duplicate
 );
 CREATE VIEW kernels AS
-    SELECT * EXCLUDE (dup, extra_values) FROM kernels_raw WHERE dup IS NULL;
--- Source columns that have no column of their own, one row per kernel and column.
+    SELECT * EXCLUDE (dup, metrics, extra_values) FROM kernels_raw WHERE dup IS NULL;
+-- Numeric source columns that have no column of their own (PMU metrics), one row per kernel and metric.
+CREATE VIEW kernel_metrics AS
+    SELECT k.run_id, k.seq, unnest(r.metric_columns) AS metric, unnest(k.metrics) AS value
+    FROM kernels_raw k JOIN runs r USING (run_id);
+-- Text source columns that have no column of their own, one row per kernel and column.
 CREATE VIEW kernel_extras AS
     SELECT k.run_id, k.seq, unnest(r.extra_columns) AS column_name, unnest(k.extra_values) AS value
     FROM kernels_raw k JOIN runs r USING (run_id);

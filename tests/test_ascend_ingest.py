@@ -65,22 +65,23 @@ def test_full_header_every_canonical_column(con, tmp_path):
     assert (res.status, res.rows, res.duplicates) == ("ingested", 2, 0)
     cols = ("seq, start_ns, dur_ns, wait_ns, name, op_type, kind, core_type, device_id, stream_id, task_id, step_id, "
             "model_id, context_id, block_dim, mix_block_dim, op_state, input_shapes, input_dtypes, input_formats, "
-            "output_shapes, output_dtypes, output_formats, extra_values, dup")
+            "output_shapes, output_dtypes, output_formats, metrics, extra_values, dup")
     mm = "aclnnMatmul_MatMulV3Common_MatMulV3"
     assert raw(con, cols) == [
         # start T.640 µs -> T*1000 + 640 ns; 1892.920 µs -> 1892920 ns; wait 0.5 µs -> 500 ns;
         # Model ID 4294967295 and Context ID N/A -> NULL; shapes keep msprof's own quotes
         (0, T * 1000 + 640, 1892920, 500, mm, "MatMulV3", "kernel", "AI_CORE", 0, 2, 100, 2, None, None, 24, 0,
          "dynamic", '"8192,2,640;8192,2,640"', "DT_BF16;DT_BF16", "ND;ND", '"8192,2"', "DT_BF16", "ND",
-         ["NO", "1883.842"], None),
+         [1883.842], ["NO"], None),    # aicore_time(us) is a number: a metric; HF32 Eligible YES/NO: text
         # (T + 2000).912 µs -> (T + 2000)*1000 + 912 ns; every N/A integer -> NULL; Model ID 7 kept
         (1, (T + 2000) * 1000 + 912, 1892920, 500, mm, "MatMulV3", "kernel", "AI_CORE", 0, None, None, None, 7,
          None, None, None, "dynamic", '"8192,2,640;8192,2,640"', "DT_BF16;DT_BF16", "ND;ND", '"8192,2"',
-         "DT_BF16", "ND", ["NO", "1883.842"], None)]
+         "DT_BF16", "ND", [1883.842], ["NO"], None)]
     # runs: 2 rows, none duplicate; first start T.640; last end (T+2000).912 + 1892.920 = (T+3893).832 µs
-    assert q(con, "SELECT format, kernel_rows, kernel_count, first_start_ns, last_end_ns, device_id, extra_columns "
-                  "FROM runs") == [("ascend-kernel-details", 2, 2, T * 1000 + 640, (T + 3893) * 1000 + 832, 0,
-                                    ["HF32 Eligible", "aicore_time(us)"])]
+    assert q(con, "SELECT format, kernel_rows, kernel_count, first_start_ns, last_end_ns, device_id, "
+                  "metric_columns, extra_columns FROM runs") == [
+        ("ascend-kernel-details", 2, 2, T * 1000 + 640, (T + 3893) * 1000 + 832, 0, ["aicore_time(us)"],
+         ["HF32 Eligible"])]
 
 
 def test_level0_column_set(con, tmp_path):
@@ -101,18 +102,31 @@ def test_level0_column_set(con, tmp_path):
     assert q(con, "SELECT count(*) FROM kernel_extras") == [(0,)]
 
 
-def test_level2_pmu_columns_are_extras_in_order(con, tmp_path):
+def test_level2_pmu_columns_are_metrics_in_order(con, tmp_path):
     pmu = ["aicore_time(us)", "aic_total_cycles", "aic_mac_time(us)", "aic_mac_ratio", "aiv_time(us)",
            "aiv_vec_ratio", "cube_utilization(%)"]
     header = FULL[:-1] + pmu
     row = cells(header)[:-len(pmu)] + ["405.1", "729180", "300.5", "0.742", "0", "N/A", "79.295"]
     tracedb.ingest_trace(con, write_csv(tmp_path / "l2.csv", header, [row]), name="t")
-    extras = ["HF32 Eligible"] + pmu      # HF32 Eligible has no column of its own either
-    assert q(con, "SELECT extra_columns FROM runs") == [(extras,)]
-    values = ["NO", "405.1", "729180", "300.5", "0.742", "0", None, "79.295"]   # N/A -> NULL
-    assert raw(con, "extra_values") == [(values,)]
-    assert sorted(q(con, "SELECT seq, column_name, value FROM kernel_extras"), key=str) == \
-        sorted([(0, c, v) for c, v in zip(extras, values)], key=str)
+    # numbers (and N/A) in every sampled row: metrics, DOUBLE; HF32 Eligible (NO) stays text
+    assert q(con, "SELECT metric_columns, extra_columns FROM runs") == [(pmu, ["HF32 Eligible"])]
+    values = [405.1, 729180.0, 300.5, 0.742, 0.0, None, 79.295]   # N/A -> NULL
+    assert raw(con, "metrics, extra_values") == [(values, ["NO"])]
+    assert sorted(q(con, "SELECT seq, metric, value FROM kernel_metrics"), key=str) == \
+        sorted([(0, c, v) for c, v in zip(pmu, values)], key=str)
+    assert q(con, "SELECT seq, column_name, value FROM kernel_extras") == [(0, "HF32 Eligible", "NO")]
+
+
+def test_metric_with_text_past_the_sample_is_kept_as_text(con, tmp_path):
+    # 2,001 rows: aicore_time(us) is numeric in the 2,000 sampled rows and 'n/a?' in the last one, so the
+    # first typed load fails on it and the ingest retries with that column as text (nothing is lost)
+    header = FULL
+    rows = [cells(FULL, start_time_us=f"{T + i}.000\t") for i in range(2000)]
+    rows.append(cells(FULL, start_time_us=f"{T + 2000}.000\t", aicore_time_us="n/a?"))
+    res = tracedb.ingest_trace(con, write_csv(tmp_path / "m.csv", header, rows), name="t")
+    assert res.rows == 2001
+    assert q(con, "SELECT metric_columns, extra_columns FROM runs") == [([], ["HF32 Eligible", "aicore_time(us)"])]
+    assert raw(con, "extra_values")[-1] == (["NO", "n/a?"],)
 
 
 @pytest.mark.parametrize("block, mix", [("Block Dim", "Mix Block Dim"), ("Block Num", "Mix Block Num")])
@@ -123,7 +137,7 @@ def test_block_and_step_spellings(con, tmp_path, block, mix, step):
     rows = [cells(FULL, step_id="13", block_dim="40", mix_block_dim="20")]   # same cells, any header spelling
     tracedb.ingest_trace(con, write_csv(tmp_path / "b.csv", header, rows), name="t")
     assert raw(con, "step_id, block_dim, mix_block_dim") == [(13, 40, 20)]
-    assert q(con, "SELECT extra_columns FROM runs") == [(["HF32 Eligible", "aicore_time(us)"],)]
+    assert q(con, "SELECT metric_columns, extra_columns FROM runs") == [(["aicore_time(us)"], ["HF32 Eligible"])]
 
 
 def test_without_device_id(con, tmp_path):
@@ -140,7 +154,7 @@ def test_utf8_bom(con, tmp_path):
     tracedb.ingest_trace(con, path, name="t")
     # "\ufeffStep Id" is still the step column (5), not an extra one; start T.640 -> T*1000 + 640 ns
     assert raw(con, "step_id, start_ns") == [(5, T * 1000 + 640)]
-    assert q(con, "SELECT extra_columns FROM runs") == [(["HF32 Eligible", "aicore_time(us)"],)]
+    assert q(con, "SELECT metric_columns, extra_columns FROM runs") == [(["aicore_time(us)"], ["HF32 Eligible"])]
 
 
 def test_empty_step_id_is_null(con, tmp_path):

@@ -84,10 +84,10 @@ def test_qwen3_megatron_run_metadata(tmp_path):
     db = str(tmp_path / "r.duckdb")
     cli("ingest", folder, "--db", db, "--name", "R", "--tag", "hw=910B")
     out = cli("sql", "--db", db, "--format", "csv", "select format, rank, device_id, kernel_count, "
-              "tags['hw'] as hw, len(extra_columns) as extras from runs").stdout
-    # 47 columns, 21 mapped to canonical ones (Step Id ... Context ID) -> 26 extras; rank_id 0 from
-    # profiler_info_0.json; 2463 rows, none duplicated
-    assert out.splitlines()[1] == "ascend-kernel-details,0,0,2463,910B,26"
+              "tags['hw'] as hw, len(metric_columns) as metrics, extra_columns from runs").stdout
+    # 47 columns, 21 mapped to canonical ones (Step Id ... Context ID) -> 26 others: 25 PMU metrics and
+    # HF32 Eligible (YES/NO); rank_id 0 from profiler_info_0.json; 2463 rows, none duplicated
+    assert out.splitlines()[1] == "ascend-kernel-details,0,0,2463,910B,25,[HF32 Eligible]"
 
 
 def test_mstt_compute_advice_has_three_exact_duplicates(tmp_path):
