@@ -25,6 +25,7 @@ class Result:
     params: dict = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     display: dict = field(default_factory=dict)   # column -> label for NULL in table/md (e.g. layer: prologue)
+    sparse: set = field(default_factory=set)      # columns table/md leave out when zero in every row
 
 
 def fetch(con, query: str, query_params: dict, report: str, fmt: str = "table", **kw) -> Result:
@@ -67,7 +68,23 @@ def _env():
 def render(res: Result, fmt: str) -> str:
     if fmt not in FORMATS:
         raise ValueError(fmt)
+    if fmt in ("table", "md") and res.sparse:
+        res = _without_empty_columns(res)
     return _env().get_template(f"{fmt}.j2").render(**_context(res, fmt))
+
+
+def _without_empty_columns(res: Result) -> Result:
+    """Human-readable tables leave out category columns with no time in any row (CSV and JSON keep a
+    stable column set); a note names what was left out."""
+    empty = [i for i, c in enumerate(res.columns)
+             if c in res.sparse and all(row[i] is None or not row[i].strip("0.") for row in res.rows)]
+    if not empty:
+        return res
+    keep = [i for i in range(len(res.columns)) if i not in empty]
+    note = "no time in: " + ", ".join(res.columns[i] for i in empty)
+    return Result(report=res.report, columns=[res.columns[i] for i in keep], numeric=[res.numeric[i] for i in keep],
+                  rows=[tuple(row[i] for i in keep) for row in res.rows], title=res.title, params=res.params,
+                  notes=res.notes + [note], display=res.display)
 
 
 def _context(res: Result, fmt: str) -> dict:

@@ -45,7 +45,7 @@ def build_report(con, name: str, fmt: str = "table", pass_spec: str = "all", abs
             f"us(coalesce(sum(a.dur_ns) FILTER (WHERE a.cat_ord = {i}), 0)) AS {sql.ident(c + '_us')}"
             for i, c in enumerate(b.profile.categories))
         return _fetch(con, "report_layers", base, name, b, meta, "layers", category_columns=cols,
-                      display={"layer": "prologue"})
+                      display={"layer": "prologue"}, sparse={c + "_us" for c in b.profile.categories})
     if name == "timeline":
         return _fetch(con, "report_timeline", {**base, "layers": list(timeline_layers or [])}, name, b, meta,
                       "pass and layer time ranges (s)", display={"layer": "(pass)"})
@@ -86,12 +86,12 @@ def _params(b, pass_spec) -> dict:
             "passes_by": "count" if b.per_pass else f"gap > {b.pass_gap:g} x median", "pass": pass_spec}
 
 
-def _fetch(con, file, params, name, b, meta, title, display=None, **placeholders):
+def _fetch(con, file, params, name, b, meta, title, display=None, sparse=None, **placeholders):
     text = sql.load(file).format(**placeholders) if placeholders else sql.load(file)
     query = sql.statements(text)[-1].rstrip().rstrip(";")
     used = {k: v for k, v in params.items() if f"${k}" in query}
     return rnd.fetch(con, query, used, name, fmt=b.fmt, title=title, params=meta, notes=list(b.notes),
-                     display=display or {})
+                     display=display or {}, sparse=sparse or set())
 
 
 def write_output(text: str, path: str | None):
