@@ -189,6 +189,9 @@ def main(argv=None):
     ap.add_argument("--layers", type=int, help="layers per pass (default: 28 qwen3, 61 dsv3)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--repeat", type=int, default=2, help="baseline + ingest repetitions, interleaved (default 2)")
+    ap.add_argument("--no-pmu", action="store_true",
+                    help="generate without the 25 PMU columns (Level1-like rows, ~230 bytes each)")
+    ap.add_argument("--file", help="benchmark this kernel_details.csv instead of generating one")
     ap.add_argument("--cache-dir", default=os.path.join(os.environ.get("TMPDIR") or tempfile.gettempdir(),
                                                         "tracedb-bench"))
     a = ap.parse_args(argv)
@@ -196,7 +199,8 @@ def main(argv=None):
     os.makedirs(a.cache_dir, exist_ok=True)
     with open(GENERATOR, "rb") as f:     # a changed generator makes a new cached file, never a stale hit
         gen_id = hashlib.sha1(f.read()).hexdigest()[:8]
-    trace = os.path.join(a.cache_dir, f"kernel_details_{a.model}_{a.rows}rows_L{layers}_s{a.seed}_pmu_g{gen_id}.csv")
+    pmu = "nopmu" if a.no_pmu else "pmu"
+    trace = a.file or os.path.join(a.cache_dir, f"kernel_details_{a.model}_{a.rows}rows_L{layers}_s{a.seed}_{pmu}_g{gen_id}.csv")
 
     ncpu, mem, duckdb_ver = machine()
     print("== machine")
@@ -210,7 +214,8 @@ def main(argv=None):
         tmp = trace + ".part"
         t0 = time.perf_counter()
         gen = subprocess.run([sys.executable, GENERATOR, tmp, "--model", a.model, "--rows", str(a.rows),
-                              "--layers", str(layers), "--seed", str(a.seed), "--pmu", "--double-hcom"],
+                              "--layers", str(layers), "--seed", str(a.seed), "--no-pmu" if a.no_pmu else "--pmu",
+                              "--double-hcom"],
                              capture_output=True, text=True)
         if gen.returncode != 0:
             print(f"  generator failed (exit {gen.returncode}): {gen.stderr.strip()[-500:]}")
