@@ -4,7 +4,7 @@ Both are the same table under two sets of column names (torch_npu renames op_sum
 drift across versions: Block Dim|Num, Step Id|ID, Device_id optional, Level0 vs Level1/2 column sets,
 PMU columns that depend on aic_metrics. The header is mapped to canonical columns here, in one place;
 every other column is kept: numeric ones (PMU metrics, judged from the first rows) as DOUBLE in
-`metrics`, named by the run's `metric_columns`, the rest verbatim in `extra_values` / `extra_columns`.
+`metrics`, named by the run's `metric_columns`, the rest verbatim in `extra_text` / `extra_columns`.
 DuckDB's CSV reader does the parsing (4x a Python csv loop, see PERFORMANCE.md) with every column as
 text, so the start times keep all their digits until sql/macros.sql turns them into integer ns.
 """
@@ -138,6 +138,15 @@ def _is_number(v: str) -> bool:
         return False
 
 
+def _joined(texts) -> str:
+    """SQL joining the text extras with chr(31), NULL as '' so every column keeps its place."""
+    if not texts:
+        return "NULL::VARCHAR"
+    if len(texts) == 1:
+        return sql.ident(f"c{texts[0][1]}")
+    return "concat(" + ", chr(31), ".join(f"coalesce({sql.ident(f'c{i}')}, '')" for _, i in texts) + ")"
+
+
 def load(con, run_id: int, headers: list[Header], as_text: set[int] = frozenset()) -> tuple[list[str], list[str]]:
     """Insert the rows of CSV files sharing one header layout into kernels_raw as run `run_id`.
 
@@ -159,7 +168,7 @@ def load(con, run_id: int, headers: list[Header], as_text: set[int] = frozenset(
         sql.run(con, "ingest_ascend_csv", {"run_id": run_id, "files": [h.path for h in headers], "cols": cols},
                 projection=projection,
                 metrics="[" + ", ".join(sql.ident(f"c{i}") for _, i in metrics) + "]::DOUBLE[]",
-                extra_values="[" + ", ".join(sql.ident(f"c{i}") for _, i in texts) + "]::VARCHAR[]")
+                extra_text=_joined(texts))
     except Exception as e:  # duckdb.Error, translated to one line naming file, line and column
         bad = re.search(r'converting column "c(\d+)"', str(e))
         if bad and int(bad.group(1)) in numeric:

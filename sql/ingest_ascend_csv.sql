@@ -3,7 +3,8 @@
 --   -> type for c0..cN (tracedb.ingest.ascend_csv picks DECIMAL for times, BIGINT for ids, VARCHAR else).
 -- Placeholders (identifiers only, quoted by tracedb.sql.ident): `projection` maps the file's column
 --   positions to canonical names, NULL where the file lacks one; `metrics` lists the other columns that
---   hold numbers (parsed as DOUBLE by the reader: 2.2x faster to store than text), `extra_values` the rest.
+--   hold numbers (parsed as DOUBLE by the reader: 2.2x faster to store than text), `extra_text` the rest,
+--   joined into one string (NULL as '').
 -- The CSV reader parses "1718851234567890.123<TAB>" as DECIMAL(25,6) itself (exact, and a bad value
 -- fails with its line number); trunc(x * 1000) gives integer ns, dropping digits below 1 ns.
 -- seq is left 0 here: ingest_finish.sql numbers rows from their insertion order (= file order).
@@ -13,7 +14,7 @@ INSERT INTO kernels_raw
 WITH csv AS (
     SELECT {projection},
         {metrics} AS metrics,
-        {extra_values} AS extra_values
+        {extra_text} AS extra_text
     FROM read_csv($files, auto_detect = false, header = true, delim = ',', quote = '"', escape = '"',
                   nullstr = ['N/A', ''], columns = $cols)
 )
@@ -32,6 +33,6 @@ SELECT $run_id, 0,
     input_shapes, input_dtypes, input_formats,
     output_shapes, output_dtypes, output_formats,
     metrics,
-    extra_values,
+    extra_text,
     NULL
 FROM csv;

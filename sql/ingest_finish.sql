@@ -20,7 +20,7 @@ WITH twice AS (
         PARTITION BY k.start_ns, k.name, hash(k.dur_ns, k.op_type, k.core_type, k.device_id, k.stream_id, k.task_id,
             k.step_id, k.model_id, k.context_id, k.block_dim, k.mix_block_dim, k.wait_ns, k.op_state,
             k.input_shapes, k.input_dtypes, k.input_formats, k.output_shapes, k.output_dtypes, k.output_formats,
-            k.metrics, k.extra_values)
+            k.metrics, k.extra_text)
         ORDER BY k.seq) AS n
     FROM kernels_raw k SEMI JOIN twice t ON k.seq = t.seq
     WHERE k.run_id = $run_id

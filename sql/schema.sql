@@ -55,16 +55,19 @@ CREATE TABLE kernels_raw (
     output_dtypes VARCHAR,
     output_formats VARCHAR,
     metrics       DOUBLE[],          -- values of runs.metric_columns, same order
-    extra_values  VARCHAR[],         -- values of runs.extra_columns, same order
+    extra_text    VARCHAR,           -- values of runs.extra_columns joined by chr(31), '' for NULL: one
+                                     -- string stores at a third of the CPU of a VARCHAR[] (2 M rows)
     dup           VARCHAR            -- NULL when counted; 'exact' or 'comm' when a duplicate
 );
 CREATE VIEW kernels AS
-    SELECT * EXCLUDE (dup, metrics, extra_values) FROM kernels_raw WHERE dup IS NULL;
+    SELECT * EXCLUDE (dup, metrics, extra_text) FROM kernels_raw WHERE dup IS NULL;
 -- Numeric source columns that have no column of their own (PMU metrics), one row per kernel and metric.
 CREATE VIEW kernel_metrics AS
     SELECT k.run_id, k.seq, unnest(r.metric_columns) AS metric, unnest(k.metrics) AS value
     FROM kernels_raw k JOIN runs r USING (run_id);
 -- Text source columns that have no column of their own, one row per kernel and column.
 CREATE VIEW kernel_extras AS
-    SELECT k.run_id, k.seq, unnest(r.extra_columns) AS column_name, unnest(k.extra_values) AS value
-    FROM kernels_raw k JOIN runs r USING (run_id);
+    SELECT run_id, seq, column_name, nullif(value, '') AS value FROM (
+        SELECT k.run_id, k.seq, unnest(r.extra_columns) AS column_name,
+               unnest(string_split(coalesce(k.extra_text, ''), chr(31))) AS value
+        FROM kernels_raw k JOIN runs r USING (run_id) WHERE len(r.extra_columns) > 0);

@@ -65,18 +65,18 @@ def test_full_header_every_canonical_column(con, tmp_path):
     assert (res.status, res.rows, res.duplicates) == ("ingested", 2, 0)
     cols = ("seq, start_ns, dur_ns, wait_ns, name, op_type, kind, core_type, device_id, stream_id, task_id, step_id, "
             "model_id, context_id, block_dim, mix_block_dim, op_state, input_shapes, input_dtypes, input_formats, "
-            "output_shapes, output_dtypes, output_formats, metrics, extra_values, dup")
+            "output_shapes, output_dtypes, output_formats, metrics, extra_text, dup")
     mm = "aclnnMatmul_MatMulV3Common_MatMulV3"
     assert raw(con, cols) == [
         # start T.640 µs -> T*1000 + 640 ns; 1892.920 µs -> 1892920 ns; wait 0.5 µs -> 500 ns;
         # Model ID 4294967295 and Context ID N/A -> NULL; shapes keep msprof's own quotes
         (0, T * 1000 + 640, 1892920, 500, mm, "MatMulV3", "kernel", "AI_CORE", 0, 2, 100, 2, None, None, 24, 0,
          "dynamic", '"8192,2,640;8192,2,640"', "DT_BF16;DT_BF16", "ND;ND", '"8192,2"', "DT_BF16", "ND",
-         [1883.842], ["NO"], None),    # aicore_time(us) is a number: a metric; HF32 Eligible YES/NO: text
+         [1883.842], "NO", None),    # aicore_time(us) is a number: a metric; HF32 Eligible YES/NO: text
         # (T + 2000).912 µs -> (T + 2000)*1000 + 912 ns; every N/A integer -> NULL; Model ID 7 kept
         (1, (T + 2000) * 1000 + 912, 1892920, 500, mm, "MatMulV3", "kernel", "AI_CORE", 0, None, None, None, 7,
          None, None, None, "dynamic", '"8192,2,640;8192,2,640"', "DT_BF16;DT_BF16", "ND;ND", '"8192,2"',
-         "DT_BF16", "ND", [1883.842], ["NO"], None)]
+         "DT_BF16", "ND", [1883.842], "NO", None)]
     # runs: 2 rows, none duplicate; first start T.640; last end (T+2000).912 + 1892.920 = (T+3893).832 µs
     assert q(con, "SELECT format, kernel_rows, kernel_count, first_start_ns, last_end_ns, device_id, "
                   "metric_columns, extra_columns FROM runs") == [
@@ -91,13 +91,13 @@ def test_level0_column_set(con, tmp_path):
                                  type="hcom_allReduce_", start_time_us=f"{T + 5}.000\t", block_dim="0")]
     tracedb.ingest_trace(con, write_csv(tmp_path / "l0.csv", header, rows), name="t")
     assert raw(con, "name, op_type, core_type, kind, device_id, block_dim, wait_ns, step_id, task_id, stream_id, "
-                    "model_id, mix_block_dim, op_state, input_shapes, extra_values") == [
+                    "model_id, mix_block_dim, op_state, input_shapes, extra_text") == [
         # cells() defaults: Device_id 0, Block Dim 24, Wait Time 0.500 µs = 500 ns; columns absent -> NULL
         ("aclnnMatmul_MatMulV3Common_MatMulV3", "MatMulV3", "AI_CORE", "kernel", 0, 24, 500,
-         None, None, None, None, None, None, None, []),        # no extra columns: extra_values []
+         None, None, None, None, None, None, None, None),      # no extra columns: extra_text NULL
         # Accelerator Core N/A at Level0: the hcom_ name alone makes it a communication row
         ("hcom_allReduce__1_0_1", "hcom_allReduce_", None, "comm", 0, 0, 500,
-         None, None, None, None, None, None, None, [])]
+         None, None, None, None, None, None, None, None)]
     assert q(con, "SELECT extra_columns FROM runs") == [([],)]
     assert q(con, "SELECT count(*) FROM kernel_extras") == [(0,)]
 
@@ -111,7 +111,7 @@ def test_level2_pmu_columns_are_metrics_in_order(con, tmp_path):
     # numbers (and N/A) in every sampled row: metrics, DOUBLE; HF32 Eligible (NO) stays text
     assert q(con, "SELECT metric_columns, extra_columns FROM runs") == [(pmu, ["HF32 Eligible"])]
     values = [405.1, 729180.0, 300.5, 0.742, 0.0, None, 79.295]   # N/A -> NULL
-    assert raw(con, "metrics, extra_values") == [(values, ["NO"])]
+    assert raw(con, "metrics, extra_text") == [(values, "NO")]
     assert sorted(q(con, "SELECT seq, metric, value FROM kernel_metrics"), key=str) == \
         sorted([(0, c, v) for c, v in zip(pmu, values)], key=str)
     assert q(con, "SELECT seq, column_name, value FROM kernel_extras") == [(0, "HF32 Eligible", "NO")]
@@ -126,7 +126,10 @@ def test_metric_with_text_past_the_sample_is_kept_as_text(con, tmp_path):
     res = tracedb.ingest_trace(con, write_csv(tmp_path / "m.csv", header, rows), name="t")
     assert res.rows == 2001
     assert q(con, "SELECT metric_columns, extra_columns FROM runs") == [([], ["HF32 Eligible", "aicore_time(us)"])]
-    assert raw(con, "extra_values")[-1] == (["NO", "n/a?"],)
+    # two text extras joined by chr(31); the view splits them again
+    assert raw(con, "extra_text")[-1] == ("NO\x1fn/a?",)
+    assert q(con, "SELECT column_name, value FROM kernel_extras WHERE seq = 2000") == [
+        ("HF32 Eligible", "NO"), ("aicore_time(us)", "n/a?")]
 
 
 @pytest.mark.parametrize("block, mix", [("Block Dim", "Mix Block Dim"), ("Block Num", "Mix Block Num")])
