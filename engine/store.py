@@ -12,11 +12,12 @@ import duckdb
 from tracedb import sql
 from tracedb.errors import StoreError, UsageError
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 STORAGE_VERSION = "v1.5.0"
 DEFAULT_DB = "tracedb.duckdb"
-# from-version -> sql file that brings the store one version up (none yet: v1 is the first schema)
-MIGRATIONS: dict[int, str] = {}
+# from-version -> sql file that brings the store one version up. A new store is schema.sql (v1) plus
+# every migration, so the migration path runs on every store ever created.
+MIGRATIONS: dict[int, str] = {1: "migrate_1_to_2"}
 
 
 def resolve_path(path: str | None) -> str:
@@ -58,6 +59,8 @@ def _check_schema(con, path, read_only, migrate):
             raise StoreError(f"{path}: empty DuckDB file; ingest a trace into it first")
         con.execute("BEGIN")
         sql.run(con, "schema")
+        for v in range(1, SCHEMA_VERSION):
+            sql.run(con, MIGRATIONS[v])
         con.execute("INSERT INTO tracedb_meta VALUES ('schema_version', $v)", {"v": str(SCHEMA_VERSION)})
         con.execute("COMMIT")
         return

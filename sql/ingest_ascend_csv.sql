@@ -10,7 +10,7 @@
 -- seq is left 0 here: ingest_finish.sql numbers rows from their insertion order (= file order).
 -- 'N/A' and empty cells are NULL (rows outside every step have an empty Step Id); Model ID / Context ID
 -- 4294967295 (UINT32_MAX, msprof's "invalid") too.
-INSERT INTO kernels_raw
+INSERT INTO kernels_raw BY NAME
 WITH csv AS (
     SELECT {projection},
         {metrics} AS metrics,
@@ -18,21 +18,17 @@ WITH csv AS (
     FROM read_csv($files, auto_detect = false, header = true, delim = ',', quote = '"', escape = '"',
                   nullstr = ['N/A', ''], columns = $cols)
 )
-SELECT $run_id, 0,
-    CAST(trunc(start_us * 1000) AS BIGINT),
-    CAST(trunc(dur_us * 1000) AS BIGINT),
+SELECT $run_id AS run_id, 0 AS seq,
+    CAST(trunc(start_us * 1000) AS BIGINT) AS start_ns,
+    CAST(trunc(dur_us * 1000) AS BIGINT) AS dur_ns,
     name, op_type,
-    CASE WHEN core_type IN ('HCCL', 'COMMUNICATION') OR starts_with(name, 'hcom_') THEN 'comm' ELSE 'kernel' END,
+    CASE WHEN core_type IN ('HCCL', 'COMMUNICATION') OR starts_with(name, 'hcom_') THEN 'comm' ELSE 'kernel' END AS kind,
     core_type, device_id, stream_id, task_id, step_id,
-    nullif(model_id, 4294967295), nullif(context_id, 4294967295),
-    NULL,  -- correlation_id: GPU traces only
+    nullif(model_id, 4294967295) AS model_id, nullif(context_id, 4294967295) AS context_id,
     block_dim, mix_block_dim,
-    CAST(trunc(wait_us * 1000) AS BIGINT),
+    CAST(trunc(wait_us * 1000) AS BIGINT) AS wait_ns,
     op_state,
     -- shapes stay as written (msprof quotes them itself: "1,4096"); reports strip the quotes
-    input_shapes, input_dtypes, input_formats,
-    output_shapes, output_dtypes, output_formats,
-    metrics,
-    extra_text,
-    NULL
+    input_shapes, input_dtypes, input_formats, output_shapes, output_dtypes, output_formats,
+    metrics, extra_text
 FROM csv;

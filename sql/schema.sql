@@ -1,4 +1,5 @@
--- Store schema, version 1. Inputs: none. Creates the tables and views every other stage reads.
+-- Store schema, version 1 (later versions: migrate_*.sql, applied in order to every new store too).
+-- Inputs: none. Creates the tables and views every other stage reads.
 -- runs:        one ingested profile of one device (rank); run_id keys every other table.
 -- kernels_raw: every device activity row exactly as ingested, in file order (seq), times in BIGINT ns;
 --              dup names why a row is not counted ('exact': identical to an earlier row in every source

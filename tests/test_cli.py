@@ -92,7 +92,26 @@ def test_profiles_list_and_show():
 
 
 def test_migrate_on_current_store(tiny_db):
-    assert cli("migrate", "--db", tiny_db).stdout.strip() == "store is at schema v1"
+    assert cli("migrate", "--db", tiny_db).stdout.strip() == "store is at schema v2"
+
+
+def test_v1_store_is_refused_until_migrated(tmp_path):
+    """A store as tracedb 0.1 wrote it (schema.sql alone, v1) keeps its runs through `tracedb migrate`."""
+    import duckdb
+    from tracedb import sql
+    db = str(tmp_path / "v1.duckdb")
+    con = duckdb.connect(db, config={"storage_compatibility_version": "v1.5.0"})
+    sql.run(con, "schema")
+    con.execute("INSERT INTO tracedb_meta VALUES ('schema_version', '1')")
+    con.execute("INSERT INTO runs (run_id, name) VALUES (1, 'old')")
+    con.execute("INSERT INTO kernels_raw (run_id, seq, start_ns, dur_ns, name) VALUES (1, 0, 5, 7, 'k')")
+    con.close()
+    p = cli("runs", "--db", db, check=False)
+    assert p.returncode == 1 and p.stderr.strip() == (f"error: {db}: schema v1 is older than v2; "
+                                                      f"run `tracedb migrate --db {db}`")
+    assert cli("migrate", "--db", db).stdout.strip() == "store is at schema v2"
+    got = cli("sql", "--db", db, "--format", "csv", "select name, dur_ns, grid from kernels").stdout
+    assert got == "name,dur_ns,grid\nk,7,\n"
 
 
 def test_demo_runs_the_main_job(tmp_path):

@@ -1,0 +1,36 @@
+-- Schema v1 -> v2: GPU traces (Chrome/Kineto JSON). Inputs: a v1 store. Adds launch geometry and
+-- resource columns to kernels_raw, run-level device facts, and two tables:
+-- host_events: CPU-side activities (cpu_op, user_annotation, python_function, cuda_runtime/driver, ...)
+--   with the correlation id that links a runtime launch to its kernel, in file order (seq);
+-- tracks: process and thread names (and sort order) of every (pid, tid) seen in metadata events.
+-- pid/tid are opaque text: producers use numbers and strings ("Spans", "").
+ALTER TABLE kernels_raw ADD COLUMN grid INTEGER[];
+ALTER TABLE kernels_raw ADD COLUMN block INTEGER[];
+ALTER TABLE kernels_raw ADD COLUMN registers_per_thread INTEGER;
+ALTER TABLE kernels_raw ADD COLUMN shared_mem_bytes BIGINT;
+ALTER TABLE kernels_raw ADD COLUMN external_id BIGINT;
+ALTER TABLE runs ADD COLUMN device_name VARCHAR;
+ALTER TABLE runs ADD COLUMN world_size INTEGER;
+CREATE TABLE host_events (
+    run_id        INTEGER NOT NULL,
+    seq           BIGINT NOT NULL,   -- position among the run's events in file order
+    start_ns      BIGINT NOT NULL,
+    dur_ns        BIGINT NOT NULL,
+    name          VARCHAR,
+    cat           VARCHAR,           -- lower-cased: cpu_op, user_annotation, python_function, cuda_runtime, ...
+    pid           VARCHAR,
+    tid           VARCHAR,
+    correlation_id BIGINT,
+    external_id   BIGINT
+);
+CREATE TABLE tracks (
+    run_id        INTEGER NOT NULL,
+    pid           VARCHAR,
+    tid           VARCHAR,           -- NULL for a process-level row
+    process_name  VARCHAR,
+    thread_name   VARCHAR,
+    sort_index    INTEGER
+);
+-- views are re-created so that SELECT * picks up the new columns
+CREATE OR REPLACE VIEW kernels AS
+    SELECT * EXCLUDE (dup, metrics, extra_text) FROM kernels_raw WHERE dup IS NULL;
