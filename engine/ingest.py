@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from tracedb import __version__, sql
 from tracedb.errors import InputError, UsageError
-from tracedb.ingest import ascend_csv, sources
+from tracedb.ingest import ascend_csv, chrome_json, sources
 
 
 @dataclass
@@ -24,13 +24,15 @@ class IngestResult:
     seconds: float = 0.0
     bytes: int = 0
     same_as: str | None = None
+    truncated: bool = False
 
     def summary(self) -> str:
         if self.status == "skipped":
             return f"skipped: identical content is already run '{self.same_as}' (use --replace to ingest again)"
         mb = self.bytes / 1e6
+        cut = "; the file is cut short (crashed run?): the complete events were kept" if self.truncated else ""
         return (f"{self.status} run '{self.name}': {self.rows:,} kernel rows ({self.duplicates:,} duplicates not "
-                f"counted), {mb:.1f} MB in {self.seconds:.2f} s ({mb / max(self.seconds, 1e-9):.0f} MB/s)")
+                f"counted), {mb:.1f} MB in {self.seconds:.2f} s ({mb / max(self.seconds, 1e-9):.0f} MB/s){cut}")
 
 
 class _Hasher(threading.Thread):
@@ -81,9 +83,9 @@ def ingest_path(con, path: str, name: str | None = None, tags=None, replace: boo
     if outcome[0] == "skipped":
         return IngestResult(name=name, run_id=None, status="skipped", same_as=outcome[1],
                             seconds=time.perf_counter() - t0, bytes=hasher.size)
-    status, run_id, rows, dups = outcome
+    status, run_id, rows, dups, truncated = outcome
     return IngestResult(name=name, run_id=run_id, status=status, rows=rows, duplicates=dups,
-                        seconds=time.perf_counter() - t0, bytes=hasher.size)
+                        seconds=time.perf_counter() - t0, bytes=hasher.size, truncated=truncated)
 
 
 def _load_run(con, src, name, tag_map, replace, hasher, as_text):
@@ -92,7 +94,18 @@ def _load_run(con, src, name, tag_map, replace, hasher, as_text):
     con.execute("BEGIN")
     try:
         run_id = con.execute("SELECT coalesce(max(run_id), 0) + 1 FROM runs").fetchone()[0]
-        metric_cols, extra_cols = ascend_csv.load(con, run_id, src.headers, as_text)
+        facts = {"format": src.format, "device_kind": src.device_kind, "clock_domain": src.clock_domain,
+                 "rank": src.rank, "truncated": False}
+        if src.format == "chrome-json":
+            facts.update(chrome_json.load(con, run_id, src.files[0]))
+            metric_cols, extra_cols = [], []
+            kernels = con.execute("SELECT count(*) FROM kernels_raw WHERE run_id = $r", {"r": run_id}).fetchone()[0]
+            if kernels == 0:
+                raise InputError(f"{src.path}: no device activity (no kernel, gpu_memcpy or gpu_memset events): a "
+                                 "CPU-only profile? Record it with ProfilerActivity.CUDA (or the NPU activity)")
+        else:
+            metric_cols, extra_cols = ascend_csv.load(con, run_id, src.headers, as_text)
+            sql.run(con, "ingest_finish", {"run_id": run_id})
         hasher.join()
         if hasher.error:
             raise InputError(f"{hasher.error.filename}: cannot read: {hasher.error.strerror}")
@@ -109,11 +122,11 @@ def _load_run(con, src, name, tag_map, replace, hasher, as_text):
             sql.run(con, "delete_run", {"name": old})
         sql.run(con, "insert_run", {
             "run_id": run_id, "name": name, "tag_keys": list(tag_map), "tag_values": list(tag_map.values()),
-            "source_path": src.path, "source_files": src.files, "format": src.format,
-            "content_hash": hasher.digest, "rank": src.rank, "device_kind": src.device_kind,
-            "clock_domain": src.clock_domain, "metric_columns": metric_cols, "extra_columns": extra_cols,
-            "metadata": json.dumps(src.metadata, sort_keys=True), "version": __version__})
-        sql.run(con, "ingest_finish", {"run_id": run_id})
+            "source_path": src.path, "source_files": src.files, "format": facts["format"],
+            "content_hash": hasher.digest, "rank": facts.get("rank"), "device_kind": facts["device_kind"],
+            "device_name": facts.get("device_name"), "world_size": facts.get("world_size"),
+            "clock_domain": facts["clock_domain"], "truncated": facts["truncated"], "metric_columns": metric_cols,
+            "extra_columns": extra_cols, "metadata": json.dumps(src.metadata, sort_keys=True), "version": __version__})
         rows, dups = sql.run(con, "ingest_run_stats", {"run_id": run_id}).fetchone()
         if rows == 0:
             raise InputError(f"{src.files[0]}: header only, no kernel rows; expected at least one data line")
@@ -126,4 +139,4 @@ def _load_run(con, src, name, tag_map, replace, hasher, as_text):
         except Exception:
             pass  # the transaction may already be closed by the error
         raise
-    return ("replaced" if replaced else "ingested"), run_id, rows, dups
+    return ("replaced" if replaced else "ingested"), run_id, rows, dups, facts["truncated"]

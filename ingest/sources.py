@@ -8,13 +8,13 @@ import re
 from dataclasses import dataclass, field
 
 from tracedb.errors import InputError
-from tracedb.ingest import ascend_csv
+from tracedb.ingest import ascend_csv, chrome_json
 
 
 @dataclass
 class Source:
     path: str                    # what the user named
-    format: str                  # ascend-kernel-details | ascend-op-summary
+    format: str                  # ascend-kernel-details | ascend-op-summary | chrome-json
     files: list[str]             # files to read, in order
     headers: list = field(default_factory=list)
     rank: int | None = None
@@ -31,7 +31,10 @@ class Source:
             if base in ("ASCEND_PROFILER_OUTPUT", "mindstudio_profiler_output"):
                 base = os.path.basename(os.path.dirname(p))
             return base
-        return os.path.splitext(os.path.basename(p))[0]
+        base = os.path.basename(p)
+        for ext in (".gz", ".json", ".csv", ".tmp"):
+            base = base[:-len(ext)] if base.endswith(ext) else base
+        return base
 
 
 def resolve(path: str) -> Source:
@@ -39,6 +42,8 @@ def resolve(path: str) -> Source:
         raise InputError(f"{path}: no such file or folder")
     if os.path.isdir(path):
         return _resolve_dir(path)
+    if chrome_json.looks_like_json(path):
+        return Source(path=path, format="chrome-json", files=[path], rank=rank_from_path(path))
     return _from_csv_files(path, [path])
 
 

@@ -44,6 +44,7 @@ def run(con, name: str, params: dict | None = None, **placeholders):
         text = text.format(**placeholders)
     cur = None
     for stmt in statements(text):
-        p = {k: v for k, v in (params or {}).items() if f"${k}" in stmt}
+        code = "\n".join(line for line in stmt.splitlines() if not line.lstrip().startswith("--"))
+        p = {k: v for k, v in (params or {}).items() if f"${k}" in code}
         cur = con.execute(stmt, p) if p else con.execute(stmt)
     return cur

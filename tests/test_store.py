@@ -38,10 +38,11 @@ def set_schema_version(path, value):
 
 # ---------------------------------------------------------------------------------------------- schema
 def test_new_store_schema_version(con):
-    assert con.execute("SELECT key, value FROM tracedb_meta").fetchall() == [("schema_version", "1")]
+    assert con.execute("SELECT key, value FROM tracedb_meta").fetchall() == [("schema_version", "2")]
     tables = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables "
                                         "WHERE table_schema = 'main'").fetchall()}
-    assert tables == {"tracedb_meta", "runs", "kernels_raw", "kernels", "kernel_metrics", "kernel_extras"}
+    assert tables == {"tracedb_meta", "runs", "kernels_raw", "kernels", "kernel_metrics", "kernel_extras",
+                      "host_events", "tracks"}
 
 
 def test_storage_version_is_v1_5(con, db_path):
