@@ -92,3 +92,16 @@ def timeline(run: RunOpt, db: DbOpt = None, profile: ProfileOpt = None, anchor: 
     _run("timeline", db, check_format(format), output, runs=run, profile=profile, anchor=anchor, layers=layers,
          blocks_per_layer=blocks_per_layer, layer_offset=layer_offset, window=window, pass_spec=pass_,
          pass_gap=pass_gap, config=config, absolute=absolute, timeline_layers=layer or [])
+
+
+@app.command()
+@one_line_errors
+def modules(run: RunOpt, db: DbOpt = None, profile: ProfileOpt = None, anchor: AnchorOpt = None, layers: LayersOpt = None,
+            blocks_per_layer: BplOpt = None, layer_offset: OffsetOpt = None, window: WindowOpt = "strict",
+            pass_: PassOpt = "all", pass_gap: GapOpt = 10.0, config: ConfigOpt = None,
+            by: Annotated[str, typer.Option("--by", help="kernel: a row per (layer, module, kernel); module: per module totals.")] = "kernel",
+            format: FmtOpt = "table", output: OutOpt = None):
+    """Device time by the host module that launched it (GPU traces with host events); layers with an anchor."""
+    _run("modules", db, check_format(format), output, runs=run, profile=profile, anchor=anchor, layers=layers,
+         blocks_per_layer=blocks_per_layer, layer_offset=layer_offset, window=window, pass_spec=pass_,
+         pass_gap=pass_gap, config=config, by=by)

@@ -7,7 +7,7 @@ from tracedb.engine import render as rnd
 from tracedb.engine import segment
 from tracedb.errors import UsageError
 
-REPORTS = ("passes", "layers", "kernels", "timeline")
+REPORTS = ("passes", "layers", "kernels", "timeline", "modules")
 
 
 def render_report(con, name: str, fmt: str = "table", **opts) -> str:
@@ -20,9 +20,12 @@ def render_report(con, name: str, fmt: str = "table", **opts) -> str:
 def build_report(con, name: str, fmt: str = "table", pass_spec: str = "all", absolute: bool = False,
                  layer: int | None = None,
                  compare_layer: int | None = None, flow: bool = False, top: int = 20, order: str = "dur",
-                 timeline_layers: list[int] | None = None, clusters: bool = False, **seg_opts) -> rnd.Result:
+                 timeline_layers: list[int] | None = None, clusters: bool = False, by: str = "kernel",
+                 **seg_opts) -> rnd.Result:
     if name not in REPORTS:
         raise UsageError(f"unknown report {name!r}; reports: {', '.join(REPORTS)}")
+    if name == "modules":
+        return _modules(con, fmt, pass_spec, by, seg_opts)
     b = segment.bind(con, segment.Options(**seg_opts))
     segment.find_passes(con, b)
     base = {"run_ids": b.run_ids, "absolute": bool(absolute)}
@@ -63,6 +66,39 @@ def build_report(con, name: str, fmt: str = "table", pass_spec: str = "all", abs
         raise UsageError("--top must be >= 0 (0: every kernel)")
     return _fetch(con, "report_kernels", {"run_ids": b.run_ids, "layer": layer, "top": top}, name, b, meta,
                   "hot kernels" + (f" of layer {layer}" if layer is not None else ""))
+
+
+def _modules(con, fmt, pass_spec, by, seg_opts):
+    """Device time by launching module. Segmentation is optional: without an anchor (from --anchor or
+    the profile) every kernel has an empty pass and layer."""
+    if by not in ("kernel", "module"):
+        raise UsageError("--by: expected kernel or module")
+    opt = segment.Options(**seg_opts)
+    has_anchor = bool(opt.anchor) or bool(opt.profile and segment.profiles.load(opt.profile).anchor)
+    if has_anchor:
+        b = segment.bind(con, opt)
+        segment.find_passes(con, b)
+        segment.assign(con, b, segment.select_passes(con, b, pass_spec))
+        meta = _params(b, pass_spec)
+    else:
+        if not opt.runs:
+            raise UsageError("give at least one --run (see `tracedb runs`)")
+        ids = list(dict.fromkeys(segment.lookup_run(con, r) for r in opt.runs))
+        names = dict(con.execute("SELECT run_id, name FROM runs WHERE run_id IN (SELECT unnest($i))", {"i": ids}).fetchall())
+        b = segment.Bound(run_ids=ids, run_names=names, profile=segment.profiles.load("generic"), anchor="",
+                          layers=None, blocks_per_layer=1, layer_offset=0, window=opt.window, pass_gap=opt.pass_gap)
+        con.execute("CREATE OR REPLACE TEMP TABLE _assigned (run_id INTEGER, seq BIGINT, pass BIGINT, layer BIGINT)")
+        meta = {"runs": ", ".join(names[r] for r in ids), "layers": "none (no anchor)"}
+    b.fmt = fmt
+    sql.run(con, "attribute_modules", {"run_ids": b.run_ids})
+    missing = con.execute("SELECT count(*) FILTER (WHERE module = '(no host launch)'), count(*) FROM _attr").fetchone()
+    if missing[0]:
+        b.notes.append(f"{missing[0]:,} of {missing[1]:,} kernels have no launching runtime call in the trace "
+                       "(no correlation id, or host side not recorded): module '(no host launch)'")
+    meta["by"] = by
+    file, title = ("report_modules_total", "device time by module") if by == "module" else \
+        ("report_modules", "device time by module and kernel")
+    return _fetch(con, file, {"run_ids": b.run_ids}, "modules", b, meta, title, display={"layer": ""})
 
 
 def _clusters(con, b, base, meta):

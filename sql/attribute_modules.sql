@@ -1,0 +1,49 @@
+-- Attribute each device activity of the selected runs to the host side that launched it.
+-- Inputs: kernels, host_events. Parameters: $run_ids INTEGER[].
+-- 1. launch: the runtime/driver call with the kernel's correlation id (cuda_runtime, cuda_driver, and
+--    their ROCm/NPU twins; Kineto links them by args.correlation).
+-- 2. frames: the host events of the launching thread that enclose the launch time (start <= t < end):
+--    cpu_op, user_annotation, python_function. The innermost of each kind is the latest to start.
+--    nn.Module frames (python_function named 'nn.Module: ...', present when the trace was recorded
+--    with modules) are a kind of their own.
+--    The join is a range join without an equality key (an IEJoin); the thread is compared afterwards: a
+--    range join with pid/tid equality degenerates into hash join + filter (PERFORMANCE.md).
+-- 3. module: the innermost nn.Module frame (its instance number dropped: 'nn.Module: Qwen2Attention_13'
+--    -> 'nn.Module: Qwen2Attention', the layer says which instance), else user annotation, else cpu_op,
+--    else python frame; kernels with no launch found get '(no host launch)', launches outside any frame
+--    '(no host frame)'.
+-- Output: TEMP _attr(run_id, seq, launch_ns, cpu_op, annotation, nn_module, python_frame, module).
+CREATE OR REPLACE TEMP TABLE _attr AS
+WITH launches AS (
+    SELECT k.run_id, k.seq, h.pid, h.tid, h.start_ns AS t
+    FROM kernels k
+    JOIN host_events h ON h.run_id = k.run_id AND h.correlation_id = k.correlation_id
+    WHERE k.run_id IN (SELECT unnest($run_ids)) AND k.correlation_id IS NOT NULL
+      AND h.cat IN ('cuda_runtime', 'cuda_driver', 'privateuse1_runtime', 'privateuse1_driver', 'runtime')
+    -- one launch per kernel: a correlation id is unique per run in Kineto; keep the first if not
+    QUALIFY row_number() OVER (PARTITION BY k.run_id, k.seq ORDER BY h.start_ns, h.seq) = 1
+), frames AS (
+    SELECT run_id, pid, tid, start_ns, start_ns + dur_ns AS end_ns, name,
+        CASE WHEN cat = 'python_function' AND starts_with(name, 'nn.Module:') THEN 'nn_module' ELSE cat END AS kind
+    FROM host_events
+    WHERE run_id IN (SELECT unnest($run_ids)) AND cat IN ('cpu_op', 'user_annotation', 'python_function')
+), enclosing AS (
+    SELECT l.run_id, l.seq, f.kind, arg_max(f.name, f.start_ns) AS name
+    FROM launches l JOIN frames f ON f.start_ns <= l.t AND l.t < f.end_ns
+    WHERE f.run_id = l.run_id AND f.pid IS NOT DISTINCT FROM l.pid AND f.tid IS NOT DISTINCT FROM l.tid
+    GROUP BY ALL
+), per_kernel AS (
+    SELECT l.run_id, l.seq, l.t AS launch_ns,
+        max(e.name) FILTER (WHERE e.kind = 'cpu_op') AS cpu_op,
+        max(e.name) FILTER (WHERE e.kind = 'user_annotation') AS annotation,
+        max(e.name) FILTER (WHERE e.kind = 'nn_module') AS nn_module,
+        max(e.name) FILTER (WHERE e.kind = 'python_function') AS python_frame
+    FROM launches l LEFT JOIN enclosing e USING (run_id, seq)
+    GROUP BY ALL
+)
+SELECT k.run_id, k.seq, p.launch_ns, p.cpu_op, p.annotation, p.nn_module, p.python_frame,
+    CASE WHEN p.seq IS NULL THEN '(no host launch)'
+         ELSE coalesce(regexp_replace(p.nn_module, '_\d+$', ''), p.annotation, p.cpu_op, p.python_frame,
+                       '(no host frame)') END AS module
+FROM kernels k LEFT JOIN per_kernel p USING (run_id, seq)
+WHERE k.run_id IN (SELECT unnest($run_ids));

@@ -1,0 +1,11 @@
+-- Report `modules`: device time per (pass, layer, module, kernel), every kernel of the runs accounted
+-- for: kernels outside any pass window (or every kernel, without an anchor) have an empty pass and layer.
+-- Inputs: _attr, kernels, runs, _assigned (may be empty). Parameters: $run_ids.
+-- Columns: run, pass, layer, module, kernel, count, sum_us.
+SELECT r.name AS run, a.pass, a.layer, m.module, k.name AS kernel, count(*) AS count, us(sum(k.dur_ns)) AS sum_us
+FROM _attr m
+JOIN kernels k USING (run_id, seq)
+JOIN runs r USING (run_id)
+LEFT JOIN _assigned a USING (run_id, seq)
+GROUP BY m.run_id, r.name, a.pass, a.layer, m.module, k.name
+ORDER BY list_position($run_ids, m.run_id), a.pass NULLS FIRST, a.layer NULLS FIRST, sum(k.dur_ns) DESC, m.module, k.name;

@@ -1,0 +1,12 @@
+-- Report `modules --by module`: device time per (pass, layer, module), with its share of the run's time.
+-- Inputs: _attr, kernels, runs, _assigned (may be empty). Parameters: $run_ids.
+-- Columns: run, pass, layer, module, kernels, sum_us, share_pct (of the run's device time, 2 decimals).
+WITH rows AS (
+    SELECT m.run_id, a.pass, a.layer, m.module, count(*) AS n, sum(k.dur_ns) AS ns
+    FROM _attr m JOIN kernels k USING (run_id, seq) LEFT JOIN _assigned a USING (run_id, seq)
+    GROUP BY ALL
+)
+SELECT r.name AS run, x.pass, x.layer, x.module, x.n AS kernels, us(x.ns) AS sum_us,
+    round(100.0 * x.ns / nullif(sum(x.ns) OVER (PARTITION BY x.run_id), 0), 2)::DECIMAL(6, 2) AS share_pct
+FROM rows x JOIN runs r USING (run_id)
+ORDER BY list_position($run_ids, x.run_id), x.pass NULLS FIRST, x.layer NULLS FIRST, x.ns DESC, x.module;
