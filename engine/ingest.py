@@ -72,14 +72,17 @@ def ingest_path(con, path: str, name: str | None = None, tags=None, replace: boo
     name = name or src.default_name
     hasher = _Hasher(src.files)
     hasher.start()
-    as_text: set[int] = set()
+    retry = {"as_text": set(), "parts": 2}
     while True:
         try:
-            outcome = _load_run(con, src, name, tag_map, replace, hasher, as_text)
+            outcome = _load_run(con, src, name, tag_map, replace, hasher, retry)
             break
         except ascend_csv.NotNumeric as e:   # rare: a metric column with text past the sampled rows
             con.execute("ROLLBACK")
-            as_text.add(e.index)
+            retry["as_text"].add(e.index)
+        except chrome_json.SplitFailed:      # rare: a cut between JSON parts fell inside an event
+            con.execute("ROLLBACK")
+            retry["parts"] = 1
     if outcome[0] == "skipped":
         return IngestResult(name=name, run_id=None, status="skipped", same_as=outcome[1],
                             seconds=time.perf_counter() - t0, bytes=hasher.size)
@@ -88,7 +91,7 @@ def ingest_path(con, path: str, name: str | None = None, tags=None, replace: boo
                         seconds=time.perf_counter() - t0, bytes=hasher.size, truncated=truncated)
 
 
-def _load_run(con, src, name, tag_map, replace, hasher, as_text):
+def _load_run(con, src, name, tag_map, replace, hasher, retry):
     """One transaction: rows, duplicate marks, run row. ('skipped', same_as) when the content is known,
     else (status, run_id, rows, duplicates). On any error the transaction is rolled back."""
     con.execute("BEGIN")
@@ -97,14 +100,14 @@ def _load_run(con, src, name, tag_map, replace, hasher, as_text):
         facts = {"format": src.format, "device_kind": src.device_kind, "clock_domain": src.clock_domain,
                  "rank": src.rank, "truncated": False}
         if src.format == "chrome-json":
-            facts.update(chrome_json.load(con, run_id, src.files[0]))
+            facts.update(chrome_json.load(con, run_id, src.files[0], parts=retry["parts"]))
             metric_cols, extra_cols = [], []
             kernels = con.execute("SELECT count(*) FROM kernels_raw WHERE run_id = $r", {"r": run_id}).fetchone()[0]
             if kernels == 0:
                 raise InputError(f"{src.path}: no device activity (no kernel, gpu_memcpy or gpu_memset events): a "
                                  "CPU-only profile? Record it with ProfilerActivity.CUDA (or the NPU activity)")
         else:
-            metric_cols, extra_cols = ascend_csv.load(con, run_id, src.headers, as_text)
+            metric_cols, extra_cols = ascend_csv.load(con, run_id, src.headers, retry["as_text"])
             sql.run(con, "ingest_finish", {"run_id": run_id})
         hasher.join()
         if hasher.error:
@@ -131,7 +134,7 @@ def _load_run(con, src, name, tag_map, replace, hasher, as_text):
         if rows == 0:
             raise InputError(f"{src.files[0]}: header only, no kernel rows; expected at least one data line")
         con.execute("COMMIT")
-    except ascend_csv.NotNumeric:
+    except (ascend_csv.NotNumeric, chrome_json.SplitFailed):
         raise   # the caller rolls back and retries
     except BaseException:
         try:

@@ -23,9 +23,14 @@ from tracedb.errors import InputError
 CHUNK = 1 << 22
 TAIL = 1 << 20            # bytes read from the end to find where the event array closes
 PART_MIN = 16 << 20       # below this an array is parsed as one part
-# An event boundary: `}`, a comma, `{` and a key that starts Kineto and Perfetto events. A string value
-# holding exactly this is not impossible: DuckDB then fails on the part and the file is parsed whole.
+# An event boundary: `}`, a comma, `{` and a key that starts Kineto and Perfetto events. It cannot occur
+# inside a JSON string (the quote would be escaped), but it can inside args that hold a list of objects
+# keyed like that: DuckDB then rejects a part, and the caller parses the array as one part instead.
 BOUNDARY = re.compile(rb'\}\s*,\s*\{\s*"(?:ph|cat|name|pid|tid|ts|dur|args|id|s|bp)"\s*:')
+
+
+class SplitFailed(Exception):
+    """A part did not parse on its own: a cut fell inside an event. Parse the array as one part."""
 
 
 @dataclass
@@ -273,8 +278,8 @@ def load(con, run_id: int, path: str, parts: int = 2) -> dict:
         try:
             sql.run(con, "ingest_chrome_stage", params, ts_ns=TS_TEXT if text_ts else TS_NUMBER)
         except Exception as e:
-            if len(files) > 1:   # a boundary inside a string value: parse the array as one part
-                return load(con, run_id, path, parts=1)
+            if len(files) > 1:   # the transaction is aborted: the caller rolls back and calls again with 1 part
+                raise SplitFailed() from None
             raise InputError(f"{path}: {_json_error(e)}") from None
         n, bad = con.execute("SELECT count(*), min(rowid) FILTER (WHERE ph = 'X' AND start_ns IS NULL) - min(rowid) "
                              "FROM _ev").fetchone()

@@ -42,7 +42,7 @@ def resolve(path: str) -> Source:
         raise InputError(f"{path}: no such file or folder")
     if os.path.isdir(path):
         return _resolve_dir(path)
-    if chrome_json.looks_like_json(path):
+    if chrome_json.is_gzip(path) or chrome_json.looks_like_json(path):
         return Source(path=path, format="chrome-json", files=[path], rank=rank_from_path(path))
     return _from_csv_files(path, [path])
 

@@ -1,5 +1,6 @@
-"""Golden tests: every report in every format over the tiny synthetic trace (tests/tiny_trace.py, which
-derives the expected numbers), compared whole with golden/<case>. A missing or different golden file
+"""Golden tests: every report in every format over the tiny synthetic traces (tests/tiny_trace.py, an
+Ascend decode, and tests/tiny_kineto.py, a GPU trace with host events; both derive the expected
+numbers), compared whole with golden/<case>. A missing or different golden file
 fails with a unified diff; `pytest --update-golden` rewrites them (read every diff before committing)."""
 import difflib
 import os
@@ -7,6 +8,7 @@ import os
 import pytest
 
 import tracedb
+import tiny_kineto
 import tiny_trace
 from conftest import GOLDEN
 
@@ -36,6 +38,13 @@ CASES = {
     "kernels_compare.csv": ("kernels", "csv", {"pass_spec": "3", "window": "full", "layer": 0, "compare_layer": 1}),
     "layers_clusters.md": ("layers", "md", {"pass_spec": "all", "window": "full", "layers": None, "clusters": True,
                                             "config": os.path.join(os.path.dirname(__file__), "data", "tiny_config.json")}),
+    # GPU trace (run "gpu"): module attribution with and without layers
+    "modules.table": ("modules", "table", {"runs": ["gpu"], "profile": None, "layers": None}),
+    "modules.md": ("modules", "md", {"runs": ["gpu"], "profile": None, "layers": None, "by": "module"}),
+    "modules.csv": ("modules", "csv", {"runs": ["gpu"], "profile": None, "anchor": "flash_fwd", "layers": 2}),
+    "modules.json": ("modules", "json", {"runs": ["gpu"], "profile": None, "anchor": "flash_fwd", "layers": 2,
+                                         "by": "module"}),
+    "layers_gpu.csv": ("layers", "csv", {"runs": ["gpu"], "profile": "dsv3-gpu", "anchor": "flash_fwd", "layers": 2}),
     "timeline.table": ("timeline", "table", {}),
     "timeline.md": ("timeline", "md", {"window": "full"}),
     "timeline.csv": ("timeline", "csv", {"timeline_layers": [1]}),
@@ -48,6 +57,7 @@ def tiny_store(tmp_path_factory):
     d = tmp_path_factory.mktemp("golden")
     con = tracedb.connect(str(d / "g.duckdb"))
     tracedb.ingest_trace(con, tiny_trace.write(d / "kernel_details.csv"), name="tiny")
+    tracedb.ingest_trace(con, tiny_kineto.write(d / "trace.json"), name="gpu")
     yield con
     con.close()
 

@@ -124,3 +124,66 @@ def test_other_real_files_ingest_exactly(tmp_path, parts):
         starts = [us_ns(r[col]) for r in rd]
     got = cli("sql", "--db", db, "--format", "csv", "select count(*), sum(start_ns)::HUGEINT from kernels_raw").stdout
     assert got.splitlines()[1] == f"{len(starts)},{sum(starts)}"
+
+
+# ----------------------------------------------------------------------------------------- GPU traces
+SGLANG = ("amd-tracelens", "inference", "sglang_prefilldecode", "sglang_Qwen3-8B_prefilldecode.json.gz")
+DEVICE_CATS = ("kernel", "gpu_memcpy", "gpu_memset", "memcpy", "memset")
+
+
+def chrome_device_events(path):
+    import gzip
+    import json
+    with (gzip.open if path.endswith(".gz") else open)(path, "rt", encoding="utf-8") as f:
+        doc = json.load(f)
+    events = doc["traceEvents"] if isinstance(doc, dict) else doc
+    return [(round(float(e["ts"]) * 1000), i, round(float(e.get("dur", 0)) * 1000), e.get("name", ""))
+            for i, e in enumerate(events) if e.get("ph") == "X" and str(e.get("cat", "")).lower() in DEVICE_CATS]
+
+
+def test_sglang_mi300x_layers_equal_reference(tmp_path):
+    path = shared(*SGLANG)
+    db = str(tmp_path / "g.duckdb")
+    cli("ingest", path, "--db", db, "--name", "R")
+    ks = sorted(chrome_device_events(path))
+    anchors = [k for k in ks if "FmhaBatchPrefillWithPagedKVCache" in k[3]]
+    want = {}
+    for p in range(0, len(anchors), 36):   # 36 layers (Qwen3-8B): count-based passes
+        g = anchors[p:p + 36]
+        lo, hi, starts = g[0][0], g[-1][0] + g[-1][2], [a[0] for a in g]
+        for k in ks:
+            if lo <= k[0] <= hi:
+                key = (p // 36, bisect.bisect_right(starts, k[0]) - 1)
+                n, s, first, last = want.get(key, (0, 0, k[0], 0))
+                want[key] = (n + 1, s + k[2], min(first, k[0]), max(last, k[0] + k[2]))
+    want = {key: (n, s, last - first) for key, (n, s, first, last) in want.items()}
+    got = cli_layers(db, "--anchor", "FmhaBatchPrefillWithPagedKVCache", "--layers", "36")
+    assert len(want) == 36 and got == want
+
+
+def test_sglang_modules_account_for_all_device_time(tmp_path):
+    path = shared(*SGLANG)
+    db = str(tmp_path / "g.duckdb")
+    cli("ingest", path, "--db", db, "--name", "R")
+    out = cli("report", "modules", "--db", db, "--run", "R", "--format", "csv").stdout
+    total_ns = sum(round(float(r["sum_us"]) * 1000) for r in csv.DictReader(io.StringIO(out)))
+    assert total_ns == sum(k[2] for k in chrome_device_events(path))
+
+
+@pytest.mark.parametrize("parts", [
+    ("amd-tracelens", "h100", "Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"),
+    ("amd-tracelens", "mi300", "Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"),
+    ("amd-tracelens", "inference", "vllm_decode_full", "graph_execution.json.gz"),
+    ("amd-tracelens", "inference", "vllm_prefilldecode_piecewise", "graph_execution.json.gz"),
+    ("deepseek-profile-data", "train.json"),
+    ("hta-tests-data", "amd_trace", "mi250_minitoy_train_ROCm6_2_kineto.json.gz"),
+    ("hta-tests-data", "trace_diff", "control", "control.json.gz"),
+    ("torch-tb-profiler-sample", "worker0.1623143089861.pt.trace.json.gz"),
+])
+def test_real_gpu_traces_ingest_every_device_event_exactly(tmp_path, parts):
+    path = shared(*parts)
+    db = str(tmp_path / "g.duckdb")
+    cli("ingest", path, "--db", db, "--name", "R")
+    ks = chrome_device_events(path)
+    got = cli("sql", "--db", db, "--format", "csv", "select count(*), sum(dur_ns) from kernels_raw").stdout
+    assert got.splitlines()[1] == f"{len(ks)},{sum(k[2] for k in ks)}"

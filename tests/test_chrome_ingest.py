@@ -1,0 +1,169 @@
+"""Chrome trace-event JSON ingest (Kineto, Ascend trace_view.json) over tests/tiny_kineto.py and variants."""
+import gzip
+import json
+
+import pytest
+
+import tiny_kineto
+import tracedb
+from conftest import cli
+from tracedb.ingest import chrome_json
+
+BASE = tiny_kineto.BASE_NS
+
+
+def q(con, sql, **p):
+    return con.execute(sql, p).fetchall()
+
+
+def kernel_facts(con, run="t"):
+    return q(con, "SELECT k.kind, k.name, k.start_ns, k.dur_ns, k.device_id, k.stream_id, k.correlation_id, k.grid, "
+                  "k.block, k.registers_per_thread, k.shared_mem_bytes FROM kernels k JOIN runs r USING (run_id) "
+                  "WHERE r.name = $n ORDER BY k.start_ns, k.seq", n=run)
+
+
+@pytest.fixture
+def reference(con, tmp_path):
+    tracedb.ingest_trace(con, tiny_kineto.write(tmp_path / "ref.json"), name="t")
+    return kernel_facts(con)
+
+
+def test_kernels_times_and_launch_facts(con, reference):
+    # 6 device activities a pass; the first: gemm_kernel at T=0 + 10 µs -> BASE + 10,000 ns, 10 µs long
+    assert len(reference) == 12
+    assert reference[0] == ("kernel", "gemm_kernel", BASE + 10_000, 10_000, 0, 7, 1001, [132, 1, 1], [256, 1, 1],
+                            128, 4096)
+    # pass 1's memcpy at 1000 + 70 µs; orphan at 1090 lasting 1.5 µs
+    assert ("memcpy", BASE + 1_070_000, 2_000) in [(k[0], k[2], k[3]) for k in reference]
+    assert reference[-1][1:4] == ("orphan_kernel", BASE + 1_090_000, 1_500)
+    assert q(con, "SELECT format, rank, device_kind, device_name, world_size, clock_domain, truncated, kernel_count "
+                  "FROM runs") == [("chrome-trace", 3, "gpu", "NVIDIA H800", 8, "unix-epoch", False, 12)]
+    # host side: per pass 2 module frames, 2 cpu_ops, 2 annotations, 5 runtime calls
+    assert q(con, "SELECT cat, count(*) FROM host_events GROUP BY 1 ORDER BY 1") == [
+        ("cpu_op", 4), ("cuda_runtime", 10), ("python_function", 4), ("user_annotation", 4)]
+    assert q(con, "SELECT pid, tid, process_name, thread_name FROM tracks ORDER BY pid, tid") == [
+        ("0", "0", "GPU 0", None), ("0", "7", "GPU 0", "stream 7"), ("100", "0", "python3", None),
+        ("100", "100", "python3", "python")]
+
+
+@pytest.mark.parametrize("variant", [
+    dict(compact=False), dict(form="array"), dict(gz=True), dict(string_pids=True), dict(legacy=True),
+    dict(form="array", compact=False, gz=True)])
+def test_every_form_gives_the_same_kernels(con, tmp_path, reference, variant):
+    suffix = ".json.gz" if variant.get("gz") else ".json"
+    tracedb.ingest_trace(con, tiny_kineto.write(tmp_path / f"v{suffix}", **variant), name="v")
+    got = kernel_facts(con, "v")
+    if variant.get("form") == "array":   # no baseTimeNanoseconds in a bare array: times stay relative
+        got = [(k[0], k[1], k[2] + BASE) + k[3:] for k in got]
+    assert got == reference
+
+
+def test_parts_split_at_event_boundaries_give_the_same_rows(con, tmp_path, reference, monkeypatch):
+    monkeypatch.setattr(chrome_json, "PART_MIN", 0)       # split even this small file
+    path = tiny_kineto.write(tmp_path / "p.json")
+    layout = chrome_json.locate(path, path)
+    assert len(chrome_json.split(layout, 4)) == 4
+    monkeypatch.setattr(chrome_json, "load", _with_parts(chrome_json.load, 4))
+    tracedb.ingest_trace(con, path, name="p", replace=True)   # same bytes as run t: replaces it
+    assert kernel_facts(con, "p") == reference
+
+
+def _with_parts(fn, parts, calls=None):
+    def load(con, run_id, path, parts=parts):
+        if calls is not None:
+            calls.append(parts)
+        return fn(con, run_id, path, parts=parts)
+    return load
+
+
+def test_a_boundary_inside_args_falls_back_to_one_part(con, tmp_path, monkeypatch):
+    # Inside a JSON string the pattern cannot occur (its quote would be escaped), but args may hold a list
+    # of objects keyed "name": one cpu_op's args are 20,000 x's then such a list, so the middle of the
+    # array lies in the x's and the cut for 2 parts lands inside args; DuckDB rejects that part and the
+    # array is parsed again as one part
+    doc = tiny_kineto.document()
+    op = next(e for e in doc["traceEvents"] if e.get("cat") == "cpu_op")
+    op["args"] = {"pad": "x" * 20000, "items": [{"name": "a"}, {"name": "b"}]}
+    path = tmp_path / "w.json"
+    path.write_text(json.dumps(doc, separators=(",", ":")))
+    calls = []
+    monkeypatch.setattr(chrome_json, "PART_MIN", 0)
+    monkeypatch.setattr(chrome_json, "load", _with_parts(chrome_json.load, 2, calls))
+    tracedb.ingest_trace(con, str(path), name="w")
+    assert calls == [2, 1]
+    assert q(con, "SELECT count(*) FROM kernels") == [(12,)]
+    assert q(con, "SELECT count(*) FROM host_events") == [(22,)]
+
+
+def test_truncated_file_keeps_the_complete_events(con, tmp_path):
+    path = tiny_kineto.write(tmp_path / "cut.json", truncate_at=0.6)
+    res = tracedb.ingest_trace(con, path, name="cut")
+    with open(path) as f:
+        text = f.read()
+    # the complete device events before the cut, counted from the text itself
+    complete = text[:text.rfind("},{") + 1]
+    want = sum(complete.count(f'"cat":"{c}"') for c in ("kernel", "gpu_memcpy"))
+    assert res.truncated and res.rows == want and 0 < want < 12
+    assert "cut short" in res.summary()
+    assert q(con, "SELECT truncated FROM runs") == [(True,)]
+
+
+def test_ascend_trace_view_string_ts_is_exact(con, tmp_path):
+    # Ascend writes ts as a string of absolute µs with 3 decimals: 19 digits, exact to the ns
+    ev = [{"ph": "M", "name": "process_name", "pid": 800, "tid": 0, "args": {"name": "Ascend Hardware"}},
+          {"ph": "M", "name": "process_name", "pid": 437675, "tid": 0, "args": {"name": "Python"}},
+          {"name": "aclnnMatmul_MatMulV3_MatMulV3", "pid": 800, "tid": 3, "ts": "1704161511422904.204", "dur": 1.35,
+           "ph": "X", "args": {"Task Type": "AI_CORE", "Stream Id": 3, "Task Id": 279, "connection_id": 8}},
+          {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 437675, "tid": 437675,
+           "ts": "1704161511422900.001", "dur": 3.0, "args": {}}]
+    path = tmp_path / "trace_view.json"
+    path.write_text(json.dumps(ev))
+    tracedb.ingest_trace(con, str(path), name="a")
+    assert q(con, "SELECT name, start_ns, dur_ns, stream_id, task_id, core_type, correlation_id FROM kernels") == [
+        ("aclnnMatmul_MatMulV3_MatMulV3", 1704161511422904204, 1350, 3, 279, "AI_CORE", 8)]
+    assert q(con, "SELECT format, device_kind, clock_domain FROM runs") == [("ascend-trace-view", "npu", "unix-epoch-local")]
+    assert q(con, "SELECT start_ns FROM host_events") == [(1704161511422900001,)]
+
+
+@pytest.mark.parametrize("content, message", [
+    (b'{"traceEvents": []}', "the trace holds no events; expected a non-empty traceEvents array"),
+    (b'{"schemaVersion": 1, "other": [1, 2]}', 'no "traceEvents" array in the first'),
+    (b'[{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 5, "dur": 2}]',
+     "no device activity (no kernel, gpu_memcpy or gpu_memset events): a CPU-only profile?"),
+    (b'[{"ph": "X", "cat": "kernel", "na', "the event array is cut before its first complete event"),
+    (b'{"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": 5, "dur": 2}, {"ph": "X"', "missing"),
+])
+def test_bad_json_one_line_store_unchanged(tmp_path, db_path, content, message):
+    if message == "missing":   # cut after one complete event: not an error, the run is marked truncated
+        f = tmp_path / "cut.json"
+        f.write_bytes(content)
+        assert "cut short" in cli("ingest", str(f), "--db", db_path, "--name", "cut").stdout
+        return
+    cli("ingest", tiny_kineto.write(tmp_path / "ok.json"), "--db", db_path, "--name", "ok")
+    before = cli("sql", "--db", db_path, "--format", "csv", "select * from runs").stdout
+    f = tmp_path / "bad.json"
+    f.write_bytes(content)
+    p = cli("ingest", str(f), "--db", db_path, check=False)
+    assert p.returncode == 1 and "Traceback" not in p.stderr
+    assert p.stderr.count("\n") == 1 and p.stderr.startswith(f"error: {f}: ") and message in p.stderr
+    assert cli("sql", "--db", db_path, "--format", "csv", "select * from runs").stdout == before
+
+
+def test_corrupt_gzip_names_the_offset(tmp_path, db_path):
+    raw = gzip.compress(json.dumps(tiny_kineto.document()).encode())
+    bad = raw[:40] + bytes(b ^ 0x5A for b in raw[40:80]) + raw[80:]
+    f = tmp_path / "bad.json.gz"
+    f.write_bytes(bad)
+    p = cli("ingest", str(f), "--db", db_path, check=False)
+    assert p.returncode == 1 and p.stderr.startswith(f"error: {f}: byte offset ~") and "corrupt gzip data" in p.stderr
+
+
+def test_modules_account_for_every_kernel(con, tmp_path):
+    tracedb.ingest_trace(con, tiny_kineto.write(tmp_path / "m.json"), name="m")
+    out = tracedb.report(con, "modules", runs=["m"], fmt="csv")
+    rows = [line.split(",") for line in out.splitlines()[1:]]
+    # 60 µs under nn.Module: Layer, 4 µs of memcpy with no frame, 3 µs with no launch: 67 µs of device time
+    assert sorted((r[3], r[5], r[6]) for r in rows) == [
+        ("(no host frame)", "2", "4.000"), ("(no host launch)", "2", "3.000"),
+        ("nn.Module: Layer", "4", "20.000"), ("nn.Module: Layer", "4", "40.000")]
+    assert all(r[1] == "" and r[2] == "" for r in rows)      # no anchor: no pass, no layer
