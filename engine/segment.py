@@ -65,9 +65,9 @@ def bind(con, opt: Options) -> Bound:
     prof = profiles.load(opt.profile or "generic")
     cfg = profiles.model_config(opt.config) if opt.config else {}
     anchor = opt.anchor or prof.anchor
+    proposal_notes = []
     if not anchor:
-        raise UsageError(f"profile '{prof.name}' has no anchor: give --anchor REGEX (a kernel that runs once per "
-                         "layer, e.g. the attention kernel) or a model profile (`tracedb profiles list`)")
+        anchor, proposal_notes = propose_anchor(con, prof, ids, opt, cfg)
     _check_regex(con, anchor, "--anchor")
     for cat, pat in prof.rules:
         _check_regex(con, pat, f"profile {prof.source} category {cat}")
@@ -76,12 +76,40 @@ def bind(con, opt: Options) -> Bound:
               layers=opt.layers or cfg.get("layers") or prof.layers,
               blocks_per_layer=opt.blocks_per_layer or prof.blocks_per_layer,
               layer_offset=prof.layer_offset if opt.layer_offset is None else opt.layer_offset,
-              window=opt.window, pass_gap=opt.pass_gap, layer_types=cfg.get("layer_types"))
+              window=opt.window, pass_gap=opt.pass_gap, layer_types=cfg.get("layer_types"), notes=proposal_notes)
     if b.layers is not None and b.layers < 1 or b.blocks_per_layer < 1 or b.layer_offset < 0:
         raise UsageError("--layers and --blocks-per-layer must be >= 1, --layer-offset >= 0")
     if not opt.anchor and prof.anchor_fallback:
         b.anchor = _pick_anchor(con, b, prof.anchor, prof.anchor_fallback)
     return b
+
+
+def propose_anchor(con, prof, run_ids, opt, cfg) -> tuple[str, list[str]]:
+    """No anchor given: per run, the attention kernel whose count per pass (passes found by gaps) is the
+    most steady, equal to the layer count when one is known. Returns an exact-name pattern and notes
+    saying what was chosen and why; refuses when no attention kernel repeats steadily."""
+    import re
+    want = (opt.layers or cfg.get("layers") or prof.layers)
+    bpl = opt.blocks_per_layer or prof.blocks_per_layer
+    names, notes = [], []
+    for rid in run_ids:
+        run = con.execute("SELECT name FROM runs WHERE run_id = $r", {"r": rid}).fetchone()[0]
+        pairs = con.execute("SELECT DISTINCT name, op_type FROM kernels WHERE run_id = $r", {"r": rid}).fetchall()
+        categorize(con, prof, pairs)
+        every = sql.run(con, "anchor_candidates", {"run_id": rid, "gap_factor": float(opt.pass_gap)}).fetchall()
+        cands = [c for c in every if not want or c[3] == want * bpl]
+        good = [c for c in cands if c[4] * 2 >= c[2]]   # the count holds in most passes
+        if not good:
+            seen = ", ".join(f"{n[:60]} ({per}/pass in {st} of {ps} passes)" for n, _, ps, per, st in every[:3])
+            raise UsageError(f"run '{run}': no anchor given and no attention kernel repeats a steady number of "
+                             f"times per pass{f' equal to {want} layers' if want else ''}"
+                             f"{'; candidates: ' + seen if seen else ''}. Give --anchor REGEX")
+        name, occ, passes, per, steady = good[0]
+        names.append(name)
+        notes.append(f"run '{run}': anchor chosen: {name[:80]!r} — an attention kernel seen {per} times in "
+                     f"{steady} of {passes} passes (found by gaps){'' if want else '; pass --layers to check'}")
+    pattern = "^(" + "|".join(re.escape(n) for n in dict.fromkeys(names)) + ")$"
+    return pattern, notes
 
 
 def _check_regex(con, pattern, what):

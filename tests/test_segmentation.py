@@ -150,3 +150,21 @@ def test_multiple_runs_stack_in_the_given_order(tiny, tmp_path):
     out = tracedb.report(tiny, "passes", runs=["tiny2", "tiny"], profile="qwen3-npu", layers=2, fmt="csv")
     runs = [line.split(",")[0] for line in out.splitlines()[1:]]
     assert runs == ["tiny2"] * 4 + ["tiny"] * 4
+
+
+def test_anchor_is_proposed_when_none_is_given(tiny):
+    # generic profile, no --anchor: the attention kernel (FusedInferAttentionScore) repeats 2 per pass
+    # in 4 of 4 gap-found passes
+    b = segment.bind(tiny, segment.Options(runs=["tiny"]))
+    name = "aclnnFusedInferAttentionScoreV3_FusedInferAttentionScore_FusedInferAttentionScore"
+    assert b.anchor == f"^({name})$"
+    assert b.notes == [f"run 'tiny': anchor chosen: {name[:80]!r} — an attention kernel seen 2 times in 4 of 4 "
+                       "passes (found by gaps); pass --layers to check"]
+    segment.find_passes(tiny, b)
+    assert tiny.execute("SELECT count(*), min(anchors), max(anchors) FROM _passes").fetchone() == (4, 2, 2)
+
+
+def test_no_proposal_when_the_layer_count_does_not_fit(tiny):
+    with pytest.raises(UsageError, match=r"no attention kernel repeats a steady number of times per pass equal "
+                                         r"to 3 layers; candidates: aclnnFusedInfer.* \(2/pass in 4 of 4 passes\)"):
+        segment.bind(tiny, segment.Options(runs=["tiny"], layers=3))
