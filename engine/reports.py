@@ -3,8 +3,9 @@ and renders the rows. `render_report` is the importable entry point behind `trac
 import os
 
 from tracedb import sql
+from tracedb.engine import profiles, segment
 from tracedb.engine import render as rnd
-from tracedb.engine import segment
+from tracedb.engine.store import run_id as lookup_run
 from tracedb.errors import UsageError
 
 REPORTS = ("passes", "layers", "kernels", "timeline", "modules")
@@ -30,11 +31,10 @@ def build_report(con, name: str, fmt: str = "table", pass_spec: str = "all", abs
     segment.find_passes(con, b)
     base = {"run_ids": b.run_ids, "absolute": bool(absolute)}
     meta = _params(b, pass_spec)
-    b.fmt = fmt
     if name == "passes":
         sel = segment.select_passes(con, b, "all")
         segment.assign(con, b, sel)
-        return _fetch(con, "report_passes", base, name, b, meta, "forward passes")
+        return _fetch(con, fmt, "report_passes", base, name, b, meta, "forward passes")
     if name == "kernels" and (flow or compare_layer is not None) and layer is None:
         raise UsageError("--layer is needed with --format compute-flow / --flow and with --compare-layer")
     sel = segment.select_passes(con, b, pass_spec)
@@ -43,28 +43,28 @@ def build_report(con, name: str, fmt: str = "table", pass_spec: str = "all", abs
     segment.assign(con, b, sel)
     if name == "layers":
         if clusters:
-            return _clusters(con, b, base, meta)
+            return _clusters(con, fmt, b, meta)
         cols = ",\n    ".join(
             f"us(coalesce(sum(a.dur_ns) FILTER (WHERE a.cat_ord = {i}), 0)) AS {sql.ident(c + '_us')}"
             for i, c in enumerate(b.profile.categories))
-        return _fetch(con, "report_layers", base, name, b, meta, "layers", category_columns=cols,
+        return _fetch(con, fmt, "report_layers", base, name, b, meta, "layers", category_columns=cols,
                       display={"layer": "prologue"}, sparse={c + "_us" for c in b.profile.categories})
     if name == "timeline":
-        return _fetch(con, "report_timeline", {**base, "layers": list(timeline_layers or [])}, name, b, meta,
+        return _fetch(con, fmt, "report_timeline", {**base, "layers": list(timeline_layers or [])}, name, b, meta,
                       "pass and layer time ranges (s)", display={"layer": "(pass)"})
     meta["layer"] = layer
     if compare_layer is not None:
         meta["compare_layer"] = compare_layer
-        return _fetch(con, "report_compare_layers", {"run_ids": b.run_ids, "layer": layer, "layer_b": compare_layer},
+        return _fetch(con, fmt, "report_compare_layers", {"run_ids": b.run_ids, "layer": layer, "layer_b": compare_layer},
                       name, b, meta, f"layer {layer} (a) vs layer {compare_layer} (b)")
     if flow:
         if order not in ("dur", "time"):
             raise UsageError("--order: expected dur or time")
-        return _fetch(con, "report_flow", {**base, "layer": layer, "order": order}, name, b, meta,
+        return _fetch(con, fmt, "report_flow", {**base, "layer": layer, "order": order}, name, b, meta,
                       f"compute flow of layer {layer}", display={"layer": "prologue"})
     if top < 0:
         raise UsageError("--top must be >= 0 (0: every kernel)")
-    return _fetch(con, "report_kernels", {"run_ids": b.run_ids, "layer": layer, "top": top}, name, b, meta,
+    return _fetch(con, fmt, "report_kernels", {"run_ids": b.run_ids, "layer": layer, "top": top}, name, b, meta,
                   "hot kernels" + (f" of layer {layer}" if layer is not None else ""))
 
 
@@ -74,7 +74,7 @@ def _modules(con, fmt, pass_spec, by, seg_opts):
     if by not in ("kernel", "module"):
         raise UsageError("--by: expected kernel or module")
     opt = segment.Options(**seg_opts)
-    has_anchor = bool(opt.anchor) or bool(opt.profile and segment.profiles.load(opt.profile).anchor)
+    has_anchor = bool(opt.anchor) or bool(opt.profile and profiles.load(opt.profile).anchor)
     if has_anchor:
         b = segment.bind(con, opt)
         segment.find_passes(con, b)
@@ -83,13 +83,12 @@ def _modules(con, fmt, pass_spec, by, seg_opts):
     else:
         if not opt.runs:
             raise UsageError("give at least one --run (see `tracedb runs`)")
-        ids = list(dict.fromkeys(segment.lookup_run(con, r) for r in opt.runs))
+        ids = list(dict.fromkeys(lookup_run(con, r) for r in opt.runs))
         names = dict(con.execute("SELECT run_id, name FROM runs WHERE run_id IN (SELECT unnest($i))", {"i": ids}).fetchall())
-        b = segment.Bound(run_ids=ids, run_names=names, profile=segment.profiles.load("generic"), anchor="",
+        b = segment.Bound(run_ids=ids, run_names=names, profile=profiles.load("generic"), anchor="",
                           layers=None, blocks_per_layer=1, layer_offset=0, window=opt.window, pass_gap=opt.pass_gap)
         con.execute("CREATE OR REPLACE TEMP TABLE _assigned (run_id INTEGER, seq BIGINT, pass BIGINT, layer BIGINT)")
         meta = {"runs": ", ".join(names[r] for r in ids), "layers": "none (no anchor)"}
-    b.fmt = fmt
     sql.run(con, "attribute_modules", {"run_ids": b.run_ids})
     missing = con.execute("SELECT count(*) FILTER (WHERE module = '(no host launch)'), count(*) FROM _attr").fetchone()
     if missing[0]:
@@ -98,10 +97,10 @@ def _modules(con, fmt, pass_spec, by, seg_opts):
     meta["by"] = by
     file, title = ("report_modules_total", "device time by module") if by == "module" else \
         ("report_modules", "device time by module and kernel")
-    return _fetch(con, file, {"run_ids": b.run_ids}, "modules", b, meta, title, display={"layer": ""})
+    return _fetch(con, fmt, file, {"run_ids": b.run_ids}, "modules", b, meta, title, display={"layer": ""})
 
 
-def _clusters(con, b, base, meta):
+def _clusters(con, fmt, b, meta):
     if not b.layer_types:
         raise UsageError("--clusters needs --config config.json with per-layer types (compress_ratios, "
                          "layer_types or first_k_dense_replace)")
@@ -111,7 +110,7 @@ def _clusters(con, b, base, meta):
         f"round(100.0 * (SELECT coalesce(sum(c.ns), 0) FROM per_cat c WHERE c.run_id = l.run_id AND "
         f"c.layer_type = l.layer_type AND c.cat_ord = {i}) / nullif(sum(l.sum_ns), 0), 2)::DECIMAL(6, 2) "
         f"AS {sql.ident(c + '_pct')}" for i, c in enumerate(b.profile.categories))
-    return _fetch(con, "report_clusters", {"run_ids": b.run_ids}, "layers", b, meta, "layer clusters by type",
+    return _fetch(con, fmt, "report_clusters", {"run_ids": b.run_ids}, "layers", b, meta, "layer clusters by type",
                   category_shares=shares)
 
 
@@ -122,11 +121,11 @@ def _params(b, pass_spec) -> dict:
             "passes_by": "count" if b.per_pass else f"gap > {b.pass_gap:g} x median", "pass": pass_spec}
 
 
-def _fetch(con, file, params, name, b, meta, title, display=None, sparse=None, **placeholders):
+def _fetch(con, fmt, file, params, name, b, meta, title, display=None, sparse=None, **placeholders):
     text = sql.load(file).format(**placeholders) if placeholders else sql.load(file)
     query = sql.statements(text)[-1].rstrip().rstrip(";")
     used = {k: v for k, v in params.items() if f"${k}" in query}
-    return rnd.fetch(con, query, used, name, fmt=b.fmt, title=title, params=meta, notes=list(b.notes),
+    return rnd.fetch(con, query, used, name, fmt=fmt, title=title, params=meta, notes=list(b.notes),
                      display=display or {}, sparse=sparse or set())
 
 

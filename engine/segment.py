@@ -9,7 +9,7 @@ import duckdb
 
 from tracedb import sql
 from tracedb.engine import profiles
-from tracedb.engine.store import run_id as lookup_run  # noqa: F401  (reports use segment.lookup_run)
+from tracedb.engine.store import run_id as lookup_run
 from tracedb.errors import UsageError
 
 STEADY_TOLERANCE = 0.05   # --pass steady: layer-0 wall within 5 % of the previous pass's
