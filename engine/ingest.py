@@ -72,7 +72,7 @@ def ingest_path(con, path: str, name: str | None = None, tags=None, replace: boo
     name = name or src.default_name
     hasher = _Hasher(src.files)
     hasher.start()
-    retry = {"as_text": set(), "parts": 2}
+    retry = {"as_text": set(), "parts": 2, "safe": False}
     while True:
         try:
             outcome = _load_run(con, src, name, tag_map, replace, hasher, retry)
@@ -80,9 +80,9 @@ def ingest_path(con, path: str, name: str | None = None, tags=None, replace: boo
         except ascend_csv.NotNumeric as e:   # rare: a metric column with text past the sampled rows
             con.execute("ROLLBACK")
             retry["as_text"].add(e.index)
-        except chrome_json.SplitFailed:      # rare: a cut between JSON parts fell inside an event
+        except chrome_json.RetrySafely:      # rare: a cut inside an event, or args of unexpected types
             con.execute("ROLLBACK")
-            retry["parts"] = 1
+            retry.update(parts=1, safe=True)
     if outcome[0] == "skipped":
         return IngestResult(name=name, run_id=None, status="skipped", same_as=outcome[1],
                             seconds=time.perf_counter() - t0, bytes=hasher.size)
@@ -100,7 +100,7 @@ def _load_run(con, src, name, tag_map, replace, hasher, retry):
         facts = {"format": src.format, "device_kind": src.device_kind, "clock_domain": src.clock_domain,
                  "rank": src.rank, "truncated": False}
         if src.format == "chrome-json":
-            facts.update(chrome_json.load(con, run_id, src.files[0], parts=retry["parts"]))
+            facts.update(chrome_json.load(con, run_id, src.files[0], parts=retry["parts"], safe=retry["safe"]))
             metric_cols, extra_cols = [], []
             kernels = con.execute("SELECT count(*) FROM kernels_raw WHERE run_id = $r", {"r": run_id}).fetchone()[0]
             if kernels == 0:
@@ -134,7 +134,7 @@ def _load_run(con, src, name, tag_map, replace, hasher, retry):
         if rows == 0:
             raise InputError(f"{src.files[0]}: header only, no kernel rows; expected at least one data line")
         con.execute("COMMIT")
-    except (ascend_csv.NotNumeric, chrome_json.SplitFailed):
+    except (ascend_csv.NotNumeric, chrome_json.RetrySafely):
         raise   # the caller rolls back and retries
     except BaseException:
         try:

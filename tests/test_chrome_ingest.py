@@ -69,10 +69,10 @@ def test_parts_split_at_event_boundaries_give_the_same_rows(con, tmp_path, refer
 
 
 def _with_parts(fn, parts, calls=None):
-    def load(con, run_id, path, parts=parts):
+    def load(con, run_id, path, parts=parts, safe=False):
         if calls is not None:
-            calls.append(parts)
-        return fn(con, run_id, path, parts=parts)
+            calls.append((parts, safe))
+        return fn(con, run_id, path, parts=parts, safe=safe)
     return load
 
 
@@ -90,7 +90,7 @@ def test_a_boundary_inside_args_falls_back_to_one_part(con, tmp_path, monkeypatc
     monkeypatch.setattr(chrome_json, "PART_MIN", 0)
     monkeypatch.setattr(chrome_json, "load", _with_parts(chrome_json.load, 2, calls))
     tracedb.ingest_trace(con, str(path), name="w")
-    assert calls == [2, 1]
+    assert calls == [(2, False), (1, True)]
     assert q(con, "SELECT count(*) FROM kernels") == [(12,)]
     assert q(con, "SELECT count(*) FROM host_events") == [(22,)]
 
@@ -147,6 +147,18 @@ def test_bad_json_one_line_store_unchanged(tmp_path, db_path, content, message):
     assert p.returncode == 1 and "Traceback" not in p.stderr
     assert p.stderr.count("\n") == 1 and p.stderr.startswith(f"error: {f}: ") and message in p.stderr
     assert cli("sql", "--db", db_path, "--format", "csv", "select * from runs").stdout == before
+
+
+def test_args_of_unexpected_types_are_read_safely(con, tmp_path):
+    # a producer writing ids as strings ("7") or an odd grid: the typed read fails, the safe one casts
+    doc = tiny_kineto.document()
+    k = next(e for e in doc["traceEvents"] if e.get("cat") == "kernel")
+    k["args"].update(stream="seven", grid="1x1x1")
+    path = tmp_path / "odd.json"
+    path.write_text(json.dumps(doc))
+    tracedb.ingest_trace(con, str(path), name="odd")
+    # that kernel: stream not a number -> the tid (7); grid not a list -> NULL; the others as usual
+    assert q(con, "SELECT stream_id, grid FROM kernels ORDER BY start_ns LIMIT 2") == [(7, None), (7, [132, 1, 1])]
 
 
 def test_corrupt_gzip_names_the_offset(tmp_path, db_path):

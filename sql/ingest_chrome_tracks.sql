@@ -1,0 +1,12 @@
+-- Tracks of a Chrome trace: process_name / thread_name / *_sort_index metadata events, one row per
+-- (pid, tid) seen in them, each with its process's name. Inputs: _meta. Parameters: $run_id.
+INSERT INTO tracks BY NAME
+SELECT $run_id AS run_id, pid, tid, max(process_name) OVER (PARTITION BY pid) AS process_name, thread_name, sort_index
+FROM (
+    SELECT pid, tid,
+        max(arg_name) FILTER (WHERE name = 'process_name') AS process_name,
+        max(arg_name) FILTER (WHERE name = 'thread_name') AS thread_name,
+        max(sort_index) FILTER (WHERE name IN ('process_sort_index', 'thread_sort_index')) AS sort_index
+    FROM _meta GROUP BY ALL
+);
+DROP TABLE _meta;
