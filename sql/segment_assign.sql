@@ -13,7 +13,9 @@ CREATE OR REPLACE TEMP TABLE _member AS
 WITH w AS (
     SELECT w.* FROM _windows w JOIN _sel s USING (run_id, pass)
 )
-SELECT k.run_id, w.pass, k.seq, k.start_ns, k.dur_ns, k.kind = 'comm' AS is_comm, c.cat_ord
+-- communication: logged as such (Ascend hcom rows) or named so (NCCL/RCCL kernels, by category)
+SELECT k.run_id, w.pass, k.seq, k.start_ns, k.dur_ns, k.kind = 'comm' OR c.category = 'communication' AS is_comm,
+    c.cat_ord
 FROM kernels k ASOF JOIN w ON k.run_id = w.run_id AND k.start_ns >= w.win_start
 JOIN _cats c ON c.name IS NOT DISTINCT FROM k.name AND c.op_type IS NOT DISTINCT FROM k.op_type
 WHERE k.run_id IN (SELECT unnest($run_ids)) AND k.start_ns <= w.win_end;

@@ -179,3 +179,18 @@ def test_modules_account_for_every_kernel(con, tmp_path):
         ("(no host frame)", "2", "4.000"), ("(no host launch)", "2", "3.000"),
         ("nn.Module: Layer", "4", "20.000"), ("nn.Module: Layer", "4", "40.000")]
     assert all(r[1] == "" and r[2] == "" for r in rows)      # no anchor: no pass, no layer
+
+
+def test_nccl_kernels_count_as_communication(con, tmp_path):
+    # pass 0's first gemm_kernel renamed to an NCCL all-reduce: layer 0 of pass 0 (strict window) holds
+    # the flash kernel at 21 and that kernel at 50 -> one communication kernel of 10 µs
+    doc = tiny_kineto.document()
+    gemms = [e for e in doc["traceEvents"] if e.get("name") == "gemm_kernel"]
+    gemms[1]["name"] = "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevComm*, unsigned long, ncclWork*)"
+    path = tmp_path / "nccl.json"
+    path.write_text(json.dumps(doc))
+    tracedb.ingest_trace(con, str(path), name="n")
+    out = tracedb.report(con, "layers", runs=["n"], profile="dsv3-gpu", anchor="flash_fwd", layers=2, fmt="csv")
+    header, first = out.splitlines()[:2]
+    row = dict(zip(header.split(","), first.split(",")))
+    assert (row["pass"], row["layer"], row["communication_us"], row["comm_count"]) == ("0", "0", "10.000", "1")
