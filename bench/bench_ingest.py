@@ -168,6 +168,17 @@ def machine():
     return ncpu, mem, ver
 
 
+def print_machine():
+    """Print the machine and the tracedb command the benchmark runs; returns that command."""
+    ncpu, mem, duckdb_ver = machine()
+    print("== machine")
+    print(f"  nproc {ncpu} (os.cpu_count {os.cpu_count()}), MemTotal {mem}, python {sys.version.split()[0]} "
+          f"({sys.executable}), duckdb {duckdb_ver}")
+    tdb = tracedb_cmd()
+    print(f"  tracedb: {' '.join(tdb[:1]) if len(tdb) == 1 else 'python -c tracedb.cli.app.main'}")
+    return tdb
+
+
 def report_failure(what, m):
     print(f"  {what}: exit code {m.rc}")
     for ln in (m.stderr.strip().splitlines() or m.stdout.strip().splitlines())[-5:]:
@@ -202,12 +213,7 @@ def main(argv=None):
     pmu = "nopmu" if a.no_pmu else "pmu"
     trace = a.file or os.path.join(a.cache_dir, f"kernel_details_{a.model}_{a.rows}rows_L{layers}_s{a.seed}_{pmu}_g{gen_id}.csv")
 
-    ncpu, mem, duckdb_ver = machine()
-    print("== machine")
-    print(f"  nproc {ncpu} (os.cpu_count {os.cpu_count()}), MemTotal {mem}, python {sys.version.split()[0]} "
-          f"({sys.executable}), duckdb {duckdb_ver}")
-    tdb = tracedb_cmd()
-    print(f"  tracedb: {' '.join(tdb[:1]) if len(tdb) == 1 else 'python -c tracedb.cli.app.main'}")
+    tdb = print_machine()
 
     if not os.path.exists(trace):
         print(f"== generating {trace}")

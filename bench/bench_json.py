@@ -41,7 +41,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 if HERE not in sys.path:
     sys.path.insert(0, HERE)
 
-from bench_ingest import last_line, machine, mb, report_failure, run, stats, tracedb_cmd  # noqa: E402
+from bench_ingest import last_line, mb, print_machine, report_failure, run, stats  # noqa: E402
 
 GENERATOR = os.path.join(HERE, "gen_kineto_trace.py")
 LAYOUTS = ("pretty", "compact", "gzip")
@@ -133,12 +133,7 @@ def main(argv=None):
     with open(GENERATOR, "rb") as f:      # a changed generator makes new cached files, never a stale hit
         gen_id = hashlib.sha1(f.read()).hexdigest()[:8]
 
-    ncpu, mem, duckdb_ver = machine()
-    print("== machine")
-    print(f"  nproc {ncpu} (os.cpu_count {os.cpu_count()}), MemTotal {mem}, python {sys.version.split()[0]} "
-          f"({sys.executable}), duckdb {duckdb_ver}")
-    tdb = tracedb_cmd()
-    print(f"  tracedb: {' '.join(tdb[:1]) if len(tdb) == 1 else 'python -c tracedb.cli.app.main'}")
+    tdb = print_machine()
     zcat = shutil.which("zcat")
 
     traces = {}
