@@ -30,6 +30,10 @@ def one_line_errors(fn):
             fail(str(e), e.exit_code)
         except KeyboardInterrupt:
             fail("interrupted", 130)
+        except BrokenPipeError:
+            # `tracedb ... | head`: the reader has gone; stop quietly (no traceback at interpreter exit)
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            raise typer.Exit(0)
         except Exception as e:
             if os.environ.get("TRACEDB_DEBUG"):
                 raise
