@@ -105,3 +105,15 @@ def modules(run: RunOpt, db: DbOpt = None, profile: ProfileOpt = None, anchor: A
     _run("modules", db, check_format(format), output, runs=run, profile=profile, anchor=anchor, layers=layers,
          blocks_per_layer=blocks_per_layer, layer_offset=layer_offset, window=window, pass_spec=pass_,
          pass_gap=pass_gap, config=config, by=by)
+
+
+@app.command()
+@one_line_errors
+def cores(run: RunOpt, db: DbOpt = None,
+          match: Annotated[Optional[str], typer.Option("--match", "-m", help="RE2 on task names: only this kernel set (e.g. attention).")] = None,
+          from_: Annotated[Optional[float], typer.Option("--from", help="Window start, µs after the run's first task.")] = None,
+          to: Annotated[Optional[float], typer.Option("--to", help="Window end, µs after the run's first task.")] = None,
+          per_core: Annotated[bool, typer.Option("--per-core", help="One row per core instead of per core class.")] = False,
+          format: FmtOpt = "table", output: OutOpt = None):
+    """On-core busy time, idle time and bubbles (exposed vs hidden) of per-core NPU traces."""
+    _run("cores", db, check_format(format), output, runs=run, match=match, from_us=from_, to_us=to, per_core=per_core)

@@ -8,7 +8,7 @@ from tracedb.engine import render as rnd
 from tracedb.engine.store import run_id as lookup_run
 from tracedb.errors import UsageError
 
-REPORTS = ("passes", "layers", "kernels", "timeline", "modules")
+REPORTS = ("passes", "layers", "kernels", "timeline", "modules", "cores")
 
 
 def render_report(con, name: str, fmt: str = "table", **opts) -> str:
@@ -27,6 +27,8 @@ def build_report(con, name: str, fmt: str = "table", pass_spec: str = "all", abs
         raise UsageError(f"unknown report {name!r}; reports: {', '.join(REPORTS)}")
     if name == "modules":
         return _modules(con, fmt, pass_spec, by, seg_opts)
+    if name == "cores":
+        return _cores(con, fmt, **seg_opts)
     b = segment.bind(con, segment.Options(**seg_opts))
     segment.find_passes(con, b)
     base = {"run_ids": b.run_ids, "absolute": bool(absolute)}
@@ -98,6 +100,28 @@ def _modules(con, fmt, pass_spec, by, seg_opts):
     file, title = ("report_modules_total", "device time by module") if by == "module" else \
         ("report_modules", "device time by module and kernel")
     return _fetch(con, fmt, file, {"run_ids": b.run_ids}, "modules", b, meta, title, display={"layer": ""})
+
+
+def _cores(con, fmt, runs=(), match=None, from_us=None, to_us=None, per_core=False, **ignored):
+    """On-core busy time and bubbles of per-core traces (tasks of kind 'task')."""
+    if not runs:
+        raise UsageError("give at least one --run (see `tracedb runs`)")
+    ids = list(dict.fromkeys(lookup_run(con, r) for r in runs))
+    names = dict(con.execute("SELECT run_id, name FROM runs WHERE run_id IN (SELECT unnest($i))", {"i": ids}).fetchall())
+    for rid in ids:
+        if not con.execute("SELECT count(*) FROM kernels WHERE run_id = $r AND kind = 'task'", {"r": rid}).fetchone()[0]:
+            raise UsageError(f"run '{names[rid]}' has no per-core tasks (threads named like AIC_0 / AIV 12 outside an "
+                             "AICPU process); `tracedb report cores` reads on-device per-core traces")
+    if match:
+        segment._check_regex(con, match, "--match")
+    to_ns = lambda v: None if v is None else round(float(v) * 1000)   # noqa: E731
+    b = segment.Bound(run_ids=ids, run_names=names, profile=profiles.load("generic"), anchor="", layers=None,
+                      blocks_per_layer=1, layer_offset=0, window="strict", pass_gap=10.0)
+    sql.run(con, "report_cores", {"run_ids": ids, "match": match, "from_ns": to_ns(from_us), "to_ns": to_ns(to_us)})
+    meta = {"runs": ", ".join(names[r] for r in ids), "match": match or "every task",
+            "window": f"{from_us if from_us is not None else 'first task'} .. {to_us if to_us is not None else 'last task'}"}
+    file, title = ("report_cores_core", "per core") if per_core else ("report_cores_class", "per core class")
+    return _fetch(con, fmt, file, {"run_ids": ids}, "cores", b, meta, f"on-core time {title}")
 
 
 def _clusters(con, fmt, b, meta):

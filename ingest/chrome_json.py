@@ -326,6 +326,7 @@ def load(con, run_id: int, path: str, parts: int | None = None, safe: bool = Fal
         if offset == 0:
             raise InputError(f"{path}: the trace holds no events; expected a non-empty traceEvents array")
         sql.run(con, "ingest_chrome_tracks", {"run_id": run_id})
+        sql.run(con, "ingest_chrome_cores", {"run_id": run_id})
     facts.update(truncated=layout.truncated, format="ascend-trace-view" if text_ts else "chrome-trace",
                  device_kind="npu" if text_ts else "gpu",
                  clock_domain="unix-epoch-local" if text_ts else

@@ -1,0 +1,32 @@
+-- Report `cores`, one row per run and core class. Inputs: _core_busy, _core_idle, _class_busy, _win,
+-- _tasks, tracks, runs (report_cores.sql). Parameters: $run_ids.
+-- Columns: run, core_class, cores (cores with a task in the window), idle_cores (cores of the class seen
+--   only in metadata), tasks, window_us, busy_us (sum over cores of the union of their task intervals),
+--   idle_us (cores x window - busy), utilisation_pct, gaps (idle intervals), gap_p50_us, gap_p95_us,
+--   gap_max_us, exposed_us (every core of the class idle at once), hidden_us (idle - cores x exposed).
+WITH per_class AS (
+    SELECT run_id, cls, count(DISTINCT (pid, tid)) AS cores, sum(tasks) AS tasks, sum(be - bs) AS busy
+    FROM _core_busy GROUP BY ALL
+), gaps AS (
+    SELECT run_id, cls, count(*) AS n, quantile_disc(ie - is_, 0.5) AS p50, quantile_disc(ie - is_, 0.95) AS p95,
+        max(ie - is_) AS mx
+    FROM _core_idle GROUP BY ALL
+), union_busy AS (
+    SELECT run_id, cls, sum(be - bs) AS ns FROM _class_busy GROUP BY ALL
+), known AS (   -- cores named in the trace's metadata, with or without tasks in the window
+    SELECT t.run_id, upper(regexp_extract(t.thread_name, '(?i)^(AIC|AIV)([_ (]|$)', 1)) AS cls, count(*) AS n
+    FROM tracks t
+    WHERE t.run_id IN (SELECT unnest($run_ids)) AND regexp_matches(t.thread_name, '(?i)^(AIC|AIV)([_ (]|$)')
+      AND NOT regexp_matches(coalesce(t.process_name, ''), '(?i)AICPU|sched|orch')
+    GROUP BY ALL
+)
+SELECT r.name AS run, p.cls AS core_class, p.cores, greatest(coalesce(k.n, 0) - p.cores, 0) AS idle_cores, p.tasks,
+    us(w.hi - w.lo) AS window_us, us(p.busy) AS busy_us, us(p.cores * (w.hi - w.lo) - p.busy) AS idle_us,
+    round(100.0 * p.busy / nullif(p.cores * (w.hi - w.lo), 0), 2)::DECIMAL(6, 2) AS utilisation_pct,
+    coalesce(g.n, 0) AS gaps, us(g.p50) AS gap_p50_us, us(g.p95) AS gap_p95_us, us(g.mx) AS gap_max_us,
+    us((w.hi - w.lo) - u.ns) AS exposed_us,
+    us(p.cores * (w.hi - w.lo) - p.busy - p.cores * ((w.hi - w.lo) - u.ns)) AS hidden_us
+FROM per_class p
+JOIN _win w USING (run_id) JOIN runs r USING (run_id)
+LEFT JOIN gaps g USING (run_id, cls) LEFT JOIN union_busy u USING (run_id, cls) LEFT JOIN known k USING (run_id, cls)
+ORDER BY list_position($run_ids, p.run_id), p.cls;
