@@ -9,6 +9,7 @@ import pytest
 
 import tracedb
 import tiny_kineto
+import tiny_swimlane
 import tiny_trace
 from conftest import GOLDEN
 
@@ -45,6 +46,12 @@ CASES = {
     "modules.json": ("modules", "json", {"runs": ["gpu"], "profile": None, "anchor": "flash_fwd", "layers": 2,
                                          "by": "module"}),
     "layers_gpu.csv": ("layers", "csv", {"runs": ["gpu"], "profile": "dsv3-gpu", "anchor": "flash_fwd", "layers": 2}),
+    # per-core NPU trace (run "cores")
+    "cores.table": ("cores", "table", {"runs": ["cores"]}),
+    "cores.md": ("cores", "md", {"runs": ["cores"], "per_core": True}),
+    "cores.csv": ("cores", "csv", {"runs": ["cores"]}),
+    "cores.json": ("cores", "json", {"runs": ["cores"], "match": "attn"}),
+    "cores_window.csv": ("cores", "csv", {"runs": ["cores"], "from_us": 10, "to_us": 30, "per_core": True}),
     "timeline.table": ("timeline", "table", {}),
     "timeline.md": ("timeline", "md", {"window": "full"}),
     "timeline.csv": ("timeline", "csv", {"timeline_layers": [1]}),
@@ -58,6 +65,7 @@ def tiny_store(tmp_path_factory):
     con = tracedb.connect(str(d / "g.duckdb"))
     tracedb.ingest_trace(con, tiny_trace.write(d / "kernel_details.csv"), name="tiny")
     tracedb.ingest_trace(con, tiny_kineto.write(d / "trace.json"), name="gpu")
+    tracedb.ingest_trace(con, tiny_swimlane.write(d / "swimlane.json"), name="cores")
     yield con
     con.close()
 

@@ -187,3 +187,40 @@ def test_real_gpu_traces_ingest_every_device_event_exactly(tmp_path, parts):
     ks = chrome_device_events(path)
     got = cli("sql", "--db", db, "--format", "csv", "select count(*), sum(dur_ns) from kernels_raw").stdout
     assert got.splitlines()[1] == f"{len(ks)},{sum(k[2] for k in ks)}"
+
+
+# ------------------------------------------------------------------------------------ per-core NPU traces
+def test_swimlane_cores_equal_reference(tmp_path):
+    import json
+    import re
+    path = shared("npu-swimlane-simpler", "yanghaoran29_simpler", "merged_swimlane.json")
+    with open(path) as f:
+        ev = json.load(f)["traceEvents"]
+    pname = {e["pid"]: e["args"]["name"] for e in ev if e.get("ph") == "M" and e.get("name") == "process_name"}
+    tname = {(e["pid"], e["tid"]): e["args"]["name"] for e in ev if e.get("ph") == "M" and e.get("name") == "thread_name"}
+    per = {}
+    for e in ev:
+        key = (e.get("pid"), e.get("tid"))
+        m = re.match(r"(AIC|AIV)([_ (]|$)", tname.get(key, "").upper())
+        if e.get("ph") == "X" and m and not re.search(r"AICPU|SCHED|ORCH", pname.get(key[0], "").upper()):
+            s = round(float(e["ts"]) * 1000)
+            per.setdefault((m.group(1), key), []).append((s, s + round(float(e["dur"]) * 1000)))
+    lo = min(s for v in per.values() for s, _ in v)
+    hi = max(e for v in per.values() for _, e in v)
+    want = {}
+    for (cls, _), iv in per.items():
+        iv.sort()
+        busy, (cs, ce) = 0, iv[0]
+        for s, e in iv[1:]:
+            if s > ce:
+                busy, cs, ce = busy + ce - cs, s, e
+            else:
+                ce = max(ce, e)
+        cores, tasks, b = want.get(cls, (0, 0, 0))
+        want[cls] = (cores + 1, tasks + len(iv), b + busy + ce - cs)
+    db = str(tmp_path / "c.duckdb")
+    cli("ingest", path, "--db", db, "--name", "R")
+    out = cli("report", "cores", "--db", db, "--run", "R", "--format", "csv").stdout
+    got = {r["core_class"]: (int(r["cores"]), int(r["tasks"]), round(float(r["busy_us"]) * 1000),
+                             round(float(r["idle_us"]) * 1000)) for r in csv.DictReader(io.StringIO(out))}
+    assert got == {c: (n, t, b, n * (hi - lo) - b) for c, (n, t, b) in want.items()}
