@@ -13,6 +13,7 @@ def ingest(
     name: Annotated[Optional[str], typer.Option("--name", "-n", help="Run name (default: folder or file name).")] = None,
     tag: Annotated[Optional[List[str]], typer.Option("--tag", "-t", help="KEY=VALUE, repeatable.")] = None,
     replace: Annotated[bool, typer.Option("--replace", help="Replace a run with the same name or identical content.")] = False,
+    core_rule: Annotated[Optional[List[str]], typer.Option("--core-rule", help="Per-core traces: REGEX=CLASS maps thread names to a core class, before the built-in AIC/AIV rules; repeatable.")] = None,
 ):
     """Ingest traces: each path becomes one run, in one transaction (all or nothing)."""
     from tracedb.engine.ingest import ingest_path
@@ -22,6 +23,6 @@ def ingest(
     con = open_store(db)
     try:
         for p in paths:
-            typer.echo(ingest_path(con, p, name=name, tags=tag, replace=replace).summary())
+            typer.echo(ingest_path(con, p, name=name, tags=tag, replace=replace, core_rules=core_rule).summary())
     finally:
         con.close()

@@ -65,9 +65,27 @@ def _parse_tags(tags) -> dict:
     return out
 
 
-def ingest_path(con, path: str, name: str | None = None, tags=None, replace: bool = False) -> IngestResult:
+def _parse_core_rules(rules) -> list[tuple[str, str]]:
+    """`REGEX=CLASS` strings -> (pattern, class), in order; checked before the built-in AIC/AIV rules."""
+    out = []
+    for r in rules or []:
+        pat, sep, cls = str(r).rpartition("=")
+        if not sep or not pat or not cls.strip():
+            raise UsageError(f"--core-rule {r!r}: expected REGEX=CLASS, e.g. '^Channel_[0-7]$=AIC'")
+        out.append((pat, cls.strip().upper()))
+    return out
+
+
+def ingest_path(con, path: str, name: str | None = None, tags=None, replace: bool = False,
+                core_rules=None) -> IngestResult:
     t0 = time.perf_counter()
     tag_map = _parse_tags(tags)
+    rules = _parse_core_rules(core_rules)
+    for pattern, _ in rules:
+        try:
+            con.execute("SELECT regexp_matches('', $p)", {"p": pattern})
+        except Exception as e:
+            raise UsageError(f"--core-rule {pattern!r}: not a valid RE2 pattern ({str(e).splitlines()[0]})") from None
     src = sources.resolve(path)
     name = name or src.default_name
     hasher = _Hasher(src.files)
@@ -75,7 +93,7 @@ def ingest_path(con, path: str, name: str | None = None, tags=None, replace: boo
     retry = {"as_text": set(), "parts": 2, "safe": False}
     while True:
         try:
-            outcome = _load_run(con, src, name, tag_map, replace, hasher, retry)
+            outcome = _load_run(con, src, name, tag_map, replace, hasher, retry, rules)
             break
         except ascend_csv.NotNumeric as e:   # rare: a metric column with text past the sampled rows
             con.execute("ROLLBACK")
@@ -91,7 +109,7 @@ def ingest_path(con, path: str, name: str | None = None, tags=None, replace: boo
                         seconds=time.perf_counter() - t0, bytes=hasher.size, truncated=truncated)
 
 
-def _load_run(con, src, name, tag_map, replace, hasher, retry):
+def _load_run(con, src, name, tag_map, replace, hasher, retry, core_rules):
     """One transaction: rows, duplicate marks, run row. ('skipped', same_as) when the content is known,
     else (status, run_id, rows, duplicates). On any error the transaction is rolled back."""
     con.execute("BEGIN")
@@ -100,12 +118,19 @@ def _load_run(con, src, name, tag_map, replace, hasher, retry):
         facts = {"format": src.format, "device_kind": src.device_kind, "clock_domain": src.clock_domain,
                  "rank": src.rank, "truncated": False}
         if src.format == "chrome-json":
-            facts.update(chrome_json.load(con, run_id, src.files[0], parts=retry["parts"], safe=retry["safe"]))
+            facts.update(chrome_json.load(con, run_id, src.files[0], parts=retry["parts"], safe=retry["safe"],
+                                          core_rules=core_rules))
             metric_cols, extra_cols = [], []
             kernels = con.execute("SELECT count(*) FROM kernels_raw WHERE run_id = $r", {"r": run_id}).fetchone()[0]
             if kernels == 0:
-                raise InputError(f"{src.path}: no device activity (no kernel, gpu_memcpy or gpu_memset events): a "
-                                 "CPU-only profile? Record it with ProfilerActivity.CUDA (or the NPU activity)")
+                seen = [r[0] for r in con.execute(
+                    "SELECT DISTINCT thread_name FROM tracks WHERE run_id = $r AND thread_name IS NOT NULL "
+                    "ORDER BY 1 LIMIT 8", {"r": run_id}).fetchall()]
+                names = (f"; thread names seen: {', '.join(seen)} — if those are cores, map them with "
+                         "--core-rule 'REGEX=AIC'") if seen else ""
+                raise InputError(f"{src.path}: no device activity (no kernel, gpu_memcpy or gpu_memset events, no "
+                                 "threads named like cores): a CPU-only profile? Record it with "
+                                 f"ProfilerActivity.CUDA (or the NPU activity){names}")
         else:
             metric_cols, extra_cols = ascend_csv.load(con, run_id, src.headers, retry["as_text"])
             sql.run(con, "ingest_finish", {"run_id": run_id})

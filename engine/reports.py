@@ -102,12 +102,19 @@ def _modules(con, fmt, pass_spec, by, seg_opts):
     return _fetch(con, fmt, file, {"run_ids": b.run_ids}, "modules", b, meta, title, display={"layer": ""})
 
 
-def _cores(con, fmt, runs=(), match=None, from_us=None, to_us=None, per_core=False, **ignored):
-    """On-core busy time and bubbles of per-core traces (tasks of kind 'task')."""
+def _cores(con, fmt, runs=(), match=None, from_us=None, to_us=None, per_core=False, scheduler=False, stack=False,
+           **ignored):
+    """On-core busy time and bubbles of per-core traces (tasks of kind 'task'). Two runs (without
+    --per-core or --stack) give the side-by-side table with the ratio; --scheduler the AICPU phases."""
     if not runs:
         raise UsageError("give at least one --run (see `tracedb runs`)")
     ids = list(dict.fromkeys(lookup_run(con, r) for r in runs))
     names = dict(con.execute("SELECT run_id, name FROM runs WHERE run_id IN (SELECT unnest($i))", {"i": ids}).fetchall())
+    b = segment.Bound(run_ids=ids, run_names=names, profile=profiles.load("generic"), anchor="", layers=None,
+                      blocks_per_layer=1, layer_offset=0, window="strict", pass_gap=10.0)
+    if scheduler:
+        return _fetch(con, fmt, "report_cores_scheduler", {"run_ids": ids}, "cores", b,
+                      {"runs": ", ".join(names[r] for r in ids)}, "AICPU scheduler phases")
     for rid in ids:
         if not con.execute("SELECT count(*) FROM kernels WHERE run_id = $r AND kind = 'task'", {"r": rid}).fetchone()[0]:
             raise UsageError(f"run '{names[rid]}' has no per-core tasks (threads named like AIC_0 / AIV 12 outside an "
@@ -115,11 +122,12 @@ def _cores(con, fmt, runs=(), match=None, from_us=None, to_us=None, per_core=Fal
     if match:
         segment._check_regex(con, match, "--match")
     to_ns = lambda v: None if v is None else round(float(v) * 1000)   # noqa: E731
-    b = segment.Bound(run_ids=ids, run_names=names, profile=profiles.load("generic"), anchor="", layers=None,
-                      blocks_per_layer=1, layer_offset=0, window="strict", pass_gap=10.0)
     sql.run(con, "report_cores", {"run_ids": ids, "match": match, "from_ns": to_ns(from_us), "to_ns": to_ns(to_us)})
     meta = {"runs": ", ".join(names[r] for r in ids), "match": match or "every task",
             "window": f"{from_us if from_us is not None else 'first task'} .. {to_us if to_us is not None else 'last task'}"}
+    if len(ids) == 2 and not per_core and not stack:
+        return _fetch(con, fmt, "report_cores_compare", {"run_ids": ids}, "cores", b, meta,
+                      f"on-core time: {names[ids[1]]} vs {names[ids[0]]}")
     file, title = ("report_cores_core", "per core") if per_core else ("report_cores_class", "per core class")
     return _fetch(con, fmt, file, {"run_ids": ids}, "cores", b, meta, f"on-core time {title}")
 

@@ -282,7 +282,10 @@ def run_facts(meta: dict) -> dict:
 PART_BYTES = 64 << 20    # parts are read two at a time (one per core): memory stays ~ 2 parts' events
 
 
-def load(con, run_id: int, path: str, parts: int | None = None, safe: bool = False) -> dict:
+DEFAULT_CORE_RULES = [("(?i)^(AIC)([_ (]|$)", "AIC"), ("(?i)^(AIV)([_ (]|$)", "AIV")]
+
+
+def load(con, run_id: int, path: str, parts: int | None = None, safe: bool = False, core_rules=()) -> dict:
     """Ingest the events of one Chrome trace file as run `run_id` (inside the caller's transaction).
 
     The array is cut into `parts` (default: one per 64 MB, at least 2) read two at a time, each pair
@@ -326,7 +329,9 @@ def load(con, run_id: int, path: str, parts: int | None = None, safe: bool = Fal
         if offset == 0:
             raise InputError(f"{path}: the trace holds no events; expected a non-empty traceEvents array")
         sql.run(con, "ingest_chrome_tracks", {"run_id": run_id})
-        sql.run(con, "ingest_chrome_cores", {"run_id": run_id})
+        rules = list(core_rules) + DEFAULT_CORE_RULES
+        sql.run(con, "ingest_chrome_cores", {"run_id": run_id, "patterns": [p for p, _ in rules],
+                                              "classes": [c for _, c in rules]})
     facts.update(truncated=layout.truncated, format="ascend-trace-view" if text_ts else "chrome-trace",
                  device_kind="npu" if text_ts else "gpu",
                  clock_domain="unix-epoch-local" if text_ts else

@@ -1,14 +1,19 @@
 -- On-device per-core traces (runtime swimlanes, TraCR): the complete events of threads that are cores
--- are tasks on a device, not host events. Inputs: tracks, host_events of run $run_id. Parameters: $run_id.
--- A thread is a core of class AIC or AIV when its name starts with that word followed by a separator
--- ('AIC_3', 'AIV 12', 'AIC (core3)'; not 'AICPU_0') and its process is not an AICPU view, scheduler or
--- orchestrator (threads named like cores there record dispatch and completion, not execution).
+-- are tasks on a device, not host events. Inputs: tracks, host_events of run $run_id.
+-- Parameters: $run_id; $patterns, $classes: ordered rules (RE2 on the thread name -> core class), the
+--   user's first (`--core-rule`), then the built-in ones: a name starting AIC or AIV followed by a
+--   separator or nothing ('AIC_3', 'AIV 12', 'AIC (core3)'; not 'AICPU_0'). First match wins.
+-- Threads of AICPU view / scheduler / orchestrator processes are never cores: threads named like cores
+-- there record dispatch and completion, not execution.
 -- Output: those events move from host_events to kernels_raw with kind 'task', core_type the class.
 CREATE OR REPLACE TEMP TABLE _cores AS
-SELECT pid, tid, upper(regexp_extract(thread_name, '(?i)^(AIC|AIV)([_ (]|$)', 1)) AS core_class
-FROM tracks
-WHERE run_id = $run_id AND regexp_matches(thread_name, '(?i)^(AIC|AIV)([_ (]|$)')
-  AND NOT regexp_matches(coalesce(process_name, ''), '(?i)AICPU|sched|orch');
+WITH rules AS (
+    SELECT unnest(range(len($patterns))) AS ord, unnest($patterns) AS pattern, unnest($classes) AS core_class
+)
+SELECT t.pid, t.tid, arg_min(r.core_class, r.ord) AS core_class
+FROM tracks t JOIN rules r ON regexp_matches(t.thread_name, r.pattern)
+WHERE t.run_id = $run_id AND NOT regexp_matches(coalesce(t.process_name, ''), '(?i)AICPU|sched|orch')
+GROUP BY ALL;
 INSERT INTO kernels_raw BY NAME
 SELECT h.run_id, h.seq, h.start_ns, h.dur_ns, h.name, 'task' AS kind, c.core_class AS core_type,
     TRY_CAST(h.pid AS INTEGER) AS device_id, TRY_CAST(h.tid AS BIGINT) AS stream_id
