@@ -104,7 +104,7 @@ def test_json_file(db, tmp_path):
     f = tmp_path / "trace_view.json"
     f.write_text(json.dumps([{"ph": "X", "name": "MatMulV3", "pid": 1, "tid": 2, "ts": "1.0", "dur": 1.0}]))
     assert failed_ingest(db, str(f)).startswith(f"error: {f}: no device activity (no kernel, gpu_memcpy or "
-                                                "gpu_memset events): a CPU-only profile?")
+                                                "gpu_memset events, no threads named like cores): a CPU-only profile?")
     g = tmp_path / "pretty.json"
     g.write_text(json.dumps([{"ph": "X"}], indent=1))
     assert failed_ingest(db, str(g)) == f"error: {g}: event #1 of the array: a complete ('X') event without a numeric ts"

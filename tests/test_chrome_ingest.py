@@ -69,10 +69,10 @@ def test_parts_split_at_event_boundaries_give_the_same_rows(con, tmp_path, refer
 
 
 def _with_parts(fn, parts, calls=None):
-    def load(con, run_id, path, parts=parts, safe=False):
+    def load(con, run_id, path, parts=parts, safe=False, **kw):
         if calls is not None:
             calls.append((parts, safe))
-        return fn(con, run_id, path, parts=parts, safe=safe)
+        return fn(con, run_id, path, parts=parts, safe=safe, **kw)
     return load
 
 
@@ -129,7 +129,8 @@ def test_ascend_trace_view_string_ts_is_exact(con, tmp_path):
     (b'{"traceEvents": []}', "the trace holds no events; expected a non-empty traceEvents array"),
     (b'{"schemaVersion": 1, "other": [1, 2]}', 'no "traceEvents" array in the first'),
     (b'[{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 5, "dur": 2}]',
-     "no device activity (no kernel, gpu_memcpy or gpu_memset events): a CPU-only profile?"),
+     "no device activity (no kernel, gpu_memcpy or gpu_memset events, no threads named like cores): a CPU-only "
+     "profile?"),
     (b'[{"ph": "X", "cat": "kernel", "na', "the event array is cut before its first complete event"),
     (b'{"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": 5, "dur": 2}, {"ph": "X"', "missing"),
 ])
