@@ -116,7 +116,8 @@ def cores(run: RunOpt, db: DbOpt = None,
           per_core: Annotated[bool, typer.Option("--per-core", help="One row per core instead of per core class.")] = False,
           scheduler: Annotated[bool, typer.Option("--scheduler", help="Time per phase on each AICPU scheduler / orchestrator thread.")] = False,
           stack: Annotated[bool, typer.Option("--stack", help="With two runs: their per-class rows stacked, not side by side.")] = False,
+          top_gaps: Annotated[int, typer.Option("--top-gaps", help="The N longest idle gaps per core class, with time ranges.")] = 0,
           format: FmtOpt = "table", output: OutOpt = None):
     """On-core busy time, idle time and bubbles (exposed vs hidden) of per-core NPU traces; two runs side by side."""
     _run("cores", db, check_format(format), output, runs=run, match=match, from_us=from_, to_us=to, per_core=per_core,
-         scheduler=scheduler, stack=stack)
+         scheduler=scheduler, stack=stack, top_gaps=top_gaps)

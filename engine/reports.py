@@ -103,7 +103,7 @@ def _modules(con, fmt, pass_spec, by, seg_opts):
 
 
 def _cores(con, fmt, runs=(), match=None, from_us=None, to_us=None, per_core=False, scheduler=False, stack=False,
-           **ignored):
+           top_gaps=0, **ignored):
     """On-core busy time and bubbles of per-core traces (tasks of kind 'task'). Two runs (without
     --per-core or --stack) give the side-by-side table with the ratio; --scheduler the AICPU phases."""
     if not runs:
@@ -125,6 +125,11 @@ def _cores(con, fmt, runs=(), match=None, from_us=None, to_us=None, per_core=Fal
     sql.run(con, "report_cores", {"run_ids": ids, "match": match, "from_ns": to_ns(from_us), "to_ns": to_ns(to_us)})
     meta = {"runs": ", ".join(names[r] for r in ids), "match": match or "every task",
             "window": f"{from_us if from_us is not None else 'first task'} .. {to_us if to_us is not None else 'last task'}"}
+    if top_gaps:
+        if top_gaps < 0:
+            raise UsageError("--top-gaps must be positive")
+        return _fetch(con, fmt, "report_cores_gaps", {"run_ids": ids, "top": top_gaps}, "cores", b, meta,
+                      f"the {top_gaps} longest idle gaps per core class")
     if len(ids) == 2 and not per_core and not stack:
         return _fetch(con, fmt, "report_cores_compare", {"run_ids": ids}, "cores", b, meta,
                       f"on-core time: {names[ids[1]]} vs {names[ids[0]]}")

@@ -249,7 +249,7 @@ ARGS = {  # the args keys tracedb reads (matched case-insensitively: legacy "ext
     "correlation": "BIGINT", "External id": "BIGINT", "device": "BIGINT", "stream": "BIGINT",
     "grid": "BIGINT[]", "block": "BIGINT[]", "registers per thread": "BIGINT", "shared memory": "BIGINT",
     "name": "VARCHAR", "sort_index": "BIGINT", "Task Type": "VARCHAR", "Stream Id": "BIGINT", "Task Id": "BIGINT",
-    "connection_id": "BIGINT",
+    "connection_id": "BIGINT", "taskId": "BIGINT", "extra_id": "BIGINT", "event-hint": "VARCHAR",
 }
 TS_NUMBER = "CAST(round(ts * 1000) AS BIGINT)"
 TS_TEXT = "us_text_to_ns(ts)"

@@ -19,6 +19,6 @@ SELECT $run_id AS run_id, $offset + rowid - (SELECT min(rowid) FROM _ev) AS seq,
 FROM _ev WHERE kind IS NOT NULL;
 INSERT INTO host_events BY NAME
 SELECT $run_id AS run_id, $offset + rowid - (SELECT min(rowid) FROM _ev) AS seq, start_ns, dur_ns, name, cat, pid, tid,
-    correlation_id, external_id
+    correlation_id, external_id, task_id, function_id, core_id
 FROM _ev WHERE ph = 'X' AND kind IS NULL;
 DROP TABLE _ev;

@@ -16,7 +16,8 @@ WHERE t.run_id = $run_id AND NOT regexp_matches(coalesce(t.process_name, ''), '(
 GROUP BY ALL;
 INSERT INTO kernels_raw BY NAME
 SELECT h.run_id, h.seq, h.start_ns, h.dur_ns, h.name, 'task' AS kind, c.core_class AS core_type,
-    TRY_CAST(h.pid AS INTEGER) AS device_id, TRY_CAST(h.tid AS BIGINT) AS stream_id
+    TRY_CAST(h.pid AS INTEGER) AS device_id, TRY_CAST(h.tid AS BIGINT) AS stream_id,
+    h.task_id, h.function_id, h.core_id
 FROM host_events h JOIN _cores c USING (pid, tid)
 WHERE h.run_id = $run_id;
 DELETE FROM host_events

@@ -22,7 +22,10 @@ SELECT ph, lower(cat) AS cat,
     coalesce({arg[correlation]}, {arg[connection_id]}) AS correlation_id,
     {arg[External id]} AS external_id,
     {arg[device]} AS device, coalesce({arg[stream]}, {arg[Stream Id]}) AS stream,
-    {arg[Task Id]} AS task_id, {arg[Task Type]} AS task_type,
+    coalesce({arg[Task Id]}, {arg[taskId]}, {arg[extra_id]}) AS task_id, {arg[Task Type]} AS task_type,
+    -- runtime swimlane: "Task:r2t0, FuncId:0, CoreId:2"
+    TRY_CAST(regexp_extract({arg[event-hint]}, 'FuncId:\s*(\d+)', 1) AS BIGINT) AS function_id,
+    TRY_CAST(regexp_extract({arg[event-hint]}, 'CoreId:\s*(\d+)', 1) AS INTEGER) AS core_id,
     {arg[grid]} AS grid, {arg[block]} AS block,
     {arg[registers per thread]} AS registers, {arg[shared memory]} AS shared_mem,
     {arg[name]} AS arg_name, {arg[sort_index]} AS sort_index

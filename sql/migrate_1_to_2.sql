@@ -9,6 +9,8 @@ ALTER TABLE kernels_raw ADD COLUMN block INTEGER[];
 ALTER TABLE kernels_raw ADD COLUMN registers_per_thread INTEGER;
 ALTER TABLE kernels_raw ADD COLUMN shared_mem_bytes BIGINT;
 ALTER TABLE kernels_raw ADD COLUMN external_id BIGINT;
+ALTER TABLE kernels_raw ADD COLUMN function_id BIGINT;   -- per-core tasks: the function (kernel) id
+ALTER TABLE kernels_raw ADD COLUMN core_id INTEGER;      -- per-core tasks: the core the task ran on
 ALTER TABLE runs ADD COLUMN device_name VARCHAR;
 ALTER TABLE runs ADD COLUMN world_size INTEGER;
 CREATE TABLE host_events (
@@ -21,7 +23,10 @@ CREATE TABLE host_events (
     pid           VARCHAR,
     tid           VARCHAR,
     correlation_id BIGINT,
-    external_id   BIGINT
+    external_id   BIGINT,
+    task_id       BIGINT,            -- per-core traces: args.taskId / "Task Id" (events become tasks
+    function_id   BIGINT,            --   when their thread is a core); FuncId and CoreId of the
+    core_id       INTEGER            --   runtime swimlane's event-hint
 );
 CREATE TABLE tracks (
     run_id        INTEGER NOT NULL,

@@ -52,6 +52,7 @@ CASES = {
     "cores.csv": ("cores", "csv", {"runs": ["cores"]}),
     "cores.json": ("cores", "json", {"runs": ["cores"], "match": "attn"}),
     "cores_window.csv": ("cores", "csv", {"runs": ["cores"], "from_us": 10, "to_us": 30, "per_core": True}),
+    "cores_gaps.csv": ("cores", "csv", {"runs": ["cores"], "top_gaps": 2}),
     "timeline.table": ("timeline", "table", {}),
     "timeline.md": ("timeline", "md", {"window": "full"}),
     "timeline.csv": ("timeline", "csv", {"timeline_layers": [1]}),

@@ -16,6 +16,8 @@ AIC: 2 cores, 4 tasks, busy 55, idle 2 x 40 - 55 = 25; the class union covers [0
 AIV: 2 cores, 2 tasks, busy 10, idle 70; union [0, 5) + [35, 40) = 10: exposed 40 - 10 = 30,
   hidden 70 - 2 x 30 = 10. Gaps: 35 and 35.
 --match attn: AIC has one core with attn (AIC_1): busy 30, idle 10; AIV unchanged.
+Top 2 gaps: AIC_1 [0, 10) and AIC_0 [30, 40) (10 µs, ties by start; none exposed since the class is busy
+throughout); AIV 1 [0, 35) and AIV_0 [5, 40), each exposed 30 µs (the class is idle on [5, 35)).
 """
 import json
 
