@@ -77,3 +77,17 @@ def test_cli_scheduler_view(tmp_path, db_path):
     assert out.splitlines() == ["run,process,thread,phase,count,sum_us,share_pct",
                                 "s,AICPU Scheduler,Sched_0,idle,1,2.000,100.00",
                                 "s,AICPU View,AIC_0,dispatch,1,40.000,100.00"]
+
+
+def test_tracr_scientific_notation_timestamps(con, tmp_path):
+    # TraCR prints ts relative to the first event with 6 significant digits: 1.23457e+06 µs = 1234570 µs
+    text = ('{"traceEvents": [{"ph": "M", "name": "thread_name", "pid": 1, "tid": 1, "args": {"name": "AIC_0"}},'
+            '{"ph": "X", "cat": "tracr", "name": "Running_Task_Single", "pid": 1, "tid": 1, "ts": 0, "dur": 5,'
+            ' "args": {"extra_id": 3}},'
+            '{"ph": "X", "cat": "tracr", "name": "Running_Task_Single", "pid": 1, "tid": 1, "ts": 1.23457e+06,'
+            ' "dur": 2.5e+01, "args": {"extra_id": 4}}]}')
+    path = tmp_path / "perfetto.json"
+    path.write_text(text)
+    tracedb.ingest_trace(con, str(path), name="t")
+    assert q(con, "SELECT start_ns, dur_ns, task_id, core_type FROM kernels ORDER BY start_ns") == [
+        (0, 5000, 3, "AIC"), (1_234_570_000, 25_000, 4, "AIC")]
