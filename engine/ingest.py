@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from tracedb import __version__, sql
 from tracedb.errors import InputError, UsageError
+from tracedb.engine.segment import check_regex
 from tracedb.ingest import ascend_csv, chrome_json, sources
 
 
@@ -82,10 +83,7 @@ def ingest_path(con, path: str, name: str | None = None, tags=None, replace: boo
     tag_map = _parse_tags(tags)
     rules = _parse_core_rules(core_rules)
     for pattern, _ in rules:
-        try:
-            con.execute("SELECT regexp_matches('', $p)", {"p": pattern})
-        except Exception as e:
-            raise UsageError(f"--core-rule {pattern!r}: not a valid RE2 pattern ({str(e).splitlines()[0]})") from None
+        check_regex(con, pattern, "--core-rule")
     src = sources.resolve(path)
     name = name or src.default_name
     hasher = _Hasher(src.files)

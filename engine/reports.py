@@ -5,7 +5,6 @@ import os
 from tracedb import sql
 from tracedb.engine import profiles, segment
 from tracedb.engine import render as rnd
-from tracedb.engine.store import run_id as lookup_run
 from tracedb.errors import UsageError
 
 REPORTS = ("passes", "layers", "kernels", "timeline", "modules", "cores")
@@ -83,14 +82,9 @@ def _modules(con, fmt, pass_spec, by, seg_opts):
         segment.assign(con, b, segment.select_passes(con, b, pass_spec))
         meta = _params(b, pass_spec)
     else:
-        if not opt.runs:
-            raise UsageError("give at least one --run (see `tracedb runs`)")
-        ids = list(dict.fromkeys(lookup_run(con, r) for r in opt.runs))
-        names = dict(con.execute("SELECT run_id, name FROM runs WHERE run_id IN (SELECT unnest($i))", {"i": ids}).fetchall())
-        b = segment.Bound(run_ids=ids, run_names=names, profile=profiles.load("generic"), anchor="",
-                          layers=None, blocks_per_layer=1, layer_offset=0, window=opt.window, pass_gap=opt.pass_gap)
+        b = segment.bind_runs(con, opt.runs)
         con.execute("CREATE OR REPLACE TEMP TABLE _assigned (run_id INTEGER, seq BIGINT, pass BIGINT, layer BIGINT)")
-        meta = {"runs": ", ".join(names[r] for r in ids), "layers": "none (no anchor)"}
+        meta = {"runs": ", ".join(b.run_names[r] for r in b.run_ids), "layers": "none (no anchor)"}
     sql.run(con, "attribute_modules", {"run_ids": b.run_ids})
     missing = con.execute("SELECT count(*) FILTER (WHERE module = '(no host launch)'), count(*) FROM _attr").fetchone()
     if missing[0]:
@@ -106,12 +100,8 @@ def _cores(con, fmt, runs=(), match=None, from_us=None, to_us=None, per_core=Fal
            top_gaps=0, **ignored):
     """On-core busy time and bubbles of per-core traces (tasks of kind 'task'). Two runs (without
     --per-core or --stack) give the side-by-side table with the ratio; --scheduler the AICPU phases."""
-    if not runs:
-        raise UsageError("give at least one --run (see `tracedb runs`)")
-    ids = list(dict.fromkeys(lookup_run(con, r) for r in runs))
-    names = dict(con.execute("SELECT run_id, name FROM runs WHERE run_id IN (SELECT unnest($i))", {"i": ids}).fetchall())
-    b = segment.Bound(run_ids=ids, run_names=names, profile=profiles.load("generic"), anchor="", layers=None,
-                      blocks_per_layer=1, layer_offset=0, window="strict", pass_gap=10.0)
+    b = segment.bind_runs(con, runs)
+    ids, names = b.run_ids, b.run_names
     if scheduler:
         return _fetch(con, fmt, "report_cores_scheduler", {"run_ids": ids}, "cores", b,
                       {"runs": ", ".join(names[r] for r in ids)}, "AICPU scheduler phases")
@@ -120,7 +110,7 @@ def _cores(con, fmt, runs=(), match=None, from_us=None, to_us=None, per_core=Fal
             raise UsageError(f"run '{names[rid]}' has no per-core tasks (threads named like AIC_0 / AIV 12 outside an "
                              "AICPU process); `tracedb report cores` reads on-device per-core traces")
     if match:
-        segment._check_regex(con, match, "--match")
+        segment.check_regex(con, match, "--match")
     to_ns = lambda v: None if v is None else round(float(v) * 1000)   # noqa: E731
     sql.run(con, "report_cores", {"run_ids": ids, "match": match, "from_ns": to_ns(from_us), "to_ns": to_ns(to_us)})
     meta = {"runs": ", ".join(names[r] for r in ids), "match": match or "every task",

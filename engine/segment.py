@@ -68,9 +68,9 @@ def bind(con, opt: Options) -> Bound:
     proposal_notes = []
     if not anchor:
         anchor, proposal_notes = propose_anchor(con, prof, ids, opt, cfg)
-    _check_regex(con, anchor, "--anchor")
+    check_regex(con, anchor, "--anchor")
     for cat, pat in prof.rules:
-        _check_regex(con, pat, f"profile {prof.source} category {cat}")
+        check_regex(con, pat, f"profile {prof.source} category {cat}")
     names = dict(con.execute("SELECT run_id, name FROM runs WHERE run_id IN (SELECT unnest($ids))", {"ids": ids}).fetchall())
     b = Bound(run_ids=ids, run_names=names, profile=prof, anchor=anchor,
               layers=opt.layers or cfg.get("layers") or prof.layers,
@@ -82,6 +82,16 @@ def bind(con, opt: Options) -> Bound:
     if not opt.anchor and prof.anchor_fallback:
         b.anchor = _pick_anchor(con, b, prof.anchor, prof.anchor_fallback)
     return b
+
+
+def bind_runs(con, runs) -> Bound:
+    """The runs alone, for reports that need no segmentation (cores, modules without an anchor)."""
+    if not runs:
+        raise UsageError("give at least one --run (see `tracedb runs`)")
+    ids = list(dict.fromkeys(lookup_run(con, r) for r in runs))
+    names = dict(con.execute("SELECT run_id, name FROM runs WHERE run_id IN (SELECT unnest($i))", {"i": ids}).fetchall())
+    return Bound(run_ids=ids, run_names=names, profile=profiles.load("generic"), anchor="", layers=None,
+                 blocks_per_layer=1, layer_offset=0, window="strict", pass_gap=10.0)
 
 
 def propose_anchor(con, prof, run_ids, opt, cfg) -> tuple[str, list[str]]:
@@ -112,7 +122,7 @@ def propose_anchor(con, prof, run_ids, opt, cfg) -> tuple[str, list[str]]:
     return pattern, notes
 
 
-def _check_regex(con, pattern, what):
+def check_regex(con, pattern, what):
     try:
         con.execute("SELECT regexp_matches('', $p)", {"p": pattern})
     except duckdb.Error as e:
