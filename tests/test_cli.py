@@ -21,14 +21,14 @@ def tiny_db(tmp_path):
 def test_version_and_help():
     assert re.fullmatch(r"tracedb \d+\.\d+\.\d+\n", cli("--version").stdout)
     out = cli("--help").stdout
-    for cmd in ("ingest", "report", "sql", "runs", "profiles", "demo", "migrate"):
+    for cmd in ("ingest", "report", "sql", "check", "runs", "profiles", "demo", "migrate"):
         assert cmd in out
 
 
 def test_every_command_is_documented_in_the_readme():
     with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
         readme = f.read()
-    commands = ["ingest", "report passes", "report layers", "report kernels", "report timeline", "report modules",
+    commands = ["ingest", "check", "report passes", "report layers", "report kernels", "report timeline", "report modules",
                 "report cores", "sql", "runs",
                 "profiles list", "profiles show", "demo", "migrate"]
     missing = [c for c in commands if f"tracedb {c}" not in readme]

@@ -1,0 +1,164 @@
+"""`tracedb check`: render the reports a TOML file lists and compare each with its golden CSV.
+
+    [[check]]
+    report = "layers"
+    args = ["--db", "runs.duckdb", "--run", "b200", "--anchor", "fmha", "--layers", "36"]
+    golden = "golden/ci/b200-layers.csv"      # relative to the config file
+    rel_tol = 0.05                            # a numeric cell fails only beyond BOTH tolerances
+    abs_tol_us = 1.0                          # absolute tolerance of *_us columns (others: exact)
+    keys = ["run", "pass", "layer"]           # optional: the columns that identify a row
+
+Rows are matched by their key columns (default: the identifying columns the report has, such as run,
+pass, layer, core_class, module, kernel); other text cells must match exactly."""
+import contextlib
+import csv
+import io
+import os
+import tomllib
+from dataclasses import dataclass, field
+
+from tracedb.errors import InputError, UsageError
+
+KEY_COLUMNS = ("run", "pass", "layer", "core_class", "core", "module", "kernel", "name", "op_type", "rank",
+               "process", "thread", "phase", "layer_type")
+_FIELDS = {"report", "args", "golden", "rel_tol", "abs_tol_us", "keys", "name"}
+
+
+@dataclass
+class Check:
+    name: str
+    report: str
+    args: list[str]
+    golden: str
+    rel_tol: float = 0.0
+    abs_tol_us: float = 0.0
+    keys: list[str] | None = None
+
+
+@dataclass
+class Outcome:
+    check: Check
+    ok: bool
+    rows: int = 0
+    problems: list[str] = field(default_factory=list)
+
+
+def load_config(path: str) -> list[Check]:
+    try:
+        with open(path, "rb") as f:
+            data = tomllib.load(f)
+    except OSError as e:
+        raise UsageError(f"{path}: {e.strerror}") from None
+    except tomllib.TOMLDecodeError as e:   # its message names the line and column
+        raise UsageError(f"{path}: not valid TOML: {e}") from None
+    entries = data.get("check")
+    if not isinstance(entries, list) or not entries:
+        raise UsageError(f"{path}: expected one or more [[check]] tables")
+    base = os.path.dirname(os.path.abspath(path))
+    out = []
+    for i, e in enumerate(entries, 1):
+        where = f"{path}: [[check]] #{i}"
+        unknown = set(e) - _FIELDS
+        if unknown:
+            raise UsageError(f"{where}: unknown keys {', '.join(sorted(unknown))}; known: {', '.join(sorted(_FIELDS))}")
+        if not isinstance(e.get("report"), str) or not isinstance(e.get("golden"), str):
+            raise UsageError(f"{where}: needs report = \"...\" and golden = \"...\"")
+        args = e.get("args", [])
+        if not isinstance(args, list) or not all(isinstance(a, (str, int, float)) for a in args):
+            raise UsageError(f"{where}: args must be a list of command-line options")
+        try:
+            rel, absolute = float(e.get("rel_tol", 0.0)), float(e.get("abs_tol_us", 0.0))
+        except (TypeError, ValueError):
+            raise UsageError(f"{where}: rel_tol and abs_tol_us must be numbers") from None
+        golden = e["golden"] if os.path.isabs(e["golden"]) else os.path.join(base, e["golden"])
+        out.append(Check(name=e.get("name") or f"{e['report']} -> {e['golden']}", report=e["report"],
+                         args=[str(a) for a in args], golden=golden, rel_tol=rel, abs_tol_us=absolute,
+                         keys=e.get("keys")))
+    return out
+
+
+def render(check: Check) -> str:
+    """The report as CSV, produced by the CLI's own command with the check's options."""
+    from tracedb.cli.report_cmd import app
+    args = list(check.args)
+    if "--format" in args or "-f" in args:
+        i = args.index("--format") if "--format" in args else args.index("-f")
+        del args[i:i + 2]
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = app([check.report, *args, "--format", "csv"], standalone_mode=False)
+        except SystemExit as e:
+            code = e.code
+        except Exception as e:   # click usage errors
+            raise UsageError(f"check '{check.name}': {e}") from None
+    if code not in (None, 0):
+        why = err.getvalue().strip().removeprefix("error: ") or f"exit {code}"
+        raise InputError(f"check '{check.name}': {why}")
+    return out.getvalue()
+
+
+def compare(check: Check, golden_text: str, new_text: str) -> Outcome:
+    old = list(csv.DictReader(io.StringIO(golden_text)))
+    new = list(csv.DictReader(io.StringIO(new_text)))
+    old_cols = next(csv.reader(io.StringIO(golden_text)), [])
+    new_cols = next(csv.reader(io.StringIO(new_text)), [])
+    outcome = Outcome(check, True, rows=len(new))
+    if old_cols != new_cols:
+        outcome.ok = False
+        outcome.problems.append(f"columns changed: golden {old_cols}, now {new_cols}")
+        return outcome
+    keys = check.keys or [c for c in new_cols if c in KEY_COLUMNS] or None
+    index = (lambda rows: {tuple(r[k] for k in keys): r for r in rows}) if keys else \
+        (lambda rows: {(str(i),): r for i, r in enumerate(rows)})
+    before, after = index(old), index(new)
+    label = (lambda key: ", ".join(f"{k} {v or '-'}" for k, v in zip(keys, key))) if keys else \
+        (lambda key: f"row {key[0]}")
+    for key in before.keys() - after.keys():
+        outcome.problems.append(f"{label(key)}: row missing")
+    for key in after.keys() - before.keys():
+        outcome.problems.append(f"{label(key)}: new row")
+    for key in [k for k in before if k in after]:
+        for col in new_cols:
+            if keys and col in keys:
+                continue
+            was, now = before[key][col], after[key][col]
+            problem = _cell(col, was, now, check)
+            if problem:
+                outcome.problems.append(f"{label(key)}, {col}: {problem}")
+    outcome.ok = not outcome.problems
+    return outcome
+
+
+def _cell(col: str, was: str, now: str, check: Check) -> str | None:
+    if was == now:
+        return None
+    try:
+        a, b = float(was), float(now)
+    except ValueError:
+        return f"{was!r} -> {now!r}"
+    diff = abs(b - a)
+    abs_tol = check.abs_tol_us if col.endswith("_us") else 0.0
+    if diff <= abs_tol or diff <= check.rel_tol * abs(a):
+        return None
+    change = f"{(b - a) / a * 100:+.1f}%" if a else "new"
+    return f"{was} -> {now} ({change})"
+
+
+def run_checks(path: str, update: bool = False) -> list[Outcome]:
+    outcomes = []
+    for check in load_config(path):
+        text = render(check)
+        if update:
+            os.makedirs(os.path.dirname(check.golden) or ".", exist_ok=True)
+            with open(check.golden, "w", encoding="utf-8", newline="") as f:
+                f.write(text)
+            outcomes.append(Outcome(check, True, rows=max(text.count("\n") - 1, 0), problems=["updated"]))
+            continue
+        if not os.path.exists(check.golden):
+            outcomes.append(Outcome(check, False, problems=[f"no golden file {check.golden}; create it with "
+                                                            f"`tracedb check --config {path} --update`"]))
+            continue
+        with open(check.golden, encoding="utf-8", newline="") as f:
+            outcomes.append(compare(check, f.read(), text))
+    return outcomes
