@@ -121,3 +121,16 @@ def cores(run: RunOpt, db: DbOpt = None,
     """On-core busy time, idle time and bubbles (exposed vs hidden) of per-core NPU traces; two runs side by side."""
     _run("cores", db, check_format(format), output, runs=run, match=match, from_us=from_, to_us=to, per_core=per_core,
          scheduler=scheduler, stack=stack, top_gaps=top_gaps)
+
+
+@app.command()
+@one_line_errors
+def compare(run: RunOpt, db: DbOpt = None, profile: ProfileOpt = None, anchor: AnchorOpt = None, layers: LayersOpt = None,
+            blocks_per_layer: BplOpt = None, layer_offset: OffsetOpt = None, window: WindowOpt = "strict",
+            pass_: PassOpt = "all", pass_gap: GapOpt = 10.0, config: ConfigOpt = None,
+            by: Annotated[str, typer.Option("--by", help="layer, category, or kernel (aligned by category and rank).")] = "layer",
+            format: FmtOpt = "table", output: OutOpt = None):
+    """Two or more runs segmented alike, aligned by layer, category or kernel, with delta and ratio to the first."""
+    _run("compare", db, check_format(format), output, runs=run, profile=profile, anchor=anchor, layers=layers,
+         blocks_per_layer=blocks_per_layer, layer_offset=layer_offset, window=window, pass_spec=pass_,
+         pass_gap=pass_gap, config=config, by=by)

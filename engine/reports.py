@@ -7,7 +7,7 @@ from tracedb.engine import profiles, segment
 from tracedb.engine import render as rnd
 from tracedb.errors import UsageError
 
-REPORTS = ("passes", "layers", "kernels", "timeline", "modules", "cores")
+REPORTS = ("passes", "layers", "kernels", "timeline", "modules", "cores", "compare")
 
 
 def render_report(con, name: str, fmt: str = "table", **opts) -> str:
@@ -36,6 +36,16 @@ def build_report(con, name: str, fmt: str = "table", pass_spec: str = "all", abs
         sel = segment.select_passes(con, b, "all")
         segment.assign(con, b, sel)
         return _fetch(con, fmt, "report_passes", base, name, b, meta, "forward passes")
+    if name == "compare":
+        if by not in ("layer", "category", "kernel"):
+            raise UsageError("--by: expected layer, category or kernel")
+        if len(b.run_ids) < 2:
+            raise UsageError("report compare needs two or more --run")
+        sel = segment.select_passes(con, b, pass_spec)
+        segment.assign(con, b, sel)
+        meta["by"] = by
+        return _fetch(con, fmt, "report_compare", {"run_ids": b.run_ids, "by": by}, name, b, meta,
+                      f"{' vs '.join(b.run_names[r] for r in b.run_ids)} by {by}", display={"layer": "prologue"})
     if name == "kernels" and (flow or compare_layer is not None) and layer is None:
         raise UsageError("--layer is needed with --format compute-flow / --flow and with --compare-layer")
     sel = segment.select_passes(con, b, pass_spec)

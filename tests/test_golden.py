@@ -53,6 +53,13 @@ CASES = {
     "cores.json": ("cores", "json", {"runs": ["cores"], "match": "attn"}),
     "cores_window.csv": ("cores", "csv", {"runs": ["cores"], "from_us": 10, "to_us": 30, "per_core": True}),
     "cores_gaps.csv": ("cores", "csv", {"runs": ["cores"], "top_gaps": 2}),
+    # two Ascend runs, the second with every duration doubled
+    "compare.csv": ("compare", "csv", {"runs": ["tiny", "tiny_x2"], "pass_spec": "3", "by": "layer"}),
+    "compare.md": ("compare", "md", {"runs": ["tiny", "tiny_x2"], "pass_spec": "3", "by": "category"}),
+    "compare_kernel.csv": ("compare", "csv", {"runs": ["tiny", "tiny_x2"], "pass_spec": "3", "by": "kernel",
+                                              "window": "full"}),
+    "compare.table": ("compare", "table", {"runs": ["tiny", "tiny_x2"], "pass_spec": "3"}),
+    "compare.json": ("compare", "json", {"runs": ["tiny", "tiny_x2"], "pass_spec": "3", "by": "category"}),
     "timeline.table": ("timeline", "table", {}),
     "timeline.md": ("timeline", "md", {"window": "full"}),
     "timeline.csv": ("timeline", "csv", {"timeline_layers": [1]}),
@@ -67,6 +74,7 @@ def tiny_store(tmp_path_factory):
     tracedb.ingest_trace(con, tiny_trace.write(d / "kernel_details.csv"), name="tiny")
     tracedb.ingest_trace(con, tiny_kineto.write(d / "trace.json"), name="gpu")
     tracedb.ingest_trace(con, tiny_swimlane.write(d / "swimlane.json"), name="cores")
+    tracedb.ingest_trace(con, tiny_trace.write(d / "slow.csv", dur_factor=2), name="tiny_x2")
     yield con
     con.close()
 

@@ -61,12 +61,13 @@ def us_text(ns: int) -> str:
     return f"{ns // 1000}.{ns % 1000:03d}"
 
 
-def rows():
+def rows(dur_factor=1):
+    """dur_factor: every duration multiplied (a run on slower hardware, same start times)."""
     out, task = [], 100
     for p, (num, den) in enumerate(SCALES):
         base = T0_NS + p * 1_000_000
         for start, dur, name, op, core, twice in PASS:
-            s, d = base + start * 1000 * num // den, dur * 1000 * num // den
+            s, d = base + start * 1000 * num // den, dur * 1000 * num // den * dur_factor
             shape = '"""16,4096;4096,4096"""' if op == "MatMulV3" else '"""16,4096"""'
             if twice:   # the aggregate row (stream N/A) and the hardware-stream row, same start and duration
                 out.append([p + 1, 0, 4294967295, "N/A", "N/A", name, op, "N/A", core, us_text(s) + "\t",
@@ -81,6 +82,6 @@ def rows():
     return out
 
 
-def write(path) -> str:
+def write(path, dur_factor=1) -> str:
     from conftest import write_csv
-    return write_csv(path, HEADER, rows())
+    return write_csv(path, HEADER, rows(dur_factor))
