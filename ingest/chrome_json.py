@@ -73,13 +73,9 @@ def decompress(path: str, workdir: str) -> str:
                     rest = d.unused_data
                     d = zlib.decompressobj(wbits=31)
                     dst.write(d.decompress(rest))
-            dst.write(d.flush())
+            dst.write(d.flush())   # a cut stream keeps what came before the cut; locate() marks it truncated
     except zlib.error as e:
         raise InputError(f"{path}: byte offset ~{read}: corrupt gzip data ({e})") from None
-    if not d.eof:
-        # a cut gzip stream still yields what was written before the cut: keep it, the array repair
-        # below marks the run truncated
-        pass
     return out
 
 
@@ -305,8 +301,8 @@ def load(con, run_id: int, path: str, parts: int | None = None, safe: bool = Fal
         con.execute("CREATE OR REPLACE TEMP TABLE _meta (pid VARCHAR, tid VARCHAR, name VARCHAR, arg_name VARCHAR, "
                     "sort_index BIGINT)")
         offset = 0
+        whole = len(ranges) == 1 and not layout.truncated and _is_bare_array(layout)   # read the file itself
         for batch in batches:
-            whole = len(ranges) == 1 and not layout.truncated and _is_bare_array(layout)
             files = [plain] if whole else write_parts(layout, batch, work)
             params = {"files": files, "cols": columns(text_ts, safe), "base_ns": base_ns}
             try:

@@ -5,7 +5,8 @@
 --   separator or nothing ('AIC_3', 'AIV 12', 'AIC (core3)'; not 'AICPU_0'). First match wins.
 -- Threads of AICPU view / scheduler / orchestrator processes are never cores: threads named like cores
 -- there record dispatch and completion, not execution.
--- Output: those events move from host_events to kernels_raw with kind 'task', core_type the class.
+-- Output: those events move from host_events to kernels_raw with kind 'task', core_type the class; the
+--   threads' tracks rows record the class (report cores counts cores without tasks from them).
 CREATE OR REPLACE TEMP TABLE _cores AS
 WITH rules AS (
     SELECT unnest(range(len($patterns))) AS ord, unnest($patterns) AS pattern, unnest($classes) AS core_class
@@ -22,4 +23,6 @@ FROM host_events h JOIN _cores c USING (pid, tid)
 WHERE h.run_id = $run_id;
 DELETE FROM host_events
 WHERE run_id = $run_id AND (pid, tid) IN (SELECT (pid, tid) FROM _cores);
+UPDATE tracks SET core_class = c.core_class FROM _cores c
+WHERE tracks.run_id = $run_id AND tracks.pid = c.pid AND tracks.tid = c.tid;
 DROP TABLE _cores;

@@ -34,7 +34,8 @@ CREATE TABLE tracks (
     tid           VARCHAR,           -- NULL for a process-level row
     process_name  VARCHAR,
     thread_name   VARCHAR,
-    sort_index    INTEGER
+    sort_index    INTEGER,
+    core_class    VARCHAR            -- per-core traces: AIC / AIV (or a --core-rule class); NULL otherwise
 );
 -- views are re-created so that SELECT * picks up the new columns
 CREATE OR REPLACE VIEW kernels AS

@@ -13,11 +13,9 @@ WITH per_class AS (
     FROM _core_idle GROUP BY ALL
 ), union_busy AS (
     SELECT run_id, cls, sum(be - bs) AS ns FROM _class_busy GROUP BY ALL
-), known AS (   -- cores named in the trace's metadata, with or without tasks in the window
-    SELECT t.run_id, upper(regexp_extract(t.thread_name, '(?i)^(AIC|AIV)([_ (]|$)', 1)) AS cls, count(*) AS n
-    FROM tracks t
-    WHERE t.run_id IN (SELECT unnest($run_ids)) AND regexp_matches(t.thread_name, '(?i)^(AIC|AIV)([_ (]|$)')
-      AND NOT regexp_matches(coalesce(t.process_name, ''), '(?i)AICPU|sched|orch')
+), known AS (   -- cores named in the trace's metadata (classified at ingest), with or without tasks
+    SELECT run_id, core_class AS cls, count(*) AS n
+    FROM tracks WHERE run_id IN (SELECT unnest($run_ids)) AND core_class IS NOT NULL
     GROUP BY ALL
 )
 SELECT r.name AS run, p.cls AS core_class, p.cores, greatest(coalesce(k.n, 0) - p.cores, 0) AS idle_cores, p.tasks,

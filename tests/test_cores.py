@@ -91,3 +91,15 @@ def test_tracr_scientific_notation_timestamps(con, tmp_path):
     tracedb.ingest_trace(con, str(path), name="t")
     assert q(con, "SELECT start_ns, dur_ns, task_id, core_type FROM kernels ORDER BY start_ns") == [
         (0, 5000, 3, "AIC"), (1_234_570_000, 25_000, 4, "AIC")]
+
+
+def test_idle_cores_follow_the_ingest_rules(con, tmp_path):
+    # a fourth channel named in the metadata but without a task: an idle core of the user-mapped class
+    path = tmp_path / "t.json"
+    tracr(path)
+    doc = json.loads(path.read_text())
+    doc["traceEvents"].append({"ph": "M", "name": "thread_name", "pid": 7, "tid": 9, "args": {"name": "cube lane 9"}})
+    path.write_text(json.dumps(doc))
+    tracedb.ingest_trace(con, str(path), name="t", core_rules=["^cube=AIC", "^vec=AIV"])
+    out = tracedb.report(con, "cores", runs=["t"], fmt="csv").splitlines()
+    assert [line.split(",")[1:5] for line in out[1:]] == [["AIC", "2", "1", "2"], ["AIV", "1", "0", "1"]]
