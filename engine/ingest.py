@@ -88,7 +88,7 @@ def ingest_path(con, path: str, name: str | None = None, tags=None, replace: boo
     name = name or src.default_name
     hasher = _Hasher(src.files)
     hasher.start()
-    retry = {"as_text": set(), "parts": 2, "safe": False}
+    retry = {"as_text": set(), "parts": None, "safe": False}
     while True:
         try:
             outcome = _load_run(con, src, name, tag_map, replace, hasher, retry, rules)
@@ -97,7 +97,6 @@ def ingest_path(con, path: str, name: str | None = None, tags=None, replace: boo
             con.execute("ROLLBACK")
             retry["as_text"].add(e.index)
         except chrome_json.RetrySafely:      # rare: a cut inside an event, or args of unexpected types
-            con.execute("ROLLBACK")
             retry.update(parts=1, safe=True)
     if outcome[0] == "skipped":
         return IngestResult(name=name, run_id=None, status="skipped", same_as=outcome[1],
@@ -108,16 +107,25 @@ def ingest_path(con, path: str, name: str | None = None, tags=None, replace: boo
 
 
 def _load_run(con, src, name, tag_map, replace, hasher, retry, core_rules):
-    """One transaction: rows, duplicate marks, run row. ('skipped', same_as) when the content is known,
-    else (status, run_id, rows, duplicates). On any error the transaction is rolled back."""
-    con.execute("BEGIN")
-    try:
-        run_id = con.execute("SELECT coalesce(max(run_id), 0) + 1 FROM runs").fetchone()[0]
-        facts = {"format": src.format, "device_kind": src.device_kind, "clock_domain": src.clock_domain,
-                 "rank": src.rank, "truncated": False}
-        if src.format == "chrome-json":
+    """The run's rows, then one transaction: duplicate marks, run row, stats. ('skipped', same_as) when the
+    content is known, else (status, run_id, rows, duplicates, truncated). On any error the store is left
+    as it was: the transaction is rolled back, and a Chrome trace's committed batches are removed."""
+    run_id = con.execute("SELECT coalesce(max(run_id), 0) + 1 FROM runs").fetchone()[0]
+    facts = {"format": src.format, "device_kind": src.device_kind, "clock_domain": src.clock_domain,
+             "rank": src.rank, "truncated": False}
+    chrome = src.format == "chrome-json"
+    if chrome:   # batches commit on their own, invisible until the transaction below
+        sql.run(con, "ingest_pending", {"run_id": run_id})
+        try:
             facts.update(chrome_json.load(con, run_id, src.files[0], parts=retry["parts"], safe=retry["safe"],
                                           core_rules=core_rules))
+        except BaseException:
+            sql.run(con, "discard_pending", {"run_id": run_id})
+            raise
+    con.execute("BEGIN")
+    try:
+        if chrome:
+            chrome_json.finish(con, run_id, core_rules)
             metric_cols, extra_cols = [], []
             kernels = con.execute("SELECT count(*) FROM kernels_raw WHERE run_id = $r", {"r": run_id}).fetchone()[0]
             if kernels == 0:
@@ -138,7 +146,7 @@ def _load_run(con, src, name, tag_map, replace, hasher, retry, core_rules):
         same = con.execute("SELECT name FROM runs WHERE content_hash = $h ORDER BY run_id",
                            {"h": hasher.digest}).fetchall()
         if same and not replace:
-            con.execute("ROLLBACK")
+            _abandon(con, run_id, chrome)
             return "skipped", same[0][0]
         clash = con.execute("SELECT run_id FROM runs WHERE name = $n", {"n": name}).fetchone()
         if clash and not replace:
@@ -157,12 +165,18 @@ def _load_run(con, src, name, tag_map, replace, hasher, retry, core_rules):
         if rows == 0:
             raise InputError(f"{src.files[0]}: header only, no kernel rows; expected at least one data line")
         con.execute("COMMIT")
-    except (ascend_csv.NotNumeric, chrome_json.RetrySafely):
+    except ascend_csv.NotNumeric:
         raise   # the caller rolls back and retries
     except BaseException:
-        try:
-            con.execute("ROLLBACK")
-        except Exception:
-            pass  # the transaction may already be closed by the error
+        _abandon(con, run_id, chrome)
         raise
     return ("replaced" if replaced else "ingested"), run_id, rows, dups, facts["truncated"]
+
+
+def _abandon(con, run_id, chrome):
+    try:
+        con.execute("ROLLBACK")
+    except Exception:
+        pass  # the transaction may already be closed by the error
+    if chrome:
+        sql.run(con, "discard_pending", {"run_id": run_id})

@@ -42,11 +42,21 @@ def open_store(path: str | None = None, read_only: bool = False, migrate: bool =
         raise StoreError(f"{path}: cannot open as a DuckDB file: {_first_line(e)}") from None
     try:
         _check_schema(con, path, read_only, migrate)
+        if not read_only:
+            _discard_unfinished(con)
         sql.run(con, "macros")
     except BaseException:
         con.close()
         raise
     return con
+
+
+def _discard_unfinished(con):
+    """Rows of a Chrome ingest whose process died between its committed batches and its final
+    transaction: invisible (no runs row, kernels pending), removed here by the next writer."""
+    row = con.execute("SELECT value FROM tracedb_meta WHERE key = 'pending_run'").fetchone()
+    if row and str(row[0]).isdigit():
+        sql.run(con, "discard_pending", {"run_id": int(row[0])})
 
 
 def _check_schema(con, path, read_only, migrate):

@@ -16,6 +16,7 @@ import re
 import shutil
 import tempfile
 import zlib
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from tracedb.errors import InputError
@@ -197,27 +198,39 @@ def split(layout: Layout, parts: int) -> list[tuple[int, int]]:
     return [(x, y) for x, y in zip(cuts, cuts[1:]) if y > x]
 
 
-def write_parts(layout: Layout, ranges, workdir: str) -> list[str]:
-    """Each range as its own JSON array file; leading commas of a part are skipped by starting after them."""
+def write_parts(layout: Layout, ranges, workdir: str, tag: str = "") -> list[str]:
+    """Each range as its own JSON array file; leading commas of a part are skipped by starting after them.
+    The bytes are copied by the kernel (copy_file_range), without passing through Python."""
     files = []
     with open(layout.path, "rb") as src:
         for i, (x, y) in enumerate(ranges):
-            out = os.path.join(workdir, f"part{i}.json")
+            out = os.path.join(workdir, f"part{tag}_{i}.json")
             src.seek(x)
+            head = src.read(min(y - x, 64))
             with open(out, "wb") as dst:
-                dst.write(b"[")
-                first = src.read(min(y - x, 64))
-                dst.write(first.lstrip(b" \t\r\n,"))
-                remaining = y - x - len(first)
-                while remaining > 0:
-                    block = src.read(min(CHUNK, remaining))
-                    if not block:
-                        break
-                    dst.write(block)
-                    remaining -= len(block)
+                dst.write(b"[" + head.lstrip(b" \t\r\n,"))
+                dst.flush()
+                _copy_range(src.fileno(), dst.fileno(), x + len(head), y - x - len(head))
                 dst.write(b"]")
             files.append(out)
     return files
+
+
+def _copy_range(src_fd: int, dst_fd: int, offset: int, count: int):
+    """Append `count` bytes of src from `offset` to dst (at its current end)."""
+    while count > 0:
+        try:
+            done = os.copy_file_range(src_fd, dst_fd, min(count, 1 << 30), offset)
+        except (AttributeError, OSError):   # not Linux, or a file system without it
+            done = 0
+        if done <= 0:
+            os.lseek(src_fd, offset, os.SEEK_SET)
+            block = os.read(src_fd, min(count, CHUNK))
+            if not block:
+                return
+            done = os.write(dst_fd, block)
+        offset += done
+        count -= done
 
 
 def ts_is_text(layout: Layout) -> bool:
@@ -275,64 +288,90 @@ def run_facts(meta: dict) -> dict:
     return facts
 
 
-PART_BYTES = 64 << 20    # parts are read two at a time (one per core): memory stays ~ 2 parts' events
+PART_BYTES = 64 << 20    # one part per 64 MB of events, parsed by one core
+BATCH_PARTS = 4          # parts per committed batch: each insert then fills whole row groups (122,880
+                         # rows), which DuckDB writes straight to the file instead of holding them for
+                         # the commit (2 parts per batch: 3 s more for 1 GB)
 
 
 DEFAULT_CORE_RULES = [("(?i)^(AIC)([_ (]|$)", "AIC"), ("(?i)^(AIV)([_ (]|$)", "AIV")]
 
 
 def load(con, run_id: int, path: str, parts: int | None = None, safe: bool = False, core_rules=()) -> dict:
-    """Ingest the events of one Chrome trace file as run `run_id` (inside the caller's transaction).
+    """Load the events of one Chrome trace file as run `run_id`, in batches that commit on their own.
 
-    The array is cut into `parts` (default: one per 64 MB, at least 2) read two at a time, each pair
-    staged and moved into the store before the next, so memory does not grow with the file.
-    Returns run facts: device_name, rank, world_size, truncated, clock_domain, format, device_kind."""
+    Memory stays flat as files grow: each batch is staged, moved into the store and committed before the
+    next (a table replaced inside one long transaction is kept until it ends: 1.1 GB for 1 GB of JSON).
+    The rows stay invisible until `finish` runs in the run's final transaction: kernels are marked
+    'pending' and nothing reaches host events without a runs row. The caller removes the batches when
+    anything fails (sql/discard_pending.sql). The next batch's part files are written while DuckDB parses
+    the current one. Returns run facts: device_name, rank, world_size, truncated, clock_domain, format,
+    device_kind."""
     from tracedb import sql
-    with Workdir() as work:
+    with Workdir() as work, ThreadPoolExecutor(1) as writer:
         plain = decompress(path, work) if is_gzip(path) else path
         layout = locate(plain, path)
         text_ts = ts_is_text(layout)
         wanted = 1 if safe else (parts or max(2, -(-(layout.end - layout.start) // PART_BYTES)))
         ranges = split(layout, wanted)
         # Ascend trace_view tasks are told apart by their process name: keep such a file in one batch
-        batches = [ranges] if text_ts else [ranges[i:i + 2] for i in range(0, len(ranges), 2)]
+        batches = [ranges] if text_ts else [ranges[i:i + BATCH_PARTS] for i in range(0, len(ranges), BATCH_PARTS)]
         facts = run_facts(layout.metadata)
         base_ns = facts.pop("base_ns")
         con.execute("CREATE OR REPLACE TEMP TABLE _meta (pid VARCHAR, tid VARCHAR, name VARCHAR, arg_name VARCHAR, "
                     "sort_index BIGINT)")
         offset = 0
         whole = len(ranges) == 1 and not layout.truncated and _is_bare_array(layout)   # read the file itself
-        for batch in batches:
-            files = [plain] if whole else write_parts(layout, batch, work)
+        ahead = None if whole else writer.submit(write_parts, layout, batches[0], work, "b0")
+        for i, batch in enumerate(batches):
+            files = [plain] if whole else ahead.result()
+            if not whole and i + 1 < len(batches):
+                ahead = writer.submit(write_parts, layout, batches[i + 1], work, f"b{i + 1}")
             params = {"files": files, "cols": columns(text_ts, safe), "base_ns": base_ns}
             try:
                 sql.run(con, "ingest_chrome_stage", params, ts_ns=TS_TEXT if text_ts else TS_NUMBER,
                         arg=_arg_cast if safe else _arg_plain)
             except Exception as e:
-                if not safe:   # the transaction is aborted: the caller rolls back and calls again, safely
+                if not safe:   # the caller removes the batches so far and calls again, safely
                     raise RetrySafely() from None
                 raise InputError(f"{path}: {_json_error(e)}") from None
-            n, bad = con.execute("SELECT count(*), min(rowid) FILTER (WHERE ph = 'X' AND start_ns IS NULL) - "
-                                 "min(rowid) FROM _ev").fetchone()
-            if bad is not None:
-                raise InputError(f"{path}: event #{offset + bad + 1} of the array: a complete ('X') event without "
-                                 "a numeric ts")
-            sql.run(con, "ingest_chrome_batch", {"run_id": run_id, "offset": offset})
+            n, no_ts, named = con.execute(
+                "SELECT count(*), count(*) FILTER (WHERE ph = 'X' AND start_ns IS NULL), "
+                "arg_min(name, rowid) FILTER (WHERE ph = 'X' AND start_ns IS NULL) FROM _ev").fetchone()
+            if no_ts:
+                what = f"an event named {named!r}" if named else "an event"
+                raise InputError(f"{path}: between bytes {batch[0][0]} and {batch[-1][1]}: {what} of phase 'X' "
+                                 f"has no numeric ts ({no_ts} such); expected ts in microseconds")
+            con.execute("BEGIN")
+            try:
+                sql.run(con, "ingest_chrome_batch", {"run_id": run_id, "offset": offset})
+                con.execute("COMMIT")
+            except BaseException:
+                con.execute("ROLLBACK")
+                raise
             offset += n
             for f in files:
                 if f != plain:
                     os.remove(f)
+        con.execute("DROP TABLE _ev")
         if offset == 0:
-            raise InputError(f"{path}: the trace holds no events; expected a non-empty traceEvents array")
-        sql.run(con, "ingest_chrome_tracks", {"run_id": run_id})
-        rules = list(core_rules) + DEFAULT_CORE_RULES
-        sql.run(con, "ingest_chrome_cores", {"run_id": run_id, "patterns": [p for p, _ in rules],
-                                              "classes": [c for _, c in rules]})
+            raise InputError(f"{path}: the trace holds no complete events; expected a non-empty traceEvents array")
     facts.update(truncated=layout.truncated, format="ascend-trace-view" if text_ts else "chrome-trace",
                  device_kind="npu" if text_ts else "gpu",
                  clock_domain="unix-epoch-local" if text_ts else
                  ("unix-epoch" if base_ns else "trace-relative"))
     return facts
+
+
+def finish(con, run_id: int, core_rules=()):
+    """Inside the run's final transaction: tracks from the metadata events, per-core tasks moved from
+    host events to kernels (`core_rules` before the built-in AIC/AIV ones), the kernels made visible."""
+    from tracedb import sql
+    sql.run(con, "ingest_chrome_tracks", {"run_id": run_id})
+    rules = list(core_rules) + DEFAULT_CORE_RULES
+    sql.run(con, "ingest_chrome_cores", {"run_id": run_id, "patterns": [p for p, _ in rules],
+                                          "classes": [c for _, c in rules]})
+    sql.run(con, "ingest_chrome_finish", {"run_id": run_id})
 
 
 class _ArgExpr:

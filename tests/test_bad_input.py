@@ -107,7 +107,7 @@ def test_json_file(db, tmp_path):
                                                 "gpu_memset events, no threads named like cores): a CPU-only profile?")
     g = tmp_path / "pretty.json"
     g.write_text(json.dumps([{"ph": "X"}], indent=1))
-    assert failed_ingest(db, str(g)) == f"error: {g}: event #1 of the array: a complete ('X') event without a numeric ts"
+    assert failed_ingest(db, str(g)) == f"error: {g}: between bytes 1 and 20: an event of phase 'X' has no numeric ts (1 such); expected ts in microseconds"
 
 
 def test_truncated_last_line(db, tmp_path):

@@ -68,8 +68,9 @@ def test_parts_split_at_event_boundaries_give_the_same_rows(con, tmp_path, refer
     assert kernel_facts(con, "p") == reference
 
 
-def _with_parts(fn, parts, calls=None):
-    def load(con, run_id, path, parts=parts, safe=False, **kw):
+def _with_parts(fn, forced, calls=None):
+    def load(con, run_id, path, parts=None, safe=False, **kw):
+        parts = forced if parts is None else parts   # the retry asks for 1 part
         if calls is not None:
             calls.append((parts, safe))
         return fn(con, run_id, path, parts=parts, safe=safe, **kw)
@@ -126,7 +127,7 @@ def test_ascend_trace_view_string_ts_is_exact(con, tmp_path):
 
 
 @pytest.mark.parametrize("content, message", [
-    (b'{"traceEvents": []}', "the trace holds no events; expected a non-empty traceEvents array"),
+    (b'{"traceEvents": []}', "the trace holds no complete events; expected a non-empty traceEvents array"),
     (b'{"schemaVersion": 1, "other": [1, 2]}', 'no "traceEvents" array in the first'),
     (b'[{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 5, "dur": 2}]',
      "no device activity (no kernel, gpu_memcpy or gpu_memset events, no threads named like cores): a CPU-only "
@@ -195,3 +196,54 @@ def test_nccl_kernels_count_as_communication(con, tmp_path):
     header, first = out.splitlines()[:2]
     row = dict(zip(header.split(","), first.split(",")))
     assert (row["pass"], row["layer"], row["communication_us"], row["comm_count"]) == ("0", "0", "10.000", "1")
+
+
+# ------------------------------------------------------------------ batches commit on their own (flat memory)
+def table_counts(con):
+    return [q(con, f"SELECT count(*) FROM {t}")[0][0] for t in ("kernels_raw", "kernels", "host_events", "tracks")]
+
+
+def test_batches_of_an_unfinished_ingest_stay_hidden_and_are_removed(db_path, tmp_path, monkeypatch):
+    """A process killed between its committed batches and the run's final transaction: readers see no
+    kernel of it, the next writer removes every row of it, and the run id is used again."""
+    from tracedb import sql
+    con = tracedb.connect(db_path)
+    tracedb.ingest_trace(con, tiny_kineto.write(tmp_path / "a.json"), name="a")
+    before = table_counts(con)
+    monkeypatch.setattr(chrome_json, "PART_MIN", 0)
+    monkeypatch.setattr(chrome_json, "BATCH_PARTS", 1)         # three committed batches
+    sql.run(con, "ingest_pending", {"run_id": 2})              # what ingest_path does first
+    chrome_json.load(con, 2, tiny_kineto.write(tmp_path / "b.json", string_pids=True), parts=3)
+    raw = table_counts(con)
+    con.close()                                                # ... and the process dies here
+    assert raw[0] > before[0] and raw[2] > before[2]          # the batches are in the file
+    reader = tracedb.connect(db_path, read_only=True)
+    assert table_counts(reader)[1] == before[1]                # but no reader sees their kernels
+    assert q(reader, "SELECT name FROM runs") == [("a",)]
+    reader.close()
+    con = tracedb.connect(db_path)                             # the next writer cleans up
+    assert table_counts(con) == before
+    assert q(con, "SELECT count(*) FROM tracedb_meta WHERE key = 'pending_run'") == [(0,)]
+    assert tracedb.ingest_trace(con, tiny_kineto.write(tmp_path / "c.json", string_pids=True), name="c").run_id == 2
+    con.close()
+
+
+def test_a_failed_json_ingest_removes_its_batches(con, tmp_path):
+    tracedb.ingest_trace(con, tiny_kineto.write(tmp_path / "a.json"), name="a")
+    before = table_counts(con)
+    cpu_only = tiny_kineto.document()
+    cpu_only["traceEvents"] = [e for e in cpu_only["traceEvents"] if e.get("cat") not in ("kernel", "gpu_memcpy")]
+    path = tmp_path / "cpu.json"
+    path.write_text(json.dumps(cpu_only))
+    with pytest.raises(tracedb.InputError, match="no device activity"):
+        tracedb.ingest_trace(con, str(path), name="cpu")
+    assert table_counts(con) == before
+    assert q(con, "SELECT count(*) FROM tracedb_meta WHERE key = 'pending_run'") == [(0,)]
+
+
+def test_replacing_a_json_run_replaces_its_host_events_and_tracks(con, tmp_path):
+    tracedb.ingest_trace(con, tiny_kineto.write(tmp_path / "a.json"), name="a")
+    once = table_counts(con)
+    tracedb.ingest_trace(con, tiny_kineto.write(tmp_path / "a.json"), name="a", replace=True)
+    assert table_counts(con) == once
+    assert q(con, "SELECT DISTINCT run_id FROM host_events UNION SELECT DISTINCT run_id FROM tracks") == [(2,)]
