@@ -233,13 +233,20 @@ def _copy_range(src_fd: int, dst_fd: int, offset: int, count: int):
         count -= done
 
 
-def ts_is_text(layout: Layout) -> bool:
-    """Ascend's trace_view.json writes ts as a string of µs ("1718851234567890.123"); Kineto a number."""
+def ts_kind(layout: Layout) -> str:
+    """How the events write ts, from the first one: 'string' (Ascend trace_view.json: "1718851234567890.123"),
+    'epoch' (a number of absolute µs, older Kineto: 1740461679479712) or 'relative' (Kineto's us.fff from
+    baseTimeNanoseconds). Numbers of either kind convert exactly with TS_NUMBER; strings take the
+    decimal text path."""
     with open(layout.path, "rb") as f:
         f.seek(layout.start)
         head = f.read(1 << 16)
-    m = re.search(rb'"ts"\s*:\s*(["0-9-])', head)
-    return bool(m and m.group(1) == b'"')
+    m = re.search(rb'"ts"\s*:\s*("|-?(\d+))', head)
+    if not m:
+        return "relative"
+    if m.group(1) == b'"':
+        return "string"
+    return "epoch" if len(m.group(2)) >= 13 else "relative"   # >= 1e12 µs: 11.6 days, no trace is that long
 
 
 class Workdir:
@@ -260,7 +267,9 @@ ARGS = {  # the args keys tracedb reads (matched case-insensitively: legacy "ext
     "name": "VARCHAR", "sort_index": "BIGINT", "Task Type": "VARCHAR", "Stream Id": "BIGINT", "Task Id": "BIGINT",
     "connection_id": "BIGINT", "taskId": "BIGINT", "extra_id": "BIGINT", "event-hint": "VARCHAR",
 }
-TS_NUMBER = "CAST(round(ts * 1000) AS BIGINT)"
+# Whole µs and the fraction apart: epoch µs (~1.7e15) are exact in a double but ts * 1000 is not (a multiple
+# of 256 ns there); the fraction of Kineto's relative us.fff rounds to its exact ns either way.
+TS_NUMBER = "CAST(trunc(ts) AS BIGINT) * 1000 + CAST(round((ts - trunc(ts)) * 1000) AS BIGINT)"
 TS_TEXT = "us_text_to_ns(ts)"
 
 
@@ -311,11 +320,12 @@ def load(con, run_id: int, path: str, parts: int | None = None, safe: bool = Fal
     with Workdir() as work, ThreadPoolExecutor(1) as writer:
         plain = decompress(path, work) if is_gzip(path) else path
         layout = locate(plain, path)
-        text_ts = ts_is_text(layout)
+        kind = ts_kind(layout)
+        text_ts = kind == "string"
         wanted = 1 if safe else (parts or max(2, -(-(layout.end - layout.start) // PART_BYTES)))
         ranges = split(layout, wanted)
         # Ascend trace_view tasks are told apart by their process name: keep such a file in one batch
-        batches = [ranges] if text_ts else [ranges[i:i + BATCH_PARTS] for i in range(0, len(ranges), BATCH_PARTS)]
+        batches = [ranges] if kind == "string" else [ranges[i:i + BATCH_PARTS] for i in range(0, len(ranges), BATCH_PARTS)]
         facts = run_facts(layout.metadata)
         base_ns = facts.pop("base_ns")
         con.execute("CREATE OR REPLACE TEMP TABLE _meta (pid VARCHAR, tid VARCHAR, name VARCHAR, arg_name VARCHAR, "
@@ -356,10 +366,11 @@ def load(con, run_id: int, path: str, parts: int | None = None, safe: bool = Fal
         con.execute("DROP TABLE _ev")
         if offset == 0:
             raise InputError(f"{path}: the trace holds no complete events; expected a non-empty traceEvents array")
-    facts.update(truncated=layout.truncated, format="ascend-trace-view" if text_ts else "chrome-trace",
-                 device_kind="npu" if text_ts else "gpu",
-                 clock_domain="unix-epoch-local" if text_ts else
-                 ("unix-epoch" if base_ns else "trace-relative"))
+    ascend = kind == "string"
+    facts.update(truncated=layout.truncated, format="ascend-trace-view" if ascend else "chrome-trace",
+                 device_kind="npu" if ascend else "gpu",
+                 clock_domain="unix-epoch-local" if ascend else
+                 ("unix-epoch" if base_ns or kind == "epoch" else "trace-relative"))
     return facts
 
 

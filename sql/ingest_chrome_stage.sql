@@ -5,7 +5,8 @@
 --   name, pid/tid as VARCHAR, which takes numbers and strings alike, ts DOUBLE or VARCHAR, dur, args as a
 --   STRUCT of the keys tracedb reads), $base_ns (Kineto's baseTimeNanoseconds, else 0).
 -- Placeholders: `ts_ns`, the expression turning ts into integer ns, chosen by tracedb.ingest.chrome_json:
---   round(ts * 1000) for Kineto's numbers (relative µs < 2^43 convert exactly, PERFORMANCE.md), the exact
+--   for numbers the whole µs and the fraction converted apart (exact for epoch µs, whose ts * 1000 a double
+--   cannot hold, and for Kineto's relative us.fff), the exact
 --   decimal path for Ascend's string ts; `arg[key]`, an args field as typed by the reader, or cast from
 --   JSON text when the typed read failed. Each timestamp becomes integer ns before any subtraction.
 -- kind: kernel | memcpy | memset for device activities by category (Kineto's, and the legacy capitalised

@@ -247,3 +247,19 @@ def test_replacing_a_json_run_replaces_its_host_events_and_tracks(con, tmp_path)
     tracedb.ingest_trace(con, tiny_kineto.write(tmp_path / "a.json"), name="a", replace=True)
     assert table_counts(con) == once
     assert q(con, "SELECT DISTINCT run_id FROM host_events UNION SELECT DISTINCT run_id FROM tracks") == [(2,)]
+
+
+def test_epoch_microseconds_are_exact_to_the_ns(con, tmp_path):
+    # older Kineto (the H800 DeepSeek trace): integer µs since the epoch, no baseTimeNanoseconds. ts * 1000
+    # is past 2^53, so a float product lands on a multiple of 256 ns; the whole µs must convert exactly
+    t0 = 1740461679479712
+    doc = {"traceEvents": [
+        {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": t0 + i * 37, "dur": 3 + i,
+         "args": {"device": 0, "stream": 7, "correlation": i}} for i in range(50)]
+        + [{"ph": "X", "cat": "kernel", "name": "q", "pid": 0, "tid": 7, "ts": t0 + 5000.25, "dur": 1.5}]}
+    path = tmp_path / "epoch.json"
+    path.write_text(json.dumps(doc))
+    tracedb.ingest_trace(con, str(path), name="e")
+    got = q(con, "SELECT start_ns, dur_ns FROM kernels ORDER BY seq")
+    assert got == [((t0 + i * 37) * 1000, (3 + i) * 1000) for i in range(50)] + [(t0 * 1000 + 5000250, 1500)]
+    assert q(con, "SELECT clock_domain FROM runs") == [("unix-epoch",)]

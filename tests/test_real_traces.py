@@ -134,10 +134,12 @@ DEVICE_CATS = ("kernel", "gpu_memcpy", "gpu_memset", "memcpy", "memset")
 def chrome_device_events(path):
     import gzip
     import json
+    from decimal import Decimal
     with (gzip.open if path.endswith(".gz") else open)(path, "rt", encoding="utf-8") as f:
-        doc = json.load(f)
+        doc = json.load(f, parse_float=Decimal)   # exact: epoch µs * 1000 does not fit a float
     events = doc["traceEvents"] if isinstance(doc, dict) else doc
-    return [(round(float(e["ts"]) * 1000), i, round(float(e.get("dur", 0)) * 1000), e.get("name", ""))
+    ns = lambda v: int((Decimal(v) * 1000).to_integral_value())   # noqa: E731
+    return [(ns(e["ts"]), i, ns(e.get("dur", 0)), e.get("name", ""))
             for i, e in enumerate(events) if e.get("ph") == "X" and str(e.get("cat", "")).lower() in DEVICE_CATS]
 
 
@@ -185,8 +187,19 @@ def test_real_gpu_traces_ingest_every_device_event_exactly(tmp_path, parts):
     db = str(tmp_path / "g.duckdb")
     cli("ingest", path, "--db", db, "--name", "R")
     ks = chrome_device_events(path)
-    got = cli("sql", "--db", db, "--format", "csv", "select count(*), sum(dur_ns) from kernels_raw").stdout
-    assert got.splitlines()[1] == f"{len(ks)},{sum(k[2] for k in ks)}"
+    # start times exact to the ns too (relative to the run's time base: baseTimeNanoseconds or 0)
+    got = cli("sql", "--db", db, "--format", "csv", "select count(*), sum(dur_ns), sum(start_ns) from kernels_raw").stdout
+    want_starts = sum(k[0] for k in ks) + len(ks) * base_ns(path)
+    assert got.splitlines()[1] == f"{len(ks)},{sum(k[2] for k in ks)},{want_starts}"
+
+
+def base_ns(path):
+    """baseTimeNanoseconds of a Kineto trace (0 when absent), read with the json module."""
+    import gzip
+    import json
+    with (gzip.open if path.endswith(".gz") else open)(path, "rt", encoding="utf-8") as f:
+        doc = json.load(f)
+    return doc.get("baseTimeNanoseconds", 0) if isinstance(doc, dict) else 0
 
 
 # ------------------------------------------------------------------------------------ per-core NPU traces
