@@ -128,9 +128,9 @@ def cores(run: RunOpt, db: DbOpt = None,
 def compare(run: RunOpt, db: DbOpt = None, profile: ProfileOpt = None, anchor: AnchorOpt = None, layers: LayersOpt = None,
             blocks_per_layer: BplOpt = None, layer_offset: OffsetOpt = None, window: WindowOpt = "strict",
             pass_: PassOpt = "all", pass_gap: GapOpt = 10.0, config: ConfigOpt = None,
-            by: Annotated[str, typer.Option("--by", help="layer, category, or kernel (aligned by category and rank).")] = "layer",
+            by: Annotated[str, typer.Option("--by", help="layer, category, module (traces with host events), or kernel (aligned by category and rank).")] = "layer",
             format: FmtOpt = "table", output: OutOpt = None):
-    """Two or more runs segmented alike, aligned by layer, category or kernel, with delta and ratio to the first."""
+    """Two or more runs segmented alike, aligned by layer, category, module or kernel, with delta and ratio to the first."""
     _run("compare", db, check_format(format), output, runs=run, profile=profile, anchor=anchor, layers=layers,
          blocks_per_layer=blocks_per_layer, layer_offset=layer_offset, window=window, pass_spec=pass_,
          pass_gap=pass_gap, config=config, by=by)

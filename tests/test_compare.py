@@ -4,9 +4,10 @@ import io
 
 import pytest
 
+import tiny_kineto
 import tiny_trace
 import tracedb
-from conftest import write_csv
+from conftest import cli, write_csv
 from tracedb.errors import UsageError
 
 SEG = {"profile": "qwen3-npu", "layers": 2, "pass_spec": "all"}
@@ -50,5 +51,59 @@ def test_unaligned_kernels_are_flagged(two):
 def test_compare_needs_two_runs_and_a_known_by(two):
     with pytest.raises(UsageError, match="two or more --run"):
         tracedb.report(two, "compare", runs=["a"], **SEG)
-    with pytest.raises(UsageError, match="--by: expected layer, category or kernel"):
+    with pytest.raises(UsageError, match="--by: expected layer, category, module or kernel"):
+        tracedb.report(two, "compare", runs=["a", "b"], by="op", **SEG)
+
+
+def test_by_module_needs_host_events(two, db_path):
+    with pytest.raises(UsageError, match="run 'a' has no host launches .* --by module needs a trace with host events"):
         tracedb.report(two, "compare", runs=["a", "b"], by="module", **SEG)
+    two.close()
+    p = cli("report", "compare", "--db", db_path, "--run", "a", "--run", "b", "--profile", "qwen3-npu", "--layers", "2",
+            "--by", "module", check=False)
+    assert p.returncode == 2 and p.stdout == "" and len(p.stderr.splitlines()) == 1
+    assert p.stderr.startswith("error: run 'a' has no host launches")
+
+
+@pytest.fixture
+def gpus(con, tmp_path):
+    tracedb.ingest_trace(con, tiny_kineto.write(tmp_path / "a.json"), name="gpu")
+    tracedb.ingest_trace(con, tiny_kineto.write(tmp_path / "b.json", dur_factor=2), name="gpu_x2")
+    return con
+
+
+@pytest.mark.parametrize("window", ["strict", "full"])
+def test_by_module_rows_are_report_modules_rows_side_by_side(gpus, window):
+    seg = {"profile": None, "anchor": "flash_fwd", "layers": 2, "window": window}
+    got = rows(tracedb.report(gpus, "compare", runs=["gpu", "gpu_x2"], by="module", fmt="csv", **seg))
+    for run in ("gpu", "gpu_x2"):
+        modules = rows(tracedb.report(gpus, "modules", runs=[run], by="module", fmt="csv", **seg))
+        want = {(r["pass"], r["layer"], r["module"], r["kernels"], r["sum_us"]) for r in modules if r["pass"] != ""}
+        assert {(r["pass"], r["layer"], r["module"], r["kernels"], r["sum_us"]) for r in got if r["run"] == run} == want
+    # the doubled run's memcpy (launched outside any frame) ends up in layer 1 of the strict window only
+    lone = {(r["pass"], r["layer"], r["module"], r["run"]) for r in got if r["aligned"] == "false"}
+    assert lone == ({(p, "1", "(no host frame)", "gpu_x2") for p in "01"} if window == "strict" else set())
+
+
+def test_steady_passes_of_different_numbers_are_matched(two, tmp_path):
+    # run c settles one pass later (scales 1.5, 1.2, 1.1, 1, 1): its steady pass is 4, a's is 3
+    tracedb.ingest_trace(two, tiny_trace.write(tmp_path / "c.csv", scales=[(3, 2), (6, 5), (11, 10), (1, 1), (1, 1)]),
+                         name="c")
+    res = tracedb.report(two, "compare", runs=["a", "c"], by="kernel", fmt="json", **{**SEG, "pass_spec": "steady"})
+    assert '"steady pass: a -> pass 3; c -> pass 4"' in res
+    got = rows(tracedb.report(two, "compare", runs=["a", "c"], by="kernel", fmt="csv", **{**SEG, "pass_spec": "steady"}))
+    assert {r["pass"] for r in got} == {"steady"} and {r["aligned"] for r in got} == {"true"}
+    assert {r["ratio"] for r in got} == {"1.000"}
+
+
+def test_passes_of_one_run_only_are_flagged_and_left_out_of_the_totals(two, tmp_path):
+    # a 2-pass run against tiny's 4 passes (--pass all): passes 2 and 3 are a's alone
+    kept = [r for r in tiny_trace.rows() if r[0] <= 2]
+    tracedb.ingest_trace(two, write_csv(tmp_path / "short.csv", tiny_trace.HEADER, kept), name="short")
+    res = tracedb.report(two, "compare", runs=["a", "short"], by="layer", fmt="json", **SEG)
+    assert '"pass counts differ: a 4, short 2; passes of one run only are kept, flagged aligned=false, and left ' \
+           'out of the totals"' in res
+    # the totals cover passes 0 and 1 only (scales 1.5 and 1.2): 32 us x 1.5 + 32 us x 1.2 = 86.4 us in both
+    assert '"device time over the compared passes: a 86.400 us; short 86.400 us (1.000 x a)"' in res
+    got = rows(tracedb.report(two, "compare", runs=["a", "short"], by="layer", fmt="csv", **SEG))
+    assert {(r["pass"], r["aligned"]) for r in got} == {("0", "true"), ("1", "true"), ("2", "false"), ("3", "false")}

@@ -60,6 +60,16 @@ CASES = {
                                               "window": "full"}),
     "compare.table": ("compare", "table", {"runs": ["tiny", "tiny_x2"], "pass_spec": "3"}),
     "compare.json": ("compare", "json", {"runs": ["tiny", "tiny_x2"], "pass_spec": "3", "by": "category"}),
+    "compare_layer.md": ("compare", "md", {"runs": ["tiny", "tiny_x2"], "pass_spec": "3", "by": "layer",
+                                           "window": "full"}),
+    "compare_category.csv": ("compare", "csv", {"runs": ["tiny", "tiny_x2"], "pass_spec": "3", "by": "category"}),
+    "compare_kernel.md": ("compare", "md", {"runs": ["tiny", "tiny_x2"], "pass_spec": "3", "by": "kernel",
+                                            "window": "full"}),
+    # two GPU runs, the second with every device duration doubled: its memcpy falls into layer 1
+    "compare_module.md": ("compare", "md", {"runs": ["gpu", "gpu_x2"], "profile": None, "anchor": "flash_fwd",
+                                            "by": "module"}),
+    "compare_module.csv": ("compare", "csv", {"runs": ["gpu", "gpu_x2"], "profile": None, "anchor": "flash_fwd",
+                                              "by": "module", "window": "full"}),
     "timeline.table": ("timeline", "table", {}),
     "timeline.md": ("timeline", "md", {"window": "full"}),
     "timeline.csv": ("timeline", "csv", {"timeline_layers": [1]}),
@@ -75,6 +85,7 @@ def tiny_store(tmp_path_factory):
     tracedb.ingest_trace(con, tiny_kineto.write(d / "trace.json"), name="gpu")
     tracedb.ingest_trace(con, tiny_swimlane.write(d / "swimlane.json"), name="cores")
     tracedb.ingest_trace(con, tiny_trace.write(d / "slow.csv", dur_factor=2), name="tiny_x2")
+    tracedb.ingest_trace(con, tiny_kineto.write(d / "slow.json", dur_factor=2), name="gpu_x2")
     yield con
     con.close()
 

@@ -61,10 +61,11 @@ def us_text(ns: int) -> str:
     return f"{ns // 1000}.{ns % 1000:03d}"
 
 
-def rows(dur_factor=1):
-    """dur_factor: every duration multiplied (a run on slower hardware, same start times)."""
+def rows(dur_factor=1, scales=SCALES):
+    """dur_factor: every duration multiplied (a run on slower hardware, same start times). scales: one
+    (num, den) per pass, the pass's times multiplied by num / den."""
     out, task = [], 100
-    for p, (num, den) in enumerate(SCALES):
+    for p, (num, den) in enumerate(scales):
         base = T0_NS + p * 1_000_000
         for start, dur, name, op, core, twice in PASS:
             s, d = base + start * 1000 * num // den, dur * 1000 * num // den * dur_factor
@@ -82,6 +83,6 @@ def rows(dur_factor=1):
     return out
 
 
-def write(path, dur_factor=1) -> str:
+def write(path, dur_factor=1, scales=SCALES) -> str:
     from conftest import write_csv
-    return write_csv(path, HEADER, rows(dur_factor))
+    return write_csv(path, HEADER, rows(dur_factor, scales))
