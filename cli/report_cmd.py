@@ -15,7 +15,7 @@ LayersOpt = Annotated[Optional[int], typer.Option("--layers", "-l", help="Layers
 BplOpt = Annotated[Optional[int], typer.Option("--blocks-per-layer", help="Anchors per layer (default: profile's, 1).")]
 OffsetOpt = Annotated[Optional[int], typer.Option("--layer-offset", help="Move every layer boundary this many kernels before its anchor.")]
 WindowOpt = Annotated[str, typer.Option("--window", "-w", help="strict: first to last anchor; full: extended into the gaps between passes.")]
-PassOpt = Annotated[str, typer.Option("--pass", help="A pass number, all, or steady.")]
+PassOpt = Annotated[str, typer.Option("--pass", help="A pass number, all, steady, or mean (layers, compare: the mean of the steady passes).")]
 GapOpt = Annotated[float, typer.Option("--pass-gap", help="Gap-based passes: a new pass where the anchor gap exceeds G x median gap.")]
 ConfigOpt = Annotated[Optional[str], typer.Option("--config", help="Model config.json: num_hidden_layers, layer types.")]
 AbsOpt = Annotated[bool, typer.Option("--absolute", help="Absolute times instead of relative to the run's first kernel.")]

@@ -26,22 +26,24 @@ def build(con, fmt, b, spec, by, meta):
                                  "/ Kineto); use --by layer, category or kernel")
     else:
         sql.run(con, "attribute_none")
-    label = spec if spec == "steady" else None
+    label = spec if spec in ("steady", "mean") else None
     params = {"run_ids": b.run_ids, "by": by}
     sql.run(con, "compare_align", {**params, "label": label})
     _notes(con, b)
     meta["by"] = by
     title = f"{' vs '.join(names[r] for r in b.run_ids)} by {by}"
+    title += ", mean of the steady passes" if label == "mean" else ""
     if fmt in ("csv", "json"):
-        return reports._fetch(con, fmt, "report_compare", params, "compare", b, meta, title)
-    run_cols, diff_cols = _wide_columns(b, by)
+        return reports._fetch(con, fmt, "report_compare_mean" if label == "mean" else "report_compare",
+                              params, "compare", b, meta, title)
+    run_cols, diff_cols = _wide_columns(b, by, label == "mean")
     res = reports._fetch(con, fmt, "report_compare_wide", params, "compare", b, meta, title,
                          run_columns=run_cols, diff_columns=diff_cols)
     keep = {"layer": (), "category": ("category",), "kernel": ("category",), "module": ("module",)}[by]
     return render.drop_columns(res, [c for c in ("category", "module") if c not in keep])
 
 
-def _wide_columns(b, by) -> tuple[str, str]:
+def _wide_columns(b, by, mean) -> tuple[str, str]:
     """Per run its kernel name (by kernel) or count and its time; per later run delta and ratio to the first."""
     ident, runs, diffs = sql.ident, [], []
     first = "sum(ns) FILTER (WHERE run_id = $run_ids[1])"
@@ -50,7 +52,7 @@ def _wide_columns(b, by) -> tuple[str, str]:
         if by == "kernel":
             runs.append(f"max(kernel) {at} AS {ident(name + '_kernel')}")
         else:
-            runs.append(f"sum(kernels) {at} AS {ident(name + '_kernels')}")
+            runs.append(f"sum({'kernels_mean' if mean else 'kernels'}) {at} AS {ident(name + '_kernels')}")
         runs.append(f"us(sum(ns) {at}) AS {ident(name + '_us')}")
         if i > 1:
             suffix = "" if len(b.run_ids) == 2 else f"_{name}"

@@ -25,6 +25,9 @@ def build_report(con, name: str, fmt: str = "table", pass_spec: str = "all", abs
     if name not in REPORTS:
         raise UsageError(f"unknown report {name!r}; reports: {', '.join(REPORTS)}")
     spec = str(pass_spec).strip().lower()
+    if spec == "mean" and name in ("kernels", "timeline", "modules"):
+        raise UsageError(f"--pass mean: report {name} shows single passes; give a pass number, all or steady "
+                         "(layers and compare average the steady passes)")
     if name == "modules":
         return _modules(con, fmt, pass_spec, by, seg_opts)
     if name == "cores":
@@ -44,7 +47,7 @@ def build_report(con, name: str, fmt: str = "table", pass_spec: str = "all", abs
         raise UsageError("--layer is needed with --format compute-flow / --flow and with --compare-layer")
     segment.assign(con, b, select_noted(con, b, spec))
     if name == "layers":
-        return _clusters(con, fmt, b, meta) if clusters else _layers(con, fmt, b, meta, base)
+        return _clusters(con, fmt, b, meta) if clusters else _layers(con, fmt, b, meta, base, spec == "mean")
     if name == "timeline":
         return _fetch(con, fmt, "report_timeline", {**base, "layers": list(timeline_layers or [])}, name, b, meta,
                       "pass and layer time ranges (s)", display={"layer": "(pass)"})
@@ -64,13 +67,19 @@ def build_report(con, name: str, fmt: str = "table", pass_spec: str = "all", abs
                   "hot kernels" + (f" of layer {layer}" if layer is not None else ""))
 
 
-def _layers(con, fmt, b, meta, base):
-    """Per layer, one <category>_us column per category of the profile."""
+def _layers(con, fmt, b, meta, base, mean):
+    """Per layer, one <category>_us column per category of the profile; --pass mean: per layer over passes."""
     cats = b.profile.categories
-    cols = ",\n    ".join(f"us(coalesce(sum(a.dur_ns) FILTER (WHERE a.cat_ord = {i}), 0)) AS {sql.ident(c + '_us')}"
-                          for i, c in enumerate(cats))
-    return _fetch(con, fmt, "report_layers", base, "layers", b, meta, "layers", category_columns=cols,
-                  display={"layer": "prologue"}, sparse={c + "_us" for c in cats})
+    per_cat = [f"coalesce(sum(a.dur_ns) FILTER (WHERE a.cat_ord = {i}), 0)" for i in range(len(cats))]
+    kw = {"display": {"layer": "prologue"}, "sparse": {c + "_us" for c in cats}}
+    if mean:
+        sums = ",\n        ".join(f"{e} AS {sql.ident(c + '_ns')}" for e, c in zip(per_cat, cats))
+        means = ",\n    ".join(f"us(mean_ns(sum(p.{sql.ident(c + '_ns')}), count(*))) AS {sql.ident(c + '_us')}"
+                                 for c in cats)
+        return _fetch(con, fmt, "report_layers_mean", base, "layers", b, meta, "layers, mean of the steady passes",
+                      category_sums=sums, category_means=means, **kw)
+    cols = ",\n    ".join(f"us({e}) AS {sql.ident(c + '_us')}" for e, c in zip(per_cat, cats))
+    return _fetch(con, fmt, "report_layers", base, "layers", b, meta, "layers", category_columns=cols, **kw)
 
 
 def _modules(con, fmt, pass_spec, by, seg_opts):
@@ -155,10 +164,13 @@ def _clusters(con, fmt, b, meta):
 
 
 def select_noted(con, b, spec: str) -> list[tuple[int, int]]:
-    """segment.select_passes, with a note naming the pass `steady` chose for each run."""
+    """segment.select_passes, with a note naming the passes `steady` and `mean` chose for each run."""
     sel = segment.select_passes(con, b, spec)
-    if spec == "steady":
-        b.notes.append("steady pass: " + "; ".join(f"{b.run_names[r]} -> pass {p}" for r, p in sel))
+    if spec in ("steady", "mean"):
+        picked = {rid: [p for r, p in sel if r == rid] for rid in b.run_ids}
+        b.notes.append(("steady pass: " if spec == "steady" else "mean of the steady passes: ") + "; ".join(
+            f"{b.run_names[r]} -> pass{'es' if len(ps) > 1 else ''} "
+            f"{', '.join(map(str, ps))}" for r, ps in picked.items()))
     return sel
 
 

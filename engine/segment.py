@@ -2,7 +2,8 @@
 
 Every stage is a file in sql/ creating TEMP tables in the session (the store itself is never written):
 segment_anchors -> segment_passes -> segment_windows -> segment_assign. This module only decides
-parameters, checks them, and picks passes (`N`, `all`, `steady`)."""
+parameters, checks them, and picks passes (`N`, `all`, `steady`, `mean`)."""
+import statistics
 from dataclasses import dataclass, field
 
 import duckdb
@@ -190,15 +191,18 @@ def assign(con, b: Bound, selection: list[tuple[int, int]]):
 
 
 def select_passes(con, b: Bound, spec: str) -> list[tuple[int, int]]:
-    """(run_id, pass) pairs for `--pass N|all|steady`, after find_passes."""
+    """(run_id, pass) pairs for `--pass N|all|steady|mean`, after find_passes (mean: every pass averaged)."""
     spec = str(spec).strip().lower()
     allp = con.execute("SELECT run_id, pass, partial FROM _passes ORDER BY run_id, pass").fetchall()
     if spec == "all":
         return [(r, p) for r, p, _ in allp]
-    if spec == "steady":
-        return [(rid, steady_pass(con, b, rid)) for rid in b.run_ids]
+    if spec in ("steady", "mean"):
+        walls = layer0_walls(con, b)
+        if spec == "mean":
+            return [(rid, p) for rid in b.run_ids for p in steady_passes(con, b, rid, walls)]
+        return [(rid, steady_pass(con, b, rid, walls)) for rid in b.run_ids]
     if not spec.lstrip("-").isdigit():
-        raise UsageError(f"--pass {spec!r}: expected a pass number, all or steady")
+        raise UsageError(f"--pass {spec!r}: expected a pass number, all, steady or mean")
     n = int(spec)
     out = []
     for rid in b.run_ids:
@@ -207,6 +211,18 @@ def select_passes(con, b: Bound, spec: str) -> list[tuple[int, int]]:
             raise UsageError(f"run '{b.run_names[rid]}' has {count} passes (0..{count - 1}); --pass {n} does not exist")
         out.append((rid, n))
     return out
+
+
+def steady_passes(con, b: Bound, rid: int, walls: dict) -> list[int]:
+    """The passes `--pass mean` averages: every full pass from the steady pass on whose layer-0 wall is
+    within 5 % of the median layer-0 wall of those passes (the lower middle value for an even count, so
+    the median is a pass of its own and the list is never empty)."""
+    full = [p for p, partial in con.execute("SELECT pass, partial FROM _passes WHERE run_id = $r ORDER BY pass",
+                                            {"r": rid}).fetchall() if not partial and (rid, p) in walls]
+    first = steady_pass(con, b, rid, walls)
+    later = [p for p in full if p >= first]
+    median = statistics.median_low(walls[(rid, p)] for p in later)
+    return [p for p in later if abs(walls[(rid, p)] - median) <= STEADY_TOLERANCE * median]
 
 
 def layer0_walls(con, b: Bound) -> dict[tuple[int, int], int]:

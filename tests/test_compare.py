@@ -1,6 +1,8 @@
-"""`report compare`: every kernel of every run accounted for, misaligned keys flagged, not dropped."""
+"""`report compare`: every kernel of every run accounted for, misaligned keys flagged, not dropped; --pass
+mean."""
 import csv
 import io
+from fractions import Fraction
 
 import pytest
 
@@ -95,6 +97,46 @@ def test_steady_passes_of_different_numbers_are_matched(two, tmp_path):
     assert {r["pass"] for r in got} == {"steady"} and {r["aligned"] for r in got} == {"true"}
     assert {r["ratio"] for r in got} == {"1.000"}
 
+
+def _layer_ns(trace_rows, pass_index, layer):
+    """The durations (ns) of one layer's kernels in the strict window, from the CSV rows (hcom counted once)."""
+    per_pass = [r for r in trace_rows if r[0] == pass_index + 1 and not (r[3] == "N/A" and r[6].startswith("hcom"))]
+    starts = [tiny_trace_ns(r[9]) for r in per_pass]
+    anchors = [s for s, r in zip(starts, per_pass) if r[6] == "FusedInferAttentionScore"]
+    hi = anchors[-1] + tiny_trace_ns(next(r[10] for r in reversed(per_pass) if r[6] == "FusedInferAttentionScore"))
+    lo = anchors[layer]
+    top = anchors[layer + 1] if layer + 1 < len(anchors) else hi + 1
+    return [tiny_trace_ns(r[10]) for s, r in zip(starts, per_pass) if lo <= s < top and s <= hi]
+
+
+def tiny_trace_ns(text):
+    whole, _, frac = text.strip().partition(".")
+    return int(whole) * 1000 + int(frac)
+
+
+def test_mean_of_the_steady_passes(con, tmp_path):
+    tracedb.ingest_trace(con, tiny_trace.write(tmp_path / "j.csv", scales=tiny_trace.JITTER), name="j")
+    tracedb.ingest_trace(con, tiny_trace.write(tmp_path / "a.csv"), name="a")
+    trace = tiny_trace.rows(scales=tiny_trace.JITTER)
+    seg = {**SEG, "pass_spec": "mean"}
+    layers = rows(tracedb.report(con, "layers", runs=["j"], fmt="csv", **seg))
+    for r in layers:
+        per = [sum(_layer_ns(trace, p, int(r["layer"]))) for p in (3, 4, 6)]   # the steady passes
+        mean = Fraction(sum(per), 3)
+        assert r["pass"] == "mean" and r["passes"] == "3"
+        assert Fraction(r["sum_us"]) * 1000 == round(mean)                      # rounded to the ns
+        assert (Fraction(r["sum_min_us"]) * 1000, Fraction(r["sum_max_us"]) * 1000) == (min(per), max(per))
+    assert [r["sum_us"] for r in layers] == ["27.090", "5.017"]               # 81.27 / 3; 15.05 / 3 = 5.01666..
+    got = rows(tracedb.report(con, "compare", runs=["j", "a"], by="layer", fmt="csv", **seg))
+    assert [(r["run"], r["passes"], r["sum_us"], r["ratio"]) for r in got] == [
+        ("j", "3", "27.090", "1.000"), ("a", "1", "27.000", "0.997"), ("j", "3", "5.017", "1.000"),
+        ("a", "1", "5.000", "0.997")]
+
+
+def test_mean_is_for_layers_and_compare_only(two):
+    for report in ("kernels", "timeline", "modules"):
+        with pytest.raises(UsageError, match=f"--pass mean: report {report} shows single passes"):
+            tracedb.report(two, report, runs=["a"], **{**SEG, "pass_spec": "mean"})
 
 def test_passes_of_one_run_only_are_flagged_and_left_out_of_the_totals(two, tmp_path):
     # a 2-pass run against tiny's 4 passes (--pass all): passes 2 and 3 are a's alone

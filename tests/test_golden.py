@@ -70,6 +70,11 @@ CASES = {
                                             "by": "module"}),
     "compare_module.csv": ("compare", "csv", {"runs": ["gpu", "gpu_x2"], "profile": None, "anchor": "flash_fwd",
                                               "by": "module", "window": "full"}),
+    # --pass mean over the steady passes 3, 4, 6 of a jittery decode (tests/tiny_trace.py JITTER)
+    "layers_mean.csv": ("layers", "csv", {"runs": ["tiny_jitter"], "pass_spec": "mean"}),
+    "layers_mean.md": ("layers", "md", {"runs": ["tiny_jitter"], "pass_spec": "mean", "window": "full"}),
+    "compare_mean.csv": ("compare", "csv", {"runs": ["tiny_jitter", "tiny"], "pass_spec": "mean", "by": "kernel"}),
+    "compare_mean.md": ("compare", "md", {"runs": ["tiny_jitter", "tiny"], "pass_spec": "mean", "by": "category"}),
     "timeline.table": ("timeline", "table", {}),
     "timeline.md": ("timeline", "md", {"window": "full"}),
     "timeline.csv": ("timeline", "csv", {"timeline_layers": [1]}),
@@ -86,6 +91,7 @@ def tiny_store(tmp_path_factory):
     tracedb.ingest_trace(con, tiny_swimlane.write(d / "swimlane.json"), name="cores")
     tracedb.ingest_trace(con, tiny_trace.write(d / "slow.csv", dur_factor=2), name="tiny_x2")
     tracedb.ingest_trace(con, tiny_kineto.write(d / "slow.json", dur_factor=2), name="gpu_x2")
+    tracedb.ingest_trace(con, tiny_trace.write(d / "jitter.csv", scales=tiny_trace.JITTER), name="tiny_jitter")
     yield con
     con.close()
 
