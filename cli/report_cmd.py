@@ -130,7 +130,8 @@ def compare(run: RunOpt, db: DbOpt = None, profile: ProfileOpt = None, anchor: A
             pass_: PassOpt = "all", pass_gap: GapOpt = 10.0, config: ConfigOpt = None,
             by: Annotated[str, typer.Option("--by", help="layer, category, module (traces with host events), or kernel (aligned by category and rank).")] = "layer",
             format: FmtOpt = "table", output: OutOpt = None):
-    """Two or more runs segmented alike, aligned by layer, category, module or kernel, with delta and ratio to the first."""
+    """Two or more runs segmented alike, aligned by layer, category, module or kernel, with delta and ratio to the
+    first (a simulated run after a measured one: simulated / measured, and M6 in the notes)."""
     _run("compare", db, check_format(format), output, runs=run, profile=profile, anchor=anchor, layers=layers,
          blocks_per_layer=blocks_per_layer, layer_offset=layer_offset, window=window, pass_spec=pass_,
          pass_gap=pass_gap, config=config, by=by)

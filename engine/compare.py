@@ -3,7 +3,9 @@
 The stages are SQL (compare_align.sql builds _cmp: per run and key its time over the selected passes,
 matched across runs); this module picks the layout and writes the notes. CSV and JSON get the tidy rows
 (one per key and run, so they load into SQL); the terminal and Markdown tables the wide layout of
-seeds/002 (runs side by side, a sum row per layer). The ratio is each run against the first one."""
+seeds/002 (runs side by side, a sum row per layer). The ratio is each run against the first one: with a
+measured run first and a simulated one (tagged kind=simulated) after it, simulated / measured, the M6
+metric of seeds/000, which the notes also give over all compared passes."""
 from tracedb import sql
 from tracedb.engine import render, reports, segment
 from tracedb.errors import UsageError
@@ -62,7 +64,7 @@ def _wide_columns(b, by, mean) -> tuple[str, str]:
 
 
 def _notes(con, b):
-    """Differing pass and layer counts, and totals over the compared passes."""
+    """Differing pass and layer counts, totals over the compared passes, and M6 for simulated runs."""
     names, ids = b.run_names, b.run_ids
     for pass_label, counts in sql.run(con, "compare_shape", {"run_ids": ids}).fetchall():
         if pass_label is None:
@@ -71,9 +73,21 @@ def _notes(con, b):
         else:
             b.notes.append(f"layer counts differ in pass {pass_label}: {counts}; layers of one run only are kept, "
                            "flagged aligned=false")
+    totals = _totals(con, ids, ids[0])
     b.notes.append("device time over the compared passes: " + "; ".join(
         f"{names[rid]} {us} us" + (f" ({ratio} x {names[ids[0]]})" if rid != ids[0] and ratio else "")
-        for rid, p, us, ratio in _totals(con, ids, ids[0]) if p is None))
+        for rid, p, us, ratio in totals if p is None))
+    sim = segment.simulated_runs(con, ids)
+    measured = [r for r in ids if r not in sim]
+    if not sim or not measured:
+        return
+    ref = measured[0]
+    rows = totals if ref == ids[0] else _totals(con, ids, ref)
+    for s in (r for r in ids if r in sim):
+        overall = [ratio for rid, p, _, ratio in rows if rid == s and p is None] or [None]
+        per_pass = [f"{p}: {ratio or 'n/a'}" for rid, p, _, ratio in rows if rid == s and p is not None]
+        b.notes.append(f"M6 (simulated / measured device time) {names[s]} / {names[ref]} = {overall[0] or 'n/a'}"
+                       + (f" (by pass: {', '.join(per_pass)})" if len(per_pass) > 1 else ""))
 
 
 def _totals(con, ids, ref):

@@ -168,8 +168,9 @@ def select_noted(con, b, spec: str) -> list[tuple[int, int]]:
     sel = segment.select_passes(con, b, spec)
     if spec in ("steady", "mean"):
         picked = {rid: [p for r, p in sel if r == rid] for rid in b.run_ids}
+        sim = segment.simulated_runs(con, b.run_ids)
         b.notes.append(("steady pass: " if spec == "steady" else "mean of the steady passes: ") + "; ".join(
-            f"{b.run_names[r]} -> pass{'es' if len(ps) > 1 else ''} "
+            f"{b.run_names[r]}{' (simulated)' if r in sim else ''} -> pass{'es' if len(ps) > 1 else ''} "
             f"{', '.join(map(str, ps))}" for r, ps in picked.items()))
     return sel
 

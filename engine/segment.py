@@ -197,10 +197,14 @@ def select_passes(con, b: Bound, spec: str) -> list[tuple[int, int]]:
     if spec == "all":
         return [(r, p) for r, p, _ in allp]
     if spec in ("steady", "mean"):
-        walls = layer0_walls(con, b)
-        if spec == "mean":
-            return [(rid, p) for rid in b.run_ids for p in steady_passes(con, b, rid, walls)]
-        return [(rid, steady_pass(con, b, rid, walls)) for rid in b.run_ids]
+        walls, sim, out = layer0_walls(con, b), simulated_runs(con, b.run_ids), []
+        for rid in b.run_ids:
+            if spec == "mean" or rid in sim:
+                picked = steady_passes(con, b, rid, walls, rid in sim)
+            else:
+                picked = [steady_pass(con, b, rid, walls)]
+            out += [(rid, p) for p in (picked if spec == "mean" else picked[:1])]
+        return out
     if not spec.lstrip("-").isdigit():
         raise UsageError(f"--pass {spec!r}: expected a pass number, all, steady or mean")
     n = int(spec)
@@ -213,12 +217,22 @@ def select_passes(con, b: Bound, spec: str) -> list[tuple[int, int]]:
     return out
 
 
-def steady_passes(con, b: Bound, rid: int, walls: dict) -> list[int]:
+def simulated_runs(con, run_ids) -> set[int]:
+    """Runs tagged kind=simulated (or kind=predicted): a performance model's trace has no cold start, so
+    each of its full passes is steady."""
+    return {r for (r,) in sql.run(con, "run_kinds", {"run_ids": list(run_ids)}).fetchall()}
+
+
+def steady_passes(con, b: Bound, rid: int, walls: dict, simulated: bool = False) -> list[int]:
     """The passes `--pass mean` averages: every full pass from the steady pass on whose layer-0 wall is
     within 5 % of the median layer-0 wall of those passes (the lower middle value for an even count, so
-    the median is a pass of its own and the list is never empty)."""
+    the median is a pass of its own and the list is never empty); for a simulated run every full pass."""
     full = [p for p, partial in con.execute("SELECT pass, partial FROM _passes WHERE run_id = $r ORDER BY pass",
                                             {"r": rid}).fetchall() if not partial and (rid, p) in walls]
+    if simulated:
+        if not full:
+            raise UsageError(f"run '{b.run_names[rid]}' (simulated) has no full pass")
+        return full
     first = steady_pass(con, b, rid, walls)
     later = [p for p in full if p >= first]
     median = statistics.median_low(walls[(rid, p)] for p in later)

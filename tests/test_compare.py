@@ -1,5 +1,5 @@
 """`report compare`: every kernel of every run accounted for, misaligned keys flagged, not dropped; --pass
-mean."""
+mean; runs of different depth; predicted (simulated) vs measured."""
 import csv
 import io
 from fractions import Fraction
@@ -7,6 +7,7 @@ from fractions import Fraction
 import pytest
 
 import tiny_kineto
+import tiny_simulated
 import tiny_trace
 import tracedb
 from conftest import cli, write_csv
@@ -138,6 +139,22 @@ def test_mean_is_for_layers_and_compare_only(two):
         with pytest.raises(UsageError, match=f"--pass mean: report {report} shows single passes"):
             tracedb.report(two, report, runs=["a"], **{**SEG, "pass_spec": "mean"})
 
+
+def test_different_layer_counts_are_noted_and_flagged(two, tmp_path, db_path):
+    # a 3-layer model against the 2-layer one, passes by gaps: layer 2 exists in one run only
+    tracedb.ingest_trace(two, tiny_simulated.write(tmp_path / "deep.json", layers=3), name="deep")
+    seg = {"profile": "qwen3-npu", "pass_spec": "0"}
+    got = rows(tracedb.report(two, "compare", runs=["a", "deep"], by="layer", fmt="csv", **seg))
+    assert [(r["layer"], r["run"], r["aligned"]) for r in got] == [
+        ("0", "a", "true"), ("0", "deep", "true"), ("1", "a", "true"), ("1", "deep", "true"), ("2", "deep", "false")]
+    two.close()
+    p = cli("report", "compare", "--db", db_path, "--run", "a", "--run", "deep", "--profile", "qwen3-npu",
+            "--pass", "0", "--format", "csv")
+    assert "note: layer counts differ in pass 0: a 2 layers, deep 3 layers; layers of one run only are kept, " \
+           "flagged aligned=false" in p.stderr.splitlines()
+    assert rows(p.stdout) == got
+
+
 def test_passes_of_one_run_only_are_flagged_and_left_out_of_the_totals(two, tmp_path):
     # a 2-pass run against tiny's 4 passes (--pass all): passes 2 and 3 are a's alone
     kept = [r for r in tiny_trace.rows() if r[0] <= 2]
@@ -149,3 +166,69 @@ def test_passes_of_one_run_only_are_flagged_and_left_out_of_the_totals(two, tmp_
     assert '"device time over the compared passes: a 86.400 us; short 86.400 us (1.000 x a)"' in res
     got = rows(tracedb.report(two, "compare", runs=["a", "short"], by="layer", fmt="csv", **SEG))
     assert {(r["pass"], r["aligned"]) for r in got} == {("0", "true"), ("1", "true"), ("2", "false"), ("3", "false")}
+
+
+# -------------------------------------------------------------------------------- predicted vs measured
+@pytest.fixture
+def predicted(con, tmp_path):
+    tracedb.ingest_trace(con, tiny_trace.write(tmp_path / "m.csv"), name="measured")
+    tracedb.ingest_trace(con, tiny_simulated.write(tmp_path / "s.json"), name="sim", tags={"kind": "simulated"})
+    return con
+
+
+CATEGORY = {"GatherV2": "other", "RmsNorm": "norm", "MatMulV3": "gemm", "FusedInferAttentionScore": "attention",
+            "hcom_allReduce_": "communication", "SwiGlu": "activation", "ArgMaxV2": "topk"}   # qwen3-npu's rules
+
+
+def _predicted_and_measured_by_category(part):
+    """Per category: (simulated ns, measured ns) over tiny_trace.PASS[part] at scale 1."""
+    out = {}
+    for _, dur, _, op, _, _ in tiny_trace.PASS[part]:
+        num, den = tiny_simulated.FACTORS.get(op, (1, 1))
+        sim, meas = out.get(CATEGORY[op], (0, 0))
+        out[CATEGORY[op]] = (sim + dur * 1000 * num // den, meas + dur * 1000)
+    return out
+
+
+def test_simulated_over_measured_by_layer_and_category(predicted):
+    got = rows(tracedb.report(predicted, "compare", runs=["measured", "sim"], by="category", fmt="csv",
+                              **{**SEG, "pass_spec": "steady"}))
+    # strict window: layer 0 = PASS[3:9], layer 1 = its anchor PASS[9]
+    for layer, part in (("0", slice(3, 9)), ("1", slice(9, 10))):
+        for cat, (sim_ns, meas_ns) in _predicted_and_measured_by_category(part).items():
+            row = next(r for r in got if r["layer"] == layer and r["category"] == cat and r["run"] == "sim")
+            assert Fraction(row["ratio"]) == round(Fraction(sim_ns, meas_ns), 3), (layer, cat)
+    assert {(r["category"], r["ratio"]) for r in got if r["run"] == "sim" and r["layer"] == "0"} == {
+        ("attention", "0.800"), ("gemm", "1.250"), ("communication", "0.500"), ("norm", "1.000"),
+        ("activation", "1.000")}
+
+
+@pytest.mark.parametrize("window, m6", [("strict", "1.016"), ("full", "1.075")])
+def test_m6_is_total_simulated_over_total_measured(predicted, window, m6):
+    parts = {"strict": slice(3, 10), "full": slice(0, 15)}[window]
+    totals = _predicted_and_measured_by_category(parts).values()
+    want = round(Fraction(sum(s for s, _ in totals), sum(m for _, m in totals)), 3)
+    assert Fraction(m6) == want
+    res = tracedb.report(predicted, "compare", runs=["measured", "sim"], by="layer", fmt="md",
+                         **{**SEG, "pass_spec": "steady", "window": window})
+    assert f"> M6 (simulated / measured device time) sim / measured = {m6}\n" in res
+    assert "> steady pass: measured -> pass 3; sim (simulated) -> pass 0\n" in res
+
+
+def test_m6_is_simulated_over_measured_whatever_the_order(predicted):
+    res = tracedb.report(predicted, "compare", runs=["sim", "measured"], by="layer", fmt="md",
+                         **{**SEG, "pass_spec": "steady"})
+    assert "> M6 (simulated / measured device time) sim / measured = 1.016\n" in res
+    assert "measured 32.000 us (0.985 x sim)" in res          # the rows' ratio: against the first run
+
+
+def test_no_m6_without_a_simulated_run(two):
+    res = tracedb.report(two, "compare", runs=["a", "b"], fmt="md", **SEG)
+    assert "M6" not in res and "> device time over the compared passes: a " in res
+
+
+@pytest.mark.xfail(strict=True, reason="ingest change proposed to the lead: complete events without a category "
+                   "on a process named like a device become kernels (README, Predicted vs measured)")
+def test_simulated_trace_without_categories_ingests(con, tmp_path):
+    tracedb.ingest_trace(con, tiny_simulated.write(tmp_path / "s.json", cat=None), name="sim")
+    assert con.execute("SELECT count(*) FROM kernels").fetchone()[0] == 15

@@ -127,6 +127,17 @@ def test_mean_takes_the_steady_passes_near_the_median(con, tmp_path):
     assert segment.select_passes(con, b, " Mean ") == [(rid, 3), (rid, 4), (rid, 6)]
 
 
+def test_a_simulated_run_has_no_cold_start(con, tmp_path):
+    import tiny_simulated
+    tracedb.ingest_trace(con, tiny_simulated.write(tmp_path / "s.json", passes=2), name="sim", tags={"kind": "simulated"})
+    tracedb.ingest_trace(con, tiny_simulated.write(tmp_path / "u.json", passes=3), name="untagged")
+    b, _ = passes(con, runs=["sim"], anchor="FusedInferAttentionScore", layers=2)
+    assert segment.select_passes(con, b, "steady") == [(b.run_ids[0], 0)]
+    assert segment.select_passes(con, b, "mean") == [(b.run_ids[0], 0), (b.run_ids[0], 1)]
+    b, _ = passes(con, runs=["untagged"], anchor="FusedInferAttentionScore", layers=2)
+    assert segment.select_passes(con, b, "steady") == [(b.run_ids[0], 2)]   # identical passes: 2 is the first
+
+
 def test_anchor_fallback_of_dsv4(con, tmp_path):
     # no mhc_post_tilelang kernel: the dsv4-gpu profile falls back to mhc_pre_big_fuse and says so
     rows = [["mhc_pre_big_fuse_kernel", "", "AI_CORE", f"{t}.000", "1.000"] for t in (0, 10, 20, 30)]
