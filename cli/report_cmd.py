@@ -15,7 +15,7 @@ LayersOpt = Annotated[Optional[int], typer.Option("--layers", "-l", help="Layers
 BplOpt = Annotated[Optional[int], typer.Option("--blocks-per-layer", help="Anchors per layer (default: profile's, 1).")]
 OffsetOpt = Annotated[Optional[int], typer.Option("--layer-offset", help="Move every layer boundary this many kernels before its anchor.")]
 WindowOpt = Annotated[str, typer.Option("--window", "-w", help="strict: first to last anchor; full: extended into the gaps between passes.")]
-PassOpt = Annotated[str, typer.Option("--pass", help="A pass number, all, or steady.")]
+PassOpt = Annotated[str, typer.Option("--pass", help="A pass number, all, steady, or mean (layers, compare: the mean of the steady passes).")]
 GapOpt = Annotated[float, typer.Option("--pass-gap", help="Gap-based passes: a new pass where the anchor gap exceeds G x median gap.")]
 ConfigOpt = Annotated[Optional[str], typer.Option("--config", help="Model config.json: num_hidden_layers, layer types.")]
 AbsOpt = Annotated[bool, typer.Option("--absolute", help="Absolute times instead of relative to the run's first kernel.")]
@@ -128,9 +128,10 @@ def cores(run: RunOpt, db: DbOpt = None,
 def compare(run: RunOpt, db: DbOpt = None, profile: ProfileOpt = None, anchor: AnchorOpt = None, layers: LayersOpt = None,
             blocks_per_layer: BplOpt = None, layer_offset: OffsetOpt = None, window: WindowOpt = "strict",
             pass_: PassOpt = "all", pass_gap: GapOpt = 10.0, config: ConfigOpt = None,
-            by: Annotated[str, typer.Option("--by", help="layer, category, or kernel (aligned by category and rank).")] = "layer",
+            by: Annotated[str, typer.Option("--by", help="layer, category, module (traces with host events), or kernel (aligned by category and rank).")] = "layer",
             format: FmtOpt = "table", output: OutOpt = None):
-    """Two or more runs segmented alike, aligned by layer, category or kernel, with delta and ratio to the first."""
+    """Two or more runs segmented alike, aligned by layer, category, module or kernel, with delta and ratio to the
+    first (a simulated run after a measured one: simulated / measured, and M6 in the notes)."""
     _run("compare", db, check_format(format), output, runs=run, profile=profile, anchor=anchor, layers=layers,
          blocks_per_layer=blocks_per_layer, layer_offset=layer_offset, window=window, pass_spec=pass_,
          pass_gap=pass_gap, config=config, by=by)

@@ -80,11 +80,21 @@ def _without_empty_columns(res: Result) -> Result:
              if c in res.sparse and all(row[i] is None or not row[i].strip("0.") for row in res.rows)]
     if not empty:
         return res
-    keep = [i for i in range(len(res.columns)) if i not in empty]
-    note = "no time in: " + ", ".join(res.columns[i] for i in empty)
+    return _without(res, empty, ["no time in: " + ", ".join(res.columns[i] for i in empty)])
+
+
+def drop_columns(res: Result, names) -> Result:
+    """The result without the named columns (a layout that shows fewer columns than its query gives)."""
+    return _without(res, [i for i, c in enumerate(res.columns) if c in set(names)])
+
+
+def _without(res: Result, drop: list[int], notes=()) -> Result:
+    if res.csv_body is not None:
+        raise ValueError("columns of a CSV body written by DuckDB cannot be dropped")
+    keep = [i for i in range(len(res.columns)) if i not in drop]
     return Result(report=res.report, columns=[res.columns[i] for i in keep], numeric=[res.numeric[i] for i in keep],
                   rows=[tuple(row[i] for i in keep) for row in res.rows], title=res.title, params=res.params,
-                  notes=res.notes + [note], display=res.display)
+                  notes=res.notes + list(notes), display=res.display)
 
 
 def _context(res: Result, fmt: str) -> dict:

@@ -24,6 +24,10 @@ def build_report(con, name: str, fmt: str = "table", pass_spec: str = "all", abs
                  **seg_opts) -> rnd.Result:
     if name not in REPORTS:
         raise UsageError(f"unknown report {name!r}; reports: {', '.join(REPORTS)}")
+    spec = str(pass_spec).strip().lower()
+    if spec == "mean" and name in ("kernels", "timeline", "modules"):
+        raise UsageError(f"--pass mean: report {name} shows single passes; give a pass number, all or steady "
+                         "(layers and compare average the steady passes)")
     if name == "modules":
         return _modules(con, fmt, pass_spec, by, seg_opts)
     if name == "cores":
@@ -37,29 +41,13 @@ def build_report(con, name: str, fmt: str = "table", pass_spec: str = "all", abs
         segment.assign(con, b, sel)
         return _fetch(con, fmt, "report_passes", base, name, b, meta, "forward passes")
     if name == "compare":
-        if by not in ("layer", "category", "kernel"):
-            raise UsageError("--by: expected layer, category or kernel")
-        if len(b.run_ids) < 2:
-            raise UsageError("report compare needs two or more --run")
-        sel = segment.select_passes(con, b, pass_spec)
-        segment.assign(con, b, sel)
-        meta["by"] = by
-        return _fetch(con, fmt, "report_compare", {"run_ids": b.run_ids, "by": by}, name, b, meta,
-                      f"{' vs '.join(b.run_names[r] for r in b.run_ids)} by {by}", display={"layer": "prologue"})
+        from tracedb.engine import compare
+        return compare.build(con, fmt, b, spec, by, meta)
     if name == "kernels" and (flow or compare_layer is not None) and layer is None:
         raise UsageError("--layer is needed with --format compute-flow / --flow and with --compare-layer")
-    sel = segment.select_passes(con, b, pass_spec)
-    if pass_spec.strip().lower() == "steady":
-        b.notes.append("steady pass: " + ", ".join(f"{b.run_names[r]} -> pass {p}" for r, p in sel))
-    segment.assign(con, b, sel)
+    segment.assign(con, b, select_noted(con, b, spec))
     if name == "layers":
-        if clusters:
-            return _clusters(con, fmt, b, meta)
-        cols = ",\n    ".join(
-            f"us(coalesce(sum(a.dur_ns) FILTER (WHERE a.cat_ord = {i}), 0)) AS {sql.ident(c + '_us')}"
-            for i, c in enumerate(b.profile.categories))
-        return _fetch(con, fmt, "report_layers", base, name, b, meta, "layers", category_columns=cols,
-                      display={"layer": "prologue"}, sparse={c + "_us" for c in b.profile.categories})
+        return _clusters(con, fmt, b, meta) if clusters else _layers(con, fmt, b, meta, base, spec == "mean")
     if name == "timeline":
         return _fetch(con, fmt, "report_timeline", {**base, "layers": list(timeline_layers or [])}, name, b, meta,
                       "pass and layer time ranges (s)", display={"layer": "(pass)"})
@@ -79,6 +67,21 @@ def build_report(con, name: str, fmt: str = "table", pass_spec: str = "all", abs
                   "hot kernels" + (f" of layer {layer}" if layer is not None else ""))
 
 
+def _layers(con, fmt, b, meta, base, mean):
+    """Per layer, one <category>_us column per category of the profile; --pass mean: per layer over passes."""
+    cats = b.profile.categories
+    per_cat = [f"coalesce(sum(a.dur_ns) FILTER (WHERE a.cat_ord = {i}), 0)" for i in range(len(cats))]
+    kw = {"display": {"layer": "prologue"}, "sparse": {c + "_us" for c in cats}}
+    if mean:
+        sums = ",\n        ".join(f"{e} AS {sql.ident(c + '_ns')}" for e, c in zip(per_cat, cats))
+        means = ",\n    ".join(f"us(mean_ns(sum(p.{sql.ident(c + '_ns')}), count(*))) AS {sql.ident(c + '_us')}"
+                                 for c in cats)
+        return _fetch(con, fmt, "report_layers_mean", base, "layers", b, meta, "layers, mean of the steady passes",
+                      category_sums=sums, category_means=means, **kw)
+    cols = ",\n    ".join(f"us({e}) AS {sql.ident(c + '_us')}" for e, c in zip(per_cat, cats))
+    return _fetch(con, fmt, "report_layers", base, "layers", b, meta, "layers", category_columns=cols, **kw)
+
+
 def _modules(con, fmt, pass_spec, by, seg_opts):
     """Device time by launching module. Segmentation is optional: without an anchor (from --anchor or
     the profile) every kernel has an empty pass and layer."""
@@ -95,15 +98,24 @@ def _modules(con, fmt, pass_spec, by, seg_opts):
         b = segment.bind_runs(con, opt.runs)
         con.execute("CREATE OR REPLACE TEMP TABLE _assigned (run_id INTEGER, seq BIGINT, pass BIGINT, layer BIGINT)")
         meta = {"runs": ", ".join(b.run_names[r] for r in b.run_ids), "layers": "none (no anchor)"}
+    attribute(con, b)
+    meta["by"] = by
+    file, title = ("report_modules_total", "device time by module") if by == "module" else \
+        ("report_modules", "device time by module and kernel")
+    return _fetch(con, fmt, file, {"run_ids": b.run_ids}, "modules", b, meta, title, display={"layer": ""})
+
+
+def attribute(con, b) -> dict[int, int]:
+    """Module of every kernel of the bound runs (_attr), with a note on kernels without a host launch.
+    Returns, per run, how many of its kernels have one."""
     sql.run(con, "attribute_modules", {"run_ids": b.run_ids})
     missing = con.execute("SELECT count(*) FILTER (WHERE module = '(no host launch)'), count(*) FROM _attr").fetchone()
     if missing[0]:
         b.notes.append(f"{missing[0]:,} of {missing[1]:,} kernels have no launching runtime call in the trace "
                        "(no correlation id, or host side not recorded): module '(no host launch)'")
-    meta["by"] = by
-    file, title = ("report_modules_total", "device time by module") if by == "module" else \
-        ("report_modules", "device time by module and kernel")
-    return _fetch(con, fmt, file, {"run_ids": b.run_ids}, "modules", b, meta, title, display={"layer": ""})
+    launched = dict(con.execute("SELECT run_id, count(*) FILTER (WHERE module <> '(no host launch)') FROM _attr "
+                                "GROUP BY run_id").fetchall())
+    return {rid: launched.get(rid, 0) for rid in b.run_ids}
 
 
 def _cores(con, fmt, runs=(), match=None, from_us=None, to_us=None, per_core=False, scheduler=False, stack=False,
@@ -149,6 +161,18 @@ def _clusters(con, fmt, b, meta):
         f"AS {sql.ident(c + '_pct')}" for i, c in enumerate(b.profile.categories))
     return _fetch(con, fmt, "report_clusters", {"run_ids": b.run_ids}, "layers", b, meta, "layer clusters by type",
                   category_shares=shares)
+
+
+def select_noted(con, b, spec: str) -> list[tuple[int, int]]:
+    """segment.select_passes, with a note naming the passes `steady` and `mean` chose for each run."""
+    sel = segment.select_passes(con, b, spec)
+    if spec in ("steady", "mean"):
+        picked = {rid: [p for r, p in sel if r == rid] for rid in b.run_ids}
+        sim = segment.simulated_runs(con, b.run_ids)
+        b.notes.append(("steady pass: " if spec == "steady" else "mean of the steady passes: ") + "; ".join(
+            f"{b.run_names[r]}{' (simulated)' if r in sim else ''} -> pass{'es' if len(ps) > 1 else ''} "
+            f"{', '.join(map(str, ps))}" for r, ps in picked.items()))
+    return sel
 
 
 def _params(b, pass_spec) -> dict:

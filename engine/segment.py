@@ -2,7 +2,8 @@
 
 Every stage is a file in sql/ creating TEMP tables in the session (the store itself is never written):
 segment_anchors -> segment_passes -> segment_windows -> segment_assign. This module only decides
-parameters, checks them, and picks passes (`N`, `all`, `steady`)."""
+parameters, checks them, and picks passes (`N`, `all`, `steady`, `mean`)."""
+import statistics
 from dataclasses import dataclass, field
 
 import duckdb
@@ -190,15 +191,22 @@ def assign(con, b: Bound, selection: list[tuple[int, int]]):
 
 
 def select_passes(con, b: Bound, spec: str) -> list[tuple[int, int]]:
-    """(run_id, pass) pairs for `--pass N|all|steady`, after find_passes."""
+    """(run_id, pass) pairs for `--pass N|all|steady|mean`, after find_passes (mean: every pass averaged)."""
     spec = str(spec).strip().lower()
     allp = con.execute("SELECT run_id, pass, partial FROM _passes ORDER BY run_id, pass").fetchall()
     if spec == "all":
         return [(r, p) for r, p, _ in allp]
-    if spec == "steady":
-        return [(rid, steady_pass(con, b, rid)) for rid in b.run_ids]
+    if spec in ("steady", "mean"):
+        walls, sim, out = layer0_walls(con, b), simulated_runs(con, b.run_ids), []
+        for rid in b.run_ids:
+            if spec == "mean" or rid in sim:
+                picked = steady_passes(con, b, rid, walls, rid in sim)
+            else:
+                picked = [steady_pass(con, b, rid, walls)]
+            out += [(rid, p) for p in (picked if spec == "mean" else picked[:1])]
+        return out
     if not spec.lstrip("-").isdigit():
-        raise UsageError(f"--pass {spec!r}: expected a pass number, all or steady")
+        raise UsageError(f"--pass {spec!r}: expected a pass number, all, steady or mean")
     n = int(spec)
     out = []
     for rid in b.run_ids:
@@ -207,6 +215,28 @@ def select_passes(con, b: Bound, spec: str) -> list[tuple[int, int]]:
             raise UsageError(f"run '{b.run_names[rid]}' has {count} passes (0..{count - 1}); --pass {n} does not exist")
         out.append((rid, n))
     return out
+
+
+def simulated_runs(con, run_ids) -> set[int]:
+    """Runs tagged kind=simulated (or kind=predicted): a performance model's trace has no cold start, so
+    each of its full passes is steady."""
+    return {r for (r,) in sql.run(con, "run_kinds", {"run_ids": list(run_ids)}).fetchall()}
+
+
+def steady_passes(con, b: Bound, rid: int, walls: dict, simulated: bool = False) -> list[int]:
+    """The passes `--pass mean` averages: every full pass from the steady pass on whose layer-0 wall is
+    within 5 % of the median layer-0 wall of those passes (the lower middle value for an even count, so
+    the median is a pass of its own and the list is never empty); for a simulated run every full pass."""
+    full = [p for p, partial in con.execute("SELECT pass, partial FROM _passes WHERE run_id = $r ORDER BY pass",
+                                            {"r": rid}).fetchall() if not partial and (rid, p) in walls]
+    if simulated:
+        if not full:
+            raise UsageError(f"run '{b.run_names[rid]}' (simulated) has no full pass")
+        return full
+    first = steady_pass(con, b, rid, walls)
+    later = [p for p in full if p >= first]
+    median = statistics.median_low(walls[(rid, p)] for p in later)
+    return [p for p in later if abs(walls[(rid, p)] - median) <= STEADY_TOLERANCE * median]
 
 
 def layer0_walls(con, b: Bound) -> dict[tuple[int, int], int]:

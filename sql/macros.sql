@@ -6,6 +6,13 @@
 CREATE OR REPLACE TEMP MACRO us_text_to_ns(s) AS
     CAST(trunc(TRY_CAST(trim(s, chr(9) || ' "') AS DECIMAL(38, 9)) * 1000) AS BIGINT);
 CREATE OR REPLACE TEMP MACRO us(ns) AS ns * 0.001;
+-- mean_ns(total, n) -> BIGINT: total / n rounded half up to an integer, exact for total >= 0, n > 0 (integer
+--   arithmetic, no DOUBLE): the mean of n passes' ns, e.g. us(mean_ns(sum(ns), count(*))).
+CREATE OR REPLACE TEMP MACRO mean_ns(total, n) AS ((2 * total + n) // (2 * n))::BIGINT;
+-- mean1(total, n) -> DECIMAL(18,1): total / n rounded half up to one decimal (mean kernel counts).
+CREATE OR REPLACE TEMP MACRO mean1(total, n) AS (mean_ns(10 * total, n) * 0.1)::DECIMAL(18, 1);
+-- ratio3(a, b) -> DECIMAL(12,3): a / b with 3 decimals; NULL when b is 0 or NULL.
+CREATE OR REPLACE TEMP MACRO ratio3(a, b) AS round(a::DOUBLE / nullif(b, 0), 3)::DECIMAL(12, 3);
 CREATE OR REPLACE TEMP MACRO ms(ns) AS ns * 0.000001;
 -- seconds with 9 decimals, exact
 CREATE OR REPLACE TEMP MACRO sec(ns) AS ns * 0.000000001;

@@ -1,6 +1,6 @@
 """Golden tests: every report in every format over the tiny synthetic traces (tests/tiny_trace.py, an
-Ascend decode, and tests/tiny_kineto.py, a GPU trace with host events; both derive the expected
-numbers), compared whole with golden/<case>. A missing or different golden file
+Ascend decode, tests/tiny_kineto.py, a GPU trace with host events, tests/tiny_simulated.py, a performance
+model's prediction of tiny_trace's model; each derives the expected numbers), compared whole with golden/<case>. A missing or different golden file
 fails with a unified diff; `pytest --update-golden` rewrites them (read every diff before committing)."""
 import difflib
 import os
@@ -9,6 +9,7 @@ import pytest
 
 import tracedb
 import tiny_kineto
+import tiny_simulated
 import tiny_swimlane
 import tiny_trace
 from conftest import GOLDEN
@@ -60,6 +61,27 @@ CASES = {
                                               "window": "full"}),
     "compare.table": ("compare", "table", {"runs": ["tiny", "tiny_x2"], "pass_spec": "3"}),
     "compare.json": ("compare", "json", {"runs": ["tiny", "tiny_x2"], "pass_spec": "3", "by": "category"}),
+    "compare_layer.md": ("compare", "md", {"runs": ["tiny", "tiny_x2"], "pass_spec": "3", "by": "layer",
+                                           "window": "full"}),
+    "compare_category.csv": ("compare", "csv", {"runs": ["tiny", "tiny_x2"], "pass_spec": "3", "by": "category"}),
+    "compare_kernel.md": ("compare", "md", {"runs": ["tiny", "tiny_x2"], "pass_spec": "3", "by": "kernel",
+                                            "window": "full"}),
+    # two GPU runs, the second with every device duration doubled: its memcpy falls into layer 1
+    "compare_module.md": ("compare", "md", {"runs": ["gpu", "gpu_x2"], "profile": None, "anchor": "flash_fwd",
+                                            "by": "module"}),
+    "compare_module.csv": ("compare", "csv", {"runs": ["gpu", "gpu_x2"], "profile": None, "anchor": "flash_fwd",
+                                              "by": "module", "window": "full"}),
+    # --pass mean over the steady passes 3, 4, 6 of a jittery decode (tests/tiny_trace.py JITTER)
+    "layers_mean.csv": ("layers", "csv", {"runs": ["tiny_jitter"], "pass_spec": "mean"}),
+    "layers_mean.md": ("layers", "md", {"runs": ["tiny_jitter"], "pass_spec": "mean", "window": "full"}),
+    "compare_mean.csv": ("compare", "csv", {"runs": ["tiny_jitter", "tiny"], "pass_spec": "mean", "by": "kernel"}),
+    "compare_mean.md": ("compare", "md", {"runs": ["tiny_jitter", "tiny"], "pass_spec": "mean", "by": "category"}),
+    # predicted vs measured: tests/tiny_simulated.py, tagged kind=simulated; ratio = simulated / measured
+    "compare_sim.md": ("compare", "md", {"runs": ["tiny", "tiny_sim"], "pass_spec": "steady", "by": "category"}),
+    "compare_sim.csv": ("compare", "csv", {"runs": ["tiny", "tiny_sim"], "pass_spec": "steady", "by": "layer",
+                                           "window": "full"}),
+    # runs of different depth (2 and 3 layers; passes by gaps): a note, layers of one run flagged
+    "compare_depth.md": ("compare", "md", {"runs": ["tiny", "tiny_deep"], "pass_spec": "0", "layers": None}),
     "timeline.table": ("timeline", "table", {}),
     "timeline.md": ("timeline", "md", {"window": "full"}),
     "timeline.csv": ("timeline", "csv", {"timeline_layers": [1]}),
@@ -75,6 +97,10 @@ def tiny_store(tmp_path_factory):
     tracedb.ingest_trace(con, tiny_kineto.write(d / "trace.json"), name="gpu")
     tracedb.ingest_trace(con, tiny_swimlane.write(d / "swimlane.json"), name="cores")
     tracedb.ingest_trace(con, tiny_trace.write(d / "slow.csv", dur_factor=2), name="tiny_x2")
+    tracedb.ingest_trace(con, tiny_kineto.write(d / "slow.json", dur_factor=2), name="gpu_x2")
+    tracedb.ingest_trace(con, tiny_trace.write(d / "jitter.csv", scales=tiny_trace.JITTER), name="tiny_jitter")
+    tracedb.ingest_trace(con, tiny_simulated.write(d / "sim.json"), name="tiny_sim", tags={"kind": "simulated"})
+    tracedb.ingest_trace(con, tiny_simulated.write(d / "deep.json", layers=3), name="tiny_deep")
     yield con
     con.close()
 

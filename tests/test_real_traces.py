@@ -202,6 +202,77 @@ def base_ns(path):
     return doc.get("baseTimeNanoseconds", 0) if isinstance(doc, dict) else 0
 
 
+# The same HF-transformers run of Qwen1.5-0.5B-Chat (24 layers) on H100 and on MI300X. Each trace holds the
+# tail of one forward pass (10 resp. 11 layers, without host events) and, after a pause of ~2.3 median anchor
+# gaps, a whole pass with host events: passes by gaps (--pass-gap 2) give pass 0 (partial, different
+# depths) and pass 1 (24 layers each).
+QWEN15 = {"h100": ("amd-tracelens", "h100", "Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"),
+          "mi300": ("amd-tracelens", "mi300", "Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz")}
+QWEN15_SEG = ("--anchor", "flash_fwd_kernel|^attn_fwd$", "--pass-gap", "2", "--pass", "all", "--window", "full")
+
+
+@pytest.fixture(scope="module")
+def qwen15(tmp_path_factory):
+    paths = {run: shared(*parts) for run, parts in QWEN15.items()}
+    db = str(tmp_path_factory.mktemp("qwen15") / "q.duckdb")
+    for run, path in paths.items():
+        cli("ingest", path, "--db", db, "--name", run)
+    return db, paths
+
+
+def compare_cli(db, by, fmt="csv"):
+    return cli("report", "compare", "--db", db, "--run", "h100", "--run", "mi300", *QWEN15_SEG, "--by", by,
+               "--format", fmt)
+
+
+def compare_rows(db, by):
+    p = compare_cli(db, by)
+    return list(csv.DictReader(io.StringIO(p.stdout))), p.stderr
+
+
+def test_h100_vs_mi300_by_kernel_accounts_for_every_kernel(qwen15):
+    db, paths = qwen15
+    got, notes = compare_rows(db, "kernel")
+    assert "note: layer counts differ in pass 0: h100 10 layers, mi300 11 layers; layers of one run only are kept, " \
+           "flagged aligned=false" in notes.splitlines()
+    keys = {}
+    for r in got:
+        keys.setdefault((r["pass"], r["layer"], r["category"], r["ordinal"]), set()).add(r["run"])
+    for r in got:   # aligned exactly when both runs have the key; the others are kept and flagged
+        assert (r["aligned"] == "true") == (len(keys[(r["pass"], r["layer"], r["category"], r["ordinal"])]) == 2)
+    for run, path in paths.items():
+        ks = chrome_device_events(path)   # the full window covers every kernel of the run
+        mine = [r for r in got if r["run"] == run]
+        assert sum(int(r["kernels"]) for r in mine) == len(ks) == len(mine)
+        assert sum(round(float(r["sum_us"]) * 1000) for r in mine) == sum(k[2] for k in ks)
+        layers = cli("report", "layers", "--db", db, "--run", run, *QWEN15_SEG, "--format", "csv").stdout
+        want = {(r["pass"], r["layer"]): (int(r["kernels"]), round(float(r["sum_us"]) * 1000))
+                for r in csv.DictReader(io.StringIO(layers))}
+        per = {}
+        for r in mine:
+            n, ns = per.get((r["pass"], r["layer"]), (0, 0))
+            per[(r["pass"], r["layer"])] = (n + 1, ns + round(float(r["sum_us"]) * 1000))
+        assert per == want
+    # layer 10 of pass 0 exists on the MI300X only: kept, flagged
+    assert {(r["run"], r["aligned"]) for r in got if (r["pass"], r["layer"]) == ("0", "10")} == {("mi300", "false")}
+
+
+def test_h100_vs_mi300_by_module_uses_report_modules_attribution(qwen15):
+    db, _ = qwen15
+    got, _ = compare_rows(db, "module")
+    for run in ("h100", "mi300"):
+        out = cli("report", "modules", "--db", db, "--run", run, *QWEN15_SEG, "--by", "module", "--format", "csv").stdout
+        want = {(r["pass"], r["layer"], r["module"], r["kernels"], r["sum_us"]) for r in csv.DictReader(io.StringIO(out))}
+        assert {(r["pass"], r["layer"], r["module"], r["kernels"], r["sum_us"]) for r in got if r["run"] == run} == want
+    # pass 1 was recorded with modules: per layer the same modules on both GPUs (Linear, Qwen2Attention,
+    # Qwen2RMSNorm, ...); pass 0 has no host side: one '(no host launch)' row per layer
+    full = {(r["module"], r["aligned"]) for r in got if r["pass"] == "1" and r["layer"] == "5"}
+    assert ("nn.Module: Qwen2Attention", "true") in full and ("nn.Module: Linear", "true") in full
+    assert {r["module"] for r in got if r["pass"] == "0"} == {"(no host launch)"}
+    md = compare_cli(db, "module", fmt="md").stdout
+    assert "| pass | layer | module | h100_kernels | h100_us | mi300_kernels | mi300_us | delta_us | ratio |" in md
+
+
 # ------------------------------------------------------------------------------------ per-core NPU traces
 def test_swimlane_cores_equal_reference(tmp_path):
     import json

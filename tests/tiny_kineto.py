@@ -28,8 +28,10 @@ BASE_NS = 1_751_410_836_000_000_000
 HOST, GPU = 100, 0
 
 
-def events(legacy=False, string_pids=False):
-    """Kineto events of both passes. legacy: capitalised categories and 'external id' (tb-profiler era)."""
+def events(legacy=False, string_pids=False, dur_factor=1):
+    """Kineto events of both passes. legacy: capitalised categories and 'external id' (tb-profiler era).
+    dur_factor: device durations multiplied (slower hardware: with factor 2 the memcpy at 70 µs falls in
+    the strict window of flash_fwd, whose last kernel then ends at 71)."""
     kcat, mcat = ("Kernel", "Memcpy") if legacy else ("kernel", "gpu_memcpy")
     ext = "external id" if legacy else "External id"
     host = str(HOST) if string_pids else HOST
@@ -49,7 +51,7 @@ def events(legacy=False, string_pids=False):
             nonlocal corr
             corr += 1
             x("cuda_runtime", api, at, 1, correlation=corr, **{ext: corr})
-            x(cat, kname, kstart, kdur, pid=GPU, tid=7, device=0, stream=7, correlation=corr,
+            x(cat, kname, kstart, kdur * dur_factor, pid=GPU, tid=7, device=0, stream=7, correlation=corr,
               grid=[132, 1, 1], block=[256, 1, 1], **{"registers per thread": 128, "shared memory": 4096, ext: corr})
 
         for layer, off in ((0, 0), (1, 40)):
@@ -59,7 +61,7 @@ def events(legacy=False, string_pids=False):
             x("user_annotation", "attn", off + 5, 4)
             launch("flash_fwd_kernel", off + 6, off + 21, 5)
         launch("Memcpy HtoD (Pageable -> Device)", 85, 70, 2, cat=mcat, api="cudaMemcpyAsync")
-        x(kcat, "orphan_kernel", 90, 1.5, pid=GPU, tid=7, correlation=999999)
+        x(kcat, "orphan_kernel", 90, 1.5 * dur_factor, pid=GPU, tid=7, correlation=999999)
     ev.append({"ph": "i", "s": "g", "name": "Record Window End", "pid": "", "tid": "", "ts": 2500.0})
     return ev
 

@@ -1,0 +1,56 @@
+-- Stage of `report compare`: each run's time per key, then the keys matched across runs.
+-- Inputs: _assigned (the selected passes), kernels (names), _rules (category names), _attr (each kernel's
+--   module, from attribute_modules.sql for --by module, else empty: attribute_none.sql).
+-- Parameters: $run_ids (the first is the reference); $by 'layer' | 'category' | 'module' | 'kernel';
+--   $label NULL (passes matched by number) or 'steady' | 'mean' (each run's selected passes matched
+--   whatever their numbers, and labelled so; for mean there are several per run, averaged).
+-- Keys: by layer (pass, layer); by category (pass, layer, category); by module (pass, layer, module),
+--   the innermost launching module as in report modules; by kernel (pass, layer, category, ordinal): the
+--   kernels of a layer aligned by category and rank within it in time order, so hardware with different
+--   kernel names still lines up. The prologue of a full window is the layer NULL.
+-- pos: rank (from 1, time order) of the key's first kernel in its layer: wide tables follow it.
+-- Output: TEMP _cmp_pass(run_id, pass, layer, category, module, ordinal, name, pos, n, ns): a row per run,
+--   selected pass and key (name: the kernel's, by kernel only). TEMP _cmp(run_id, pass VARCHAR, pass_ord,
+--   layer, category, module, ordinal, name, pos, n_total, passes, ns, min_ns, max_ns, delta_ns, ratio,
+--   aligned): a row per run and key over its passes: ns = their mean (exact integer ns, mean_ns; one pass:
+--   its ns), min/max, passes = how many have the key, n_total = their kernels; name from the first of
+--   them; delta_ns and ratio (3 decimals) against the first run's ns for the key (NULL when it has none);
+--   aligned = every run has the key (rows of a key some run lacks are kept, flagged, never dropped).
+CREATE OR REPLACE TEMP TABLE _cmp_pass AS
+WITH k AS (
+    SELECT a.run_id, a.pass, a.layer, a.dur_ns, c.category, kk.name, m.module,
+        row_number() OVER (PARTITION BY a.run_id, a.pass, a.layer ORDER BY a.start_ns, a.seq) AS kpos,
+        row_number() OVER (PARTITION BY a.run_id, a.pass, a.layer, c.category ORDER BY a.start_ns, a.seq) - 1 AS rank_in_cat
+    FROM _assigned a
+    JOIN kernels kk USING (run_id, seq)
+    JOIN (SELECT DISTINCT category, cat_ord FROM _rules) c USING (cat_ord)
+    LEFT JOIN _attr m USING (run_id, seq)
+), keyed AS (
+    SELECT run_id, pass, layer, dur_ns, name, kpos,
+        CASE WHEN $by IN ('category', 'kernel') THEN category END AS key_category,
+        CASE WHEN $by = 'module' THEN module END AS key_module,
+        CASE WHEN $by = 'kernel' THEN rank_in_cat END AS key_ordinal
+    FROM k
+)
+SELECT run_id, pass, layer, key_category AS category, key_module AS module, key_ordinal AS ordinal,
+    CASE WHEN $by = 'kernel' THEN any_value(name) END AS name, min(kpos) AS pos, count(*) AS n, sum(dur_ns) AS ns
+FROM keyed
+GROUP BY run_id, pass, layer, key_category, key_module, key_ordinal;
+CREATE OR REPLACE TEMP TABLE _cmp AS
+WITH collapsed AS (
+    SELECT run_id, CASE WHEN $label IS NULL THEN pass END AS pass_key, layer, category, module, ordinal,
+        arg_min(name, pass) AS name, min(pos) AS pos, sum(n) AS n_total, count(*) AS passes,
+        mean_ns(sum(ns), count(*)) AS ns, min(ns) AS min_ns, max(ns) AS max_ns
+    FROM _cmp_pass
+    GROUP BY ALL
+), flagged AS (
+    SELECT *,
+        count(*) OVER key = len($run_ids) AS aligned,
+        max(ns) FILTER (WHERE run_id = $run_ids[1]) OVER key AS ref_ns
+    FROM collapsed
+    WINDOW key AS (PARTITION BY pass_key, layer, category, module, ordinal)
+)
+SELECT run_id, coalesce($label, pass_key::VARCHAR) AS pass, coalesce(pass_key, 0) AS pass_ord, layer, category,
+    module, ordinal, name, pos, n_total, passes, ns, min_ns, max_ns, ns - ref_ns AS delta_ns, ratio3(ns, ref_ns) AS ratio,
+    aligned
+FROM flagged;
