@@ -376,12 +376,14 @@ def load(con, run_id: int, path: str, parts: int | None = None, safe: bool = Fal
 
 def finish(con, run_id: int, core_rules=()):
     """Inside the run's final transaction: tracks from the metadata events, per-core tasks moved from
-    host events to kernels (`core_rules` before the built-in AIC/AIV ones), the kernels made visible."""
+    host events to kernels (`core_rules` before the built-in AIC/AIV ones), then category-less events of
+    device-named processes (simulators), and the kernels made visible."""
     from tracedb import sql
     sql.run(con, "ingest_chrome_tracks", {"run_id": run_id})
     rules = list(core_rules) + DEFAULT_CORE_RULES
     sql.run(con, "ingest_chrome_cores", {"run_id": run_id, "patterns": [p for p, _ in rules],
                                           "classes": [c for _, c in rules]})
+    sql.run(con, "ingest_chrome_devices", {"run_id": run_id})
     sql.run(con, "ingest_chrome_finish", {"run_id": run_id})
 
 

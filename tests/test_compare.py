@@ -227,8 +227,6 @@ def test_no_m6_without_a_simulated_run(two):
     assert "M6" not in res and "> device time over the compared passes: a " in res
 
 
-@pytest.mark.xfail(strict=True, reason="ingest change proposed to the lead: complete events without a category "
-                   "on a process named like a device become kernels (README, Predicted vs measured)")
 def test_simulated_trace_without_categories_ingests(con, tmp_path):
     tracedb.ingest_trace(con, tiny_simulated.write(tmp_path / "s.json", cat=None), name="sim")
     assert con.execute("SELECT count(*) FROM kernels").fetchone()[0] == 15
