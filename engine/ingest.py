@@ -135,20 +135,20 @@ def _load_run(con, src, name, tag_map, replace, hasher, retry, core_rules):
         hasher.join()
         if hasher.error:
             raise InputError(f"{hasher.error.filename}: cannot read: {hasher.error.strerror}")
-        same = con.execute("SELECT name FROM runs WHERE content_hash = $h ORDER BY run_id",
+        same = con.execute("SELECT run_id, name FROM runs WHERE content_hash = $h ORDER BY run_id",
                            {"h": hasher.digest}).fetchall()
         if same and not replace:
             con.execute("ROLLBACK")
-            return "skipped", same[0][0]
+            return "skipped", same[0][1]
         clash = con.execute("SELECT run_id FROM runs WHERE name = $n", {"n": name}).fetchone()
         if clash and not replace:
             raise UsageError(f"run '{name}' already exists with other content; choose another --name or pass --replace")
-        replaced = [r[0] for r in same] + ([name] if clash else [])
-        for old in dict.fromkeys(replaced):
-            sql.run(con, "delete_run", {"name": old})
+        replaced = list(dict.fromkeys([r[0] for r in same] + ([clash[0]] if clash else [])))
+        if replaced:
+            sql.run(con, "delete_run", {"run_ids": replaced})
         sql.run(con, "insert_run", {
             "run_id": run_id, "name": name, "tag_keys": list(tag_map), "tag_values": list(tag_map.values()),
-            "source_path": src.path, "source_files": src.files, "format": facts["format"],
+            "source_path": src.path, "source_files": src.files, "source_bytes": hasher.size, "format": facts["format"],
             "content_hash": hasher.digest, "rank": facts.get("rank"), "device_kind": facts["device_kind"],
             "device_name": facts.get("device_name"), "world_size": facts.get("world_size"),
             "clock_domain": facts["clock_domain"], "truncated": facts["truncated"], "metric_columns": metric_cols,
