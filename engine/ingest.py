@@ -27,9 +27,11 @@ class IngestResult:
     same_as: str | None = None
     truncated: bool = False
 
-    def summary(self) -> str:
+    def summary(self, named: bool = False) -> str:
+        """One line; `named`: a skipped trace says which run it would have been (folder ingests)."""
         if self.status == "skipped":
-            return f"skipped: identical content is already run '{self.same_as}' (use --replace to ingest again)"
+            return (f"skipped{f' run {self.name!r}' if named else ''}: identical content is already run "
+                    f"'{self.same_as}' (use --replace to ingest again)")
         mb = self.bytes / 1e6
         cut = "; the file is cut short (crashed run?): the complete events were kept" if self.truncated else ""
         return (f"{self.status} run '{self.name}': {self.rows:,} kernel rows ({self.duplicates:,} duplicates not "
