@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from tracedb import __version__, sql
 from tracedb.errors import InputError, UsageError
 from tracedb.engine.segment import check_regex
+from tracedb.engine.store import parse_tags
 from tracedb.ingest import ascend_csv, chrome_json, sources
 
 
@@ -56,18 +57,6 @@ class _Hasher(threading.Thread):
             self.error = e
 
 
-def _parse_tags(tags) -> dict:
-    if isinstance(tags, dict):
-        return {str(k): str(v) for k, v in tags.items()}
-    out = {}
-    for t in tags or []:
-        k, sep, v = str(t).partition("=")
-        if not sep or not k:
-            raise UsageError(f"tag {t!r}: expected KEY=VALUE")
-        out[k] = v
-    return out
-
-
 def _parse_core_rules(rules) -> list[tuple[str, str]]:
     """`REGEX=CLASS` strings -> (pattern, class), in order; checked before the built-in AIC/AIV rules."""
     out = []
@@ -82,7 +71,7 @@ def _parse_core_rules(rules) -> list[tuple[str, str]]:
 def ingest_path(con, path: str, name: str | None = None, tags=None, replace: bool = False,
                 core_rules=None) -> IngestResult:
     t0 = time.perf_counter()
-    tag_map = _parse_tags(tags)
+    tag_map = parse_tags(tags)
     rules = _parse_core_rules(core_rules)
     for pattern, _ in rules:
         check_regex(con, pattern, "--core-rule")

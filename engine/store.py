@@ -101,6 +101,19 @@ def _lock_or_io_message(path, e) -> str:
 GLOB_CHARS = frozenset("*?[")
 
 
+def parse_tags(tags) -> dict[str, str]:
+    """Tags to set: `KEY=VALUE` strings (or a dict) -> {key: value}; a later value for a key wins."""
+    if isinstance(tags, dict):
+        return {str(k): str(v) for k, v in tags.items()}
+    out = {}
+    for t in tags or []:
+        k, sep, v = str(t).partition("=")
+        if not sep or not k:
+            raise UsageError(f"tag {t!r}: expected KEY=VALUE")
+        out[k] = v
+    return out
+
+
 def parse_tag_filters(tags) -> list[tuple[str, str | None]]:
     """`KEY=VALUE` (the tag has this value) or `KEY` (the run has the tag) -> (key, value or None)."""
     out = []

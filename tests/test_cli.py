@@ -29,7 +29,7 @@ def test_every_command_is_documented_in_the_readme():
     with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
         readme = f.read()
     commands = ["ingest", "check", "report passes", "report layers", "report kernels", "report timeline", "report modules",
-                "report cores", "report compare", "sql", "runs",
+                "report cores", "report compare", "sql", "runs", "runs rm", "runs rename", "runs tag",
                 "profiles list", "profiles show", "demo", "migrate"]
     missing = [c for c in commands if f"tracedb {c}" not in readme]
     assert not missing, f"README lacks a CLI reference entry for: {missing}"

@@ -1,13 +1,16 @@
-"""Many runs in one store: --run NAME|GLOB and --tag selection in reports. Schema v3 itself (migration,
-views) is tested in test_store.py."""
+"""Many runs in one store: --run NAME|GLOB and --tag selection in reports, `tracedb runs` (list with sizes
+and pass counts, rm, rename, tag). Schema v3 itself (migration, views) is tested in test_store.py."""
 import csv
 import io
+import os
 
 import pytest
 
+import tiny_kineto
 import tiny_trace
 import tracedb
 from conftest import cli
+from test_store import v2_store
 from tracedb.engine.store import resolve_runs
 from tracedb.errors import UsageError
 
@@ -114,3 +117,124 @@ def test_cores_two_run_layout_through_a_glob(con, tmp_path):
                              core_rules=["^cube=AIC", "^vec=AIV"], tags={"kind": "attn"})
     out = tracedb.report(con, "cores", tags=["kind=attn"], fmt="csv").splitlines()
     assert out[1] == "AIC,cce,2,10.000,gen,2,23.000,2.300"
+
+
+# ---------------------------------------------------------------------------------------------- listing
+def test_runs_listing_sizes_tags_and_selection(store, db_path, tmp_path):
+    store.close()
+    got = rows(cli("runs", "--db", db_path, "--format", "csv").stdout)
+    assert list(got[0]) == ["run", "format", "rank", "device", "source_mb", "kernel_rows", "kernels", "duplicates",
+                            "passes", "span_ms", "tags", "source", "ingested_at"]
+    size = os.path.getsize(tmp_path / "0.csv")
+    assert (got[0]["run"], got[0]["source_mb"], got[0]["kernel_rows"], got[0]["kernels"], got[0]["passes"],
+            got[0]["tags"]) == ("dsv3-a", f"{size / 1e6:.3f}", "68", "60", "", "hw=910B, batch=16")
+    con = tracedb.connect(db_path, read_only=True)
+    assert con.execute("SELECT source_bytes FROM runs WHERE name = 'dsv3-a'").fetchone() == (size,)
+    con.close()
+    picked = rows(cli("runs", "--db", db_path, "-f", "csv", "-r", "*-a", "-t", "hw=910B").stdout)
+    assert [r["run"] for r in picked] == ["dsv3-a", "qwen-a"]
+
+
+def test_runs_pass_counts_are_opt_in(store, db_path):
+    store.close()
+    # 4 passes with the profile's anchor and 2 layers; without options the generic profile proposes the
+    # attention kernel (seen twice in each of the 4 gap-separated passes) and says so
+    got = rows(cli("runs", "--db", db_path, "-f", "csv", "--passes", "-p", "qwen3-npu", "-l", "2").stdout)
+    assert [r["passes"] for r in got] == ["4"] * 4
+    p = cli("runs", "--db", db_path, "-f", "csv", "--passes", "-r", "qwen-a")
+    assert [r["passes"] for r in rows(p.stdout)] == ["4"]
+    assert p.stderr.startswith("note: run 'qwen-a': anchor chosen: 'aclnnFusedInferAttentionScoreV3")
+    p = cli("runs", "--db", db_path, "-f", "csv", "--passes", "-r", "qwen-a", "--anchor", "NoSuchKernel")
+    assert [r["passes"] for r in rows(p.stdout)] == [""]
+    assert p.stderr.startswith("note: no pass count: run 'qwen-a': no kernel name or op type matches anchor")
+
+
+# ---------------------------------------------------------------------------------------------- rm / rename / tag
+def run_names(db_path):
+    con = tracedb.connect(db_path, read_only=True)
+    try:
+        return [r[0] for r in con.execute("SELECT name FROM runs ORDER BY run_id").fetchall()]
+    finally:
+        con.close()
+
+
+def test_rm_prints_what_it_removed_and_refuses_a_pattern_matching_nothing(store, db_path):
+    store.close()
+    p = cli("runs", "rm", "dsv3-*", "nothing-*", "--db", db_path, check=False)
+    assert (p.returncode, p.stdout) == (2, "") and "'nothing-*' matches no run name" in p.stderr
+    assert run_names(db_path) == ["dsv3-a", "dsv3-b", "qwen-a", "odd[1]"]          # nothing removed
+    p = cli("runs", "rm", "dsv3-*", "odd[1]", "--db", db_path)
+    assert p.stdout.splitlines() == ["removed run 'dsv3-a' (68 kernel rows)", "removed run 'dsv3-b' (68 kernel rows)",
+                                     "removed run 'odd[1]' (68 kernel rows)"]
+    assert run_names(db_path) == ["qwen-a"]
+    con = tracedb.connect(db_path, read_only=True)
+    assert con.execute("SELECT DISTINCT run_id FROM kernels_raw").fetchall() == [(3,)]
+    con.close()
+
+
+def test_rm_takes_host_events_and_tracks_too(con, tmp_path, db_path):
+    tracedb.ingest_trace(con, tiny_kineto.write(tmp_path / "t.json"), name="gpu")
+    con.close()
+    cli("runs", "--db", db_path, "rm", "gpu")     # --db before the subcommand is honoured
+    con = tracedb.connect(db_path, read_only=True)
+    assert [con.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
+            for t in ("runs", "kernels_raw", "host_events", "tracks")] == [0, 0, 0, 0]
+    con.close()
+
+
+def test_rename(store, db_path):
+    store.close()
+    p = cli("runs", "rename", "dsv3-a", "qwen-a", "--db", db_path, check=False)
+    assert (p.returncode, p.stderr.count("\n")) == (2, 1) and "run 'qwen-a' already exists" in p.stderr
+    p = cli("runs", "rename", "dsv3-*", "x", "--db", db_path, check=False)     # never a pattern
+    assert p.returncode == 2 and "unknown run 'dsv3-*'" in p.stderr
+    assert run_names(db_path) == ["dsv3-a", "dsv3-b", "qwen-a", "odd[1]"]
+    assert cli("runs", "rename", "dsv3-a", "dsv3-a-old", "--db", db_path).stdout == \
+        "renamed run 'dsv3-a' to 'dsv3-a-old'\n"
+    assert run_names(db_path) == ["dsv3-a-old", "dsv3-b", "qwen-a", "odd[1]"]   # same run_id, same place
+
+
+def test_tag_sets_replaces_and_removes(store, db_path):
+    store.close()
+    out = cli("runs", "tag", "dsv3-*", "hw=b200", "note=x=y", "--untag", "batch", "--db", db_path).stdout
+    assert out.splitlines() == ["run 'dsv3-a': tags hw=b200, note=x=y", "run 'dsv3-b': tags hw=b200, note=x=y"]
+    assert cli("runs", "tag", "odd[1]", "k=v", "--db", db_path).stdout == "run 'odd[1]': tags k=v\n"
+    assert cli("runs", "tag", "odd[1]", "-u", "k", "--db", db_path).stdout == "run 'odd[1]': tags (none)\n"
+    con = tracedb.connect(db_path, read_only=True)
+    assert [r[0] for r in con.execute("SELECT name FROM runs WHERE tags['hw'] = 'b200' ORDER BY run_id").fetchall()] \
+        == ["dsv3-a", "dsv3-b"]
+    con.close()
+
+
+@pytest.mark.parametrize("args, message", [
+    (["dsv3-a"], "nothing to do"),
+    (["hw=1"], "no run named"),
+    (["dsv3-a", "hw=1", "qwen-a"], "runs must come before the tags"),
+    (["dsv3-a", "hw=1", "--untag", "hw"], "tag 'hw' is both set and removed"),
+    (["nope*", "hw=1"], "'nope*' matches no run name"),
+    (["dsv3-a", "=1"], "expected KEY=VALUE"),
+])
+def test_tag_refusals_change_nothing(store, db_path, args, message):
+    store.close()
+    before = cli("sql", "--db", db_path, "-f", "csv", "select name, tags from runs order by run_id").stdout
+    p = cli("runs", "tag", *args, "--db", db_path, check=False)
+    assert p.returncode == 2 and p.stderr.count("\n") == 1 and message in p.stderr, p.stderr
+    assert cli("sql", "--db", db_path, "-f", "csv", "select name, tags from runs order by run_id").stdout == before
+
+
+def test_a_failed_change_rolls_back(store):
+    from tracedb.engine import runs as mgmt
+    with pytest.raises(UsageError):
+        mgmt.remove(store, ["dsv3-a", "missing"])
+    with pytest.raises(UsageError):
+        mgmt.tag(store, ["dsv3-a", "missing"], ["hw=x"])
+    assert store.execute("SELECT count(*), count(*) FILTER (WHERE tags['hw'] = 'x') FROM runs").fetchone() == (4, 0)
+    # the connection is usable afterwards (no transaction left open)
+    assert mgmt.remove(store, ["odd[1]"]) == [("odd[1]", 68)]
+
+
+def test_listing_a_migrated_store(db_path):
+    v2_store(db_path)
+    cli("migrate", "--db", db_path)
+    got = rows(cli("runs", "--db", db_path, "-f", "csv").stdout)
+    assert (got[0]["run"], got[0]["source_mb"], got[0]["kernel_rows"]) == ("old", "", "2")   # size unknown
