@@ -5,7 +5,7 @@ inside the commands so `tracedb --help` and small reports start fast (DuckDB alo
 import typer
 
 from tracedb import __version__
-from tracedb.cli import check_cmd, ingest_cmd, misc_cmd, report_cmd, sql_cmd
+from tracedb.cli import check_cmd, ingest_cmd, misc_cmd, report_cmd, runs_cmd, sql_cmd
 
 app = typer.Typer(name="tracedb", no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
                   help="SQL-backed analysis of LLM kernel traces: ingest profiler output once, then ask per "
@@ -14,7 +14,7 @@ app.command()(ingest_cmd.ingest)
 app.add_typer(report_cmd.app, name="report")
 app.command()(sql_cmd.sql)
 app.command()(check_cmd.check)
-app.command()(misc_cmd.runs)
+app.add_typer(runs_cmd.app, name="runs")
 app.add_typer(misc_cmd.profiles_app, name="profiles")
 app.command()(misc_cmd.demo)
 app.command()(misc_cmd.migrate)

@@ -1,28 +1,76 @@
-"""`tracedb ingest`: load trace files or profiler folders into the store, one run each."""
+"""`tracedb ingest`: load trace files or profiler folders into the store, one run each; a folder of
+several profiler outputs or trace files (one per rank) gives one run per trace, with progress."""
+import contextlib
+import os
+import sys
 from typing import Annotated, List, Optional
 
 import typer
 
-from tracedb.cli.common import DbOpt, fail, one_line_errors
+from tracedb.cli.common import DbOpt, one_line_errors
 
 
 @one_line_errors
 def ingest(
-    paths: Annotated[List[str], typer.Argument(help="Trace files or profiler output folders (*_ascend_pt, ASCEND_PROFILER_OUTPUT).")],
+    paths: Annotated[List[str], typer.Argument(help="Trace files, profiler output folders (*_ascend_pt, ASCEND_PROFILER_OUTPUT), or folders of them (one run per trace).")],
     db: DbOpt = None,
-    name: Annotated[Optional[str], typer.Option("--name", "-n", help="Run name (default: folder or file name).")] = None,
-    tag: Annotated[Optional[List[str]], typer.Option("--tag", "-t", help="KEY=VALUE, repeatable.")] = None,
+    name: Annotated[Optional[str], typer.Option("--name", "-n", help="Run name (default: folder or file name); for a folder of traces, the prefix of their names.")] = None,
+    tag: Annotated[Optional[List[str]], typer.Option("--tag", "-t", help="KEY=VALUE, repeatable; applies to every run.")] = None,
     replace: Annotated[bool, typer.Option("--replace", help="Replace a run with the same name or identical content.")] = False,
     core_rule: Annotated[Optional[List[str]], typer.Option("--core-rule", help="Per-core traces: REGEX=CLASS maps thread names to a core class, before the built-in AIC/AIV rules; repeatable.")] = None,
 ):
-    """Ingest traces: each path becomes one run, in one transaction (all or nothing)."""
-    from tracedb.engine.ingest import ingest_path
+    """Ingest traces: each trace becomes one run, in its own transaction (all or nothing per run)."""
+    from tracedb.engine.ingest_many import ingest_all, plan
     from tracedb.engine.store import open_store
-    if name and len(paths) > 1:
-        fail("--name names one run; give one path, or omit --name to name runs after their files", 2)
+    from tracedb.errors import TracedbError
+    planned = plan(paths, name)
     con = open_store(db)
+    failed = []
     try:
-        for p in paths:
-            typer.echo(ingest_path(con, p, name=name, tags=tag, replace=replace, core_rules=core_rule).summary())
+        with _Progress(planned) as progress:
+            for item, res in ingest_all(con, planned, on_start=progress.start, tags=tag, replace=replace,
+                                        core_rules=core_rule):
+                if isinstance(res, TracedbError) and len(planned) == 1:
+                    raise res
+                failed += [res] if isinstance(res, TracedbError) else []
+                progress.done(item, f"error: {res}" if isinstance(res, TracedbError) else
+                              res.summary(named=len(planned) > 1), isinstance(res, TracedbError))
     finally:
         con.close()
+    if len(failed) > 1:     # one failure: its own line says it all
+        typer.echo(f"error: {len(failed)} of {len(planned)} traces failed (above); the other runs are in the store",
+                   err=True)
+    if failed:
+        raise typer.Exit(min(e.exit_code for e in failed))   # 2 only when every failure was a wrong call
+
+
+class _Progress:
+    """A bar on stderr when stderr is a terminal and there are several traces. Either way each run's
+    summary line goes to stdout (an error to stderr) as it ends: the one line per run of a log."""
+
+    def __init__(self, planned):
+        self.n = len(planned)
+        self.tty = self.n > 1 and sys.stderr.isatty()
+        self.bar = None
+        self._ctx = typer.progressbar(length=max(1, sum(p.bytes for p in planned)), label="ingest",
+                                      file=sys.stderr) if self.tty else contextlib.nullcontext()
+
+    def __enter__(self):
+        self.bar = self._ctx.__enter__() if self.tty else None
+        return self
+
+    def __exit__(self, *exc):
+        return self._ctx.__exit__(*exc)
+
+    def start(self, i, item):
+        if self.bar is not None:
+            self.bar.label = f"[{i + 1}/{self.n}] {item.name or os.path.basename(item.path)}"
+            self.bar.render_progress()
+
+    def done(self, item, line: str, err: bool):
+        if self.bar is not None:
+            sys.stderr.write("\r\x1b[K")     # clear the bar's line; it is drawn again below
+            sys.stderr.flush()
+        typer.echo(line, err=err)
+        if self.bar is not None:
+            self.bar.update(item.bytes)

@@ -1,26 +1,11 @@
-"""Small commands: runs, profiles, demo, migrate."""
+"""Small commands: profiles, demo, migrate."""
 from typing import Annotated
 
 import typer
 
-from tracedb.cli.common import DbOpt, FormatOpt, OutOpt, check_format, emit, one_line_errors
+from tracedb.cli.common import DbOpt, one_line_errors
 
 profiles_app = typer.Typer(help="Model profiles: anchor kernel, layers, categories.", no_args_is_help=True)
-
-
-@one_line_errors
-def runs(db: DbOpt = None, format: FormatOpt = "table", output: OutOpt = None):
-    """List the runs in the store."""
-    from tracedb import sql as sqlfiles
-    from tracedb.engine import render
-    from tracedb.engine.store import open_store
-    check_format(format)
-    con = open_store(db, read_only=True)
-    try:
-        query = sqlfiles.statements(sqlfiles.load("list_runs"))[-1].rstrip(";")
-        emit(render.render(render.fetch(con, query, {}, "runs", title="runs"), format), output)
-    finally:
-        con.close()
 
 
 @profiles_app.command("list")

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from tracedb import __version__, sql
 from tracedb.errors import InputError, UsageError
 from tracedb.engine.segment import check_regex
+from tracedb.engine.store import parse_tags
 from tracedb.ingest import ascend_csv, chrome_json, sources
 
 
@@ -27,9 +28,11 @@ class IngestResult:
     same_as: str | None = None
     truncated: bool = False
 
-    def summary(self) -> str:
+    def summary(self, named: bool = False) -> str:
+        """One line; `named`: a skipped trace says which run it would have been (folder ingests)."""
         if self.status == "skipped":
-            return f"skipped: identical content is already run '{self.same_as}' (use --replace to ingest again)"
+            return (f"skipped{f' run {self.name!r}' if named else ''}: identical content is already run "
+                    f"'{self.same_as}' (use --replace to ingest again)")
         mb = self.bytes / 1e6
         cut = "; the file is cut short (crashed run?): the complete events were kept" if self.truncated else ""
         return (f"{self.status} run '{self.name}': {self.rows:,} kernel rows ({self.duplicates:,} duplicates not "
@@ -54,18 +57,6 @@ class _Hasher(threading.Thread):
             self.error = e
 
 
-def _parse_tags(tags) -> dict:
-    if isinstance(tags, dict):
-        return {str(k): str(v) for k, v in tags.items()}
-    out = {}
-    for t in tags or []:
-        k, sep, v = str(t).partition("=")
-        if not sep or not k:
-            raise UsageError(f"tag {t!r}: expected KEY=VALUE")
-        out[k] = v
-    return out
-
-
 def _parse_core_rules(rules) -> list[tuple[str, str]]:
     """`REGEX=CLASS` strings -> (pattern, class), in order; checked before the built-in AIC/AIV rules."""
     out = []
@@ -80,7 +71,7 @@ def _parse_core_rules(rules) -> list[tuple[str, str]]:
 def ingest_path(con, path: str, name: str | None = None, tags=None, replace: bool = False,
                 core_rules=None) -> IngestResult:
     t0 = time.perf_counter()
-    tag_map = _parse_tags(tags)
+    tag_map = parse_tags(tags)
     rules = _parse_core_rules(core_rules)
     for pattern, _ in rules:
         check_regex(con, pattern, "--core-rule")
@@ -143,20 +134,20 @@ def _load_run(con, src, name, tag_map, replace, hasher, retry, core_rules):
         hasher.join()
         if hasher.error:
             raise InputError(f"{hasher.error.filename}: cannot read: {hasher.error.strerror}")
-        same = con.execute("SELECT name FROM runs WHERE content_hash = $h ORDER BY run_id",
+        same = con.execute("SELECT run_id, name FROM runs WHERE content_hash = $h ORDER BY run_id",
                            {"h": hasher.digest}).fetchall()
         if same and not replace:
             _abandon(con, run_id, chrome)
-            return "skipped", same[0][0]
+            return "skipped", same[0][1]
         clash = con.execute("SELECT run_id FROM runs WHERE name = $n", {"n": name}).fetchone()
         if clash and not replace:
             raise UsageError(f"run '{name}' already exists with other content; choose another --name or pass --replace")
-        replaced = [r[0] for r in same] + ([name] if clash else [])
-        for old in dict.fromkeys(replaced):
-            sql.run(con, "delete_run", {"name": old})
+        replaced = list(dict.fromkeys([r[0] for r in same] + ([clash[0]] if clash else [])))
+        if replaced:
+            sql.run(con, "delete_run", {"run_ids": replaced})
         sql.run(con, "insert_run", {
             "run_id": run_id, "name": name, "tag_keys": list(tag_map), "tag_values": list(tag_map.values()),
-            "source_path": src.path, "source_files": src.files, "format": facts["format"],
+            "source_path": src.path, "source_files": src.files, "source_bytes": hasher.size, "format": facts["format"],
             "content_hash": hasher.digest, "rank": facts.get("rank"), "device_kind": facts["device_kind"],
             "device_name": facts.get("device_name"), "world_size": facts.get("world_size"),
             "clock_domain": facts["clock_domain"], "truncated": facts["truncated"], "metric_columns": metric_cols,

@@ -95,7 +95,7 @@ def _modules(con, fmt, pass_spec, by, seg_opts):
         segment.assign(con, b, segment.select_passes(con, b, pass_spec))
         meta = _params(b, pass_spec)
     else:
-        b = segment.bind_runs(con, opt.runs)
+        b = segment.bind_runs(con, opt.runs, opt.tags)
         con.execute("CREATE OR REPLACE TEMP TABLE _assigned (run_id INTEGER, seq BIGINT, pass BIGINT, layer BIGINT)")
         meta = {"runs": ", ".join(b.run_names[r] for r in b.run_ids), "layers": "none (no anchor)"}
     attribute(con, b)
@@ -118,11 +118,11 @@ def attribute(con, b) -> dict[int, int]:
     return {rid: launched.get(rid, 0) for rid in b.run_ids}
 
 
-def _cores(con, fmt, runs=(), match=None, from_us=None, to_us=None, per_core=False, scheduler=False, stack=False,
-           top_gaps=0, **ignored):
+def _cores(con, fmt, runs=(), tags=(), match=None, from_us=None, to_us=None, per_core=False, scheduler=False,
+           stack=False, top_gaps=0, **ignored):
     """On-core busy time and bubbles of per-core traces (tasks of kind 'task'). Two runs (without
     --per-core or --stack) give the side-by-side table with the ratio; --scheduler the AICPU phases."""
-    b = segment.bind_runs(con, runs)
+    b = segment.bind_runs(con, runs, tags)
     ids, names = b.run_ids, b.run_names
     if scheduler:
         return _fetch(con, fmt, "report_cores_scheduler", {"run_ids": ids}, "cores", b,

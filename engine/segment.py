@@ -10,7 +10,7 @@ import duckdb
 
 from tracedb import sql
 from tracedb.engine import profiles
-from tracedb.engine.store import run_id as lookup_run
+from tracedb.engine.store import resolve_runs
 from tracedb.errors import UsageError
 
 STEADY_TOLERANCE = 0.05   # --pass steady: layer-0 wall within 5 % of the previous pass's
@@ -19,7 +19,8 @@ STEADY_TOLERANCE = 0.05   # --pass steady: layer-0 wall within 5 % of the previo
 @dataclass
 class Options:
     """What a report was asked for, before it is bound to a store."""
-    runs: list[str]
+    runs: list[str] = field(default_factory=list)      # names or GLOBs
+    tags: list[str] = field(default_factory=list)      # KEY=VALUE or KEY filters
     profile: str | None = None
     anchor: str | None = None
     layers: int | None = None
@@ -56,13 +57,11 @@ class Bound:
 
 
 def bind(con, opt: Options) -> Bound:
-    if not opt.runs:
-        raise UsageError("give at least one --run (see `tracedb runs`)")
     if opt.window not in ("strict", "full"):
         raise UsageError(f"--window {opt.window!r}: expected strict or full")
     if opt.pass_gap <= 0:
         raise UsageError("--pass-gap must be positive")
-    ids = list(dict.fromkeys(lookup_run(con, r) for r in opt.runs))
+    ids = resolve_runs(con, opt.runs, opt.tags)
     prof = profiles.load(opt.profile or "generic")
     cfg = profiles.model_config(opt.config) if opt.config else {}
     anchor = opt.anchor or prof.anchor
@@ -85,11 +84,9 @@ def bind(con, opt: Options) -> Bound:
     return b
 
 
-def bind_runs(con, runs) -> Bound:
+def bind_runs(con, runs, tags=()) -> Bound:
     """The runs alone, for reports that need no segmentation (cores, modules without an anchor)."""
-    if not runs:
-        raise UsageError("give at least one --run (see `tracedb runs`)")
-    ids = list(dict.fromkeys(lookup_run(con, r) for r in runs))
+    ids = resolve_runs(con, runs, tags)
     names = dict(con.execute("SELECT run_id, name FROM runs WHERE run_id IN (SELECT unnest($i))", {"i": ids}).fetchall())
     return Bound(run_ids=ids, run_names=names, profile=profiles.load("generic"), anchor="", layers=None,
                  blocks_per_layer=1, layer_offset=0, window="strict", pass_gap=10.0)

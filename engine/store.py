@@ -12,12 +12,12 @@ import duckdb
 from tracedb import sql
 from tracedb.errors import StoreError, UsageError
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 STORAGE_VERSION = "v1.5.0"
 DEFAULT_DB = "tracedb.duckdb"
 # from-version -> sql file that brings the store one version up. A new store is schema.sql (v1) plus
 # every migration, so the migration path runs on every store ever created.
-MIGRATIONS: dict[int, str] = {1: "migrate_1_to_2"}
+MIGRATIONS: dict[int, str] = {1: "migrate_1_to_2", 2: "migrate_2_to_3"}
 
 
 def resolve_path(path: str | None) -> str:
@@ -108,10 +108,78 @@ def _lock_or_io_message(path, e) -> str:
     return f"{path}: {msg}"
 
 
-def run_id(con, name: str) -> int:
-    row = con.execute("SELECT run_id FROM runs WHERE name = $n", {"n": name}).fetchone()
-    if row is None:
-        known = [r[0] for r in con.execute("SELECT name FROM runs ORDER BY run_id").fetchall()]
-        hint = f"runs in the store: {', '.join(known[:10])}" if known else "the store has no runs yet"
-        raise UsageError(f"unknown run '{name}'; {hint}")
-    return row[0]
+GLOB_CHARS = frozenset("*?[")
+
+
+def parse_tags(tags) -> dict[str, str]:
+    """Tags to set: `KEY=VALUE` strings (or a dict) -> {key: value}; a later value for a key wins."""
+    if isinstance(tags, dict):
+        return {str(k): str(v) for k, v in tags.items()}
+    out = {}
+    for t in tags or []:
+        k, sep, v = str(t).partition("=")
+        if not sep or not k:
+            raise UsageError(f"tag {t!r}: expected KEY=VALUE")
+        out[k] = v
+    return out
+
+
+def parse_tag_filters(tags) -> list[tuple[str, str | None]]:
+    """`KEY=VALUE` (the tag has this value) or `KEY` (the run has the tag) -> (key, value or None)."""
+    out = []
+    for t in tags or []:
+        k, sep, v = str(t).partition("=")
+        if not k:
+            raise UsageError(f"--tag {t!r}: expected KEY=VALUE or KEY")
+        out.append((k, v if sep else None))
+    return out
+
+
+def resolve_runs(con, runs=(), tags=()) -> list[int]:
+    """Run ids for `--run NAME|GLOB` (repeatable) and `--tag KEY[=VALUE]` (repeatable, all must match).
+
+    A name that exists is taken literally, even if it holds glob characters; otherwise a value with
+    `* ? [` is a DuckDB GLOB whose matches come in store order (run_id). Names keep the order given (the
+    first run is compare's reference, cores' run a); duplicates are dropped. Tags filter the runs named,
+    or select among all runs when no --run is given. Whatever matches nothing is a UsageError."""
+    filters = parse_tag_filters(tags)
+    if not runs and not filters:
+        raise UsageError("give at least one --run NAME|GLOB or --tag KEY[=VALUE] (see `tracedb runs`)")
+    ids = []
+    for r in runs or []:
+        found = _select(con, name=r)
+        if not found and GLOB_CHARS & set(r):
+            found = _select(con, pattern=r)
+            if not found:
+                raise UsageError(f"run pattern {r!r} matches no run name (DuckDB GLOB: * ? [abc] [!abc], "
+                                 f"case-sensitive); {_store_hint(con)}")
+        if not found:
+            raise unknown_run(con, r)
+        ids += found
+    if filters:
+        tagged = _select(con, filters=filters)
+        ids = [i for i in ids if i in frozenset(tagged)] if runs else tagged
+        if not ids:
+            asked = " ".join(f"--tag {t}" for t in tags) + (" among the runs of --run" if runs else "")
+            raise UsageError(f"{asked}: no run matches; {_store_hint(con, with_tags=True)}")
+    return list(dict.fromkeys(ids))
+
+
+def _select(con, name=None, pattern=None, filters=()) -> list[int]:
+    params = {"name": name, "pattern": pattern, "keys": [k for k, _ in filters], "values": [v for _, v in filters]}
+    return [r[0] for r in sql.run(con, "select_runs", params).fetchall()]
+
+
+def unknown_run(con, name: str) -> UsageError:
+    return UsageError(f"unknown run {name!r}; {_store_hint(con)}")
+
+
+def _store_hint(con, with_tags=False, shown=8) -> str:
+    """A few run names (with their tags) for error messages."""
+    rows = con.execute("SELECT name, tags FROM runs ORDER BY run_id").fetchall()
+    if not rows:
+        return "the store has no runs yet"
+    names = [n + (f" ({', '.join(f'{k}={v}' for k, v in (t or {}).items()) or 'no tags'})" if with_tags else "")
+             for n, t in rows[:shown]]
+    more = f", … ({len(rows)} runs)" if len(rows) > shown else ""
+    return f"runs in the store: {', '.join(names)}{more}"

@@ -60,6 +60,19 @@ def looks_like_json(path: str) -> bool:
     return head[:1] in (b"{", b"[")
 
 
+def head_facts(path: str) -> dict:
+    """run_facts of the keys written before the event array (Kineto puts distributedInfo there): the rank
+    of a trace without ingesting it. Empty for a bare array or a file that cannot be read."""
+    try:
+        opener = gzip.open if is_gzip(path) else open
+        with opener(path, "rb") as f:
+            if f.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n")[:1] != b"{":
+                return {}
+            return run_facts(_object_start(f, path)[1])
+    except (OSError, EOFError, zlib.error, InputError):
+        return {}
+
+
 def decompress(path: str, workdir: str) -> str:
     """Gunzip to a file in `workdir`; a corrupt or cut stream is an InputError naming the offset."""
     out = os.path.join(workdir, "trace.json")

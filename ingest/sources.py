@@ -1,10 +1,13 @@
-"""What a path names: a trace file, or a profiler output folder expanded to the files it holds.
+"""What a path names: a trace file, or a profiler output folder expanded to the files it holds; and,
+for a folder of several profiler outputs or trace files (one per rank), the traces it holds.
 
 The format is taken from the content (the CSV header), not only from the file name."""
 import glob
+import gzip
 import json
 import os
 import re
+import zlib
 from dataclasses import dataclass, field
 
 from tracedb.errors import InputError
@@ -118,3 +121,81 @@ def rank_from_path(path: str) -> int | None:
         if m:
             return int(m.group(1))
     return None
+
+
+OUTPUT_DIRS = ("ASCEND_PROFILER_OUTPUT", "mindstudio_profiler_output")
+SNIFF_BYTES = 1 << 20     # a Chrome trace names "traceEvents" (or its first event's "ph") well before this
+
+
+def expand(path: str) -> list[str]:
+    """The traces a path holds, one run each: the path itself when it is a file or one profiler output
+    (a run as ever), else every profiler output folder, Chrome trace JSON (`.json`, `.json.gz`) and
+    Ascend CSV found under it, in path order. A profiler output is not searched further (its
+    trace_view.json belongs to it). Empty when the folder holds none."""
+    if not os.path.isdir(path) or is_profiler_output(path):
+        return [path]
+    found = []
+    for root, dirs, files in os.walk(path):
+        dirs.sort()
+        for d in list(dirs):
+            if d.startswith(".") or is_profiler_output(os.path.join(root, d)):
+                dirs.remove(d)
+                if not d.startswith("."):
+                    found.append(os.path.join(root, d))
+        found += [os.path.join(root, f) for f in sorted(files) if _is_trace_file(os.path.join(root, f))]
+    return sorted(found)
+
+
+def is_profiler_output(path: str) -> bool:
+    """A torch_npu `*_ascend_pt` folder, its ASCEND_PROFILER_OUTPUT, or an msprof output (op_summary files)."""
+    base = os.path.basename(os.path.abspath(path))
+    return (base.endswith("_ascend_pt") or base in OUTPUT_DIRS
+            or os.path.isdir(os.path.join(path, "ASCEND_PROFILER_OUTPUT"))
+            or os.path.isfile(os.path.join(path, "kernel_details.csv")) or bool(_op_summary_files(path)))
+
+
+def _is_trace_file(path: str) -> bool:
+    name = os.path.basename(path).lower()
+    if name.endswith((".json", ".json.gz")):
+        return _is_chrome_trace(path)
+    if name.endswith(".csv"):
+        try:
+            ascend_csv.read_header(path)
+        except (InputError, OSError, UnicodeDecodeError):
+            return False       # some other CSV (step_trace_time.csv, a report)
+        return True
+    return False
+
+
+def _is_chrome_trace(path: str) -> bool:
+    """A trace object naming "traceEvents", or an event array, in its first MB (config and profiler_info
+    JSON do neither)."""
+    try:
+        opener = gzip.open if chrome_json.is_gzip(path) else open
+        with opener(path, "rb") as f:
+            head = f.read(SNIFF_BYTES).lstrip(b"\xef\xbb\xbf \t\r\n")
+    except (OSError, EOFError, zlib.error):
+        return False
+    return (head[:1] == b"{" and b'"traceEvents"' in head) or (head[:1] == b"[" and b'"ph"' in head)
+
+
+def trace_rank(path: str) -> int | None:
+    """The rank a trace belongs to, without ingesting it: profiler_info of an Ascend output, a `rankN`
+    in the path, or a Chrome trace's distributedInfo (written before its events)."""
+    if os.path.isdir(path):
+        try:
+            return resolve(path).rank
+        except InputError:
+            return rank_from_path(path)
+    rank = rank_from_path(path)
+    if rank is None and path.lower().endswith((".json", ".json.gz")):
+        rank = chrome_json.head_facts(path).get("rank")
+    return rank
+
+
+def trace_stem(path: str) -> str:
+    """A short name for a trace of a folder: the file name without .json/.gz/.csv and Kineto's .pt.trace."""
+    base = os.path.basename(os.path.abspath(path).rstrip(os.sep))
+    for ext in (".gz", ".json", ".csv", ".trace", ".pt"):
+        base = base[:-len(ext)] if base.endswith(ext) and len(base) > len(ext) else base
+    return base

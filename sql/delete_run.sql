@@ -1,5 +1,5 @@
--- Remove a run and every row keyed by it. Parameters: $name.
-DELETE FROM kernels_raw WHERE run_id IN (SELECT run_id FROM runs WHERE name = $name);
-DELETE FROM host_events WHERE run_id IN (SELECT run_id FROM runs WHERE name = $name);
-DELETE FROM tracks WHERE run_id IN (SELECT run_id FROM runs WHERE name = $name);
-DELETE FROM runs WHERE name = $name;
+-- Remove runs and every row keyed by them (ingest --replace, `tracedb runs rm`). Parameters: $run_ids.
+DELETE FROM kernels_raw WHERE run_id IN (SELECT unnest($run_ids::INTEGER[]));
+DELETE FROM host_events WHERE run_id IN (SELECT unnest($run_ids::INTEGER[]));
+DELETE FROM tracks WHERE run_id IN (SELECT unnest($run_ids::INTEGER[]));
+DELETE FROM runs WHERE run_id IN (SELECT unnest($run_ids::INTEGER[]));

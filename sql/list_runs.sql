@@ -1,8 +1,13 @@
--- `tracedb runs`: every run with its provenance. Inputs: runs.
--- Columns: run, format, rank, device, kernels (counted), duplicates, span_ms (first start to last end),
---   tags (k=v, ...), source, ingested_at.
-SELECT name AS run, format, rank, device_kind || coalesce(':' || device_id, '') AS device, kernel_count AS kernels,
-    kernel_rows - kernel_count AS duplicates, ms(last_end_ns - first_start_ns) AS span_ms,
-    array_to_string(list_transform(map_entries(tags), lambda e: e.key || '=' || e.value), ', ') AS tags,
-    source_path AS source, strftime(ingested_at, '%Y-%m-%d %H:%M:%S') AS ingested_at
-FROM runs ORDER BY run_id;
+-- `tracedb runs`: the selected runs with provenance and size. Inputs: runs, _run_passes (run_id, passes;
+--   filled by --passes, else empty). Parameters: $run_ids (the runs to list, in this order).
+-- Columns: run, format, rank, device, source_mb (bytes of the files read / 10^6; empty for runs ingested
+--   before schema v3), kernel_rows (rows ingested), kernels (counted), duplicates, passes (empty without
+--   --passes), span_ms (first start to last end), tags (k=v, ...), source, ingested_at.
+SELECT r.name AS run, r.format, r.rank, r.device_kind || coalesce(':' || r.device_id, '') AS device,
+    round(r.source_bytes * 0.000001, 3) AS source_mb, r.kernel_rows, r.kernel_count AS kernels,
+    r.kernel_rows - r.kernel_count AS duplicates, p.passes, ms(r.last_end_ns - r.first_start_ns) AS span_ms,
+    array_to_string(list_transform(map_entries(r.tags), lambda e: e.key || '=' || e.value), ', ') AS tags,
+    r.source_path AS source, strftime(r.ingested_at, '%Y-%m-%d %H:%M:%S') AS ingested_at
+FROM runs r LEFT JOIN _run_passes p USING (run_id)
+WHERE r.run_id IN (SELECT unnest($run_ids::INTEGER[]))
+ORDER BY list_position($run_ids::INTEGER[], r.run_id);

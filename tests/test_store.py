@@ -38,11 +38,11 @@ def set_schema_version(path, value):
 
 # ---------------------------------------------------------------------------------------------- schema
 def test_new_store_schema_version(con):
-    assert con.execute("SELECT key, value FROM tracedb_meta").fetchall() == [("schema_version", "2")]
+    assert con.execute("SELECT key, value FROM tracedb_meta").fetchall() == [("schema_version", "3")]
     tables = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables "
                                         "WHERE table_schema = 'main'").fetchall()}
     assert tables == {"tracedb_meta", "runs", "kernels_raw", "kernels", "kernel_metrics", "kernel_extras",
-                      "host_events", "tracks"}
+                      "host_events", "tracks", "run_kernels", "run_summary", "kernel_stats"}
 
 
 def test_storage_version_is_v1_5(con, db_path):
@@ -69,6 +69,25 @@ def test_duckdb_15_cli_reads_the_store(tmp_path, db_path):
                        capture_output=True, text=True)
     assert p.returncode == 0, f"duckdb {ver}: {p.stderr}"
     assert p.stdout.split() == ["2", "3"]       # 3 raw rows, the hcom logged twice counted once
+
+
+def test_duckdb_15_cli_reads_the_cross_run_views(tmp_path, db_path):
+    """The v3 views are plain SQL (no tracedb macro, no UDF): the stock DuckDB 1.5 CLI queries them."""
+    exe, ver = duckdb_cli()
+    con = tracedb.connect(db_path)
+    tracedb.ingest_trace(con, small_trace(tmp_path / "k.csv"), name="t", tags={"hw": "910B"})
+    con.close()
+    p = subprocess.run([exe, "-readonly", "-csv", "-noheader", db_path, "-c",
+                        "select run, kernels, device_us, span_us from run_summary; "
+                        "select name, count, sum_us, avg_us from kernel_stats where tags['hw'] = '910B' order by name; "
+                        "select count(*), min(run) from run_kernels where tags['hw'] = '910B'"],
+                       capture_output=True, text=True)
+    assert p.returncode == 0, f"duckdb {ver}: {p.stderr}"
+    # a 10 µs MatMul at T.640 and a 3 µs allReduce at T+20: 13 µs of device time over 22.36 µs
+    assert p.stdout.split() == ["t,2,13.000,22.360",
+                                "aclnnMatmul_MatMulV3Common_MatMulV3,1,10.000,10.000",
+                                "hcom_allReduce__1_0_1,1,3.000,3.000",
+                                "2,t"]
 
 
 def test_newer_schema_is_refused(tmp_path, db_path):
@@ -235,3 +254,71 @@ def test_failed_cli_ingest_leaves_store_unchanged(tmp_path, db_path):
     con = tracedb.connect(db_path, read_only=True)
     assert state(con) == before
     con.close()
+
+
+# ---------------------------------------------------------------------------------------------- schema v3
+def v2_store(path):
+    """A store as tracedb wrote it at schema v2: one run with host events, plus host events and a track
+    left behind by a run that v2's --replace deleted (run_id 9)."""
+    from tracedb import sql
+    con = duckdb.connect(path, config={"storage_compatibility_version": "v1.5.0"})
+    sql.run(con, "schema")
+    sql.run(con, "migrate_1_to_2")
+    con.execute("INSERT INTO tracedb_meta VALUES ('schema_version', '2')")
+    con.execute("INSERT INTO runs (run_id, name, tags, kernel_rows, kernel_count) VALUES "
+                "(1, 'old', MAP {'hw': 'h100'}, 2, 2)")
+    con.execute("INSERT INTO kernels_raw (run_id, seq, start_ns, dur_ns, name) VALUES (1, 0, 1000, 7000, 'k'), "
+                "(1, 1, 9000, 3000, 'k')")
+    con.execute("INSERT INTO host_events (run_id, seq, start_ns, dur_ns, name) VALUES (1, 0, 0, 1, 'h'), "
+                "(9, 0, 0, 1, 'x')")
+    con.execute("INSERT INTO tracks (run_id, pid, tid) VALUES (9, '1', '2')")
+    con.close()
+
+
+def test_migration_2_to_3(db_path):
+    v2_store(db_path)
+    with pytest.raises(StoreError, match="schema v2 is older than v3"):
+        tracedb.connect(db_path)
+    assert cli("migrate", "--db", db_path).stdout.strip() == "store is at schema v3"
+    con = tracedb.connect(db_path, read_only=True)
+    assert con.execute("SELECT name, source_bytes FROM runs").fetchall() == [("old", None)]
+    assert con.execute("SELECT run_id, count(*) FROM host_events GROUP BY 1").fetchall() == [(1, 1)]   # orphans gone
+    assert con.execute("SELECT count(*) FROM tracks").fetchone() == (0,)
+    # the views work on the migrated store: 2 kernels, 10 µs of device time over [1, 12] µs
+    assert con.execute("SELECT run, kernels, device_us, span_us FROM run_summary").fetchall() == [("old", 2, 10, 11)]
+    assert con.execute("SELECT run, name, count, sum_us, avg_us, min_us, max_us FROM kernel_stats").fetchall() == [
+        ("old", "k", 2, 10, 5, 3, 7)]
+    assert con.execute("SELECT run, tags['hw'], dur_ns FROM run_kernels ORDER BY seq").fetchall() == [
+        ("old", "h100", 7000), ("old", "h100", 3000)]
+    con.close()
+
+
+def test_source_bytes_and_views_across_runs(con, tmp_path):
+    import tiny_trace
+    for name, factor, hw in (("a", 1, "910B"), ("b", 3, "910B"), ("c", 2, "910C")):
+        tracedb.ingest_trace(con, tiny_trace.write(tmp_path / f"{name}.csv", dur_factor=factor), name=name,
+                             tags={"hw": hw})
+    assert con.execute("SELECT source_bytes FROM runs WHERE name = 'a'").fetchone() == (
+        os.path.getsize(tmp_path / "a.csv"),)
+    # runs a (durations x1) and b (x3) are tagged hw=910B: each of the trace's 8 kernel names has a mean
+    # 3x larger in b
+    got = con.execute("""
+        SELECT count(*), min(max_avg / min_avg), max(max_avg / min_avg) FROM (
+            SELECT name, count(*) AS n, max(avg_us) AS max_avg, min(avg_us) AS min_avg FROM kernel_stats
+            WHERE tags['hw'] = '910B' GROUP BY name) WHERE n = 2""").fetchall()
+    assert got == [(8, 3, 3)]
+    # 314.9 µs of device time at durations x1 (test_cli), x3 and x2 for the others
+    assert con.execute("SELECT run, kernels, device_us::VARCHAR FROM run_summary ORDER BY run_id").fetchall() == [
+        ("a", 60, "314.900"), ("b", 60, "944.700"), ("c", 60, "629.800")]
+    assert con.execute("SELECT count(*) FROM run_kernels WHERE tags['hw'] = '910C'").fetchone() == (60,)
+
+
+def test_replace_removes_the_old_runs_host_events_and_tracks(con, tmp_path):
+    import tiny_kineto
+    tracedb.ingest_trace(con, tiny_kineto.write(tmp_path / "a.json"), name="gpu")
+    first = con.execute("SELECT count(*) FROM host_events").fetchone()[0]
+    tracedb.ingest_trace(con, tiny_kineto.write(tmp_path / "b.json", compact=False), name="gpu", replace=True)
+    # v2 left the first run's host events and tracks behind (a later run could reuse its id)
+    assert con.execute("SELECT DISTINCT run_id FROM host_events UNION SELECT DISTINCT run_id FROM tracks").fetchall() \
+        == [(2,)]
+    assert con.execute("SELECT count(*) FROM host_events").fetchone()[0] == first
