@@ -11,6 +11,11 @@ class UsageError(TracedbError):
     exit_code = 2
 
 
+class NoAnchor(UsageError):
+    """A run cannot be cut into passes with the options given: no kernel matches the anchor, or none can
+    be proposed. Callers that go over many runs (`tracedb runs --passes`) note it and go on."""
+
+
 class InputError(TracedbError):
     """A trace file cannot be read as what it claims to be. The message names the file and where."""
 

@@ -5,11 +5,13 @@ import typer
 
 from tracedb.cli.common import DbOpt, FormatOpt, OutOpt, check_format, emit, one_line_errors
 from tracedb.cli.report_cmd import AnchorOpt, BplOpt, GapOpt, LayersOpt, ProfileOpt, RunOpt, TagOpt
+from tracedb.errors import UsageError
 
 app = typer.Typer(invoke_without_command=True,
                   help="List the runs of the store (no subcommand), or remove, rename and tag them.")
 
-PatternsArg = Annotated[List[str], typer.Argument(help="Run names or GLOBs ('dsv3-*').", show_default=False)]
+PatternsArg = Annotated[List[str], typer.Argument(metavar="RUN|GLOB", help="Run names or GLOBs ('dsv3-*').",
+                                                  show_default=False)]
 
 
 def _store(ctx: typer.Context, db: str | None):
@@ -28,6 +30,14 @@ def runs(ctx: typer.Context, db: DbOpt = None, format: FormatOpt = "table", outp
          blocks_per_layer: BplOpt = None, pass_gap: GapOpt = 10.0):
     """List runs: format, rank, device, source size, kernel rows, tags, span; --passes adds pass counts."""
     if ctx.invoked_subcommand:
+        # `tracedb runs --tag x rm '*'` must not read as "remove the runs tagged x": refuse, never ignore
+        given = [o for o, v in (("--format", format != "table"), ("--output", output), ("--run", run), ("--tag", tag),
+                                ("--passes", passes), ("--profile", profile), ("--anchor", anchor),
+                                ("--layers", layers), ("--blocks-per-layer", blocks_per_layer),
+                                ("--pass-gap", pass_gap != 10.0)) if v]
+        if given:
+            raise UsageError(f"{', '.join(given)}: options of the listing (`tracedb runs`), not of "
+                             f"`tracedb runs {ctx.invoked_subcommand}`")
         ctx.obj = {"db": db}
         return
     from tracedb.engine import render
@@ -76,7 +86,7 @@ def rename(ctx: typer.Context, old: Annotated[str, typer.Argument(help="Current 
 @app.command("tag")
 @one_line_errors
 def tag(ctx: typer.Context,
-        args: Annotated[List[str], typer.Argument(metavar="RUN|GLOB... [KEY=VALUE...]", show_default=False,
+        args: Annotated[List[str], typer.Argument(metavar="RUN|GLOB... KEY=VALUE...", show_default=False,
                                                   help="Runs, then the tags to set (the first argument with "
                                                        "'=' starts the tags).")],
         untag: Annotated[Optional[List[str]], typer.Option("--untag", "-u", help="Remove this tag key; repeatable.",
@@ -84,7 +94,6 @@ def tag(ctx: typer.Context,
         db: DbOpt = None):
     """Set tags (KEY=VALUE, replacing a key's value) and remove tags (--untag KEY) on runs, in one transaction."""
     from tracedb.engine import runs as mgmt
-    from tracedb.errors import UsageError
     first = next((i for i, a in enumerate(args) if "=" in a), len(args))
     patterns, tags = args[:first], args[first:]
     stray = [t for t in tags if "=" not in t]

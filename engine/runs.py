@@ -1,12 +1,13 @@
 """Run management (`tracedb runs`): list, remove, rename, tag. Each change is one transaction: a wrong
 argument anywhere (a pattern matching nothing, a name taken) leaves the store as it was."""
+import re
 from contextlib import contextmanager
 
 from tracedb import sql
 from tracedb.engine import render as rnd
 from tracedb.engine import segment
 from tracedb.engine.store import parse_tags, resolve_runs, unknown_run
-from tracedb.errors import TracedbError, UsageError
+from tracedb.errors import NoAnchor, UsageError
 
 
 @contextmanager
@@ -40,8 +41,9 @@ def pass_counts(con, ids, **seg_opts) -> tuple[dict[int, int], list[str]]:
         try:
             b = segment.bind(con, segment.Options(runs=[_name(con, rid)], **seg_opts))
             segment.find_passes(con, b)
-        except TracedbError as e:
-            notes.append(f"no pass count: {str(e).split('; ')[0]}; give --anchor or --profile")
+        except NoAnchor as e:
+            first = re.split(r"; |\. ", str(e), maxsplit=1)[0]     # the reason, without the candidate list
+            notes.append(f"no pass count: {first}; give --anchor or --profile")
             continue
         counts[rid] = con.execute("SELECT count(*) FROM _passes").fetchone()[0]
         notes += b.notes

@@ -11,7 +11,7 @@ import duckdb
 from tracedb import sql
 from tracedb.engine import profiles
 from tracedb.engine.store import resolve_runs
-from tracedb.errors import UsageError
+from tracedb.errors import NoAnchor, UsageError
 
 STEADY_TOLERANCE = 0.05   # --pass steady: layer-0 wall within 5 % of the previous pass's
 
@@ -109,9 +109,9 @@ def propose_anchor(con, prof, run_ids, opt, cfg) -> tuple[str, list[str]]:
         good = [c for c in cands if c[4] * 2 >= c[2]]   # the count holds in most passes
         if not good:
             seen = ", ".join(f"{n[:60]} ({per}/pass in {st} of {ps} passes)" for n, _, ps, per, st in every[:3])
-            raise UsageError(f"run '{run}': no anchor given and no attention kernel repeats a steady number of "
-                             f"times per pass{f' equal to {want} layers' if want else ''}"
-                             f"{'; candidates: ' + seen if seen else ''}. Give --anchor REGEX")
+            raise NoAnchor(f"run '{run}': no anchor given and no attention kernel repeats a steady number of "
+                           f"times per pass{f' equal to {want} layers' if want else ''}"
+                           f"{'; candidates: ' + seen if seen else ''}. Give --anchor REGEX")
         name, occ, passes, per, steady = good[0]
         names.append(name)
         notes.append(f"run '{run}': anchor chosen: {name[:80]!r} — an attention kernel seen {per} times in "
@@ -145,8 +145,8 @@ def find_passes(con, b: Bound):
     for rid in b.run_ids:
         if not found.get(rid):
             top = con.execute(sql.load("top_names"), {"run_id": rid}).fetchall()
-            raise UsageError(f"run '{b.run_names[rid]}': no kernel name or op type matches anchor {b.anchor!r}; "
-                             f"most frequent: {', '.join(f'{n} ({c})' for n, c in top)}")
+            raise NoAnchor(f"run '{b.run_names[rid]}': no kernel name or op type matches anchor {b.anchor!r}; "
+                           f"most frequent: {', '.join(f'{n} ({c})' for n, c in top)}")
     sql.run(con, "segment_passes", p)
     if b.per_pass:
         for rid, gap_starts, misplaced in sql.run(con, "segment_check", p).fetchall():

@@ -147,6 +147,9 @@ def test_runs_pass_counts_are_opt_in(store, db_path):
     p = cli("runs", "--db", db_path, "-f", "csv", "--passes", "-r", "qwen-a", "--anchor", "NoSuchKernel")
     assert [r["passes"] for r in rows(p.stdout)] == [""]
     assert p.stderr.startswith("note: no pass count: run 'qwen-a': no kernel name or op type matches anchor")
+    # a wrong option is an error, not a note per run
+    p = cli("runs", "--db", db_path, "--passes", "--profile", "no-such-profile", check=False)
+    assert p.returncode == 2 and p.stderr.count("\n") == 1 and "no-such-profile" in p.stderr
 
 
 # ---------------------------------------------------------------------------------------------- rm / rename / tag
@@ -180,6 +183,14 @@ def test_rm_takes_host_events_and_tracks_too(con, tmp_path, db_path):
     assert [con.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
             for t in ("runs", "kernels_raw", "host_events", "tracks")] == [0, 0, 0, 0]
     con.close()
+
+
+def test_listing_options_before_a_subcommand_are_refused(store, db_path):
+    store.close()
+    p = cli("runs", "--tag", "hw=910C", "rm", "*", "--db", db_path, check=False)
+    assert (p.returncode, p.stderr) == (2, "error: --tag: options of the listing (`tracedb runs`), not of "
+                                           "`tracedb runs rm`\n")
+    assert len(run_names(db_path)) == 4
 
 
 def test_rename(store, db_path):
