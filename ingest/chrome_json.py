@@ -334,11 +334,11 @@ def load(con, run_id: int, path: str, parts: int | None = None, safe: bool = Fal
         plain = decompress(path, work) if is_gzip(path) else path
         layout = locate(plain, path)
         kind = ts_kind(layout)
-        text_ts = kind == "string"
+        ascend = kind == "string"   # trace_view.json: string ts (exact text path), tasks known by process name
         wanted = 1 if safe else (parts or max(2, -(-(layout.end - layout.start) // PART_BYTES)))
         ranges = split(layout, wanted)
-        # Ascend trace_view tasks are told apart by their process name: keep such a file in one batch
-        batches = [ranges] if kind == "string" else [ranges[i:i + BATCH_PARTS] for i in range(0, len(ranges), BATCH_PARTS)]
+        # its tasks are told apart by their process name: keep such a file in one batch
+        batches = [ranges] if ascend else [ranges[i:i + BATCH_PARTS] for i in range(0, len(ranges), BATCH_PARTS)]
         facts = run_facts(layout.metadata)
         base_ns = facts.pop("base_ns")
         con.execute("CREATE OR REPLACE TEMP TABLE _meta (pid VARCHAR, tid VARCHAR, name VARCHAR, arg_name VARCHAR, "
@@ -350,9 +350,9 @@ def load(con, run_id: int, path: str, parts: int | None = None, safe: bool = Fal
             files = [plain] if whole else ahead.result()
             if not whole and i + 1 < len(batches):
                 ahead = writer.submit(write_parts, layout, batches[i + 1], work, f"b{i + 1}")
-            params = {"files": files, "cols": columns(text_ts, safe), "base_ns": base_ns}
+            params = {"files": files, "cols": columns(ascend, safe), "base_ns": base_ns}
             try:
-                sql.run(con, "ingest_chrome_stage", params, ts_ns=TS_TEXT if text_ts else TS_NUMBER,
+                sql.run(con, "ingest_chrome_stage", params, ts_ns=TS_TEXT if ascend else TS_NUMBER,
                         arg=_arg_cast if safe else _arg_plain)
             except Exception as e:
                 if not safe:   # the caller removes the batches so far and calls again, safely
@@ -379,7 +379,6 @@ def load(con, run_id: int, path: str, parts: int | None = None, safe: bool = Fal
         con.execute("DROP TABLE _ev")
         if offset == 0:
             raise InputError(f"{path}: the trace holds no complete events; expected a non-empty traceEvents array")
-    ascend = kind == "string"
     facts.update(truncated=layout.truncated, format="ascend-trace-view" if ascend else "chrome-trace",
                  device_kind="npu" if ascend else "gpu",
                  clock_domain="unix-epoch-local" if ascend else
