@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 from tracedb.errors import InputError
 
 CHUNK = 1 << 22
-TAIL = 1 << 20            # bytes read from the end to find where the event array closes
+TAILS = (1 << 16, 1 << 20, 1 << 24)   # bytes read from the end to find where the event array closes: each
+                                      # ']' in them is tried (0.3 s per MB), so the smallest that holds it
 PART_MIN = 16 << 20       # below this an array is parsed as one part
 # An event boundary: `}`, a comma, `{` and a key that starts Kineto and Perfetto events. It cannot occur
 # inside a JSON string (the quote would be escaped), but it can inside args that hold a list of objects
@@ -106,13 +107,15 @@ def locate(path: str, source: str) -> Layout:
             start, meta = _object_start(f, source)
         else:
             raise InputError(f"{source}: byte offset {lead}: expected a JSON trace ('{{' or '['), found {first!r}")
-        f.seek(max(start, size - TAIL))
-        tail = f.read()
-        tail_at = max(start, size - TAIL)
-    end, more = _array_end(tail, tail_at, object_form=(first == b"{"))
-    if end is not None:
-        meta.update(more)
-        return Layout(path, start, end, False, meta)
+        for tail_len in TAILS:
+            tail_at = max(start, size - tail_len)
+            f.seek(tail_at)
+            end, more = _array_end(f.read(), tail_at, object_form=(first == b"{"))
+            if end is not None:
+                meta.update(more)
+                return Layout(path, start, end, False, meta)
+            if tail_at == start:
+                break
     return Layout(path, start, _last_complete_event(path, start, size, source), True, meta)
 
 
@@ -145,14 +148,18 @@ def _array_end(tail: bytes, tail_at: int, object_form: bool):
     keys after it: the first ']' after which the rest of the file is exactly the end of the top-level
     object (`, "key": value, ...}`) or of the file. Later candidates can pass too (Kineto may write
     deviceProperties after the events), earlier ones inside events cannot (an event follows them).
-    Each candidate is checked by walking the tokens after it, so a failing one costs a few tokens."""
-    text = tail.decode("utf-8", "replace")
+    Each candidate is checked by walking the tokens after it, so a failing one costs a few tokens.
+    surrogateescape keeps a multi-byte character cut by the tail's start at its exact byte length."""
+    text = tail.decode("utf-8", "surrogateescape")
     decoder = json.JSONDecoder()
     for m in re.finditer(r"\]", text):
-        more = _object_tail(text, m.end(), decoder) if object_form else ({} if not text[m.end():].strip() else None)
+        more = _object_tail(text, m.end(), decoder) if object_form else ({} if _BLANK_TO_END.match(text, m.end()) else None)
         if more is not None:
-            return tail_at + len(text[:m.start()].encode("utf-8", "replace")), more
+            return tail_at + len(text[:m.start()].encode("utf-8", "surrogateescape")), more
     return None, {}
+
+
+_BLANK_TO_END = re.compile(r"\s*\Z")   # matched at a position: no copy of the rest of the text
 
 
 def _object_tail(text: str, i: int, decoder) -> dict | None:
@@ -162,7 +169,7 @@ def _object_tail(text: str, i: int, decoder) -> dict | None:
     out = {}
     while True:
         if text.startswith("}", i):
-            return out if not text[i + 1:].strip() else None
+            return out if _BLANK_TO_END.match(text, i + 1) else None
         if not text.startswith(",", i):
             return None
         i = ws.match(text, i + 1).end()
@@ -311,7 +318,7 @@ def run_facts(meta: dict) -> dict:
 
 
 PART_BYTES = 64 << 20    # one part per 64 MB of events, parsed by one core
-BATCH_PARTS = 4          # parts per committed batch: each insert then fills whole row groups (122,880
+BATCH_PARTS = 3          # parts per committed batch: each insert then fills whole row groups (122,880
                          # rows), which DuckDB writes straight to the file instead of holding them for
                          # the commit (2 parts per batch: 3 s more for 1 GB)
 
@@ -319,16 +326,61 @@ BATCH_PARTS = 4          # parts per committed batch: each insert then fills who
 DEFAULT_CORE_RULES = [("(?i)^(AIC)([_ (]|$)", "AIC"), ("(?i)^(AIV)([_ (]|$)", "AIV")]
 
 
+STAGE_DB = "tracedb_stage"   # in-memory database of the staged batches, seen by both cursors
+
+
+class _Mover:
+    """Moves staged batches into the store on a second cursor, one batch behind the parse.
+
+    DuckDB parses a batch on both cores, but appending it to the store runs mostly on one (3.7 s of the
+    ~9 s a 1 GB trace took when the two alternated); here batch i is appended while batch i+1 is parsed.
+    At most one move is in flight, so at most two staged tables exist at a time."""
+
+    def __init__(self, con, run_id: int):
+        self.cur, self.run_id = con.cursor(), run_id
+        self.pool = ThreadPoolExecutor(1)
+        self.pending = None
+
+    def move(self, ev: str, offset: int):
+        self.wait()
+        self.pending = self.pool.submit(self._move, ev, offset)
+
+    def _move(self, ev: str, offset: int):
+        from tracedb import sql
+        self.cur.execute("BEGIN")
+        try:
+            sql.run(self.cur, "ingest_chrome_batch", {"run_id": self.run_id, "offset": offset}, ev=ev)
+            self.cur.execute("COMMIT")
+        except BaseException:
+            self.cur.execute("ROLLBACK")
+            raise
+        self.cur.execute(f"DROP TABLE {STAGE_DB}.{ev}")
+
+    def wait(self):
+        """Until the move in flight has ended; its error is raised here."""
+        pending, self.pending = self.pending, None
+        if pending is not None:
+            pending.result()
+
+    def close(self):
+        try:
+            self.wait()
+        finally:
+            self.pool.shutdown()
+            self.cur.close()
+
+
 def load(con, run_id: int, path: str, parts: int | None = None, safe: bool = False, core_rules=()) -> dict:
     """Load the events of one Chrome trace file as run `run_id`, in batches that commit on their own.
 
     Memory stays flat as files grow: each batch is staged, moved into the store and committed before the
-    next (a table replaced inside one long transaction is kept until it ends: 1.1 GB for 1 GB of JSON).
-    The rows stay invisible until `finish` runs in the run's final transaction: kernels are marked
-    'pending' and nothing reaches host events without a runs row. The caller removes the batches when
-    anything fails (sql/discard_pending.sql). The next batch's part files are written while DuckDB parses
-    the current one. Returns run facts: device_name, rank, world_size, truncated, clock_domain, format,
-    device_kind."""
+    one after next is staged (a table replaced inside one long transaction is kept until it ends: 1.1 GB
+    for 1 GB of JSON). Three things overlap: the next batch's part files are written, the current batch is
+    parsed, and the previous one is appended to the store (`_Mover`). The rows stay invisible until
+    `finish` runs in the run's final transaction: kernels are marked 'pending' and nothing reaches host
+    events without a runs row. The caller removes the batches when anything fails
+    (sql/discard_pending.sql). Returns run facts: device_name, rank, world_size, truncated, clock_domain,
+    format, device_kind."""
     from tracedb import sql
     with Workdir() as work, ThreadPoolExecutor(1) as writer:
         plain = decompress(path, work) if is_gzip(path) else path
@@ -346,37 +398,37 @@ def load(con, run_id: int, path: str, parts: int | None = None, safe: bool = Fal
         offset = 0
         whole = len(ranges) == 1 and not layout.truncated and _is_bare_array(layout)   # read the file itself
         ahead = None if whole else writer.submit(write_parts, layout, batches[0], work, "b0")
-        for i, batch in enumerate(batches):
-            files = [plain] if whole else ahead.result()
-            if not whole and i + 1 < len(batches):
-                ahead = writer.submit(write_parts, layout, batches[i + 1], work, f"b{i + 1}")
-            params = {"files": files, "cols": columns(ascend, safe), "base_ns": base_ns}
+        con.execute(f"ATTACH ':memory:' AS {STAGE_DB}")
+        mover = _Mover(con, run_id)
+        try:
+            for i, batch in enumerate(batches):
+                files = [plain] if whole else ahead.result()
+                if not whole and i + 1 < len(batches):
+                    ahead = writer.submit(write_parts, layout, batches[i + 1], work, f"b{i + 1}")
+                ev = sql.ident(f"ev{i % 2}")   # batch i - 2 used this name; its move ended before i - 1's began
+                params = {"files": files, "cols": columns(ascend, safe), "base_ns": base_ns}
+                try:
+                    sql.run(con, "ingest_chrome_stage", params, ev=ev, ts_ns=TS_TEXT if ascend else TS_NUMBER,
+                            arg=_arg_cast if safe else _arg_plain)
+                except Exception as e:
+                    if not safe:   # the caller removes the batches so far and calls again, safely
+                        raise RetrySafely() from None
+                    raise InputError(f"{path}: {_json_error(e)}") from None
+                n, no_ts, named = sql.run(con, "ingest_chrome_staged", ev=ev).fetchone()
+                if no_ts:
+                    what = f"an event named {named!r}" if named else "an event"
+                    raise InputError(f"{path}: between bytes {batch[0][0]} and {batch[-1][1]}: {what} of phase 'X' "
+                                     f"has no numeric ts ({no_ts} such); expected ts in microseconds")
+                for f in files:
+                    if f != plain:
+                        os.remove(f)
+                mover.move(ev, offset)
+                offset += n
+        finally:
             try:
-                sql.run(con, "ingest_chrome_stage", params, ts_ns=TS_TEXT if ascend else TS_NUMBER,
-                        arg=_arg_cast if safe else _arg_plain)
-            except Exception as e:
-                if not safe:   # the caller removes the batches so far and calls again, safely
-                    raise RetrySafely() from None
-                raise InputError(f"{path}: {_json_error(e)}") from None
-            n, no_ts, named = con.execute(
-                "SELECT count(*), count(*) FILTER (WHERE ph = 'X' AND start_ns IS NULL), "
-                "arg_min(name, rowid) FILTER (WHERE ph = 'X' AND start_ns IS NULL) FROM _ev").fetchone()
-            if no_ts:
-                what = f"an event named {named!r}" if named else "an event"
-                raise InputError(f"{path}: between bytes {batch[0][0]} and {batch[-1][1]}: {what} of phase 'X' "
-                                 f"has no numeric ts ({no_ts} such); expected ts in microseconds")
-            con.execute("BEGIN")
-            try:
-                sql.run(con, "ingest_chrome_batch", {"run_id": run_id, "offset": offset})
-                con.execute("COMMIT")
-            except BaseException:
-                con.execute("ROLLBACK")
-                raise
-            offset += n
-            for f in files:
-                if f != plain:
-                    os.remove(f)
-        con.execute("DROP TABLE _ev")
+                mover.close()   # on an error, the move in flight ends before the caller discards the batches
+            finally:
+                con.execute(f"DETACH {STAGE_DB}")
         if offset == 0:
             raise InputError(f"{path}: the trace holds no complete events; expected a non-empty traceEvents array")
     facts.update(truncated=layout.truncated, format="ascend-trace-view" if ascend else "chrome-trace",

@@ -1,5 +1,7 @@
--- Stage one batch of a Chrome trace-event JSON file as TEMP _ev, one row per complete ('X') or metadata
--- ('M') event in file order (rowid: the parts are read in order and DuckDB preserves insertion order).
+-- Stage one batch of a Chrome trace-event JSON file as a table of the in-memory database tracedb_stage,
+-- one row per complete ('X') or metadata ('M') event in file order (rowid: the parts are read in order and
+-- DuckDB preserves insertion order). The table is named by the caller (two alternate: one is moved into
+-- the store on a second cursor while the next is parsed).
 -- Flow, instant and counter events are not kept: they are a third of a Kineto trace's events.
 -- Parameters: $files VARCHAR[] (the parts: JSON arrays of events), $cols (the explicit schema: ph, cat,
 --   name, pid/tid as VARCHAR, which takes numbers and strings alike, ts DOUBLE or VARCHAR, dur, args as a
@@ -11,10 +13,10 @@
 --   JSON text when the typed read failed. Each timestamp becomes integer ns before any subtraction.
 -- kind: kernel | memcpy | memset for device activities by category (Kineto's, and the legacy capitalised
 --   Kernel / Memcpy / Memset); NULL for host events, metadata and the rest (Ascend tasks: batch step).
--- Output: _ev(ph, cat lower-cased, kind, name, pid, tid, start_ns, dur_ns, and the args fields).
+-- Output: tracedb_stage.<table>(ph, cat lower-cased, kind, name, pid, tid, start_ns, dur_ns, and the args fields).
 -- Run outside a transaction: a table replaced inside one is kept until it ends, so memory would grow
 -- with the file.
-CREATE OR REPLACE TEMP TABLE _ev AS
+CREATE OR REPLACE TABLE tracedb_stage.{ev} AS
 SELECT ph, cat,
     CASE WHEN ph <> 'X' THEN NULL
          WHEN cat = 'kernel' THEN 'kernel'
