@@ -15,15 +15,18 @@ import os
 import re
 import shutil
 import tempfile
+import threading
 import zlib
 from concurrent.futures import ThreadPoolExecutor
+from itertools import islice
 from dataclasses import dataclass, field
 
 from tracedb.errors import InputError
 
 CHUNK = 1 << 22
-TAILS = (1 << 16, 1 << 20, 1 << 24)   # bytes read from the end to find where the event array closes: each
-                                      # ']' in them is tried (0.3 s per MB), so the smallest that holds it
+HEAD_BYTES = 4 << 20       # inflated before the head of a .gz is read (Kineto's keys before the events: a few KB)
+TS_SNIFF = 1 << 16         # bytes after the array's start in which ts_kind looks at the first ts
+TAILS = (1 << 16, 1 << 20)  # bytes read from the end to find where the event array closes; a small tail first
 PART_MIN = 16 << 20       # below this an array is parsed as one part
 # An event boundary: `}`, a comma, `{` and a key that starts Kineto and Perfetto events. It cannot occur
 # inside a JSON string (the quote would be escaped), but it can inside args that hold a list of objects
@@ -74,31 +77,77 @@ def head_facts(path: str) -> dict:
         return {}
 
 
-def decompress(path: str, workdir: str) -> str:
-    """Gunzip to a file in `workdir`; a corrupt or cut stream is an InputError naming the offset."""
-    out = os.path.join(workdir, "trace.json")
-    d = zlib.decompressobj(wbits=31)
-    read = 0
-    try:
-        with open(path, "rb") as src, open(out, "wb") as dst:
-            while block := src.read(CHUNK):
-                read += len(block)
-                dst.write(d.decompress(block))
-                while d.unused_data:           # concatenated gzip members
-                    rest = d.unused_data
-                    d = zlib.decompressobj(wbits=31)
-                    dst.write(d.decompress(rest))
-            dst.write(d.flush())   # a cut stream keeps what came before the cut; locate() marks it truncated
-    except zlib.error as e:
-        raise InputError(f"{path}: byte offset ~{read}: corrupt gzip data ({e})") from None
-    return out
+class Gunzip(threading.Thread):
+    """Decompresses a .gz trace into `out` on its own thread, so parsing starts on the first parts while
+    the rest is still being inflated (zlib releases the GIL); readers wait for bytes with `wait_for`.
+    A corrupt stream is an InputError naming the offset; a cut one keeps what came before the cut
+    (the layout then marks the run truncated)."""
+
+    OUT_CAP = 16 << 20   # most bytes inflated per call: a block of a 20:1 stream stays small in memory
+
+    def __init__(self, path: str, workdir: str):
+        super().__init__(daemon=True)
+        self.path, self.out = path, os.path.join(workdir, "trace.json")
+        self.size, self.done, self.stop, self.error = 0, False, False, None
+        self.cond = threading.Condition()
+        open(self.out, "wb").close()   # readers may open it before the first bytes arrive
+
+    def run(self):
+        read = 0
+        try:
+            d = zlib.decompressobj(wbits=31)
+            with open(self.path, "rb") as src, open(self.out, "wb") as dst:
+                while (block := src.read(CHUNK)) and not self.stop:
+                    read += len(block)
+                    while block and not self.stop:
+                        self._emit(dst, d.decompress(block, self.OUT_CAP))
+                        block = d.unconsumed_tail
+                        if not block and d.unused_data:       # concatenated gzip members
+                            block, d = d.unused_data, zlib.decompressobj(wbits=31)
+                self._emit(dst, d.flush())
+        except zlib.error as e:
+            self.error = InputError(f"{self.path}: byte offset ~{read}: corrupt gzip data ({e})")
+        except OSError as e:
+            self.error = InputError(f"{self.path}: cannot read: {e.strerror}")
+        finally:
+            with self.cond:
+                self.done = True
+                self.cond.notify_all()
+
+    def _emit(self, dst, data: bytes):
+        if data:
+            dst.write(data)
+            dst.flush()   # on disk before readers are told
+            with self.cond:
+                self.size += len(data)
+                self.cond.notify_all()
+
+    def wait_for(self, n: int) -> int:
+        """Bytes decompressed once there are at least `n` or the stream has ended."""
+        with self.cond:
+            self.cond.wait_for(lambda: self.size >= n or self.done)
+        if self.error:
+            raise self.error
+        return self.size
+
+    def close(self):
+        self.stop = True
+        if self.is_alive():
+            self.join()
 
 
 def locate(path: str, source: str) -> Layout:
     """Where the event array lies in `path` (named `source` in messages)."""
-    size = os.path.getsize(path)
+    layout, object_form = _head(path, source)
+    _find_end(layout, object_form, source)
+    return layout
+
+
+def _head(path: str, source: str) -> tuple[Layout, bool]:
+    """The layout with its start and the metadata keys before the events (end not known yet), and whether
+    the file is an object (`{"traceEvents": [...]}`) rather than a bare array."""
     with open(path, "rb") as f:
-        head = f.read(min(size, CHUNK))
+        head = f.read(CHUNK)
         lead = len(head) - len(head.lstrip(b"\xef\xbb\xbf \t\r\n"))
         first = head[lead:lead + 1]
         if first == b"[":
@@ -107,16 +156,24 @@ def locate(path: str, source: str) -> Layout:
             start, meta = _object_start(f, source)
         else:
             raise InputError(f"{source}: byte offset {lead}: expected a JSON trace ('{{' or '['), found {first!r}")
+    return Layout(path, start, start, False, meta), first == b"{"
+
+
+def _find_end(layout: Layout, object_form: bool, source: str):
+    """Sets the layout's end (and truncated, and the metadata keys after the events) from the file's tail."""
+    size = os.path.getsize(layout.path)
+    with open(layout.path, "rb") as f:
         for tail_len in TAILS:
-            tail_at = max(start, size - tail_len)
+            tail_at = max(layout.start, size - tail_len)
             f.seek(tail_at)
-            end, more = _array_end(f.read(), tail_at, object_form=(first == b"{"))
+            end, more = _array_end(f.read(), tail_at, object_form)
             if end is not None:
-                meta.update(more)
-                return Layout(path, start, end, False, meta)
-            if tail_at == start:
+                layout.metadata.update(more)
+                layout.end = end
+                return
+            if tail_at == layout.start:
                 break
-    return Layout(path, start, _last_complete_event(path, start, size, source), True, meta)
+    layout.end, layout.truncated = _last_complete_event(layout.path, layout.start, size, source), True
 
 
 def _object_start(f, source):
@@ -218,6 +275,36 @@ def split(layout: Layout, parts: int) -> list[tuple[int, int]]:
     return [(x, y) for x, y in zip(cuts, cuts[1:]) if y > x]
 
 
+def _boundary_after(path: str, target: int, limit: int) -> int | None:
+    """The first event boundary at or after `target` and before `limit` (just after its '}')."""
+    with open(path, "rb") as f:
+        f.seek(target)
+        m = BOUNDARY.search(f.read(max(0, limit - target)))
+    return target + m.start() + 1 if m else None
+
+
+def stream_ranges(layout: Layout, gz: Gunzip, object_form: bool, source: str):
+    """Byte ranges of the event array of a file that `gz` is still writing: a part is cut every
+    PART_BYTES as soon as the bytes after the cut are there; once the stream has ended, the end is found
+    from the tail (setting layout.end, truncated, metadata) and the rest is split as usual."""
+    x = layout.start
+    while True:
+        target = x + PART_BYTES
+        limit = target + CHUNK
+        cut = None
+        while cut is None and gz.wait_for(limit) >= limit and not gz.done:
+            cut = _boundary_after(layout.path, target, limit)
+            limit += CHUNK     # an event longer than a chunk: look further
+        if cut is None:
+            break              # the stream has ended: the rest is cut below
+        yield x, cut
+        x = cut
+    _find_end(layout, object_form, source)
+    if layout.end > x:
+        rest = Layout(layout.path, x, layout.end, layout.truncated)
+        yield from split(rest, max(1, -(-(layout.end - x) // PART_BYTES)))
+
+
 def write_parts(layout: Layout, ranges, workdir: str, tag: str = "") -> list[str]:
     """Each range as its own JSON array file; leading commas of a part are skipped by starting after them.
     The bytes are copied by the kernel (copy_file_range), without passing through Python."""
@@ -260,7 +347,7 @@ def ts_kind(layout: Layout) -> str:
     decimal text path."""
     with open(layout.path, "rb") as f:
         f.seek(layout.start)
-        head = f.read(1 << 16)
+        head = f.read(TS_SNIFF)
     m = re.search(rb'"ts"\s*:\s*("|-?(\d+))', head)
     if not m:
         return "relative"
@@ -379,63 +466,106 @@ def load(con, run_id: int, path: str, parts: int | None = None, safe: bool = Fal
     parsed, and the previous one is appended to the store (`_Mover`). The rows stay invisible until
     `finish` runs in the run's final transaction: kernels are marked 'pending' and nothing reaches host
     events without a runs row. The caller removes the batches when anything fails
-    (sql/discard_pending.sql). Returns run facts: device_name, rank, world_size, truncated, clock_domain,
-    format, device_kind."""
-    from tracedb import sql
+    (sql/discard_pending.sql). A .gz is inflated on its own thread while the parts already there are
+    parsed. Returns run facts: device_name, rank, world_size, truncated, clock_domain, format,
+    device_kind."""
     with Workdir() as work, ThreadPoolExecutor(1) as writer:
-        plain = decompress(path, work) if is_gzip(path) else path
-        layout = locate(plain, path)
-        kind = ts_kind(layout)
-        ascend = kind == "string"   # trace_view.json: string ts (exact text path), tasks known by process name
+        gz = Gunzip(path, work) if is_gzip(path) else None
+        try:
+            return _load(con, run_id, path, work, writer, gz, parts, safe)
+        finally:
+            if gz is not None:
+                gz.close()   # before the writer is waited for: a part it waits on may never come
+
+
+def _load(con, run_id, path, work, writer, gz, parts, safe) -> dict:
+    from tracedb import sql
+    layout, object_form, plain = _open_layout(path, gz)
+    kind = ts_kind(layout)
+    ascend = kind == "string"   # trace_view.json: string ts (exact text path), tasks known by process name
+    base_ns = run_facts(layout.metadata)["base_ns"]
+    if gz is not None and not safe and not ascend and ("baseTimeNanoseconds" in layout.metadata or not object_form):
+        ranges, whole = stream_ranges(layout, gz, object_form, path), False   # parse while inflating
+    else:   # the time base may come after the events (newer Kineto): wait for the whole file
+        if gz is not None:
+            gz.wait_for(float("inf"))
+            _find_end(layout, object_form, path)
+            base_ns = run_facts(layout.metadata)["base_ns"]
         wanted = 1 if safe else (parts or max(2, -(-(layout.end - layout.start) // PART_BYTES)))
         ranges = split(layout, wanted)
-        # its tasks are told apart by their process name: keep such a file in one batch
-        batches = [ranges] if ascend else [ranges[i:i + BATCH_PARTS] for i in range(0, len(ranges), BATCH_PARTS)]
-        facts = run_facts(layout.metadata)
-        base_ns = facts.pop("base_ns")
-        con.execute("CREATE OR REPLACE TEMP TABLE _meta (pid VARCHAR, tid VARCHAR, name VARCHAR, arg_name VARCHAR, "
-                    "sort_index BIGINT)")
-        offset = 0
         whole = len(ranges) == 1 and not layout.truncated and _is_bare_array(layout)   # read the file itself
-        ahead = None if whole else writer.submit(write_parts, layout, batches[0], work, "b0")
-        con.execute(f"ATTACH ':memory:' AS {STAGE_DB}")
-        mover = _Mover(con, run_id)
-        try:
-            for i, batch in enumerate(batches):
-                files = [plain] if whole else ahead.result()
-                if not whole and i + 1 < len(batches):
-                    ahead = writer.submit(write_parts, layout, batches[i + 1], work, f"b{i + 1}")
-                ev = sql.ident(f"ev{i % 2}")   # batch i - 2 used this name; its move ended before i - 1's began
-                params = {"files": files, "cols": columns(ascend, safe), "base_ns": base_ns}
-                try:
-                    sql.run(con, "ingest_chrome_stage", params, ev=ev, ts_ns=TS_TEXT if ascend else TS_NUMBER,
-                            arg=_arg_cast if safe else _arg_plain)
-                except Exception as e:
-                    if not safe:   # the caller removes the batches so far and calls again, safely
-                        raise RetrySafely() from None
-                    raise InputError(f"{path}: {_json_error(e)}") from None
-                n, no_ts, named = sql.run(con, "ingest_chrome_staged", ev=ev).fetchone()
-                if no_ts:
-                    what = f"an event named {named!r}" if named else "an event"
-                    raise InputError(f"{path}: between bytes {batch[0][0]} and {batch[-1][1]}: {what} of phase 'X' "
-                                     f"has no numeric ts ({no_ts} such); expected ts in microseconds")
-                for f in files:
-                    if f != plain:
-                        os.remove(f)
-                mover.move(ev, offset)
-                offset += n
-        finally:
+        ranges = iter(ranges)
+    per_batch = None if ascend else BATCH_PARTS   # its tasks are told apart by process name: one batch
+
+    def next_batch(i):   # on the writer thread: the ranges of batch i and its part files
+        batch = list(islice(ranges, per_batch)) if per_batch else list(ranges)
+        return batch, ([plain] if whole else write_parts(layout, batch, work, f"b{i}") if batch else [])
+
+    con.execute("CREATE OR REPLACE TEMP TABLE _meta (pid VARCHAR, tid VARCHAR, name VARCHAR, arg_name VARCHAR, "
+                "sort_index BIGINT)")
+    offset = 0
+    ahead = writer.submit(next_batch, 0)
+    con.execute(f"ATTACH ':memory:' AS {STAGE_DB}")
+    mover = _Mover(con, run_id)
+    try:
+        i = 0
+        while (got := ahead.result())[0]:
+            batch, files = got
+            ahead = writer.submit(next_batch, i + 1)
+            ev = sql.ident(f"ev{i % 2}")   # batch i - 2 used this name; its move ended before i - 1's began
+            params = {"files": files, "cols": columns(ascend, safe), "base_ns": base_ns}
             try:
-                mover.close()   # on an error, the move in flight ends before the caller discards the batches
-            finally:
-                con.execute(f"DETACH {STAGE_DB}")
-        if offset == 0:
-            raise InputError(f"{path}: the trace holds no complete events; expected a non-empty traceEvents array")
+                sql.run(con, "ingest_chrome_stage", params, ev=ev, ts_ns=TS_TEXT if ascend else TS_NUMBER,
+                        arg=_arg_cast if safe else _arg_plain)
+            except Exception as e:
+                if not safe:   # the caller removes the batches so far and calls again, safely
+                    raise RetrySafely() from None
+                raise InputError(f"{path}: {_json_error(e)}") from None
+            n, no_ts, named = sql.run(con, "ingest_chrome_staged", ev=ev).fetchone()
+            if no_ts:
+                what = f"an event named {named!r}" if named else "an event"
+                raise InputError(f"{path}: between bytes {batch[0][0]} and {batch[-1][1]}: {what} of phase 'X' "
+                                 f"has no numeric ts ({no_ts} such); expected ts in microseconds")
+            for f in files:
+                if f != plain:
+                    os.remove(f)
+            mover.move(ev, offset)
+            offset += n
+            i += 1
+    finally:
+        try:
+            mover.close()   # on an error, the move in flight ends before the caller discards the batches
+        finally:
+            con.execute(f"DETACH {STAGE_DB}")
+    if offset == 0:
+        raise InputError(f"{path}: the trace holds no complete events; expected a non-empty traceEvents array")
+    facts = run_facts(layout.metadata)   # with the keys after the events, known now
+    facts.pop("base_ns")
     facts.update(truncated=layout.truncated, format="ascend-trace-view" if ascend else "chrome-trace",
                  device_kind="npu" if ascend else "gpu",
                  clock_domain="unix-epoch-local" if ascend else
                  ("unix-epoch" if base_ns or kind == "epoch" else "trace-relative"))
     return facts
+
+
+def _open_layout(path: str, gz):
+    """(layout, object_form, plain file): for a plain file the whole layout; for a .gz being inflated,
+    the head only (layout.end is set later), read once enough of it has arrived."""
+    if gz is None:
+        layout, object_form = _head(path, path)
+        _find_end(layout, object_form, path)
+        return layout, object_form, path
+    gz.start()
+    gz.wait_for(HEAD_BYTES)
+    try:
+        layout, object_form = _head(gz.out, path)
+    except InputError:
+        if gz.done:
+            raise
+        gz.wait_for(float("inf"))   # a head longer than HEAD_BYTES (or not a trace): read it whole
+        layout, object_form = _head(gz.out, path)
+    gz.wait_for(layout.start + TS_SNIFF)
+    return layout, object_form, gz.out
 
 
 def finish(con, run_id: int, core_rules=()):

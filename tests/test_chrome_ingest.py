@@ -1,6 +1,8 @@
 """Chrome trace-event JSON ingest (Kineto, Ascend trace_view.json) over tests/tiny_kineto.py and variants."""
 import gzip
 import json
+import time
+import zlib
 
 import pytest
 
@@ -94,6 +96,84 @@ def test_a_boundary_inside_args_falls_back_to_one_part(con, tmp_path, monkeypatc
     assert calls == [(2, False), (1, True)]
     assert q(con, "SELECT count(*) FROM kernels") == [(12,)]
     assert q(con, "SELECT count(*) FROM host_events") == [(22,)]
+
+
+def _small_streaming(monkeypatch, calls):
+    """Parts of a few hundred bytes and a .gz inflated 512 bytes at a time, so a tiny trace is cut into
+    parts while it is inflated; `calls` records each load (a retry in safe mode would hide a bad cut) and
+    whether the streaming path ran."""
+    monkeypatch.setattr(chrome_json, "PART_BYTES", 700)
+    monkeypatch.setattr(chrome_json, "PART_MIN", 0)
+    monkeypatch.setattr(chrome_json, "CHUNK", 256)
+    monkeypatch.setattr(chrome_json, "HEAD_BYTES", 256)
+    monkeypatch.setattr(chrome_json, "TS_SNIFF", 512)
+    monkeypatch.setattr(chrome_json, "BATCH_PARTS", 1)
+    monkeypatch.setattr(chrome_json.Gunzip, "OUT_CAP", 512)
+    emit = chrome_json.Gunzip._emit
+
+    def slow_emit(self, dst, data):   # ~20 emits of 20 ms: parts are cut before the stream ends
+        time.sleep(0.02)
+        emit(self, dst, data)
+    monkeypatch.setattr(chrome_json.Gunzip, "_emit", slow_emit)
+    real = chrome_json.stream_ranges
+
+    def spy(layout, gz, *a, **kw):
+        calls.append("stream")
+        early = 0
+        for r in real(layout, gz, *a, **kw):
+            early += not gz.done
+            yield r
+        calls.append("cut while inflating" if early else "cut after")
+    monkeypatch.setattr(chrome_json, "stream_ranges", spy)
+    load = chrome_json.load
+
+    def counted(con, run_id, path, parts=None, safe=False, **kw):
+        calls.append("safe" if safe else "load")
+        return load(con, run_id, path, parts=parts, safe=safe, **kw)
+    monkeypatch.setattr(chrome_json, "load", counted)
+
+
+def test_gzip_parts_cut_while_inflating_give_the_same_rows(con, tmp_path, reference, monkeypatch):
+    hosts = q(con, "SELECT cat, name, start_ns, dur_ns, pid, tid, correlation_id FROM host_events ORDER BY seq")
+    calls = []
+    _small_streaming(monkeypatch, calls)
+    tracedb.ingest_trace(con, tiny_kineto.write(tmp_path / "s.json.gz", compact=False, gz=True), name="s")
+    assert calls == ["load", "stream", "cut while inflating"]
+    assert kernel_facts(con, "s") == reference
+    assert q(con, "SELECT h.cat, h.name, h.start_ns, h.dur_ns, h.pid, h.tid, h.correlation_id FROM host_events h "
+                  "JOIN runs r USING (run_id) WHERE r.name = 's' ORDER BY h.seq") == hosts
+    assert q(con, "SELECT device_name, world_size, clock_domain, truncated FROM runs WHERE name = 's'") == [
+        ("NVIDIA H800", 8, "unix-epoch", False)]   # deviceProperties and distributedInfo read too
+
+
+def test_gzip_with_the_time_base_after_the_events_waits_for_it(con, tmp_path, reference, monkeypatch):
+    """Newer Kineto writes baseTimeNanoseconds after traceEvents (the Qwen1.5 and ROCm 6.2 traces in
+    shared/data): the parts cannot be staged before it is known, so the file is inflated first."""
+    doc = tiny_kineto.document()
+    base = doc.pop("baseTimeNanoseconds")
+    doc["baseTimeNanoseconds"] = base                     # now the last key
+    path = tmp_path / "late.json.gz"
+    path.write_bytes(gzip.compress(json.dumps(doc, indent=1).encode()))
+    calls = []
+    _small_streaming(monkeypatch, calls)
+    tracedb.ingest_trace(con, str(path), name="late")
+    assert calls == ["load"]
+    assert kernel_facts(con, "late") == reference
+
+
+def test_truncated_gzip_stream_keeps_the_complete_events(con, tmp_path, monkeypatch):
+    """A .gz cut short (crashed run): parts cut while inflating, then the end is the last complete event."""
+    text = json.dumps(tiny_kineto.document(), indent=1)
+    raw = gzip.compress(text.encode())
+    path = tmp_path / "cut.json.gz"
+    path.write_bytes(raw[:int(len(raw) * 0.7)])
+    calls = []
+    _small_streaming(monkeypatch, calls)
+    res = tracedb.ingest_trace(con, str(path), name="cut")
+    inflated = zlib.decompressobj(wbits=31).decompress(raw[:int(len(raw) * 0.7)]).decode()
+    complete = inflated[:inflated.rfind("},")]   # everything up to the last complete event
+    want = sum(complete.count(f'"cat": "{c}"') for c in ("kernel", "gpu_memcpy"))
+    assert calls == ["load", "stream", "cut while inflating"] and res.truncated and res.rows == want and 0 < want < 12
 
 
 def test_truncated_file_keeps_the_complete_events(con, tmp_path):
