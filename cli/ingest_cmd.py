@@ -23,7 +23,10 @@ def ingest(
     from tracedb.engine.ingest_many import ingest_all, plan
     from tracedb.engine.store import open_store
     from tracedb.errors import TracedbError
+    from tracedb.ingest.sources import resolve
     planned = plan(paths, name)
+    if len(planned) == 1:   # a trace that cannot be read fails here, before a new store file is created
+        resolve(planned[0].path)
     con = open_store(db)
     failed = []
     try:

@@ -62,6 +62,12 @@ def _resolve_dir(path: str) -> Source:
     else:
         slices = _op_summary_files(root)
         if not slices:
+            db = _sqlite_exports(root)
+            if db:   # export_type=Db alone writes no CSV (FORMATS.md 1.6)
+                raise InputError(f"{path}: holds only the SQLite export {os.path.relpath(db[0], root)}, which tracedb "
+                                 "does not read; expected ASCEND_PROFILER_OUTPUT/kernel_details.csv: profile with "
+                                 "_ExperimentalConfig(export_type=[torch_npu.profiler.ExportType.Text, "
+                                 "torch_npu.profiler.ExportType.Db]) to keep both")
             raise InputError(f"{path}: no kernel_details.csv under ASCEND_PROFILER_OUTPUT/ and no "
                              "op_summary_*.csv under PROF_*/mindstudio_profiler_output/; expected an "
                              "Ascend profiler output folder (*_ascend_pt)")
@@ -73,6 +79,13 @@ def _resolve_dir(path: str) -> Source:
         rank = str(info.get("rank_id", ""))
         src.rank = int(rank) if rank.isdigit() else src.rank
     return src
+
+
+def _sqlite_exports(root: str) -> list[str]:
+    """ascend_pytorch_profiler[_N].db / msprof_<ts>.db files of a profiler folder (FORMATS.md 1.6)."""
+    pats = [os.path.join(root, sub, name) for sub in ("", "ASCEND_PROFILER_OUTPUT", os.path.join("PROF_*", "mindstudio_profiler_output"))
+            for name in ("ascend_pytorch_profiler*.db", "msprof_*.db")]
+    return sorted(f for p in pats for f in glob.glob(p))
 
 
 def _op_summary_files(root: str) -> list[str]:

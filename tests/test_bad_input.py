@@ -175,6 +175,23 @@ def test_folder_without_traces(db, tmp_path):
     assert line.startswith(f"error: {d}: no kernel_details.csv under ASCEND_PROFILER_OUTPUT/ and no op_summary")
 
 
+def test_folder_with_only_the_sqlite_export(db, tmp_path):
+    # export_type=Db alone: the folder holds ascend_pytorch_profiler_0.db and no CSV (FORMATS.md 1.6)
+    d = tmp_path / "y_ascend_pt"
+    (d / "ASCEND_PROFILER_OUTPUT").mkdir(parents=True)
+    (d / "ASCEND_PROFILER_OUTPUT" / "ascend_pytorch_profiler_0.db").write_bytes(b"SQLite format 3\x00")
+    line = failed_ingest(db, str(d))
+    assert line.startswith(f"error: {d}: holds only the SQLite export ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db")
+    assert "ExportType.Text" in line
+
+
+def test_a_failed_first_ingest_creates_no_store(tmp_path):
+    store = tmp_path / "new.duckdb"
+    p = cli("ingest", str(tmp_path / "missing.csv"), "--db", str(store), check=False)
+    assert one_error_line(p, 1).endswith("missing.csv: no such file or folder")
+    assert not store.exists()
+
+
 def test_second_path_fails_first_stays(db, tmp_path):
     # one run per path, each in its own transaction: the good one lands, the bad one does not
     good = write_csv(tmp_path / "new.csv", FULL, [row(i) for i in range(10, 12)])
