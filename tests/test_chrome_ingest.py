@@ -108,6 +108,7 @@ def _small_streaming(monkeypatch, calls):
     monkeypatch.setattr(chrome_json, "HEAD_BYTES", 256)
     monkeypatch.setattr(chrome_json, "TS_SNIFF", 512)
     monkeypatch.setattr(chrome_json, "BATCH_PARTS", 1)
+    monkeypatch.setattr(chrome_json.Gunzip, "IN_BLOCK", 256)
     monkeypatch.setattr(chrome_json.Gunzip, "OUT_CAP", 512)
     emit = chrome_json.Gunzip._emit
 
