@@ -1,6 +1,6 @@
--- Bookkeeping of one staged batch of a Chrome trace, on the parsing connection, before the batch is handed
--- to the mover (ingest_chrome_batch). Inputs: tracedb_stage.<table> (this batch), TEMP _meta (metadata
--- events of the batches so far). No parameters.
+-- Bookkeeping of one staged batch of a Chrome trace, on the parsing connection, before the batch is
+-- handed to the mover (ingest_chrome_move_kernels, ingest_chrome_move_host). Inputs:
+-- tracedb_stage.<table> (this batch), TEMP _meta (metadata events of the batches so far). No parameters.
 -- _meta gains this batch's metadata ('M') events, for tracks.
 -- Ascend trace_view.json tasks have no category: they are the complete events of the process named
 --   'Ascend Hardware' (such a file is read in one batch, so its names are known here).

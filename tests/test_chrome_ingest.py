@@ -322,6 +322,31 @@ def test_a_failed_json_ingest_removes_its_batches(con, tmp_path):
     assert q(con, "SELECT count(*) FROM tracedb_meta WHERE key = 'pending_run'") == [(0,)]
 
 
+def test_a_failure_while_moving_a_batch_removes_every_batch(con, tmp_path, monkeypatch):
+    """The mover appends batch i on its own cursor while batch i+1 is parsed; when it fails, the batches
+    committed before are removed too, and the parse stops."""
+    from tracedb import sql
+    tracedb.ingest_trace(con, tiny_kineto.write(tmp_path / "a.json"), name="a")
+    before = table_counts(con)
+    monkeypatch.setattr(chrome_json, "PART_MIN", 0)
+    monkeypatch.setattr(chrome_json, "BATCH_PARTS", 1)
+    monkeypatch.setattr(chrome_json, "load", _with_parts(chrome_json.load, 3))
+    real, moves = sql.run, []
+
+    def failing(cur, name, *a, **kw):
+        if name == "ingest_chrome_move_host":
+            moves.append(name)
+            if len(moves) == 2:    # the second batch's host events, after its kernels, the third batch staged
+                raise RuntimeError("disk full")
+        return real(cur, name, *a, **kw)
+    monkeypatch.setattr(sql, "run", failing)
+    with pytest.raises(RuntimeError, match="disk full"):
+        tracedb.ingest_trace(con, tiny_kineto.write(tmp_path / "b.json", string_pids=True), name="b")
+    assert table_counts(con) == before
+    assert q(con, "SELECT count(*) FROM tracedb_meta WHERE key = 'pending_run'") == [(0,)]
+    assert q(con, "SELECT name FROM runs") == [("a",)]
+
+
 def test_replacing_a_json_run_replaces_its_host_events_and_tracks(con, tmp_path):
     tracedb.ingest_trace(con, tiny_kineto.write(tmp_path / "a.json"), name="a")
     once = table_counts(con)
