@@ -6,8 +6,9 @@ event boundaries, and each part is handed to DuckDB's JSON reader with an explic
 runs in C++ on every core with memory bounded by DuckDB's buffers (PERFORMANCE.md: the obvious
 `read_json(format='unstructured') + unnest` took 71 s and 5.3 GB for 1 GB; `json.load` 41 s, 5.4 GB).
 
-A part is a plain file `[` + slice + `]` in a temporary folder: the one copy costs ~0.2 s per GB from
-the page cache, which is what lets a gzip trace and a compact one-line trace take the same path.
+A part is a plain file `[` + slice + `]` in a temporary folder: the one copy (copy_file_range, one batch
+ahead on its own thread) costs 0.5-1 s of CPU per GB, which is what lets a gzip trace and a compact
+one-line trace take the same path.
 """
 import gzip
 import json
@@ -408,8 +409,10 @@ def run_facts(meta: dict) -> dict:
 
 PART_BYTES = 64 << 20    # one part per 64 MB of events, parsed by one core
 BATCH_PARTS = 3          # parts per committed batch: each insert then fills whole row groups (122,880
-                         # rows), which DuckDB writes straight to the file instead of holding them for
-                         # the commit (2 parts per batch: 3 s more for 1 GB)
+                         # rows; ~130 k kernels in 192 MB of a decode trace), which DuckDB writes straight
+                         # to the file instead of holding them for the commit (2 parts: +1.5 CPU-s per
+                         # GB). Two staged batches are alive at a time: 4 parts peaked at 0.6 GB, 3 at 0.5
+                         # for 1 GB
 
 
 DEFAULT_CORE_RULES = [("(?i)^(AIC)([_ (]|$)", "AIC"), ("(?i)^(AIV)([_ (]|$)", "AIV")]
