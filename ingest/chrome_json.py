@@ -10,6 +10,7 @@ A part is a plain file `[` + slice + `]` in a temporary folder: the one copy (co
 ahead on its own thread) costs 0.5-1 s of CPU per GB, which is what lets a gzip trace and a compact
 one-line trace take the same path.
 """
+import contextlib
 import gzip
 import json
 import os
@@ -515,9 +516,11 @@ def _load(con, run_id, path, work, writer, gz, parts, safe) -> dict:
                 "sort_index BIGINT)")
     offset = 0
     ahead = writer.submit(next_batch, 0)
-    con.execute(f"ATTACH ':memory:' AS {STAGE_DB}")
-    mover = _Mover(con, run_id)
-    try:
+    with contextlib.ExitStack() as cleanup:   # last in, first out: the move in flight ends, then DETACH
+        con.execute(f"ATTACH ':memory:' AS {STAGE_DB}")
+        cleanup.callback(con.execute, f"DETACH {STAGE_DB}")
+        mover = _Mover(con, run_id)
+        cleanup.callback(mover.close)   # on an error, before the caller discards the batches
         i = 0
         while (got := ahead.result())[0]:
             batch, files = got
@@ -542,11 +545,6 @@ def _load(con, run_id, path, work, writer, gz, parts, safe) -> dict:
             mover.move(ev, offset)
             offset += n
             i += 1
-    finally:
-        try:
-            mover.close()   # on an error, the move in flight ends before the caller discards the batches
-        finally:
-            con.execute(f"DETACH {STAGE_DB}")
     if offset == 0:
         raise InputError(f"{path}: the trace holds no complete events; expected a non-empty traceEvents array")
     facts = run_facts(layout.metadata)   # with the keys after the events, known now
