@@ -90,6 +90,18 @@ def test_duckdb_15_cli_reads_the_cross_run_views(tmp_path, db_path):
                                 "2,t"]
 
 
+def test_an_ingest_leaves_its_rows_in_the_file_and_the_vacuum_setting_as_it_was(tmp_path, db_path):
+    """ingest checkpoints with DuckDB's vacuum off (it merged each batch's partly filled row groups at
+    close, for no gain in reading) and gives an API user's own setting back."""
+    con = tracedb.connect(db_path)
+    con.execute("SET max_vacuum_tasks = 7")
+    tracedb.ingest_trace(con, small_trace(tmp_path / "k.csv"), name="k")
+    assert con.execute("SELECT current_setting('max_vacuum_tasks')").fetchone() == (7,)
+    wal = db_path + ".wal"
+    assert not os.path.exists(wal) or os.path.getsize(wal) == 0   # checkpointed: nothing left to replay
+    con.close()
+
+
 def test_newer_schema_is_refused(tmp_path, db_path):
     tracedb.connect(db_path).close()
     set_schema_version(db_path, "999")
