@@ -106,11 +106,10 @@ def ingest_path(con, path: str, name: str | None = None, tags=None, replace: boo
             retry["as_text"].add(e.index)
         except chrome_json.RetrySafely:      # rare: a cut inside an event, or args of unexpected types
             retry.update(parts=1, safe=True)
-    if outcome[0] != "skipped":
-        checkpoint_appended(con)
     if outcome[0] == "skipped":
         return IngestResult(name=name, run_id=None, status="skipped", same_as=outcome[1],
                             seconds=time.perf_counter() - t0, bytes=hasher.size)
+    checkpoint_appended(con)
     status, run_id, rows, dups, truncated = outcome
     return IngestResult(name=name, run_id=run_id, status=status, rows=rows, duplicates=dups,
                         seconds=time.perf_counter() - t0, bytes=hasher.size, truncated=truncated)

@@ -214,7 +214,10 @@ def _array_end(tail: bytes, tail_at: int, object_form: bool):
     text = tail.decode("utf-8", "surrogateescape")
     decoder = json.JSONDecoder()
     for m in re.finditer(r"\]", text):
-        more = _object_tail(text, m.end(), decoder) if object_form else ({} if _BLANK_TO_END.match(text, m.end()) else None)
+        if object_form:
+            more = _object_tail(text, m.end(), decoder)
+        else:
+            more = {} if _BLANK_TO_END.match(text, m.end()) else None
         if more is not None:
             return tail_at + len(text[:m.start()].encode("utf-8", "surrogateescape")), more
     return None, {}

@@ -83,8 +83,8 @@ def _resolve_dir(path: str) -> Source:
 
 def _sqlite_exports(root: str) -> list[str]:
     """ascend_pytorch_profiler[_N].db / msprof_<ts>.db files of a profiler folder (FORMATS.md 1.6)."""
-    pats = [os.path.join(root, sub, name) for sub in ("", "ASCEND_PROFILER_OUTPUT", os.path.join("PROF_*", "mindstudio_profiler_output"))
-            for name in ("ascend_pytorch_profiler*.db", "msprof_*.db")]
+    subs = ("", "ASCEND_PROFILER_OUTPUT", os.path.join("PROF_*", "mindstudio_profiler_output"))
+    pats = [os.path.join(root, sub, name) for sub in subs for name in ("ascend_pytorch_profiler*.db", "msprof_*.db")]
     return sorted(f for p in pats for f in glob.glob(p))
 
 

@@ -181,7 +181,8 @@ def test_folder_with_only_the_sqlite_export(db, tmp_path):
     (d / "ASCEND_PROFILER_OUTPUT").mkdir(parents=True)
     (d / "ASCEND_PROFILER_OUTPUT" / "ascend_pytorch_profiler_0.db").write_bytes(b"SQLite format 3\x00")
     line = failed_ingest(db, str(d))
-    assert line.startswith(f"error: {d}: holds only the SQLite export ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db")
+    assert line.startswith(f"error: {d}: holds only the SQLite export "
+                           "ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db")
     assert "ExportType.Text" in line
 
 
