@@ -179,6 +179,13 @@ def print_machine():
     return tdb
 
 
+def remove_db(db):
+    """A store and its WAL, so each repeat ingests into a new file."""
+    for f in (db, db + ".wal"):
+        if os.path.exists(f):
+            os.remove(f)
+
+
 def report_failure(what, m):
     print(f"  {what}: exit code {m.rc}")
     for ln in (m.stderr.strip().splitlines() or m.stdout.strip().splitlines())[-5:]:
@@ -253,9 +260,7 @@ def main(argv=None):
                       f"{mb(size) / m.wall:6.1f} MB/s  -> {last_line(m.stdout)}")
             else:
                 report_failure("(a) baseline", m)
-            for f in (db, db + ".wal"):
-                if os.path.exists(f):
-                    os.remove(f)
+            remove_db(db)
             m = run(tdb + ["ingest", trace, "--db", db, "--name", "bench"], work)
             if m.rc == 0:
                 ing_walls.append(m.wall)

@@ -41,7 +41,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 if HERE not in sys.path:
     sys.path.insert(0, HERE)
 
-from bench_ingest import last_line, mb, print_machine, report_failure, run, stats  # noqa: E402
+from bench_ingest import last_line, mb, print_machine, remove_db, report_failure, run, stats  # noqa: E402
 
 GENERATOR = os.path.join(HERE, "gen_kineto_trace.py")
 LAYOUTS = ("pretty", "compact", "gzip")
@@ -87,12 +87,6 @@ def warm(path):
         while f.read(1 << 24):
             pass
     return time.perf_counter() - t0
-
-
-def remove_db(db):
-    for f in (db, db + ".wal"):
-        if os.path.exists(f):
-            os.remove(f)
 
 
 def sql_check(tdb, db, truth, work):

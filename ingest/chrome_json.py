@@ -48,6 +48,7 @@ class Layout:
     end: int                  # the closing ']' (or where the complete events stop, when truncated)
     truncated: bool
     metadata: dict = field(default_factory=dict)    # top-level keys other than traceEvents
+    object_form: bool = False   # {"traceEvents": [...]} rather than a bare array
 
 
 def is_gzip(path: str) -> bool:
@@ -142,14 +143,13 @@ class Gunzip(threading.Thread):
 
 def locate(path: str, source: str) -> Layout:
     """Where the event array lies in `path` (named `source` in messages)."""
-    layout, object_form = _head(path, source)
-    _find_end(layout, object_form, source)
+    layout = _head(path, source)
+    _find_end(layout, source)
     return layout
 
 
-def _head(path: str, source: str) -> tuple[Layout, bool]:
-    """The layout with its start and the metadata keys before the events (end not known yet), and whether
-    the file is an object (`{"traceEvents": [...]}`) rather than a bare array."""
+def _head(path: str, source: str) -> Layout:
+    """The layout with its start, its form and the metadata keys before the events (end not known yet)."""
     with open(path, "rb") as f:
         head = f.read(CHUNK)
         lead = len(head) - len(head.lstrip(b"\xef\xbb\xbf \t\r\n"))
@@ -160,17 +160,17 @@ def _head(path: str, source: str) -> tuple[Layout, bool]:
             start, meta = _object_start(f, source)
         else:
             raise InputError(f"{source}: byte offset {lead}: expected a JSON trace ('{{' or '['), found {first!r}")
-    return Layout(path, start, start, False, meta), first == b"{"
+    return Layout(path, start, start, False, meta, object_form=first == b"{")
 
 
-def _find_end(layout: Layout, object_form: bool, source: str):
+def _find_end(layout: Layout, source: str):
     """Sets the layout's end (and truncated, and the metadata keys after the events) from the file's tail."""
     size = os.path.getsize(layout.path)
     with open(layout.path, "rb") as f:
         for tail_len in TAILS:
             tail_at = max(layout.start, size - tail_len)
             f.seek(tail_at)
-            end, more = _array_end(f.read(), tail_at, object_form)
+            end, more = _array_end(f.read(), tail_at, layout.object_form)
             if end is not None:
                 layout.metadata.update(more)
                 layout.end = end
@@ -270,14 +270,11 @@ def split(layout: Layout, parts: int) -> list[tuple[int, int]]:
     if parts <= 1 or b - a < PART_MIN:
         return [(a, b)]
     cuts = [a]
-    with open(layout.path, "rb") as f:
-        for k in range(1, parts):
-            target = a + (b - a) * k // parts
-            f.seek(target)
-            block = f.read(CHUNK)
-            m = BOUNDARY.search(block)
-            if m and target + m.start() + 1 < b:
-                cuts.append(target + m.start() + 1)   # after the '}', the comma starts the next part
+    for k in range(1, parts):
+        target = a + (b - a) * k // parts
+        cut = _boundary_after(layout.path, target, target + CHUNK)
+        if cut is not None and cut < b:
+            cuts.append(cut)   # after the '}', the comma starts the next part
     cuts.append(b)
     return [(x, y) for x, y in zip(cuts, cuts[1:]) if y > x]
 
@@ -290,7 +287,7 @@ def _boundary_after(path: str, target: int, limit: int) -> int | None:
     return target + m.start() + 1 if m else None
 
 
-def stream_ranges(layout: Layout, gz: Gunzip, object_form: bool, source: str):
+def stream_ranges(layout: Layout, gz: Gunzip, source: str):
     """Byte ranges of the event array of a file that `gz` is still writing: a part is cut every
     PART_BYTES as soon as the bytes after the cut are there; once the stream has ended, the end is found
     from the tail (setting layout.end, truncated, metadata) and the rest is split as usual."""
@@ -306,7 +303,7 @@ def stream_ranges(layout: Layout, gz: Gunzip, object_form: bool, source: str):
             break              # the stream has ended: the rest is cut below
         yield x, cut
         x = cut
-    _find_end(layout, object_form, source)
+    _find_end(layout, source)
     if layout.end > x:
         rest = Layout(layout.path, x, layout.end, layout.truncated)
         yield from split(rest, max(1, -(-(layout.end - x) // PART_BYTES)))
@@ -494,20 +491,22 @@ def load(con, run_id: int, path: str, parts: int | None = None, safe: bool = Fal
 
 def _load(con, run_id, path, work, writer, gz, parts, safe) -> dict:
     from tracedb import sql
-    layout, object_form, plain = _open_layout(path, gz)
+    layout, plain = _open_layout(path, gz)
     kind = ts_kind(layout)
     ascend = kind == "string"   # trace_view.json: string ts (exact text path), tasks known by process name
     base_ns = run_facts(layout.metadata)["base_ns"]
-    if gz is not None and not safe and not ascend and ("baseTimeNanoseconds" in layout.metadata or not object_form):
-        ranges, whole = stream_ranges(layout, gz, object_form, path), False   # parse while inflating
+    base_known = "baseTimeNanoseconds" in layout.metadata or not layout.object_form
+    if gz is not None and not safe and not ascend and base_known:
+        ranges, whole = stream_ranges(layout, gz, path), False   # parse while inflating
     else:   # the time base may come after the events (newer Kineto): wait for the whole file
         if gz is not None:
             gz.wait_for(float("inf"))
-            _find_end(layout, object_form, path)
+            _find_end(layout, path)
             base_ns = run_facts(layout.metadata)["base_ns"]
         wanted = 1 if safe else (parts or max(2, -(-(layout.end - layout.start) // PART_BYTES)))
         ranges = split(layout, wanted)
-        whole = len(ranges) == 1 and not layout.truncated and _is_bare_array(layout)   # read the file itself
+        # a bare array (BOM or blanks before it at most) in one part: DuckDB reads the file itself
+        whole = len(ranges) == 1 and not layout.truncated and not layout.object_form and layout.start <= 4
         ranges = iter(ranges)
     per_batch = None if ascend else BATCH_PARTS   # its tasks are told apart by process name: one batch
 
@@ -560,23 +559,21 @@ def _load(con, run_id, path, work, writer, gz, parts, safe) -> dict:
 
 
 def _open_layout(path: str, gz):
-    """(layout, object_form, plain file): for a plain file the whole layout; for a .gz being inflated,
-    the head only (layout.end is set later), read once enough of it has arrived."""
+    """(layout, plain file): for a plain file the whole layout; for a .gz being inflated, the head only
+    (layout.end is set later), read once enough of it has arrived."""
     if gz is None:
-        layout, object_form = _head(path, path)
-        _find_end(layout, object_form, path)
-        return layout, object_form, path
+        return locate(path, path), path
     gz.start()
     gz.wait_for(HEAD_BYTES)
     try:
-        layout, object_form = _head(gz.out, path)
+        layout = _head(gz.out, path)
     except InputError:
         if gz.done:
             raise
         gz.wait_for(float("inf"))   # a head longer than HEAD_BYTES (or not a trace): read it whole
-        layout, object_form = _head(gz.out, path)
+        layout = _head(gz.out, path)
     gz.wait_for(layout.start + TS_SNIFF)
-    return layout, object_form, gz.out
+    return layout, gz.out
 
 
 def finish(con, run_id: int, core_rules=()):
@@ -605,12 +602,6 @@ class _ArgExpr:
 
 
 _arg_plain, _arg_cast = _ArgExpr(False), _ArgExpr(True)
-
-
-def _is_bare_array(layout: Layout) -> bool:
-    with open(layout.path, "rb") as f:
-        f.seek(max(0, layout.start - 1))
-        return f.read(1) == b"[" and layout.start <= 4   # the file is the array itself (BOM/blanks at most)
 
 
 def _json_error(e) -> str:
