@@ -61,7 +61,7 @@ class _Hasher(threading.Thread):
 
 def checkpoint_appended(con):
     """Write the run's rows to the file now, without DuckDB's vacuum: at the default checkpoint (on close)
-    it merges the partly filled row groups that each committed batch ends with, which rewrote ~11 MB and
+    it merges the partly filled row groups that each committed part ends with, which rewrote ~11 MB and
     took 0.4 s after a 1 GB trace for no gain in reading. A checkpoint that cannot run now (another
     transaction of an API user is open) is left to DuckDB's next one."""
     before = con.execute("SELECT current_setting('max_vacuum_tasks')").fetchone()[0]   # an API user's own
@@ -118,12 +118,12 @@ def ingest_path(con, path: str, name: str | None = None, tags=None, replace: boo
 def _load_run(con, src, name, tag_map, replace, hasher, retry, core_rules):
     """The run's rows, then one transaction: duplicate marks, run row, stats. ('skipped', same_as) when the
     content is known, else (status, run_id, rows, duplicates, truncated). On any error the store is left
-    as it was: the transaction is rolled back, and a Chrome trace's committed batches are removed."""
+    as it was: the transaction is rolled back, and a Chrome trace's committed parts are removed."""
     run_id = con.execute("SELECT coalesce(max(run_id), 0) + 1 FROM runs").fetchone()[0]
     facts = {"format": src.format, "device_kind": src.device_kind, "clock_domain": src.clock_domain,
              "rank": src.rank, "truncated": False}
     chrome = src.format == "chrome-json"
-    if chrome:   # batches commit on their own, invisible until the transaction below
+    if chrome:   # parts commit on their own, invisible until the transaction below
         sql.run(con, "ingest_pending", {"run_id": run_id})
         try:
             facts.update(chrome_json.load(con, run_id, src.files[0], parts=retry["parts"], safe=retry["safe"],
@@ -136,7 +136,8 @@ def _load_run(con, src, name, tag_map, replace, hasher, retry, core_rules):
         if chrome:
             chrome_json.finish(con, run_id, core_rules)
             metric_cols, extra_cols = [], []
-            kernels = con.execute("SELECT count(*) FROM kernels_raw WHERE run_id = $r", {"r": run_id}).fetchone()[0]
+            kernels = con.execute("SELECT count(*) FROM trace_events WHERE run_id = $r AND kind IS NOT NULL",
+                                  {"r": run_id}).fetchone()[0]
             if kernels == 0:
                 seen = [r[0] for r in con.execute(
                     "SELECT DISTINCT thread_name FROM tracks WHERE run_id = $r AND thread_name IS NOT NULL "

@@ -12,12 +12,12 @@ import duckdb
 from tracedb import sql
 from tracedb.errors import StoreError, UsageError
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 STORAGE_VERSION = "v1.5.0"
 DEFAULT_DB = "tracedb.duckdb"
 # from-version -> sql file that brings the store one version up. A new store is schema.sql (v1) plus
 # every migration, so the migration path runs on every store ever created.
-MIGRATIONS: dict[int, str] = {1: "migrate_1_to_2", 2: "migrate_2_to_3"}
+MIGRATIONS: dict[int, str] = {1: "migrate_1_to_2", 2: "migrate_2_to_3", 3: "migrate_3_to_4"}
 
 
 def resolve_path(path: str | None) -> str:
@@ -52,8 +52,8 @@ def open_store(path: str | None = None, read_only: bool = False, migrate: bool =
 
 
 def _discard_unfinished(con):
-    """Rows of a Chrome ingest whose process died between its committed batches and its final
-    transaction: invisible (no runs row, kernels pending), removed here by the next writer."""
+    """Rows of a Chrome ingest whose process died between its committed parts and its final
+    transaction: invisible (no runs row), removed here by the next writer."""
     row = con.execute("SELECT value FROM tracedb_meta WHERE key = 'pending_run'").fetchone()
     if row and str(row[0]).isdigit():
         sql.run(con, "discard_pending", {"run_id": int(row[0])})

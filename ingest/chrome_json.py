@@ -6,22 +6,24 @@ event boundaries, and each part is handed to DuckDB's JSON reader with an explic
 runs in C++ on every core with memory bounded by DuckDB's buffers (PERFORMANCE.md: the obvious
 `read_json(format='unstructured') + unnest` took 71 s and 5.3 GB for 1 GB; `json.load` 41 s, 5.4 GB).
 
-A part is a plain file `[` + slice + `]` in a temporary folder: the one copy (copy_file_range, one batch
-ahead on its own thread) costs 0.5-1 s of CPU per GB, which is what lets a gzip trace and a compact
-one-line trace take the same path.
+A part is a plain file `[` + slice + `]` in a temporary folder: the one copy (copy_file_range, written
+while the parts before it are parsed) costs ~0.4 s of CPU per GB, which is what lets a gzip trace and a
+compact one-line trace take the same path.
 """
-import contextlib
+import collections
 import gzip
 import json
 import os
+import queue
 import re
 import shutil
 import tempfile
 import threading
 import zlib
 from concurrent.futures import ThreadPoolExecutor
-from itertools import islice
 from dataclasses import dataclass, field
+
+import duckdb
 
 from tracedb.errors import InputError
 
@@ -408,92 +410,90 @@ def run_facts(meta: dict) -> dict:
     return facts
 
 
-PART_BYTES = 64 << 20    # one part per 64 MB of events, parsed by one core
-BATCH_PARTS = 3          # parts per committed batch: each insert then fills whole row groups (122,880
-                         # rows; ~130 k kernels in 192 MB of a decode trace), which DuckDB writes straight
-                         # to the file instead of holding them for the commit (2 parts: +1.5 CPU-s per
-                         # GB). Two staged batches are alive at a time: 4 parts peaked at 0.6 GB, 3 at 0.5
-                         # for 1 GB
+PART_BYTES = 64 << 20    # one part per 64 MB of events: one INSERT, parsed by one core
+INSERTERS = 2            # parts inserted at once, each on its own cursor (DuckDB reads one file on one
+                         # thread; two cursors keep both cores of a small machine busy)
+AHEAD = 1                # part files written before a cursor is free for them (disk: INSERTERS + AHEAD parts)
 
 
 DEFAULT_CORE_RULES = [("(?i)^(AIC)([_ (]|$)", "AIC"), ("(?i)^(AIV)([_ (]|$)", "AIV")]
 
 
-STAGE_DB = "tracedb_stage"   # in-memory database of the staged batches, seen by both cursors
+class _Inserters:
+    """Parts inserted into trace_events on INSERTERS cursors at once, each part in its own transaction.
 
+    The parsing connection writes the next part file while the cursors parse; `submit` waits while
+    INSERTERS + AHEAD parts are in flight, so memory and temporary disk stay bounded. The first error
+    stops the ingest once the inserts in flight have ended (the caller then removes the run's rows)."""
 
-class _Mover:
-    """Moves staged batches into the store on a second cursor, one batch behind the parse: batch i is
-    appended (kernels, then host events, in one transaction) while batch i+1 is parsed.
-
-    DuckDB parses a batch on both cores, but appending it to the store runs mostly on one (3.7 s of the
-    ~9 s a 1 GB trace took when the two alternated). At most one move is in flight, so at most two
-    staged tables exist at a time. (Appending kernels and host events on two cursors at once gave no
-    clear gain in interleaved runs and more memory.)"""
-
-    STEPS = ("ingest_chrome_move_kernels", "ingest_chrome_move_host")
-
-    def __init__(self, con, run_id: int):
-        self.cur, self.run_id = con.cursor(), run_id
-        self.pool = ThreadPoolExecutor(1)
-        self.pending = None
-
-    def move(self, ev: str, offset: int):
-        self.wait()
-        self.pending = self.pool.submit(self._move, ev, offset)
-
-    def _move(self, ev: str, offset: int):
+    def __init__(self, con, insert):
         from tracedb import sql
-        self.cur.execute("BEGIN")
+        self.cursors = queue.SimpleQueue()
+        for _ in range(INSERTERS):
+            cur = con.cursor()
+            self.cursors.put(cur)
+            sql.run(cur, "macros")   # temporary: each cursor is a connection of its own
+        self.pool = ThreadPoolExecutor(INSERTERS)
+        self.insert, self.flight = insert, collections.deque()
+
+    def submit(self, *args):
+        for f in self.flight:
+            if f.done() and f.exception() is not None:
+                raise f.exception()
+        while len(self.flight) >= INSERTERS + AHEAD or (self.flight and self.flight[0].done()):
+            self.flight.popleft().result()   # an insert's error is raised here
+        self.flight.append(self.pool.submit(self._run, *args))
+
+    def _run(self, *args):
+        cur = self.cursors.get()
         try:
-            for name in self.STEPS:
-                sql.run(self.cur, name, {"run_id": self.run_id, "offset": offset}, ev=ev)
-            self.cur.execute("COMMIT")
-        except BaseException:
-            self.cur.execute("ROLLBACK")
-            raise
-        self.cur.execute(f"DROP TABLE {STAGE_DB}.{ev}")
+            self.insert(cur, *args)
+        finally:
+            self.cursors.put(cur)
 
     def wait(self):
-        """Until the move in flight has ended; its error is raised here."""
-        pending, self.pending = self.pending, None
-        if pending is not None:
-            pending.result()
+        """Until every insert has ended; the first error is raised after all of them ended."""
+        error = None
+        while self.flight:
+            try:
+                self.flight.popleft().result()
+            except BaseException as e:
+                error = error or e
+        if error is not None:
+            raise error
 
     def close(self):
         try:
             self.wait()
         finally:
             self.pool.shutdown()
-            self.cur.close()
+            while not self.cursors.empty():
+                self.cursors.get().close()
 
 
 def load(con, run_id: int, path: str, parts: int | None = None, safe: bool = False, core_rules=()) -> dict:
-    """Load the events of one Chrome trace file as run `run_id`, in batches that commit on their own.
+    """Load the events of one Chrome trace file into trace_events as run `run_id`, part by part.
 
-    Memory stays flat as files grow: each batch is staged, moved into the store and committed before the
-    one after next is staged (a table replaced inside one long transaction is kept until it ends: 1.1 GB
-    for 1 GB of JSON). Three things overlap: the next batch's part files are written, the current batch is
-    parsed, and the previous one is appended to the store (`_Mover`). The rows stay invisible until
-    `finish` runs in the run's final transaction: kernels are marked 'pending' and nothing reaches host
-    events without a runs row. The caller removes the batches when anything fails
-    (sql/discard_pending.sql). A .gz is inflated on its own thread while the parts already there are
-    parsed. Returns run facts: device_name, rank, world_size, truncated, clock_domain, format,
-    device_kind."""
-    with Workdir() as work, ThreadPoolExecutor(1) as writer:
+    Memory stays flat as files grow: the event array is cut into parts of PART_BYTES, and each part is one
+    INSERT straight from DuckDB's JSON reader, committed on its own, two at a time on two cursors while
+    this thread writes the next part file (`_Inserters`). A .gz is inflated on its own thread while the
+    parts already there are parsed. The rows stay invisible until the run's final transaction adds its
+    runs row (`finish` runs in it); the caller removes them when anything fails (sql/discard_pending.sql).
+    Returns run facts: device_name, rank, world_size, truncated, clock_domain, format, device_kind."""
+    with Workdir() as work:
         gz = Gunzip(path, work) if is_gzip(path) else None
         try:
-            return _load(con, run_id, path, work, writer, gz, parts, safe)
+            return _load(con, run_id, path, work, gz, parts, safe)
         finally:
             if gz is not None:
-                gz.close()   # before the writer is waited for: a part it waits on may never come
+                gz.close()
 
 
-def _load(con, run_id, path, work, writer, gz, parts, safe) -> dict:
+def _load(con, run_id, path, work, gz, parts, safe) -> dict:
     from tracedb import sql
     layout, plain = _open_layout(path, gz)
     kind = ts_kind(layout)
-    ascend = kind == "string"   # trace_view.json: string ts (exact text path), tasks known by process name
+    ascend = kind == "string"   # trace_view.json: string ts, the exact text path
     base_ns = run_facts(layout.metadata)["base_ns"]
     base_known = "baseTimeNanoseconds" in layout.metadata or not layout.object_form
     if gz is not None and not safe and not ascend and base_known:
@@ -507,47 +507,36 @@ def _load(con, run_id, path, work, writer, gz, parts, safe) -> dict:
         ranges = split(layout, wanted)
         # a bare array (BOM or blanks before it at most) in one part: DuckDB reads the file itself
         whole = len(ranges) == 1 and not layout.truncated and not layout.object_form and layout.start <= 4
-        ranges = iter(ranges)
-    per_batch = None if ascend else BATCH_PARTS   # its tasks are told apart by process name: one batch
+    params = {"cols": columns(ascend, safe), "run_id": run_id, "base_ns": base_ns}
+    placeholders = {"ts_ns": TS_TEXT if ascend else TS_NUMBER, "arg": _arg_cast if safe else _arg_plain}
 
-    def next_batch(i):   # on the writer thread: the ranges of batch i and its part files
-        batch = list(islice(ranges, per_batch)) if per_batch else list(ranges)
-        return batch, ([plain] if whole else write_parts(layout, batch, work, f"b{i}") if batch else [])
+    def insert(cur, i, part):
+        try:
+            sql.run(cur, "ingest_chrome_part", {**params, "file": part, "base_seq": i << 32}, **placeholders)
+        except (duckdb.InvalidInputException, duckdb.ConversionException) as e:   # what the reader says of the JSON
+            if not safe:   # the caller removes the rows so far and calls again, safely
+                raise RetrySafely() from None
+            raise InputError(f"{path}: {_json_error(e)}") from None
+        finally:
+            if part != plain:
+                os.remove(part)
 
-    con.execute("CREATE OR REPLACE TEMP TABLE _meta (pid VARCHAR, tid VARCHAR, name VARCHAR, arg_name VARCHAR, "
-                "sort_index BIGINT)")
-    offset = 0
-    ahead = writer.submit(next_batch, 0)
-    with contextlib.ExitStack() as cleanup:   # last in, first out: the move in flight ends, then DETACH
-        con.execute(f"ATTACH ':memory:' AS {STAGE_DB}")
-        cleanup.callback(con.execute, f"DETACH {STAGE_DB}")
-        mover = _Mover(con, run_id)
-        cleanup.callback(mover.close)   # on an error, before the caller discards the batches
-        i = 0
-        while (got := ahead.result())[0]:
-            batch, files = got
-            ahead = writer.submit(next_batch, i + 1)
-            ev = sql.ident(f"ev{i % 2}")   # batch i - 2 used this name; its move ended before i - 1's began
-            params = {"files": files, "cols": columns(ascend, safe), "base_ns": base_ns}
-            try:
-                sql.run(con, "ingest_chrome_stage", params, ev=ev, ts_ns=TS_TEXT if ascend else TS_NUMBER,
-                        arg=_arg_cast if safe else _arg_plain)
-            except Exception as e:
-                if not safe:   # the caller removes the batches so far and calls again, safely
-                    raise RetrySafely() from None
-                raise InputError(f"{path}: {_json_error(e)}") from None
-            n, no_ts, named = sql.run(con, "ingest_chrome_staged", ev=ev).fetchone()
-            if no_ts:
-                what = f"an event named {named!r}" if named else "an event"
-                raise InputError(f"{path}: between bytes {batch[0][0]} and {batch[-1][1]}: {what} of phase 'X' "
-                                 f"has no numeric ts ({no_ts} such); expected ts in microseconds")
-            for f in files:
-                if f != plain:
-                    os.remove(f)
-            mover.move(ev, offset)
-            offset += n
-            i += 1
-    if offset == 0:
+    done = []   # the byte ranges of the parts, in file order
+    inserters = _Inserters(con, insert)
+    try:
+        for i, rng in enumerate(ranges):
+            part = plain if whole else write_parts(layout, [rng], work, str(i))[0]
+            done.append(rng)
+            inserters.submit(i, part)
+    finally:
+        inserters.close()
+    n, no_ts, first, named = sql.run(con, "ingest_chrome_check", {"run_id": run_id}).fetchone()
+    if no_ts:
+        x, y = done[first >> 32]
+        what = f"an event named {named!r}" if named else "an event"
+        raise InputError(f"{path}: between bytes {x} and {y}: {what} of phase 'X' has no numeric ts ({no_ts} "
+                         "such); expected ts in microseconds")
+    if n == 0:
         raise InputError(f"{path}: the trace holds no complete events; expected a non-empty traceEvents array")
     facts = run_facts(layout.metadata)   # with the keys after the events, known now
     facts.pop("base_ns")
@@ -577,16 +566,17 @@ def _open_layout(path: str, gz):
 
 
 def finish(con, run_id: int, core_rules=()):
-    """Inside the run's final transaction: tracks from the metadata events, per-core tasks moved from
-    host events to kernels (`core_rules` before the built-in AIC/AIV ones), then category-less events of
-    device-named processes (simulators), and the kernels made visible."""
+    """Inside the run's final transaction, before its runs row makes its rows visible: tracks from the
+    metadata events, NPU task facts, per-core tasks told from host events by thread name (`core_rules`
+    before the built-in AIC/AIV ones), then category-less events of device-named processes (simulators)."""
     from tracedb import sql
     sql.run(con, "ingest_chrome_tracks", {"run_id": run_id})
+    sql.run(con, "ingest_chrome_tasks", {"run_id": run_id})
     rules = list(core_rules) + DEFAULT_CORE_RULES
     sql.run(con, "ingest_chrome_cores", {"run_id": run_id, "patterns": [p for p, _ in rules],
                                           "classes": [c for _, c in rules]})
     sql.run(con, "ingest_chrome_devices", {"run_id": run_id})
-    sql.run(con, "ingest_chrome_finish", {"run_id": run_id})
+    sql.run(con, "ingest_chrome_finish")
 
 
 class _ArgExpr:

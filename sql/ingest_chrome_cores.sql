@@ -1,11 +1,11 @@
 -- On-device per-core traces (runtime swimlanes, TraCR): the complete events of threads that are cores
--- are tasks on a device, not host events. Inputs: tracks, host_events of run $run_id.
+-- are tasks on a device, not host events. Inputs: tracks, trace_events of run $run_id.
 -- Parameters: $run_id; $patterns, $classes: ordered rules (RE2 on the thread name -> core class), the
 --   user's first (`--core-rule`), then the built-in ones: a name starting AIC or AIV followed by a
 --   separator or nothing ('AIC_3', 'AIV 12', 'AIC (core3)'; not 'AICPU_0'). First match wins.
 -- Threads of AICPU view / scheduler / orchestrator processes are never cores: threads named like cores
 -- there record dispatch and completion, not execution.
--- Output: those events move from host_events to kernels_raw with kind 'task', core_type the class; the
+-- Output: those events become kind 'task' (kernels, no longer host events), core_type the class; the
 --   threads' tracks rows record the class (report cores counts cores without tasks from them).
 CREATE OR REPLACE TEMP TABLE _cores AS
 WITH rules AS (
@@ -15,14 +15,9 @@ SELECT t.pid, t.tid, arg_min(r.core_class, r.ord) AS core_class
 FROM tracks t JOIN rules r ON regexp_matches(t.thread_name, r.pattern)
 WHERE t.run_id = $run_id AND NOT regexp_matches(coalesce(t.process_name, ''), '(?i)AICPU|sched|orch')
 GROUP BY ALL;
-INSERT INTO kernels_raw BY NAME
-SELECT h.run_id, h.seq, h.start_ns, h.dur_ns, h.name, 'task' AS kind, c.core_class AS core_type,
-    TRY_CAST(h.pid AS INTEGER) AS device_id, TRY_CAST(h.tid AS BIGINT) AS stream_id,
-    h.task_id, h.function_id, h.core_id
-FROM host_events h JOIN _cores c USING (pid, tid)
-WHERE h.run_id = $run_id;
-DELETE FROM host_events
-WHERE run_id = $run_id AND (pid, tid) IN (SELECT (pid, tid) FROM _cores);
+UPDATE trace_events SET kind = 'task', core_type = c.core_class FROM _cores c
+WHERE trace_events.run_id = $run_id AND trace_events.ph = 'X' AND trace_events.kind IS NULL
+  AND trace_events.pid = c.pid AND trace_events.tid = c.tid;
 UPDATE tracks SET core_class = c.core_class FROM _cores c
 WHERE tracks.run_id = $run_id AND tracks.pid = c.pid AND tracks.tid = c.tid;
 DROP TABLE _cores;

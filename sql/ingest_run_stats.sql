@@ -1,10 +1,14 @@
--- Fill a run's summary columns from its kernels. Parameters: $run_id.
+-- Fill a run's summary columns from its kernels: the kernels_raw rows of an Ascend CSV run, or the device
+-- activities in trace_events of a Chrome run. Parameters: $run_id.
 -- Output (last statement): kernel rows, duplicate rows.
 UPDATE runs SET
     kernel_rows = s.n, kernel_count = s.kept, first_start_ns = s.first_start, last_end_ns = s.last_end,
     device_id = s.device_id
 FROM (SELECT count(*) AS n, count(*) FILTER (WHERE dup IS NULL) AS kept, min(start_ns) AS first_start,
              max(start_ns + dur_ns) AS last_end, min(device_id) AS device_id
-      FROM kernels_raw WHERE run_id = $run_id) s
+      FROM (SELECT start_ns, dur_ns, device_id, dup FROM kernels_raw WHERE run_id = $run_id
+            UNION ALL
+            SELECT start_ns, dur_ns, coalesce(device_id, TRY_CAST(pid AS INTEGER)), NULL
+            FROM trace_events WHERE run_id = $run_id AND kind IS NOT NULL)) s
 WHERE runs.run_id = $run_id;
 SELECT kernel_rows, kernel_rows - kernel_count FROM runs WHERE run_id = $run_id;

@@ -107,7 +107,6 @@ def _small_streaming(monkeypatch, calls):
     monkeypatch.setattr(chrome_json, "CHUNK", 256)
     monkeypatch.setattr(chrome_json, "HEAD_BYTES", 256)
     monkeypatch.setattr(chrome_json, "TS_SNIFF", 512)
-    monkeypatch.setattr(chrome_json, "BATCH_PARTS", 1)
     monkeypatch.setattr(chrome_json.Gunzip, "IN_BLOCK", 256)
     monkeypatch.setattr(chrome_json.Gunzip, "OUT_CAP", 512)
     emit = chrome_json.Gunzip._emit
@@ -279,27 +278,27 @@ def test_nccl_kernels_count_as_communication(con, tmp_path):
     assert (row["pass"], row["layer"], row["communication_us"], row["comm_count"]) == ("0", "0", "10.000", "1")
 
 
-# ------------------------------------------------------------------ batches commit on their own (flat memory)
+# ------------------------------------------------------------------ parts commit on their own (flat memory)
 def table_counts(con):
-    return [q(con, f"SELECT count(*) FROM {t}")[0][0] for t in ("kernels_raw", "kernels", "host_events", "tracks")]
+    return [q(con, f"SELECT count(*) FROM {t}")[0][0] for t in ("trace_events", "kernels", "host_events", "tracks")]
 
 
-def test_batches_of_an_unfinished_ingest_stay_hidden_and_are_removed(db_path, tmp_path, monkeypatch):
-    """A process killed between its committed batches and the run's final transaction: readers see no
-    kernel of it, the next writer removes every row of it, and the run id is used again."""
+def test_parts_of_an_unfinished_ingest_stay_hidden_and_are_removed(db_path, tmp_path, monkeypatch):
+    """A process killed between its committed parts and the run's final transaction: no kernel or host
+    event of it is seen, the next writer removes every row of it, and the run id is used again."""
     from tracedb import sql
     con = tracedb.connect(db_path)
     tracedb.ingest_trace(con, tiny_kineto.write(tmp_path / "a.json"), name="a")
     before = table_counts(con)
     monkeypatch.setattr(chrome_json, "PART_MIN", 0)
-    monkeypatch.setattr(chrome_json, "BATCH_PARTS", 1)         # three committed batches
     sql.run(con, "ingest_pending", {"run_id": 2})              # what ingest_path does first
-    chrome_json.load(con, 2, tiny_kineto.write(tmp_path / "b.json", string_pids=True), parts=3)
+    chrome_json.load(con, 2, tiny_kineto.write(tmp_path / "b.json", string_pids=True), parts=3)   # 3 commits
     raw = table_counts(con)
     con.close()                                                # ... and the process dies here
-    assert raw[0] > before[0] and raw[2] > before[2]          # the batches are in the file
+    assert raw[0] > before[0]                                  # the parts are in the file
+    assert raw[1:3] == before[1:3]                             # but not in the kernels and host_events views
     reader = tracedb.connect(db_path, read_only=True)
-    assert table_counts(reader)[1] == before[1]                # but no reader sees their kernels
+    assert table_counts(reader)[1:3] == before[1:3]
     assert q(reader, "SELECT name FROM runs") == [("a",)]
     reader.close()
     con = tracedb.connect(db_path)                             # the next writer cleans up
@@ -322,26 +321,29 @@ def test_a_failed_json_ingest_removes_its_batches(con, tmp_path):
     assert q(con, "SELECT count(*) FROM tracedb_meta WHERE key = 'pending_run'") == [(0,)]
 
 
-def test_a_failure_while_moving_a_batch_removes_every_batch(con, tmp_path, monkeypatch):
-    """The mover appends batch i on its own cursor while batch i+1 is parsed; when it fails, the batches
-    committed before are removed too, and the parse stops."""
+def test_a_failure_while_inserting_a_part_removes_every_part(con, tmp_path, monkeypatch):
+    """Parts are inserted on two cursors at once; when one fails, the parts committed before and beside
+    it are removed too, and no further part is inserted."""
     from tracedb import sql
     tracedb.ingest_trace(con, tiny_kineto.write(tmp_path / "a.json"), name="a")
     before = table_counts(con)
     monkeypatch.setattr(chrome_json, "PART_MIN", 0)
-    monkeypatch.setattr(chrome_json, "BATCH_PARTS", 1)
-    monkeypatch.setattr(chrome_json, "load", _with_parts(chrome_json.load, 3))
-    real, moves = sql.run, []
+    monkeypatch.setattr(chrome_json, "load", _with_parts(chrome_json.load, 8))
+    real, inserts = sql.run, []
 
     def failing(cur, name, *a, **kw):
-        if name == "ingest_chrome_move_host":
-            moves.append(name)
-            if len(moves) == 2:    # the second batch's host events, after its kernels, the third batch staged
+        if name == "ingest_chrome_part":
+            inserts.append(name)
+            if len(inserts) == 3:    # two parts committed (or in flight beside it)
                 raise RuntimeError("disk full")
         return real(cur, name, *a, **kw)
     monkeypatch.setattr(sql, "run", failing)
+    path = tiny_kineto.write(tmp_path / "b.json", string_pids=True)
+    assert len(chrome_json.split(chrome_json.locate(path, path), 8)) == 8
     with pytest.raises(RuntimeError, match="disk full"):
-        tracedb.ingest_trace(con, tiny_kineto.write(tmp_path / "b.json", string_pids=True), name="b")
+        tracedb.ingest_trace(con, path, name="b")
+    # the parts in flight beside it end (at most INSERTERS + AHEAD are), the rest are never inserted
+    assert len(inserts) <= 3 + chrome_json.INSERTERS + chrome_json.AHEAD < 8
     assert table_counts(con) == before
     assert q(con, "SELECT count(*) FROM tracedb_meta WHERE key = 'pending_run'") == [(0,)]
     assert q(con, "SELECT name FROM runs") == [("a",)]

@@ -188,7 +188,7 @@ def test_real_gpu_traces_ingest_every_device_event_exactly(tmp_path, parts):
     cli("ingest", path, "--db", db, "--name", "R")
     ks = chrome_device_events(path)
     # start times exact to the ns too (relative to the run's time base: baseTimeNanoseconds or 0)
-    got = cli("sql", "--db", db, "--format", "csv", "select count(*), sum(dur_ns), sum(start_ns) from kernels_raw").stdout
+    got = cli("sql", "--db", db, "--format", "csv", "select count(*), sum(dur_ns), sum(start_ns) from kernels").stdout
     want_starts = sum(k[0] for k in ks) + len(ks) * base_ns(path)
     assert got.splitlines()[1] == f"{len(ks)},{sum(k[2] for k in ks)},{want_starts}"
 

@@ -38,11 +38,11 @@ def set_schema_version(path, value):
 
 # ---------------------------------------------------------------------------------------------- schema
 def test_new_store_schema_version(con):
-    assert con.execute("SELECT key, value FROM tracedb_meta").fetchall() == [("schema_version", "3")]
+    assert con.execute("SELECT key, value FROM tracedb_meta").fetchall() == [("schema_version", "4")]
     tables = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables "
                                         "WHERE table_schema = 'main'").fetchall()}
     assert tables == {"tracedb_meta", "runs", "kernels_raw", "kernels", "kernel_metrics", "kernel_extras",
-                      "host_events", "tracks", "run_kernels", "run_summary", "kernel_stats"}
+                      "trace_events", "host_events", "tracks", "run_kernels", "run_summary", "kernel_stats"}
 
 
 def test_storage_version_is_v1_5(con, db_path):
@@ -60,15 +60,21 @@ def duckdb_cli():
 
 
 def test_duckdb_15_cli_reads_the_store(tmp_path, db_path):
+    import tiny_kineto
     exe, ver = duckdb_cli()
     con = tracedb.connect(db_path)
     tracedb.ingest_trace(con, small_trace(tmp_path / "k.csv"), name="t")
+    tracedb.ingest_trace(con, tiny_kineto.write(tmp_path / "g.json"), name="g")
+    want = [str(con.execute(f"select count(*) from {t} where run_id = 2").fetchone()[0])
+            for t in ("kernels", "host_events")]
     con.close()
     p = subprocess.run([exe, "-readonly", "-csv", "-noheader", db_path, "-c",
-                        "select count(*) from kernels; select count(*) from kernels_raw"],
+                        "select count(*) from kernels where run_id = 1; select count(*) from kernels_raw; "
+                        "select count(*) from kernels where run_id = 2; select count(*) from host_events"],
                        capture_output=True, text=True)
     assert p.returncode == 0, f"duckdb {ver}: {p.stderr}"
-    assert p.stdout.split() == ["2", "3"]       # 3 raw rows, the hcom logged twice counted once
+    # 3 raw rows, the hcom logged twice counted once; the JSON run's kernels and host events (trace_events)
+    assert p.stdout.split() == ["2", "3"] + want and want == ["12", "22"]
 
 
 def test_duckdb_15_cli_reads_the_cross_run_views(tmp_path, db_path):
@@ -287,14 +293,16 @@ def v2_store(path):
     con.close()
 
 
-def test_migration_2_to_3(db_path):
+def test_migration_2_to_4(db_path):
     v2_store(db_path)
-    with pytest.raises(StoreError, match="schema v2 is older than v3"):
+    with pytest.raises(StoreError, match="schema v2 is older than v4"):
         tracedb.connect(db_path)
-    assert cli("migrate", "--db", db_path).stdout.strip() == "store is at schema v3"
+    assert cli("migrate", "--db", db_path).stdout.strip() == "store is at schema v4"
     con = tracedb.connect(db_path, read_only=True)
     assert con.execute("SELECT name, source_bytes FROM runs").fetchall() == [("old", None)]
-    assert con.execute("SELECT run_id, count(*) FROM host_events GROUP BY 1").fetchall() == [(1, 1)]   # orphans gone
+    # v3 dropped the orphans, v4 moved the host events into trace_events (host_events is a view of it)
+    assert con.execute("SELECT run_id, seq, name, ph, kind FROM trace_events").fetchall() == [(1, 0, "h", "X", None)]
+    assert con.execute("SELECT run_id, count(*) FROM host_events GROUP BY 1").fetchall() == [(1, 1)]
     assert con.execute("SELECT count(*) FROM tracks").fetchone() == (0,)
     # the views work on the migrated store: 2 kernels, 10 µs of device time over [1, 12] µs
     assert con.execute("SELECT run, kernels, device_us, span_us FROM run_summary").fetchall() == [("old", 2, 10, 11)]

@@ -1,0 +1,36 @@
+-- Insert one part of a Chrome trace-event JSON file into trace_events as run $run_id: every complete ('X')
+-- and metadata ('M') event, straight from DuckDB's JSON reader. Two cursors insert alternate parts at
+-- once, each in its own transaction; the rows stay invisible until the run's final transaction adds its
+-- runs row (ingest_chrome_finish), and are removed if the ingest fails (discard_pending).
+-- Flow, instant and counter events are not kept: they are a third of a Kineto trace's events.
+-- Parameters: $file (the part: a JSON array of events), $cols (the explicit schema: ph, cat, name, pid/tid
+--   as JSON, which takes numbers and strings alike, ts DOUBLE or VARCHAR, dur, args as a STRUCT of the keys
+--   tracedb reads), $run_id, $base_seq (the part's index * 2^32: seq is file order), $base_ns (Kineto's
+--   baseTimeNanoseconds, else 0).
+-- Placeholders: `ts_ns`, the expression turning ts into integer ns, chosen by tracedb.ingest.chrome_json:
+--   for numbers the whole µs and the fraction converted apart (exact for epoch µs, whose ts * 1000 a double
+--   cannot hold, and for Kineto's relative us.fff), the exact decimal path for Ascend's string ts;
+--   `arg[key]`, an args field as typed by the reader, or cast from JSON text when the typed read failed.
+--   Each timestamp becomes integer ns before any subtraction.
+-- kind: kernel | memcpy | memset for device activities by category (Kineto's, and the legacy capitalised
+--   Kernel / Memcpy / Memset); NULL for host events and metadata. Kinds told by process or thread name
+--   (Ascend tasks, NPU cores, simulators) are set once every part is in (ingest_chrome_finish).
+-- extra_args: NULL unless the event has a field stored there (schema v4, sql/migrate_3_to_4.sql).
+INSERT INTO trace_events (run_id, seq, ph, kind, cat, name, pid, tid, start_ns, dur_ns, correlation_id,
+    external_id, device_id, stream_id, grid, block, registers_per_thread, shared_mem_bytes, extra_args)
+SELECT $run_id, $base_seq + ordinality, ph,
+    CASE WHEN ph <> 'X' THEN NULL
+         WHEN cat = 'kernel' THEN 'kernel'
+         WHEN cat IN ('gpu_memcpy', 'memcpy') THEN 'memcpy'
+         WHEN cat IN ('gpu_memset', 'memset') THEN 'memset' END,
+    cat, name, pid, tid, $base_ns + {ts_ns}, greatest(CAST(round(coalesce(dur, 0) * 1000) AS BIGINT), 0),
+    coalesce({arg[correlation]}, {arg[connection_id]}), {arg[External id]}, {arg[device]},
+    coalesce({arg[stream]}, {arg[Stream Id]}), {arg[grid]}, {arg[block]}, {arg[registers per thread]},
+    {arg[shared memory]},
+    CASE WHEN ph = 'M' OR coalesce({arg[Task Id]}, {arg[taskId]}, {arg[extra_id]}) IS NOT NULL
+              OR coalesce({arg[Task Type]}, {arg[event-hint]}) IS NOT NULL
+         THEN to_json(struct_pack(name := {arg[name]}, sort_index := {arg[sort_index]},
+                                  task_id := coalesce({arg[Task Id]}, {arg[taskId]}, {arg[extra_id]}),
+                                  task_type := {arg[Task Type]}, hint := {arg[event-hint]})) END
+FROM (SELECT * REPLACE (lower(cat) AS cat) FROM read_json($file, format = 'array', columns = $cols) WITH ORDINALITY)
+WHERE ph IN ('X', 'M');
