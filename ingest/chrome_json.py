@@ -289,13 +289,13 @@ def _boundary_after(path: str, target: int, limit: int) -> int | None:
     return target + m.start() + 1 if m else None
 
 
-def stream_ranges(layout: Layout, gz: Gunzip, source: str):
+def stream_ranges(layout: Layout, gz: Gunzip, source: str, size: int):
     """Byte ranges of the event array of a file that `gz` is still writing: a part is cut every
-    PART_BYTES as soon as the bytes after the cut are there; once the stream has ended, the end is found
+    `size` bytes as soon as the bytes after the cut are there; once the stream has ended, the end is found
     from the tail (setting layout.end, truncated, metadata) and the rest is split as usual."""
     x = layout.start
     while True:
-        target = x + PART_BYTES
+        target = x + size
         limit = target + CHUNK
         cut = None
         while cut is None and gz.wait_for(limit) >= limit and not gz.done:
@@ -308,7 +308,7 @@ def stream_ranges(layout: Layout, gz: Gunzip, source: str):
     _find_end(layout, source)
     if layout.end > x:
         rest = Layout(layout.path, x, layout.end, layout.truncated)
-        yield from split(rest, max(1, -(-(layout.end - x) // PART_BYTES)))
+        yield from split(rest, max(1, -(-(layout.end - x) // size)))
 
 
 def write_parts(layout: Layout, ranges, workdir: str, tag: str = "") -> list[str]:
@@ -410,7 +410,12 @@ def run_facts(meta: dict) -> dict:
     return facts
 
 
-PART_BYTES = 64 << 20    # one part per 64 MB of events: one INSERT, parsed by one core
+PART_BYTES = 64 << 20    # the smallest part (twice that the largest): one INSERT, parsed by one core
+ROWS_PER_PART = 150_000  # kept events a part aims at: more than a row group (122,880 rows), which DuckDB
+                         # writes straight to the file; a smaller insert goes through the WAL and is
+                         # written again at the checkpoint (32 MB parts of a 1 GB trace: +2 CPU-s)
+KEPT_EVENT = re.compile(rb'"ph"\s*:\s*"[XM]"')
+SAMPLE_BYTES = 1 << 20
 INSERTERS = 2            # parts inserted at once, each on its own cursor (DuckDB reads one file on one
                          # thread; two cursors keep both cores of a small machine busy)
 AHEAD = 1                # part files written before a cursor is free for them (disk: INSERTERS + AHEAD parts)
@@ -471,10 +476,29 @@ class _Inserters:
                 self.cursors.get().close()
 
 
+def part_bytes(path: str, start: int, end: int | None) -> int:
+    """Bytes per part for ~ROWS_PER_PART kept (complete and metadata) events, from their density in
+    samples of the event array (its start, middle and end; the start alone when `end` is not known yet),
+    between PART_BYTES and 2 * PART_BYTES. Kineto events with long args (input shapes, strides) halve the
+    density of the bench generator's."""
+    spots = [start] if end is None else sorted({start, max(start, (start + end - SAMPLE_BYTES) // 2),
+                                                max(start, end - SAMPLE_BYTES)})
+    kept = seen = 0
+    with open(path, "rb") as f:
+        for at in spots:
+            f.seek(at)
+            block = f.read(SAMPLE_BYTES if end is None else max(0, min(SAMPLE_BYTES, end - at)))
+            kept += len(KEPT_EVENT.findall(block))
+            seen += len(block)
+    if kept == 0:
+        return PART_BYTES
+    return int(min(2 * PART_BYTES, max(PART_BYTES, ROWS_PER_PART * seen / kept)))
+
+
 def load(con, run_id: int, path: str, parts: int | None = None, safe: bool = False, core_rules=()) -> dict:
     """Load the events of one Chrome trace file into trace_events as run `run_id`, part by part.
 
-    Memory stays flat as files grow: the event array is cut into parts of PART_BYTES, and each part is one
+    Memory stays flat as files grow: the event array is cut into parts (`part_bytes`), and each part is one
     INSERT straight from DuckDB's JSON reader, committed on its own, two at a time on two cursors while
     this thread writes the next part file (`_Inserters`). A .gz is inflated on its own thread while the
     parts already there are parsed. The rows stay invisible until the run's final transaction adds its
@@ -497,13 +521,16 @@ def _load(con, run_id, path, work, gz, parts, safe) -> dict:
     base_ns = run_facts(layout.metadata)["base_ns"]
     base_known = "baseTimeNanoseconds" in layout.metadata or not layout.object_form
     if gz is not None and not safe and not ascend and base_known:
-        ranges, whole = stream_ranges(layout, gz, path), False   # parse while inflating
+        gz.wait_for(layout.start + SAMPLE_BYTES)
+        size = part_bytes(layout.path, layout.start, None)
+        ranges, whole = stream_ranges(layout, gz, path, size), False   # parse while inflating
     else:   # the time base may come after the events (newer Kineto): wait for the whole file
         if gz is not None:
             gz.wait_for(float("inf"))
             _find_end(layout, path)
             base_ns = run_facts(layout.metadata)["base_ns"]
-        wanted = 1 if safe else (parts or max(2, -(-(layout.end - layout.start) // PART_BYTES)))
+        size = part_bytes(layout.path, layout.start, layout.end)
+        wanted = 1 if safe else (parts or max(2, -(-(layout.end - layout.start) // size)))
         ranges = split(layout, wanted)
         # a bare array (BOM or blanks before it at most) in one part: DuckDB reads the file itself
         whole = len(ranges) == 1 and not layout.truncated and not layout.object_form and layout.start <= 4

@@ -107,6 +107,7 @@ def _small_streaming(monkeypatch, calls):
     monkeypatch.setattr(chrome_json, "CHUNK", 256)
     monkeypatch.setattr(chrome_json, "HEAD_BYTES", 256)
     monkeypatch.setattr(chrome_json, "TS_SNIFF", 512)
+    monkeypatch.setattr(chrome_json, "SAMPLE_BYTES", 512)   # the density sample waits for no more
     monkeypatch.setattr(chrome_json.Gunzip, "IN_BLOCK", 256)
     monkeypatch.setattr(chrome_json.Gunzip, "OUT_CAP", 512)
     emit = chrome_json.Gunzip._emit
@@ -319,6 +320,24 @@ def test_a_failed_json_ingest_removes_its_batches(con, tmp_path):
         tracedb.ingest_trace(con, str(path), name="cpu")
     assert table_counts(con) == before
     assert q(con, "SELECT count(*) FROM tracedb_meta WHERE key = 'pending_run'") == [(0,)]
+
+
+def test_parts_aim_at_more_than_a_row_group_of_kept_events(tmp_path, monkeypatch):
+    """A part's insert is written straight to the file only when it fills a row group: the part size
+    follows the density of complete and metadata events (flows do not count), within its bounds."""
+    monkeypatch.setattr(chrome_json, "PART_BYTES", 1000)
+    monkeypatch.setattr(chrome_json, "ROWS_PER_PART", 10)
+    event = b'{"ph": "X", "name": "k", "pid": 1, "tid": 1, "ts": 1, "dur": 1},'
+    flow = b'{"ph": "s", "name": "f", "id": 1, "pid": 1, "tid": 1, "ts": 1},'
+    for body, want in ((event * 400, 1000),                               # 10 events' bytes, under the floor
+                       ((event + flow) * 400, 10 * len(event + flow)),     # 10 kept among 10 flows: 1260
+                       ((event + flow * 8) * 400, 2000)):                  # capped at twice the floor
+        path = tmp_path / "d.json"
+        path.write_bytes(b"[" + body[:-1] + b"]")
+        layout = chrome_json.locate(str(path), str(path))
+        got = chrome_json.part_bytes(layout.path, layout.start, layout.end)
+        assert got == pytest.approx(want, abs=1)
+        assert chrome_json.part_bytes(layout.path, layout.start, None) == pytest.approx(got, abs=1)   # the head alone
 
 
 def test_a_failure_while_inserting_a_part_removes_every_part(con, tmp_path, monkeypatch):
