@@ -6,8 +6,10 @@
 --    cpu_op, user_annotation, python_function. The innermost of each kind is the latest to start.
 --    nn.Module frames (python_function named 'nn.Module: ...', present when the trace was recorded
 --    with modules) are a kind of their own.
---    The join is a range join without an equality key (an IEJoin); the thread is compared afterwards: a
---    range join with pid/tid equality degenerates into hash join + filter (PERFORMANCE.md).
+--    The join is a hash join on (run, thread, 1 ms time bucket) plus the range condition: each frame is
+--    listed once per bucket it covers, each launch in its own bucket. A range join on the thread alone
+--    degenerates into hash join + filter over every frame of the thread (PERFORMANCE.md), and an IEJoin
+--    without the thread took minutes for 673 k launches and as many frames (a 1 GB Kineto trace).
 -- 3. module: the innermost nn.Module frame (its instance number dropped: 'nn.Module: Qwen2Attention_13'
 --    -> 'nn.Module: Qwen2Attention', the layer says which instance), else user annotation, else cpu_op,
 --    else python frame; kernels with no launch found get '(no host launch)', launches outside any frame
@@ -24,13 +26,16 @@ WITH launches AS (
     QUALIFY row_number() OVER (PARTITION BY k.run_id, k.seq ORDER BY h.start_ns, h.seq) = 1
 ), frames AS (
     SELECT run_id, pid, tid, start_ns, start_ns + dur_ns AS end_ns, name,
-        CASE WHEN cat = 'python_function' AND starts_with(name, 'nn.Module:') THEN 'nn_module' ELSE cat END AS kind
+        CASE WHEN cat = 'python_function' AND starts_with(name, 'nn.Module:') THEN 'nn_module' ELSE cat END AS kind,
+        unnest(range(start_ns // 1000000, greatest(start_ns + dur_ns - 1, start_ns) // 1000000 + 1)) AS bucket
     FROM host_events
     WHERE run_id IN (SELECT unnest($run_ids)) AND cat IN ('cpu_op', 'user_annotation', 'python_function')
+      AND dur_ns > 0
 ), enclosing AS (
     SELECT l.run_id, l.seq, f.kind, arg_max(f.name, f.start_ns) AS name
-    FROM launches l JOIN frames f ON f.start_ns <= l.t AND l.t < f.end_ns
-    WHERE f.run_id = l.run_id AND f.pid IS NOT DISTINCT FROM l.pid AND f.tid IS NOT DISTINCT FROM l.tid
+    FROM launches l JOIN frames f
+      ON f.run_id = l.run_id AND f.pid IS NOT DISTINCT FROM l.pid AND f.tid IS NOT DISTINCT FROM l.tid
+     AND f.bucket = l.t // 1000000 AND f.start_ns <= l.t AND l.t < f.end_ns
     GROUP BY ALL
 ), per_kernel AS (
     SELECT l.run_id, l.seq, l.t AS launch_ns,

@@ -264,6 +264,35 @@ def test_modules_account_for_every_kernel(con, tmp_path):
     assert all(r[1] == "" and r[2] == "" for r in rows)      # no anchor: no pass, no layer
 
 
+def test_launches_find_their_frames_across_time_buckets(con, tmp_path):
+    """Frames are matched to launches through 1 ms buckets: a frame spanning many buckets, one crossing a
+    boundary, a launch exactly on a boundary and one after its inner frame ended get the innermost frames
+    that enclose them, on their own thread only."""
+    from tracedb import sql
+
+    def x(cat, name, ts, dur, tid=1, **args):
+        return {"ph": "X", "cat": cat, "name": name, "pid": 1, "tid": tid, "ts": ts, "dur": dur, "args": args}
+    events = [x("user_annotation", "step", 0, 5000),                      # 0-5 ms: buckets 0..4
+              x("cpu_op", "aten::linear", 2000, 2500),                    # 2-4.5 ms
+              x("cpu_op", "aten::mm", 2999.5, 1),                         # crosses 3 ms
+              x("cuda_runtime", "cudaLaunchKernel", 3000, 0.2, correlation=1),   # at 3 ms exactly
+              x("cuda_runtime", "cudaLaunchKernel", 4000, 0.2, correlation=2),   # after aten::mm ended
+              x("cuda_runtime", "cudaLaunchKernel", 3000.5, 0.2, correlation=3),  # as aten::mm ends
+              x("cpu_op", "aten::other_thread", 3500, 1000, tid=2),       # encloses 4 ms, other thread
+              x("kernel", "k1", 3010, 5, device=0, stream=7, correlation=1),
+              x("kernel", "k2", 4010, 5, device=0, stream=7, correlation=2),
+              x("kernel", "k3", 3020, 5, device=0, stream=7, correlation=3)]
+    path = tmp_path / "b.json"
+    path.write_text(json.dumps({"traceEvents": events}))
+    tracedb.ingest_trace(con, str(path), name="b")
+    sql.run(con, "attribute_modules", {"run_ids": [1]})
+    got = q(con, "SELECT k.name, a.launch_ns, a.cpu_op, a.annotation, a.module FROM _attr a "
+                 "JOIN kernels k USING (run_id, seq) ORDER BY k.name")
+    assert got == [("k1", 3_000_000, "aten::mm", "step", "step"),
+                   ("k2", 4_000_000, "aten::linear", "step", "step"),
+                   ("k3", 3_000_500, "aten::linear", "step", "step")]
+
+
 def test_nccl_kernels_count_as_communication(con, tmp_path):
     # pass 0's first gemm_kernel renamed to an NCCL all-reduce: layer 0 of pass 0 (strict window) holds
     # the flash kernel at 21 and that kernel at 50 -> one communication kernel of 10 µs
