@@ -410,7 +410,7 @@ def run_facts(meta: dict) -> dict:
     return facts
 
 
-PART_BYTES = 64 << 20    # the smallest part (twice that the largest): one INSERT, parsed by one core
+PART_BYTES = 64 << 20    # the smallest part, and half the largest: one INSERT, parsed by one core
 ROWS_PER_PART = 150_000  # kept events a part aims at: more than a row group (122,880 rows), which DuckDB
                          # writes straight to the file; a smaller insert goes through the WAL and is
                          # written again at the checkpoint (32 MB parts of a 1 GB trace: +2 CPU-s)
@@ -427,7 +427,7 @@ DEFAULT_CORE_RULES = [("(?i)^(AIC)([_ (]|$)", "AIC"), ("(?i)^(AIV)([_ (]|$)", "A
 class _Inserters:
     """Parts inserted into trace_events on INSERTERS cursors at once, each part in its own transaction.
 
-    The parsing connection writes the next part file while the cursors parse; `submit` waits while
+    The calling thread writes the next part file while the cursors parse; `submit` waits while
     INSERTERS + AHEAD parts are in flight, so memory and temporary disk stay bounded. The first error
     stops the ingest once the inserts in flight have ended (the caller then removes the run's rows)."""
 
