@@ -311,22 +311,18 @@ def stream_ranges(layout: Layout, gz: Gunzip, source: str, size: int):
         yield from split(rest, max(1, -(-(layout.end - x) // size)))
 
 
-def write_parts(layout: Layout, ranges, workdir: str, tag: str = "") -> list[str]:
-    """Each range as its own JSON array file; leading commas of a part are skipped by starting after them.
-    The bytes are copied by the kernel (copy_file_range), without passing through Python."""
-    files = []
-    with open(layout.path, "rb") as src:
-        for i, (x, y) in enumerate(ranges):
-            out = os.path.join(workdir, f"part{tag}_{i}.json")
-            src.seek(x)
-            head = src.read(min(y - x, 64))
-            with open(out, "wb") as dst:
-                dst.write(b"[" + head.lstrip(b" \t\r\n,"))
-                dst.flush()
-                _copy_range(src.fileno(), dst.fileno(), x + len(head), y - x - len(head))
-                dst.write(b"]")
-            files.append(out)
-    return files
+def write_part(layout: Layout, rng: tuple[int, int], out: str) -> str:
+    """The byte range `rng` of the event array as its own JSON array file `out`; leading commas are skipped
+    by starting after them. The bytes are copied by the kernel (copy_file_range), not through Python."""
+    x, y = rng
+    with open(layout.path, "rb") as src, open(out, "wb") as dst:
+        src.seek(x)
+        head = src.read(min(y - x, 64))
+        dst.write(b"[" + head.lstrip(b" \t\r\n,"))
+        dst.flush()
+        _copy_range(src.fileno(), dst.fileno(), x + len(head), y - x - len(head))
+        dst.write(b"]")
+    return out
 
 
 def _copy_range(src_fd: int, dst_fd: int, offset: int, count: int):
@@ -548,18 +544,18 @@ def _load(con, run_id, path, work, gz, parts, safe) -> dict:
             if part != plain:
                 os.remove(part)
 
-    done = []   # the byte ranges of the parts, in file order
+    part_ranges = []   # in file order: part i's events have seq >> 32 == i
     inserters = _Inserters(con, insert)
     try:
         for i, rng in enumerate(ranges):
-            part = plain if whole else write_parts(layout, [rng], work, str(i))[0]
-            done.append(rng)
+            part = plain if whole else write_part(layout, rng, os.path.join(work, f"part{i}.json"))
+            part_ranges.append(rng)
             inserters.submit(i, part)
     finally:
         inserters.close()
     n, no_ts, first, named = sql.run(con, "ingest_chrome_check", {"run_id": run_id}).fetchone()
     if no_ts:
-        x, y = done[first >> 32]
+        x, y = part_ranges[first >> 32]
         what = f"an event named {named!r}" if named else "an event"
         raise InputError(f"{path}: between bytes {x} and {y}: {what} of phase 'X' has no numeric ts ({no_ts} "
                          "such); expected ts in microseconds")
@@ -607,7 +603,7 @@ def finish(con, run_id: int, core_rules=()):
 
 
 class _ArgExpr:
-    """Builds `args.<key>` for the stage SQL: as typed by the reader, or cast from JSON text (safe mode)."""
+    """Builds `args.<key>` for the part SQL (ingest_chrome_part): as typed by the reader, or cast from JSON text (safe mode)."""
 
     def __init__(self, cast: bool):
         self.cast = cast

@@ -1,6 +1,6 @@
 -- Schema v3 -> v4: Chrome / Kineto JSON runs land in one table, trace_events, filled straight from the
 -- JSON reader (one INSERT per part of the file, no staging, no second copy into kernels_raw: a 1 GB trace
--- ingests ~25 % faster in ~20 % less memory). Inputs: a v3 store.
+-- ingests 15-28 % faster in ~20 % less memory). Inputs: a v3 store.
 -- trace_events: one row per complete ('X') or metadata ('M') event of a Chrome trace, in file order (seq).
 --   kind: kernel | memcpy | memset | task for device activities, NULL for host events and metadata.
 --   device_id, stream_id: args.device / args.stream as written (the kernels view falls back to pid, tid).
