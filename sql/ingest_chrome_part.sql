@@ -10,7 +10,8 @@
 -- Placeholders: `ts_ns`, the expression turning ts into integer ns, chosen by tracedb.ingest.chrome_json:
 --   for numbers the whole µs and the fraction converted apart (exact for epoch µs, whose ts * 1000 a double
 --   cannot hold, and for Kineto's relative us.fff), the exact decimal path for Ascend's string ts;
---   `arg[key]`, an args field as typed by the reader, or cast from JSON text when the typed read failed.
+--   `arg[key]`, an args field as typed by the reader, or cast from JSON text when the typed read failed, or
+--   a typed NULL for a key the reader skips (NPU keys in a Kineto trace: chrome_json.NPU_ARGS).
 --   Each timestamp becomes integer ns before any subtraction.
 -- kind: kernel | memcpy | memset for device activities by category (Kineto's, and the legacy capitalised
 --   Kernel / Memcpy / Memset); NULL for host events and metadata. Kinds told by process or thread name

@@ -369,6 +369,26 @@ def test_parts_aim_at_more_than_a_row_group_of_kept_events(tmp_path, monkeypatch
         assert chrome_json.part_bytes(layout.path, layout.start, None) == pytest.approx(got, abs=1)   # the head alone
 
 
+def test_kineto_traces_skip_the_npu_args_and_other_traces_read_them(con, tmp_path):
+    """The reader's args struct leaves out the keys only NPU producers write when the top-level keys say
+    Kineto; a bare array or an object without them (an on-device NPU trace) still gets its task ids."""
+    events = [{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 10, "dur": 2,
+               "args": {"correlation": 5, "taskId": 41}}]
+    kinds = {}
+    for label, doc in (("kineto", {"schemaVersion": 1, "traceEvents": events}), ("object", {"traceEvents": events}),
+                       ("array", events)):
+        path = tmp_path / f"{label}.json"
+        path.write_text(json.dumps(doc))
+        keys = chrome_json.args_keys(chrome_json.locate(str(path), str(path)))
+        kinds[label] = set(chrome_json.NPU_ARGS) & set(keys)
+        tracedb.ingest_trace(con, str(path), name=label)
+    assert kinds == {"kineto": set(), "object": set(chrome_json.NPU_ARGS), "array": set(chrome_json.NPU_ARGS)}
+    got = dict(con.execute("SELECT r.name, e.task_id FROM trace_events e JOIN runs r USING (run_id) "
+                           "WHERE e.ph = 'X'").fetchall())
+    assert got == {"kineto": None, "object": 41, "array": 41}
+    assert {r[0] for r in con.execute("SELECT correlation_id FROM kernels").fetchall()} == {5}
+
+
 def test_a_failure_while_inserting_a_part_removes_every_part(con, tmp_path, monkeypatch):
     """Parts are inserted on two cursors at once; when one fails, the parts committed before and beside
     it are removed too, and no further part is inserted."""
