@@ -184,7 +184,8 @@ def assign(con, b: Bound, selection: list[tuple[int, int]]):
     con.execute("CREATE OR REPLACE TEMP TABLE _names AS SELECT DISTINCT name, op_type FROM kernels "
                 "WHERE run_id IN (SELECT unnest($r))", {"r": b.run_ids})
     sql.run(con, "categories")
-    sql.run(con, "segment_assign", b.params())
+    lo, hi = con.execute("SELECT min(win_start), max(win_end) FROM _windows JOIN _sel USING (run_id, pass)").fetchone()
+    sql.run(con, "segment_assign", {**b.params(), "win_lo": lo, "win_hi": hi})
 
 
 def select_passes(con, b: Bound, spec: str) -> list[tuple[int, int]]:

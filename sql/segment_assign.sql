@@ -1,6 +1,8 @@
 -- Stage 4: give every kernel of the selected passes its (pass, layer, block) and category.
 -- Inputs: kernels, _windows, _anchor_pass, _sel(run_id, pass) (the passes to assign), _cats(name,
---   op_type, cat_ord) from categories.sql. Parameters: $run_ids INTEGER[]; $layer_offset; $blocks_per_layer.
+--   op_type, cat_ord) from categories.sql. Parameters: $run_ids INTEGER[]; $layer_offset; $blocks_per_layer;
+--   $win_lo, $win_hi: the earliest start and latest end of the selected windows, constants the scan of
+--   kernels prunes row groups with (one pass of the 1 GB trace: 0.31-0.45 s -> 0.017 s).
 -- Blocks: block b holds the kernels starting in [boundary_b, boundary_b+1); boundary_b is anchor b's
 --   start, or with a layer start offset o the start of the kernel o positions before anchor b in
 --   (start_ns, seq) order (clamped to the window's first kernel). layer = block // blocks_per_layer;
@@ -18,7 +20,7 @@ SELECT k.run_id, w.pass, k.seq, k.start_ns, k.dur_ns, k.kind = 'comm' OR c.categ
     c.cat_ord
 FROM kernels k ASOF JOIN w ON k.run_id = w.run_id AND k.start_ns >= w.win_start
 JOIN _cats c ON c.name IS NOT DISTINCT FROM k.name AND c.op_type IS NOT DISTINCT FROM k.op_type
-WHERE k.run_id IN (SELECT unnest($run_ids)) AND k.start_ns <= w.win_end;
+WHERE k.run_id IN (SELECT unnest($run_ids)) AND k.start_ns <= w.win_end AND k.start_ns BETWEEN $win_lo AND $win_hi;
 CREATE OR REPLACE TEMP TABLE _marks AS
 WITH offset_starts AS (
     SELECT run_id, pass, seq,
