@@ -70,6 +70,17 @@ def test_parts_split_at_event_boundaries_give_the_same_rows(con, tmp_path, refer
     assert kernel_facts(con, "p") == reference
 
 
+def test_the_last_three_parts_become_two_balanced_ones(con, tmp_path, reference, monkeypatch):
+    monkeypatch.setattr(chrome_json, "PART_MIN", 0)
+    monkeypatch.setattr(chrome_json, "PART_BYTES", 1)     # no floor under the balanced shares
+    path = tiny_kineto.write(tmp_path / "b.json")
+    monkeypatch.setattr(chrome_json, "load", _with_parts(chrome_json.load, 6))
+    tracedb.ingest_trace(con, path, name="b", replace=True)
+    assert kernel_facts(con, "b") == reference
+    parts = con.execute("SELECT count(DISTINCT seq >> 32), max(seq >> 32) FROM trace_events").fetchone()
+    assert parts == (5, 4)
+
+
 def _with_parts(fn, forced, calls=None):
     def load(con, run_id, path, parts=None, safe=False, **kw):
         parts = forced if parts is None else parts   # the retry asks for 1 part
@@ -387,6 +398,32 @@ def test_kineto_traces_skip_the_npu_args_and_other_traces_read_them(con, tmp_pat
                            "WHERE e.ph = 'X'").fetchall())
     assert got == {"kineto": None, "object": 41, "array": 41}
     assert {r[0] for r in con.execute("SELECT correlation_id FROM kernels").fetchall()} == {5}
+
+
+def test_the_last_parts_are_cut_so_both_cursors_end_together(tmp_path):
+    """The last stretch goes to the free cursor and the busy one in shares that end at the same time:
+    halves without a rate, more for the free cursor the longer the other is busy, all of it when the
+    busy one needs longer than the whole stretch, yet no share under min_bytes (a part under a row group
+    goes through the WAL); every cut falls between two events."""
+    event = '{"ph": "X", "name": "k", "pid": 1, "tid": 1, "ts": %d, "dur": 1}'
+    path = tmp_path / "t.json"
+    path.write_text("[" + ",\n".join(event % (1000 + i) for i in range(1000)) + "]")
+    layout = chrome_json.locate(str(path), str(path))
+    x, y = layout.start, layout.end
+    whole = y - x
+
+    def shares(busy_left, rate, min_bytes=0):
+        ranges = chrome_json.balance_tail(layout, (x, y), busy_left, rate, min_bytes)
+        data = path.read_bytes()
+        events = [json.loads(b"[" + data[a:b].strip(b" \n,") + b"]") for a, b in ranges]
+        assert [e["ts"] for part in events for e in part] == list(range(1000, 2000))   # nothing lost, in order
+        return [len(part) for part in events]
+
+    assert shares(0.0, None) == pytest.approx([500, 500], abs=2)
+    assert shares(5.0, whole / 2 / 5.0) == pytest.approx([750, 250], abs=2)   # busy for half the stretch
+    assert shares(5.0, whole / 5.0) == [1000]                                  # busy for all of it
+    assert shares(5.0, whole / 5.0, whole // 4) == pytest.approx([750, 250], abs=2)   # but not under min_bytes
+    assert shares(0.0, None, whole // 2 + 1) == [1000]                         # too short for two
 
 
 def test_a_failure_while_inserting_a_part_removes_every_part(con, tmp_path, monkeypatch):
