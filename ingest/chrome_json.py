@@ -383,6 +383,8 @@ ARGS = {  # the args keys tracedb reads (matched case-insensitively: legacy "ext
 # for every event, and these seven cost ~3 % of the insert's instructions (callgrind, 72 MB part).
 NPU_ARGS = ("Task Type", "Stream Id", "Task Id", "connection_id", "taskId", "extra_id", "event-hint")
 KINETO_KEYS = ("schemaVersion", "deviceProperties", "baseTimeNanoseconds")
+# Whole µs and the fraction apart: epoch µs (~1.7e15) are exact in a double but ts * 1000 is not (a multiple
+# of 256 ns there); the fraction of Kineto's relative us.fff rounds to its exact ns either way.
 TS_NUMBER = "CAST(trunc(ts) AS BIGINT) * 1000 + CAST(round((ts - trunc(ts)) * 1000) AS BIGINT)"
 TS_TEXT = "us_text_to_ns(ts)"
 
@@ -396,7 +398,7 @@ def columns(ts_text: bool, safe: bool = False, keys=tuple(ARGS)) -> dict:
             "ts": "VARCHAR" if ts_text else "DOUBLE", "dur": "DOUBLE", "args": f"STRUCT({args})"}
 
 
-def args_keys(layout: "Layout") -> tuple:
+def args_keys(layout: Layout) -> tuple:
     """The args keys to read: all of ARGS, or those a Kineto trace can hold (see NPU_ARGS)."""
     kineto = layout.object_form and any(k in layout.metadata for k in KINETO_KEYS)
     return tuple(k for k in ARGS if not (kineto and k in NPU_ARGS))
