@@ -20,6 +20,9 @@ def ingest(
     core_rule: Annotated[Optional[List[str]], typer.Option("--core-rule", help="Per-core traces: REGEX=CLASS maps thread names to a core class, before the built-in AIC/AIV rules; repeatable.")] = None,
 ):
     """Ingest traces: each trace becomes one run, in its own transaction (all or nothing per run)."""
+    from tracedb.engine.hashing import start_early
+    if len(paths) == 1 and os.path.isfile(paths[0]):
+        start_early(paths[0])   # before DuckDB's import: the hash of a big trace overlaps it
     from tracedb.engine.ingest_many import ingest_all, plan
     from tracedb.engine.store import open_store
     from tracedb.errors import TracedbError

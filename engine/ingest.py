@@ -1,11 +1,10 @@
 """Ingest one trace (file or profiler folder) as one run, in one transaction.
 
 Either the whole run lands (run row, every kernel row, duplicate marks) or the store is unchanged.
-The content hash (sha256 over the source bytes, ~0.5 s for 464 MB) runs in a thread beside DuckDB's
-parse, so it costs little wall time; identical content is detected and skipped unless `replace`."""
-import hashlib
+The content hash (sha256 over the source bytes, ~0.5 s for 464 MB; tracedb.engine.hashing) runs in a thread
+beside DuckDB's parse, so it costs little wall time; identical content is detected and skipped unless
+`replace`."""
 import json
-import threading
 import time
 from dataclasses import dataclass
 
@@ -13,6 +12,7 @@ import duckdb
 
 from tracedb import __version__, sql
 from tracedb.errors import InputError, UsageError
+from tracedb.engine import hashing
 from tracedb.engine.segment import check_regex
 from tracedb.engine.store import parse_tags
 from tracedb.ingest import ascend_csv, chrome_json, sources
@@ -39,24 +39,6 @@ class IngestResult:
         cut = "; the file is cut short (crashed run?): the complete events were kept" if self.truncated else ""
         return (f"{self.status} run '{self.name}': {self.rows:,} kernel rows ({self.duplicates:,} duplicates not "
                 f"counted), {mb:.1f} MB in {self.seconds:.2f} s ({mb / max(self.seconds, 1e-9):.0f} MB/s){cut}")
-
-
-class _Hasher(threading.Thread):
-    def __init__(self, files):
-        super().__init__(daemon=True)
-        self.files, self.digest, self.size, self.error = files, None, 0, None
-
-    def run(self):
-        try:
-            h = hashlib.sha256()
-            for f in self.files:
-                with open(f, "rb") as fh:
-                    while block := fh.read(1 << 22):
-                        h.update(block)
-                        self.size += len(block)
-            self.digest = h.hexdigest()
-        except OSError as e:
-            self.error = e
 
 
 def checkpoint_appended(con):
@@ -94,8 +76,7 @@ def ingest_path(con, path: str, name: str | None = None, tags=None, replace: boo
         check_regex(con, pattern, "--core-rule")
     src = sources.resolve(path)
     name = name or src.default_name
-    hasher = _Hasher(src.files)
-    hasher.start()
+    hasher = hashing.hasher_for(src.files)
     retry = {"as_text": set(), "parts": None, "safe": False}
     while True:
         try:

@@ -342,3 +342,24 @@ def test_replace_removes_the_old_runs_host_events_and_tracks(con, tmp_path):
     assert con.execute("SELECT DISTINCT run_id FROM host_events UNION SELECT DISTINCT run_id FROM tracks").fetchall() \
         == [(2,)]
     assert con.execute("SELECT count(*) FROM host_events").fetchone()[0] == first
+
+
+def test_a_hash_started_early_is_taken_over_only_for_the_same_file(tmp_path):
+    """`tracedb ingest FILE` starts hashing before DuckDB is imported; the ingest takes that thread over
+    when the file is unchanged, and hashes again when it changed in between."""
+    import hashlib
+    import os
+    from tracedb.engine import hashing
+    path = tmp_path / "t.json"
+    path.write_bytes(b"[1]")
+    early = hashing.start_early(str(path))
+    assert hashing.hasher_for([str(path)]) is early
+    assert hashing.hasher_for([str(path)]) is not early          # taken once
+    assert hashing.start_early(str(path)) is not early
+    path.write_bytes(b"[1, 2]")
+    os.utime(path, ns=(1, 1))                                     # same second, other mtime and size
+    late = hashing.hasher_for([str(path)])
+    late.join()
+    early.join()
+    assert early.digest == hashlib.sha256(b"[1]").hexdigest()
+    assert late.digest == hashlib.sha256(b"[1, 2]").hexdigest()
