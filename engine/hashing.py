@@ -10,6 +10,9 @@ import threading
 
 
 class Hasher(threading.Thread):
+    """SHA-256 of `files` in order, on its own thread; once joined: digest, size (bytes read) and error
+    (the OSError that stopped it, if any)."""
+
     def __init__(self, files):
         super().__init__(daemon=True)
         self.files, self.digest, self.size, self.error = list(files), None, 0, None
