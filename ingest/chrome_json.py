@@ -614,7 +614,7 @@ def _load(con, run_id, path, work, gz, parts, safe) -> dict:
     try:
         # the last three parts' bytes become two parts, cut once a cursor is free so that both cursors
         # end together; each keeps at least a part's size, so neither goes through the WAL
-        tail = ranges[-3:] if isinstance(ranges, list) and len(ranges) > 3 and not whole else []
+        tail = ranges[-3:] if isinstance(ranges, list) and len(ranges) > 3 else []   # a .gz streams: no tail
         for rng in ranges[:-3] if tail else ranges:
             send(rng)
         if tail:
