@@ -476,3 +476,32 @@ def test_epoch_microseconds_are_exact_to_the_ns(con, tmp_path):
     got = q(con, "SELECT start_ns, dur_ns FROM kernels ORDER BY seq")
     assert got == [((t0 + i * 37) * 1000, (3 + i) * 1000) for i in range(50)] + [(t0 * 1000 + 5000250, 1500)]
     assert q(con, "SELECT clock_domain FROM runs") == [("unix-epoch",)]
+
+
+def test_duckdb_memory_is_capped_while_the_parts_go_in(con, tmp_path, monkeypatch):
+    """DuckDB keeps the blocks it wrote cached until memory is short, so the parts go in under
+    chrome_json.MEMORY_CAP; the default limit comes back after, and a lower limit of an API user's stays."""
+    from tracedb import sql
+    limits, real_run = [], sql.run
+
+    def run(cur, name, *args, **kw):
+        if name == "ingest_chrome_part":
+            limits.append(cur.execute("SELECT current_setting('memory_limit')").fetchone()[0])
+        return real_run(cur, name, *args, **kw)
+
+    monkeypatch.setattr(sql, "run", run)
+
+    def limit():
+        return con.execute("SELECT current_setting('memory_limit')").fetchone()[0]
+
+    default = limit()
+    path = tiny_kineto.write(tmp_path / "a.json")
+    tracedb.ingest_trace(con, path, name="a")
+    assert limits and {chrome_json.size_bytes(x) for x in limits} == {chrome_json.MEMORY_CAP}
+    assert limit() == default
+    con.execute("SET memory_limit = '100MB'")
+    own, limits[:] = limit(), []
+    tracedb.ingest_trace(con, path, name="a", replace=True)
+    assert limits and set(limits) == {own}
+    assert limit() == own
+    assert chrome_json.size_bytes("18.8 GiB") == 18.8 * 2**30 and chrome_json.size_bytes("400MB") == 400e6
