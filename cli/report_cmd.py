@@ -20,7 +20,7 @@ LayersOpt = Annotated[Optional[int], typer.Option("--layers", "-l", help="Layers
 BplOpt = Annotated[Optional[int], typer.Option("--blocks-per-layer", help="Anchors per layer (default: profile's, 1).")]
 OffsetOpt = Annotated[Optional[int], typer.Option("--layer-offset", help="Move every layer boundary this many kernels before its anchor.")]
 WindowOpt = Annotated[str, typer.Option("--window", "-w", help="strict: first to last anchor; full: extended into the gaps between passes.")]
-PassOpt = Annotated[str, typer.Option("--pass", help="A pass number, all, steady, or mean (layers, compare: the mean of the steady passes).")]
+PassOpt = Annotated[str, typer.Option("--pass", help="A pass number, all, steady, auto (the steady pass, else the last full one), or mean (layers, compare: the mean of the steady passes).")]
 GapOpt = Annotated[float, typer.Option("--pass-gap", help="Gap-based passes: a new pass where the anchor gap exceeds G x median gap.")]
 ConfigOpt = Annotated[Optional[str], typer.Option("--config", help="Model config.json: num_hidden_layers, layer types.")]
 AbsOpt = Annotated[bool, typer.Option("--absolute", help="Absolute times instead of relative to the run's first kernel.")]
@@ -73,7 +73,7 @@ def layers(run: RunOpt = None, tag: TagOpt = None, db: DbOpt = None,
 def kernels(run: RunOpt = None, tag: TagOpt = None, db: DbOpt = None,
             profile: ProfileOpt = None, anchor: AnchorOpt = None, layers: LayersOpt = None,
             blocks_per_layer: BplOpt = None, layer_offset: OffsetOpt = None, window: WindowOpt = "strict",
-            pass_: PassOpt = "steady", pass_gap: GapOpt = 10.0, config: ConfigOpt = None, absolute: AbsOpt = False,
+            pass_: PassOpt = "auto", pass_gap: GapOpt = 10.0, config: ConfigOpt = None, absolute: AbsOpt = False,
             layer: Annotated[Optional[int], typer.Option("--layer", help="Only this layer (needed for the flow and --compare-layer).")] = None,
             compare_layer: Annotated[Optional[int], typer.Option("--compare-layer", help="Diff the kernel set of --layer against this layer.")] = None,
             flow: Annotated[bool, typer.Option("--flow", help="Every kernel of the layer with category, simplified name, ts and shapes.")] = False,

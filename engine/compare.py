@@ -28,7 +28,7 @@ def build(con, fmt, b, spec, by, meta):
                                  "/ Kineto); use --by layer, category or kernel")
     else:
         sql.run(con, "attribute_none")
-    label = spec if spec in ("steady", "mean") else None
+    label = spec if spec in ("steady", "auto", "mean") else None
     params = {"run_ids": b.run_ids, "by": by}
     sql.run(con, "compare_align", {**params, "label": label})
     _notes(con, b)

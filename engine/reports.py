@@ -26,7 +26,7 @@ def build_report(con, name: str, fmt: str = "table", pass_spec: str = "all", abs
         raise UsageError(f"unknown report {name!r}; reports: {', '.join(REPORTS)}")
     spec = str(pass_spec).strip().lower()
     if spec == "mean" and name in ("kernels", "timeline", "modules"):
-        raise UsageError(f"--pass mean: report {name} shows single passes; give a pass number, all or steady "
+        raise UsageError(f"--pass mean: report {name} shows single passes; give a pass number, all, steady or auto "
                          "(layers and compare average the steady passes)")
     if name == "modules":
         return _modules(con, fmt, pass_spec, by, seg_opts)
@@ -164,14 +164,18 @@ def _clusters(con, fmt, b, meta):
 
 
 def select_noted(con, b, spec: str) -> list[tuple[int, int]]:
-    """segment.select_passes, with a note naming the passes `steady` and `mean` chose for each run."""
-    sel = segment.select_passes(con, b, spec)
-    if spec in ("steady", "mean"):
+    """segment.select_passes, with a note naming the passes `steady`, `auto` and `mean` chose for each run."""
+    fallbacks = set()
+    sel = segment.select_passes(con, b, spec, fallbacks)
+    if spec in ("steady", "auto", "mean"):
         picked = {rid: [p for r, p in sel if r == rid] for rid in b.run_ids}
         sim = segment.simulated_runs(con, b.run_ids)
-        b.notes.append(("steady pass: " if spec == "steady" else "mean of the steady passes: ") + "; ".join(
+        how = {r: "" if spec != "auto" else " (no steady pass: the last full one)" if r in fallbacks else " (steady)"
+               for r in picked}
+        head = {"steady": "steady pass: ", "auto": "pass: ", "mean": "mean of the steady passes: "}[spec]
+        b.notes.append(head + "; ".join(
             f"{b.run_names[r]}{' (simulated)' if r in sim else ''} -> pass{'es' if len(ps) > 1 else ''} "
-            f"{', '.join(map(str, ps))}" for r, ps in picked.items()))
+            f"{', '.join(map(str, ps))}{how[r]}" for r, ps in picked.items()))
     return sel
 
 

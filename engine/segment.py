@@ -188,23 +188,26 @@ def assign(con, b: Bound, selection: list[tuple[int, int]]):
     sql.run(con, "segment_assign", {**b.params(), "win_lo": lo, "win_hi": hi})
 
 
-def select_passes(con, b: Bound, spec: str) -> list[tuple[int, int]]:
-    """(run_id, pass) pairs for `--pass N|all|steady|mean`, after find_passes (mean: every pass averaged)."""
+def select_passes(con, b: Bound, spec: str, fallbacks: set | None = None) -> list[tuple[int, int]]:
+    """(run_id, pass) pairs for `--pass N|all|steady|auto|mean`, after find_passes (mean: every pass
+    averaged; auto: the steady pass, else the run's last full pass, and the run goes into `fallbacks`)."""
     spec = str(spec).strip().lower()
     allp = con.execute("SELECT run_id, pass, partial FROM _passes ORDER BY run_id, pass").fetchall()
     if spec == "all":
         return [(r, p) for r, p, _ in allp]
-    if spec in ("steady", "mean"):
+    if spec in ("steady", "auto", "mean"):
         walls, sim, out = layer0_walls(con, b), simulated_runs(con, b.run_ids), []
         for rid in b.run_ids:
             if spec == "mean" or rid in sim:
                 picked = steady_passes(con, b, rid, walls, rid in sim)
+            elif spec == "auto":
+                picked = [_steady_or_last(con, b, rid, walls, fallbacks)]
             else:
                 picked = [steady_pass(con, b, rid, walls)]
             out += [(rid, p) for p in (picked if spec == "mean" else picked[:1])]
         return out
     if not spec.lstrip("-").isdigit():
-        raise UsageError(f"--pass {spec!r}: expected a pass number, all, steady or mean")
+        raise UsageError(f"--pass {spec!r}: expected a pass number, all, steady, auto or mean")
     n = int(spec)
     out = []
     for rid in b.run_ids:
@@ -213,6 +216,18 @@ def select_passes(con, b: Bound, spec: str) -> list[tuple[int, int]]:
             raise UsageError(f"run '{b.run_names[rid]}' has {count} passes (0..{count - 1}); --pass {n} does not exist")
         out.append((rid, n))
     return out
+
+
+def _steady_or_last(con, b: Bound, rid: int, walls: dict, fallbacks: set | None) -> int:
+    """The steady pass, else the last full pass (the last pass when all are partial): a trace of one or
+    two passes, as a profiler often records, has no steady pass."""
+    try:
+        return steady_pass(con, b, rid, walls)
+    except UsageError:
+        if fallbacks is not None:
+            fallbacks.add(rid)
+        return con.execute("SELECT coalesce(max(pass) FILTER (WHERE NOT partial), max(pass)) FROM _passes "
+                           "WHERE run_id = $r", {"r": rid}).fetchone()[0]
 
 
 def simulated_runs(con, run_ids) -> set[int]:

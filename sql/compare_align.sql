@@ -2,7 +2,7 @@
 -- Inputs: _assigned (the selected passes), kernels (names), _rules (category names), _attr (each kernel's
 --   module, from attribute_modules.sql for --by module, else empty: attribute_none.sql).
 -- Parameters: $run_ids (the first is the reference); $by 'layer' | 'category' | 'module' | 'kernel';
---   $label NULL (passes matched by number) or 'steady' | 'mean' (each run's selected passes matched
+--   $label NULL (passes matched by number) or 'steady' | 'auto' | 'mean' (each run's selected passes matched
 --   whatever their numbers, and labelled so; for mean there are several per run, averaged).
 -- Keys: by layer (pass, layer); by category (pass, layer, category); by module (pass, layer, module),
 --   the innermost launching module as in report modules; by kernel (pass, layer, category, ordinal): the

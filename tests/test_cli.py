@@ -8,7 +8,7 @@ import re
 import pytest
 
 import tiny_trace
-from conftest import ROOT, cli
+from conftest import ROOT, cli, write_csv
 
 
 @pytest.fixture
@@ -54,6 +54,30 @@ def test_report_layers_csv_and_output_file(tiny_db, tmp_path):
     # strict window of pass 3: layer 0 = 6 kernels, 27 us over 33 us; layer 1 = the anchor alone
     assert [(r["pass"], r["layer"], r["kernels"], r["sum_us"], r["wall_us"]) for r in rows] == [
         ("3", "0", "6", "27.000", "33.000"), ("3", "1", "1", "5.000", "5.000")]
+
+
+def test_report_kernels_takes_the_steady_pass_else_the_last_full_one(tiny_db, tmp_path):
+    """`report kernels` defaults to --pass auto: the steady pass when the run has one (tiny: pass 3), else
+    its last full pass, as in a profile of one or two passes; a note says which."""
+    seg = ["report", "kernels", "--profile", "qwen3-npu", "--layers", "2", "--format", "csv"]
+    auto = cli(*seg, "--db", tiny_db, "--run", "tiny")
+    steady = cli(*seg, "--db", tiny_db, "--run", "tiny", "--pass", "steady")
+    assert auto.stdout == steady.stdout
+    assert {r["pass"] for r in csv.DictReader(io.StringIO(auto.stdout))} == {"3"}
+    assert "note: pass: tiny -> pass 3 (steady)" in auto.stderr.splitlines()
+    # passes 0 and 1 of the same trace (the cold start: none steady), and pass 2 cut before its second
+    # anchor (partial): the last full pass is 1
+    rows = tiny_trace.rows(scales=tiny_trace.SCALES[:3])
+    last_anchor = max(i for i, r in enumerate(rows) if r[6] == "FusedInferAttentionScore")
+    two = str(tmp_path / "two.duckdb")
+    cli("ingest", write_csv(tmp_path / "two.csv", tiny_trace.HEADER, rows[:last_anchor]), "--db", two, "--name", "two")
+    passes = cli("report", "passes", "--db", two, "--run", "two", "--profile", "qwen3-npu", "--layers", "2",
+                 "--format", "csv").stdout
+    assert [(r["pass"], r["note"]) for r in csv.DictReader(io.StringIO(passes))][-1] == ("2", "partial")
+    got = cli(*seg, "--db", two, "--run", "two")
+    assert {r["pass"] for r in csv.DictReader(io.StringIO(got.stdout))} == {"1"}
+    assert "note: pass: two -> pass 1 (no steady pass: the last full one)" in got.stderr.splitlines()
+    assert cli(*seg, "--db", two, "--run", "two", "--pass", "steady", check=False).returncode == 2
 
 
 def test_report_kernels_compute_flow_format(tiny_db):

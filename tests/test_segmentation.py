@@ -111,7 +111,7 @@ def test_pass_selection_errors(tiny):
     assert segment.select_passes(tiny, b, "2") == [(b.run_ids[0], 2)]
     with pytest.raises(UsageError, match=r"has 4 passes \(0..3\); --pass 4"):
         segment.select_passes(tiny, b, "4")
-    with pytest.raises(UsageError, match="expected a pass number, all, steady or mean"):
+    with pytest.raises(UsageError, match="expected a pass number, all, steady, auto or mean"):
         segment.select_passes(tiny, b, "last")
 
 
