@@ -29,16 +29,20 @@ class IngestResult:
     bytes: int = 0
     same_as: str | None = None
     truncated: bool = False
+    inflated: int | None = None   # a .gz trace's JSON bytes
 
     def summary(self, named: bool = False) -> str:
         """One line; `named`: a skipped trace says which run it would have been (folder ingests)."""
         if self.status == "skipped":
             return (f"skipped{f' run {self.name!r}' if named else ''}: identical content is already run "
                     f"'{self.same_as}' (use --replace to ingest again)")
-        mb = self.bytes / 1e6
+        mb, secs = self.bytes / 1e6, max(self.seconds, 1e-9)
         cut = "; the file is cut short (crashed run?): the complete events were kept" if self.truncated else ""
+        size = (f"{mb:.1f} MB gzip, {self.inflated / 1e6:.1f} MB inflated, in {self.seconds:.2f} s "
+                f"({self.inflated / 1e6 / secs:.0f} MB/s inflated)" if self.inflated is not None
+                else f"{mb:.1f} MB in {self.seconds:.2f} s ({mb / secs:.0f} MB/s)")
         return (f"{self.status} run '{self.name}': {self.rows:,} kernel rows ({self.duplicates:,} duplicates not "
-                f"counted), {mb:.1f} MB in {self.seconds:.2f} s ({mb / max(self.seconds, 1e-9):.0f} MB/s){cut}")
+                f"counted), {size}{cut}")
 
 
 def checkpoint_appended(con):
@@ -91,18 +95,18 @@ def ingest_path(con, path: str, name: str | None = None, tags=None, replace: boo
         return IngestResult(name=name, run_id=None, status="skipped", same_as=outcome[1],
                             seconds=time.perf_counter() - t0, bytes=hasher.size)
     checkpoint_appended(con)
-    status, run_id, rows, dups, truncated = outcome
+    status, run_id, rows, dups, truncated, inflated = outcome
     return IngestResult(name=name, run_id=run_id, status=status, rows=rows, duplicates=dups,
-                        seconds=time.perf_counter() - t0, bytes=hasher.size, truncated=truncated)
+                        seconds=time.perf_counter() - t0, bytes=hasher.size, truncated=truncated, inflated=inflated)
 
 
 def _load_run(con, src, name, tag_map, replace, hasher, retry, core_rules):
     """The run's rows, then one transaction: duplicate marks, run row, stats. ('skipped', same_as) when the
-    content is known, else (status, run_id, rows, duplicates, truncated). On any error the store is left
+    content is known, else (status, run_id, rows, duplicates, truncated, inflated bytes). On any error the store is left
     as it was: the transaction is rolled back, and a Chrome trace's committed parts are removed."""
     run_id = con.execute("SELECT coalesce(max(run_id), 0) + 1 FROM runs").fetchone()[0]
     facts = {"format": src.format, "device_kind": src.device_kind, "clock_domain": src.clock_domain,
-             "rank": src.rank, "truncated": False}
+             "rank": src.rank, "truncated": False, "inflated_bytes": None}
     chrome = src.format == "chrome-json"
     if chrome:   # parts commit on their own, invisible until the transaction below
         sql.run(con, "ingest_pending", {"run_id": run_id})
@@ -161,7 +165,7 @@ def _load_run(con, src, name, tag_map, replace, hasher, retry, core_rules):
     except BaseException:
         _abandon(con, run_id, chrome)
         raise
-    return ("replaced" if replaced else "ingested"), run_id, rows, dups, facts["truncated"]
+    return ("replaced" if replaced else "ingested"), run_id, rows, dups, facts["truncated"], facts["inflated_bytes"]
 
 
 def _abandon(con, run_id, chrome):

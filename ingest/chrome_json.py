@@ -562,7 +562,8 @@ def load(con, run_id: int, path: str, parts: int | None = None, safe: bool = Fal
     this thread writes the next part file (`_Inserters`), under MEMORY_CAP (`memory_cap`). A .gz is inflated on its own thread while the
     parts already there are parsed. The rows stay invisible until the run's final transaction adds its
     runs row (`finish` runs in it); the caller removes them when anything fails (sql/discard_pending.sql).
-    Returns run facts: device_name, rank, world_size, truncated, clock_domain, format, device_kind."""
+    Returns run facts: device_name, rank, world_size, truncated, clock_domain, format, device_kind,
+    inflated_bytes (a .gz's JSON bytes, else None)."""
     with Workdir() as work, memory_cap(con, MEMORY_CAP):
         gz = Gunzip(path, work) if is_gzip(path) else None
         try:
@@ -638,7 +639,8 @@ def _load(con, run_id, path, work, gz, parts, safe) -> dict:
         raise InputError(f"{path}: the trace holds no complete events; expected a non-empty traceEvents array")
     facts = run_facts(layout.metadata)   # with the keys after the events, known now
     facts.pop("base_ns")
-    facts.update(truncated=layout.truncated, format="ascend-trace-view" if ascend else "chrome-trace",
+    facts.update(truncated=layout.truncated, inflated_bytes=gz.size if gz is not None else None,
+                 format="ascend-trace-view" if ascend else "chrome-trace",
                  device_kind="npu" if ascend else "gpu",
                  clock_domain="unix-epoch-local" if ascend else
                  ("unix-epoch" if base_ns or kind == "epoch" else "trace-relative"))

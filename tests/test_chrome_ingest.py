@@ -1,6 +1,7 @@
 """Chrome trace-event JSON ingest (Kineto, Ascend trace_view.json) over tests/tiny_kineto.py and variants."""
 import gzip
 import json
+import os
 import time
 import zlib
 
@@ -505,3 +506,14 @@ def test_duckdb_memory_is_capped_while_the_parts_go_in(con, tmp_path, monkeypatc
     assert limits and set(limits) == {own}
     assert limit() == own
     assert chrome_json.size_bytes("18.8 GiB") == 18.8 * 2**30 and chrome_json.size_bytes("400MB") == 400e6
+
+
+def test_a_gzip_ingest_reports_its_inflated_size(con, tmp_path):
+    plain = tiny_kineto.write(tmp_path / "p.json")
+    packed = tiny_kineto.write(tmp_path / "p.json.gz", gz=True)
+    res = tracedb.ingest_trace(con, packed, name="gz")
+    with open(plain, "rb") as f:
+        assert res.inflated == len(f.read()) and res.bytes == os.path.getsize(packed)
+    assert f"MB gzip, {res.inflated / 1e6:.1f} MB inflated, in " in res.summary()
+    res = tracedb.ingest_trace(con, plain, name="plain", replace=True)
+    assert res.inflated is None and "inflated" not in res.summary()
