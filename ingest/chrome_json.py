@@ -660,9 +660,12 @@ def memory_cap(con, cap: int):
         yield
     finally:
         if lower:
-            con.execute("RESET memory_limit")
-            if con.execute(setting).fetchone()[0] != before:
-                con.execute("SET memory_limit = $v", {"v": before})
+            try:
+                con.execute("RESET memory_limit")
+                if con.execute(setting).fetchone()[0] != before:
+                    con.execute("SET memory_limit = $v", {"v": before})
+            except duckdb.Error:
+                pass   # never hide the error that ended the block; the cap only slows a later big query
 
 
 _SIZE = re.compile(r"\s*([0-9.]+)\s*([KMGTP]?i?B|bytes)?\s*", re.IGNORECASE)
