@@ -102,8 +102,9 @@ def ingest_path(con, path: str, name: str | None = None, tags=None, replace: boo
 
 def _load_run(con, src, name, tag_map, replace, hasher, retry, core_rules):
     """The run's rows, then one transaction: duplicate marks, run row, stats. ('skipped', same_as) when the
-    content is known, else (status, run_id, rows, duplicates, truncated, inflated bytes). On any error the store is left
-    as it was: the transaction is rolled back, and a Chrome trace's committed parts are removed."""
+    content is known, else (status, run_id, rows, duplicates, truncated, inflated bytes of a .gz). On any
+    error the store is left as it was: the transaction is rolled back, and a Chrome trace's committed
+    parts are removed."""
     run_id = con.execute("SELECT coalesce(max(run_id), 0) + 1 FROM runs").fetchone()[0]
     facts = {"format": src.format, "device_kind": src.device_kind, "clock_domain": src.clock_domain,
              "rank": src.rank, "truncated": False, "inflated_bytes": None}

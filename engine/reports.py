@@ -170,8 +170,8 @@ def select_noted(con, b, spec: str) -> list[tuple[int, int]]:
     if spec in ("steady", "auto", "mean"):
         picked = {rid: [p for r, p in sel if r == rid] for rid in b.run_ids}
         sim = segment.simulated_runs(con, b.run_ids)
-        how = {r: "" if spec != "auto" else " (no steady pass: the last full one)" if r in fallbacks else " (steady)"
-               for r in picked}
+        how = {r: "" if spec != "auto" else
+               (" (no steady pass: the last full one)" if r in fallbacks else " (steady)") for r in picked}
         head = {"steady": "steady pass: ", "auto": "pass: ", "mean": "mean of the steady passes: "}[spec]
         b.notes.append(head + "; ".join(
             f"{b.run_names[r]}{' (simulated)' if r in sim else ''} -> pass{'es' if len(ps) > 1 else ''} "

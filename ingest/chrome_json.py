@@ -434,7 +434,7 @@ AHEAD = 1                # part files written before a cursor is free for them (
 
 MEMORY_CAP = 400 << 20   # DuckDB's memory_limit while the parts go in. DuckDB keeps the blocks it has written
                          # in its buffer pool until memory is short, so without a cap the peak RSS grew with the
-                         # store: 0.39 GB for 1 GB of JSON, 0.47-0.51 GB for 3 GB. Two parts in flight need
+                         # store: 0.36-0.39 GB for 1 GB of JSON, 0.46-0.54 GB for 3 GB. Two parts in flight need
                          # ~150-250 MB (with 150 MB DuckDB spilled 4 MB; with 300 MB nothing).
 
 DEFAULT_CORE_RULES = [("(?i)^(AIC)([_ (]|$)", "AIC"), ("(?i)^(AIV)([_ (]|$)", "AIV")]
@@ -559,9 +559,10 @@ def load(con, run_id: int, path: str, parts: int | None = None, safe: bool = Fal
 
     Memory stays flat as files grow: the event array is cut into parts (`part_bytes`), and each part is one
     INSERT straight from DuckDB's JSON reader, committed on its own, two at a time on two cursors while
-    this thread writes the next part file (`_Inserters`), under MEMORY_CAP (`memory_cap`). A .gz is inflated on its own thread while the
-    parts already there are parsed. The rows stay invisible until the run's final transaction adds its
-    runs row (`finish` runs in it); the caller removes them when anything fails (sql/discard_pending.sql).
+    this thread writes the next part file (`_Inserters`), under MEMORY_CAP (`memory_cap`). A .gz is
+    inflated on its own thread while the parts already there are parsed. The rows stay invisible until
+    the run's final transaction adds its runs row (`finish` runs in it); the caller removes them when
+    anything fails (sql/discard_pending.sql).
     Returns run facts: device_name, rank, world_size, truncated, clock_domain, format, device_kind,
     inflated_bytes (a .gz's JSON bytes, else None)."""
     with Workdir() as work, memory_cap(con, MEMORY_CAP):
@@ -668,7 +669,7 @@ def memory_cap(con, cap: int):
                 pass   # never hide the error that ended the block; the cap only slows a later big query
 
 
-_SIZE = re.compile(r"\s*([0-9.]+)\s*([KMGTP]?i?B|bytes)?\s*", re.IGNORECASE)
+_SIZE = re.compile(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([KMGTP]?i?B|bytes)?\s*", re.IGNORECASE)
 
 
 def size_bytes(text: str) -> float:
