@@ -201,7 +201,7 @@ def select_passes(con, b: Bound, spec: str, fallbacks: set | None = None) -> lis
             if spec == "mean" or rid in sim:
                 picked = steady_passes(con, b, rid, walls, rid in sim)
             elif spec == "auto":
-                picked = [_steady_or_last(con, b, rid, walls, fallbacks)]
+                picked = [_steady_or_last(con, b, rid, walls, allp, fallbacks)]
             else:
                 picked = [steady_pass(con, b, rid, walls)]
             out += [(rid, p) for p in (picked if spec == "mean" else picked[:1])]
@@ -218,16 +218,16 @@ def select_passes(con, b: Bound, spec: str, fallbacks: set | None = None) -> lis
     return out
 
 
-def _steady_or_last(con, b: Bound, rid: int, walls: dict, fallbacks: set | None) -> int:
-    """The steady pass, else the last full pass (the last pass when all are partial): a trace of one or
-    two passes, as a profiler often records, has no steady pass."""
+def _steady_or_last(con, b: Bound, rid: int, walls: dict, allp: list, fallbacks: set | None) -> int:
+    """The steady pass, else the last full pass (the last pass when all are partial) among `allp`
+    (run_id, pass, partial): a trace of one or two passes, as a profiler often records, has no steady pass."""
     try:
         return steady_pass(con, b, rid, walls)
     except UsageError:
         if fallbacks is not None:
             fallbacks.add(rid)
-        return con.execute("SELECT coalesce(max(pass) FILTER (WHERE NOT partial), max(pass)) FROM _passes "
-                           "WHERE run_id = $r", {"r": rid}).fetchone()[0]
+        full = [p for r, p, partial in allp if r == rid and not partial]
+        return max(full or [p for r, p, _ in allp if r == rid], default=None)
 
 
 def simulated_runs(con, run_ids) -> set[int]:
