@@ -19,9 +19,9 @@ AnchorOpt = Annotated[Optional[str], typer.Option("--anchor", "-a", help="RE2 pa
 LayersOpt = Annotated[Optional[int], typer.Option("--layers", "-l", help="Layers per pass: passes by anchor count (else by gaps).")]
 BplOpt = Annotated[Optional[int], typer.Option("--blocks-per-layer", help="Anchors per layer (default: profile's, 1).")]
 OffsetOpt = Annotated[Optional[int], typer.Option("--layer-offset", help="Move every layer boundary this many kernels before its anchor.")]
-WindowOpt = Annotated[str, typer.Option("--window", "-w", help="strict: first to last anchor; full: extended into the gaps between passes.")]
+WindowOpt = Annotated[str, typer.Option("--window", "-w", help="full (default): every kernel of a pass in its prologue or a layer; strict: first to last anchor (the last layer ends at its anchor).")]
 PassOpt = Annotated[str, typer.Option("--pass", help="A pass number, all, steady, auto (the steady pass, else the last full one), or mean (layers, compare: the mean of the steady passes).")]
-GapOpt = Annotated[float, typer.Option("--pass-gap", help="Gap-based passes: a new pass where the anchor gap exceeds G x median gap.")]
+GapOpt = Annotated[Optional[float], typer.Option("--pass-gap", help="Split passes where the anchor gap exceeds G x the median gap (default: at gaps >= 1.5x every gap inside a pass, found per run).", show_default=False)]
 ConfigOpt = Annotated[Optional[str], typer.Option("--config", help="Model config.json: num_hidden_layers, layer types.")]
 AbsOpt = Annotated[bool, typer.Option("--absolute", help="Absolute times instead of relative to the run's first kernel.")]
 FmtOpt = Annotated[str, typer.Option("--format", "-f", help="table, md, csv or json (kernels: also compute-flow).")]
@@ -45,8 +45,8 @@ def _run(name, db, fmt, output, run, tag, **kw):
 @one_line_errors
 def passes(run: RunOpt = None, tag: TagOpt = None, db: DbOpt = None,
            profile: ProfileOpt = None, anchor: AnchorOpt = None, layers: LayersOpt = None,
-           blocks_per_layer: BplOpt = None, layer_offset: OffsetOpt = None, window: WindowOpt = "strict",
-           pass_gap: GapOpt = 10.0, config: ConfigOpt = None, absolute: AbsOpt = False,
+           blocks_per_layer: BplOpt = None, layer_offset: OffsetOpt = None, window: WindowOpt = "full",
+           pass_gap: GapOpt = None, config: ConfigOpt = None, absolute: AbsOpt = False,
            format: FmtOpt = "table", output: OutOpt = None):
     """Forward passes: anchors, kernels, time, average and first layer, cold-start / steady-state / partial."""
     _run("passes", db, check_format(format), output, run, tag, profile=profile, anchor=anchor, layers=layers,
@@ -58,8 +58,8 @@ def passes(run: RunOpt = None, tag: TagOpt = None, db: DbOpt = None,
 @one_line_errors
 def layers(run: RunOpt = None, tag: TagOpt = None, db: DbOpt = None,
            profile: ProfileOpt = None, anchor: AnchorOpt = None, layers: LayersOpt = None,
-           blocks_per_layer: BplOpt = None, layer_offset: OffsetOpt = None, window: WindowOpt = "strict",
-           pass_: PassOpt = "all", pass_gap: GapOpt = 10.0, config: ConfigOpt = None, absolute: AbsOpt = False,
+           blocks_per_layer: BplOpt = None, layer_offset: OffsetOpt = None, window: WindowOpt = "full",
+           pass_: PassOpt = "all", pass_gap: GapOpt = None, config: ConfigOpt = None, absolute: AbsOpt = False,
            clusters: Annotated[bool, typer.Option("--clusters", help="Per layer type statistics (needs --config with layer types).")] = False,
            format: FmtOpt = "table", output: OutOpt = None):
     """Per layer: kernels, sum and wall time, time per category, communication count."""
@@ -72,8 +72,8 @@ def layers(run: RunOpt = None, tag: TagOpt = None, db: DbOpt = None,
 @one_line_errors
 def kernels(run: RunOpt = None, tag: TagOpt = None, db: DbOpt = None,
             profile: ProfileOpt = None, anchor: AnchorOpt = None, layers: LayersOpt = None,
-            blocks_per_layer: BplOpt = None, layer_offset: OffsetOpt = None, window: WindowOpt = "strict",
-            pass_: PassOpt = "auto", pass_gap: GapOpt = 10.0, config: ConfigOpt = None, absolute: AbsOpt = False,
+            blocks_per_layer: BplOpt = None, layer_offset: OffsetOpt = None, window: WindowOpt = "full",
+            pass_: PassOpt = "auto", pass_gap: GapOpt = None, config: ConfigOpt = None, absolute: AbsOpt = False,
             layer: Annotated[Optional[int], typer.Option("--layer", help="Only this layer (needed for the flow and --compare-layer).")] = None,
             compare_layer: Annotated[Optional[int], typer.Option("--compare-layer", help="Diff the kernel set of --layer against this layer.")] = None,
             flow: Annotated[bool, typer.Option("--flow", help="Every kernel of the layer with category, simplified name, ts and shapes.")] = False,
@@ -93,8 +93,8 @@ def kernels(run: RunOpt = None, tag: TagOpt = None, db: DbOpt = None,
 @one_line_errors
 def timeline(run: RunOpt = None, tag: TagOpt = None, db: DbOpt = None,
              profile: ProfileOpt = None, anchor: AnchorOpt = None, layers: LayersOpt = None,
-             blocks_per_layer: BplOpt = None, layer_offset: OffsetOpt = None, window: WindowOpt = "strict",
-             pass_: PassOpt = "all", pass_gap: GapOpt = 10.0, config: ConfigOpt = None, absolute: AbsOpt = False,
+             blocks_per_layer: BplOpt = None, layer_offset: OffsetOpt = None, window: WindowOpt = "full",
+             pass_: PassOpt = "all", pass_gap: GapOpt = None, config: ConfigOpt = None, absolute: AbsOpt = False,
              layer: Annotated[Optional[List[int]], typer.Option("--layer", help="Only these layers (repeatable); passes always.")] = None,
              format: FmtOpt = "table", output: OutOpt = None):
     """Pass and layer time ranges in seconds from the trace start, to navigate in Perfetto."""
@@ -107,8 +107,8 @@ def timeline(run: RunOpt = None, tag: TagOpt = None, db: DbOpt = None,
 @one_line_errors
 def modules(run: RunOpt = None, tag: TagOpt = None, db: DbOpt = None,
             profile: ProfileOpt = None, anchor: AnchorOpt = None, layers: LayersOpt = None,
-            blocks_per_layer: BplOpt = None, layer_offset: OffsetOpt = None, window: WindowOpt = "strict",
-            pass_: PassOpt = "all", pass_gap: GapOpt = 10.0, config: ConfigOpt = None,
+            blocks_per_layer: BplOpt = None, layer_offset: OffsetOpt = None, window: WindowOpt = "full",
+            pass_: PassOpt = "all", pass_gap: GapOpt = None, config: ConfigOpt = None,
             by: Annotated[str, typer.Option("--by", help="kernel: a row per (layer, module, kernel); module: per module totals.")] = "kernel",
             format: FmtOpt = "table", output: OutOpt = None):
     """Device time by the host module that launched it (GPU traces with host events); layers with an anchor."""
@@ -137,8 +137,8 @@ def cores(run: RunOpt = None, tag: TagOpt = None, db: DbOpt = None,
 @one_line_errors
 def compare(run: RunOpt = None, tag: TagOpt = None, db: DbOpt = None,
             profile: ProfileOpt = None, anchor: AnchorOpt = None, layers: LayersOpt = None,
-            blocks_per_layer: BplOpt = None, layer_offset: OffsetOpt = None, window: WindowOpt = "strict",
-            pass_: PassOpt = "all", pass_gap: GapOpt = 10.0, config: ConfigOpt = None,
+            blocks_per_layer: BplOpt = None, layer_offset: OffsetOpt = None, window: WindowOpt = "full",
+            pass_: PassOpt = "all", pass_gap: GapOpt = None, config: ConfigOpt = None,
             by: Annotated[str, typer.Option("--by", help="layer, category, module (traces with host events), or kernel (aligned by category and rank).")] = "layer",
             format: FmtOpt = "table", output: OutOpt = None):
     """Two or more runs segmented alike, aligned by layer, category, module or kernel, with delta and ratio to the

@@ -27,14 +27,14 @@ def runs(ctx: typer.Context, db: DbOpt = None, format: FormatOpt = "table", outp
          passes: Annotated[bool, typer.Option("--passes", help="Count each run's passes (as `report passes` "
                                                                "finds them; seconds on big runs).")] = False,
          profile: ProfileOpt = None, anchor: AnchorOpt = None, layers: LayersOpt = None,
-         blocks_per_layer: BplOpt = None, pass_gap: GapOpt = 10.0):
+         blocks_per_layer: BplOpt = None, pass_gap: GapOpt = None):
     """List runs: format, rank, device, source size, kernel rows, tags, span; --passes adds pass counts."""
     if ctx.invoked_subcommand:
         # `tracedb runs --tag x rm '*'` must not read as "remove the runs tagged x": refuse, never ignore
         given = [o for o, v in (("--format", format != "table"), ("--output", output), ("--run", run), ("--tag", tag),
                                 ("--passes", passes), ("--profile", profile), ("--anchor", anchor),
                                 ("--layers", layers), ("--blocks-per-layer", blocks_per_layer),
-                                ("--pass-gap", pass_gap != 10.0)) if v]
+                                ("--pass-gap", pass_gap is not None)) if v]
         if given:
             raise UsageError(f"{', '.join(given)}: options of the listing (`tracedb runs`), not of "
                              f"`tracedb runs {ctx.invoked_subcommand}`")

@@ -19,6 +19,7 @@ def build(con, fmt, b, spec, by, meta):
     if len(b.run_ids) < 2:
         raise UsageError("report compare needs two or more --run")
     segment.assign(con, b, reports.select_noted(con, b, spec))
+    reports.flag_short_last_layer(con, b)
     names = b.run_names
     if by == "module":
         for rid, launched in reports.attribute(con, b).items():
@@ -37,9 +38,9 @@ def build(con, fmt, b, spec, by, meta):
     title += ", mean of the steady passes" if label == "mean" else ""
     if fmt in ("csv", "json"):
         return reports._fetch(con, fmt, "report_compare_mean" if label == "mean" else "report_compare",
-                              params, "compare", b, meta, title)
+                              params, "compare", b, meta, title, labels=reports.PROLOGUE)
     run_cols, diff_cols = _wide_columns(b, by, label == "mean")
-    res = reports._fetch(con, fmt, "report_compare_wide", params, "compare", b, meta, title,
+    res = reports._fetch(con, fmt, "report_compare_wide", params, "compare", b, meta, title, labels=reports.PROLOGUE,
                          run_columns=run_cols, diff_columns=diff_cols)
     keep = {"layer": (), "category": ("category",), "kernel": ("category",), "module": ("module",)}[by]
     return render.drop_columns(res, [c for c in ("category", "module") if c not in keep])

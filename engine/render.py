@@ -25,6 +25,8 @@ class Result:
     params: dict = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     display: dict = field(default_factory=dict)   # column -> label for NULL in table/md (e.g. layer: prologue)
+    labels: dict = field(default_factory=dict)    # column -> (label, guard): NULL shown as label in every format
+                                                  # (CSV, JSON too) where column `guard` is not NULL
     sparse: set = field(default_factory=set)      # columns table/md leave out when zero in every row
 
 
@@ -37,20 +39,28 @@ def fetch(con, query: str, query_params: dict, report: str, fmt: str = "table", 
         cols = [d[0] for d in desc]
         numeric = [str(d[1]).upper().startswith(NUMERIC) for d in desc]
         if fmt == "csv":
-            return Result(report=report, columns=cols, numeric=numeric, rows=[], csv_body=_copy_csv(con), **kw)
+            return Result(report=report, columns=cols, numeric=numeric, rows=[],
+                          csv_body=_copy_csv(con, kw.get("labels") or {}), **kw)
         rows = con.execute("SELECT COLUMNS(*)::VARCHAR FROM _report").fetchall()
         return Result(report=report, columns=cols, numeric=numeric, rows=rows, **kw)
     finally:
         con.execute("DROP TABLE IF EXISTS _report")
 
 
-def _copy_csv(con) -> str:
+def _copy_csv(con, labels: dict) -> str:
     import os
     import tempfile
+
+    from tracedb.sql import ident
     fd, path = tempfile.mkstemp(suffix=".csv", prefix="tracedb-")
     os.close(fd)
+    # a labelled NULL (the prologue's layer) is written as its label, bound as a parameter
+    swap = ", ".join(f"coalesce(CAST({ident(c)} AS VARCHAR), CASE WHEN {ident(g)} IS NOT NULL THEN $l{i} END) "
+                     f"AS {ident(c)}" for i, (c, (_, g)) in enumerate(labels.items()))
+    source = f"(SELECT * REPLACE ({swap}) FROM _report)" if labels else "_report"
     try:
-        con.execute("COPY _report TO $path (FORMAT csv, HEADER false, DELIMITER ',')", {"path": path})
+        con.execute(f"COPY {source} TO $path (FORMAT csv, HEADER false, DELIMITER ',')",
+                    {"path": path, **{f"l{i}": lab for i, (lab, _) in enumerate(labels.values())}})
         with open(path, encoding="utf-8", newline="") as f:
             return f.read()
     finally:
@@ -94,7 +104,7 @@ def _without(res: Result, drop: list[int], notes=()) -> Result:
     keep = [i for i in range(len(res.columns)) if i not in drop]
     return Result(report=res.report, columns=[res.columns[i] for i in keep], numeric=[res.numeric[i] for i in keep],
                   rows=[tuple(row[i] for i in keep) for row in res.rows], title=res.title, params=res.params,
-                  notes=res.notes + list(notes), display=res.display)
+                  notes=res.notes + list(notes), display=res.display, labels=res.labels)
 
 
 def _context(res: Result, fmt: str) -> dict:
@@ -111,7 +121,8 @@ def _context(res: Result, fmt: str) -> dict:
         ctx["title_json"] = json.dumps(res.title)
         ctx["notes_json"] = json.dumps(res.notes)
         keys = [json.dumps(c) for c in res.columns]
-        ctx["lines"] = ["{" + ", ".join(f"{k}: {_json_cell(v, n)}" for k, v, n in zip(keys, row, res.numeric)) + "}"
+        ctx["lines"] = ["{" + ", ".join(f"{k}: {_json_cell(v, n and v is not None)}"
+                                        for k, v, n in zip(keys, _labelled(res, row), res.numeric)) + "}"
                         for row in res.rows]
     else:
         shown = _displayed(res)
@@ -126,11 +137,24 @@ def _context(res: Result, fmt: str) -> dict:
     return ctx
 
 
+def _labelled(res: Result, row) -> list:
+    """The row with its labelled NULLs (Result.labels) replaced by their labels."""
+    if not res.labels:
+        return list(row)
+    at = {c: i for i, c in enumerate(res.columns)}
+    out = list(row)
+    for c, (label, guard) in res.labels.items():
+        if c in at and out[at[c]] is None and guard in at and row[at[guard]] is not None:
+            out[at[c]] = label
+    return out
+
+
 def _displayed(res: Result):
     labels = [res.display.get(c) for c in res.columns]
+    rows = [_labelled(res, row) for row in res.rows] if res.labels else res.rows
     if not any(labels):
-        return [["" if v is None else v for v in row] for row in res.rows]
-    return [[(lab or "") if v is None else v for v, lab in zip(row, labels)] for row in res.rows]
+        return [["" if v is None else v for v in row] for row in rows]
+    return [[(lab or "") if v is None else v for v, lab in zip(row, labels)] for row in rows]
 
 
 def _csv_cell(v) -> str:

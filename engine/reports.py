@@ -8,6 +8,9 @@ from tracedb.engine import render as rnd
 from tracedb.errors import UsageError
 
 REPORTS = ("passes", "layers", "kernels", "timeline", "modules", "cores", "compare")
+# The kernels of a full window before a pass's first layer boundary have no layer: every format prints
+# that layer as `prologue` (CSV and JSON too, so a loader never confuses it with a missing value).
+PROLOGUE = {"layer": ("prologue", "pass")}
 
 
 def render_report(con, name: str, fmt: str = "table", **opts) -> str:
@@ -33,19 +36,22 @@ def build_report(con, name: str, fmt: str = "table", pass_spec: str = "all", abs
     if name == "cores":
         return _cores(con, fmt, **seg_opts)
     b = segment.bind(con, segment.Options(**seg_opts))
+    b.notes.append(b.rule())
     segment.find_passes(con, b)
     base = {"run_ids": b.run_ids, "absolute": bool(absolute)}
     meta = _params(b, pass_spec)
     if name == "passes":
         sel = segment.select_passes(con, b, "all")
         segment.assign(con, b, sel)
-        return _fetch(con, fmt, "report_passes", base, name, b, meta, "forward passes")
+        flag_short_last_layer(con, b)
+        return _fetch(con, fmt, "report_passes", base, name, b, meta, f"{b.direction} passes")
     if name == "compare":
         from tracedb.engine import compare
         return compare.build(con, fmt, b, spec, by, meta)
     if name == "kernels" and (flow or compare_layer is not None) and layer is None:
         raise UsageError("--layer is needed with --format compute-flow / --flow and with --compare-layer")
     segment.assign(con, b, select_noted(con, b, spec))
+    flag_short_last_layer(con, b)
     if name == "layers":
         return _clusters(con, fmt, b, meta) if clusters else _layers(con, fmt, b, meta, base, spec == "mean")
     if name == "timeline":
@@ -60,18 +66,31 @@ def build_report(con, name: str, fmt: str = "table", pass_spec: str = "all", abs
         if order not in ("dur", "time"):
             raise UsageError("--order: expected dur or time")
         return _fetch(con, fmt, "report_flow", {**base, "layer": layer, "order": order}, name, b, meta,
-                      f"compute flow of layer {layer}", display={"layer": "prologue"})
+                      f"compute flow of layer {layer}", labels=PROLOGUE)
     if top < 0:
         raise UsageError("--top must be >= 0 (0: every kernel)")
     return _fetch(con, fmt, "report_kernels", {"run_ids": b.run_ids, "layer": layer, "top": top}, name, b, meta,
                   "hot kernels" + (f" of layer {layer}" if layer is not None else ""))
 
 
+def flag_short_last_layer(con, b):
+    """Strict window: say so when the last layer holds only its anchor's neighbourhood (one example)."""
+    if b.window != "strict":
+        return
+    rows = sql.run(con, "segment_last_layer").fetchall()
+    if rows:
+        rid, p, layer, n, med = rows[0]
+        b.notes.append(f"strict window: the last layer of a pass ends at its anchor, so its work after the anchor "
+                       f"is not counted: run '{b.run_names[rid]}' pass {p} layer {layer} holds {n} kernel"
+                       f"{'s' if n != 1 else ''} where its other layers hold {med:g} (median)"
+                       + (f"; {len(rows)} passes alike" if len(rows) > 1 else "") + "; --window full counts it")
+
+
 def _layers(con, fmt, b, meta, base, mean):
     """Per layer, one <category>_us column per category of the profile; --pass mean: per layer over passes."""
     cats = b.profile.categories
     per_cat = [f"coalesce(sum(a.dur_ns) FILTER (WHERE a.cat_ord = {i}), 0)" for i in range(len(cats))]
-    kw = {"display": {"layer": "prologue"}, "sparse": {c + "_us" for c in cats}}
+    kw = {"labels": PROLOGUE, "sparse": {c + "_us" for c in cats}}
     if mean:
         sums = ",\n        ".join(f"{e} AS {sql.ident(c + '_ns')}" for e, c in zip(per_cat, cats))
         means = ",\n    ".join(f"us(mean_ns(sum(p.{sql.ident(c + '_ns')}), count(*))) AS {sql.ident(c + '_us')}"
@@ -91,8 +110,10 @@ def _modules(con, fmt, pass_spec, by, seg_opts):
     has_anchor = bool(opt.anchor) or bool(opt.profile and profiles.load(opt.profile).anchor)
     if has_anchor:
         b = segment.bind(con, opt)
+        b.notes.append(b.rule())
         segment.find_passes(con, b)
         segment.assign(con, b, segment.select_passes(con, b, pass_spec))
+        flag_short_last_layer(con, b)
         meta = _params(b, pass_spec)
     else:
         b = segment.bind_runs(con, opt.runs, opt.tags)
@@ -102,7 +123,7 @@ def _modules(con, fmt, pass_spec, by, seg_opts):
     meta["by"] = by
     file, title = ("report_modules_total", "device time by module") if by == "module" else \
         ("report_modules", "device time by module and kernel")
-    return _fetch(con, fmt, file, {"run_ids": b.run_ids}, "modules", b, meta, title, display={"layer": ""})
+    return _fetch(con, fmt, file, {"run_ids": b.run_ids}, "modules", b, meta, title, labels=PROLOGUE)
 
 
 def attribute(con, b) -> dict[int, int]:
@@ -182,16 +203,16 @@ def select_noted(con, b, spec: str) -> list[tuple[int, int]]:
 def _params(b, pass_spec) -> dict:
     return {"runs": ", ".join(b.run_names[r] for r in b.run_ids), "profile": b.profile.name,
             "anchor": b.anchor, "layers": b.layers, "blocks_per_layer": b.blocks_per_layer,
-            "layer_offset": b.layer_offset, "window": b.window,
-            "passes_by": "count" if b.per_pass else f"gap > {b.pass_gap:g} x median", "pass": pass_spec}
+            "layer_offset": b.layer_offset, "window": b.window, "passes_by": b.pass_rule(),
+            "pass": pass_spec}
 
 
-def _fetch(con, fmt, file, params, name, b, meta, title, display=None, sparse=None, **placeholders):
+def _fetch(con, fmt, file, params, name, b, meta, title, display=None, sparse=None, labels=None, **placeholders):
     text = sql.load(file).format(**placeholders) if placeholders else sql.load(file)
     query = sql.statements(text)[-1].rstrip().rstrip(";")
     used = {k: v for k, v in params.items() if f"${k}" in query}
     return rnd.fetch(con, query, used, name, fmt=fmt, title=title, params=meta, notes=list(b.notes),
-                     display=display or {}, sparse=sparse or set())
+                     display=display or {}, sparse=sparse or set(), labels=labels or {})
 
 
 def write_output(text: str, path: str | None):

@@ -2,7 +2,9 @@
 
 Every stage is a file in sql/ creating TEMP tables in the session (the store itself is never written):
 segment_anchors -> segment_passes -> segment_windows -> segment_assign. This module only decides
-parameters, checks them, and picks passes (`N`, `all`, `steady`, `mean`)."""
+parameters, checks them, explains the pass split in notes, and picks passes (`N`, `all`, `steady`,
+`auto`, `mean`)."""
+import re
 import statistics
 from dataclasses import dataclass, field
 
@@ -14,6 +16,13 @@ from tracedb.engine.store import resolve_runs
 from tracedb.errors import NoAnchor, UsageError
 
 STEADY_TOLERANCE = 0.05   # --pass steady: layer-0 wall within 5 % of the previous pass's
+# A pass break is an anchor gap at least 2x every gap inside a pass. On real traces a break after a whole
+# pass (last FFN, lm_head, sampling, the next embedding) is 2.2-2.6x the largest gap inside a pass
+# (Qwen1.5 H100 2.2x, MI300X 2.6x); single-pass traces show no jump above 1.03x. Back-to-back training
+# micro-batches (Megatron on Ascend) are only 1.7x apart: they split once --layers gives the count.
+PASS_BREAK_JUMP = 2.0
+# Kernel names of the backward pass (training traces hold both directions).
+BACKWARD = re.compile(r"(?i)(grad|bwd|backward|dgrad|wgrad)")
 
 
 @dataclass
@@ -26,8 +35,8 @@ class Options:
     layers: int | None = None
     blocks_per_layer: int | None = None
     layer_offset: int | None = None
-    window: str = "strict"
-    pass_gap: float = 10.0
+    window: str = "full"
+    pass_gap: float | None = None   # None: breaks found from the gaps; else gap > G x median
     config: str | None = None
 
 
@@ -42,9 +51,10 @@ class Bound:
     blocks_per_layer: int
     layer_offset: int
     window: str
-    pass_gap: float
+    pass_gap: float | None
     layer_types: list[str] | None = None
     notes: list[str] = field(default_factory=list)
+    direction: str = "forward"        # what the anchor's passes are: forward or backward
 
     @property
     def per_pass(self) -> int | None:
@@ -52,14 +62,26 @@ class Bound:
 
     def params(self) -> dict:
         return {"run_ids": self.run_ids, "anchor": self.anchor, "per_pass": self.per_pass,
-                "gap_factor": float(self.pass_gap), "window": self.window, "layer_offset": self.layer_offset,
-                "blocks_per_layer": self.blocks_per_layer}
+                "gap_factor": None if self.pass_gap is None else float(self.pass_gap), "min_jump": PASS_BREAK_JUMP,
+                "window": self.window, "layer_offset": self.layer_offset, "blocks_per_layer": self.blocks_per_layer}
+
+    def pass_rule(self) -> str:
+        """How passes are split, as every report states it."""
+        gaps = (f"passes split at anchor gaps >= {PASS_BREAK_JUMP:g}x every gap inside a pass" if self.pass_gap is None
+                else f"passes split at anchor gaps > {self.pass_gap:g}x the median gap")
+        return gaps + (f", then cut into {self.per_pass} anchors each" if self.per_pass else "")
+
+    def rule(self) -> str:
+        """The window and pass rule, as every report states them."""
+        window = ("full (every kernel of a pass is in its prologue or a layer)" if self.window == "full"
+                  else "strict (first to last anchor of a pass, so the last layer ends at its anchor)")
+        return f"window: {window}; {self.pass_rule()}"
 
 
 def bind(con, opt: Options) -> Bound:
     if opt.window not in ("strict", "full"):
         raise UsageError(f"--window {opt.window!r}: expected strict or full")
-    if opt.pass_gap <= 0:
+    if opt.pass_gap is not None and not opt.pass_gap > 0:
         raise UsageError("--pass-gap must be positive")
     ids = resolve_runs(con, opt.runs, opt.tags)
     prof = profiles.load(opt.profile or "generic")
@@ -89,35 +111,72 @@ def bind_runs(con, runs, tags=()) -> Bound:
     ids = resolve_runs(con, runs, tags)
     names = dict(con.execute("SELECT run_id, name FROM runs WHERE run_id IN (SELECT unnest($i))", {"i": ids}).fetchall())
     return Bound(run_ids=ids, run_names=names, profile=profiles.load("generic"), anchor="", layers=None,
-                 blocks_per_layer=1, layer_offset=0, window="strict", pass_gap=10.0)
+                 blocks_per_layer=1, layer_offset=0, window="full", pass_gap=None)
 
 
 def propose_anchor(con, prof, run_ids, opt, cfg) -> tuple[str, list[str]]:
-    """No anchor given: per run, the attention kernel whose count per pass (passes found by gaps) is the
-    most steady, equal to the layer count when one is known. Returns an exact-name pattern and notes
-    saying what was chosen and why; refuses when no attention kernel repeats steadily."""
-    import re
+    """No anchor given: per run, the attention anchor whose count per pass is the most steady (equal to
+    the layer count when one is known), passes found exactly as a report finds them. Candidates are each
+    attention kernel name and each family of variants that differ only in digits (vLLM runs
+    `kernel_unified_attention_2d` or `_3d` per layer): a family counts when its members take turns, not
+    when they run side by side in one layer. Forward kernels are preferred when the trace also holds
+    backward ones. Returns an exact-name pattern and notes saying what was chosen and why; refuses when
+    no candidate repeats steadily."""
     want = (opt.layers or cfg.get("layers") or prof.layers)
     bpl = opt.blocks_per_layer or prof.blocks_per_layer
     names, notes = [], []
     for rid in run_ids:
         run = con.execute("SELECT name FROM runs WHERE run_id = $r", {"r": rid}).fetchone()[0]
-        pairs = con.execute("SELECT DISTINCT name, op_type FROM kernels WHERE run_id = $r", {"r": rid}).fetchall()
-        categorize(con, prof, pairs)
-        every = sql.run(con, "anchor_candidates", {"run_id": rid, "gap_factor": float(opt.pass_gap)}).fetchall()
-        cands = [c for c in every if not want or c[3] == want * bpl]
-        good = [c for c in cands if c[4] * 2 >= c[2]]   # the count holds in most passes
+        pairs = con.execute("SELECT DISTINCT name, op_type FROM kernels WHERE run_id = $r AND name IS NOT NULL",
+                            {"r": rid}).fetchall()
+        attention = sorted({n for (n, _), c in zip(pairs, categorize(con, prof, pairs)) if c == "attention"})
+        cands = _candidate_sets(attention)
+        stats = _candidate_stats(con, rid, cands, want * bpl if want else None, opt.pass_gap)
+        good = [s for s in stats if s["steady"] * 2 >= s["passes"] and s["per_pass"] >= 2
+                and (not want or s["per_pass"] == want * bpl) and (len(s["names"]) == 1 or s["tight"])]
+        forward = [s for s in good if not any(BACKWARD.search(n) for n in s["names"])]
+        skipped = sorted({n for s in good for n in s["names"]} - {n for s in forward for n in s["names"]})
+        good = forward or good
         if not good:
-            seen = ", ".join(f"{n[:60]} ({per}/pass in {st} of {ps} passes)" for n, _, ps, per, st in every[:3])
+            seen = "; ".join(f"{' | '.join(s['names'])} ({s['per_pass']}/pass in {s['steady']} of {s['passes']} passes)"
+                             for s in stats[:3])
             raise NoAnchor(f"run '{run}': no anchor given and no attention kernel repeats a steady number of "
                            f"times per pass{f' equal to {want} layers' if want else ''}"
                            f"{'; candidates: ' + seen if seen else ''}. Give --anchor REGEX")
-        name, occ, passes, per, steady = good[0]
-        names.append(name)
-        notes.append(f"run '{run}': anchor chosen: {name[:80]!r} — an attention kernel seen {per} times in "
-                     f"{steady} of {passes} passes (found by gaps){'' if want else '; pass --layers to check'}")
+        best = good[0]
+        names += best["names"]
+        what = (f"{len(best['names'])} variants of one attention kernel, one per layer" if len(best["names"]) > 1
+                else "an attention kernel")
+        notes.append(f"run '{run}': anchor chosen: {' | '.join(best['names'])} — {what}, seen {best['per_pass']} "
+                     f"times in {best['steady']} of {best['passes']} passes"
+                     f"{'' if want else '; pass --layers to check'}"
+                     + (f"; backward kernels not considered: {', '.join(skipped)}" if forward and skipped else ""))
     pattern = "^(" + "|".join(re.escape(n) for n in dict.fromkeys(names)) + ")$"
     return pattern, notes
+
+
+def _candidate_sets(attention: list[str]) -> list[list[str]]:
+    """Each attention name alone, then each family of two or more names equal once digits are ignored."""
+    families: dict[str, list[str]] = {}
+    for n in attention:
+        families.setdefault(re.sub(r"\d+", "#", n), []).append(n)
+    return [[n] for n in attention] + [f for f in families.values() if len(f) > 1]
+
+
+def _candidate_stats(con, rid, cands, per_pass, pass_gap) -> list[dict]:
+    """Each candidate set's anchors split into passes by segment_passes.sql (candidate index in place of
+    the run id), best first: steadiest count per pass, then most anchors per pass, then name."""
+    if not cands:
+        return []
+    con.execute("CREATE OR REPLACE TEMP TABLE _cand_names AS SELECT unnest($c)::INTEGER AS cand, unnest($n) AS name",
+                {"c": [i for i, c in enumerate(cands) for _ in c], "n": [n for c in cands for n in c]})
+    sql.run(con, "anchor_candidates", {"run_id": rid})
+    sql.run(con, "segment_passes", {"per_pass": per_pass, "min_jump": PASS_BREAK_JUMP,
+                                    "gap_factor": None if pass_gap is None else float(pass_gap)})
+    out = [{"names": cands[c], "occurrences": occ, "passes": ps, "per_pass": per, "steady": st, "tight": tight}
+           for c, occ, ps, per, st, tight in sql.run(con, "anchor_candidate_stats").fetchall()]
+    out.sort(key=lambda s: (-s["steady"] / s["passes"], -s["steady"], -s["per_pass"], s["names"]))
+    return out
 
 
 def check_regex(con, pattern, what):
@@ -148,14 +207,62 @@ def find_passes(con, b: Bound):
             raise NoAnchor(f"run '{b.run_names[rid]}': no kernel name or op type matches anchor {b.anchor!r}; "
                            f"most frequent: {', '.join(f'{n} ({c})' for n, c in top)}")
     sql.run(con, "segment_passes", p)
-    if b.per_pass:
-        for rid, gap_starts, misplaced in sql.run(con, "segment_check", p).fetchall():
-            if misplaced:
-                b.notes.append(f"run '{b.run_names[rid]}': {misplaced} of {gap_starts} large anchor gaps fall inside a "
-                               f"counted pass of {b.per_pass} anchors; the trace may start mid-pass or the layer "
-                               "count may be wrong (without --layers, passes are found by gaps)")
-    sql.run(con, "segment_windows", p)
+    b.notes += split_notes(con, b)
+    anchor_names = [n for (n,) in con.execute("SELECT DISTINCT k.name FROM _anchors a JOIN kernels k USING (run_id, seq)")
+                    .fetchall() if n]
+    if anchor_names and all(BACKWARD.search(n) for n in anchor_names):
+        b.direction = "backward"
+    sql.run(con, "segment_windows", {**p, "backward": BACKWARD.pattern if b.direction == "forward" else None})
+    if b.window == "full" and b.direction == "forward":
+        b.notes += _outside_notes(con, b)
     _load_rules(con, b.profile)
+
+
+def _outside_notes(con, b: Bound) -> list[str]:
+    """Kernels a full window leaves out: the backward work after a forward pass (training traces)."""
+    out = []
+    for rid, n, ns in sql.run(con, "segment_outside", {"run_ids": b.run_ids}).fetchall():
+        out.append(f"run '{b.run_names[rid]}': {n:,} kernels ({ns / 1000:,.3f} us) from the first backward kernel after "
+                   "a forward pass to the next pass are in no pass (backward work; anchor a backward kernel to see it)")
+    return out
+
+
+def split_notes(con, b: Bound) -> list[str]:
+    """What the pass split followed, per run: the break gaps found (or that none stands out), fragments at
+    either end of the capture, passes between two breaks that do not hold the expected count, and passes
+    cut by count where the trace shows no break."""
+    us = lambda ns: f"{ns / 1000:,.1f} us"   # noqa: E731  (notes only; reports print exact decimals)
+    notes = []
+    for rid, rule, threshold, inside, breaks in con.execute(
+            "SELECT run_id, rule, threshold_ns, inside_max_ns, breaks FROM _pass_split ORDER BY run_id").fetchall():
+        run = b.run_names.get(rid, rid)
+        if rule == "gaps":
+            head = (f"{breaks} pass break{'s' if breaks > 1 else ''} at anchor gaps >= {us(threshold)}"
+                    + (f", {threshold / inside:.1f}x the largest gap inside a pass ({us(inside)})" if inside else ""))
+        elif rule == "none":
+            head = ("no anchor gap stands out as a pass break"
+                    + (f" (the largest inside is {us(inside)})" if inside else ""))
+        else:
+            head = f"{breaks} pass break{'s' if breaks != 1 else ''} at anchor gaps > {b.pass_gap:g}x the median"
+        passes = con.execute("SELECT pass, anchors, expected, partial, grp FROM _passes WHERE run_id = $r ORDER BY pass",
+                             {"r": rid}).fetchall()
+        groups = con.execute("SELECT grp, passes, first_pass, cut_min_ns FROM _pass_groups WHERE run_id = $r ORDER BY grp",
+                             {"r": rid}).fetchall()
+        extra, last = [], len(passes) - 1
+        for p, anchors, expected, partial, _ in passes:
+            if not partial:
+                continue
+            where = ("the capture starts mid-pass" if p == 0 and last > 0 else
+                     "the capture ends mid-pass" if p == last and last > 0 else
+                     "a short pass between two breaks: --layers may be wrong or anchors missing" if last > 0 else
+                     "the only pass")
+            extra.append(f"pass {p} holds {anchors} of {expected} anchors ({where})")
+        for grp, n, first, cut_min in groups:
+            if n > 1 and b.per_pass and cut_min is not None and cut_min < threshold:
+                extra.append(f"passes {first}-{first + n - 1} were cut every {b.per_pass} anchors, at the largest gaps "
+                             f"the count allows (smallest gap at a cut {us(cut_min)}): no gap there stands out")
+        notes.append(f"run '{run}': {head}" + ("; " + "; ".join(extra) if extra else ""))
+    return notes
 
 
 def categorize(con, prof: profiles.Profile, pairs: list[tuple[str, str | None]]) -> list[str]:

@@ -1,32 +1,126 @@
--- Stage 2: group anchors into forward passes.
--- Inputs: _anchors. Parameters: $per_pass BIGINT (anchors per pass = layers x blocks per layer, NULL
---   when unknown); $gap_factor DOUBLE.
--- Count-based when $per_pass is known: pass = idx // per_pass (the last pass may be short).
--- Gap-based otherwise: gap_i = start(anchor_i) - end(anchor_i-1); a pass starts where
---   gap_i > gap_factor x median(gap) of the run (the median floored at 1 ns).
--- Output: TEMP _anchor_pass(run_id, seq, start_ns, end_ns, idx, pass, block) with block = index of the
---   anchor within its pass; TEMP _passes(run_id, pass, anchors, first_start, last_end, expected,
---   partial): expected = per_pass, or in gap mode the most common anchor count of the run's passes
---   (ties: the larger); partial = anchors <> expected. Partial passes are kept, never merged or dropped.
-CREATE OR REPLACE TEMP TABLE _anchor_pass AS
-WITH g AS (
-    SELECT *, start_ns - lag(end_ns) OVER (PARTITION BY run_id ORDER BY idx) AS gap_ns FROM _anchors
+-- Stage 2 of segmentation: group anchors into passes. Boundaries come from the trace first (gaps between
+-- anchors), counts only subdivide and check within them, so a capture that starts or ends mid-pass
+-- never mixes two passes.
+-- Inputs: _anchors(run_id, seq, start_ns, end_ns, idx). Parameters: $per_pass BIGINT (anchors per pass =
+--   layers x blocks per layer; NULL when unknown); $gap_factor DOUBLE (NULL: find the break gaps; else a
+--   break where gap > gap_factor x median gap, the user's explicit rule); $min_jump DOUBLE (how many
+--   times larger than every gap inside a pass a break gap must be).
+-- 1. Gaps: gap_i = start(anchor_i) - end(anchor_i-1), per run (lag); gaps under 1 us count as 1 us, so
+--    back-to-back anchors on a busy stream do not turn noise into a ratio.
+-- 2. Break candidates: sort a run's gaps, largest first; taking the k largest as breaks is a candidate
+--    when the k-th is >= $min_jump x the (k+1)-th (a clear jump) and the passes would average >= 2
+--    anchors (k <= (gaps - 1) / 2). "No break" is a candidate with jump $min_jump. Of the eight largest
+--    jumps, the one whose passes are most regular wins: with $per_pass, the most anchors in passes whose
+--    count is a multiple of it; without, the most anchors in passes of the most common count (two or more
+--    such passes); anchors, not passes, so cutting finer never scores higher. Ties: the larger jump. So
+--    one hiccup inside a pass, or an uneven last break, does not decide.
+-- 3. Counts: a gap group with more than $per_pass anchors is cut into passes of $per_pass; the cuts start
+--    at offset o (0 <= o < per_pass: a leading fragment of o anchors) chosen so that the smallest gap at
+--    a cut is the largest (ties: the smaller o). A group with fewer anchors is one partial pass.
+-- Output: TEMP _anchor_pass(run_id, seq, start_ns, end_ns, idx, pass, block), block = index of the anchor
+--   within its pass; TEMP _passes(run_id, pass, anchors, first_start, last_end, expected, partial, grp):
+--   expected = per_pass, or the most common anchor count of the run's passes (ties: the larger);
+--   partial = anchors <> expected; grp = the gap group. Partial passes are kept, never merged or dropped.
+--   TEMP _pass_split(run_id, rule, threshold_ns, inside_max_ns, breaks): rule 'gaps' (breaks
+--   found), 'none' (no gap stands out), 'factor' (explicit $gap_factor); inside_max_ns: the largest gap
+--   not taken as a break. TEMP _pass_groups(run_id, grp, anchors, offset_o, first_pass, passes,
+--   cut_min_ns, gap_before_ns): one row per gap group, for the notes that explain the split.
+CREATE OR REPLACE TEMP TABLE _anchor_gaps AS
+SELECT *, CASE WHEN idx > 0 THEN greatest(start_ns - lag(end_ns) OVER (PARTITION BY run_id ORDER BY idx), 1000) END AS gap_ns
+FROM _anchors;
+
+CREATE OR REPLACE TEMP TABLE _break_candidates AS
+WITH ranked AS (
+    SELECT run_id, gap_ns, row_number() OVER w AS r, lead(gap_ns) OVER w AS next_gap,
+        count(*) OVER (PARTITION BY run_id) AS n_gaps
+    FROM _anchor_gaps WHERE gap_ns IS NOT NULL
+    WINDOW w AS (PARTITION BY run_id ORDER BY gap_ns DESC)
+), jumps AS (
+    SELECT run_id, gap_ns AS threshold, next_gap AS inside_max, gap_ns / next_gap AS jump
+    FROM ranked
+    WHERE $gap_factor IS NULL AND next_gap IS NOT NULL AND r <= (n_gaps - 1) // 2 AND gap_ns >= $min_jump * next_gap
+    QUALIFY row_number() OVER (PARTITION BY run_id ORDER BY gap_ns / next_gap DESC, gap_ns DESC) <= 8
 ), med AS (
-    SELECT run_id, median(gap_ns) AS med FROM g GROUP BY run_id
-), marked AS (
-    SELECT g.*,
-        CASE WHEN $per_pass IS NOT NULL THEN idx % $per_pass = 0
-             ELSE gap_ns IS NULL OR gap_ns > $gap_factor * greatest(coalesce(m.med, 0), 1) END AS starts_pass
-    FROM g JOIN med m USING (run_id)
-), numbered AS (
-    SELECT *, sum(starts_pass::INTEGER) OVER (PARTITION BY run_id ORDER BY idx) - 1 AS pass FROM marked
+    SELECT run_id, median(gap_ns) AS med, max(gap_ns) AS top FROM _anchor_gaps GROUP BY run_id
 )
-SELECT run_id, seq, start_ns, end_ns, idx, pass,
+SELECT run_id, 'gaps' AS rule, threshold, inside_max, jump FROM jumps
+UNION ALL
+-- no break: the threshold lies above every gap
+SELECT run_id, CASE WHEN $gap_factor IS NULL THEN 'none' ELSE 'factor' END,
+    CASE WHEN $gap_factor IS NULL THEN coalesce(top, 0) + 1
+         ELSE floor($gap_factor * greatest(coalesce(med, 0), 1))::BIGINT + 1 END,
+    NULL, $min_jump
+FROM med;
+
+CREATE OR REPLACE TEMP TABLE _anchor_grp AS
+WITH grouped AS (
+    SELECT c.run_id, c.threshold, a.seq, a.start_ns, a.end_ns, a.idx, a.gap_ns,
+        sum((a.gap_ns IS NULL OR a.gap_ns >= c.threshold)::INTEGER) OVER (
+            PARTITION BY c.run_id, c.threshold ORDER BY a.idx) - 1 AS grp
+    FROM _break_candidates c JOIN _anchor_gaps a USING (run_id)
+), sizes AS (
+    SELECT run_id, threshold, grp, count(*) AS n FROM grouped GROUP BY ALL
+), modal AS (
+    SELECT run_id, threshold, n, count(*) AS k FROM sizes GROUP BY ALL
+), score AS (
+    -- anchors in regular passes: counting anchors, not passes, so cutting passes finer never scores higher
+    SELECT run_id, threshold,
+        CASE WHEN $per_pass IS NOT NULL
+             THEN (SELECT sum(CASE WHEN s.n % $per_pass = 0 THEN s.n ELSE 0 END) FROM sizes s
+                   WHERE s.run_id = m.run_id AND s.threshold = m.threshold)
+             ELSE coalesce(max(n * k) FILTER (WHERE k >= 2), 0) END AS regular
+    FROM modal m GROUP BY run_id, threshold
+), chosen AS (
+    SELECT c.run_id, arg_max(c.threshold, (s.regular, c.jump, c.threshold)) AS threshold
+    FROM _break_candidates c JOIN score s USING (run_id, threshold) GROUP BY c.run_id
+)
+SELECT g.run_id, g.threshold, g.seq, g.start_ns, g.end_ns, g.idx, g.gap_ns, g.grp,
+    g.idx - min(g.idx) OVER (PARTITION BY g.run_id, g.grp) AS j,
+    count(*) OVER (PARTITION BY g.run_id, g.grp) AS grp_n
+FROM grouped g JOIN chosen USING (run_id, threshold);
+
+CREATE OR REPLACE TEMP TABLE _pass_split AS
+SELECT a.run_id, c.rule, a.threshold AS threshold_ns,
+    max(a.gap_ns) FILTER (WHERE a.gap_ns < a.threshold) AS inside_max_ns, max(a.grp) AS breaks
+FROM _anchor_grp a JOIN _break_candidates c USING (run_id, threshold)
+GROUP BY ALL;
+
+CREATE OR REPLACE TEMP TABLE _anchor_pass AS
+WITH offsets AS (
+    -- candidate offsets of the count cuts, for groups holding more than one pass worth of anchors
+    SELECT DISTINCT run_id, grp, unnest(range($per_pass)) AS o FROM _anchor_grp
+    WHERE $per_pass IS NOT NULL AND grp_n > $per_pass
+), scored AS (
+    SELECT o.run_id, o.grp, o.o, min(a.gap_ns) AS cut_min
+    FROM offsets o JOIN _anchor_grp a USING (run_id, grp)
+    WHERE a.j > 0 AND (a.j - o.o) % $per_pass = 0
+    GROUP BY ALL
+), best AS (
+    SELECT run_id, grp, arg_max(o, (cut_min, -o)) AS o FROM scored GROUP BY ALL
+), sub AS (
+    SELECT a.*, coalesce(b.o, 0) AS o,
+        CASE WHEN b.o IS NULL THEN 0 WHEN b.o = 0 THEN a.j // $per_pass
+             ELSE (a.j - b.o + $per_pass) // $per_pass END AS sub
+    FROM _anchor_grp a LEFT JOIN best b USING (run_id, grp)
+), numbered AS (
+    SELECT *, dense_rank() OVER (PARTITION BY run_id ORDER BY grp, sub) - 1 AS pass FROM sub
+)
+SELECT run_id, seq, start_ns, end_ns, idx, pass, grp, o AS offset_o, gap_ns,
     idx - min(idx) OVER (PARTITION BY run_id, pass) AS block
 FROM numbered;
+
+CREATE OR REPLACE TEMP TABLE _pass_groups AS
+SELECT run_id, grp, count(*) AS anchors, any_value(offset_o) AS offset_o, min(pass) AS first_pass,
+    count(DISTINCT pass) AS passes,
+    min(gap_ns) FILTER (WHERE block = 0 AND idx > min_idx) AS cut_min_ns,
+    max(gap_ns) FILTER (WHERE idx = min_idx) AS gap_before_ns
+FROM (SELECT *, min(idx) OVER (PARTITION BY run_id, grp) AS min_idx FROM _anchor_pass)
+GROUP BY ALL;
+
 CREATE OR REPLACE TEMP TABLE _passes AS
 WITH p AS (
-    SELECT run_id, pass, count(*) AS anchors, min(start_ns) AS first_start, max(end_ns) AS last_end
+    SELECT run_id, pass, any_value(grp) AS grp, count(*) AS anchors, min(start_ns) AS first_start,
+        max(end_ns) AS last_end
     FROM _anchor_pass GROUP BY ALL
 ), freq AS (
     SELECT run_id, anchors, count(*) AS n FROM p GROUP BY ALL
@@ -34,5 +128,5 @@ WITH p AS (
     SELECT run_id, coalesce($per_pass, arg_max(anchors, n * 1000000000 + anchors)) AS expected
     FROM freq GROUP BY run_id
 )
-SELECT p.*, e.expected, p.anchors <> e.expected AS partial
+SELECT p.run_id, p.pass, p.anchors, p.first_start, p.last_end, e.expected, p.anchors <> e.expected AS partial, p.grp
 FROM p JOIN expected e USING (run_id);

@@ -33,19 +33,99 @@ def test_count_and_gap_based_passes_agree_on_tiny(tiny):
     assert by_count[3][3:] == (t3 + 20_000, t3 + 60_000)
 
 
-def test_count_based_last_pass_is_partial(tiny):
-    # 8 anchors by 3 per pass: 3, 3, 2 -> the last is partial, reported rather than merged or dropped
-    _, got = passes(tiny, anchor="FusedInferAttentionScore", layers=3)
-    assert [(p, a, part) for p, a, part, _, _ in got] == [(0, 3, False), (1, 3, False), (2, 2, True)]
-
-
-def test_count_boundaries_off_the_gaps_are_flagged(tiny):
-    # by 3: passes start at anchors 0, 3, 6, but the large gaps precede anchors 2, 4 and 6 -> 2 misplaced
-    b, _ = passes(tiny, anchor="FusedInferAttentionScore", layers=3)
-    assert b.notes == ["run 'tiny': 2 of 3 large anchor gaps fall inside a counted pass of 3 anchors; the trace "
-                       "may start mid-pass or the layer count may be wrong (without --layers, passes are found by gaps)"]
+def test_counts_subdivide_gap_passes_but_never_merge_them(tiny):
+    # 4 passes of 2 anchors ~900 us apart; --layers 3 cannot merge anchors across those gaps: each pass
+    # keeps its 2 anchors, flagged partial, and the note says where the counts disagree with the trace
+    b, got = passes(tiny, anchor="FusedInferAttentionScore", layers=3)
+    assert [(p, a, part) for p, a, part, _, _ in got] == [(0, 2, True), (1, 2, True), (2, 2, True), (3, 2, True)]
+    assert b.notes == ["run 'tiny': 3 pass breaks at anchor gaps >= 934.0 us, 20.8x the largest gap inside a pass "
+                       "(45.0 us); pass 0 holds 2 of 3 anchors (the capture starts mid-pass); pass 1 holds 2 of 3 "
+                       "anchors (a short pass between two breaks: --layers may be wrong or anchors missing); pass 2 "
+                       "holds 2 of 3 anchors (a short pass between two breaks: --layers may be wrong or anchors "
+                       "missing); pass 3 holds 2 of 3 anchors (the capture ends mid-pass)"]
     b, _ = passes(tiny, anchor="FusedInferAttentionScore", layers=2)
-    assert b.notes == []
+    assert b.notes == ["run 'tiny': 3 pass breaks at anchor gaps >= 934.0 us, 20.8x the largest gap inside a pass "
+                       "(45.0 us)"]
+    # --layers 1: each gap pass of 2 anchors is cut into 2 passes of 1
+    _, got = passes(tiny, anchor="FusedInferAttentionScore", layers=1)
+    assert [(p, a, part) for p, a, part, _, _ in got] == [(p, 1, False) for p in range(8)]
+
+
+def anchors_at(con, tmp_path, name, starts, dur=1, extra=()):
+    """A run of 1 us anchor kernels `A` starting at the given µs (plus extra (name, start) kernels)."""
+    rows = [["A", "A", "AI_CORE", f"{t}.000", f"{dur}.000"] for t in starts]
+    rows += [[n, n, "AI_CORE", f"{t}.000", "1.000"] for n, t in extra]
+    rows.sort(key=lambda r: float(r[3]))
+    tracedb.ingest_trace(con, write_csv(tmp_path / f"{name}.csv", HEADER, rows), name=name)
+
+
+def pass_starts(sizes, between):
+    """Anchor starts (µs) of passes with these anchor counts: 11 us apart inside a pass (10 us gaps after
+    each 1 us anchor), `between` us from a pass's last anchor start to the next pass's first."""
+    starts, t = [], 0
+    for n in sizes:
+        starts += [t + 11 * i for i in range(n)]
+        t = starts[-1] + between
+    return starts
+
+
+def layout(con, run, **kw):
+    b, got = passes(con, runs=[run], anchor="^A$", **kw)
+    return b, [(a, part) for _, a, part, _, _ in got]
+
+
+def test_a_capture_that_starts_mid_pass_gives_a_partial_first_pass(con, tmp_path):
+    # the last 3 layers of a pass, then two whole passes of 5: anchors 11 us apart inside a pass (10 us
+    # gaps), 100 us gaps between passes (10x). With --layers 5 and without it, the fragment stays apart.
+    anchors_at(con, tmp_path, "mid", pass_starts((3, 5, 5), 101))
+    assert layout(con, "mid", layers=5)[1] == [(3, True), (5, False), (5, False)]
+    assert layout(con, "mid")[1] == [(3, True), (5, False), (5, False)]
+    # with a gap rule that finds no break (--pass-gap 1000) the 13 anchors are one stretch, and the count
+    # cuts still land on the largest gaps (a count from the first anchor would mix two passes: 5, 5, 3)
+    b, got = layout(con, "mid", layers=5, pass_gap=1000)
+    assert got == [(3, True), (5, False), (5, False)]
+    assert "passes 0-2 were cut every 5 anchors, at the largest gaps the count allows (smallest gap at a cut " \
+           "100.0 us)" in b.notes[0]
+
+
+def test_counts_cut_at_the_largest_gaps_when_no_break_stands_out(con, tmp_path):
+    # 2 + 5 + 5 anchors, 10 us gaps inside passes and 18 us between them: 1.8x, under the 2x a break needs,
+    # so the gaps form one stretch; --layers 5 cuts it where the cuts meet the largest gaps (offset 2)
+    anchors_at(con, tmp_path, "soft", pass_starts((2, 5, 5), 19))
+    b, got = layout(con, "soft", layers=5)
+    assert got == [(2, True), (5, False), (5, False)]
+    assert b.notes == ["run 'soft': no anchor gap stands out as a pass break (the largest inside is 18.0 us); "
+                       "pass 0 holds 2 of 5 anchors (the capture starts mid-pass); passes 0-2 were cut every 5 "
+                       "anchors, at the largest gaps the count allows (smallest gap at a cut 18.0 us): no gap there "
+                       "stands out"]
+    assert layout(con, "soft")[1] == [(12, False)]
+
+
+def test_a_hiccup_inside_a_pass_does_not_split_it(con, tmp_path):
+    # 4 passes of 6 anchors, 100 us between passes, 10 us inside, but one 40 us stall inside pass 2: the
+    # largest jump (40 -> 10: 4x) would cut pass 2 in two; the break set with the most regular passes wins
+    starts, t = [], 0
+    for p in range(4):
+        for i in range(6):
+            starts.append(t)
+            t += 41 if (p == 2 and i == 2) else 11
+        t += 90
+    anchors_at(con, tmp_path, "hiccup", starts)
+    assert layout(con, "hiccup")[1] == [(6, False)] * 4
+    assert layout(con, "hiccup", layers=6)[1] == [(6, False)] * 4
+
+
+def test_a_full_window_stops_before_the_backward_pass(con, tmp_path):
+    # a training step: forward anchors A at 0, 10 (2 layers), a forward kernel F at 15, then backward
+    # kernels (AGrad, MatMulGrad) from 30 us: the full window of the forward pass ends at 29.999 us
+    anchors_at(con, tmp_path, "train", [0, 10], extra=[("F", 15), ("AGrad", 30), ("MatMulGrad", 40), ("F", 50)])
+    b = segment.bind(con, segment.Options(runs=["train"], anchor="^A$", window="full"))
+    segment.find_passes(con, b)
+    t0 = con.execute("SELECT min(start_ns) FROM kernels k JOIN runs r USING (run_id) WHERE r.name = 'train'").fetchone()[0]
+    assert con.execute("SELECT win_start - $t, win_end - $t FROM _windows", {"t": t0}).fetchall() == [(0, 29_999)]
+    assert b.direction == "forward"
+    assert "3 kernels (3.000 us) from the first backward kernel after a forward pass to the next pass are in no pass" \
+        in b.notes[-1]
 
 
 def test_gap_factor_changes_grouping(tiny):
@@ -177,17 +257,59 @@ def test_multiple_runs_stack_in_the_given_order(tiny, tmp_path):
 
 def test_anchor_is_proposed_when_none_is_given(tiny):
     # generic profile, no --anchor: the attention kernel (FusedInferAttentionScore) repeats 2 per pass
-    # in 4 of 4 gap-found passes
+    # in 4 of 4 gap-found passes; the note names it whole
     b = segment.bind(tiny, segment.Options(runs=["tiny"]))
     name = "aclnnFusedInferAttentionScoreV3_FusedInferAttentionScore_FusedInferAttentionScore"
     assert b.anchor == f"^({name})$"
-    assert b.notes == [f"run 'tiny': anchor chosen: {name[:80]!r} — an attention kernel seen 2 times in 4 of 4 "
-                       "passes (found by gaps); pass --layers to check"]
+    assert b.notes == [f"run 'tiny': anchor chosen: {name} — an attention kernel, seen 2 times in 4 of 4 "
+                       "passes; pass --layers to check"]
     segment.find_passes(tiny, b)
     assert tiny.execute("SELECT count(*), min(anchors), max(anchors) FROM _passes").fetchone() == (4, 2, 2)
 
 
+def proposal(con, tmp_path, run, kernels, **kw):
+    rows = [[n, n, "AI_CORE", f"{t}.000", "1.000"] for n, t in sorted(kernels, key=lambda k: k[1])]
+    tracedb.ingest_trace(con, write_csv(tmp_path / f"{run}.csv", HEADER, rows), name=run)
+    return segment.bind(con, segment.Options(runs=[run], **kw))
+
+
+def test_the_proposal_takes_alternating_variants_as_one_anchor(con, tmp_path):
+    # vLLM decode: each layer runs attention_2d or attention_3d, alternating; 2 passes of 6 layers.
+    # Alone, attention_2d would make 3 "layers" of 2 per pass; together they are the per-layer anchor.
+    ks = []
+    for p in range(2):
+        for layer in range(6):
+            t = p * 1000 + layer * 20
+            ks += [(f"kernel_unified_attention_{2 if layer % 2 == 0 else 3}d", t), ("gemm_x", t + 5), ("gemm_y", t + 10)]
+    b = proposal(con, tmp_path, "vllm", ks)
+    assert b.anchor == "^(kernel_unified_attention_2d|kernel_unified_attention_3d)$"
+    assert "2 variants of one attention kernel, one per layer, seen 6 times in 2 of 2 passes" in b.notes[0]
+
+
+def test_variants_side_by_side_in_each_layer_are_not_one_anchor(con, tmp_path):
+    # a split-KV attention and its second step, 1 us apart in every layer (20 us): the pair is not a
+    # per-layer anchor (its gaps alternate 1 and 18 us); one of the two is
+    ks = []
+    for p in range(2):
+        for layer in range(4):
+            t = p * 1000 + layer * 20
+            ks += [("attn_part1", t), ("attn_part2", t + 2), ("gemm", t + 8)]
+    b = proposal(con, tmp_path, "split", ks)
+    assert b.anchor == "^(attn_part1)$"
+
+
+def test_the_proposal_prefers_forward_kernels_and_says_so(con, tmp_path):
+    # a training step: 3 forward attention kernels, then 3 backward ones (more time each, same count)
+    ks = [("flash_fwd", t) for t in (0, 20, 40)] + [("flash_attn_bwd", t) for t in (100, 130, 160)]
+    b = proposal(con, tmp_path, "trainp", ks)
+    assert b.anchor == "^(flash_fwd)$"
+    assert b.notes[0].endswith("backward kernels not considered: flash_attn_bwd")
+    b = proposal(con, tmp_path, "bwdonly", [("flash_attn_bwd", t) for t in (100, 130, 160)])
+    segment.find_passes(con, b)
+    assert b.direction == "backward"
+
+
 def test_no_proposal_when_the_layer_count_does_not_fit(tiny):
     with pytest.raises(UsageError, match=r"no attention kernel repeats a steady number of times per pass equal "
-                                         r"to 3 layers; candidates: aclnnFusedInfer.* \(2/pass in 4 of 4 passes\)"):
+                                         r"to 3 layers; candidates: aclnnFusedInfer.* \(3/pass in 0 of 4 passes\)"):
         segment.bind(tiny, segment.Options(runs=["tiny"], layers=3))
