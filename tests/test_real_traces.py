@@ -308,3 +308,52 @@ def test_swimlane_cores_equal_reference(tmp_path):
     got = {r["core_class"]: (int(r["cores"]), int(r["tasks"]), round(float(r["busy_us"]) * 1000),
                              round(float(r["idle_us"]) * 1000)) for r in csv.DictReader(io.StringIO(out))}
     assert got == {c: (n, t, b, n * (hi - lo) - b) for c, (n, t, b) in want.items()}
+
+
+# The passes an expert marks by hand on each shared real trace, with default flags (no anchor: proposed;
+# no --layers; full window): (anchors, partial) per pass. Layer-count checks by eye on each trace:
+# - Qwen1.5-0.5B (24 layers), HF transformers on H100 and MI300X: the capture starts in the middle of one
+#   pass (its last 10 resp. 11 layers), then one whole pass; the break gap is 2.2x resp. 2.6x the largest
+#   gap inside a pass.
+# - SGLang Qwen3-8B (36 layers) prefill: one pass. vLLM decode on MI300X (24 layers): one pass whose layers
+#   alternate kernel_unified_attention_2d / _3d; the piecewise trace runs _2d in all 24.
+# - DeepSeek training step (4 layers): one forward pass (anchored on the forward kernel, not FlashAttnBwd).
+# - Megatron Qwen3 on Ascend (14 layers per pipeline stage, 2 micro-batches): the two forward micro-batches
+#   are only 1.7x the largest in-pass gap apart, under the 2x a break needs, so without --layers they are
+#   one stretch of 28; --layers 14 cuts it at that gap.
+EXPECTED_PASSES = [
+    (("amd-tracelens", "h100", "Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"), [], [(10, True), (24, False)]),
+    (("amd-tracelens", "mi300", "Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"), [], [(11, True), (24, False)]),
+    (("amd-tracelens", "h100", "Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"), ["--layers", "24"],
+     [(10, True), (24, False)]),
+    (("amd-tracelens", "inference", "sglang_prefilldecode", "sglang_Qwen3-8B_prefilldecode.json.gz"), [],
+     [(36, False)]),
+    (("amd-tracelens", "inference", "vllm_decode_full", "graph_execution.json.gz"), [], [(24, False)]),
+    (("amd-tracelens", "inference", "vllm_prefilldecode_piecewise", "graph_execution.json.gz"), [], [(24, False)]),
+    (("deepseek-profile-data", "train.json"), [], [(4, False)]),
+    ((*QWEN3, "ASCEND_PROFILER_OUTPUT", "kernel_details.csv"), [], [(28, False)]),
+    ((*QWEN3, "ASCEND_PROFILER_OUTPUT", "kernel_details.csv"), ["--layers", "14"], [(14, False), (14, False)]),
+]
+
+
+@pytest.mark.parametrize("parts, args, want", EXPECTED_PASSES,
+                         ids=[f"{p[-1] if len(p[-1]) > 24 else '/'.join(p[-2:])}{' ' + ' '.join(a) if a else ''}"
+                              for p, a, _ in EXPECTED_PASSES])
+def test_default_flags_give_the_passes_an_expert_marks(tmp_path, parts, args, want):
+    db = str(tmp_path / "p.duckdb")
+    cli("ingest", shared(*parts), "--db", db, "--name", "R")
+    got = list(csv.DictReader(io.StringIO(cli("report", "passes", "--db", db, "--run", "R", *args, "--format",
+                                              "csv").stdout)))
+    assert [(int(r["anchors"]), r["note"] == "partial") for r in got] == want
+
+
+def test_vllm_decode_anchor_is_both_attention_variants(tmp_path):
+    db = str(tmp_path / "v.duckdb")
+    cli("ingest", shared("amd-tracelens", "inference", "vllm_decode_full", "graph_execution.json.gz"), "--db", db,
+        "--name", "R")
+    p = cli("report", "layers", "--db", db, "--run", "R", "--format", "csv")
+    assert "anchor chosen: kernel_unified_attention_2d | kernel_unified_attention_3d" in p.stderr
+    rows = list(csv.DictReader(io.StringIO(p.stdout)))
+    # 24 layers plus the prologue, and every kernel of the trace in one of them (full window)
+    assert [r["layer"] for r in rows] == ["prologue"] + [str(i) for i in range(24)]
+    assert sum(int(r["kernels"]) for r in rows) == 434
