@@ -5,13 +5,14 @@ inside the commands so `tracedb --help` and small reports start fast (DuckDB alo
 import typer
 
 from tracedb import __version__
-from tracedb.cli import check_cmd, ingest_cmd, misc_cmd, report_cmd, runs_cmd, sql_cmd
+from tracedb.cli import check_cmd, ingest_cmd, misc_cmd, report_cmd, runs_cmd, segment_cmd, sql_cmd
 
 app = typer.Typer(name="tracedb", no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
                   help="SQL-backed analysis of LLM kernel traces: ingest profiler output once, then ask per "
                        "pass, layer and kernel questions of a DuckDB store.")
 app.command()(ingest_cmd.ingest)
 app.add_typer(report_cmd.app, name="report")
+app.command()(segment_cmd.segment)
 app.command()(sql_cmd.sql)
 app.command()(check_cmd.check)
 app.add_typer(runs_cmd.app, name="runs")

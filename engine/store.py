@@ -12,12 +12,12 @@ import duckdb
 from tracedb import sql
 from tracedb.errors import StoreError, UsageError
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 STORAGE_VERSION = "v1.5.0"
 DEFAULT_DB = "tracedb.duckdb"
 # from-version -> sql file that brings the store one version up. A new store is schema.sql (v1) plus
 # every migration, so the migration path runs on every store ever created.
-MIGRATIONS: dict[int, str] = {1: "migrate_1_to_2", 2: "migrate_2_to_3", 3: "migrate_3_to_4"}
+MIGRATIONS: dict[int, str] = {1: "migrate_1_to_2", 2: "migrate_2_to_3", 3: "migrate_3_to_4", 4: "migrate_4_to_5"}
 
 
 def resolve_path(path: str | None) -> str:

@@ -38,11 +38,12 @@ def set_schema_version(path, value):
 
 # ---------------------------------------------------------------------------------------------- schema
 def test_new_store_schema_version(con):
-    assert con.execute("SELECT key, value FROM tracedb_meta").fetchall() == [("schema_version", "4")]
+    assert con.execute("SELECT key, value FROM tracedb_meta").fetchall() == [("schema_version", "5")]
     tables = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables "
                                         "WHERE table_schema = 'main'").fetchall()}
     assert tables == {"tracedb_meta", "runs", "kernels_raw", "kernels", "kernel_metrics", "kernel_extras",
-                      "trace_events", "host_events", "tracks", "run_kernels", "run_summary", "kernel_stats"}
+                      "trace_events", "host_events", "tracks", "run_kernels", "run_summary", "kernel_stats",
+                      "segmentations", "kernel_segments", "kernel_layers"}
 
 
 def test_storage_version_is_v1_5(con, db_path):
@@ -295,9 +296,9 @@ def v2_store(path):
 
 def test_migration_2_to_4(db_path):
     v2_store(db_path)
-    with pytest.raises(StoreError, match="schema v2 is older than v4"):
+    with pytest.raises(StoreError, match="schema v2 is older than v5"):
         tracedb.connect(db_path)
-    assert cli("migrate", "--db", db_path).stdout.strip() == "store is at schema v4"
+    assert cli("migrate", "--db", db_path).stdout.strip() == "store is at schema v5"
     con = tracedb.connect(db_path, read_only=True)
     assert con.execute("SELECT name, source_bytes FROM runs").fetchall() == [("old", None)]
     # v3 dropped the orphans, v4 moved the host events into trace_events (host_events is a view of it)
