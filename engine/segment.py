@@ -244,15 +244,19 @@ def split_notes(con, b: Bound) -> list[str]:
                     + (f" (the largest inside is {us(inside)})" if inside else ""))
         else:
             head = f"{breaks} pass break{'s' if breaks != 1 else ''} at anchor gaps > {b.pass_gap:g}x the median"
-        passes = con.execute("SELECT pass, anchors, expected, partial, grp FROM _passes WHERE run_id = $r ORDER BY pass",
-                             {"r": rid}).fetchall()
+        passes = con.execute("SELECT pass, anchors, expected, partial, grp, block_base FROM _passes WHERE run_id = $r "
+                             "ORDER BY pass", {"r": rid}).fetchall()
         groups = con.execute("SELECT grp, passes, first_pass, cut_min_ns FROM _pass_groups WHERE run_id = $r ORDER BY grp",
                              {"r": rid}).fetchall()
         extra, last = [], len(passes) - 1
-        for p, anchors, expected, partial, _ in passes:
+        for p, anchors, expected, partial, _, base in passes:
             if not partial:
                 continue
-            where = ("the capture starts mid-pass" if p == 0 and last > 0 else
+            bpl = b.blocks_per_layer
+            where = (f"the capture starts mid-pass: its layers are numbered {base // bpl}-{(base + anchors - 1) // bpl}, "
+                     f"and its kernels before the first anchor are the end of layer {(base - 1) // bpl}"
+                     if p == 0 and base > 0 else
+                     "the capture starts mid-pass" if p == 0 and last > 0 else
                      "the capture ends mid-pass" if p == last and last > 0 else
                      "a short pass between two breaks: --layers may be wrong or anchors missing" if last > 0 else
                      "the only pass")

@@ -6,7 +6,7 @@
 --   than two kernels side by side in each layer (a split-KV kernel and its combine step: gaps alternate).
 WITH gaps AS (
     SELECT run_id, quantile_disc(gap_ns, 0.1) AS p10, quantile_disc(gap_ns, 0.9) AS p90
-    FROM _anchor_pass WHERE block > 0 GROUP BY run_id
+    FROM _anchor_pass WHERE k > 0 GROUP BY run_id
 )
 SELECT p.run_id AS cand, sum(p.anchors) AS occurrences, count(*) AS passes, any_value(p.expected) AS per_pass,
     count(*) FILTER (WHERE NOT p.partial) AS steady, coalesce(any_value(g.p10) * 4 >= any_value(g.p90), false) AS tight

@@ -1,12 +1,13 @@
 -- Stage 4: give every kernel of the selected passes its (pass, layer, block) and category.
--- Inputs: kernels, _windows, _anchor_pass, _sel(run_id, pass) (the passes to assign), _cats(name,
+-- Inputs: kernels, _windows, _anchor_pass, _passes, _sel(run_id, pass) (the passes to assign), _cats(name,
 --   op_type, cat_ord) from categories.sql. Parameters: $run_ids INTEGER[]; $layer_offset; $blocks_per_layer;
 --   $win_lo, $win_hi: the earliest start and latest end of the selected windows, constants the scan of
 --   kernels prunes row groups with (one pass of the 1 GB trace: 0.31-0.45 s -> 0.017 s).
 -- Blocks: block b holds the kernels starting in [boundary_b, boundary_b+1); boundary_b is anchor b's
 --   start, or with a layer start offset o the start of the kernel o positions before anchor b in
 --   (start_ns, seq) order (clamped to the window's first kernel). layer = block // blocks_per_layer;
---   kernels before the first boundary have no layer: the prologue.
+--   kernels before the first boundary have no layer: the prologue; in a leading fragment (block_base > 0,
+--   segment_passes.sql) they are the end of the layer before its first anchor's.
 -- Kernels join their window and their block by ASOF JOIN keyed by run_id (a range join with a run_id
 --   equality degenerates to hash join + filter: 60 s instead of 0.07 s on 673k kernels, PERFORMANCE.md).
 -- Output: TEMP _assigned(run_id, pass, layer, block, half, seq, start_ns, end_ns, dur_ns, is_comm, cat_ord),
@@ -37,7 +38,13 @@ WITH offset_starts AS (
 -- two anchors on one boundary (same start): the later block owns it
 SELECT run_id, pass, bstart, max(block) AS block FROM boundaries GROUP BY ALL;
 CREATE OR REPLACE TEMP TABLE _assigned AS
-SELECT m.run_id, m.pass, b.block // $blocks_per_layer AS layer, b.block, b.block % $blocks_per_layer AS half,
-    m.seq, m.start_ns, m.start_ns + m.dur_ns AS end_ns, m.dur_ns, m.is_comm, m.cat_ord
-FROM _member m ASOF LEFT JOIN _marks b ON m.run_id = b.run_id AND m.pass = b.pass AND m.start_ns >= b.bstart;
+WITH blocked AS (
+    -- before the first boundary: the prologue, or in a leading fragment the end of the layer before its first
+    SELECT m.*, coalesce(b.block, CASE WHEN p.block_base > 0 THEN p.block_base - 1 END) AS block
+    FROM _member m ASOF LEFT JOIN _marks b ON m.run_id = b.run_id AND m.pass = b.pass AND m.start_ns >= b.bstart
+    JOIN _passes p ON p.run_id = m.run_id AND p.pass = m.pass
+)
+SELECT run_id, pass, block // $blocks_per_layer AS layer, block, block % $blocks_per_layer AS half,
+    seq, start_ns, start_ns + dur_ns AS end_ns, dur_ns, is_comm, cat_ord
+FROM blocked;
 DROP TABLE _member;

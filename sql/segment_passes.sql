@@ -17,10 +17,12 @@
 -- 3. Counts: a gap group with more than $per_pass anchors is cut into passes of $per_pass; the cuts start
 --    at offset o (0 <= o < per_pass: a leading fragment of o anchors) chosen so that the smallest gap at
 --    a cut is the largest (ties: the smaller o). A group with fewer anchors is one partial pass.
--- Output: TEMP _anchor_pass(run_id, seq, start_ns, end_ns, idx, pass, block), block = index of the anchor
---   within its pass; TEMP _passes(run_id, pass, anchors, first_start, last_end, expected, partial, grp):
+-- Output: TEMP _anchor_pass(run_id, seq, start_ns, end_ns, idx, pass, grp, offset_o, gap_ns, k, block): k = index
+--   of the anchor within its pass, block = k, except in a leading fragment (the run's first pass, short of
+--   $per_pass anchors, when more passes follow): a capture that starts mid-pass holds that pass's last
+--   layers, so its blocks count from per_pass - anchors (the last 10 of 24 layers are layers 14..23); TEMP _passes(run_id, pass, anchors, first_start, last_end, expected, partial, grp):
 --   expected = per_pass, or the most common anchor count of the run's passes (ties: the larger);
---   partial = anchors <> expected; grp = the gap group. Partial passes are kept, never merged or dropped.
+--   partial = anchors <> expected; grp = the gap group; block_base = the first anchor's block. Partial passes are kept, never merged or dropped.
 --   TEMP _pass_split(run_id, rule, threshold_ns, inside_max_ns, breaks): rule 'gaps' (breaks
 --   found), 'none' (no gap stands out), 'factor' (explicit $gap_factor); inside_max_ns: the largest gap
 --   not taken as a break. TEMP _pass_groups(run_id, grp, anchors, offset_o, first_pass, passes,
@@ -104,15 +106,21 @@ WITH offsets AS (
     FROM _anchor_grp a LEFT JOIN best b USING (run_id, grp)
 ), numbered AS (
     SELECT *, dense_rank() OVER (PARTITION BY run_id ORDER BY grp, sub) - 1 AS pass FROM sub
+), counted AS (
+    SELECT *, idx - min(idx) OVER (PARTITION BY run_id, pass) AS k, count(*) OVER (PARTITION BY run_id, pass) AS n_in_pass,
+        max(pass) OVER (PARTITION BY run_id) AS last_pass
+    FROM numbered
 )
-SELECT run_id, seq, start_ns, end_ns, idx, pass, grp, o AS offset_o, gap_ns,
-    idx - min(idx) OVER (PARTITION BY run_id, pass) AS block
-FROM numbered;
+-- a leading fragment holds a pass's last layers: its blocks are numbered from per_pass - anchors
+SELECT run_id, seq, start_ns, end_ns, idx, pass, grp, o AS offset_o, gap_ns, k,
+    k + CASE WHEN $per_pass IS NOT NULL AND pass = 0 AND last_pass > 0 AND n_in_pass < $per_pass
+             THEN $per_pass - n_in_pass ELSE 0 END AS block
+FROM counted;
 
 CREATE OR REPLACE TEMP TABLE _pass_groups AS
 SELECT run_id, grp, count(*) AS anchors, any_value(offset_o) AS offset_o, min(pass) AS first_pass,
     count(DISTINCT pass) AS passes,
-    min(gap_ns) FILTER (WHERE block = 0 AND idx > min_idx) AS cut_min_ns,
+    min(gap_ns) FILTER (WHERE k = 0 AND idx > min_idx) AS cut_min_ns,
     max(gap_ns) FILTER (WHERE idx = min_idx) AS gap_before_ns
 FROM (SELECT *, min(idx) OVER (PARTITION BY run_id, grp) AS min_idx FROM _anchor_pass)
 GROUP BY ALL;
@@ -120,7 +128,7 @@ GROUP BY ALL;
 CREATE OR REPLACE TEMP TABLE _passes AS
 WITH p AS (
     SELECT run_id, pass, any_value(grp) AS grp, count(*) AS anchors, min(start_ns) AS first_start,
-        max(end_ns) AS last_end
+        max(end_ns) AS last_end, min(block) AS block_base
     FROM _anchor_pass GROUP BY ALL
 ), freq AS (
     SELECT run_id, anchors, count(*) AS n FROM p GROUP BY ALL
@@ -128,5 +136,6 @@ WITH p AS (
     SELECT run_id, coalesce($per_pass, arg_max(anchors, n * 1000000000 + anchors)) AS expected
     FROM freq GROUP BY run_id
 )
-SELECT p.run_id, p.pass, p.anchors, p.first_start, p.last_end, e.expected, p.anchors <> e.expected AS partial, p.grp
+SELECT p.run_id, p.pass, p.anchors, p.first_start, p.last_end, e.expected, p.anchors <> e.expected AS partial, p.grp,
+    p.block_base
 FROM p JOIN expected e USING (run_id);

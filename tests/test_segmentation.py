@@ -39,7 +39,8 @@ def test_counts_subdivide_gap_passes_but_never_merge_them(tiny):
     b, got = passes(tiny, anchor="FusedInferAttentionScore", layers=3)
     assert [(p, a, part) for p, a, part, _, _ in got] == [(0, 2, True), (1, 2, True), (2, 2, True), (3, 2, True)]
     assert b.notes == ["run 'tiny': 3 pass breaks at anchor gaps >= 934.0 us, 20.8x the largest gap inside a pass "
-                       "(45.0 us); pass 0 holds 2 of 3 anchors (the capture starts mid-pass); pass 1 holds 2 of 3 "
+                       "(45.0 us); pass 0 holds 2 of 3 anchors (the capture starts mid-pass: its layers are numbered 1-2, "
+                       "and its kernels before the first anchor are the end of layer 0); pass 1 holds 2 of 3 "
                        "anchors (a short pass between two breaks: --layers may be wrong or anchors missing); pass 2 "
                        "holds 2 of 3 anchors (a short pass between two breaks: --layers may be wrong or anchors "
                        "missing); pass 3 holds 2 of 3 anchors (the capture ends mid-pass)"]
@@ -79,6 +80,12 @@ def test_a_capture_that_starts_mid_pass_gives_a_partial_first_pass(con, tmp_path
     # gaps), 100 us gaps between passes (10x). With --layers 5 and without it, the fragment stays apart.
     anchors_at(con, tmp_path, "mid", pass_starts((3, 5, 5), 101))
     assert layout(con, "mid", layers=5)[1] == [(3, True), (5, False), (5, False)]
+    # the fragment holds the last 3 of 5 layers: numbered 2, 3, 4
+    b = segment.bind(con, segment.Options(runs=["mid"], anchor="^A$", layers=5))
+    segment.find_passes(con, b)
+    segment.assign(con, b, segment.select_passes(con, b, "all"))
+    assert con.execute("SELECT pass, list(DISTINCT layer ORDER BY layer) FROM _assigned GROUP BY pass ORDER BY pass"
+                       ).fetchall() == [(0, [2, 3, 4]), (1, [0, 1, 2, 3, 4]), (2, [0, 1, 2, 3, 4])]
     assert layout(con, "mid")[1] == [(3, True), (5, False), (5, False)]
     # with a gap rule that finds no break (--pass-gap 1000) the 13 anchors are one stretch, and the count
     # cuts still land on the largest gaps (a count from the first anchor would mix two passes: 5, 5, 3)
@@ -95,7 +102,8 @@ def test_counts_cut_at_the_largest_gaps_when_no_break_stands_out(con, tmp_path):
     b, got = layout(con, "soft", layers=5)
     assert got == [(2, True), (5, False), (5, False)]
     assert b.notes == ["run 'soft': no anchor gap stands out as a pass break (the largest inside is 18.0 us); "
-                       "pass 0 holds 2 of 5 anchors (the capture starts mid-pass); passes 0-2 were cut every 5 "
+                       "pass 0 holds 2 of 5 anchors (the capture starts mid-pass: its layers are numbered 3-4, and its "
+                       "kernels before the first anchor are the end of layer 2); passes 0-2 were cut every 5 "
                        "anchors, at the largest gaps the count allows (smallest gap at a cut 18.0 us): no gap there "
                        "stands out"]
     assert layout(con, "soft")[1] == [(12, False)]
