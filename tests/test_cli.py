@@ -9,6 +9,7 @@ import pytest
 
 import tiny_trace
 from conftest import ROOT, cli, write_csv
+from tracedb.engine.store import SCHEMA_VERSION
 
 
 @pytest.fixture
@@ -129,7 +130,7 @@ def test_profiles_list_and_show():
 
 
 def test_migrate_on_current_store(tiny_db):
-    assert cli("migrate", "--db", tiny_db).stdout.strip() == "store is at schema v4"
+    assert cli("migrate", "--db", tiny_db).stdout.strip() == f"store is at schema v{SCHEMA_VERSION}"
 
 
 def test_v1_store_is_refused_until_migrated(tmp_path):
@@ -144,9 +145,9 @@ def test_v1_store_is_refused_until_migrated(tmp_path):
     con.execute("INSERT INTO kernels_raw (run_id, seq, start_ns, dur_ns, name) VALUES (1, 0, 5, 7, 'k')")
     con.close()
     p = cli("runs", "--db", db, check=False)
-    assert p.returncode == 1 and p.stderr.strip() == (f"error: {db}: schema v1 is older than v4; "
+    assert p.returncode == 1 and p.stderr.strip() == (f"error: {db}: schema v1 is older than v{SCHEMA_VERSION}; "
                                                       f"run `tracedb migrate --db {db}`")
-    assert cli("migrate", "--db", db).stdout.strip() == "store is at schema v4"
+    assert cli("migrate", "--db", db).stdout.strip() == f"store is at schema v{SCHEMA_VERSION}"
     got = cli("sql", "--db", db, "--format", "csv", "select name, dur_ns, grid from kernels").stdout
     assert got == "name,dur_ns,grid\nk,7,\n"
 

@@ -11,6 +11,7 @@ import pytest
 import tracedb
 from conftest import cli, write_csv
 from tracedb.errors import InputError, StoreError, UsageError
+from tracedb.engine.store import SCHEMA_VERSION
 
 HEADER = ["Task ID", "Stream ID", "Name", "Type", "Accelerator Core", "Start Time(us)", "Duration(us)"]
 T = 1764246877073569
@@ -38,7 +39,7 @@ def set_schema_version(path, value):
 
 # ---------------------------------------------------------------------------------------------- schema
 def test_new_store_schema_version(con):
-    assert con.execute("SELECT key, value FROM tracedb_meta").fetchall() == [("schema_version", "5")]
+    assert con.execute("SELECT key, value FROM tracedb_meta").fetchall() == [("schema_version", str(SCHEMA_VERSION))]
     tables = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables "
                                         "WHERE table_schema = 'main'").fetchall()}
     assert tables == {"tracedb_meta", "runs", "kernels_raw", "kernels", "kernel_metrics", "kernel_extras",
@@ -296,9 +297,9 @@ def v2_store(path):
 
 def test_migration_2_to_4(db_path):
     v2_store(db_path)
-    with pytest.raises(StoreError, match="schema v2 is older than v5"):
+    with pytest.raises(StoreError, match=f"schema v2 is older than v{SCHEMA_VERSION}"):
         tracedb.connect(db_path)
-    assert cli("migrate", "--db", db_path).stdout.strip() == "store is at schema v5"
+    assert cli("migrate", "--db", db_path).stdout.strip() == f"store is at schema v{SCHEMA_VERSION}"
     con = tracedb.connect(db_path, read_only=True)
     assert con.execute("SELECT name, source_bytes FROM runs").fetchall() == [("old", None)]
     # v3 dropped the orphans, v4 moved the host events into trace_events (host_events is a view of it)
