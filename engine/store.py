@@ -41,10 +41,10 @@ def open_store(path: str | None = None, read_only: bool = False, migrate: bool =
     except duckdb.Error as e:
         raise StoreError(f"{path}: cannot open as a DuckDB file: {_first_line(e)}") from None
     try:
+        sql.run(con, "macros")   # TEMP, so read-only opens have them too; a migration may use them
         _check_schema(con, path, read_only, migrate)
         if not read_only:
             _discard_unfinished(con)
-        sql.run(con, "macros")
     except BaseException:
         con.close()
         raise

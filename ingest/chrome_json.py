@@ -392,11 +392,13 @@ TS_TEXT = "us_text_to_ns(ts)"
 
 def columns(ts_text: bool, safe: bool = False, keys=tuple(ARGS)) -> dict:
     """The reader's schema, with the args `keys`. safe: every args value as JSON text (any producer's
-    types), cast in SQL."""
+    types), cast in SQL. Ascend's trace_view.json (ts_text) also gives the flow id: its host-to-device
+    flows link each kernel to the op that launched it."""
     from tracedb import sql
     args = ", ".join(f"{sql.ident(k)} {'JSON' if safe and ARGS[k] != 'VARCHAR' else ARGS[k]}" for k in keys)
     return {"ph": "VARCHAR", "cat": "VARCHAR", "name": "VARCHAR", "pid": "JSON", "tid": "JSON",
-            "ts": "VARCHAR" if ts_text else "DOUBLE", "dur": "DOUBLE", "args": f"STRUCT({args})"}
+            "ts": "VARCHAR" if ts_text else "DOUBLE", "dur": "DOUBLE", "args": f"STRUCT({args})",
+            **({"id": "VARCHAR"} if ts_text else {})}
 
 
 def args_keys(layout: Layout) -> tuple:
@@ -597,7 +599,8 @@ def _load(con, run_id, path, work, gz, parts, safe) -> dict:
         whole = len(ranges) == 1 and not layout.truncated and not layout.object_form and layout.start <= 4
     keys = args_keys(layout)
     params = {"cols": columns(ascend, safe, keys), "run_id": run_id, "base_ns": base_ns}
-    placeholders = {"ts_ns": TS_TEXT if ascend else TS_NUMBER, "arg": _ArgExpr(safe, keys)}
+    placeholders = {"ts_ns": TS_TEXT if ascend else TS_NUMBER, "arg": _ArgExpr(safe, keys),
+                    "flow_id": "TRY_CAST(id AS BIGINT)" if ascend else "CAST(NULL AS BIGINT)"}
 
     def insert(cur, i, part):
         try:

@@ -1,7 +1,8 @@
 -- Attribute each device activity of the selected runs to the host side that launched it.
 -- Inputs: kernels, host_events. Parameters: $run_ids INTEGER[].
 -- 1. launch: the runtime/driver call with the kernel's correlation id (cuda_runtime, cuda_driver, and
---    their ROCm/NPU twins; Kineto links them by args.correlation).
+--    their ROCm/NPU twins; Kineto links them by args.correlation), or in Ascend's trace_view.json the
+--    start of the op whose async_npu flow ends at the task (the op is then the innermost cpu_op).
 -- 2. frames: the host events of the launching thread that enclose the launch time (start <= t < end):
 --    cpu_op, user_annotation, python_function. The innermost of each kind is the latest to start.
 --    nn.Module frames (python_function named 'nn.Module: ...', present when the trace was recorded
@@ -16,14 +17,24 @@
 --    '(no host frame)'.
 -- Output: TEMP _attr(run_id, seq, launch_ns, cpu_op, annotation, nn_module, python_frame, module).
 CREATE OR REPLACE TEMP TABLE _attr AS
-WITH launches AS (
+WITH runtime_launches AS (
     SELECT k.run_id, k.seq, h.pid, h.tid, h.start_ns AS t
     FROM kernels k
     JOIN host_events h ON h.run_id = k.run_id AND h.correlation_id = k.correlation_id
     WHERE k.run_id IN (SELECT unnest($run_ids)) AND k.correlation_id IS NOT NULL
       AND h.cat IN ('cuda_runtime', 'cuda_driver', 'privateuse1_runtime', 'privateuse1_driver', 'runtime')
+), flow_launches AS (
+    -- Ascend trace_view.json: a flow ('s' at the launching op, 'f' at the task's start on its stream)
+    SELECT k.run_id, k.seq, s.pid, s.tid, s.start_ns AS t
+    FROM trace_events f
+    JOIN trace_events s ON s.run_id = f.run_id AND s.correlation_id = f.correlation_id AND s.ph = 's'
+    JOIN trace_events k ON k.run_id = f.run_id AND k.pid = f.pid AND k.tid IS NOT DISTINCT FROM f.tid
+                       AND k.start_ns = f.start_ns AND k.ph = 'X' AND k.kind IS NOT NULL
+    WHERE f.run_id IN (SELECT unnest($run_ids)) AND f.ph = 'f' AND f.cat = 'async_npu'
+), launches AS (
+    SELECT * FROM runtime_launches UNION ALL SELECT * FROM flow_launches
     -- one launch per kernel: a correlation id is unique per run in Kineto; keep the first if not
-    QUALIFY row_number() OVER (PARTITION BY k.run_id, k.seq ORDER BY h.start_ns, h.seq) = 1
+    QUALIFY row_number() OVER (PARTITION BY run_id, seq ORDER BY t) = 1
 ), frames AS (
     SELECT run_id, pid, tid, start_ns, start_ns + dur_ns AS end_ns, name,
         CASE WHEN cat = 'python_function' AND starts_with(name, 'nn.Module:') THEN 'nn_module' ELSE cat END AS kind,

@@ -2,7 +2,9 @@
 -- and metadata ('M') event, straight from DuckDB's JSON reader. Two cursors insert alternate parts at
 -- once, each in its own transaction; the rows stay invisible until the run's final transaction adds its
 -- runs row (ingest_chrome_finish), and are removed if the ingest fails (discard_pending).
--- Flow, instant and counter events are not kept: they are a third of a Kineto trace's events.
+-- Flow, instant and counter events are not kept: they are a third of a Kineto trace's events. Only the
+-- host-to-device flows of Ascend's trace_view.json (cat async_npu: 's' on the launching op, 'f' on the
+-- device task) are, with their flow id in correlation_id: they give each NPU kernel its launching op.
 -- Parameters: $file (the part: a JSON array of events), $cols (the explicit schema: ph, cat, name, pid/tid
 --   as JSON, which takes numbers and strings alike, ts DOUBLE or VARCHAR, dur, args as a STRUCT of the keys
 --   tracedb reads), $run_id, $base_seq (the part's index * 2^32: seq is file order), $base_ns (Kineto's
@@ -11,7 +13,8 @@
 --   for numbers the whole µs and the fraction converted apart (exact for epoch µs, whose ts * 1000 a double
 --   cannot hold, and for Kineto's relative us.fff), the exact decimal path for Ascend's string ts;
 --   `arg[key]`, an args field as typed by the reader, or cast from JSON text when the typed read failed, or
---   a typed NULL for a key the reader skips (NPU keys in a Kineto trace: chrome_json.NPU_ARGS).
+--   a typed NULL for a key the reader skips (NPU keys in a Kineto trace: chrome_json.NPU_ARGS);
+--   `flow_id`, the flow's id as BIGINT (trace_view.json), else a typed NULL.
 --   Each timestamp becomes integer ns before any subtraction.
 -- kind: kernel | memcpy | memset for device activities by category (Kineto's, and the legacy capitalised
 --   Kernel / Memcpy / Memset); NULL for host events and metadata. Kinds told by process or thread name
@@ -25,7 +28,8 @@ SELECT $run_id, $base_seq + ordinality, ph,
          WHEN cat IN ('gpu_memcpy', 'memcpy') THEN 'memcpy'
          WHEN cat IN ('gpu_memset', 'memset') THEN 'memset' END,
     cat, name, pid, tid, $base_ns + {ts_ns}, greatest(CAST(round(coalesce(dur, 0) * 1000) AS BIGINT), 0),
-    coalesce({arg[correlation]}, {arg[connection_id]}), {arg[External id]}, {arg[device]},
+    CASE WHEN ph IN ('s', 'f') THEN {flow_id} ELSE coalesce({arg[correlation]}, {arg[connection_id]}) END,
+    {arg[External id]}, {arg[device]},
     coalesce({arg[stream]}, {arg[Stream Id]}), {arg[grid]}, {arg[block]}, {arg[registers per thread]},
     {arg[shared memory]},
     CASE WHEN ph = 'M' OR coalesce({arg[Task Id]}, {arg[taskId]}, {arg[extra_id]}) IS NOT NULL
@@ -34,4 +38,4 @@ SELECT $run_id, $base_seq + ordinality, ph,
                                   task_id := coalesce({arg[Task Id]}, {arg[taskId]}, {arg[extra_id]}),
                                   task_type := {arg[Task Type]}, hint := {arg[event-hint]})) END
 FROM (SELECT * REPLACE (lower(cat) AS cat) FROM read_json($file, format = 'array', columns = $cols) WITH ORDINALITY)
-WHERE ph IN ('X', 'M');
+WHERE ph IN ('X', 'M') OR (ph IN ('s', 'f') AND lower(cat) = 'async_npu');

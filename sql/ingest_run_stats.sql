@@ -1,5 +1,5 @@
 -- Fill a run's summary columns from its kernels: the kernels_raw rows of an Ascend CSV run, or the device
--- activities in trace_events of a Chrome run. Parameters: $run_id.
+-- activities in trace_events of a Chrome run (not the NPU runtime tasks, kind 'npu_task'). Parameters: $run_id.
 -- Output (last statement): kernel rows, duplicate rows.
 UPDATE runs SET
     kernel_rows = s.n, kernel_count = s.kept, first_start_ns = s.first_start, last_end_ns = s.last_end,
@@ -9,6 +9,6 @@ FROM (SELECT count(*) AS n, count(*) FILTER (WHERE dup IS NULL) AS kept, min(sta
       FROM (SELECT start_ns, dur_ns, device_id, dup FROM kernels_raw WHERE run_id = $run_id
             UNION ALL
             SELECT start_ns, dur_ns, coalesce(device_id, TRY_CAST(pid AS INTEGER)), NULL
-            FROM trace_events WHERE run_id = $run_id AND kind IS NOT NULL)) s
+            FROM trace_events WHERE run_id = $run_id AND kind IS NOT NULL AND kind <> 'npu_task')) s
 WHERE runs.run_id = $run_id;
 SELECT kernel_rows, kernel_rows - kernel_count FROM runs WHERE run_id = $run_id;

@@ -26,3 +26,11 @@ CREATE OR REPLACE TEMP MACRO simple_name(n) AS
          ELSE coalesce(nullif(regexp_extract(regexp_replace(n, '^void ', ''), '^([^<(]+)', 1), ''), n) END;
 -- msprof quotes shapes itself ("1,4096"); show them bare
 CREATE OR REPLACE TEMP MACRO bare_shape(s) AS trim(s, '"');
+-- npu_runtime_task(task_type, name) -> BOOLEAN: an Ascend Hardware task of trace_view.json that is runtime
+--   machinery rather than an operator, by its task type or name: HCCL notify record/wait, write value, SDMA
+--   and PCIe DMA copies (MEMCPY_ASYNC), event record/wait, placeholders, profiling markers.
+--   kernel_details.csv lists none of them.
+CREATE OR REPLACE TEMP MACRO npu_runtime_task(task_type, name) AS
+    regexp_matches(coalesce(task_type, '') || chr(10) || coalesce(name, ''),
+                   '(?im)^(notify[ _](wait|record)|write[ _]value|sdma(_sqe)?|pcie_dma(_sqe)?|memcpy_async|'
+                   || 'event_(record|wait)(_sqe)?|place_holder(_sqe)?|profiling_(enable|disable))$');

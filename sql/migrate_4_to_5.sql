@@ -7,6 +7,9 @@
 --   pass window: only the backward work after a forward pass in the default full window; layer NULL with a
 --   pass: the pass's prologue), its category under the profile, and the module that launched it (GPU traces
 --   with host events; NULL otherwise).
+-- kernels: Ascend trace_view.json tasks that are runtime machinery (kind 'npu_task': notify waits, SDMA
+--   copies, event records...) are not kernels; runs ingested before are reclassified here the way
+--   ingest_chrome_tasks.sql classifies new ones.
 -- kernel_layers: the view a user queries: kernel_segments with the kernel's name, op type, kind, times and
 --   the run's name, tags, rank and device. Plain SQL: it works from the duckdb CLI.
 CREATE TABLE segmentations (
@@ -31,3 +34,22 @@ CREATE VIEW kernel_layers AS
     FROM kernel_segments s
     JOIN kernels k USING (run_id, seq)
     JOIN runs r USING (run_id);
+UPDATE trace_events t SET kind = 'npu_task'
+FROM runs r, tracks k
+WHERE r.run_id = t.run_id AND r.format = 'ascend-trace-view' AND t.kind = 'kernel'
+  AND npu_runtime_task(t.core_type, t.name)
+  AND k.run_id = t.run_id AND k.pid = t.pid AND k.tid IS NOT DISTINCT FROM t.tid AND k.process_name = 'Ascend Hardware';
+UPDATE trace_events t SET kind = CASE WHEN k.thread_name LIKE '%Communication%' AND starts_with(t.name, 'hcom_')
+                                     THEN 'comm' ELSE 'npu_task' END
+FROM runs r, tracks k
+WHERE r.run_id = t.run_id AND r.format = 'ascend-trace-view' AND t.ph = 'X' AND t.cat IS NULL AND t.kind IS NULL
+  AND k.run_id = t.run_id AND k.pid = t.pid AND k.tid IS NOT DISTINCT FROM t.tid AND k.process_name = 'HCCL';
+CREATE OR REPLACE VIEW kernels AS
+    SELECT * EXCLUDE (dup, metrics, extra_text) FROM kernels_raw WHERE dup IS NULL
+    UNION ALL BY NAME
+    SELECT run_id, seq, start_ns, dur_ns, name, kind, core_type,
+        coalesce(device_id, TRY_CAST(pid AS INTEGER)) AS device_id,
+        coalesce(stream_id, TRY_CAST(tid AS BIGINT)) AS stream_id, task_id, correlation_id, grid, block,
+        registers_per_thread, shared_mem_bytes, external_id, function_id, core_id
+    FROM trace_events
+    WHERE kind IS NOT NULL AND kind <> 'npu_task' AND run_id IN (SELECT run_id FROM runs);
