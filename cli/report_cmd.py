@@ -25,6 +25,7 @@ GapOpt = Annotated[Optional[float], typer.Option("--pass-gap", help="Split passe
 ConfigOpt = Annotated[Optional[str], typer.Option("--config", help="Model config.json: num_hidden_layers, layer types.")]
 AbsOpt = Annotated[bool, typer.Option("--absolute", help="Absolute times instead of relative to the run's first kernel.")]
 FmtOpt = Annotated[str, typer.Option("--format", "-f", help="table, md, csv or json (kernels: also compute-flow).")]
+ModulePathOpt = Annotated[bool, typer.Option("--module-path", help="Modules by instance path (Model_0/Layer_5/Attention_5/Linear_37) instead of their layer-free role.")]
 
 
 def _run(name, db, fmt, output, run, tag, **kw):
@@ -110,11 +111,12 @@ def modules(run: RunOpt = None, tag: TagOpt = None, db: DbOpt = None,
             blocks_per_layer: BplOpt = None, layer_offset: OffsetOpt = None, window: WindowOpt = "full",
             pass_: PassOpt = "all", pass_gap: GapOpt = None, config: ConfigOpt = None,
             by: Annotated[str, typer.Option("--by", help="kernel: a row per (layer, module, kernel); module: per module totals.")] = "kernel",
+            module_path: ModulePathOpt = False,
             format: FmtOpt = "table", output: OutOpt = None):
     """Device time by the host module that launched it (GPU traces with host events); layers with an anchor."""
     _run("modules", db, check_format(format), output, run, tag, profile=profile, anchor=anchor, layers=layers,
          blocks_per_layer=blocks_per_layer, layer_offset=layer_offset, window=window, pass_spec=pass_,
-         pass_gap=pass_gap, config=config, by=by)
+         pass_gap=pass_gap, config=config, by=by, module_path=module_path)
 
 
 @app.command()
@@ -139,10 +141,12 @@ def compare(run: RunOpt = None, tag: TagOpt = None, db: DbOpt = None,
             profile: ProfileOpt = None, anchor: AnchorOpt = None, layers: LayersOpt = None,
             blocks_per_layer: BplOpt = None, layer_offset: OffsetOpt = None, window: WindowOpt = "full",
             pass_: PassOpt = "all", pass_gap: GapOpt = None, config: ConfigOpt = None,
-            by: Annotated[str, typer.Option("--by", help="layer, category, module (traces with host events), or kernel (aligned by category and rank).")] = "layer",
+            by: Annotated[str, typer.Option("--by", help="layer, category, module (traces with host events), or kernel (aligned by category, module role and rank).")] = "layer",
+            layer: Annotated[Optional[str], typer.Option("--layer", help="Only this layer, or mean: per key the mean over the full layers.")] = None,
+            module_path: ModulePathOpt = False,
             format: FmtOpt = "table", output: OutOpt = None):
     """Two or more runs segmented alike, aligned by layer, category, module or kernel, with delta and ratio to the
     first (a simulated run after a measured one: simulated / measured, and M6 in the notes)."""
     _run("compare", db, check_format(format), output, run, tag, profile=profile, anchor=anchor, layers=layers,
          blocks_per_layer=blocks_per_layer, layer_offset=layer_offset, window=window, pass_spec=pass_,
-         pass_gap=pass_gap, config=config, by=by)
+         pass_gap=pass_gap, config=config, by=by, layer=layer, module_path=module_path)

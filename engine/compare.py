@@ -13,7 +13,9 @@ from tracedb.errors import UsageError
 BY = ("layer", "category", "module", "kernel")
 
 
-def build(con, fmt, b, spec, by, meta):
+def build(con, fmt, b, spec, by, meta, layer=None, module_path=False):
+    """`layer`: None (every layer), a layer number, or 'mean' (per key the mean over the full layers of the
+    selected passes: one representative layer). `module_path`: modules by instance path, not by role."""
     if by not in BY:
         raise UsageError(f"--by: expected {', '.join(BY[:-1])} or {BY[-1]}")
     if len(b.run_ids) < 2:
@@ -21,29 +23,83 @@ def build(con, fmt, b, spec, by, meta):
     segment.assign(con, b, reports.select_noted(con, b, spec))
     reports.flag_short_last_layer(con, b)
     names = b.run_names
+    kernel_module = False
     if by == "module":
         for rid, launched in reports.attribute(con, b).items():
             if not launched:
                 raise UsageError(f"run '{names[rid]}' has no host launches (no runtime call shares a kernel's "
                                  "correlation id): --by module needs a trace with host events (PyTorch profiler "
                                  "/ Kineto); use --by layer, category or kernel")
+    elif by == "kernel" and _all_have_host_events(con, b.run_ids):
+        # kernels line up within their module role when every run says which module launched them
+        kernel_module = all(reports.attribute(con, b).values())
     else:
         sql.run(con, "attribute_none")
     label = spec if spec in ("steady", "auto", "mean") else None
+    null_layer = "prologue"
+    if layer is not None:
+        label, null_layer = _one_layer(con, b, layer, label)
     params = {"run_ids": b.run_ids, "by": by}
-    sql.run(con, "compare_align", {**params, "label": label})
+    sql.run(con, "compare_align", {**params, "label": label, "by_path": bool(module_path),
+                                   "kernel_module": kernel_module})
     _notes(con, b)
+    if by == "kernel":
+        _unpaired_note(con, b, kernel_module)
     meta["by"] = by
     title = f"{' vs '.join(names[r] for r in b.run_ids)} by {by}"
-    title += ", mean of the steady passes" if label == "mean" else ""
+    title += ", mean of the steady passes" if spec == "mean" else ""
+    title += f", layer {layer}" if layer not in (None, "mean") else ", mean of the full layers" if layer else ""
+    labels = {"layer": (null_layer, "pass")}
     if fmt in ("csv", "json"):
-        return reports._fetch(con, fmt, "report_compare_mean" if label == "mean" else "report_compare",
-                              params, "compare", b, meta, title, labels=reports.PROLOGUE)
+        res = reports._fetch(con, fmt, "report_compare_mean" if label == "mean" else "report_compare",
+                             params, "compare", b, meta, title, labels=labels)
+        if layer == "mean":   # the averaged units are layers, not passes
+            res.columns = ["layers" if c == "passes" else c for c in res.columns]
+        return res
     run_cols, diff_cols = _wide_columns(b, by, label == "mean")
-    res = reports._fetch(con, fmt, "report_compare_wide", params, "compare", b, meta, title, labels=reports.PROLOGUE,
+    res = reports._fetch(con, fmt, "report_compare_wide", {**params, "null_layer": null_layer}, "compare", b, meta,
+                         title, labels=labels,
                          run_columns=run_cols, diff_columns=diff_cols)
     keep = {"layer": (), "category": ("category",), "kernel": ("category",), "module": ("module",)}[by]
     return render.drop_columns(res, [c for c in ("category", "module") if c not in keep])
+
+
+def _all_have_host_events(con, run_ids) -> bool:
+    return con.execute("SELECT count(DISTINCT run_id) FROM host_events WHERE run_id IN (SELECT unnest($r))",
+                       {"r": list(run_ids)}).fetchone()[0] == len(run_ids)
+
+
+def _one_layer(con, b, layer, label):
+    """Keep one layer of the selected passes (`--layer L`), or turn every full layer into a unit of a mean
+    (`--layer mean`: each (pass, layer) becomes its own pseudo pass of layer NULL, labelled 'mean', and the
+    means over passes average them). Returns the pass label and the label of the NULL layer."""
+    if str(layer).strip().lower() == "mean":
+        con.execute("DELETE FROM _assigned WHERE layer IS NULL")
+        con.execute("UPDATE _assigned SET pass = pass * 1000000 + layer, layer = NULL")
+        b.notes.append("layer mean: per key the mean over the full layers of the selected passes that have it "
+                       "(the prologue left out); `layers` counts them")
+        return "mean", "mean"
+    if not str(layer).lstrip("-").isdigit():
+        raise UsageError(f"--layer {layer!r}: expected a layer number or mean")
+    have = {r for (r,) in con.execute("SELECT DISTINCT run_id FROM _assigned WHERE layer = $l", {"l": int(layer)}).fetchall()}
+    missing = [b.run_names[r] for r in b.run_ids if r not in have]
+    if missing:
+        top = con.execute("SELECT max(layer) FROM _assigned").fetchone()[0]
+        raise UsageError(f"--layer {layer}: run {', '.join(map(repr, missing))} has no such layer in the selected "
+                         f"passes (layers 0..{top})")
+    con.execute("DELETE FROM _assigned WHERE layer IS DISTINCT FROM $l", {"l": int(layer)})
+    return label, "prologue"
+
+
+def _unpaired_note(con, b, kernel_module):
+    """Say where the runs' kernel lists do not line up, instead of pairing unrelated kernels."""
+    rows = con.execute("SELECT run_id, count(*) FROM _cmp WHERE NOT aligned GROUP BY run_id").fetchall()
+    key = "(layer, module role, category, kind, order)" if kernel_module else "(layer, category, kind, order)"
+    if rows:
+        b.notes.append("kernels without a counterpart at the same " + key + ", kept unpaired (aligned=false): "
+                       + "; ".join(f"{b.run_names[r]} {n}" for r, n in sorted(rows, key=lambda x: b.run_ids.index(x[0]))))
+    elif not kernel_module and len(b.run_ids) > 1:
+        b.notes.append("kernels lined up by " + key + "; a run without host events gives no module to align by")
 
 
 def _wide_columns(b, by, mean) -> tuple[str, str]:

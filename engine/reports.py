@@ -24,7 +24,7 @@ def build_report(con, name: str, fmt: str = "table", pass_spec: str = "all", abs
                  layer: int | None = None,
                  compare_layer: int | None = None, flow: bool = False, top: int = 20, order: str = "dur",
                  timeline_layers: list[int] | None = None, clusters: bool = False, by: str = "kernel",
-                 **seg_opts) -> rnd.Result:
+                 module_path: bool = False, **seg_opts) -> rnd.Result:
     if name not in REPORTS:
         raise UsageError(f"unknown report {name!r}; reports: {', '.join(REPORTS)}")
     spec = str(pass_spec).strip().lower()
@@ -32,7 +32,7 @@ def build_report(con, name: str, fmt: str = "table", pass_spec: str = "all", abs
         raise UsageError(f"--pass mean: report {name} shows single passes; give a pass number, all, steady or auto "
                          "(layers and compare average the steady passes)")
     if name == "modules":
-        return _modules(con, fmt, pass_spec, by, seg_opts)
+        return _modules(con, fmt, pass_spec, by, seg_opts, module_path)
     if name == "cores":
         return _cores(con, fmt, **seg_opts)
     b = segment.bind(con, segment.Options(**seg_opts))
@@ -47,7 +47,7 @@ def build_report(con, name: str, fmt: str = "table", pass_spec: str = "all", abs
         return _fetch(con, fmt, "report_passes", base, name, b, meta, f"{b.direction} passes")
     if name == "compare":
         from tracedb.engine import compare
-        return compare.build(con, fmt, b, spec, by, meta)
+        return compare.build(con, fmt, b, spec, by, meta, layer=layer, module_path=module_path)
     if name == "kernels" and (flow or compare_layer is not None) and layer is None:
         raise UsageError("--layer is needed with --format compute-flow / --flow and with --compare-layer")
     segment.assign(con, b, select_noted(con, b, spec))
@@ -101,7 +101,7 @@ def _layers(con, fmt, b, meta, base, mean):
     return _fetch(con, fmt, "report_layers", base, "layers", b, meta, "layers", category_columns=cols, **kw)
 
 
-def _modules(con, fmt, pass_spec, by, seg_opts):
+def _modules(con, fmt, pass_spec, by, seg_opts, module_path=False):
     """Device time by launching module. Segmentation is optional: without an anchor (from --anchor or
     the profile) every kernel has an empty pass and layer."""
     if by not in ("kernel", "module"):
@@ -123,7 +123,9 @@ def _modules(con, fmt, pass_spec, by, seg_opts):
     meta["by"] = by
     file, title = ("report_modules_total", "device time by module") if by == "module" else \
         ("report_modules", "device time by module and kernel")
-    return _fetch(con, fmt, file, {"run_ids": b.run_ids}, "modules", b, meta, title, labels=PROLOGUE)
+    meta["module"] = "instance path" if module_path else "role (instances of one role across layers grouped)"
+    return _fetch(con, fmt, file, {"run_ids": b.run_ids, "by_path": bool(module_path)}, "modules", b, meta, title,
+                  labels=PROLOGUE)
 
 
 def attribute(con, b) -> dict[int, int]:

@@ -2,12 +2,15 @@
 -- Inputs: _assigned (the selected passes), kernels (names), _rules (category names), _attr (each kernel's
 --   module, from attribute_modules.sql for --by module, else empty: attribute_none.sql).
 -- Parameters: $run_ids (the first is the reference); $by 'layer' | 'category' | 'module' | 'kernel';
+--   $by_path (modules by instance path, not role); $kernel_module (by kernel: align within module roles too);
 --   $label NULL (passes matched by number) or 'steady' | 'auto' | 'mean' (each run's selected passes matched
 --   whatever their numbers, and labelled so; for mean there are several per run, averaged).
 -- Keys: by layer (pass, layer); by category (pass, layer, category); by module (pass, layer, module),
---   the innermost launching module as in report modules; by kernel (pass, layer, category, ordinal): the
---   kernels of a layer aligned by category and rank within it in time order, so hardware with different
---   kernel names still lines up. The prologue of a full window is the layer NULL.
+--   the innermost launching module as in report modules; by kernel (pass, layer, category, module,
+--   ordinal): the kernels of a layer aligned by category (memsets and memcpys apart: 'other:memset'),
+--   module role when every run has one ($kernel_module), and rank within them in time order, so hardware
+--   with different kernel names still lines up while unrelated kernels never pair. The prologue of a full
+--   window is the layer NULL.
 -- pos: rank (from 1, time order) of the key's first kernel in its layer: wide tables follow it.
 -- Output: TEMP _cmp_pass(run_id, pass, layer, category, module, ordinal, name, pos, n, ns): a row per run,
 --   selected pass and key (name: the kernel's, by kernel only). TEMP _cmp(run_id, pass VARCHAR, pass_ord,
@@ -18,18 +21,23 @@
 --   aligned = every run has the key (rows of a key some run lacks are kept, flagged, never dropped).
 CREATE OR REPLACE TEMP TABLE _cmp_pass AS
 WITH k AS (
-    SELECT a.run_id, a.pass, a.layer, a.dur_ns, c.category, kk.name, m.module,
-        row_number() OVER (PARTITION BY a.run_id, a.pass, a.layer ORDER BY a.start_ns, a.seq) AS kpos,
-        row_number() OVER (PARTITION BY a.run_id, a.pass, a.layer, c.category ORDER BY a.start_ns, a.seq) - 1 AS rank_in_cat
+    SELECT a.run_id, a.pass, a.layer, a.dur_ns, kk.name, m.module,
+        -- by kernel, a memset or memcpy never faces a kernel: its kind is part of the category key
+        CASE WHEN $by = 'kernel' AND kk.kind IN ('memset', 'memcpy') THEN c.category || ':' || kk.kind
+             ELSE c.category END AS category,
+        row_number() OVER (PARTITION BY a.run_id, a.pass, a.layer ORDER BY a.start_ns, a.seq) AS kpos
     FROM _assigned a
     JOIN kernels kk USING (run_id, seq)
     JOIN (SELECT DISTINCT category, cat_ord FROM _rules) c USING (cat_ord)
-    LEFT JOIN _attr m USING (run_id, seq)
+    LEFT JOIN (SELECT run_id, seq, CASE WHEN $by_path THEN module_path ELSE module END AS module FROM _attr) m
+        USING (run_id, seq)
 ), keyed AS (
     SELECT run_id, pass, layer, dur_ns, name, kpos,
         CASE WHEN $by IN ('category', 'kernel') THEN category END AS key_category,
-        CASE WHEN $by = 'module' THEN module END AS key_module,
-        CASE WHEN $by = 'kernel' THEN rank_in_cat END AS key_ordinal
+        CASE WHEN $by = 'module' OR ($by = 'kernel' AND $kernel_module) THEN module END AS key_module,
+        CASE WHEN $by = 'kernel' THEN row_number() OVER (
+            PARTITION BY run_id, pass, layer, category, CASE WHEN $kernel_module THEN module END
+            ORDER BY kpos) - 1 END AS key_ordinal
     FROM k
 )
 SELECT run_id, pass, layer, key_category AS category, key_module AS module, key_ordinal AS ordinal,

@@ -3,7 +3,8 @@
 -- other runs have: at its own position there) and a 'sum' row (not by layer: the key is the layer);
 -- each run's kernel name (by kernel; short form) or kernel count and its time side by side, then the
 -- delta and ratio of each later run against the first. Sums add the keys' times (for --pass mean, the means).
--- Inputs: _cmp (compare_align.sql). Parameters: $run_ids, $by.
+-- Inputs: _cmp (compare_align.sql). Parameters: $run_ids, $by, $null_layer (what a NULL layer is: 'prologue',
+--   or 'mean' with --layer mean).
 -- Placeholders (built by tracedb.engine.compare, identifiers through tracedb.sql.ident): `run_columns`,
 --   per run over the rows of `g` below (column kernel: a short name; kernels / kernels_mean: counts; ns);
 --   `diff_columns`, per later run its delta_us and ratio.
@@ -19,7 +20,7 @@ WITH g AS (
                             (run_id, pass, pass_ord))
 ), wide AS (
     SELECT pass,
-        CASE WHEN level = 15 THEN 'all' ELSE coalesce(k_layer::VARCHAR, 'prologue') END AS layer,
+        CASE WHEN level = 15 THEN 'all' ELSE coalesce(k_layer::VARCHAR, $null_layer) END AS layer,
         CASE WHEN level > 0 THEN 'sum' ELSE k_category END AS category,
         CASE WHEN level > 0 THEN 'sum' ELSE k_module END AS module,
         {run_columns},

@@ -1,9 +1,13 @@
 -- Report `modules`: device time per (pass, layer, module, kernel), every kernel of the runs accounted
 -- for: kernels outside any pass window (or every kernel, without an anchor) have an empty pass and layer.
--- Inputs: _attr, kernels, runs, _assigned (may be empty). Parameters: $run_ids.
+-- Inputs: _attr, kernels, runs, _assigned (may be empty). Parameters: $run_ids; $by_path (BOOLEAN: the
+--   module's instance path, module_path, instead of its layer-free role, module).
 -- Columns: run, pass, layer, module, kernel, count, sum_us.
+WITH m AS (
+    SELECT run_id, seq, CASE WHEN $by_path THEN module_path ELSE module END AS module FROM _attr
+)
 SELECT r.name AS run, a.pass, a.layer, m.module, k.name AS kernel, count(*) AS count, us(sum(k.dur_ns)) AS sum_us
-FROM _attr m
+FROM m
 JOIN kernels k USING (run_id, seq)
 JOIN runs r USING (run_id)
 LEFT JOIN _assigned a USING (run_id, seq)

@@ -1,8 +1,10 @@
 -- Report `modules --by module`: device time per (pass, layer, module), with its share of the run's time.
--- Inputs: _attr, kernels, runs, _assigned (may be empty). Parameters: $run_ids.
+-- Inputs: _attr, kernels, runs, _assigned (may be empty). Parameters: $run_ids; $by_path (BOOLEAN: the
+--   module's instance path, module_path, instead of its layer-free role, module).
 -- Columns: run, pass, layer, module, kernels, sum_us, share_pct (of the run's device time, 2 decimals).
 WITH rows AS (
-    SELECT m.run_id, a.pass, a.layer, m.module, count(*) AS n, sum(k.dur_ns) AS ns
+    SELECT m.run_id, a.pass, a.layer, CASE WHEN $by_path THEN m.module_path ELSE m.module END AS module,
+        count(*) AS n, sum(k.dur_ns) AS ns
     FROM _attr m JOIN kernels k USING (run_id, seq) LEFT JOIN _assigned a USING (run_id, seq)
     GROUP BY ALL
 )

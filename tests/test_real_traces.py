@@ -264,10 +264,15 @@ def test_h100_vs_mi300_by_module_uses_report_modules_attribution(qwen15):
         out = cli("report", "modules", "--db", db, "--run", run, *QWEN15_SEG, "--by", "module", "--format", "csv").stdout
         want = {(r["pass"], r["layer"], r["module"], r["kernels"], r["sum_us"]) for r in csv.DictReader(io.StringIO(out))}
         assert {(r["pass"], r["layer"], r["module"], r["kernels"], r["sum_us"]) for r in got if r["run"] == run} == want
-    # pass 1 was recorded with modules: per layer the same modules on both GPUs (Linear, Qwen2Attention,
-    # Qwen2RMSNorm, ...); pass 0 has no host side: one '(no host launch)' row per layer
+    # pass 1 was recorded with modules: per layer the same module roles on both GPUs, the seven projections
+    # apart (q, k, v, o: Linear#0-3 of the attention; gate, up, down: Linear#0-2 of the MLP), the two norms
+    # apart; pass 0 has no host side: one '(no host launch)' row per layer
     full = {(r["module"], r["aligned"]) for r in got if r["pass"] == "1" and r["layer"] == "5"}
-    assert ("nn.Module: Qwen2Attention", "true") in full and ("nn.Module: Linear", "true") in full
+    roles = [f"Qwen2Model/Qwen2DecoderLayer/Qwen2Attention/Linear#{i}" for i in range(4)] + \
+        [f"Qwen2Model/Qwen2DecoderLayer/Qwen2MLP/Linear#{i}" for i in range(3)] + \
+        ["Qwen2Model/Qwen2DecoderLayer/Qwen2RMSNorm#0", "Qwen2Model/Qwen2DecoderLayer/Qwen2RMSNorm#1",
+         "Qwen2Model/Qwen2DecoderLayer/Qwen2Attention"]
+    assert {(m, "true") for m in roles} <= full
     assert {r["module"] for r in got if r["pass"] == "0"} == {"(no host launch)"}
     md = compare_cli(db, "module", fmt="md").stdout
     assert "| pass | layer | module | h100_kernels | h100_us | mi300_kernels | mi300_us | delta_us | ratio |" in md
