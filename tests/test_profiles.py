@@ -124,3 +124,13 @@ def test_model_config_layers_and_types(tmp_path):
     f.write_text('{"hidden_size": 3}')
     with pytest.raises(UsageError, match="num_hidden_layers"):
         profiles.model_config(str(f))
+
+
+def test_quantised_expert_gemms_are_moe():
+    from tracedb.engine import profiles, segment
+    import tracedb
+    con = tracedb.connect(":memory:")
+    names = ["_matmul_ogs_NNT_bf16xbf16xmxfp4_128x256x64x1_swiglu", "grouped_gemm_fp8_kernel",
+             "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64"]
+    cats = segment.categorize(con, profiles.load("generic"), [(n, None) for n in names])
+    assert cats == ["moe", "moe", "gemm"]
