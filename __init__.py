@@ -6,7 +6,8 @@ The public Python API (each imported lazily, so `import tracedb` stays cheap for
 
     con = tracedb.connect("runs.duckdb")            # open or create a store
     tracedb.ingest_trace(con, "prof/rank_0_ascend_pt", name="qwen3-decode", tags={"hw": "910B"})
-    out = tracedb.report(con, "layers", runs=["qwen3-decode"], profile="qwen3-npu", fmt="csv")
+    r = tracedb.report(con, "layers", run="qwen3-decode", profile="qwen3-npu", pass_="steady")
+    r.arrow(), r.df(), r.notes, print(r), r.text("csv")
 """
 __version__ = "0.1.0"
 
@@ -23,6 +24,9 @@ def ingest_trace(con, path, **kw):
     return ingest_path(con, path, **kw)
 
 
-def report(con, name, **kw):
-    from tracedb.engine.reports import render_report
-    return render_report(con, name, **kw)
+def report(con, name, **options):
+    """Report `name` over a store (a connection or a path): a tracedb.engine.api.Report with str() (the
+    terminal table), .text(fmt), .arrow(), .df() and .notes; options named as on the command line (run=,
+    tag=, anchor=, layers=, pass_=, window=, ...)."""
+    from tracedb.engine.api import report as run_report
+    return run_report(con, name, **options)

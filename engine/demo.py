@@ -13,6 +13,11 @@ SAMPLES = {"qwen3-decode-b16": "qwen3_decode_kernel_details.csv",
 SEGMENT = {"profile": "qwen3-npu", "layers": 28}
 
 
+def sample_path(file: str) -> str:
+    """Path of a bundled sample (engine/samples/), e.g. qwen3_decode_kernel_details.csv."""
+    return str(resources.files("tracedb.engine").joinpath("samples", file))
+
+
 def run_demo(db: str):
     for f in (db, db + ".wal"):
         if os.path.exists(f):
@@ -20,12 +25,11 @@ def run_demo(db: str):
     con = open_store(db)
     try:
         for name, file in SAMPLES.items():
-            path = str(resources.files("tracedb.engine").joinpath("samples", file))
-            yield ingest_path(con, path, name=name, tags={"hw": "910B", "model": "qwen3-like"}).summary()
+            yield ingest_path(con, sample_path(file), name=name, tags={"hw": "910B", "model": "qwen3-like"}).summary()
         yield ""
         yield reports.render_report(con, "passes", runs=["qwen3-decode-b16"], **SEGMENT)
         yield reports.render_report(con, "layers", runs=["qwen3-decode-b16"], pass_spec="steady", **SEGMENT)
-        yield reports.render_report(con, "layers", runs=["qwen3-prefill-4k"], pass_spec="1", window="full", **SEGMENT)
+        yield reports.render_report(con, "layers", runs=["qwen3-prefill-4k"], pass_spec="1", **SEGMENT)
     finally:
         con.close()
     yield (f"The store is {db}; try:\n  tracedb report kernels --db {db} --run qwen3-decode-b16 --profile qwen3-npu "

@@ -28,6 +28,7 @@ class Result:
     labels: dict = field(default_factory=dict)    # column -> (label, guard): NULL shown as label in every format
                                                   # (CSV, JSON too) where column `guard` is not NULL
     sparse: set = field(default_factory=set)      # columns table/md leave out when zero in every row
+    table: object = None                          # the typed rows as a pyarrow Table (Python API calls only)
 
 
 def fetch(con, query: str, query_params: dict, report: str, fmt: str = "table", **kw) -> Result:
@@ -42,9 +43,16 @@ def fetch(con, query: str, query_params: dict, report: str, fmt: str = "table", 
             return Result(report=report, columns=cols, numeric=numeric, rows=[],
                           csv_body=_copy_csv(con, kw.get("labels") or {}), **kw)
         rows = con.execute("SELECT COLUMNS(*)::VARCHAR FROM _report").fetchall()
-        return Result(report=report, columns=cols, numeric=numeric, rows=rows, **kw)
+        from tracedb.engine.api import wants_arrow
+        table = _arrow(con.sql("SELECT * FROM _report")) if wants_arrow() else None
+        return Result(report=report, columns=cols, numeric=numeric, rows=rows, table=table, **kw)
     finally:
         con.execute("DROP TABLE IF EXISTS _report")
+
+
+def _arrow(rel):
+    """A relation's rows as a pyarrow Table (DuckDB 2 names the call to_arrow_table, 1.x arrow)."""
+    return rel.to_arrow_table() if hasattr(rel, "to_arrow_table") else rel.arrow()
 
 
 def _copy_csv(con, labels: dict) -> str:
@@ -104,7 +112,8 @@ def _without(res: Result, drop: list[int], notes=()) -> Result:
     keep = [i for i in range(len(res.columns)) if i not in drop]
     return Result(report=res.report, columns=[res.columns[i] for i in keep], numeric=[res.numeric[i] for i in keep],
                   rows=[tuple(row[i] for i in keep) for row in res.rows], title=res.title, params=res.params,
-                  notes=res.notes + list(notes), display=res.display, labels=res.labels)
+                  notes=res.notes + list(notes), display=res.display, labels=res.labels,
+                  table=None if res.table is None else res.table.drop_columns([res.columns[i] for i in drop]))
 
 
 def _context(res: Result, fmt: str) -> dict:
@@ -112,7 +121,7 @@ def _context(res: Result, fmt: str) -> dict:
            "columns": res.columns, "row_count": len(res.rows)}
     if fmt == "csv":
         body = res.csv_body if res.csv_body is not None else "".join(
-            ",".join(_csv_cell(c) for c in row) + "\n" for row in res.rows)
+            ",".join(_csv_cell(c) for c in _labelled(res, row)) + "\n" for row in res.rows)
         ctx["body"] = body
         ctx["header"] = ",".join(_csv_cell(c) for c in res.columns)
     elif fmt == "json":

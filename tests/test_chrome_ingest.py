@@ -9,6 +9,7 @@ import pytest
 
 import tiny_kineto
 import tracedb
+from tracedb.engine.reports import render_report
 from conftest import cli
 from tracedb.ingest import chrome_json
 
@@ -267,14 +268,14 @@ def test_corrupt_gzip_names_the_offset(tmp_path, db_path):
 
 def test_modules_account_for_every_kernel(con, tmp_path):
     tracedb.ingest_trace(con, tiny_kineto.write(tmp_path / "m.json"), name="m")
-    out = tracedb.report(con, "modules", runs=["m"], fmt="csv")
+    out = render_report(con, "modules", runs=["m"], fmt="csv")
     rows = [line.split(",") for line in out.splitlines()[1:]]
     # 60 µs under the module Layer (its role: the instances Layer_0, Layer_1 of both passes), 4 µs of memcpy
     # with no frame, 3 µs with no launch: 67 µs of device time
     assert sorted((r[3], r[5], r[6]) for r in rows) == [
         ("(no host frame)", "2", "4.000"), ("(no host launch)", "2", "3.000"),
         ("Layer", "4", "20.000"), ("Layer", "4", "40.000")]
-    out = tracedb.report(con, "modules", runs=["m"], fmt="csv", by="module", module_path=True)
+    out = render_report(con, "modules", runs=["m"], fmt="csv", by="module", module_path=True)
     assert sorted(line.split(",")[3:5] for line in out.splitlines()[1:]) == [
         ["(no host frame)", "2"], ["(no host launch)", "2"], ["Layer_0", "4"], ["Layer_1", "4"]]
     assert all(r[1] == "" and r[2] == "" for r in rows)      # no anchor: no pass, no layer
@@ -318,7 +319,7 @@ def test_nccl_kernels_count_as_communication(con, tmp_path):
     path = tmp_path / "nccl.json"
     path.write_text(json.dumps(doc))
     tracedb.ingest_trace(con, str(path), name="n")
-    out = tracedb.report(con, "layers", runs=["n"], profile="dsv3-gpu", anchor="flash_fwd", layers=2, fmt="csv",
+    out = render_report(con, "layers", runs=["n"], profile="dsv3-gpu", anchor="flash_fwd", layers=2, fmt="csv",
                          window="strict")
     header, first = out.splitlines()[:2]
     row = dict(zip(header.split(","), first.split(",")))

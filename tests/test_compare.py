@@ -10,6 +10,7 @@ import tiny_kineto
 import tiny_simulated
 import tiny_trace
 import tracedb
+from tracedb.engine.reports import render_report
 from conftest import cli, write_csv
 from tracedb.errors import UsageError
 
@@ -32,9 +33,9 @@ def two(con, tmp_path):
 
 @pytest.mark.parametrize("by", ["layer", "category", "kernel"])
 def test_compare_rows_add_up_to_each_runs_layers(two, by):
-    got = rows(tracedb.report(two, "compare", runs=["a", "b"], by=by, fmt="csv", **SEG))
+    got = rows(render_report(two, "compare", runs=["a", "b"], by=by, fmt="csv", **SEG))
     for run in ("a", "b"):
-        layers = rows(tracedb.report(two, "layers", runs=[run], fmt="csv", **SEG))
+        layers = rows(render_report(two, "layers", runs=[run], fmt="csv", **SEG))
         want = {(r["pass"], r["layer"]): round(float(r["sum_us"]) * 1000) for r in layers}
         per = {}
         for r in got:
@@ -45,7 +46,7 @@ def test_compare_rows_add_up_to_each_runs_layers(two, by):
 
 
 def test_unaligned_kernels_are_flagged(two):
-    got = rows(tracedb.report(two, "compare", runs=["a", "b"], by="kernel", fmt="csv", **SEG))
+    got = rows(render_report(two, "compare", runs=["a", "b"], by="kernel", fmt="csv", **SEG))
     # run a has one activation kernel (SwiGlu, 1 µs x scale) in layer 0 of each pass, run b none
     act = [r for r in got if r["category"] == "activation" and r["layer"] == "0"]
     assert [(r["pass"], r["run"], r["aligned"]) for r in act] == [(str(p), "a", "false") for p in range(4)]
@@ -54,14 +55,14 @@ def test_unaligned_kernels_are_flagged(two):
 
 def test_compare_needs_two_runs_and_a_known_by(two):
     with pytest.raises(UsageError, match="two or more --run"):
-        tracedb.report(two, "compare", runs=["a"], **SEG)
+        render_report(two, "compare", runs=["a"], **SEG)
     with pytest.raises(UsageError, match="--by: expected layer, category, module or kernel"):
-        tracedb.report(two, "compare", runs=["a", "b"], by="op", **SEG)
+        render_report(two, "compare", runs=["a", "b"], by="op", **SEG)
 
 
 def test_by_module_needs_host_events(two, db_path):
     with pytest.raises(UsageError, match="run 'a' has no host launches .* --by module needs a trace with host events"):
-        tracedb.report(two, "compare", runs=["a", "b"], by="module", **SEG)
+        render_report(two, "compare", runs=["a", "b"], by="module", **SEG)
     two.close()
     p = cli("report", "compare", "--db", db_path, "--run", "a", "--run", "b", "--profile", "qwen3-npu", "--layers", "2",
             "--by", "module", check=False)
@@ -79,9 +80,9 @@ def gpus(con, tmp_path):
 @pytest.mark.parametrize("window", ["strict", "full"])
 def test_by_module_rows_are_report_modules_rows_side_by_side(gpus, window):
     seg = {"profile": None, "anchor": "flash_fwd", "layers": 2, "window": window}
-    got = rows(tracedb.report(gpus, "compare", runs=["gpu", "gpu_x2"], by="module", fmt="csv", **seg))
+    got = rows(render_report(gpus, "compare", runs=["gpu", "gpu_x2"], by="module", fmt="csv", **seg))
     for run in ("gpu", "gpu_x2"):
-        modules = rows(tracedb.report(gpus, "modules", runs=[run], by="module", fmt="csv", **seg))
+        modules = rows(render_report(gpus, "modules", runs=[run], by="module", fmt="csv", **seg))
         want = {(r["pass"], r["layer"], r["module"], r["kernels"], r["sum_us"]) for r in modules if r["pass"] != ""}
         assert {(r["pass"], r["layer"], r["module"], r["kernels"], r["sum_us"]) for r in got if r["run"] == run} == want
     # the doubled run's memcpy (launched outside any frame) ends up in layer 1 of the strict window only
@@ -93,9 +94,9 @@ def test_steady_passes_of_different_numbers_are_matched(two, tmp_path):
     # run c settles one pass later (scales 1.5, 1.2, 1.1, 1, 1): its steady pass is 4, a's is 3
     tracedb.ingest_trace(two, tiny_trace.write(tmp_path / "c.csv", scales=[(3, 2), (6, 5), (11, 10), (1, 1), (1, 1)]),
                          name="c")
-    res = tracedb.report(two, "compare", runs=["a", "c"], by="kernel", fmt="json", **{**SEG, "pass_spec": "steady"})
+    res = render_report(two, "compare", runs=["a", "c"], by="kernel", fmt="json", **{**SEG, "pass_spec": "steady"})
     assert '"steady pass: a -> pass 3; c -> pass 4"' in res
-    got = rows(tracedb.report(two, "compare", runs=["a", "c"], by="kernel", fmt="csv", **{**SEG, "pass_spec": "steady"}))
+    got = rows(render_report(two, "compare", runs=["a", "c"], by="kernel", fmt="csv", **{**SEG, "pass_spec": "steady"}))
     assert {r["pass"] for r in got} == {"steady"} and {r["aligned"] for r in got} == {"true"}
     assert {r["ratio"] for r in got} == {"1.000"}
 
@@ -121,7 +122,7 @@ def test_mean_of_the_steady_passes(con, tmp_path):
     tracedb.ingest_trace(con, tiny_trace.write(tmp_path / "a.csv"), name="a")
     trace = tiny_trace.rows(scales=tiny_trace.JITTER)
     seg = {**SEG, "pass_spec": "mean"}
-    layers = rows(tracedb.report(con, "layers", runs=["j"], fmt="csv", **seg))
+    layers = rows(render_report(con, "layers", runs=["j"], fmt="csv", **seg))
     for r in layers:
         per = [sum(_layer_ns(trace, p, int(r["layer"]))) for p in (3, 4, 6)]   # the steady passes
         mean = Fraction(sum(per), 3)
@@ -129,7 +130,7 @@ def test_mean_of_the_steady_passes(con, tmp_path):
         assert Fraction(r["sum_us"]) * 1000 == round(mean)                      # rounded to the ns
         assert (Fraction(r["sum_min_us"]) * 1000, Fraction(r["sum_max_us"]) * 1000) == (min(per), max(per))
     assert [r["sum_us"] for r in layers] == ["27.090", "5.017"]               # 81.27 / 3; 15.05 / 3 = 5.01666..
-    got = rows(tracedb.report(con, "compare", runs=["j", "a"], by="layer", fmt="csv", **seg))
+    got = rows(render_report(con, "compare", runs=["j", "a"], by="layer", fmt="csv", **seg))
     assert [(r["run"], r["passes"], r["sum_us"], r["ratio"]) for r in got] == [
         ("j", "3", "27.090", "1.000"), ("a", "1", "27.000", "0.997"), ("j", "3", "5.017", "1.000"),
         ("a", "1", "5.000", "0.997")]
@@ -138,14 +139,14 @@ def test_mean_of_the_steady_passes(con, tmp_path):
 def test_mean_is_for_layers_and_compare_only(two):
     for report in ("kernels", "timeline", "modules"):
         with pytest.raises(UsageError, match=f"--pass mean: report {report} shows single passes"):
-            tracedb.report(two, report, runs=["a"], **{**SEG, "pass_spec": "mean"})
+            render_report(two, report, runs=["a"], **{**SEG, "pass_spec": "mean"})
 
 
 def test_different_layer_counts_are_noted_and_flagged(two, tmp_path, db_path):
     # a 3-layer model against the 2-layer one, passes by gaps: layer 2 exists in one run only
     tracedb.ingest_trace(two, tiny_simulated.write(tmp_path / "deep.json", layers=3), name="deep")
     seg = {"profile": "qwen3-npu", "pass_spec": "0", "window": "strict"}
-    got = rows(tracedb.report(two, "compare", runs=["a", "deep"], by="layer", fmt="csv", **seg))
+    got = rows(render_report(two, "compare", runs=["a", "deep"], by="layer", fmt="csv", **seg))
     assert [(r["layer"], r["run"], r["aligned"]) for r in got] == [
         ("0", "a", "true"), ("0", "deep", "true"), ("1", "a", "true"), ("1", "deep", "true"), ("2", "deep", "false")]
     two.close()
@@ -160,12 +161,12 @@ def test_passes_of_one_run_only_are_flagged_and_left_out_of_the_totals(two, tmp_
     # a 2-pass run against tiny's 4 passes (--pass all): passes 2 and 3 are a's alone
     kept = [r for r in tiny_trace.rows() if r[0] <= 2]
     tracedb.ingest_trace(two, write_csv(tmp_path / "short.csv", tiny_trace.HEADER, kept), name="short")
-    res = tracedb.report(two, "compare", runs=["a", "short"], by="layer", fmt="json", **SEG)
+    res = render_report(two, "compare", runs=["a", "short"], by="layer", fmt="json", **SEG)
     assert '"pass counts differ: a 4, short 2; passes of one run only are kept, flagged aligned=false, and left ' \
            'out of the totals"' in res
     # the totals cover passes 0 and 1 only (scales 1.5 and 1.2): 32 us x 1.5 + 32 us x 1.2 = 86.4 us in both
     assert '"device time over the compared passes: a 86.400 us; short 86.400 us (1.000 x a)"' in res
-    got = rows(tracedb.report(two, "compare", runs=["a", "short"], by="layer", fmt="csv", **SEG))
+    got = rows(render_report(two, "compare", runs=["a", "short"], by="layer", fmt="csv", **SEG))
     assert {(r["pass"], r["aligned"]) for r in got} == {("0", "true"), ("1", "true"), ("2", "false"), ("3", "false")}
 
 
@@ -192,7 +193,7 @@ def _predicted_and_measured_by_category(part):
 
 
 def test_simulated_over_measured_by_layer_and_category(predicted):
-    got = rows(tracedb.report(predicted, "compare", runs=["measured", "sim"], by="category", fmt="csv",
+    got = rows(render_report(predicted, "compare", runs=["measured", "sim"], by="category", fmt="csv",
                               **{**SEG, "pass_spec": "steady"}))
     # strict window: layer 0 = PASS[3:9], layer 1 = its anchor PASS[9]
     for layer, part in (("0", slice(3, 9)), ("1", slice(9, 10))):
@@ -210,21 +211,21 @@ def test_m6_is_total_simulated_over_total_measured(predicted, window, m6):
     totals = _predicted_and_measured_by_category(parts).values()
     want = round(Fraction(sum(s for s, _ in totals), sum(m for _, m in totals)), 3)
     assert Fraction(m6) == want
-    res = tracedb.report(predicted, "compare", runs=["measured", "sim"], by="layer", fmt="md",
+    res = render_report(predicted, "compare", runs=["measured", "sim"], by="layer", fmt="md",
                          **{**SEG, "pass_spec": "steady", "window": window})
     assert f"> M6 (simulated / measured device time) sim / measured = {m6}\n" in res
     assert "> steady pass: measured -> pass 3; sim (simulated) -> pass 0\n" in res
 
 
 def test_m6_is_simulated_over_measured_whatever_the_order(predicted):
-    res = tracedb.report(predicted, "compare", runs=["sim", "measured"], by="layer", fmt="md",
+    res = render_report(predicted, "compare", runs=["sim", "measured"], by="layer", fmt="md",
                          **{**SEG, "pass_spec": "steady"})
     assert "> M6 (simulated / measured device time) sim / measured = 1.016\n" in res
     assert "measured 32.000 us (0.985 x sim)" in res          # the rows' ratio: against the first run
 
 
 def test_no_m6_without_a_simulated_run(two):
-    res = tracedb.report(two, "compare", runs=["a", "b"], fmt="md", **SEG)
+    res = render_report(two, "compare", runs=["a", "b"], fmt="md", **SEG)
     assert "M6" not in res and "> device time over the compared passes: a " in res
 
 

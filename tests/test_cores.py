@@ -5,6 +5,7 @@ import pytest
 
 import tiny_swimlane
 import tracedb
+from tracedb.engine.reports import render_report
 from conftest import cli
 from tracedb.errors import InputError, UsageError
 
@@ -55,11 +56,11 @@ def test_two_runs_side_by_side_with_ratio(con, tmp_path):
     # the same 3 channels, tasks 5 µs in run a and 11.5 µs in run b: AIC 10 vs 23 µs -> 2.3x (seeds/003)
     tracedb.ingest_trace(con, tracr(tmp_path / "a.json"), name="a", core_rules=["^cube=AIC", "^vec=AIV"])
     tracedb.ingest_trace(con, tracr(tmp_path / "b.json", scale=2.3), name="b", core_rules=["^cube=AIC", "^vec=AIV"])
-    out = tracedb.report(con, "cores", runs=["a", "b"], fmt="csv")
+    out = render_report(con, "cores", runs=["a", "b"], fmt="csv")
     assert out.splitlines() == ["core_class,run_a,tasks_a,busy_us_a,run_b,tasks_b,busy_us_b,ratio",
                                 "AIC,a,2,10.000,b,2,23.000,2.300",
                                 "AIV,a,1,5.000,b,1,11.500,2.300"]
-    stacked = tracedb.report(con, "cores", runs=["a", "b"], fmt="csv", stack=True).splitlines()
+    stacked = render_report(con, "cores", runs=["a", "b"], fmt="csv", stack=True).splitlines()
     assert [line.split(",")[:2] for line in stacked[1:]] == [["a", "AIC"], ["a", "AIV"], ["b", "AIC"], ["b", "AIV"]]
 
 
@@ -67,7 +68,7 @@ def test_cores_report_needs_tasks(con, tmp_path):
     import tiny_trace
     tracedb.ingest_trace(con, tiny_trace.write(tmp_path / "k.csv"), name="ascend")
     with pytest.raises(UsageError, match="run 'ascend' has no per-core tasks"):
-        tracedb.report(con, "cores", runs=["ascend"])
+        render_report(con, "cores", runs=["ascend"])
 
 
 def test_cli_scheduler_view(tmp_path, db_path):
@@ -101,5 +102,5 @@ def test_idle_cores_follow_the_ingest_rules(con, tmp_path):
     doc["traceEvents"].append({"ph": "M", "name": "thread_name", "pid": 7, "tid": 9, "args": {"name": "cube lane 9"}})
     path.write_text(json.dumps(doc))
     tracedb.ingest_trace(con, str(path), name="t", core_rules=["^cube=AIC", "^vec=AIV"])
-    out = tracedb.report(con, "cores", runs=["t"], fmt="csv").splitlines()
+    out = render_report(con, "cores", runs=["t"], fmt="csv").splitlines()
     assert [line.split(",")[1:5] for line in out[1:]] == [["AIC", "2", "1", "2"], ["AIV", "1", "0", "1"]]

@@ -8,6 +8,7 @@ import os
 import pytest
 
 import tracedb
+from tracedb.engine.reports import render_report
 import tiny_kineto
 import tiny_simulated
 import tiny_swimlane
@@ -109,7 +110,7 @@ def tiny_store(tmp_path_factory):
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_golden(case, tiny_store, update_golden):
     report, fmt, extra = CASES[case]
-    got = tracedb.report(tiny_store, report, fmt=fmt, **{**SEG, **extra})
+    got = render_report(tiny_store, report, fmt=fmt, **{**SEG, **extra})
     path = os.path.join(GOLDEN, case)
     if update_golden:
         with open(path, "w", encoding="utf-8", newline="") as f:

@@ -9,6 +9,7 @@ import pytest
 import tiny_kineto
 import tiny_trace
 import tracedb
+from tracedb.engine.reports import render_report
 from conftest import cli
 from test_store import v2_store
 from tracedb.engine.store import resolve_runs
@@ -80,16 +81,16 @@ def test_selection_errors_are_one_line_and_name_the_request(store):
 
 def test_reports_stack_the_selected_runs(store):
     # passes of every run tagged hw=910B: 4 passes each, the run column tells them apart
-    got = rows(tracedb.report(store, "passes", tags=["hw=910B"], fmt="csv", **SEG))
+    got = rows(render_report(store, "passes", tags=["hw=910B"], fmt="csv", **SEG))
     assert [(r["run"], r["pass"]) for r in got] == [(run, str(p)) for run in ("dsv3-a", "qwen-a") for p in range(4)]
     # the same through a glob, for layers, kernels and timeline: a run column with both runs, in store order
     for report, extra in (("layers", {}), ("kernels", {"pass_spec": "3"}), ("timeline", {})):
-        got = rows(tracedb.report(store, report, runs=["dsv3-*"], fmt="csv", **SEG, **extra))
+        got = rows(render_report(store, report, runs=["dsv3-*"], fmt="csv", **SEG, **extra))
         assert list(dict.fromkeys(r["run"] for r in got)) == ["dsv3-a", "dsv3-b"], report
 
 
 def test_compare_by_tag_keeps_the_first_run_as_reference(store):
-    got = rows(tracedb.report(store, "compare", tags=["hw"], runs=["qwen-a", "dsv3-*"], by="layer",
+    got = rows(render_report(store, "compare", tags=["hw"], runs=["qwen-a", "dsv3-*"], by="layer",
                               pass_spec="3", fmt="csv", **SEG))
     layer0 = [r for r in got if r["layer"] == "0"]
     # durations x3 (qwen-a, the reference), x1, x2: ratios 1/3 and 2/3
@@ -115,7 +116,7 @@ def test_cores_two_run_layout_through_a_glob(con, tmp_path):
     for name, scale in (("cce", 1.0), ("gen", 2.3)):
         tracedb.ingest_trace(con, tracr(tmp_path / f"{name}.json", scale=scale), name=name,
                              core_rules=["^cube=AIC", "^vec=AIV"], tags={"kind": "attn"})
-    out = tracedb.report(con, "cores", tags=["kind=attn"], fmt="csv").splitlines()
+    out = render_report(con, "cores", tags=["kind=attn"], fmt="csv").splitlines()
     assert out[1] == "AIC,cce,2,10.000,gen,2,23.000,2.300"
 
 

@@ -2,6 +2,7 @@
 import pytest
 
 import tracedb
+from tracedb.engine.reports import render_report
 import tiny_trace
 from conftest import write_csv
 from tracedb.engine import segment
@@ -258,7 +259,7 @@ def test_multiple_runs_stack_in_the_given_order(tiny, tmp_path):
     with open(path, "a") as f:   # other content than run tiny: one more kernel after the last pass
         f.write("5,0,4294967295,999,2,Extra,Extra,dynamic,AI_CORE,1764246877078569.640\t,1.000,0,1,0,NO,,,,,,,N/A,1\n")
     tracedb.ingest_trace(tiny, path, name="tiny2")
-    out = tracedb.report(tiny, "passes", runs=["tiny2", "tiny"], profile="qwen3-npu", layers=2, fmt="csv")
+    out = render_report(tiny, "passes", runs=["tiny2", "tiny"], profile="qwen3-npu", layers=2, fmt="csv")
     runs = [line.split(",")[0] for line in out.splitlines()[1:]]
     assert runs == ["tiny2"] * 4 + ["tiny"] * 4
 

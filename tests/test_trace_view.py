@@ -5,6 +5,7 @@ import json
 import pytest
 
 import tracedb
+from tracedb.engine.reports import render_report
 from conftest import shared
 
 T = 1736412474721000          # an absolute epoch µs, as trace_view.json writes it (a string with 3 decimals)
@@ -60,7 +61,7 @@ def test_runtime_tasks_are_not_kernels_and_collectives_are_communication(tv):
 
 
 def test_a_flow_gives_the_kernel_its_launching_op_and_module(tv):
-    out = tracedb.report(tv, "modules", runs=["tv"], fmt="csv")
+    out = render_report(tv, "modules", runs=["tv"], fmt="csv")
     rows = {tuple(line.split(",")[3:5]) for line in out.splitlines()[1:]}
     assert ("Linear", "aclnnAdd_AddAiCore_Add") in rows
     assert ("(no host launch)", "aclnnMul_MulAiCore_Mul") in rows
@@ -81,5 +82,5 @@ def test_alexnet_trace_view_equals_its_kernel_details():
         "ON a.name = b.name AND abs(a.start_ns - b.start_ns) <= 1 WHERE a.run = 'tv' AND b.run = 'kd'").fetchone()
     assert paired == (191, 1)
     # and every one has its launching op
-    out = tracedb.report(con, "modules", runs=["tv"], by="module", fmt="csv")
+    out = render_report(con, "modules", runs=["tv"], by="module", fmt="csv")
     assert "(no host launch)" not in out and "AlexNet/Sequential/Conv2d#0" in out
