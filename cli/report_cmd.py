@@ -39,7 +39,7 @@ def _run(name, db, fmt, output, run, tag, **kw):
     if fmt == "csv":   # CSV carries data only: notes (fallback anchor, misaligned passes) go to stderr
         for note in res.notes:
             typer.echo(f"note: {note}", err=True)
-    emit(render.render(res, fmt), output)
+    emit(render.render(res, fmt, width=None if output else render.terminal_width()), output)
 
 
 @app.command()

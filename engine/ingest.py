@@ -15,7 +15,7 @@ from tracedb.errors import InputError, UsageError
 from tracedb.engine import hashing
 from tracedb.engine.segment import check_regex
 from tracedb.engine.store import parse_tags
-from tracedb.ingest import ascend_csv, chrome_json, sources
+from tracedb.ingest import ascend_csv, chrome_json, kernel_names, sources
 
 
 @dataclass
@@ -160,6 +160,7 @@ def _load_run(con, src, name, tag_map, replace, hasher, retry, core_rules):
         rows, dups = sql.run(con, "ingest_run_stats", {"run_id": run_id}).fetchone()
         if rows == 0:
             raise InputError(f"{src.files[0]}: header only, no kernel rows; expected at least one data line")
+        kernel_names.fill(con, run_id)
         con.execute("COMMIT")
     except ascend_csv.NotNumeric:
         raise   # the caller rolls back and retries

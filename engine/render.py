@@ -83,12 +83,29 @@ def _env():
                               trim_blocks=True, lstrip_blocks=True)
 
 
-def render(res: Result, fmt: str) -> str:
+def terminal_width() -> int | None:
+    """The width terminal tables fit: the terminal's when stdout is one, else $COLUMNS when set, else None
+    (a table piped to a file or to grep keeps whole names, as CSV and JSON always do)."""
+    import os
+    import shutil
+    import sys
+    if os.environ.get("COLUMNS", "").isdigit():
+        return int(os.environ["COLUMNS"])
+    if sys.stdout.isatty():
+        return shutil.get_terminal_size().columns
+    return None
+
+
+def render(res: Result, fmt: str, width: int | None = None) -> str:
+    """The report as text. A terminal table fits `width` when given (the CLI gives terminal_width()): its
+    text cells are clipped with an ellipsis, widest column first, never below 12 characters, numbers
+    never; notes wrap."""
     if fmt not in FORMATS:
         raise ValueError(fmt)
     if fmt in ("table", "md") and res.sparse:
         res = _without_empty_columns(res)
-    return _env().get_template(f"{fmt}.j2").render(**_context(res, fmt))
+    ctx = _context(res, fmt, width if fmt == "table" else None)
+    return _env().get_template(f"{fmt}.j2").render(**ctx)
 
 
 def _without_empty_columns(res: Result) -> Result:
@@ -116,7 +133,23 @@ def _without(res: Result, drop: list[int], notes=()) -> Result:
                   table=None if res.table is None else res.table.drop_columns([res.columns[i] for i in drop]))
 
 
-def _context(res: Result, fmt: str) -> dict:
+def _fit(rows: list, columns: list[str], numeric: list[bool], width: int, table) -> list:
+    """Rows whose text cells are clipped (with …) so that the table `table(rows)` draws fits `width`: the
+    widest text column gives way first, down to 12 characters (or its header); numbers never."""
+    cap = [max([len(c)] + [len(str(r[i])) for r in rows]) for i, c in enumerate(columns)]
+    floor = [w if n else max(12, len(c)) for w, n, c in zip(cap, numeric, columns)]
+    clipped = rows
+    for _ in range(len(columns) + 1):
+        over = max(len(line) for line in table(clipped).splitlines()) - width
+        i = max((j for j in range(len(cap)) if cap[j] > floor[j]), key=lambda j: cap[j], default=None)
+        if over <= 0 or i is None:
+            break
+        cap[i] = max(floor[i], cap[i] - over)
+        clipped = [[v if len(str(v)) <= w else str(v)[:w - 1] + "…" for v, w in zip(r, cap)] for r in rows]
+    return clipped
+
+
+def _context(res: Result, fmt: str, width: int | None = None) -> dict:
     ctx = {"report": res.report, "title": res.title, "params": res.params, "notes": res.notes,
            "columns": res.columns, "row_count": len(res.rows)}
     if fmt == "csv":
@@ -141,8 +174,16 @@ def _context(res: Result, fmt: str) -> dict:
             ctx["lines"] = ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in shown]
         else:
             from tabulate import tabulate
-            ctx["table"] = tabulate(shown, headers=res.columns, tablefmt="simple", disable_numparse=True,
-                                    colalign=["right" if n else "left" for n in res.numeric]) if res.rows else ""
+
+            def table(rows):
+                return tabulate(rows, headers=res.columns, tablefmt="simple", disable_numparse=True,
+                                colalign=["right" if n else "left" for n in res.numeric])
+            if width and shown:
+                import textwrap
+                shown = _fit(shown, res.columns, res.numeric, width, table)
+                ctx["notes"] = ["\n".join(textwrap.wrap(n, width - len("note: "), break_long_words=True,
+                                                         subsequent_indent="  ")) for n in res.notes]
+            ctx["table"] = table(shown) if res.rows else ""
     return ctx
 
 

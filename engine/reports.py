@@ -69,8 +69,10 @@ def build_report(con, name: str, fmt: str = "table", pass_spec: str = "all", abs
                       f"compute flow of layer {layer}", labels=PROLOGUE)
     if top < 0:
         raise UsageError("--top must be >= 0 (0: every kernel)")
-    return _fetch(con, fmt, "report_kernels", {"run_ids": b.run_ids, "layer": layer, "top": top}, name, b, meta,
-                  "hot kernels" + (f" of layer {layer}" if layer is not None else ""))
+    res = _fetch(con, fmt, "report_kernels", {"run_ids": b.run_ids, "layer": layer, "top": top}, name, b, meta,
+                 "hot kernels" + (f" of layer {layer}" if layer is not None else ""))
+    # a table for people shows the short name; CSV and JSON keep both
+    return rnd.drop_columns(res, ["name"]) if fmt in ("table", "md") else res
 
 
 def flag_short_last_layer(con, b):

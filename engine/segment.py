@@ -147,12 +147,23 @@ def propose_anchor(con, prof, run_ids, opt, cfg) -> tuple[str, list[str]]:
         names += best["names"]
         what = (f"{len(best['names'])} variants of one attention kernel, one per layer" if len(best["names"]) > 1
                 else "an attention kernel")
-        notes.append(f"run '{run}': anchor chosen: {' | '.join(best['names'])} — {what}, seen {best['per_pass']} "
+        shown = " | ".join(_short_names(con, best["names"]))
+        whole = " | ".join(best["names"])
+        notes.append(f"run '{run}': anchor chosen: {shown} — {what}, seen {best['per_pass']} "
                      f"times in {best['steady']} of {best['passes']} passes"
                      f"{'' if want else '; pass --layers to check'}"
-                     + (f"; backward kernels not considered: {', '.join(skipped)}" if forward and skipped else ""))
+                     + (f"; backward kernels not considered: {', '.join(_short_names(con, skipped))}"
+                        if forward and skipped else "")
+                     + (f"; full name: {whole}" if whole != shown else ""))
     pattern = "^(" + "|".join(re.escape(n) for n in dict.fromkeys(names)) + ")$"
     return pattern, notes
+
+
+def _short_names(con, names: list[str]) -> list[str]:
+    """The stored short names (table kernel_names) of kernel names, each name itself when it has none."""
+    got = dict(con.execute("SELECT name, short_name FROM kernel_names WHERE name IN (SELECT unnest($n))",
+                           {"n": list(names)}).fetchall())
+    return [got.get(n) or n for n in names]
 
 
 def _candidate_sets(attention: list[str]) -> list[list[str]]:

@@ -90,6 +90,9 @@ def _check_schema(con, path, read_only, migrate):
     while version < SCHEMA_VERSION:
         sql.run(con, MIGRATIONS[version])
         version += 1
+    if SCHEMA_VERSION >= 5 > int(row[0]):
+        from tracedb.ingest import kernel_names   # v5: short names of the names already there
+        kernel_names.fill(con)
     con.execute("UPDATE tracedb_meta SET value = $v WHERE key = 'schema_version'", {"v": str(version)})
     con.execute("COMMIT")
 

@@ -10,6 +10,10 @@
 -- kernels: Ascend trace_view.json tasks that are runtime machinery (kind 'npu_task': notify waits, SDMA
 --   copies, event records...) are not kernels; runs ingested before are reclassified here the way
 --   ingest_chrome_tasks.sql classifies new ones.
+-- kernel_names: one row per distinct kernel name of the store with its readable short name (computed in
+--   Python at ingest, tracedb.ingest.kernel_names; demangled, templates shortened, PyTorch elementwise ops
+--   kept): `kernel_stats` and `kernel_layers` show it, so plain SQL sees it. Old stores get theirs from
+--   `tracedb migrate`, which fills the table after this file.
 -- kernel_layers: the view a user queries: kernel_segments with the kernel's name, op type, kind, times and
 --   the run's name, tags, rank and device. Plain SQL: it works from the duckdb CLI.
 CREATE TABLE segmentations (
@@ -28,12 +32,26 @@ CREATE TABLE kernel_segments (
     category      VARCHAR,
     module        VARCHAR
 );
+CREATE TABLE kernel_names (
+    name          VARCHAR PRIMARY KEY,
+    short_name    VARCHAR
+);
 CREATE VIEW kernel_layers AS
-    SELECT r.name AS run, s.pass, s.layer, s.block, s.category, s.module, k.name, k.op_type, k.kind,
+    SELECT r.name AS run, s.pass, s.layer, s.block, s.category, s.module, k.name, n.short_name, k.op_type, k.kind,
         k.start_ns, k.dur_ns, k.seq, r.run_id, r.tags, r.rank, r.device_name, r.format
     FROM kernel_segments s
     JOIN kernels k USING (run_id, seq)
-    JOIN runs r USING (run_id);
+    JOIN runs r USING (run_id)
+    LEFT JOIN kernel_names n ON n.name = k.name;
+CREATE OR REPLACE VIEW kernel_stats AS
+    SELECT s.run_id, r.name AS run, r.tags, s.name, n.short_name, s.op_type, s.count,
+        s.sum_ns * 0.001 AS sum_us, round(s.avg_ns)::BIGINT * 0.001 AS avg_us, s.min_ns * 0.001 AS min_us,
+        s.max_ns * 0.001 AS max_us
+    FROM (SELECT run_id, name, min(op_type) AS op_type, count(*) AS count, sum(dur_ns) AS sum_ns,
+                 avg(dur_ns) AS avg_ns, min(dur_ns) AS min_ns, max(dur_ns) AS max_ns
+          FROM kernels GROUP BY run_id, name) s
+    JOIN runs r USING (run_id)
+    LEFT JOIN kernel_names n ON n.name = s.name;
 UPDATE trace_events t SET kind = 'npu_task'
 FROM runs r, tracks k
 WHERE r.run_id = t.run_id AND r.format = 'ascend-trace-view' AND t.kind = 'kernel'

@@ -1,10 +1,11 @@
 -- Report `kernels --compare-layer L2`: the kernel sets of two layers of the same pass side by side.
--- Inputs: _assigned, kernels, _rules, runs. Parameters: $run_ids, $layer (a), $layer_b (b).
--- Kernels are keyed by simplified name and category. Columns: run, pass, kernel, category, count_a,
+-- Inputs: _assigned, kernels, kernel_names, _rules, runs. Parameters: $run_ids, $layer (a), $layer_b (b).
+-- Kernels are keyed by short name (kernel_names) and category. Columns: run, pass, kernel, category, count_a,
 --   sum_us_a, count_b, sum_us_b, delta_us (b - a), present_in ('a', 'b' or 'both').
 WITH sel AS (
-    SELECT a.run_id, a.pass, a.layer, a.dur_ns, simple_name(coalesce(k.name, k.op_type)) AS kernel, c.category
+    SELECT a.run_id, a.pass, a.layer, a.dur_ns, coalesce(kn.short_name, simple_name(k.op_type)) AS kernel, c.category
     FROM _assigned a JOIN kernels k USING (run_id, seq)
+    LEFT JOIN kernel_names kn ON kn.name = k.name
     JOIN (SELECT DISTINCT category, cat_ord FROM _rules) c USING (cat_ord)
     WHERE a.layer IN ($layer, $layer_b)
 ), k AS (

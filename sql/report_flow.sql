@@ -1,17 +1,18 @@
 -- Report `kernels --flow` (--format compute-flow): every kernel of one layer, hottest first.
--- Inputs: _assigned, kernels, _rules, runs. Parameters: $run_ids, $layer, $order ('time' or 'dur'), $absolute.
+-- Inputs: _assigned, kernels, kernel_names, _rules, runs. Parameters: $run_ids, $layer, $order ('time' or 'dur'), $absolute.
 -- Columns: run, pass, layer, ordinal (position in the layer, time order), half (block within the layer),
---   category, kernel (simplified name), dur_us, share_pct (of the layer), ts_rel_ms (start relative to
+--   category, kernel (short name, kernel_names), dur_us, share_pct (of the layer), ts_rel_ms (start relative to
 --   the run's first kernel, to find it in Perfetto), input_shapes.
 WITH sel AS (
-    SELECT a.*, k.name, k.op_type, k.input_shapes, c.category,
+    SELECT a.*, k.name, k.op_type, k.input_shapes, c.category, kn.short_name,
         row_number() OVER (PARTITION BY a.run_id, a.pass ORDER BY a.start_ns, a.seq) - 1 AS ordinal,
         sum(a.dur_ns) OVER (PARTITION BY a.run_id, a.pass) AS layer_ns
     FROM _assigned a JOIN kernels k USING (run_id, seq)
     JOIN (SELECT DISTINCT category, cat_ord FROM _rules) c USING (cat_ord)
+    LEFT JOIN kernel_names kn ON kn.name = k.name
     WHERE a.layer IS NOT DISTINCT FROM $layer
 )
-SELECT r.name AS run, s.pass, s.layer, s.ordinal, s.half, s.category, simple_name(coalesce(s.name, s.op_type)) AS kernel,
+SELECT r.name AS run, s.pass, s.layer, s.ordinal, s.half, s.category, coalesce(s.short_name, simple_name(s.op_type)) AS kernel,
     us(s.dur_ns) AS dur_us, round(100.0 * s.dur_ns / nullif(s.layer_ns, 0), 2)::DECIMAL(6, 2) AS share_pct,
     ms(s.start_ns - CASE WHEN $absolute THEN 0 ELSE r.first_start_ns END) AS ts_rel_ms,
     bare_shape(s.input_shapes) AS input_shapes

@@ -1,7 +1,8 @@
 -- Report `kernels`: the hot kernels of the selected passes (and layer, when $layer is given), ranked.
--- Inputs: _assigned, kernels (names), _rules (category names), runs. Parameters: $run_ids, $layer (NULL:
+-- Inputs: _assigned, kernels (names), kernel_names (short names), _rules (category names), runs. Parameters: $run_ids, $layer (NULL:
 --   all layers), $top (0: all).
--- Columns: run, pass, layer (empty when all layers), rank, name, op_type, category, count, sum_us, avg_us,
+-- Columns: run, pass, layer (empty when all layers), rank, name, short_name (terminal and Markdown tables
+--   show it instead of name), op_type, category, count, sum_us, avg_us,
 --   share_pct (of the selection's kernel time, 2 decimals).
 WITH sel AS (
     SELECT a.run_id, a.pass, a.dur_ns, a.cat_ord, k.name, k.op_type
@@ -15,9 +16,10 @@ WITH sel AS (
         sum(ns) OVER (PARTITION BY run_id, pass) AS total_ns
     FROM grouped
 )
-SELECT r.name AS run, k.pass, $layer::BIGINT AS layer, k.rank, k.name, k.op_type, k.category, k.n AS count,
+SELECT r.name AS run, k.pass, $layer::BIGINT AS layer, k.rank, k.name, coalesce(kn.short_name, k.name) AS short_name,
+    k.op_type, k.category, k.n AS count,
     us(k.ns) AS sum_us, us(round(k.ns / k.n)::BIGINT) AS avg_us,
     round(100.0 * k.ns / nullif(k.total_ns, 0), 2)::DECIMAL(6, 2) AS share_pct
-FROM ranked k JOIN runs r USING (run_id)
+FROM ranked k JOIN runs r USING (run_id) LEFT JOIN kernel_names kn ON kn.name = k.name
 WHERE $top = 0 OR k.rank <= $top
 ORDER BY list_position($run_ids, k.run_id), k.pass, k.rank;

@@ -144,7 +144,7 @@ def test_runs_pass_counts_are_opt_in(store, db_path):
     assert [r["passes"] for r in got] == ["4"] * 4
     p = cli("runs", "--db", db_path, "-f", "csv", "--passes", "-r", "qwen-a")
     assert [r["passes"] for r in rows(p.stdout)] == ["4"]
-    assert p.stderr.startswith("note: run 'qwen-a': anchor chosen: aclnnFusedInferAttentionScoreV3")
+    assert p.stderr.startswith("note: run 'qwen-a': anchor chosen: FusedInferAttentionScore — ")
     p = cli("runs", "--db", db_path, "-f", "csv", "--passes", "-r", "qwen-a", "--anchor", "NoSuchKernel")
     assert [r["passes"] for r in rows(p.stdout)] == [""]
     assert p.stderr.startswith("note: no pass count: run 'qwen-a': no kernel name or op type matches anchor")

@@ -270,8 +270,8 @@ def test_anchor_is_proposed_when_none_is_given(tiny):
     b = segment.bind(tiny, segment.Options(runs=["tiny"]))
     name = "aclnnFusedInferAttentionScoreV3_FusedInferAttentionScore_FusedInferAttentionScore"
     assert b.anchor == f"^({name})$"
-    assert b.notes == [f"run 'tiny': anchor chosen: {name} — an attention kernel, seen 2 times in 4 of 4 "
-                       "passes; pass --layers to check"]
+    assert b.notes == ["run 'tiny': anchor chosen: FusedInferAttentionScore — an attention kernel, seen 2 times in "
+                       f"4 of 4 passes; pass --layers to check; full name: {name}"]
     segment.find_passes(tiny, b)
     assert tiny.execute("SELECT count(*), min(anchors), max(anchors) FROM _passes").fetchone() == (4, 2, 2)
 

@@ -44,7 +44,7 @@ def test_new_store_schema_version(con):
                                         "WHERE table_schema = 'main'").fetchall()}
     assert tables == {"tracedb_meta", "runs", "kernels_raw", "kernels", "kernel_metrics", "kernel_extras",
                       "trace_events", "host_events", "tracks", "run_kernels", "run_summary", "kernel_stats",
-                      "segmentations", "kernel_segments", "kernel_layers"}
+                      "segmentations", "kernel_segments", "kernel_layers", "kernel_names"}
 
 
 def test_storage_version_is_v1_5(con, db_path):
@@ -310,6 +310,8 @@ def test_migration_2_to_4(db_path):
     assert con.execute("SELECT run, kernels, device_us, span_us FROM run_summary").fetchall() == [("old", 2, 10, 11)]
     assert con.execute("SELECT run, name, count, sum_us, avg_us, min_us, max_us FROM kernel_stats").fetchall() == [
         ("old", "k", 2, 10, 5, 3, 7)]
+    # v5: the names already there got their short names
+    assert con.execute("SELECT name, short_name FROM kernel_names").fetchall() == [("k", "k")]
     assert con.execute("SELECT run, tags['hw'], dur_ns FROM run_kernels ORDER BY seq").fetchall() == [
         ("old", "h100", 7000), ("old", "h100", 3000)]
     con.close()
