@@ -156,7 +156,8 @@ def _load_run(con, src, name, tag_map, replace, hasher, retry, core_rules):
             "content_hash": hasher.digest, "rank": facts.get("rank"), "device_kind": facts["device_kind"],
             "device_name": facts.get("device_name"), "world_size": facts.get("world_size"),
             "clock_domain": facts["clock_domain"], "truncated": facts["truncated"], "metric_columns": metric_cols,
-            "extra_columns": extra_cols, "metadata": json.dumps(src.metadata, sort_keys=True), "version": __version__})
+            "extra_columns": extra_cols, "metadata": json.dumps(src.metadata, sort_keys=True), "version": __version__,
+            "time_base_ns": facts.get("time_base_ns")})
         rows, dups = sql.run(con, "ingest_run_stats", {"run_id": run_id}).fetchone()
         if rows == 0:
             raise InputError(f"{src.files[0]}: header only, no kernel rows; expected at least one data line")

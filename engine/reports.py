@@ -56,7 +56,8 @@ def build_report(con, name: str, fmt: str = "table", pass_spec: str = "all", abs
         return _clusters(con, fmt, b, meta) if clusters else _layers(con, fmt, b, meta, base, spec == "mean")
     if name == "timeline":
         return _fetch(con, fmt, "report_timeline", {**base, "layers": list(timeline_layers or [])}, name, b, meta,
-                      "pass and layer time ranges (s)", display={"layer": "(pass)"})
+                      "pass and layer time ranges (s from the trace's first event, as Perfetto shows them)",
+                      display={"layer": "(pass)"})
     meta["layer"] = layer
     if compare_layer is not None:
         meta["compare_layer"] = compare_layer

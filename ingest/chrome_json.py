@@ -642,7 +642,7 @@ def _load(con, run_id, path, work, gz, parts, safe) -> dict:
     if n == 0:
         raise InputError(f"{path}: the trace holds no complete events; expected a non-empty traceEvents array")
     facts = run_facts(layout.metadata)   # with the keys after the events, known now
-    facts.pop("base_ns")
+    facts["time_base_ns"] = facts.pop("base_ns")
     facts.update(truncated=layout.truncated, inflated_bytes=gz.size if gz is not None else None,
                  format="ascend-trace-view" if ascend else "chrome-trace",
                  device_kind="npu" if ascend else "gpu",

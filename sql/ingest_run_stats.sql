@@ -11,4 +11,8 @@ FROM (SELECT count(*) AS n, count(*) FILTER (WHERE dup IS NULL) AS kept, min(sta
             SELECT start_ns, dur_ns, coalesce(device_id, TRY_CAST(pid AS INTEGER)), NULL
             FROM trace_events WHERE run_id = $run_id AND kind IS NOT NULL AND kind <> 'npu_task')) s
 WHERE runs.run_id = $run_id;
+-- the trace's first event (host side included): where a viewer such as Perfetto puts its time zero
+UPDATE runs SET trace_start_ns = coalesce(
+    (SELECT min(start_ns) FROM trace_events WHERE run_id = $run_id AND ph IN ('X', 'M')), first_start_ns)
+WHERE run_id = $run_id;
 SELECT kernel_rows, kernel_rows - kernel_count FROM runs WHERE run_id = $run_id;

@@ -16,6 +16,15 @@
 --   `tracedb migrate`, which fills the table after this file.
 -- kernel_layers: the view a user queries: kernel_segments with the kernel's name, op type, kind, times and
 --   the run's name, tags, rank and device. Plain SQL: it works from the duckdb CLI.
+-- runs.time_base_ns: what the ingest added to the file's timestamps (Kineto's baseTimeNanoseconds; 0 when
+--   none; NULL for CSV runs, whose times are the file's); runs.trace_start_ns: the file's first event,
+--   host side included (a CSV run's first kernel), in store ns: where Perfetto's UI puts time zero.
+ALTER TABLE runs ADD COLUMN time_base_ns BIGINT;
+ALTER TABLE runs ADD COLUMN trace_start_ns BIGINT;
+UPDATE runs r SET trace_start_ns = coalesce(
+    (SELECT min(t.start_ns) FROM trace_events t WHERE t.run_id = r.run_id AND t.ph IN ('X', 'M')), r.first_start_ns),
+    time_base_ns = CASE WHEN r.format IN ('chrome-trace', 'ascend-trace-view') AND r.clock_domain <> 'unix-epoch'
+                        THEN 0 END;
 CREATE TABLE segmentations (
     run_id        INTEGER PRIMARY KEY,
     options       VARCHAR,          -- JSON

@@ -1,7 +1,13 @@
--- Report `timeline`: time ranges of passes and layers in seconds from the run's first kernel (or
--- absolute with $absolute), to navigate in Perfetto. A pass row has an empty layer and comes first.
+-- Report `timeline`: time ranges of passes and layers, to find them in Perfetto. A pass row has an empty
+-- layer and comes first.
 -- Inputs: _assigned, runs. Parameters: $run_ids, $layers INTEGER[] (empty: every layer), $absolute.
--- Columns: run, pass, layer, start_s, end_s, dur_ms.
+-- start_s, end_s: seconds from the trace's first event (runs.trace_start_ns, host side included), the zero
+--   of Perfetto's UI timeline (trace processor's trace_bounds.start_ts is the first event's timestamp); a
+--   CSV run's first kernel. With $absolute: the store's absolute time instead.
+-- ts_ns, end_ns: the file's own timestamps in ns, as Perfetto's trace processor stores them (slice.ts is
+--   the JSON ts in µs x 1000; Kineto's baseTimeNanoseconds is not added), to paste into Perfetto SQL:
+--   `select * from slice where ts between <ts_ns> and <end_ns>`.
+-- Columns: run, pass, layer, start_s, end_s, dur_ms, ts_ns, end_ns.
 WITH spans AS (
     SELECT run_id, pass, NULL::BIGINT AS layer, min(start_ns) AS s, max(end_ns) AS e FROM _assigned GROUP BY ALL
     UNION ALL
@@ -9,8 +15,9 @@ WITH spans AS (
     WHERE layer IS NOT NULL AND (len($layers) = 0 OR list_contains($layers, layer)) GROUP BY ALL
 )
 SELECT r.name AS run, sp.pass, sp.layer,
-    sec(sp.s - CASE WHEN $absolute THEN 0 ELSE r.first_start_ns END) AS start_s,
-    sec(sp.e - CASE WHEN $absolute THEN 0 ELSE r.first_start_ns END) AS end_s,
-    ms(sp.e - sp.s) AS dur_ms
+    sec(sp.s - CASE WHEN $absolute THEN 0 ELSE coalesce(r.trace_start_ns, r.first_start_ns) END) AS start_s,
+    sec(sp.e - CASE WHEN $absolute THEN 0 ELSE coalesce(r.trace_start_ns, r.first_start_ns) END) AS end_s,
+    ms(sp.e - sp.s) AS dur_ms,
+    sp.s - coalesce(r.time_base_ns, 0) AS ts_ns, sp.e - coalesce(r.time_base_ns, 0) AS end_ns
 FROM spans sp JOIN runs r USING (run_id)
 ORDER BY list_position($run_ids, sp.run_id), sp.pass, sp.layer NULLS FIRST;

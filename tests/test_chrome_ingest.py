@@ -523,3 +523,13 @@ def test_a_gzip_ingest_reports_its_inflated_size(con, tmp_path):
     assert f"MB gzip, {res.inflated / 1e6:.1f} MB inflated, in " in res.summary()
     res = tracedb.ingest_trace(con, plain, name="plain", replace=True)
     assert res.inflated is None and "inflated" not in res.summary()
+
+
+def test_timeline_is_relative_to_the_first_event_and_gives_the_files_timestamps(con, tmp_path):
+    # tests/tiny_kineto.py: the first event is the host frame nn.Module: Layer_0 at T = 0; the first kernel
+    # (gemm, 10 us later) starts pass 0 of the full window; ts_ns is the file's ts x 1000, without the base
+    tracedb.ingest_trace(con, tiny_kineto.write(tmp_path / "t.json"), name="t")
+    out = render_report(con, "timeline", runs=["t"], anchor="flash_fwd", layers=2, fmt="csv")
+    first = dict(zip(out.splitlines()[0].split(","), out.splitlines()[1].split(",")))
+    raw_first_kernel = con.execute("SELECT min(start_ns) FROM kernels").fetchone()[0] - tiny_kineto.BASE_NS
+    assert (first["start_s"], int(first["ts_ns"])) == ("0.000010000", raw_first_kernel)

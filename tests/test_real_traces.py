@@ -362,3 +362,14 @@ def test_vllm_decode_anchor_is_both_attention_variants(tmp_path):
     # 24 layers plus the prologue, and every kernel of the trace in one of them (full window)
     assert [r["layer"] for r in rows] == ["prologue"] + [str(i) for i in range(24)]
     assert sum(int(r["kernels"]) for r in rows) == 434
+
+
+def test_timeline_counts_from_the_traces_first_event_as_perfetto_does(tmp_path):
+    # vLLM decode on MI300X: the first event (a host op) is 8,370.878 us before the first kernel; Perfetto's
+    # UI puts its zero there, and its SQL sees the file's ts x 1000 (baseTimeNanoseconds not added)
+    db = str(tmp_path / "t.duckdb")
+    cli("ingest", shared("amd-tracelens", "inference", "vllm_decode_full", "graph_execution.json.gz"), "--db", db,
+        "--name", "R")
+    rows = list(csv.DictReader(io.StringIO(cli("report", "timeline", "--db", db, "--run", "R", "--layer", "0",
+                                               "--format", "csv").stdout)))
+    assert (rows[0]["layer"], rows[0]["start_s"], rows[0]["ts_ns"]) == ("", "0.008370878", "6520618861858561")
