@@ -1,20 +1,41 @@
 """`tracedb check`: reports against golden CSV files, for CI regression gates."""
+import contextlib
+import io
 from typing import Annotated
 
 import typer
 
 from tracedb.cli.common import one_line_errors
+from tracedb.errors import InputError, UsageError
+
+
+def _render(check) -> str:
+    """A check's report as CSV, from the `tracedb report` command itself with the check's options."""
+    from tracedb.cli.report_cmd import app
+    from tracedb.engine.check import csv_args
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = app(csv_args(check), standalone_mode=False)
+        except SystemExit as e:
+            code = e.code
+        except Exception as e:   # click usage errors
+            raise UsageError(f"check '{check.name}': {e}") from None
+    if code not in (None, 0):
+        why = err.getvalue().strip().removeprefix("error: ") or f"exit {code}"
+        raise InputError(f"check '{check.name}': {why}")
+    return out.getvalue()
 
 
 @one_line_errors
 def check(
-    config: Annotated[str, typer.Option("--config", "-c", help="TOML file of [[check]] entries (report, args, golden, tolerances).")],
+    config: Annotated[str, typer.Option("--config", "-c", help="TOML file of \\[\\[check]] entries (report, args, golden, tolerances); relative paths in it (golden, --db, --config, a --profile .toml) are relative to the file.")],
     update: Annotated[bool, typer.Option("--update", help="Rewrite the golden files from the current reports.")] = False,
 ):
     """Render the listed reports and compare each with its golden CSV: exit 0 when all match, 1 on a regression."""
     from tracedb.engine.check import run_checks
     failed = 0
-    for o in run_checks(config, update=update):
+    for o in run_checks(config, _render, update=update):
         if update:
             typer.echo(f"updated  {o.check.name} ({o.rows} rows) -> {o.check.golden}")
             continue

@@ -10,14 +10,13 @@
 
 Rows are matched by their key columns (default: the identifying columns the report has, such as run,
 pass, layer, core_class, module, kernel); other text cells must match exactly."""
-import contextlib
 import csv
 import io
 import os
 import tomllib
 from dataclasses import dataclass, field
 
-from tracedb.errors import InputError, UsageError
+from tracedb.errors import UsageError
 
 KEY_COLUMNS = ("run", "pass", "layer", "core_class", "core", "module", "kernel", "name", "op_type", "rank",
                "process", "thread", "phase", "layer_type")
@@ -72,30 +71,34 @@ def load_config(path: str) -> list[Check]:
             raise UsageError(f"{where}: rel_tol and abs_tol_us must be numbers") from None
         golden = e["golden"] if os.path.isabs(e["golden"]) else os.path.join(base, e["golden"])
         out.append(Check(name=e.get("name") or f"{e['report']} -> {e['golden']}", report=e["report"],
-                         args=[str(a) for a in args], golden=golden, rel_tol=rel, abs_tol_us=absolute,
+                         args=_paths_from(base, [str(a) for a in args]), golden=golden, rel_tol=rel,
+                         abs_tol_us=absolute,
                          keys=e.get("keys")))
     return out
 
 
-def render(check: Check) -> str:
-    """The report as CSV, produced by the CLI's own command with the check's options."""
-    from tracedb.cli.report_cmd import app
+PATH_OPTIONS = ("--db", "--config")   # and --profile/-p when it names a .toml file
+
+
+def _paths_from(base: str, args: list[str]) -> list[str]:
+    """Relative file paths in a check's args resolved against the config file's folder, as its golden
+    is, so a gate gives the same answer from any working directory."""
+    out = list(args)
+    for i, a in enumerate(out[:-1]):
+        value = out[i + 1]
+        is_path = a in PATH_OPTIONS or (a in ("--profile", "-p") and value.endswith(".toml"))
+        if is_path and not os.path.isabs(value):
+            out[i + 1] = os.path.join(base, value)
+    return out
+
+
+def csv_args(check: Check) -> list[str]:
+    """The check's report command line, asking for CSV (any --format of its own removed)."""
     args = list(check.args)
     if "--format" in args or "-f" in args:
         i = args.index("--format") if "--format" in args else args.index("-f")
         del args[i:i + 2]
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            code = app([check.report, *args, "--format", "csv"], standalone_mode=False)
-        except SystemExit as e:
-            code = e.code
-        except Exception as e:   # click usage errors
-            raise UsageError(f"check '{check.name}': {e}") from None
-    if code not in (None, 0):
-        why = err.getvalue().strip().removeprefix("error: ") or f"exit {code}"
-        raise InputError(f"check '{check.name}': {why}")
-    return out.getvalue()
+    return [check.report, *args, "--format", "csv"]
 
 
 def compare(check: Check, golden_text: str, new_text: str) -> Outcome:
@@ -145,7 +148,9 @@ def _cell(col: str, was: str, now: str, check: Check) -> str | None:
     return f"{was} -> {now} ({change})"
 
 
-def run_checks(path: str, update: bool = False) -> list[Outcome]:
+def run_checks(path: str, render, update: bool = False) -> list[Outcome]:
+    """Each check of the config at `path`: `render(check)` gives its report as CSV text (the CLI runs the
+    report command line, csv_args, so a check parses options exactly as `tracedb report` does)."""
     outcomes = []
     for check in load_config(path):
         text = render(check)

@@ -52,6 +52,8 @@ def build_report(con, name: str, fmt: str = "table", pass_spec: str = "all", abs
         raise UsageError("--layer is needed with --format compute-flow / --flow and with --compare-layer")
     segment.assign(con, b, select_noted(con, b, spec))
     flag_short_last_layer(con, b)
+    wanted = [layer, compare_layer] if name == "kernels" else list(timeline_layers or []) if name == "timeline" else []
+    _check_layers(con, b, [w for w in wanted if w is not None])
     if name == "layers":
         return _clusters(con, fmt, b, meta) if clusters else _layers(con, fmt, b, meta, base, spec == "mean")
     if name == "timeline":
@@ -74,6 +76,20 @@ def build_report(con, name: str, fmt: str = "table", pass_spec: str = "all", abs
                  "hot kernels" + (f" of layer {layer}" if layer is not None else ""))
     # a table for people shows the short name; CSV and JSON keep both
     return rnd.drop_columns(res, ["name"]) if fmt in ("table", "md") else res
+
+
+def _check_layers(con, b, layers: list[int]):
+    """A layer the selected passes do not have is an error naming the layers they do, not an empty table."""
+    if not layers:
+        return
+    have = dict(con.execute("SELECT run_id, list(DISTINCT layer ORDER BY layer) FROM _assigned WHERE layer IS NOT NULL "
+                            "GROUP BY run_id").fetchall())
+    for rid in b.run_ids:
+        got = have.get(rid) or []
+        missing = [l for l in layers if l not in got]
+        if missing:
+            span = f"layers {got[0]}..{got[-1]}" if got else "no layers"
+            raise UsageError(f"--layer {missing[0]}: run '{b.run_names[rid]}' has {span} in the selected passes")
 
 
 def flag_short_last_layer(con, b):
@@ -159,6 +175,10 @@ def _cores(con, fmt, runs=(), tags=(), match=None, from_us=None, to_us=None, per
                              "AICPU process); `tracedb report cores` reads on-device per-core traces")
     if match:
         segment.check_regex(con, match, "--match")
+        hits = sql.run(con, "cores_match", {"run_ids": ids, "match": match}).fetchall()
+        if not hits[0][0]:
+            raise UsageError(f"--match {match!r}: no task name of the runs matches; most frequent: "
+                             + ", ".join(f"{n} ({c})" for _, n, c in hits if n))
     to_ns = lambda v: None if v is None else round(float(v) * 1000)   # noqa: E731
     sql.run(con, "report_cores", {"run_ids": ids, "match": match, "from_ns": to_ns(from_us), "to_ns": to_ns(to_us)})
     meta = {"runs": ", ".join(names[r] for r in ids), "match": match or "every task",

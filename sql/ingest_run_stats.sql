@@ -11,6 +11,10 @@ FROM (SELECT count(*) AS n, count(*) FILTER (WHERE dup IS NULL) AS kept, min(sta
             SELECT start_ns, dur_ns, coalesce(device_id, TRY_CAST(pid AS INTEGER)), NULL
             FROM trace_events WHERE run_id = $run_id AND kind IS NOT NULL AND kind <> 'npu_task')) s
 WHERE runs.run_id = $run_id;
+-- an on-device per-core trace (tasks on AIC/AIV cores) comes from an NPU whatever its file looked like;
+-- its pids are views of the trace, not a device number
+UPDATE runs SET device_kind = 'npu', device_id = NULL
+WHERE run_id = $run_id AND EXISTS (SELECT 1 FROM trace_events WHERE run_id = $run_id AND kind = 'task');
 -- the trace's first event (host side included): where a viewer such as Perfetto puts its time zero
 UPDATE runs SET trace_start_ns = coalesce(
     (SELECT min(start_ns) FROM trace_events WHERE run_id = $run_id AND ph IN ('X', 'M')), first_start_ns)

@@ -1,9 +1,10 @@
 -- `tracedb runs`: the selected runs with provenance and size. Inputs: runs, _run_passes (run_id, passes;
 --   filled by --passes, else empty). Parameters: $run_ids (the runs to list, in this order).
--- Columns: run, format, rank, device, source_mb (bytes of the files read / 10^6; empty for runs ingested
+-- Columns: run, format, rank, device (its name when the trace gives it, else kind:id), source_mb (bytes of the files read / 10^6; empty for runs ingested
 --   before schema v3), kernel_rows (rows ingested), kernels (counted), duplicates, passes (empty without
 --   --passes), span_ms (first start to last end), tags (k=v, ...), source, ingested_at.
-SELECT r.name AS run, r.format, r.rank, r.device_kind || coalesce(':' || r.device_id, '') AS device,
+SELECT r.name AS run, r.format, r.rank,
+    coalesce(r.device_name, r.device_kind || coalesce(':' || r.device_id, '')) AS device,
     round(r.source_bytes * 0.000001, 3) AS source_mb, r.kernel_rows, r.kernel_count AS kernels,
     r.kernel_rows - r.kernel_count AS duplicates, p.passes, ms(r.last_end_ns - r.first_start_ns) AS span_ms,
     array_to_string(list_transform(map_entries(r.tags), lambda e: e.key || '=' || e.value), ', ') AS tags,

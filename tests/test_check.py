@@ -93,3 +93,19 @@ def test_a_failing_report_is_reported(gate):
     p = cli("check", "--config", gate, check=False)
     assert p.returncode == 1 and p.stderr.startswith("error: check 'tiny layers': ") and "no store here" in p.stderr
     assert p.stderr.count("error:") == 1
+
+
+def test_relative_paths_in_args_are_relative_to_the_config_file(tmp_path):
+    # the store next to the config, named relatively; the check runs from another folder
+    conf = tmp_path / "gate"
+    conf.mkdir()
+    cli("ingest", tiny_trace.write(tmp_path / "k.csv"), "--db", conf / "r.duckdb", "--name", "tiny")
+    (conf / "check.toml").write_text(CONFIG.replace('"{db}"', '"r.duckdb"'))
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    assert cli("check", "--config", conf / "check.toml", "--update", cwd=elsewhere).returncode == 0
+    assert cli("check", "--config", conf / "check.toml", cwd=elsewhere).stdout == "PASS  tiny layers (8 rows)\n"
+
+
+def test_help_shows_the_table_name():
+    assert "[[check]]" in cli("check", "--help").stdout

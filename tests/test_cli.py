@@ -157,3 +157,14 @@ def test_demo_runs_the_main_job(tmp_path):
     assert out.count("ingested run") == 2
     assert "forward passes" in out and "steady pass: qwen3-decode-b16 -> pass 3" in out
     assert "steady-state" in out and "prologue" in out
+
+
+@pytest.mark.parametrize("args, message", [
+    (["kernels", "--pass", "3", "--layer", "99"], "error: --layer 99: run 'tiny' has layers 0..1 in the selected passes"),
+    (["kernels", "--pass", "3", "--layer", "0", "--compare-layer", "7"], "error: --layer 7: run 'tiny' has layers 0..1"),
+    (["timeline", "--layer", "5"], "error: --layer 5: run 'tiny' has layers 0..1"),
+])
+def test_a_layer_that_does_not_exist_is_an_error_not_an_empty_table(tiny_db, args, message):
+    p = cli("report", args[0], "--db", tiny_db, "--run", "tiny", "--profile", "qwen3-npu", "--layers", "2", *args[1:],
+            check=False)
+    assert p.returncode == 2 and p.stderr.startswith(message) and len(p.stderr.splitlines()) == 1

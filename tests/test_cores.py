@@ -104,3 +104,10 @@ def test_idle_cores_follow_the_ingest_rules(con, tmp_path):
     tracedb.ingest_trace(con, str(path), name="t", core_rules=["^cube=AIC", "^vec=AIV"])
     out = render_report(con, "cores", runs=["t"], fmt="csv").splitlines()
     assert [line.split(",")[1:5] for line in out[1:]] == [["AIC", "2", "1", "2"], ["AIV", "1", "0", "1"]]
+
+
+def test_a_match_that_finds_no_task_is_an_error_naming_the_frequent_tasks(con, tmp_path):
+    tracedb.ingest_trace(con, tracr(tmp_path / "t.json"), name="t", core_rules=["^cube=AIC", "^vec=AIV"])
+    with pytest.raises(UsageError, match=r"--match 'nomatch': no task name of the runs matches; most frequent: "
+                                         r"Running_Task_Single \(3\)"):
+        render_report(con, "cores", runs=["t"], match="nomatch")

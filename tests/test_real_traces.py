@@ -373,3 +373,11 @@ def test_timeline_counts_from_the_traces_first_event_as_perfetto_does(tmp_path):
     rows = list(csv.DictReader(io.StringIO(cli("report", "timeline", "--db", db, "--run", "R", "--layer", "0",
                                                "--format", "csv").stdout)))
     assert (rows[0]["layer"], rows[0]["start_s"], rows[0]["ts_ns"]) == ("", "0.008370878", "6520618861858561")
+
+
+def test_runs_lists_the_device_name_and_npu_for_per_core_traces(tmp_path):
+    db = str(tmp_path / "d.duckdb")
+    cli("ingest", shared("amd-tracelens", "h100", "Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"), "--db", db, "--name", "h")
+    cli("ingest", shared("npu-swimlane-simpler", "yanghaoran29_simpler", "merged_swimlane.json"), "--db", db, "--name", "s")
+    rows = {r["run"]: r["device"] for r in csv.DictReader(io.StringIO(cli("runs", "--db", db, "-f", "csv").stdout))}
+    assert rows == {"h": "NVIDIA H100 80GB HBM3", "s": "npu"}

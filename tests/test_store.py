@@ -359,7 +359,12 @@ def test_a_hash_started_early_is_taken_over_only_for_the_same_file(tmp_path):
     early = hashing.start_early(str(path))
     assert hashing.hasher_for([str(path)]) is early
     assert hashing.hasher_for([str(path)]) is not early          # taken once
-    assert hashing.start_early(str(path)) is not early
+    again = hashing.start_early(str(path))
+    assert again is not early
+    # both threads read the file in the background: let them finish before it changes (without the joins
+    # the first could read the new bytes, a race that failed this test once in a full run)
+    early.join()
+    again.join()
     path.write_bytes(b"[1, 2]")
     os.utime(path, ns=(1, 1))                                     # same second, other mtime and size
     late = hashing.hasher_for([str(path)])
