@@ -21,7 +21,7 @@ BplOpt = Annotated[Optional[int], typer.Option("--blocks-per-layer", help="Ancho
 OffsetOpt = Annotated[Optional[int], typer.Option("--layer-offset", help="Move every layer boundary this many kernels before its anchor.")]
 WindowOpt = Annotated[str, typer.Option("--window", "-w", help="full (default): every kernel of a pass in its prologue or a layer; strict: first to last anchor (the last layer ends at its anchor).")]
 PassOpt = Annotated[str, typer.Option("--pass", help="A pass number, all, steady, auto (the steady pass, else the last full one), or mean (layers, compare: the mean of the steady passes).")]
-GapOpt = Annotated[Optional[float], typer.Option("--pass-gap", help="Split passes where the anchor gap exceeds G x the median gap (default: at gaps >= 1.5x every gap inside a pass, found per run).", show_default=False)]
+GapOpt = Annotated[Optional[float], typer.Option("--pass-gap", help="Split passes where the anchor gap exceeds G x the median gap (default: at gaps >= 2x every gap inside a pass, found per run).", show_default=False)]
 ConfigOpt = Annotated[Optional[str], typer.Option("--config", help="Model config.json: num_hidden_layers, layer types.")]
 AbsOpt = Annotated[bool, typer.Option("--absolute", help="Absolute times instead of relative to the run's first kernel.")]
 FmtOpt = Annotated[str, typer.Option("--format", "-f", help="table, md, csv or json (kernels: also compute-flow).")]

@@ -22,6 +22,7 @@ def build(con, fmt, b, spec, by, meta, layer=None, module_path=False):
         raise UsageError("report compare needs two or more --run")
     segment.assign(con, b, reports.select_noted(con, b, spec))
     reports.flag_short_last_layer(con, b)
+    segment.categorize_by_module(con, b)
     names = b.run_names
     kernel_module = False
     if by == "module":
@@ -74,10 +75,15 @@ def _one_layer(con, b, layer, label):
     (`--layer mean`: each (pass, layer) becomes its own pseudo pass of layer NULL, labelled 'mean', and the
     means over passes average them). Returns the pass label and the label of the NULL layer."""
     if str(layer).strip().lower() == "mean":
-        con.execute("DELETE FROM _assigned WHERE layer IS NULL")
+        # the prologue, and in a capture that starts mid-pass the layer cut at its start, are no full layers
+        con.execute("DELETE FROM _assigned a WHERE layer IS NULL OR EXISTS (SELECT 1 FROM _passes p WHERE p.run_id = "
+                    "a.run_id AND p.pass = a.pass AND a.layer * $bpl < p.block_base)", {"bpl": b.blocks_per_layer})
         con.execute("UPDATE _assigned SET pass = pass * 1000000 + layer, layer = NULL")
-        b.notes.append("layer mean: per key the mean over the full layers of the selected passes that have it "
-                       "(the prologue left out); `layers` counts them")
+        units = con.execute("SELECT run_id, count(DISTINCT pass) FROM _assigned GROUP BY run_id ORDER BY run_id").fetchall()
+        b.notes.append("layer mean: per key its time over the full layers of the selected passes divided by their "
+                       "number (a layer without the key counts 0, so the keys add up to the mean layer; the prologue "
+                       "and a layer cut by the capture's start left out): " + ", ".join(f"{b.run_names[r]} {n} layers" for r, n in units)
+                       + "; `layers` (CSV, JSON) counts the layers that have the key")
         return "mean", "mean"
     if not str(layer).lstrip("-").isdigit():
         raise UsageError(f"--layer {layer!r}: expected a layer number or mean")

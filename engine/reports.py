@@ -52,6 +52,8 @@ def build_report(con, name: str, fmt: str = "table", pass_spec: str = "all", abs
         raise UsageError("--layer is needed with --format compute-flow / --flow and with --compare-layer")
     segment.assign(con, b, select_noted(con, b, spec))
     flag_short_last_layer(con, b)
+    if name in ("layers", "kernels"):
+        segment.categorize_by_module(con, b)
     wanted = [layer, compare_layer] if name == "kernels" else list(timeline_layers or []) if name == "timeline" else []
     _check_layers(con, b, [w for w in wanted if w is not None])
     if name == "layers":
@@ -150,6 +152,7 @@ def _modules(con, fmt, pass_spec, by, seg_opts, module_path=False):
 def attribute(con, b) -> dict[int, int]:
     """Module of every kernel of the bound runs (_attr), with a note on kernels without a host launch.
     Returns, per run, how many of its kernels have one."""
+    sql.run(con, "attribute_scope_runs", {"run_ids": b.run_ids})
     sql.run(con, "attribute_modules", {"run_ids": b.run_ids})
     missing = con.execute("SELECT count(*) FILTER (WHERE module = '(no host launch)'), count(*) FROM _attr").fetchone()
     if missing[0]:

@@ -17,6 +17,7 @@ def segment_runs(con, opt: segment.Options) -> tuple[list[tuple[str, int, int]],
     b.notes.insert(0, b.rule())
     segment.find_passes(con, b)
     segment.assign(con, b, segment.select_passes(con, b, "all"))
+    segment.categorize_by_module(con, b)
     has_host = con.execute("SELECT count(*) FROM host_events WHERE run_id IN (SELECT unnest($r))",
                            {"r": b.run_ids}).fetchone()[0]
     if has_host:

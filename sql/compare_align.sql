@@ -14,9 +14,12 @@
 -- pos: rank (from 1, time order) of the key's first kernel in its layer: wide tables follow it.
 -- Output: TEMP _cmp_pass(run_id, pass, layer, category, module, ordinal, name, pos, n, ns): a row per run,
 --   selected pass and key (name: the kernel's, by kernel only). TEMP _cmp(run_id, pass VARCHAR, pass_ord,
---   layer, category, module, ordinal, name, pos, n_total, passes, ns, min_ns, max_ns, delta_ns, ratio,
---   aligned): a row per run and key over its passes: ns = their mean (exact integer ns, mean_ns; one pass:
---   its ns), min/max, passes = how many have the key, n_total = their kernels; name from the first of
+--   layer, category, module, ordinal, name, pos, n_total, passes, units, ns, min_ns, max_ns, delta_ns, ratio,
+--   aligned): a row per run and key over its passes: units = how many selected passes the run averages
+--   over (with $label 'mean'; else 1), ns = the key's time summed over them / units, a unit without the
+--   key counting 0, so the keys of a run add up to its mean pass or layer (exact integer ns, mean_ns; one
+--   pass: its ns); min/max over the units (0 when some unit lacks the key); passes = how many units have
+--   the key, n_total = their kernels; name from the first of
 --   them; delta_ns and ratio (3 decimals) against the first run's ns for the key (NULL when it has none);
 --   aligned = every run has the key (rows of a key some run lacks are kept, flagged, never dropped).
 CREATE OR REPLACE TEMP TABLE _cmp_pass AS
@@ -45,11 +48,18 @@ SELECT run_id, pass, layer, key_category AS category, key_module AS module, key_
 FROM keyed
 GROUP BY run_id, pass, layer, key_category, key_module, key_ordinal;
 CREATE OR REPLACE TEMP TABLE _cmp AS
-WITH collapsed AS (
+WITH units AS (
+    -- how many selected passes (for --layer mean: full layers) each run averages over
+    SELECT run_id, count(DISTINCT pass) AS units FROM _cmp_pass GROUP BY run_id
+), collapsed AS (
     SELECT run_id, CASE WHEN $label IS NULL THEN pass END AS pass_key, layer, category, module, ordinal,
         arg_min(name, pass) AS name, min(pos) AS pos, sum(n) AS n_total, count(*) AS passes,
-        mean_ns(sum(ns), count(*)) AS ns, min(ns) AS min_ns, max(ns) AS max_ns
-    FROM _cmp_pass
+        CASE WHEN $label IS NULL THEN 1 ELSE any_value(u.units) END AS units,
+        -- a unit without the key counts as 0, so a run's keys add up to its mean pass (or layer)
+        mean_ns(sum(ns), CASE WHEN $label IS NULL THEN 1 ELSE any_value(u.units) END) AS ns,
+        CASE WHEN $label IS NOT NULL AND count(*) < any_value(u.units) THEN 0 ELSE min(ns) END AS min_ns,
+        max(ns) AS max_ns
+    FROM _cmp_pass JOIN units u USING (run_id)
     GROUP BY ALL
 ), flagged AS (
     SELECT *,
@@ -59,6 +69,6 @@ WITH collapsed AS (
     WINDOW key AS (PARTITION BY pass_key, layer, category, module, ordinal)
 )
 SELECT run_id, coalesce($label, pass_key::VARCHAR) AS pass, coalesce(pass_key, 0) AS pass_ord, layer, category,
-    module, ordinal, name, pos, n_total, passes, ns, min_ns, max_ns, ns - ref_ns AS delta_ns, ratio3(ns, ref_ns) AS ratio,
+    module, ordinal, name, pos, n_total, passes, units, ns, min_ns, max_ns, ns - ref_ns AS delta_ns, ratio3(ns, ref_ns) AS ratio,
     aligned
 FROM flagged;

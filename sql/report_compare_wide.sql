@@ -15,7 +15,7 @@ WITH g AS (
         GROUPING(layer, category, module, ordinal) AS level,   -- 0: a key; 7: a layer's sum; 15: the pass total
         CASE WHEN GROUPING(layer, category, module, ordinal) = 0 THEN coalesce((SELECT kn.short_name FROM kernel_names kn WHERE kn.name = any_value(c.name)),
                                                                    simple_name(any_value(c.name))) END AS kernel,
-        sum(n_total) AS kernels, sum(mean1(n_total, passes)) AS kernels_mean, sum(ns) AS ns, min(pos) AS pos
+        sum(n_total) AS kernels, sum(mean1(n_total, units)) AS kernels_mean, sum(ns) AS ns, min(pos) AS pos
     FROM _cmp c
     GROUP BY GROUPING SETS ((run_id, pass, pass_ord, layer, category, module, ordinal), (run_id, pass, pass_ord, layer),
                             (run_id, pass, pass_ord))

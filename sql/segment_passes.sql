@@ -19,8 +19,8 @@
 --    a cut is the largest (ties: the smaller o). A group with fewer anchors is one partial pass.
 -- Output: TEMP _anchor_pass(run_id, seq, start_ns, end_ns, idx, pass, grp, offset_o, gap_ns, k, block): k = index
 --   of the anchor within its pass, block = k, except in a leading fragment (the run's first pass, short of
---   $per_pass anchors, when more passes follow): a capture that starts mid-pass holds that pass's last
---   layers, so its blocks count from per_pass - anchors (the last 10 of 24 layers are layers 14..23); TEMP _passes(run_id, pass, anchors, first_start, last_end, expected, partial, grp):
+--   the expected count (below), when more passes follow): a capture that starts mid-pass holds that pass's
+--   last layers, so its blocks count from expected - anchors (the last 10 of 24 layers are layers 14..23); TEMP _passes(run_id, pass, anchors, first_start, last_end, expected, partial, grp):
 --   expected = per_pass, or the most common anchor count of the run's passes (ties: the larger);
 --   partial = anchors <> expected; grp = the gap group; block_base = the first anchor's block. Partial passes are kept, never merged or dropped.
 --   TEMP _pass_split(run_id, rule, threshold_ns, inside_max_ns, breaks): rule 'gaps' (breaks
@@ -110,12 +110,16 @@ WITH offsets AS (
     SELECT *, idx - min(idx) OVER (PARTITION BY run_id, pass) AS k, count(*) OVER (PARTITION BY run_id, pass) AS n_in_pass,
         max(pass) OVER (PARTITION BY run_id) AS last_pass
     FROM numbered
+), freq AS (
+    SELECT run_id, n, count(*) AS passes FROM (SELECT run_id, pass, count(*) AS n FROM numbered GROUP BY ALL) GROUP BY ALL
+), expected AS (
+    -- the same rule as _passes.expected below
+    SELECT run_id, coalesce($per_pass, arg_max(n, passes * 1000000000 + n)) AS expected FROM freq GROUP BY run_id
 )
--- a leading fragment holds a pass's last layers: its blocks are numbered from per_pass - anchors
+-- a leading fragment holds a pass's last layers: its blocks are numbered from expected - anchors
 SELECT run_id, seq, start_ns, end_ns, idx, pass, grp, o AS offset_o, gap_ns, k,
-    k + CASE WHEN $per_pass IS NOT NULL AND pass = 0 AND last_pass > 0 AND n_in_pass < $per_pass
-             THEN $per_pass - n_in_pass ELSE 0 END AS block
-FROM counted;
+    k + CASE WHEN pass = 0 AND last_pass > 0 AND n_in_pass < expected THEN expected - n_in_pass ELSE 0 END AS block
+FROM counted JOIN expected USING (run_id);
 
 CREATE OR REPLACE TEMP TABLE _pass_groups AS
 SELECT run_id, grp, count(*) AS anchors, any_value(offset_o) AS offset_o, min(pass) AS first_pass,

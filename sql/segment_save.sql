@@ -9,9 +9,11 @@ DELETE FROM segmentations WHERE run_id IN (SELECT unnest($run_ids));
 INSERT INTO segmentations
 SELECT unnest($run_ids), $options, $notes, now()::TIMESTAMP, $version;
 INSERT INTO kernel_segments
-SELECT k.run_id, k.seq, a.pass, a.layer, a.block, c.category, m.module
+SELECT k.run_id, k.seq, a.pass, a.layer, a.block, coalesce(ra.category, c.category), m.module
 FROM kernels k
 JOIN _cats c ON c.name IS NOT DISTINCT FROM k.name AND c.op_type IS NOT DISTINCT FROM k.op_type
 LEFT JOIN _assigned a ON a.run_id = k.run_id AND a.seq = k.seq
+-- a kernel in a pass has the category its report has (by name, then by module: module_categories.sql)
+LEFT JOIN (SELECT DISTINCT category, cat_ord FROM _rules) ra ON ra.cat_ord = a.cat_ord
 LEFT JOIN _attr m ON m.run_id = k.run_id AND m.seq = k.seq
 WHERE k.run_id IN (SELECT unnest($run_ids));

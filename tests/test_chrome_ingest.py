@@ -302,6 +302,7 @@ def test_launches_find_their_frames_across_time_buckets(con, tmp_path):
     path = tmp_path / "b.json"
     path.write_text(json.dumps({"traceEvents": events}))
     tracedb.ingest_trace(con, str(path), name="b")
+    sql.run(con, "attribute_scope_runs", {"run_ids": [1]})
     sql.run(con, "attribute_modules", {"run_ids": [1]})
     got = q(con, "SELECT k.name, a.launch_ns, a.cpu_op, a.annotation, a.module FROM _attr a "
                  "JOIN kernels k USING (run_id, seq) ORDER BY k.name")

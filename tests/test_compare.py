@@ -232,3 +232,19 @@ def test_no_m6_without_a_simulated_run(two):
 def test_simulated_trace_without_categories_ingests(con, tmp_path):
     tracedb.ingest_trace(con, tiny_simulated.write(tmp_path / "s.json", cat=None), name="sim")
     assert con.execute("SELECT count(*) FROM kernels").fetchone()[0] == 15
+
+
+@pytest.mark.parametrize("by", ["category", "kernel"])
+def test_layer_mean_rows_add_up_to_the_mean_layer(two, by):
+    """--layer mean: a layer without a key counts 0, so each run's rows add up to its mean full layer (the
+    full window's last layer holds kernels no other layer has)."""
+    seg = {**SEG, "window": "full"}
+    got = rows(render_report(two, "compare", runs=["a", "b"], by=by, layer="mean", fmt="csv", **seg))
+    for run in ("a", "b"):
+        layers = [r for r in rows(render_report(two, "layers", runs=[run], fmt="csv", **seg))
+                  if r["layer"] not in ("", "prologue")]
+        total = sum(Fraction(r["sum_us"]) for r in layers)
+        mean_ns = round(total * 1000 / len(layers))
+        mine = [r for r in got if r["run"] == run]
+        assert abs(sum(round(Fraction(r["sum_us"]) * 1000) for r in mine) - mean_ns) <= len(mine)  # ns rounding
+        assert max(int(r["layers"]) for r in mine) == len(layers)

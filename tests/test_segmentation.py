@@ -88,6 +88,12 @@ def test_a_capture_that_starts_mid_pass_gives_a_partial_first_pass(con, tmp_path
     assert con.execute("SELECT pass, list(DISTINCT layer ORDER BY layer) FROM _assigned GROUP BY pass ORDER BY pass"
                        ).fetchall() == [(0, [2, 3, 4]), (1, [0, 1, 2, 3, 4]), (2, [0, 1, 2, 3, 4])]
     assert layout(con, "mid")[1] == [(3, True), (5, False), (5, False)]
+    # without --layers the full passes' count (5) numbers the fragment just the same
+    b = segment.bind(con, segment.Options(runs=["mid"], anchor="^A$"))
+    segment.find_passes(con, b)
+    segment.assign(con, b, segment.select_passes(con, b, "all"))
+    assert con.execute("SELECT pass, list(DISTINCT layer ORDER BY layer) FROM _assigned GROUP BY pass ORDER BY pass"
+                       ).fetchall() == [(0, [2, 3, 4]), (1, [0, 1, 2, 3, 4]), (2, [0, 1, 2, 3, 4])]
     # with a gap rule that finds no break (--pass-gap 1000) the 13 anchors are one stretch, and the count
     # cuts still land on the largest gaps (a count from the first anchor would mix two passes: 5, 5, 3)
     b, got = layout(con, "mid", layers=5, pass_gap=1000)
