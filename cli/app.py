@@ -5,7 +5,8 @@ inside the commands so `tracedb --help` and small reports start fast (DuckDB alo
 import typer
 
 from tracedb import __version__
-from tracedb.cli import check_cmd, ingest_cmd, misc_cmd, report_cmd, runs_cmd, segment_cmd, sql_cmd
+from tracedb.cli import (check_cmd, demo_cmd, ingest_cmd, migrate_cmd, profiles_cmd, report_cmd, runs_cmd, segment_cmd,
+                         sql_cmd)
 
 app = typer.Typer(name="tracedb", no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
                   help="SQL-backed analysis of LLM kernel traces: ingest profiler output once, then ask per "
@@ -16,9 +17,9 @@ app.command()(segment_cmd.segment)
 app.command()(sql_cmd.sql)
 app.command()(check_cmd.check)
 app.add_typer(runs_cmd.app, name="runs")
-app.add_typer(misc_cmd.profiles_app, name="profiles")
-app.command()(misc_cmd.demo)
-app.command()(misc_cmd.migrate)
+app.add_typer(profiles_cmd.profiles_app, name="profiles")
+app.command()(demo_cmd.demo)
+app.command()(migrate_cmd.migrate)
 
 
 def _version(value: bool):

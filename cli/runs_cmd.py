@@ -4,7 +4,7 @@ from typing import Annotated, List, Optional
 import typer
 
 from tracedb.cli.common import DbOpt, FormatOpt, OutOpt, check_format, emit, one_line_errors
-from tracedb.cli.report_cmd import AnchorOpt, BplOpt, GapOpt, LayersOpt, ProfileOpt, RunOpt, TagOpt
+from tracedb.cli.options import AnchorOpt, BplOpt, GapOpt, LayersOpt, ProfileOpt, RunOpt, TagOpt
 from tracedb.errors import UsageError
 
 app = typer.Typer(invoke_without_command=True,

@@ -14,7 +14,7 @@ def sql(
     format: FormatOpt = "table",
     output: OutOpt = None,
 ):
-    """Run SQL on the store: tables runs, kernels_raw, trace_events; views kernels, host_events, kernel_extras (see README)."""
+    """Run SQL on the store: tables runs, kernels_raw, trace_events; views kernels, host_events, kernel_extras (docs/schema.md)."""
     from tracedb.engine.adhoc import run_sql
     from tracedb.engine.store import open_store
     check_format(format)

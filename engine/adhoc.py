@@ -22,9 +22,7 @@ def run_sql(con, query: str, fmt: str) -> str:
         raise UsageError(f"sql: {msg}") from None
     if not desc:
         return "ok\n" if fmt == "table" else ""
-    types = [str(d[1]).upper() for d in desc]
-    res = render.Result(report="sql", columns=[d[0] for d in desc],
-                        numeric=[t.startswith(render.NUMERIC) for t in types],
+    res = render.Result(report="sql", columns=[d[0] for d in desc], numeric=render.numeric_columns(desc),
                         rows=[tuple(_cell(v) for v in row) for row in rows])
     return render.render(res, fmt)
 

@@ -9,9 +9,9 @@ gives the terminal table, any text format, a typed Arrow table or a pandas DataF
     r.notes            # what the report says about its window, pass split, anchor
     print(r)           # the terminal table; r.text("md"), r.text("csv"), r.text("json")
 """
-import contextvars
 import inspect
 
+from tracedb.engine import render
 from tracedb.errors import UsageError
 
 # Segmentation options every report with layers takes, named as on the command line (pass_: `pass` is a
@@ -33,12 +33,6 @@ OPTIONS = {
 }
 # Defaults that differ from the engine's, as the CLI sets them.
 DEFAULTS = {"kernels": {"pass_spec": "auto"}, "compare": {"by": "layer"}}
-_ARROW = contextvars.ContextVar("tracedb_arrow", default=False)
-
-
-def wants_arrow() -> bool:
-    """True while a report runs for the Python API (render.fetch then keeps the typed rows as Arrow)."""
-    return _ARROW.get()
 
 
 class Report:
@@ -67,7 +61,6 @@ class Report:
 
     def text(self, fmt: str = "table") -> str:
         """The report in format table, md, csv or json (as `tracedb report ... --format fmt` prints it)."""
-        from tracedb.engine import render
         if fmt not in render.FORMATS:
             raise UsageError(f"format {fmt!r}: expected one of {', '.join(render.FORMATS)}")
         return render.render(self._result, fmt)
@@ -120,12 +113,12 @@ def report(con, name: str, **options) -> Report:
     if own:
         from tracedb.engine.store import open_store
         con = open_store(con, read_only=True)
-    token = _ARROW.set(True)
+    token = render.ARROW.set(True)
     try:
         # built as for JSON: rows kept (not a CSV body), and compare's tidy rows (a row per key and run)
         return Report(reports.build_report(con, name, fmt="json", **kw))
     finally:
-        _ARROW.reset(token)
+        render.ARROW.reset(token)
         if own:
             con.close()
 

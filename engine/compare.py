@@ -2,12 +2,12 @@
 
 The stages are SQL (compare_align.sql builds _cmp: per run and key its time over the selected passes,
 matched across runs); this module picks the layout and writes the notes. CSV and JSON get the tidy rows
-(one per key and run, so they load into SQL); the terminal and Markdown tables the wide layout of
-seeds/002 (runs side by side, a sum row per layer). The ratio is each run against the first one: with a
-measured run first and a simulated one (tagged kind=simulated) after it, simulated / measured, the M6
-metric of seeds/000, which the notes also give over all compared passes."""
+(one per key and run, so they load into SQL); the terminal and Markdown tables the wide layout of a
+performance review's per-module table (runs side by side, a sum row per layer). The ratio is each run
+against the first one: with a measured run first and a simulated one (tagged kind=simulated) after it,
+simulated / measured, the M6 metric, which the notes also give over all compared passes."""
 from tracedb import sql
-from tracedb.engine import render, reports, segment
+from tracedb.engine import attribution, render, segment, selection
 from tracedb.errors import UsageError
 
 BY = ("layer", "category", "module", "kernel")
@@ -20,20 +20,20 @@ def build(con, fmt, b, spec, by, meta, layer=None, module_path=False):
         raise UsageError(f"--by: expected {', '.join(BY[:-1])} or {BY[-1]}")
     if len(b.run_ids) < 2:
         raise UsageError("report compare needs two or more --run")
-    segment.assign(con, b, reports.select_noted(con, b, spec))
-    reports.flag_short_last_layer(con, b)
-    segment.categorize_by_module(con, b)
+    segment.assign(con, b, selection.select_noted(con, b, spec))
+    selection.flag_short_last_layer(con, b)
+    attribution.categorize_by_module(con, b)
     names = b.run_names
     kernel_module = False
     if by == "module":
-        for rid, launched in reports.attribute(con, b).items():
+        for rid, launched in attribution.attribute(con, b).items():
             if not launched:
                 raise UsageError(f"run '{names[rid]}' has no host launches (no runtime call shares a kernel's "
                                  "correlation id): --by module needs a trace with host events (PyTorch profiler "
                                  "/ Kineto); use --by layer, category or kernel")
     elif by == "kernel" and _all_have_host_events(con, b.run_ids):
         # kernels line up within their module role when every run says which module launched them
-        kernel_module = all(reports.attribute(con, b).values())
+        kernel_module = all(attribution.attribute(con, b).values())
     else:
         sql.run(con, "attribute_none")
     label = spec if spec in ("steady", "auto", "mean") else None
@@ -52,13 +52,13 @@ def build(con, fmt, b, spec, by, meta, layer=None, module_path=False):
     title += f", layer {layer}" if layer not in (None, "mean") else ", mean of the full layers" if layer else ""
     labels = {"layer": (null_layer, "pass")}
     if fmt in ("csv", "json"):
-        res = reports._fetch(con, fmt, "report_compare_mean" if label == "mean" else "report_compare",
+        res = render.fetch_file(con, fmt, "report_compare_mean" if label == "mean" else "report_compare",
                              params, "compare", b, meta, title, labels=labels)
         if layer == "mean":   # the averaged units are layers, not passes
             res.columns = ["layers" if c == "passes" else c for c in res.columns]
         return res
     run_cols, diff_cols = _wide_columns(b, by, label == "mean")
-    res = reports._fetch(con, fmt, "report_compare_wide", {**params, "null_layer": null_layer}, "compare", b, meta,
+    res = render.fetch_file(con, fmt, "report_compare_wide", {**params, "null_layer": null_layer}, "compare", b, meta,
                          title, labels=labels,
                          run_columns=run_cols, diff_columns=diff_cols)
     keep = {"layer": (), "category": ("category",), "kernel": ("category",), "module": ("module",)}[by]

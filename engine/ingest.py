@@ -13,7 +13,7 @@ import duckdb
 from tracedb import __version__, sql
 from tracedb.errors import InputError, UsageError
 from tracedb.engine import hashing
-from tracedb.engine.segment import check_regex
+from tracedb.engine.patterns import check_regex
 from tracedb.engine.store import parse_tags
 from tracedb.ingest import ascend_csv, chrome_json, kernel_names, sources
 
@@ -109,55 +109,17 @@ def _load_run(con, src, name, tag_map, replace, hasher, retry, core_rules):
     facts = {"format": src.format, "device_kind": src.device_kind, "clock_domain": src.clock_domain,
              "rank": src.rank, "truncated": False, "inflated_bytes": None}
     chrome = src.format == "chrome-json"
-    if chrome:   # parts commit on their own, invisible until the transaction below
-        sql.run(con, "ingest_pending", {"run_id": run_id})
-        try:
-            facts.update(chrome_json.load(con, run_id, src.files[0], parts=retry["parts"], safe=retry["safe"],
-                                          core_rules=core_rules))
-        except BaseException:
-            sql.run(con, "discard_pending", {"run_id": run_id})
-            raise
+    if chrome:
+        facts.update(_load_chrome_parts(con, run_id, src, retry, core_rules))
     con.execute("BEGIN")
     try:
-        if chrome:
-            chrome_json.finish(con, run_id, core_rules)
-            metric_cols, extra_cols = [], []
-            kernels = con.execute("SELECT count(*) FROM trace_events WHERE run_id = $r AND kind IS NOT NULL",
-                                  {"r": run_id}).fetchone()[0]
-            if kernels == 0:
-                seen = [r[0] for r in con.execute(
-                    "SELECT DISTINCT thread_name FROM tracks WHERE run_id = $r AND thread_name IS NOT NULL "
-                    "ORDER BY 1 LIMIT 8", {"r": run_id}).fetchall()]
-                names = (f"; thread names seen: {', '.join(seen)} — if those are cores, map them with "
-                         "--core-rule 'REGEX=AIC'") if seen else ""
-                raise InputError(f"{src.path}: no device activity (no kernel, gpu_memcpy or gpu_memset events, no "
-                                 "threads named like cores): a CPU-only profile? Record it with "
-                                 f"ProfilerActivity.CUDA (or the NPU activity){names}")
-        else:
-            metric_cols, extra_cols = ascend_csv.load(con, run_id, src.headers, retry["as_text"])
-            sql.run(con, "ingest_finish", {"run_id": run_id})
-        hasher.join()
-        if hasher.error:
-            raise InputError(f"{hasher.error.filename}: cannot read: {hasher.error.strerror}")
-        same = con.execute("SELECT run_id, name FROM runs WHERE content_hash = $h ORDER BY run_id",
-                           {"h": hasher.digest}).fetchall()
+        columns = _finish_rows(con, run_id, src, retry, core_rules, chrome)
+        same = _runs_of_same_content(con, hasher)
         if same and not replace:
             _abandon(con, run_id, chrome)
             return "skipped", same[0][1]
-        clash = con.execute("SELECT run_id FROM runs WHERE name = $n", {"n": name}).fetchone()
-        if clash and not replace:
-            raise UsageError(f"run '{name}' already exists with other content; choose another --name or pass --replace")
-        replaced = list(dict.fromkeys([r[0] for r in same] + ([clash[0]] if clash else [])))
-        if replaced:
-            sql.run(con, "delete_run", {"run_ids": replaced})
-        sql.run(con, "insert_run", {
-            "run_id": run_id, "name": name, "tag_keys": list(tag_map), "tag_values": list(tag_map.values()),
-            "source_path": src.path, "source_files": src.files, "source_bytes": hasher.size, "format": facts["format"],
-            "content_hash": hasher.digest, "rank": facts.get("rank"), "device_kind": facts["device_kind"],
-            "device_name": facts.get("device_name"), "world_size": facts.get("world_size"),
-            "clock_domain": facts["clock_domain"], "truncated": facts["truncated"], "metric_columns": metric_cols,
-            "extra_columns": extra_cols, "metadata": json.dumps(src.metadata, sort_keys=True), "version": __version__,
-            "time_base_ns": facts.get("time_base_ns")})
+        replaced = _delete_replaced(con, name, same, replace)
+        _insert_run_row(con, run_id, name, tag_map, src, hasher, facts, columns)
         rows, dups = sql.run(con, "ingest_run_stats", {"run_id": run_id}).fetchone()
         if rows == 0:
             raise InputError(f"{src.files[0]}: header only, no kernel rows; expected at least one data line")
@@ -169,6 +131,81 @@ def _load_run(con, src, name, tag_map, replace, hasher, retry, core_rules):
         _abandon(con, run_id, chrome)
         raise
     return ("replaced" if replaced else "ingested"), run_id, rows, dups, facts["truncated"], facts["inflated_bytes"]
+
+
+def _load_chrome_parts(con, run_id, src, retry, core_rules) -> dict:
+    """A Chrome trace's events, committed part by part but invisible until the run's transaction adds its
+    runs row; removed again when loading fails. Returns the facts the file gives about the run."""
+    sql.run(con, "ingest_pending", {"run_id": run_id})
+    try:
+        return chrome_json.load(con, run_id, src.files[0], parts=retry["parts"], safe=retry["safe"],
+                                core_rules=core_rules)
+    except BaseException:
+        sql.run(con, "discard_pending", {"run_id": run_id})
+        raise
+
+
+def _finish_rows(con, run_id, src, retry, core_rules, chrome) -> tuple[list, list]:
+    """Inside the run's transaction: a Chrome trace's tracks, tasks and cores (and the check that it holds
+    device activity), or an Ascend CSV's rows. Returns (metric columns, extra columns) of the runs row."""
+    if not chrome:
+        metric_cols, extra_cols = ascend_csv.load(con, run_id, src.headers, retry["as_text"])
+        sql.run(con, "ingest_finish", {"run_id": run_id})
+        return metric_cols, extra_cols
+    chrome_json.finish(con, run_id, core_rules)
+    _check_device_activity(con, run_id, src)
+    return [], []
+
+
+def _check_device_activity(con, run_id, src):
+    """A Chrome trace without device activity (no event with a kind) is refused, naming the threads seen
+    in case they are cores."""
+    kernels = con.execute("SELECT count(*) FROM trace_events WHERE run_id = $r AND kind IS NOT NULL",
+                          {"r": run_id}).fetchone()[0]
+    if kernels:
+        return
+    seen = [r[0] for r in con.execute(
+        "SELECT DISTINCT thread_name FROM tracks WHERE run_id = $r AND thread_name IS NOT NULL "
+        "ORDER BY 1 LIMIT 8", {"r": run_id}).fetchall()]
+    names = (f"; thread names seen: {', '.join(seen)} — if those are cores, map them with "
+             "--core-rule 'REGEX=AIC'") if seen else ""
+    raise InputError(f"{src.path}: no device activity (no kernel, gpu_memcpy or gpu_memset events, no "
+                     "threads named like cores): a CPU-only profile? Record it with "
+                     f"ProfilerActivity.CUDA (or the NPU activity){names}")
+
+
+def _runs_of_same_content(con, hasher) -> list:
+    """(run_id, name) of the stored runs whose content hash is the source's, once the hash is done."""
+    hasher.join()
+    if hasher.error:
+        raise InputError(f"{hasher.error.filename}: cannot read: {hasher.error.strerror}")
+    return con.execute("SELECT run_id, name FROM runs WHERE content_hash = $h ORDER BY run_id",
+                       {"h": hasher.digest}).fetchall()
+
+
+def _delete_replaced(con, name, same, replace) -> list:
+    """Deletes the runs this one replaces (same content, or same name with `replace`); returns their ids.
+    Another run of this name with other content is an error without `replace`."""
+    clash = con.execute("SELECT run_id FROM runs WHERE name = $n", {"n": name}).fetchone()
+    if clash and not replace:
+        raise UsageError(f"run '{name}' already exists with other content; choose another --name or pass --replace")
+    replaced = list(dict.fromkeys([r[0] for r in same] + ([clash[0]] if clash else [])))
+    if replaced:
+        sql.run(con, "delete_run", {"run_ids": replaced})
+    return replaced
+
+
+def _insert_run_row(con, run_id, name, tag_map, src, hasher, facts, columns):
+    """The runs row that makes the run's rows visible; `columns` is (metric columns, extra columns)."""
+    metric_cols, extra_cols = columns
+    sql.run(con, "insert_run", {
+        "run_id": run_id, "name": name, "tag_keys": list(tag_map), "tag_values": list(tag_map.values()),
+        "source_path": src.path, "source_files": src.files, "source_bytes": hasher.size, "format": facts["format"],
+        "content_hash": hasher.digest, "rank": facts.get("rank"), "device_kind": facts["device_kind"],
+        "device_name": facts.get("device_name"), "world_size": facts.get("world_size"),
+        "clock_domain": facts["clock_domain"], "truncated": facts["truncated"], "metric_columns": metric_cols,
+        "extra_columns": extra_cols, "metadata": json.dumps(src.metadata, sort_keys=True), "version": __version__,
+        "time_base_ns": facts.get("time_base_ns")})
 
 
 def _abandon(con, run_id, chrome):

@@ -2,15 +2,26 @@
 
 Values arrive already formatted by DuckDB (every cell cast to VARCHAR: µs as DECIMAL(23,3) print with
 exactly 3 decimals, NULL stays None), so no float is ever formatted in Python and 100k rows render in a
-fraction of a second (a per-cell jinja loop took 3.4 s, PERFORMANCE.md). Templates own the layout only:
+fraction of a second (a per-cell jinja loop took 3.4 s for the same rows). Templates own the layout only:
 a page per format plus partials, with StrictUndefined so a misspelt context key fails loudly.
 NULL prints as an empty cell in every text format and as null in JSON."""
+import contextvars
 import json
 from dataclasses import dataclass, field
 from functools import lru_cache
 
 FORMATS = ("table", "md", "csv", "json")
-NUMERIC = ("INTEGER", "BIGINT", "HUGEINT", "DECIMAL", "DOUBLE", "FLOAT", "SMALLINT", "TINYINT", "UBIGINT")
+NUMERIC = ("INTEGER", "BIGINT", "HUGEINT", "DECIMAL", "DOUBLE", "FLOAT", "SMALLINT", "TINYINT", "UBIGINT",
+           "UINTEGER", "USMALLINT", "UTINYINT", "UHUGEINT")
+
+
+def numeric_columns(description) -> list[bool]:
+    """Per column of a DuckDB cursor description: a number type (right-aligned in tables)?"""
+    return [str(d[1]).upper().startswith(NUMERIC) for d in description]
+
+# True while a report runs for the Python API (tracedb.report): fetch then keeps the typed rows as Arrow
+# beside the text cells, which the CLI never needs (a copy of every row).
+ARROW = contextvars.ContextVar("tracedb_arrow", default=False)
 
 
 @dataclass
@@ -38,13 +49,12 @@ def fetch(con, query: str, query_params: dict, report: str, fmt: str = "table", 
     try:
         desc = con.execute("SELECT * FROM _report LIMIT 0").description
         cols = [d[0] for d in desc]
-        numeric = [str(d[1]).upper().startswith(NUMERIC) for d in desc]
+        numeric = numeric_columns(desc)
         if fmt == "csv":
             return Result(report=report, columns=cols, numeric=numeric, rows=[],
                           csv_body=_copy_csv(con, kw.get("labels") or {}), **kw)
         rows = con.execute("SELECT COLUMNS(*)::VARCHAR FROM _report").fetchall()
-        from tracedb.engine.api import wants_arrow
-        table = _arrow(con.sql("SELECT * FROM _report")) if wants_arrow() else None
+        table = _arrow(con.sql("SELECT * FROM _report")) if ARROW.get() else None
         return Result(report=report, columns=cols, numeric=numeric, rows=rows, table=table, **kw)
     finally:
         con.execute("DROP TABLE IF EXISTS _report")
@@ -223,3 +233,12 @@ def _json_cell(v, numeric: bool) -> str:
     if v is None:
         return "null"
     return v if numeric else json.dumps(v)
+
+
+def fetch_file(con, fmt, file, params, name, b, meta, title, display=None, sparse=None, labels=None, **placeholders):
+    """Run the last statement of sql/<file>.sql (earlier statements ran already) into a Result, with the
+    report's notes (`b.notes`); `params` filtered to the ones the query names."""
+    from tracedb import sql
+    query = sql.file_statements(file, **placeholders)[-1].rstrip().rstrip(";")
+    return fetch(con, query, sql.used_params(query, params), name, fmt=fmt, title=title, params=meta, notes=list(b.notes),
+                     display=display or {}, sparse=sparse or set(), labels=labels or {})

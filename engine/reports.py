@@ -3,7 +3,7 @@ and renders the rows. `render_report` is the importable entry point behind `trac
 import os
 
 from tracedb import sql
-from tracedb.engine import profiles, segment
+from tracedb.engine import attribution, compare, patterns, profiles, segment, selection
 from tracedb.engine import render as rnd
 from tracedb.errors import UsageError
 
@@ -43,38 +43,38 @@ def build_report(con, name: str, fmt: str = "table", pass_spec: str = "all", abs
     if name == "passes":
         sel = segment.select_passes(con, b, "all")
         segment.assign(con, b, sel)
-        flag_short_last_layer(con, b)
-        return _fetch(con, fmt, "report_passes", base, name, b, meta, f"{b.direction} passes")
+        selection.flag_short_last_layer(con, b)
+        return rnd.fetch_file(con, fmt, "report_passes", {**base, "steady_tolerance": segment.STEADY_TOLERANCE},
+                              name, b, meta, f"{b.direction} passes")
     if name == "compare":
-        from tracedb.engine import compare
         return compare.build(con, fmt, b, spec, by, meta, layer=layer, module_path=module_path)
     if name == "kernels" and (flow or compare_layer is not None) and layer is None:
         raise UsageError("--layer is needed with --format compute-flow / --flow and with --compare-layer")
-    segment.assign(con, b, select_noted(con, b, spec))
-    flag_short_last_layer(con, b)
+    segment.assign(con, b, selection.select_noted(con, b, spec))
+    selection.flag_short_last_layer(con, b)
     if name in ("layers", "kernels"):
-        segment.categorize_by_module(con, b)
+        attribution.categorize_by_module(con, b)
     wanted = [layer, compare_layer] if name == "kernels" else list(timeline_layers or []) if name == "timeline" else []
     _check_layers(con, b, [w for w in wanted if w is not None])
     if name == "layers":
         return _clusters(con, fmt, b, meta) if clusters else _layers(con, fmt, b, meta, base, spec == "mean")
     if name == "timeline":
-        return _fetch(con, fmt, "report_timeline", {**base, "layers": list(timeline_layers or [])}, name, b, meta,
+        return rnd.fetch_file(con, fmt, "report_timeline", {**base, "layers": list(timeline_layers or [])}, name, b, meta,
                       "pass and layer time ranges (s from the trace's first event, as Perfetto shows them)",
                       display={"layer": "(pass)"})
     meta["layer"] = layer
     if compare_layer is not None:
         meta["compare_layer"] = compare_layer
-        return _fetch(con, fmt, "report_compare_layers", {"run_ids": b.run_ids, "layer": layer, "layer_b": compare_layer},
+        return rnd.fetch_file(con, fmt, "report_compare_layers", {"run_ids": b.run_ids, "layer": layer, "layer_b": compare_layer},
                       name, b, meta, f"layer {layer} (a) vs layer {compare_layer} (b)")
     if flow:
         if order not in ("dur", "time"):
             raise UsageError("--order: expected dur or time")
-        return _fetch(con, fmt, "report_flow", {**base, "layer": layer, "order": order}, name, b, meta,
+        return rnd.fetch_file(con, fmt, "report_flow", {**base, "layer": layer, "order": order}, name, b, meta,
                       f"compute flow of layer {layer}", labels=PROLOGUE)
     if top < 0:
         raise UsageError("--top must be >= 0 (0: every kernel)")
-    res = _fetch(con, fmt, "report_kernels", {"run_ids": b.run_ids, "layer": layer, "top": top}, name, b, meta,
+    res = rnd.fetch_file(con, fmt, "report_kernels", {"run_ids": b.run_ids, "layer": layer, "top": top}, name, b, meta,
                  "hot kernels" + (f" of layer {layer}" if layer is not None else ""))
     # a table for people shows the short name; CSV and JSON keep both
     return rnd.drop_columns(res, ["name"]) if fmt in ("table", "md") else res
@@ -94,19 +94,6 @@ def _check_layers(con, b, layers: list[int]):
             raise UsageError(f"--layer {missing[0]}: run '{b.run_names[rid]}' has {span} in the selected passes")
 
 
-def flag_short_last_layer(con, b):
-    """Strict window: say so when the last layer holds only its anchor's neighbourhood (one example)."""
-    if b.window != "strict":
-        return
-    rows = sql.run(con, "segment_last_layer").fetchall()
-    if rows:
-        rid, p, layer, n, med = rows[0]
-        b.notes.append(f"strict window: the last layer of a pass ends at its anchor, so its work after the anchor "
-                       f"is not counted: run '{b.run_names[rid]}' pass {p} layer {layer} holds {n} kernel"
-                       f"{'s' if n != 1 else ''} where its other layers hold {med:g} (median)"
-                       + (f"; {len(rows)} passes alike" if len(rows) > 1 else "") + "; --window full counts it")
-
-
 def _layers(con, fmt, b, meta, base, mean):
     """Per layer, one <category>_us column per category of the profile; --pass mean: per layer over passes."""
     cats = b.profile.categories
@@ -116,10 +103,10 @@ def _layers(con, fmt, b, meta, base, mean):
         sums = ",\n        ".join(f"{e} AS {sql.ident(c + '_ns')}" for e, c in zip(per_cat, cats))
         means = ",\n    ".join(f"us(mean_ns(sum(p.{sql.ident(c + '_ns')}), count(*))) AS {sql.ident(c + '_us')}"
                                  for c in cats)
-        return _fetch(con, fmt, "report_layers_mean", base, "layers", b, meta, "layers, mean of the steady passes",
+        return rnd.fetch_file(con, fmt, "report_layers_mean", base, "layers", b, meta, "layers, mean of the steady passes",
                       category_sums=sums, category_means=means, **kw)
     cols = ",\n    ".join(f"us({e}) AS {sql.ident(c + '_us')}" for e, c in zip(per_cat, cats))
-    return _fetch(con, fmt, "report_layers", base, "layers", b, meta, "layers", category_columns=cols, **kw)
+    return rnd.fetch_file(con, fmt, "report_layers", base, "layers", b, meta, "layers", category_columns=cols, **kw)
 
 
 def _modules(con, fmt, pass_spec, by, seg_opts, module_path=False):
@@ -134,33 +121,19 @@ def _modules(con, fmt, pass_spec, by, seg_opts, module_path=False):
         b.notes.append(b.rule())
         segment.find_passes(con, b)
         segment.assign(con, b, segment.select_passes(con, b, pass_spec))
-        flag_short_last_layer(con, b)
+        selection.flag_short_last_layer(con, b)
         meta = _params(b, pass_spec)
     else:
         b = segment.bind_runs(con, opt.runs, opt.tags)
         con.execute("CREATE OR REPLACE TEMP TABLE _assigned (run_id INTEGER, seq BIGINT, pass BIGINT, layer BIGINT)")
         meta = {"runs": ", ".join(b.run_names[r] for r in b.run_ids), "layers": "none (no anchor)"}
-    attribute(con, b)
+    attribution.attribute(con, b)
     meta["by"] = by
     file, title = ("report_modules_total", "device time by module") if by == "module" else \
         ("report_modules", "device time by module and kernel")
     meta["module"] = "instance path" if module_path else "role (instances of one role across layers grouped)"
-    return _fetch(con, fmt, file, {"run_ids": b.run_ids, "by_path": bool(module_path)}, "modules", b, meta, title,
+    return rnd.fetch_file(con, fmt, file, {"run_ids": b.run_ids, "by_path": bool(module_path)}, "modules", b, meta, title,
                   labels=PROLOGUE)
-
-
-def attribute(con, b) -> dict[int, int]:
-    """Module of every kernel of the bound runs (_attr), with a note on kernels without a host launch.
-    Returns, per run, how many of its kernels have one."""
-    sql.run(con, "attribute_scope_runs", {"run_ids": b.run_ids})
-    sql.run(con, "attribute_modules", {"run_ids": b.run_ids})
-    missing = con.execute("SELECT count(*) FILTER (WHERE module = '(no host launch)'), count(*) FROM _attr").fetchone()
-    if missing[0]:
-        b.notes.append(f"{missing[0]:,} of {missing[1]:,} kernels have no launching runtime call in the trace "
-                       "(no correlation id, or host side not recorded): module '(no host launch)'")
-    launched = dict(con.execute("SELECT run_id, count(*) FILTER (WHERE module <> '(no host launch)') FROM _attr "
-                                "GROUP BY run_id").fetchall())
-    return {rid: launched.get(rid, 0) for rid in b.run_ids}
 
 
 def _cores(con, fmt, runs=(), tags=(), match=None, from_us=None, to_us=None, per_core=False, scheduler=False,
@@ -170,14 +143,14 @@ def _cores(con, fmt, runs=(), tags=(), match=None, from_us=None, to_us=None, per
     b = segment.bind_runs(con, runs, tags)
     ids, names = b.run_ids, b.run_names
     if scheduler:
-        return _fetch(con, fmt, "report_cores_scheduler", {"run_ids": ids}, "cores", b,
+        return rnd.fetch_file(con, fmt, "report_cores_scheduler", {"run_ids": ids}, "cores", b,
                       {"runs": ", ".join(names[r] for r in ids)}, "AICPU scheduler phases")
     for rid in ids:
         if not con.execute("SELECT count(*) FROM kernels WHERE run_id = $r AND kind = 'task'", {"r": rid}).fetchone()[0]:
             raise UsageError(f"run '{names[rid]}' has no per-core tasks (threads named like AIC_0 / AIV 12 outside an "
                              "AICPU process); `tracedb report cores` reads on-device per-core traces")
     if match:
-        segment.check_regex(con, match, "--match")
+        patterns.check_regex(con, match, "--match")
         hits = sql.run(con, "cores_match", {"run_ids": ids, "match": match}).fetchall()
         if not hits[0][0]:
             raise UsageError(f"--match {match!r}: no task name of the runs matches; most frequent: "
@@ -189,13 +162,13 @@ def _cores(con, fmt, runs=(), tags=(), match=None, from_us=None, to_us=None, per
     if top_gaps:
         if top_gaps < 0:
             raise UsageError("--top-gaps must be positive")
-        return _fetch(con, fmt, "report_cores_gaps", {"run_ids": ids, "top": top_gaps}, "cores", b, meta,
+        return rnd.fetch_file(con, fmt, "report_cores_gaps", {"run_ids": ids, "top": top_gaps}, "cores", b, meta,
                       f"the {top_gaps} longest idle gaps per core class")
     if len(ids) == 2 and not per_core and not stack:
-        return _fetch(con, fmt, "report_cores_compare", {"run_ids": ids}, "cores", b, meta,
+        return rnd.fetch_file(con, fmt, "report_cores_compare", {"run_ids": ids}, "cores", b, meta,
                       f"on-core time: {names[ids[1]]} vs {names[ids[0]]}")
     file, title = ("report_cores_core", "per core") if per_core else ("report_cores_class", "per core class")
-    return _fetch(con, fmt, file, {"run_ids": ids}, "cores", b, meta, f"on-core time {title}")
+    return rnd.fetch_file(con, fmt, file, {"run_ids": ids}, "cores", b, meta, f"on-core time {title}")
 
 
 def _clusters(con, fmt, b, meta):
@@ -208,24 +181,8 @@ def _clusters(con, fmt, b, meta):
         f"round(100.0 * (SELECT coalesce(sum(c.ns), 0) FROM per_cat c WHERE c.run_id = l.run_id AND "
         f"c.layer_type = l.layer_type AND c.cat_ord = {i}) / nullif(sum(l.sum_ns), 0), 2)::DECIMAL(6, 2) "
         f"AS {sql.ident(c + '_pct')}" for i, c in enumerate(b.profile.categories))
-    return _fetch(con, fmt, "report_clusters", {"run_ids": b.run_ids}, "layers", b, meta, "layer clusters by type",
+    return rnd.fetch_file(con, fmt, "report_clusters", {"run_ids": b.run_ids}, "layers", b, meta, "layer clusters by type",
                   category_shares=shares)
-
-
-def select_noted(con, b, spec: str) -> list[tuple[int, int]]:
-    """segment.select_passes, with a note naming the passes `steady`, `auto` and `mean` chose for each run."""
-    fallbacks = set()
-    sel = segment.select_passes(con, b, spec, fallbacks)
-    if spec in ("steady", "auto", "mean"):
-        picked = {rid: [p for r, p in sel if r == rid] for rid in b.run_ids}
-        sim = segment.simulated_runs(con, b.run_ids)
-        how = {r: "" if spec != "auto" else
-               (" (no steady pass: the last full one)" if r in fallbacks else " (steady)") for r in picked}
-        head = {"steady": "steady pass: ", "auto": "pass: ", "mean": "mean of the steady passes: "}[spec]
-        b.notes.append(head + "; ".join(
-            f"{b.run_names[r]}{' (simulated)' if r in sim else ''} -> pass{'es' if len(ps) > 1 else ''} "
-            f"{', '.join(map(str, ps))}{how[r]}" for r, ps in picked.items()))
-    return sel
 
 
 def _params(b, pass_spec) -> dict:
@@ -233,14 +190,6 @@ def _params(b, pass_spec) -> dict:
             "anchor": b.anchor, "layers": b.layers, "blocks_per_layer": b.blocks_per_layer,
             "layer_offset": b.layer_offset, "window": b.window, "passes_by": b.pass_rule(),
             "pass": pass_spec}
-
-
-def _fetch(con, fmt, file, params, name, b, meta, title, display=None, sparse=None, labels=None, **placeholders):
-    text = sql.load(file).format(**placeholders) if placeholders else sql.load(file)
-    query = sql.statements(text)[-1].rstrip().rstrip(";")
-    used = {k: v for k, v in params.items() if f"${k}" in query}
-    return rnd.fetch(con, query, used, name, fmt=fmt, title=title, params=meta, notes=list(b.notes),
-                     display=display or {}, sparse=sparse or set(), labels=labels or {})
 
 
 def write_output(text: str, path: str | None):

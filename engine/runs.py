@@ -29,7 +29,7 @@ def listing(con, runs=(), tags=(), fmt="table", passes=False, **seg_opts) -> rnd
     counts, notes = pass_counts(con, ids, **seg_opts) if passes else ({}, [])
     con.execute("CREATE OR REPLACE TEMP TABLE _run_passes AS SELECT unnest($r)::INTEGER AS run_id, "
                 "unnest($n)::BIGINT AS passes", {"r": list(counts), "n": list(counts.values())})
-    query = sql.statements(sql.load("list_runs"))[-1].rstrip(";")
+    query = sql.file_statements("list_runs")[-1].rstrip(";")
     return rnd.fetch(con, query, {"run_ids": ids}, "runs", fmt=fmt, title="runs", notes=notes)
 
 

@@ -8,10 +8,9 @@ import re
 import statistics
 from dataclasses import dataclass, field
 
-import duckdb
-
 from tracedb import sql
 from tracedb.engine import profiles
+from tracedb.engine.patterns import check_regex
 from tracedb.engine.store import resolve_runs
 from tracedb.errors import NoAnchor, UsageError
 
@@ -190,13 +189,6 @@ def _candidate_stats(con, rid, cands, per_pass, pass_gap) -> list[dict]:
     return out
 
 
-def check_regex(con, pattern, what):
-    try:
-        con.execute("SELECT regexp_matches('', $p)", {"p": pattern})
-    except duckdb.Error as e:
-        raise UsageError(f"{what} {pattern!r}: not a valid RE2 pattern ({str(e).splitlines()[0]})") from None
-
-
 def _pick_anchor(con, b, primary, fallback):
     """The profile's anchor, or its fallback when the primary matches nothing in these runs."""
     sql.run(con, "segment_anchors", {"run_ids": b.run_ids, "anchor": primary})
@@ -308,29 +300,6 @@ def assign(con, b: Bound, selection: list[tuple[int, int]]):
     sql.run(con, "categories")
     lo, hi = con.execute("SELECT min(win_start), max(win_end) FROM _windows JOIN _sel USING (run_id, pass)").fetchone()
     sql.run(con, "segment_assign", {**b.params(), "win_lo": lo, "win_hi": hi})
-
-
-def categorize_by_module(con, b: Bound):
-    """After assign: kernels whose name gives no category ('other') take their launching module's, when the
-    runs were recorded with nn.Module frames; a note says how much time moved (sql/module_categories.sql)."""
-    if not con.execute("SELECT count(*) FROM _assigned").fetchone()[0] or not con.execute(
-            "SELECT EXISTS (SELECT 1 FROM host_events WHERE run_id IN (SELECT unnest($r)) AND cat = 'python_function' "
-            "AND starts_with(name, 'nn.Module: '))", {"r": b.run_ids}).fetchone()[0]:
-        return
-    other = b.profile.categories.index("other")
-    sql.run(con, "attribute_scope_other", {"other_ord": other})
-    sql.run(con, "attribute_modules", {"run_ids": b.run_ids})
-    sql.run(con, "module_categories", {"other_ord": other})
-    con.execute("DROP TABLE _attr")
-    rows = con.execute("SELECT category, kernels, ns FROM _by_module").fetchall()
-    moved = [r for r in rows if r[0] is not None]
-    if moved:
-        unframed = [f"{ns / 1000:,.3f} us ({k}) launched outside any nn.Module frame stay other"
-                    for c, k, ns in rows if c is None]
-        b.notes.append(f"{sum(n for _, _, n in moved) / 1000:,.3f} us of kernels with generic names (elementwise, "
-                       "reduce, copy) categorised by their launching module: "
-                       + ", ".join(f"{c} {ns / 1000:,.3f} us ({k})" for c, k, ns in moved)
-                       + (f"; {unframed[0]}" if unframed else ""))
 
 
 def select_passes(con, b: Bound, spec: str, fallbacks: set | None = None) -> list[tuple[int, int]]:

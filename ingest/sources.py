@@ -3,15 +3,13 @@ for a folder of several profiler outputs or trace files (one per rank), the trac
 
 The format is taken from the content (the CSV header), not only from the file name."""
 import glob
-import gzip
 import json
 import os
 import re
-import zlib
 from dataclasses import dataclass, field
 
 from tracedb.errors import InputError
-from tracedb.ingest import ascend_csv, chrome_json
+from tracedb.ingest import ascend_csv, chrome_json, sniff
 
 
 @dataclass
@@ -34,10 +32,7 @@ class Source:
             if base in ("ASCEND_PROFILER_OUTPUT", "mindstudio_profiler_output"):
                 base = os.path.basename(os.path.dirname(p))
             return base
-        base = os.path.basename(p)
-        for ext in (".gz", ".json", ".csv", ".tmp"):
-            base = base[:-len(ext)] if base.endswith(ext) else base
-        return base
+        return sniff.file_stem(p)
 
 
 def resolve(path: str) -> Source:
@@ -45,7 +40,7 @@ def resolve(path: str) -> Source:
         raise InputError(f"{path}: no such file or folder")
     if os.path.isdir(path):
         return _resolve_dir(path)
-    if chrome_json.is_gzip(path) or chrome_json.looks_like_json(path):
+    if sniff.is_gzip(path) or chrome_json.looks_like_json(path):
         return Source(path=path, format="chrome-json", files=[path], rank=rank_from_path(path))
     return _from_csv_files(path, [path])
 
@@ -63,7 +58,7 @@ def _resolve_dir(path: str) -> Source:
         slices = _op_summary_files(root)
         if not slices:
             db = _sqlite_exports(root)
-            if db:   # export_type=Db alone writes no CSV (FORMATS.md 1.6)
+            if db:   # torch_npu with export_type=Db alone writes no CSV
                 raise InputError(f"{path}: holds only the SQLite export {os.path.relpath(db[0], root)}, which tracedb "
                                  "does not read; expected ASCEND_PROFILER_OUTPUT/kernel_details.csv: profile with "
                                  "_ExperimentalConfig(export_type=[torch_npu.profiler.ExportType.Text, "
@@ -82,7 +77,7 @@ def _resolve_dir(path: str) -> Source:
 
 
 def _sqlite_exports(root: str) -> list[str]:
-    """ascend_pytorch_profiler[_N].db / msprof_<ts>.db files of a profiler folder (FORMATS.md 1.6)."""
+    """ascend_pytorch_profiler[_N].db / msprof_<ts>.db files of a profiler folder (torch_npu export_type=Db)."""
     subs = ("", "ASCEND_PROFILER_OUTPUT", os.path.join("PROF_*", "mindstudio_profiler_output"))
     pats = [os.path.join(root, sub, name) for sub in subs for name in ("ascend_pytorch_profiler*.db", "msprof_*.db")]
     return sorted(f for p in pats for f in glob.glob(p))
@@ -183,12 +178,7 @@ def _is_trace_file(path: str) -> bool:
 def _is_chrome_trace(path: str) -> bool:
     """A trace object naming "traceEvents", or an event array, in its first MB (config and profiler_info
     JSON do neither)."""
-    try:
-        opener = gzip.open if chrome_json.is_gzip(path) else open
-        with opener(path, "rb") as f:
-            head = f.read(SNIFF_BYTES).lstrip(b"\xef\xbb\xbf \t\r\n")
-    except (OSError, EOFError, zlib.error):
-        return False
+    head = sniff.head(path, SNIFF_BYTES)
     return (head[:1] == b"{" and b'"traceEvents"' in head) or (head[:1] == b"[" and b'"ph"' in head)
 
 
@@ -208,7 +198,4 @@ def trace_rank(path: str) -> int | None:
 
 def trace_stem(path: str) -> str:
     """A short name for a trace of a folder: the file name without .json/.gz/.csv and Kineto's .pt.trace."""
-    base = os.path.basename(os.path.abspath(path).rstrip(os.sep))
-    for ext in (".gz", ".json", ".csv", ".trace", ".pt"):
-        base = base[:-len(ext)] if base.endswith(ext) and len(base) > len(ext) else base
-    return base
+    return sniff.file_stem(path)

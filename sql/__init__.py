@@ -1,17 +1,66 @@
-"""Every query of tracedb lives in a `.sql` file of this folder, loaded by name.
+"""Every query of tracedb lives in a `.sql` file of a stage folder here, loaded by its bare name.
+
+    store/    schema, runs (insert, list, select, tag, delete) and the session macros
+    ingest/   trace files into kernels_raw / trace_events / tracks, and the run's summary
+    segment/  anchors -> passes -> windows -> layers, categories, module attribution, stored segmentations
+    report/   one query per report (and the TEMP tables of report cores)
+    compare/  report compare: alignment of runs, its notes and its layouts
+    migrate/  schema v1 -> v5, one file per version step
+
+A name is unique across the folders (`load("segment_passes")` finds `segment/segment_passes.sql`); two files
+of one name make the first `load` fail, naming both. Each file opens with a `--` header: what it computes,
+`Inputs:`, `Parameters:` (each `$name` with its type) and `Output:` (each column with its type).
 
 Values are always bound as `$name` parameters. A few files take identifiers that depend on the input
 (CSV column positions, per-category output columns); those are substituted into `{name}` placeholders
 (never written in a file's comments) only through `ident()`, the one quoting helper, never from raw user text.
 """
+import re
 from functools import lru_cache
 from importlib import resources
 
 
+class SqlFileError(LookupError):
+    """No query file of that name, or two of one name, or one outside the stage folders."""
+
+
+def scan(root) -> dict[str, str]:
+    """Name -> `stage/name.sql` of every query file in the folders of `root` (a Traversable or Path).
+    Raises SqlFileError when two folders hold one name or a `.sql` file lies in `root` itself."""
+    found: dict[str, list[str]] = {}
+    for entry in sorted(root.iterdir(), key=lambda e: e.name):
+        if entry.is_dir():
+            for f in sorted(entry.iterdir(), key=lambda e: e.name):
+                if f.name.endswith(".sql") and f.is_file():
+                    found.setdefault(f.name[:-4], []).append(f"{entry.name}/{f.name}")
+        elif entry.name.endswith(".sql"):
+            raise SqlFileError(f"tracedb/sql/{entry.name}: a query file outside the stage folders; move it into "
+                               "one of them (the package ships sql/*/*.sql only)")
+    dups = {n: where for n, where in found.items() if len(where) > 1}
+    if dups:
+        raise SqlFileError("query file names must be unique across the stage folders of tracedb/sql: "
+                           + "; ".join(f"{n!r} in {' and '.join(where)}" for n, where in sorted(dups.items())))
+    return {n: where[0] for n, where in found.items()}
+
+
+@lru_cache(maxsize=1)
+def files() -> dict[str, str]:
+    """Name -> `stage/name.sql` of every query file of the package (scanned once)."""
+    return scan(resources.files(__name__))
+
+
 @lru_cache(maxsize=None)
 def load(name: str) -> str:
-    """Text of `sql/<name>.sql`."""
-    return resources.files(__name__).joinpath(f"{name}.sql").read_text(encoding="utf-8")
+    """Text of the query file `name` (bare name, no folder, no `.sql`), from whichever stage folder holds it."""
+    index = files()
+    if name not in index:
+        import difflib
+        close = difflib.get_close_matches(str(name), list(index), n=3)
+        raise SqlFileError(f"no query file {name!r} in tracedb/sql/*/ (stages: "
+                           f"{', '.join(sorted({p.split('/')[0] for p in index.values()}))})"
+                           + (f"; did you mean {', '.join(close)}?" if close else ""))
+    stage, fname = index[name].split("/")
+    return resources.files(__name__).joinpath(stage).joinpath(fname).read_text(encoding="utf-8")
 
 
 def ident(name: str) -> str:
@@ -35,16 +84,24 @@ def statements(text: str) -> list[str]:
     return out
 
 
-def run(con, name: str, params: dict | None = None, **placeholders):
-    """Execute every statement of `sql/<name>.sql` in order; returns the cursor of the last one.
+def used_params(stmt: str, params: dict | None) -> dict:
+    """The parameters statement `stmt` names outside its comment lines (DuckDB rejects unused named
+    parameters); `$run` is not taken for `$run_ids`."""
+    code = "\n".join(line for line in stmt.splitlines() if not line.lstrip().startswith("--"))
+    return {k: v for k, v in (params or {}).items() if re.search(rf"\${re.escape(k)}\b", code)}
 
-    Each statement gets only the parameters it mentions (DuckDB rejects unused named parameters)."""
+
+def file_statements(name: str, **placeholders) -> list[str]:
+    """The statements of query file `name`, `{placeholders}` filled in."""
     text = load(name)
-    if placeholders:
-        text = text.format(**placeholders)
+    return statements(text.format(**placeholders) if placeholders else text)
+
+
+def run(con, name: str, params: dict | None = None, **placeholders):
+    """Execute every statement of the query file `name` in order, each with the parameters it names;
+    returns the cursor of the last one."""
     cur = None
-    for stmt in statements(text):
-        code = "\n".join(line for line in stmt.splitlines() if not line.lstrip().startswith("--"))
-        p = {k: v for k, v in (params or {}).items() if f"${k}" in code}
+    for stmt in file_statements(name, **placeholders):
+        p = used_params(stmt, params)
         cur = con.execute(stmt, p) if p else con.execute(stmt)
     return cur

@@ -1,4 +1,4 @@
-"""Ascend kernel_details.csv / msprof op_summary ingest: header variants (FORMATS.md §1.2), profiler folders
+"""Ascend kernel_details.csv / msprof op_summary ingest: header variants (docs/formats.md), profiler folders
 (§1.1, §1.7), duplicates, file order and the content hash. Every CSV is written inline; every expected number
 is derived in a comment from the cells written."""
 import json
@@ -8,7 +8,7 @@ import shutil
 import pytest
 
 import tracedb
-from conftest import cli, write_csv
+from helpers import cli, write_csv
 from tracedb.errors import UsageError
 
 # The real torch_npu 2.7 header (Level1/2, PMU columns cut to the first one).
@@ -281,11 +281,11 @@ def test_comm_dedup_needs_same_op_type(con, tmp_path):
 
 
 def test_comm_dedup_key_is_floor_us_and_op_type_only(con, tmp_path):
-    # The rule of DESIGN.md and seeds/000 is (run, floor(start µs), op type): two collectives of one type
-    # starting in the same µs count once even with different names. On one device a second collective
-    # cannot start within the same µs as the first (they serialise on the comm stream), so this is the
-    # accepted limit of the rule; FORMATS.md's (Device_id, Name, core, floor µs) key would not match the
-    # seed's committed per-pass files.
+    # The dedup key is (run, floor(start µs), op type): two collectives of one type starting in the same µs
+    # count once even with different names. On one device a second collective cannot start within the
+    # same µs as the first (they serialise on the comm stream), so this is the accepted limit of the rule;
+    # a (Device_id, Name, core, floor µs) key would not reproduce per-pass extractions made with the
+    # (floor(start), kernel_type) rule.
     rows = [comm_row(f"{T}.100\t", dur="50.000"),
             comm_row(f"{T}.300\t", name="hcom_allReduce__2_0_1", dur="80.000")]
     tracedb.ingest_trace(con, write_csv(tmp_path / "c.csv", COMM, rows), name="t")

@@ -6,7 +6,7 @@ import os
 import pytest
 
 import tracedb
-from conftest import cli, shared, write_csv
+from helpers import cli, copy_store, real_trace, write_csv
 
 FULL = ["Step Id", "Device_id", "Model ID", "Task ID", "Stream ID", "Name", "Type", "OP State", "Accelerator Core",
         "Start Time(us)", "Duration(us)", "Wait Time(us)", "Block Dim", "Mix Block Dim", "HF32 Eligible",
@@ -27,13 +27,19 @@ def text(header, rows):
     return ",".join(header) + "\n" + "".join(",".join(r) + "\n" for r in rows)
 
 
-@pytest.fixture
-def db(tmp_path):
-    """A store already holding one run, 'good', of 3 rows."""
-    path = str(tmp_path / "store.duckdb")
-    cli("ingest", write_csv(tmp_path / "good.csv", FULL, [row(i) for i in range(3)]), "--db", path,
+@pytest.fixture(scope="module")
+def good_store(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("good")
+    path = str(folder / "store.duckdb")
+    cli("ingest", write_csv(folder / "good.csv", FULL, [row(i) for i in range(3)]), "--db", path,
         "--name", "good", "--tag", "hw=910B")
     return path
+
+
+@pytest.fixture
+def db(good_store, tmp_path):
+    """A store already holding one run, 'good', of 3 rows: this test's own copy of the module's store."""
+    return copy_store(good_store, str(tmp_path / "store.duckdb"))
 
 
 def snapshot(db):
@@ -176,7 +182,7 @@ def test_folder_without_traces(db, tmp_path):
 
 
 def test_folder_with_only_the_sqlite_export(db, tmp_path):
-    # export_type=Db alone: the folder holds ascend_pytorch_profiler_0.db and no CSV (FORMATS.md 1.6)
+    # export_type=Db alone: the folder holds ascend_pytorch_profiler_0.db and no CSV (torch_npu export_type=Db)
     d = tmp_path / "y_ascend_pt"
     (d / "ASCEND_PROFILER_OUTPUT").mkdir(parents=True)
     (d / "ASCEND_PROFILER_OUTPUT" / "ascend_pytorch_profiler_0.db").write_bytes(b"SQLite format 3\x00")
@@ -203,24 +209,32 @@ def test_second_path_fails_first_stays(db, tmp_path):
     assert [r[1] for r in snapshot(db)[0]] == ["good", "new"]
 
 
+@pytest.mark.real_data
 def test_real_malformed_op_summary(db):
     # a real msprof parser fixture: its line 17 lacks the Task Start Time cell (31 of 32 columns)
-    f = shared("ascend-msinsight", "test_kernel_parse", "op_summary_1.csv")
+    f = real_trace("ascend-msinsight", "test_kernel_parse", "op_summary_1.csv")
     assert failed_ingest(db, f) == f"error: {f}: line 17: expected 32 columns, found 31 (truncated or malformed row)"
 
 
 # ---------------------------------------------------------------------------------------------- reports
-@pytest.fixture
-def rdb(tmp_path):
-    """Run 'r': 2 passes, 1000 µs apart, each FIA@20 MatMul@26 FIA@55 MatMul@61 (µs from the pass start).
-    Anchor gaps 35, 965, 35 µs: the 965 gap exceeds 10 x the median (35), so 2 passes."""
+@pytest.fixture(scope="module")
+def r_store(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("r")
     header = ["Name", "Type", "Accelerator Core", "Start Time(us)", "Duration(us)"]
     fia, mm = ("aclnnFIA_FusedInferAttentionScore", "FusedInferAttentionScore"), ("aclnnMatmul_MatMulV3", "MatMulV3")
     rows = [[n, t, "AI_CORE", f"{T + 1000 * p + s}.000\t", f"{d}.000"]
             for p in range(2) for s, d, (n, t) in [(20, 5, fia), (26, 6, mm), (55, 5, fia), (61, 6, mm)]]
-    path = str(tmp_path / "r.duckdb")
-    cli("ingest", write_csv(tmp_path / "r.csv", header, rows), "--db", path, "--name", "r")
+    path = str(folder / "r.duckdb")
+    cli("ingest", write_csv(folder / "r.csv", header, rows), "--db", path, "--name", "r")
     return path
+
+
+@pytest.fixture
+def rdb(r_store, tmp_path):
+    """Run 'r': 2 passes, 1000 µs apart, each FIA@20 MatMul@26 FIA@55 MatMul@61 (µs from the pass start).
+    Anchor gaps 35, 965, 35 µs: the 965 gap exceeds 10 x the median (35), so 2 passes. This test's own copy
+    of the module's store."""
+    return copy_store(r_store, str(tmp_path / "r.duckdb"))
 
 
 def failed_report(rdb, *args):

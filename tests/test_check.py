@@ -4,7 +4,7 @@ import os
 import pytest
 
 import tiny_trace
-from conftest import cli
+from helpers import cli
 
 CONFIG = """[[check]]
 name = "tiny layers"

@@ -1,4 +1,5 @@
 """Chrome trace-event JSON ingest (Kineto, Ascend trace_view.json) over tests/tiny_kineto.py and variants."""
+import dataclasses
 import gzip
 import json
 import os
@@ -10,10 +11,12 @@ import pytest
 import tiny_kineto
 import tracedb
 from tracedb.engine.reports import render_report
-from conftest import cli
+from helpers import cli
 from tracedb.ingest import chrome_json
+from tracedb.ingest.chrome_json import loader
 
 BASE = tiny_kineto.BASE_NS
+SPLIT_SMALL = dataclasses.replace(chrome_json.DEFAULT, part_min=0)   # split even this small file
 
 
 def q(con, sql, **p):
@@ -63,32 +66,30 @@ def test_every_form_gives_the_same_kernels(con, tmp_path, reference, variant):
 
 
 def test_parts_split_at_event_boundaries_give_the_same_rows(con, tmp_path, reference, monkeypatch):
-    monkeypatch.setattr(chrome_json, "PART_MIN", 0)       # split even this small file
     path = tiny_kineto.write(tmp_path / "p.json")
-    layout = chrome_json.locate(path, path)
-    assert len(chrome_json.split(layout, 4)) == 4
-    monkeypatch.setattr(chrome_json, "load", _with_parts(chrome_json.load, 4))
+    layout = chrome_json.locate(path, path, SPLIT_SMALL)
+    assert len(chrome_json.split(layout, 4, SPLIT_SMALL)) == 4
+    monkeypatch.setattr(chrome_json, "load", _with_parts(chrome_json.load, 4, config=SPLIT_SMALL))
     tracedb.ingest_trace(con, path, name="p", replace=True)   # same bytes as run t: replaces it
     assert kernel_facts(con, "p") == reference
 
 
 def test_the_last_three_parts_become_two_balanced_ones(con, tmp_path, reference, monkeypatch):
-    monkeypatch.setattr(chrome_json, "PART_MIN", 0)
-    monkeypatch.setattr(chrome_json, "PART_BYTES", 1)     # no floor under the balanced shares
+    config = dataclasses.replace(SPLIT_SMALL, part_bytes=1)     # no floor under the balanced shares
     path = tiny_kineto.write(tmp_path / "b.json")
-    monkeypatch.setattr(chrome_json, "load", _with_parts(chrome_json.load, 6))
+    monkeypatch.setattr(chrome_json, "load", _with_parts(chrome_json.load, 6, config=config))
     tracedb.ingest_trace(con, path, name="b", replace=True)
     assert kernel_facts(con, "b") == reference
     parts = con.execute("SELECT count(DISTINCT seq >> 32), max(seq >> 32) FROM trace_events").fetchone()
     assert parts == (5, 4)
 
 
-def _with_parts(fn, forced, calls=None):
+def _with_parts(fn, forced, calls=None, config=chrome_json.DEFAULT):
     def load(con, run_id, path, parts=None, safe=False, **kw):
         parts = forced if parts is None else parts   # the retry asks for 1 part
         if calls is not None:
             calls.append((parts, safe))
-        return fn(con, run_id, path, parts=parts, safe=safe, **kw)
+        return fn(con, run_id, path, parts=parts, safe=safe, config=config, **kw)
     return load
 
 
@@ -103,8 +104,7 @@ def test_a_boundary_inside_args_falls_back_to_one_part(con, tmp_path, monkeypatc
     path = tmp_path / "w.json"
     path.write_text(json.dumps(doc, separators=(",", ":")))
     calls = []
-    monkeypatch.setattr(chrome_json, "PART_MIN", 0)
-    monkeypatch.setattr(chrome_json, "load", _with_parts(chrome_json.load, 2, calls))
+    monkeypatch.setattr(chrome_json, "load", _with_parts(chrome_json.load, 2, calls, config=SPLIT_SMALL))
     tracedb.ingest_trace(con, str(path), name="w")
     assert calls == [(2, False), (1, True)]
     assert q(con, "SELECT count(*) FROM kernels") == [(12,)]
@@ -115,21 +115,17 @@ def _small_streaming(monkeypatch, calls):
     """Parts of a few hundred bytes and a .gz inflated 512 bytes at a time, so a tiny trace is cut into
     parts while it is inflated; `calls` records each load (a retry in safe mode would hide a bad cut) and
     whether the streaming path ran."""
-    monkeypatch.setattr(chrome_json, "PART_BYTES", 700)
-    monkeypatch.setattr(chrome_json, "PART_MIN", 0)
-    monkeypatch.setattr(chrome_json, "CHUNK", 256)
-    monkeypatch.setattr(chrome_json, "HEAD_BYTES", 256)
-    monkeypatch.setattr(chrome_json, "TS_SNIFF", 512)
-    monkeypatch.setattr(chrome_json, "SAMPLE_BYTES", 512)   # the density sample waits for no more
-    monkeypatch.setattr(chrome_json.Gunzip, "IN_BLOCK", 256)
-    monkeypatch.setattr(chrome_json.Gunzip, "OUT_CAP", 512)
+    config = dataclasses.replace(
+        chrome_json.DEFAULT, part_bytes=700, part_min=0, chunk=256, head_bytes=256, ts_sniff=512,
+        sample_bytes=512,   # the density sample waits for no more
+        gunzip_in_block=256, gunzip_out_cap=512)
     emit = chrome_json.Gunzip._emit
 
     def slow_emit(self, dst, data):   # ~20 emits of 20 ms: parts are cut before the stream ends
         time.sleep(0.02)
         emit(self, dst, data)
     monkeypatch.setattr(chrome_json.Gunzip, "_emit", slow_emit)
-    real = chrome_json.stream_ranges
+    real = chrome_json.parts.stream_ranges
 
     def spy(layout, gz, *a, **kw):
         calls.append("stream")
@@ -138,12 +134,12 @@ def _small_streaming(monkeypatch, calls):
             early += not gz.done
             yield r
         calls.append("cut while inflating" if early else "cut after")
-    monkeypatch.setattr(chrome_json, "stream_ranges", spy)
+    monkeypatch.setattr(loader, "stream_ranges", spy)   # where load looks it up
     load = chrome_json.load
 
     def counted(con, run_id, path, parts=None, safe=False, **kw):
         calls.append("safe" if safe else "load")
-        return load(con, run_id, path, parts=parts, safe=safe, **kw)
+        return load(con, run_id, path, parts=parts, safe=safe, config=config, **kw)
     monkeypatch.setattr(chrome_json, "load", counted)
 
 
@@ -161,8 +157,9 @@ def test_gzip_parts_cut_while_inflating_give_the_same_rows(con, tmp_path, refere
 
 
 def test_gzip_with_the_time_base_after_the_events_waits_for_it(con, tmp_path, reference, monkeypatch):
-    """Newer Kineto writes baseTimeNanoseconds after traceEvents (the Qwen1.5 and ROCm 6.2 traces in
-    shared/data): the parts cannot be staged before it is known, so the file is inflated first."""
+    """Newer Kineto writes baseTimeNanoseconds after traceEvents (the Qwen1.5 and ROCm 6.2 traces of the
+    real-trace folder, $TRACEDB_TEST_DATA): the parts cannot be staged before it is known, so the file is
+    inflated first."""
     doc = tiny_kineto.document()
     base = doc.pop("baseTimeNanoseconds")
     doc["baseTimeNanoseconds"] = base                     # now the last key
@@ -332,16 +329,16 @@ def table_counts(con):
     return [q(con, f"SELECT count(*) FROM {t}")[0][0] for t in ("trace_events", "kernels", "host_events", "tracks")]
 
 
-def test_parts_of_an_unfinished_ingest_stay_hidden_and_are_removed(db_path, tmp_path, monkeypatch):
+def test_parts_of_an_unfinished_ingest_stay_hidden_and_are_removed(db_path, tmp_path):
     """A process killed between its committed parts and the run's final transaction: no kernel or host
     event of it is seen, the next writer removes every row of it, and the run id is used again."""
     from tracedb import sql
     con = tracedb.connect(db_path)
     tracedb.ingest_trace(con, tiny_kineto.write(tmp_path / "a.json"), name="a")
     before = table_counts(con)
-    monkeypatch.setattr(chrome_json, "PART_MIN", 0)
     sql.run(con, "ingest_pending", {"run_id": 2})              # what ingest_path does first
-    chrome_json.load(con, 2, tiny_kineto.write(tmp_path / "b.json", string_pids=True), parts=3)   # 3 commits
+    chrome_json.load(con, 2, tiny_kineto.write(tmp_path / "b.json", string_pids=True), parts=3,
+                     config=SPLIT_SMALL)                       # 3 commits
     raw = table_counts(con)
     con.close()                                                # ... and the process dies here
     assert raw[0] > before[0]                                  # the parts are in the file
@@ -370,11 +367,10 @@ def test_a_failed_json_ingest_removes_its_batches(con, tmp_path):
     assert q(con, "SELECT count(*) FROM tracedb_meta WHERE key = 'pending_run'") == [(0,)]
 
 
-def test_parts_aim_at_more_than_a_row_group_of_kept_events(tmp_path, monkeypatch):
+def test_parts_aim_at_more_than_a_row_group_of_kept_events(tmp_path):
     """A part's insert is written straight to the file only when it fills a row group: the part size
     follows the density of complete and metadata events (flows do not count), within its bounds."""
-    monkeypatch.setattr(chrome_json, "PART_BYTES", 1000)
-    monkeypatch.setattr(chrome_json, "ROWS_PER_PART", 10)
+    config = dataclasses.replace(chrome_json.DEFAULT, part_bytes=1000, rows_per_part=10)
     event = b'{"ph": "X", "name": "k", "pid": 1, "tid": 1, "ts": 1, "dur": 1},'
     flow = b'{"ph": "s", "name": "f", "id": 1, "pid": 1, "tid": 1, "ts": 1},'
     for body, want in ((event * 400, 1000),                               # 10 events' bytes, under the floor
@@ -383,9 +379,9 @@ def test_parts_aim_at_more_than_a_row_group_of_kept_events(tmp_path, monkeypatch
         path = tmp_path / "d.json"
         path.write_bytes(b"[" + body[:-1] + b"]")
         layout = chrome_json.locate(str(path), str(path))
-        got = chrome_json.part_bytes(layout.path, layout.start, layout.end)
+        got = chrome_json.part_bytes(layout.path, layout.start, layout.end, config)
         assert got == pytest.approx(want, abs=1)
-        assert chrome_json.part_bytes(layout.path, layout.start, None) == pytest.approx(got, abs=1)   # the head alone
+        assert chrome_json.part_bytes(layout.path, layout.start, None, config) == pytest.approx(got, abs=1)   # the head alone
 
 
 def test_kineto_traces_skip_the_npu_args_and_other_traces_read_them(con, tmp_path):
@@ -440,8 +436,7 @@ def test_a_failure_while_inserting_a_part_removes_every_part(con, tmp_path, monk
     from tracedb import sql
     tracedb.ingest_trace(con, tiny_kineto.write(tmp_path / "a.json"), name="a")
     before = table_counts(con)
-    monkeypatch.setattr(chrome_json, "PART_MIN", 0)
-    monkeypatch.setattr(chrome_json, "load", _with_parts(chrome_json.load, 8))
+    monkeypatch.setattr(chrome_json, "load", _with_parts(chrome_json.load, 8, config=SPLIT_SMALL))
     real, inserts = sql.run, []
 
     def failing(cur, name, *a, **kw):
@@ -452,11 +447,11 @@ def test_a_failure_while_inserting_a_part_removes_every_part(con, tmp_path, monk
         return real(cur, name, *a, **kw)
     monkeypatch.setattr(sql, "run", failing)
     path = tiny_kineto.write(tmp_path / "b.json", string_pids=True)
-    assert len(chrome_json.split(chrome_json.locate(path, path), 8)) == 8
+    assert len(chrome_json.split(chrome_json.locate(path, path, SPLIT_SMALL), 8, SPLIT_SMALL)) == 8
     with pytest.raises(RuntimeError, match="disk full"):
         tracedb.ingest_trace(con, path, name="b")
-    # the parts in flight beside it end (at most INSERTERS + AHEAD are), the rest are never inserted
-    assert len(inserts) <= 3 + chrome_json.INSERTERS + chrome_json.AHEAD < 8
+    # the parts in flight beside it end (at most inserters + ahead are), the rest are never inserted
+    assert len(inserts) <= 3 + SPLIT_SMALL.inserters + SPLIT_SMALL.ahead < 8
     assert table_counts(con) == before
     assert q(con, "SELECT count(*) FROM tracedb_meta WHERE key = 'pending_run'") == [(0,)]
     assert q(con, "SELECT name FROM runs") == [("a",)]
@@ -488,7 +483,7 @@ def test_epoch_microseconds_are_exact_to_the_ns(con, tmp_path):
 
 def test_duckdb_memory_is_capped_while_the_parts_go_in(con, tmp_path, monkeypatch):
     """DuckDB keeps the blocks it wrote cached until memory is short, so the parts go in under
-    chrome_json.MEMORY_CAP; the default limit comes back after, and a lower limit of an API user's stays."""
+    chrome_json.DEFAULT.memory_cap; the default limit comes back after, and a lower limit of an API user's stays."""
     from tracedb import sql
     limits, real_run = [], sql.run
 
@@ -505,7 +500,7 @@ def test_duckdb_memory_is_capped_while_the_parts_go_in(con, tmp_path, monkeypatc
     default = limit()
     path = tiny_kineto.write(tmp_path / "a.json")
     tracedb.ingest_trace(con, path, name="a")
-    assert limits and {chrome_json.size_bytes(x) for x in limits} == {chrome_json.MEMORY_CAP}
+    assert limits and {chrome_json.size_bytes(x) for x in limits} == {chrome_json.DEFAULT.memory_cap}
     assert limit() == default
     con.execute("SET memory_limit = '100MB'")
     own, limits[:] = limit(), []

@@ -1,4 +1,5 @@
-"""End to end through the installed `tracedb` console script, as a user types it."""
+"""The `tracedb` commands end to end, as a user types them (run in-process by helpers.cli; the installed
+console script itself is tested in test_console_script.py)."""
 import csv
 import io
 import json
@@ -8,7 +9,7 @@ import re
 import pytest
 
 import tiny_trace
-from conftest import ROOT, cli, write_csv
+from helpers import ROOT, cli, write_csv
 from tracedb.engine.store import SCHEMA_VERSION
 
 

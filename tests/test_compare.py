@@ -11,10 +11,10 @@ import tiny_simulated
 import tiny_trace
 import tracedb
 from tracedb.engine.reports import render_report
-from conftest import cli, write_csv
+from helpers import cli, copy_store, write_csv
 from tracedb.errors import UsageError
 
-# the strict window (the seed extraction method) unless a test says full: the numbers below are derived for it
+# the strict window (the per-pass extraction method of docs/segmentation.md) unless a test says full: the numbers below are derived for it
 SEG = {"profile": "qwen3-npu", "layers": 2, "pass_spec": "all", "window": "strict"}
 
 
@@ -22,13 +22,42 @@ def rows(text):
     return list(csv.DictReader(io.StringIO(text)))
 
 
+def store_of(folder, *traces):
+    """A closed store in `folder` holding (path, name, tags) traces, in that order."""
+    path = str(folder / "store.duckdb")
+    con = tracedb.connect(path)
+    for trace, name, tags in traces:
+        tracedb.ingest_trace(con, trace, name=name, tags=tags)
+    con.close()
+    return path
+
+
 @pytest.fixture
-def two(con, tmp_path):
-    tracedb.ingest_trace(con, tiny_trace.write(tmp_path / "a.csv"), name="a")
+def own_copy(db_path):
+    """own_copy(store) -> a writable connection to this test's copy (at db_path) of a module's store."""
+    opened = []
+
+    def open_copy(store):
+        opened.append(tracedb.connect(copy_store(store, db_path)))
+        return opened[-1]
+    yield open_copy
+    for con in opened:
+        con.close()
+
+
+@pytest.fixture(scope="module")
+def two_store(tmp_path_factory):
+    d = tmp_path_factory.mktemp("two")
     # run b lacks the SwiGlu of every layer: its kernels after the hcom shift one rank up in 'activation'
     kept = [r for r in tiny_trace.rows() if r[6] != "SwiGlu"]
-    tracedb.ingest_trace(con, write_csv(tmp_path / "b.csv", tiny_trace.HEADER, kept), name="b")
-    return con
+    return store_of(d, (tiny_trace.write(d / "a.csv"), "a", None),
+                    (write_csv(d / "b.csv", tiny_trace.HEADER, kept), "b", None))
+
+
+@pytest.fixture
+def two(two_store, own_copy):
+    """Runs a (tests/tiny_trace.py) and b (the same without SwiGlu)."""
+    return own_copy(two_store)
 
 
 @pytest.mark.parametrize("by", ["layer", "category", "kernel"])
@@ -70,11 +99,16 @@ def test_by_module_needs_host_events(two, db_path):
     assert p.stderr.startswith("error: run 'a' has no host launches")
 
 
+@pytest.fixture(scope="module")
+def gpus_store(tmp_path_factory):
+    d = tmp_path_factory.mktemp("gpus")
+    return store_of(d, (tiny_kineto.write(d / "a.json"), "gpu", None),
+                    (tiny_kineto.write(d / "b.json", dur_factor=2), "gpu_x2", None))
+
+
 @pytest.fixture
-def gpus(con, tmp_path):
-    tracedb.ingest_trace(con, tiny_kineto.write(tmp_path / "a.json"), name="gpu")
-    tracedb.ingest_trace(con, tiny_kineto.write(tmp_path / "b.json", dur_factor=2), name="gpu_x2")
-    return con
+def gpus(gpus_store, own_copy):
+    return own_copy(gpus_store)
 
 
 @pytest.mark.parametrize("window", ["strict", "full"])
@@ -171,11 +205,16 @@ def test_passes_of_one_run_only_are_flagged_and_left_out_of_the_totals(two, tmp_
 
 
 # -------------------------------------------------------------------------------- predicted vs measured
+@pytest.fixture(scope="module")
+def predicted_store(tmp_path_factory):
+    d = tmp_path_factory.mktemp("predicted")
+    return store_of(d, (tiny_trace.write(d / "m.csv"), "measured", None),
+                    (tiny_simulated.write(d / "s.json"), "sim", {"kind": "simulated"}))
+
+
 @pytest.fixture
-def predicted(con, tmp_path):
-    tracedb.ingest_trace(con, tiny_trace.write(tmp_path / "m.csv"), name="measured")
-    tracedb.ingest_trace(con, tiny_simulated.write(tmp_path / "s.json"), name="sim", tags={"kind": "simulated"})
-    return con
+def predicted(predicted_store, own_copy):
+    return own_copy(predicted_store)
 
 
 CATEGORY = {"GatherV2": "other", "RmsNorm": "norm", "MatMulV3": "gemm", "FusedInferAttentionScore": "attention",

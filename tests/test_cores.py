@@ -6,7 +6,7 @@ import pytest
 import tiny_swimlane
 import tracedb
 from tracedb.engine.reports import render_report
-from conftest import cli
+from helpers import cli
 from tracedb.errors import InputError, UsageError
 
 
@@ -53,7 +53,7 @@ def test_bad_core_rule(con, tmp_path):
 
 
 def test_two_runs_side_by_side_with_ratio(con, tmp_path):
-    # the same 3 channels, tasks 5 µs in run a and 11.5 µs in run b: AIC 10 vs 23 µs -> 2.3x (seeds/003)
+    # the same 3 channels, tasks 5 µs in run a and 11.5 µs in run b: AIC 10 vs 23 µs -> 2.3x
     tracedb.ingest_trace(con, tracr(tmp_path / "a.json"), name="a", core_rules=["^cube=AIC", "^vec=AIV"])
     tracedb.ingest_trace(con, tracr(tmp_path / "b.json", scale=2.3), name="b", core_rules=["^cube=AIC", "^vec=AIV"])
     out = render_report(con, "cores", runs=["a", "b"], fmt="csv")
@@ -111,3 +111,20 @@ def test_a_match_that_finds_no_task_is_an_error_naming_the_frequent_tasks(con, t
     with pytest.raises(UsageError, match=r"--match 'nomatch': no task name of the runs matches; most frequent: "
                                          r"Running_Task_Single \(3\)"):
         render_report(con, "cores", runs=["t"], match="nomatch")
+
+
+def test_cores_whose_ids_are_not_numbers_stay_apart(con, tmp_path):
+    """A swimlane may name its core threads ('core1000'): each (pid, tid) is still one core, as with numbers
+    (AIC: 2 cores, 4 tasks, 55 µs busy; a cast to a number would make them one NULL core)."""
+    ev = tiny_swimlane.events()
+    for e in ev:
+        if e["pid"] == 1 and e.get("tid"):
+            e["tid"] = f"core{e['tid']}"
+    path = tmp_path / "named.json"
+    path.write_text(json.dumps({"traceEvents": ev}))
+    tracedb.ingest_trace(con, str(path), name="named")
+    rows = tracedb.report(con, "cores", run="named").arrow().to_pylist()
+    aic = next(r for r in rows if r["core_class"] == "AIC")
+    assert (aic["cores"], aic["tasks"], round(float(aic["busy_us"]) * 1000)) == (2, 4, 55000)
+    per_core = tracedb.report(con, "cores", run="named", per_core=True).arrow().to_pylist()
+    assert sorted(r["core"] for r in per_core if r["core_class"] == "AIC") == ["AIC_0", "AIC_1"]

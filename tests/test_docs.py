@@ -1,8 +1,9 @@
-"""The Python blocks of docs/python-api.md run as written, in order, in one namespace."""
+"""The Python blocks of docs/python-api.md run as written, in order, in one namespace; the links of README.md,
+CHANGELOG.md and docs/*.md point at files (and headings) that exist."""
 import os
 import re
 
-from conftest import ROOT
+from helpers import ROOT
 
 
 def test_python_api_page_runs(capsys):
@@ -16,3 +17,54 @@ def test_python_api_page_runs(capsys):
     # the bundled decode: 28-layer steady-pass table, decimal µs in Arrow, the error naming run=
     assert "note: window: full" in out and "decimal128" in out and "unknown option 'runs'" in out
     assert ns["table"].num_rows == 29 and len(ns["slowest"]) == 3
+
+
+DOC_FILES = ["README.md", "CHANGELOG.md"] + sorted(
+    os.path.join("docs", f) for f in os.listdir(os.path.join(ROOT, "docs")) if f.endswith(".md"))
+LINK = re.compile(r"(?<!!)\[[^\]]*\]\(([^)\s]+)\)")
+
+
+def _outside_fences(text):
+    """The text outside fenced code blocks."""
+    return re.sub(r"^```.*?^```", "", text, flags=re.S | re.M)
+
+
+def _prose(text):
+    """The text outside code blocks and inline code, where Markdown links are links."""
+    return re.sub(r"`[^`\n]*`", "", _outside_fences(text))
+
+
+def _anchors(text):
+    """The anchors GitHub gives the headings of a Markdown text."""
+    headings = re.findall(r"^#{1,6}\s+(.*?)\s*$", _outside_fences(text), re.M)
+    return {re.sub(r"[^\w\- ]", "", h.replace("`", "").strip().lower()).replace(" ", "-") for h in headings}
+
+
+def test_relative_links_point_at_files_that_exist():
+    broken = []
+    for doc in DOC_FILES:
+        path = os.path.join(ROOT, doc)
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        for target in LINK.findall(_prose(text)):
+            if re.match(r"[a-z][a-z0-9+.-]*:", target):      # https:, mailto: ...
+                continue
+            file_part, _, anchor = target.partition("#")
+            dest = os.path.normpath(os.path.join(os.path.dirname(path), file_part)) if file_part else path
+            if not os.path.exists(dest):
+                broken.append(f"{doc}: {target} (no such file)")
+            elif anchor and dest.endswith(".md"):
+                with open(dest, encoding="utf-8") as f:
+                    if anchor not in _anchors(f.read()):
+                        broken.append(f"{doc}: {target} (no such heading)")
+    assert not broken, "broken links:\n" + "\n".join(broken)
+
+
+def test_docs_point_at_no_file_the_repository_lacks():
+    gone = ("DESIGN.md", "PERFORMANCE.md", "FORMATS.md", "contract_check", "seeds/", "../shared")
+    found = []
+    for doc in DOC_FILES:
+        with open(os.path.join(ROOT, doc), encoding="utf-8") as f:
+            text = f.read()
+        found += [f"{doc}: {word}" for word in gone if word in text]
+    assert not found, found

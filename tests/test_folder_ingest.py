@@ -10,7 +10,7 @@ import pytest
 import tiny_kineto
 import tiny_trace
 import tracedb
-from conftest import cli, shared, tracedb_exe, write_csv
+from helpers import cli, real_trace, tracedb_exe, write_csv
 
 
 def ascend_rank(root, folder, rank=None, dur_factor=1, bad_line=None):
@@ -135,8 +135,9 @@ def test_progress_bar_when_stderr_is_a_terminal(tmp_path, db_path):
 
 
 # ---------------------------------------------------------------------------------------------- real layouts
+@pytest.mark.real_data
 def test_real_folder_of_kineto_traces(tmp_path, db_path):
-    d = shared("hta-tests-data")
+    d = real_trace("hta-tests-data")
     p = cli("ingest", d, "--db", db_path, "--tag", "src=hta")
     # control.json.gz names rank 3 in its distributedInfo; the ROCm trace names none: its file stem
     assert [r[:2] for r in runs(db_path)] == [("hta-tests-data-mi250_minitoy_train_ROCm6_2_kineto", None),
@@ -144,8 +145,9 @@ def test_real_folder_of_kineto_traces(tmp_path, db_path):
     assert p.stdout.count("ingested run") == 2
 
 
+@pytest.mark.real_data
 def test_real_folder_with_broken_outputs(tmp_path, db_path):
-    d = shared("ascend-msinsight")
+    d = real_trace("ascend-msinsight")
     p = cli("ingest", d, "--db", db_path, "--name", "msi", check=False)
     # four outputs: a database-only export (no CSV) and a malformed op_summary fail; the other two load
     assert p.returncode == 1

@@ -13,9 +13,9 @@ import tiny_kineto
 import tiny_simulated
 import tiny_swimlane
 import tiny_trace
-from conftest import GOLDEN
+from helpers import GOLDEN
 
-# the strict window unless a case says full: the seed extraction method these cases were derived for
+# the strict window unless a case says full: the extraction method these cases were derived for
 SEG = {"runs": ["tiny"], "profile": "qwen3-npu", "layers": 2, "window": "strict"}
 CASES = {
     # name: (report, format, options)

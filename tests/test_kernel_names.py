@@ -4,7 +4,7 @@ import pytest
 
 import tiny_kineto
 import tracedb
-from conftest import cli
+from helpers import cli
 from tracedb.engine import render
 from tracedb.engine.reports import build_report
 from tracedb.ingest.kernel_names import short_name

@@ -1,5 +1,5 @@
-"""Profiles are data: every built-in loads, its patterns are valid RE2, and kernel names from the seeds
-(seed 004's H800/B200 table, Ascend op types) land in the expected category."""
+"""Profiles are data: every built-in loads, its patterns are valid RE2, and kernel names from real traces
+(a DeepSeek H800/B200 per-kernel table, Ascend op types) land in the expected category."""
 import duckdb
 import pytest
 
@@ -48,7 +48,7 @@ NPU = [  # (kernel name, op type) -> category under qwen3-npu
     ("aclnnExpand_BroadcastToAiCore_BroadcastTo", "BroadcastTo", "other"),
     ("aclnnAdd_AddAiCore_Add", "Add", "other"),
 ]
-GPU = [  # seed 004 kernel names -> category under dsv3-gpu
+GPU = [  # DeepSeek H800/B200 kernel names -> category under dsv3-gpu
     ("flashinfer::norm::FusedAddRMSNormKernel", "norm"),
     ("rmsnorm_split_col_kernel", "norm"),
     ("deep_gemm::sm100_fp8_gemm_1d1d_impl", "gemm_quant"),

@@ -1,15 +1,35 @@
-"""Reports over the real Ascend traces in ../shared/data (skipped when absent), checked against a plain
-Python computation written here from the definitions in the README (not from tracedb's SQL)."""
+"""Reports over the real traces in the real-trace folder ($TRACEDB_TEST_DATA; skipped when absent), checked
+against a plain Python computation written here from the definitions in docs/segmentation.md (not from
+tracedb's SQL)."""
 import bisect
 import csv
+import functools
 import io
 import statistics
 
 import pytest
 
-from conftest import cli, shared
+from helpers import cli, real_trace
+
+pytestmark = pytest.mark.real_data
 
 QWEN3 = ("ascend-msinsight", "st_level2_qwen3_megatron", "rank_0_ascend_pt")
+
+
+@pytest.fixture(scope="module")
+def ingested(tmp_path_factory):
+    """ingested(*parts) -> a store holding the real trace at `parts` as run 'R', ingested by `tracedb ingest`
+    once for the module: the tests that only read it share it (reports and SQL open stores read-only)."""
+    stores = {}
+
+    def store(*parts):
+        if parts not in stores:
+            path = real_trace(*parts)
+            db = str(tmp_path_factory.mktemp("real") / "r.duckdb")
+            cli("ingest", path, "--db", db, "--name", "R")
+            stores[parts] = db
+        return stores[parts]
+    return store
 
 
 def us_ns(text):
@@ -18,7 +38,7 @@ def us_ns(text):
 
 
 def reference_layers(path, anchor_type, layers=None, gap_factor=10):
-    """(pass, layer) -> (kernels, sum_ns, wall_ns) in the strict window, by the README's definitions."""
+    """(pass, layer) -> (kernels, sum_ns, wall_ns) in the strict window, by the definitions of docs/segmentation.md."""
     with open(path, newline="", encoding="utf-8-sig") as f:
         rows = list(csv.DictReader(f))
     seen_rows, seen_comm, ks = set(), set(), []
@@ -68,10 +88,9 @@ def cli_layers(db, *args):
 
 
 @pytest.mark.parametrize("layers", [14, None])
-def test_qwen3_megatron_layers_equal_reference(tmp_path, layers):
-    folder = shared(*QWEN3)
-    db = str(tmp_path / "r.duckdb")
-    cli("ingest", folder, "--db", db, "--name", "R")
+def test_qwen3_megatron_layers_equal_reference(ingested, layers):
+    folder = real_trace(*QWEN3)
+    db = ingested(*QWEN3)
     args = ["--anchor", "^FlashAttentionScore$"] + (["--layers", str(layers)] if layers else [])
     want = reference_layers(f"{folder}/ASCEND_PROFILER_OUTPUT/kernel_details.csv", "FlashAttentionScore", layers)
     got = cli_layers(db, *args)
@@ -80,7 +99,7 @@ def test_qwen3_megatron_layers_equal_reference(tmp_path, layers):
 
 
 def test_qwen3_megatron_run_metadata(tmp_path):
-    folder = shared(*QWEN3)
+    folder = real_trace(*QWEN3)
     db = str(tmp_path / "r.duckdb")
     cli("ingest", folder, "--db", db, "--name", "R", "--tag", "hw=910B")
     out = cli("sql", "--db", db, "--format", "csv", "select format, rank, device_id, kernel_count, "
@@ -91,7 +110,7 @@ def test_qwen3_megatron_run_metadata(tmp_path):
 
 
 def test_mstt_compute_advice_has_three_exact_duplicates(tmp_path):
-    path = shared("ascend-mstt", "kernel_details_compute_advice_fa.csv")
+    path = real_trace("ascend-mstt", "kernel_details_compute_advice_fa.csv")
     db = str(tmp_path / "r.duckdb")
     out = cli("ingest", path, "--db", db).stdout
     with open(path, newline="") as f:
@@ -102,7 +121,7 @@ def test_mstt_compute_advice_has_three_exact_duplicates(tmp_path):
 
 def test_malformed_op_summary_names_its_line(tmp_path):
     # MindStudio Insight's parser test file: line 17 lacks one column
-    path = shared("ascend-msinsight", "test_kernel_parse", "op_summary_1.csv")
+    path = real_trace("ascend-msinsight", "test_kernel_parse", "op_summary_1.csv")
     p = cli("ingest", path, "--db", str(tmp_path / "r.duckdb"), check=False)
     assert p.returncode == 1
     assert p.stderr.strip() == f"error: {path}: line 17: expected 32 columns, found 31 (truncated or malformed row)"
@@ -114,7 +133,7 @@ def test_malformed_op_summary_names_its_line(tmp_path):
     ("ascend-msinsight", "alexnet_level2_text", "rank0_ascend_pt"),
 ])
 def test_other_real_files_ingest_exactly(tmp_path, parts):
-    path = shared(*parts)
+    path = real_trace(*parts)
     db = str(tmp_path / "r.duckdb")
     cli("ingest", path, "--db", db, "--name", "R")
     csv_path = path if path.endswith(".csv") else f"{path}/ASCEND_PROFILER_OUTPUT/kernel_details.csv"
@@ -132,6 +151,19 @@ DEVICE_CATS = ("kernel", "gpu_memcpy", "gpu_memset", "memcpy", "memset")
 
 
 def chrome_device_events(path):
+    """(start_ns, index, dur_ns, name) of every device event of a Chrome trace, as read by the json module."""
+    return read_chrome_trace(path)[0]
+
+
+def base_ns(path):
+    """baseTimeNanoseconds of a Kineto trace (0 when absent), read with the json module."""
+    return read_chrome_trace(path)[1]
+
+
+@functools.lru_cache(maxsize=None)
+def read_chrome_trace(path):
+    """The device events and time base of a trace, parsed once per path: several tests check the same
+    trace against them, and parsing one takes up to a second."""
     import gzip
     import json
     from decimal import Decimal
@@ -139,14 +171,14 @@ def chrome_device_events(path):
         doc = json.load(f, parse_float=Decimal)   # exact: epoch µs * 1000 does not fit a float
     events = doc["traceEvents"] if isinstance(doc, dict) else doc
     ns = lambda v: int((Decimal(v) * 1000).to_integral_value())   # noqa: E731
-    return [(ns(e["ts"]), i, ns(e.get("dur", 0)), e.get("name", ""))
-            for i, e in enumerate(events) if e.get("ph") == "X" and str(e.get("cat", "")).lower() in DEVICE_CATS]
+    device = tuple((ns(e["ts"]), i, ns(e.get("dur", 0)), e.get("name", ""))
+                   for i, e in enumerate(events) if e.get("ph") == "X" and str(e.get("cat", "")).lower() in DEVICE_CATS)
+    return device, (doc.get("baseTimeNanoseconds", 0) if isinstance(doc, dict) else 0)
 
 
-def test_sglang_mi300x_layers_equal_reference(tmp_path):
-    path = shared(*SGLANG)
-    db = str(tmp_path / "g.duckdb")
-    cli("ingest", path, "--db", db, "--name", "R")
+def test_sglang_mi300x_layers_equal_reference(ingested):
+    path = real_trace(*SGLANG)
+    db = ingested(*SGLANG)
     ks = sorted(chrome_device_events(path))
     anchors = [k for k in ks if "FmhaBatchPrefillWithPagedKVCache" in k[3]]
     want = {}
@@ -163,10 +195,9 @@ def test_sglang_mi300x_layers_equal_reference(tmp_path):
     assert len(want) == 36 and got == want
 
 
-def test_sglang_modules_account_for_all_device_time(tmp_path):
-    path = shared(*SGLANG)
-    db = str(tmp_path / "g.duckdb")
-    cli("ingest", path, "--db", db, "--name", "R")
+def test_sglang_modules_account_for_all_device_time(ingested):
+    path = real_trace(*SGLANG)
+    db = ingested(*SGLANG)
     out = cli("report", "modules", "--db", db, "--run", "R", "--format", "csv").stdout
     total_ns = sum(round(float(r["sum_us"]) * 1000) for r in csv.DictReader(io.StringIO(out)))
     assert total_ns == sum(k[2] for k in chrome_device_events(path))
@@ -182,24 +213,14 @@ def test_sglang_modules_account_for_all_device_time(tmp_path):
     ("hta-tests-data", "trace_diff", "control", "control.json.gz"),
     ("torch-tb-profiler-sample", "worker0.1623143089861.pt.trace.json.gz"),
 ])
-def test_real_gpu_traces_ingest_every_device_event_exactly(tmp_path, parts):
-    path = shared(*parts)
-    db = str(tmp_path / "g.duckdb")
-    cli("ingest", path, "--db", db, "--name", "R")
+def test_real_gpu_traces_ingest_every_device_event_exactly(ingested, parts):
+    path = real_trace(*parts)
+    db = ingested(*parts)
     ks = chrome_device_events(path)
     # start times exact to the ns too (relative to the run's time base: baseTimeNanoseconds or 0)
     got = cli("sql", "--db", db, "--format", "csv", "select count(*), sum(dur_ns), sum(start_ns) from kernels").stdout
     want_starts = sum(k[0] for k in ks) + len(ks) * base_ns(path)
     assert got.splitlines()[1] == f"{len(ks)},{sum(k[2] for k in ks)},{want_starts}"
-
-
-def base_ns(path):
-    """baseTimeNanoseconds of a Kineto trace (0 when absent), read with the json module."""
-    import gzip
-    import json
-    with (gzip.open if path.endswith(".gz") else open)(path, "rt", encoding="utf-8") as f:
-        doc = json.load(f)
-    return doc.get("baseTimeNanoseconds", 0) if isinstance(doc, dict) else 0
 
 
 # The same HF-transformers run of Qwen1.5-0.5B-Chat (24 layers) on H100 and on MI300X. Each trace holds the
@@ -213,7 +234,7 @@ QWEN15_SEG = ("--anchor", "flash_fwd_kernel|^attn_fwd$", "--pass-gap", "2", "--p
 
 @pytest.fixture(scope="module")
 def qwen15(tmp_path_factory):
-    paths = {run: shared(*parts) for run, parts in QWEN15.items()}
+    paths = {run: real_trace(*parts) for run, parts in QWEN15.items()}
     db = str(tmp_path_factory.mktemp("qwen15") / "q.duckdb")
     for run, path in paths.items():
         cli("ingest", path, "--db", db, "--name", run)
@@ -283,10 +304,12 @@ def test_h100_vs_mi300_by_module_uses_report_modules_attribution(qwen15):
 
 
 # ------------------------------------------------------------------------------------ per-core NPU traces
-def test_swimlane_cores_equal_reference(tmp_path):
+SWIMLANE = ("npu-swimlane-simpler", "yanghaoran29_simpler", "merged_swimlane.json")
+
+def test_swimlane_cores_equal_reference(ingested):
     import json
     import re
-    path = shared("npu-swimlane-simpler", "yanghaoran29_simpler", "merged_swimlane.json")
+    path = real_trace(*SWIMLANE)
     with open(path) as f:
         ev = json.load(f)["traceEvents"]
     pname = {e["pid"]: e["args"]["name"] for e in ev if e.get("ph") == "M" and e.get("name") == "process_name"}
@@ -311,8 +334,7 @@ def test_swimlane_cores_equal_reference(tmp_path):
                 ce = max(ce, e)
         cores, tasks, b = want.get(cls, (0, 0, 0))
         want[cls] = (cores + 1, tasks + len(iv), b + busy + ce - cs)
-    db = str(tmp_path / "c.duckdb")
-    cli("ingest", path, "--db", db, "--name", "R")
+    db = ingested(*SWIMLANE)
     out = cli("report", "cores", "--db", db, "--run", "R", "--format", "csv").stdout
     got = {r["core_class"]: (int(r["cores"]), int(r["tasks"]), round(float(r["busy_us"]) * 1000),
                              round(float(r["idle_us"]) * 1000)) for r in csv.DictReader(io.StringIO(out))}
@@ -348,18 +370,15 @@ EXPECTED_PASSES = [
 @pytest.mark.parametrize("parts, args, want", EXPECTED_PASSES,
                          ids=[f"{p[-1] if len(p[-1]) > 24 else '/'.join(p[-2:])}{' ' + ' '.join(a) if a else ''}"
                               for p, a, _ in EXPECTED_PASSES])
-def test_default_flags_give_the_passes_an_expert_marks(tmp_path, parts, args, want):
-    db = str(tmp_path / "p.duckdb")
-    cli("ingest", shared(*parts), "--db", db, "--name", "R")
+def test_default_flags_give_the_passes_an_expert_marks(ingested, parts, args, want):
+    db = ingested(*parts)
     got = list(csv.DictReader(io.StringIO(cli("report", "passes", "--db", db, "--run", "R", *args, "--format",
                                               "csv").stdout)))
     assert [(int(r["anchors"]), r["note"] == "partial") for r in got] == want
 
 
-def test_vllm_decode_anchor_is_both_attention_variants(tmp_path):
-    db = str(tmp_path / "v.duckdb")
-    cli("ingest", shared("amd-tracelens", "inference", "vllm_decode_full", "graph_execution.json.gz"), "--db", db,
-        "--name", "R")
+def test_vllm_decode_anchor_is_both_attention_variants(ingested):
+    db = ingested("amd-tracelens", "inference", "vllm_decode_full", "graph_execution.json.gz")
     p = cli("report", "layers", "--db", db, "--run", "R", "--format", "csv")
     assert "anchor chosen: kernel_unified_attention_2d | kernel_unified_attention_3d" in p.stderr
     rows = list(csv.DictReader(io.StringIO(p.stdout)))
@@ -368,12 +387,10 @@ def test_vllm_decode_anchor_is_both_attention_variants(tmp_path):
     assert sum(int(r["kernels"]) for r in rows) == 434
 
 
-def test_timeline_counts_from_the_traces_first_event_as_perfetto_does(tmp_path):
+def test_timeline_counts_from_the_traces_first_event_as_perfetto_does(ingested):
     # vLLM decode on MI300X: the first event (a host op) is 8,370.878 us before the first kernel; Perfetto's
     # UI puts its zero there, and its SQL sees the file's ts x 1000 (baseTimeNanoseconds not added)
-    db = str(tmp_path / "t.duckdb")
-    cli("ingest", shared("amd-tracelens", "inference", "vllm_decode_full", "graph_execution.json.gz"), "--db", db,
-        "--name", "R")
+    db = ingested("amd-tracelens", "inference", "vllm_decode_full", "graph_execution.json.gz")
     rows = list(csv.DictReader(io.StringIO(cli("report", "timeline", "--db", db, "--run", "R", "--layer", "0",
                                                "--format", "csv").stdout)))
     assert (rows[0]["layer"], rows[0]["start_s"], rows[0]["ts_ns"]) == ("", "0.008370878", "6520618861858561")
@@ -381,7 +398,7 @@ def test_timeline_counts_from_the_traces_first_event_as_perfetto_does(tmp_path):
 
 def test_runs_lists_the_device_name_and_npu_for_per_core_traces(tmp_path):
     db = str(tmp_path / "d.duckdb")
-    cli("ingest", shared("amd-tracelens", "h100", "Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"), "--db", db, "--name", "h")
-    cli("ingest", shared("npu-swimlane-simpler", "yanghaoran29_simpler", "merged_swimlane.json"), "--db", db, "--name", "s")
+    cli("ingest", real_trace("amd-tracelens", "h100", "Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"), "--db", db, "--name", "h")
+    cli("ingest", real_trace(*SWIMLANE), "--db", db, "--name", "s")
     rows = {r["run"]: r["device"] for r in csv.DictReader(io.StringIO(cli("runs", "--db", db, "-f", "csv").stdout))}
     assert rows == {"h": "NVIDIA H100 80GB HBM3", "s": "npu"}

@@ -10,7 +10,7 @@ import tiny_kineto
 import tiny_trace
 import tracedb
 from tracedb.engine.reports import render_report
-from conftest import cli
+from helpers import cli, copy_store
 from test_store import v2_store
 from tracedb.engine.store import resolve_runs
 from tracedb.errors import UsageError
@@ -22,15 +22,29 @@ def rows(text):
     return list(csv.DictReader(io.StringIO(text)))
 
 
-@pytest.fixture
-def store(con, tmp_path):
-    """Four runs of the tiny trace (durations x1, x2, x3, x4, so no two hold identical content), in this
-    store order: dsv3-a (hw=910B, batch=16), dsv3-b (hw=910C), qwen-a (hw=910B), 'odd[1]' (no tags)."""
+@pytest.fixture(scope="module")
+def four_runs(tmp_path_factory):
+    """The folder of the traces and the store file behind `store`, ingested once for the module."""
+    folder = tmp_path_factory.mktemp("four_runs")
+    db = str(folder / "store.duckdb")
+    con = tracedb.connect(db)
     runs = [("dsv3-a", {"hw": "910B", "batch": "16"}), ("dsv3-b", {"hw": "910C"}), ("qwen-a", {"hw": "910B"}),
             ("odd[1]", {})]
     for i, (name, tags) in enumerate(runs):
-        tracedb.ingest_trace(con, tiny_trace.write(tmp_path / f"{i}.csv", dur_factor=i + 1), name=name, tags=tags)
-    return con
+        tracedb.ingest_trace(con, tiny_trace.write(folder / f"{i}.csv", dur_factor=i + 1), name=name, tags=tags)
+    con.close()
+    return folder, db
+
+
+@pytest.fixture
+def store(four_runs, db_path):
+    """Four runs of the tiny trace (durations x1, x2, x3, x4, so no two hold identical content), in this
+    store order: dsv3-a (hw=910B, batch=16), dsv3-b (hw=910C), qwen-a (hw=910B), 'odd[1]' (no tags); a
+    writable connection to this test's own copy of the store at db_path."""
+    copy_store(four_runs[1], db_path)
+    con = tracedb.connect(db_path)
+    yield con
+    con.close()
 
 
 def names(con, ids):
@@ -121,12 +135,12 @@ def test_cores_two_run_layout_through_a_glob(con, tmp_path):
 
 
 # ---------------------------------------------------------------------------------------------- listing
-def test_runs_listing_sizes_tags_and_selection(store, db_path, tmp_path):
+def test_runs_listing_sizes_tags_and_selection(store, db_path, four_runs):
     store.close()
     got = rows(cli("runs", "--db", db_path, "--format", "csv").stdout)
     assert list(got[0]) == ["run", "format", "rank", "device", "source_mb", "kernel_rows", "kernels", "duplicates",
                             "passes", "span_ms", "tags", "source", "ingested_at"]
-    size = os.path.getsize(tmp_path / "0.csv")
+    size = os.path.getsize(four_runs[0] / "0.csv")
     assert (got[0]["run"], got[0]["source_mb"], got[0]["kernel_rows"], got[0]["kernels"], got[0]["passes"],
             got[0]["tags"]) == ("dsv3-a", f"{size / 1e6:.3f}", "68", "60", "", "hw=910B, batch=16")
     con = tracedb.connect(db_path, read_only=True)

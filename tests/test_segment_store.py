@@ -7,7 +7,7 @@ import pytest
 
 import tiny_kineto
 import tiny_trace
-from conftest import cli
+from helpers import cli
 from test_store import duckdb_cli
 
 SEG = ["--profile", "qwen3-npu", "--layers", "2"]

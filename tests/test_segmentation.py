@@ -4,17 +4,28 @@ import pytest
 import tracedb
 from tracedb.engine.reports import render_report
 import tiny_trace
-from conftest import write_csv
+from helpers import copy_store, write_csv
 from tracedb.engine import segment
 from tracedb.errors import UsageError
 
 HEADER = ["Name", "Type", "Accelerator Core", "Start Time(us)", "Duration(us)"]
 
 
+@pytest.fixture(scope="module")
+def tiny_store(tmp_path_factory):
+    d = tmp_path_factory.mktemp("tiny")
+    con = tracedb.connect(str(d / "store.duckdb"))
+    tracedb.ingest_trace(con, tiny_trace.write(d / "k.csv"), name="tiny")
+    con.close()
+    return str(d / "store.duckdb")
+
+
 @pytest.fixture
-def tiny(con, tmp_path):
-    tracedb.ingest_trace(con, tiny_trace.write(tmp_path / "k.csv"), name="tiny")
-    return con
+def tiny(tiny_store, db_path):
+    """A writable connection to this test's own copy of a store holding tests/tiny_trace.py as run 'tiny'."""
+    con = tracedb.connect(copy_store(tiny_store, db_path))
+    yield con
+    con.close()
 
 
 def passes(con, **kw):

@@ -9,7 +9,7 @@ import duckdb
 import pytest
 
 import tracedb
-from conftest import cli, write_csv
+from helpers import cli, cli_subprocess, write_csv
 from tracedb.errors import InputError, StoreError, UsageError
 from tracedb.engine.store import SCHEMA_VERSION
 
@@ -172,7 +172,9 @@ def test_second_writer_gets_one_line_error(tmp_path, db_path):
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert holder.stdout.readline().strip() == "ready", holder.stderr.read()
-        p = cli("ingest", trace, "--db", db_path, check=False)   # the holder sleeps on stdin meanwhile
+        # two processes: the holder's lock is a file lock, which another connection of this process would
+        # not meet (DuckDB shares one database instance per file within a process)
+        p = cli_subprocess("ingest", trace, "--db", db_path, check=False)   # the holder sleeps on stdin meanwhile
     finally:
         holder.stdin.close()              # releases the holder: it returns from read() and exits
         holder.wait()

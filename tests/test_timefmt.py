@@ -5,7 +5,7 @@ significant digits, more than a float64 holds, so every expected value below is 
 """
 import pytest
 
-from conftest import write_csv
+from helpers import write_csv
 from tracedb.ingest.timefmt import ns_to_us_text, us_text_to_ns
 
 

@@ -6,7 +6,7 @@ import pytest
 
 import tracedb
 from tracedb.engine.reports import render_report
-from conftest import shared
+from helpers import real_trace
 
 T = 1736412474721000          # an absolute epoch µs, as trace_view.json writes it (a string with 3 decimals)
 HW, HCCL, PY = 9001, 9002, 77
@@ -67,8 +67,9 @@ def test_a_flow_gives_the_kernel_its_launching_op_and_module(tv):
     assert ("(no host launch)", "aclnnMul_MulAiCore_Mul") in rows
 
 
+@pytest.mark.real_data
 def test_alexnet_trace_view_equals_its_kernel_details():
-    folder = shared("ascend-msinsight", "alexnet_level2_text", "rank0_ascend_pt", "ASCEND_PROFILER_OUTPUT")
+    folder = real_trace("ascend-msinsight", "alexnet_level2_text", "rank0_ascend_pt", "ASCEND_PROFILER_OUTPUT")
     con = tracedb.connect(":memory:")
     tracedb.ingest_trace(con, f"{folder}/trace_view.json", name="tv")
     tracedb.ingest_trace(con, f"{folder}/kernel_details.csv", name="kd")

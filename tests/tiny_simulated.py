@@ -24,7 +24,7 @@ would start exactly at its end, which the strict window includes). One pass, in 
     67.5    10     MatMulV3 (lm_head)         1 in full                8
     78       1     ArgMaxV2                   1 in full                1
 
-Strict window, predicted vs measured (ratio = simulated / measured, the M6 metric of seeds/000):
+Strict window, predicted vs measured (ratio = simulated / measured, the M6 metric):
 layer 0 = 4 + 7.5 + 1.5 + 1 + 2 + 12.5 = 28.5 µs vs 27 (1.056); by category attention 4 / 5 = 0.800,
 gemm 20 / 16 = 1.250, communication 1.5 / 3 = 0.500, norm and activation 1.000. Layer 1 = 4 vs 5 (0.800).
 The pass: 32.5 vs 32 µs, M6 = 1.016.

@@ -89,5 +89,5 @@ def rows(dur_factor=1, scales=SCALES):
 
 
 def write(path, dur_factor=1, scales=SCALES) -> str:
-    from conftest import write_csv
+    from helpers import write_csv
     return write_csv(path, HEADER, rows(dur_factor, scales))

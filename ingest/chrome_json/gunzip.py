@@ -1,0 +1,65 @@
+"""Inflating a .gz trace on a thread of its own into a plain file that the parts are cut from while it grows."""
+import os
+import threading
+import zlib
+
+from tracedb.errors import InputError
+from tracedb.ingest.chrome_json.config import JsonIngestConfig
+
+
+class Gunzip(threading.Thread):
+    """Decompresses a .gz trace into `out` on its own thread, so parsing starts on the first parts while
+    the rest is still being inflated (zlib releases the GIL); readers wait for bytes with `wait_for`.
+    A corrupt stream is an InputError naming the offset; a cut one keeps what came before the cut
+    (the layout then marks the run truncated). Reads config.gunzip_in_block compressed bytes at a time
+    and inflates at most config.gunzip_out_cap bytes per call."""
+
+    def __init__(self, path: str, workdir: str, config: JsonIngestConfig):
+        super().__init__(daemon=True)
+        self.path, self.out, self.config = path, os.path.join(workdir, "trace.json"), config
+        self.size, self.done, self.stop, self.error = 0, False, False, None
+        self.cond = threading.Condition()
+        open(self.out, "wb").close()   # readers may open it before the first bytes arrive
+
+    def run(self):
+        read = 0
+        try:
+            d = zlib.decompressobj(wbits=31)
+            with open(self.path, "rb") as src, open(self.out, "wb") as dst:
+                while (block := src.read(self.config.gunzip_in_block)) and not self.stop:
+                    read += len(block)
+                    while block and not self.stop:
+                        self._emit(dst, d.decompress(block, self.config.gunzip_out_cap))
+                        block = d.unconsumed_tail
+                        if not block and d.unused_data:       # concatenated gzip members
+                            block, d = d.unused_data, zlib.decompressobj(wbits=31)
+                self._emit(dst, d.flush())
+        except zlib.error as e:
+            self.error = InputError(f"{self.path}: byte offset ~{read}: corrupt gzip data ({e})")
+        except OSError as e:
+            self.error = InputError(f"{self.path}: cannot read: {e.strerror}")
+        finally:
+            with self.cond:
+                self.done = True
+                self.cond.notify_all()
+
+    def _emit(self, dst, data: bytes):
+        if data:
+            dst.write(data)
+            dst.flush()   # on disk before readers are told
+            with self.cond:
+                self.size += len(data)
+                self.cond.notify_all()
+
+    def wait_for(self, n: int) -> int:
+        """Bytes decompressed once there are at least `n` or the stream has ended."""
+        with self.cond:
+            self.cond.wait_for(lambda: self.size >= n or self.done)
+        if self.error:
+            raise self.error
+        return self.size
+
+    def close(self):
+        self.stop = True
+        if self.is_alive():
+            self.join()

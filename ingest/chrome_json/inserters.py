@@ -1,0 +1,91 @@
+"""The pool that inserts part files into trace_events on a few cursors at once, each part committed on its
+own, and that tells how long the busy cursors still need."""
+import collections
+import queue
+import threading
+import time
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor
+from concurrent.futures import wait as wait_any
+
+from tracedb import sql
+from tracedb.ingest.chrome_json.config import JsonIngestConfig
+
+
+class Inserters:
+    """Parts inserted into trace_events on config.inserters cursors at once, each part in its own
+    transaction.
+
+    The calling thread writes the next part file while the cursors parse; `submit` waits while
+    config.inserters + config.ahead parts are in flight, so memory and temporary disk stay bounded. The
+    first error stops the ingest once the inserts in flight have ended (the caller then removes the run's
+    rows). Each insert's bytes and seconds are kept, so `settle` can tell how long the busy cursor still
+    needs."""
+
+    def __init__(self, con, insert, config: JsonIngestConfig):
+        self.width, self.ahead = config.inserters, config.ahead
+        self.cursors = queue.SimpleQueue()
+        for _ in range(self.width):
+            cur = con.cursor()
+            self.cursors.put(cur)
+            sql.run(cur, "macros")   # temporary: each cursor is a connection of its own
+        self.pool = ThreadPoolExecutor(self.width)
+        self.insert, self.flight = insert, collections.deque()
+        self.lock, self.running, self.done_bytes, self.done_seconds = threading.Lock(), {}, 0, 0.0
+
+    def submit(self, size: int, *args):
+        """Insert the part of `size` bytes: insert(cursor, *args) on the next free cursor."""
+        self._raise_done_error()
+        while len(self.flight) >= self.width + self.ahead or (self.flight and self.flight[0].done()):
+            self.flight.popleft().result()   # an insert's error is raised here
+        self.flight.append(self.pool.submit(self._run, size, *args))
+
+    def _raise_done_error(self):
+        for f in self.flight:
+            if f.done() and f.exception() is not None:
+                raise f.exception()
+
+    def _run(self, size, *args):
+        cur = self.cursors.get()
+        key, t0 = object(), time.perf_counter()
+        with self.lock:
+            self.running[key] = (t0, size)
+        try:
+            self.insert(cur, *args)
+        finally:
+            with self.lock:
+                del self.running[key]
+                self.done_bytes += size
+                self.done_seconds += time.perf_counter() - t0
+            self.cursors.put(cur)
+
+    def settle(self) -> tuple[float, float | None]:
+        """Waits until a cursor is free and no part waits for one. Returns (seconds the busiest running
+        insert still needs, bytes a cursor parses per second), the rate from the inserts done (None
+        before any ended: then the seconds are 0)."""
+        while sum(not f.done() for f in self.flight) >= self.width:
+            wait_any([f for f in self.flight if not f.done()], return_when=FIRST_COMPLETED)
+        self._raise_done_error()
+        with self.lock:
+            rate = self.done_bytes / self.done_seconds if self.done_seconds > 0 else None
+            now = time.perf_counter()
+            left = max((size / rate - (now - t0) for t0, size in self.running.values()), default=0.0) if rate else 0.0
+        return max(left, 0.0), rate
+
+    def wait(self):
+        """Until every insert has ended; the first error is raised after all of them ended."""
+        error = None
+        while self.flight:
+            try:
+                self.flight.popleft().result()
+            except BaseException as e:
+                error = error or e
+        if error is not None:
+            raise error
+
+    def close(self):
+        try:
+            self.wait()
+        finally:
+            self.pool.shutdown()
+            while not self.cursors.empty():
+                self.cursors.get().close()

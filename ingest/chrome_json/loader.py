@@ -1,0 +1,199 @@
+"""Loading one Chrome trace file into trace_events: how its parts are planned, written and inserted, the
+check of the inserted events, and the facts about the run that the file gives."""
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import duckdb
+
+from tracedb import sql
+from tracedb.errors import InputError
+from tracedb.ingest.chrome_json.config import DEFAULT, JsonIngestConfig
+from tracedb.ingest.chrome_json.duckdb_memory import memory_cap
+from tracedb.ingest.chrome_json.gunzip import Gunzip
+from tracedb.ingest.chrome_json.inserters import Inserters
+from tracedb.ingest.chrome_json.layout import Layout, find_end, locate, read_head, run_facts
+from tracedb.ingest.chrome_json.part_files import Workdir, write_part
+from tracedb.ingest.chrome_json.parts import part_bytes, split, stream_ranges
+from tracedb.ingest.chrome_json.schema import TS_NUMBER, TS_TEXT, ArgExpr, args_keys, columns, ts_kind
+from tracedb.ingest.chrome_json.sniff import is_gzip
+from tracedb.ingest.chrome_json.tail_balance import balance_tail
+
+
+class RetrySafely(Exception):
+    """The fast read failed: a cut between parts fell inside an event, or an args value has a type the
+    typed schema does not take. Parse the array again as one part with every args value as JSON."""
+
+
+@dataclass
+class _Plan:
+    """How the event array goes in."""
+    ranges: list[tuple[int, int]] | Iterator[tuple[int, int]]   # parts' byte ranges; a generator while a .gz inflates
+    size: int     # bytes of a part: the least either balanced last part keeps
+    whole: bool   # DuckDB reads the trace file itself as the one part
+
+
+def load(con, run_id: int, path: str, parts: int | None = None, safe: bool = False, core_rules=(),
+         config: JsonIngestConfig = DEFAULT) -> dict:
+    """Load the events of one Chrome trace file into trace_events as run `run_id`, part by part.
+
+    Memory stays flat as files grow: the event array is cut into parts (`part_bytes`), and each part is one
+    INSERT straight from DuckDB's JSON reader, committed on its own, two at a time on two cursors while
+    this thread writes the next part file (`Inserters`), under config.memory_cap (`memory_cap`). A .gz is
+    inflated on its own thread while the parts already there are parsed. The rows stay invisible until
+    the run's final transaction adds its runs row (`finish` runs in it); the caller removes them when
+    anything fails (the discard_pending query).
+    Returns run facts: device_name, rank, world_size, truncated, clock_domain, format, device_kind,
+    inflated_bytes (a .gz's JSON bytes, else None)."""
+    with Workdir() as work, memory_cap(con, config.memory_cap):
+        gz = Gunzip(path, work, config) if is_gzip(path) else None
+        try:
+            return _load(con, run_id, path, work, gz, parts, safe, config)
+        finally:
+            if gz is not None:
+                gz.close()
+
+
+def _load(con, run_id, path, work, gz, parts, safe, config) -> dict:
+    layout, plain = _open_layout(path, gz, config)
+    kind = ts_kind(layout, config)
+    ascend = kind == "string"   # trace_view.json: string ts, the exact text path
+    if gz is not None and not safe and not ascend and _base_before_events(layout):
+        plan = _plan_streamed(layout, gz, path, config)   # parse while inflating
+    else:   # the time base may come after the events (newer Kineto): wait for the whole file
+        plan = _plan_whole(layout, gz, path, parts, safe, config)
+    base_ns = run_facts(layout.metadata)["base_ns"]   # before a stream's end adds the keys after the events
+    insert = _part_inserter(path, plain, safe, *_part_sql(layout, run_id, base_ns, ascend, safe))
+    part_ranges = _insert_parts(con, layout, plain, work, plan, insert, config)
+    _check_events(con, run_id, path, part_ranges)
+    return _file_facts(layout, gz, kind, base_ns)
+
+
+def _open_layout(path: str, gz: Gunzip | None, config: JsonIngestConfig) -> tuple[Layout, str]:
+    """(layout, plain file): for a plain file the whole layout; for a .gz being inflated, the head only
+    (layout.end is set later), read once enough of it has arrived."""
+    if gz is None:
+        return locate(path, path, config), path
+    gz.start()
+    gz.wait_for(config.head_bytes)
+    try:
+        layout = read_head(gz.out, path, config)
+    except InputError:
+        if gz.done:
+            raise
+        gz.wait_for(float("inf"))   # a head longer than config.head_bytes (or not a trace): read it whole
+        layout = read_head(gz.out, path, config)
+    gz.wait_for(layout.start + config.ts_sniff)
+    return layout, gz.out
+
+
+def _base_before_events(layout: Layout) -> bool:
+    """The time base is known from the head: written before the events, or absent (a bare array)."""
+    return "baseTimeNanoseconds" in layout.metadata or not layout.object_form
+
+
+def _plan_streamed(layout: Layout, gz: Gunzip, source: str, config: JsonIngestConfig) -> _Plan:
+    """Parts cut while the .gz inflates, sized from the density of the events at the array's start."""
+    gz.wait_for(layout.start + config.sample_bytes)
+    size = part_bytes(layout.path, layout.start, None, config)
+    return _Plan(stream_ranges(layout, gz, source, size, config), size, whole=False)
+
+
+def _plan_whole(layout: Layout, gz: Gunzip | None, source: str, parts: int | None, safe: bool,
+                config: JsonIngestConfig) -> _Plan:
+    """Parts of the whole array (a .gz inflated to its end first): `parts` of them, one in safe mode, else
+    as many as the part size gives, two at least."""
+    if gz is not None:
+        gz.wait_for(float("inf"))
+        find_end(layout, source, config)
+    size = part_bytes(layout.path, layout.start, layout.end, config)
+    wanted = 1 if safe else (parts or max(2, -(-(layout.end - layout.start) // size)))
+    ranges = split(layout, wanted, config)
+    # a bare array (BOM or blanks before it at most) in one part: DuckDB reads the file itself
+    whole = len(ranges) == 1 and not layout.truncated and not layout.object_form and layout.start <= 4
+    return _Plan(ranges, size, whole)
+
+
+def _part_sql(layout: Layout, run_id: int, base_ns: int, ascend: bool, safe: bool) -> tuple[dict, dict]:
+    """(parameters, placeholders) of ingest_chrome_part shared by every part of the run."""
+    keys = args_keys(layout)
+    params = {"cols": columns(ascend, safe, keys), "run_id": run_id, "base_ns": base_ns}
+    placeholders = {"ts_ns": TS_TEXT if ascend else TS_NUMBER, "arg": ArgExpr(safe, keys),
+                    "flow_id": "TRY_CAST(id AS BIGINT)" if ascend else "CAST(NULL AS BIGINT)"}
+    return params, placeholders
+
+
+def _part_inserter(path: str, plain: str, safe: bool, params: dict, placeholders: dict):
+    """insert(cursor, i, part file): part i's events into trace_events with seq from i << 32; the part
+    file is removed after, unless it is the trace file itself."""
+    def insert(cur, i, part):
+        try:
+            sql.run(cur, "ingest_chrome_part", {**params, "file": part, "base_seq": i << 32}, **placeholders)
+        except (duckdb.InvalidInputException, duckdb.ConversionException) as e:   # what the reader says of the JSON
+            if not safe:   # the caller removes the rows so far and calls again, safely
+                raise RetrySafely() from None
+            raise InputError(f"{path}: {_json_error(e)}") from None
+        finally:
+            if part != plain:
+                os.remove(part)
+    return insert
+
+
+def _insert_parts(con, layout: Layout, plain: str, work: str, plan: _Plan, insert,
+                  config: JsonIngestConfig) -> list[tuple[int, int]]:
+    """Writes each part file while the cursors insert the ones before; returns the parts' byte ranges in
+    file order (part i's events have seq >> 32 == i)."""
+    part_ranges = []
+    inserters = Inserters(con, insert, config)
+
+    def send(rng):
+        i = len(part_ranges)
+        part = plain if plan.whole else write_part(layout, rng, os.path.join(work, f"part{i}.json"), config)
+        part_ranges.append(rng)
+        inserters.submit(rng[1] - rng[0], i, part)
+
+    ranges = plan.ranges
+    try:
+        # the last three parts' bytes become two parts, cut once a cursor is free so that both cursors
+        # end together; each keeps at least a part's size, so neither goes through the WAL
+        tail = ranges[-3:] if isinstance(ranges, list) and len(ranges) > 3 else []   # a .gz streams: no tail
+        for rng in ranges[:-3] if tail else ranges:
+            send(rng)
+        if tail:
+            stretch = (tail[0][0], tail[-1][1])
+            for rng in balance_tail(layout, stretch, *inserters.settle(), min_bytes=plan.size, config=config):
+                send(rng)
+    finally:
+        inserters.close()
+    return part_ranges
+
+
+def _check_events(con, run_id: int, path: str, part_ranges: list[tuple[int, int]]):
+    """Every complete event has a numeric ts, and there is at least one; an error names the bytes of the
+    part that holds the first event without ts."""
+    n, no_ts, first, named = sql.run(con, "ingest_chrome_check", {"run_id": run_id}).fetchone()
+    if no_ts:
+        x, y = part_ranges[first >> 32]
+        what = f"an event named {named!r}" if named else "an event"
+        raise InputError(f"{path}: between bytes {x} and {y}: {what} of phase 'X' has no numeric ts ({no_ts} "
+                         "such); expected ts in microseconds")
+    if n == 0:
+        raise InputError(f"{path}: the trace holds no complete events; expected a non-empty traceEvents array")
+
+
+def _file_facts(layout: Layout, gz: Gunzip | None, kind: str, base_ns: int) -> dict:
+    """The run facts `load` returns, from the top-level keys and the form of the timestamps."""
+    ascend = kind == "string"
+    facts = run_facts(layout.metadata)   # with the keys after the events, known now
+    facts["time_base_ns"] = facts.pop("base_ns")
+    facts.update(truncated=layout.truncated, inflated_bytes=gz.size if gz is not None else None,
+                 format="ascend-trace-view" if ascend else "chrome-trace",
+                 device_kind="npu" if ascend else "gpu",
+                 clock_domain="unix-epoch-local" if ascend else
+                 ("unix-epoch" if base_ns or kind == "epoch" else "trace-relative"))
+    return facts
+
+
+def _json_error(e) -> str:
+    msg = str(e).strip().splitlines()[0]
+    return msg.split("Error:", 1)[-1].strip() if "Error:" in msg else msg

@@ -1,0 +1,22 @@
+-- Report `compare` as tidy rows (csv, json): one row per aligned key and run, in key order.
+-- Inputs: _cmp (compare_align.sql), runs.
+-- Parameters:
+--   $run_ids INTEGER[]: the runs, in output order within a key
+-- Output: rows, one per (key, run); see compare_align.sql:
+--   pass VARCHAR: a number, or steady / auto
+--   layer BIGINT: the layer; NULL: the prologue
+--   category VARCHAR: key by category or kernel
+--   module VARCHAR: key by module (or by kernel within module roles)
+--   ordinal BIGINT: key by kernel
+--   run VARCHAR: the run's name
+--   name VARCHAR: the kernel's name, by kernel
+--   kernels HUGEINT: the key's kernels
+--   sum_us DECIMAL(23,3): their time
+--   delta_us DECIMAL(23,3): against the first run
+--   ratio DECIMAL(12,3): against the first run
+--   aligned BOOLEAN: every run has the key
+SELECT c.pass, c.layer, c.category, c.module, c.ordinal, r.name AS run, c.name, c.n_total AS kernels,
+    us(c.ns) AS sum_us, us(c.delta_ns) AS delta_us, c.ratio, c.aligned
+FROM _cmp c JOIN runs r USING (run_id)
+ORDER BY c.pass_ord, c.layer NULLS FIRST, c.category NULLS FIRST, c.module NULLS FIRST, c.ordinal NULLS FIRST,
+    list_position($run_ids, c.run_id);

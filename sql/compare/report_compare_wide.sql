@@ -1,0 +1,52 @@
+-- Report `compare` as one wide table (md and terminal formats): per pass its total row (layer 'all'),
+-- then per layer its keys in the reference run's execution order (a key only other runs have: at its own
+-- position there) and a 'sum' row (not by layer: the key is the layer); each run's kernel name (by kernel;
+-- short form) or kernel count and its time side by side, then the delta and ratio of each later run
+-- against the first. Sums add the keys' times (for --pass mean, the means).
+-- Placeholders (built by tracedb.engine.compare, identifiers through tracedb.sql.ident): `run_columns`,
+--   per run over the rows of `g` below (column kernel: a short name; kernels / kernels_mean: counts; ns);
+--   `diff_columns`, per later run its delta_us and ratio.
+-- Inputs: _cmp (compare_align.sql), kernel_names.
+-- Parameters:
+--   $run_ids INTEGER[]: the runs; the first is the reference
+--   $by VARCHAR: 'layer' | 'category' | 'module' | 'kernel'
+--   $null_layer VARCHAR: what a NULL layer is: 'prologue', or 'mean' with --layer mean
+-- Output: rows, per pass its total, then per layer its keys and their sum (the key columns of --by are
+--   kept by the caller, the others dropped):
+--   pass VARCHAR: as in _cmp
+--   layer VARCHAR: the layer, 'all' (the pass total) or $null_layer
+--   category VARCHAR: the key's category, 'sum' on a sum row
+--   module VARCHAR: the key's module, 'sum' on a sum row
+--   <run>_kernel VARCHAR: by kernel: the run's kernel (short name), one column per run
+--   <run>_kernels HUGEINT: other --by: the run's kernel count, one column per run
+--   <run>_kernels DECIMAL(38,1): other --by with --pass mean: the run's mean kernel count
+--   <run>_us DECIMAL(38,3): the run's time, one column per run
+--   delta_us DECIMAL(38,3): each later run - the first (delta_us_<run> with three runs or more)
+--   delta_us_<run> DECIMAL(38,3): as delta_us
+--   ratio DECIMAL(12,3): each later run / the first (ratio_<run> with three runs or more)
+--   ratio_<run> DECIMAL(12,3): as ratio
+WITH g AS (
+    SELECT run_id, pass, pass_ord, layer AS k_layer, category AS k_category, module AS k_module, ordinal AS k_ordinal,
+        GROUPING(layer, category, module, ordinal) AS level,   -- 0: a key; 7: a layer's sum; 15: the pass total
+        CASE WHEN GROUPING(layer, category, module, ordinal) = 0 THEN coalesce((SELECT kn.short_name FROM kernel_names kn WHERE kn.name = any_value(c.name)),
+                                                                   simple_name(any_value(c.name))) END AS kernel,
+        sum(n_total) AS kernels, sum(mean1(n_total, units)) AS kernels_mean, sum(ns) AS ns, min(pos) AS pos
+    FROM _cmp c
+    GROUP BY GROUPING SETS ((run_id, pass, pass_ord, layer, category, module, ordinal), (run_id, pass, pass_ord, layer),
+                            (run_id, pass, pass_ord))
+), wide AS (
+    SELECT pass,
+        CASE WHEN level = 15 THEN 'all' ELSE coalesce(k_layer::VARCHAR, $null_layer) END AS layer,
+        CASE WHEN level > 0 THEN 'sum' ELSE k_category END AS category,
+        CASE WHEN level > 0 THEN 'sum' ELSE k_module END AS module,
+        {run_columns},
+        {diff_columns},
+        pass_ord, k_layer, level, coalesce(min(pos) FILTER (WHERE run_id = $run_ids[1]), min(pos)) AS k_pos,
+        k_category, k_module, k_ordinal
+    FROM g
+    WHERE level <> 7 OR $by <> 'layer'
+    GROUP BY pass, pass_ord, k_layer, k_category, k_module, k_ordinal, level
+)
+SELECT * EXCLUDE (pass_ord, k_layer, level, k_pos, k_category, k_module, k_ordinal)
+FROM wide
+ORDER BY pass_ord, level = 15 DESC, k_layer NULLS FIRST, level, k_pos, k_category, k_module, k_ordinal;

@@ -1,7 +1,0 @@
--- Remove runs and every row keyed by them (ingest --replace, `tracedb runs rm`). Parameters: $run_ids.
-DELETE FROM kernels_raw WHERE run_id IN (SELECT unnest($run_ids::INTEGER[]));
-DELETE FROM trace_events WHERE run_id IN (SELECT unnest($run_ids::INTEGER[]));
-DELETE FROM kernel_segments WHERE run_id IN (SELECT unnest($run_ids::INTEGER[]));
-DELETE FROM segmentations WHERE run_id IN (SELECT unnest($run_ids::INTEGER[]));
-DELETE FROM tracks WHERE run_id IN (SELECT unnest($run_ids::INTEGER[]));
-DELETE FROM runs WHERE run_id IN (SELECT unnest($run_ids::INTEGER[]));

@@ -1,6 +1,0 @@
--- Remove the committed parts of an ingest that did not finish: the rows of run $run_id when no runs row
--- has that id (a finished run is never touched), and the 'pending_run' mark. Parameters: $run_id.
-DELETE FROM kernels_raw WHERE run_id = $run_id AND $run_id NOT IN (SELECT run_id FROM runs);
-DELETE FROM trace_events WHERE run_id = $run_id AND $run_id NOT IN (SELECT run_id FROM runs);
-DELETE FROM tracks WHERE run_id = $run_id AND $run_id NOT IN (SELECT run_id FROM runs);
-DELETE FROM tracedb_meta WHERE key = 'pending_run';

@@ -1,0 +1,47 @@
+-- Insert one part of a Chrome trace-event JSON file into trace_events as run $run_id: every complete ('X')
+-- and metadata ('M') event, straight from DuckDB's JSON reader. Two cursors insert alternate parts at
+-- once, each in its own transaction; the rows stay invisible until the run's final transaction adds its
+-- runs row (ingest_chrome_finish), and are removed if the ingest fails (discard_pending).
+-- Flow, instant and counter events are not kept: they are a third of a Kineto trace's events. Only the
+-- host-to-device flows of Ascend's trace_view.json (cat async_npu: 's' on the launching op, 'f' on the
+-- device task) are, with their flow id in correlation_id: they give each NPU kernel its launching op.
+-- Placeholders: `ts_ns`, the expression turning ts into integer ns, chosen by tracedb.ingest.chrome_json:
+--   for numbers the whole µs and the fraction converted apart (exact for epoch µs, whose ts * 1000 a double
+--   cannot hold, and for Kineto's relative us.fff), the exact decimal path for Ascend's string ts;
+--   `arg[key]`, an args field as typed by the reader, or cast from JSON text when the typed read failed, or
+--   a typed NULL for a key the reader skips (NPU keys in a Kineto trace: chrome_json.NPU_ARGS);
+--   `flow_id`, the flow's id as BIGINT (trace_view.json), else a typed NULL.
+--   Each timestamp becomes integer ns before any subtraction.
+-- kind: kernel | memcpy | memset for device activities by category (Kineto's, and the legacy capitalised
+--   Kernel / Memcpy / Memset); NULL for host events and metadata. Kinds told by process or thread name
+--   (Ascend tasks, NPU cores, simulators) are set once every part is in (ingest_chrome_tasks,
+--   ingest_chrome_cores, ingest_chrome_devices).
+-- extra_args: NULL unless the event has a field stored there (schema v4, migrate_3_to_4.sql).
+-- Inputs: the part's file.
+-- Parameters:
+--   $file VARCHAR: the part: a JSON array of events
+--   $cols STRUCT: the explicit schema: ph, cat, name, pid/tid as JSON, which takes numbers and strings
+--     alike, ts DOUBLE or VARCHAR, dur, args as a STRUCT of the keys tracedb reads
+--   $run_id INTEGER: the run being ingested
+--   $base_seq BIGINT: the part's index * 2^32: seq is file order
+--   $base_ns BIGINT: Kineto's baseTimeNanoseconds, else 0
+-- Output: rows in trace_events (columns: migrate_3_to_4.sql), one per kept event.
+INSERT INTO trace_events (run_id, seq, ph, kind, cat, name, pid, tid, start_ns, dur_ns, correlation_id,
+    external_id, device_id, stream_id, grid, block, registers_per_thread, shared_mem_bytes, extra_args)
+SELECT $run_id, $base_seq + ordinality, ph,
+    CASE WHEN ph <> 'X' THEN NULL
+         WHEN cat = 'kernel' THEN 'kernel'
+         WHEN cat IN ('gpu_memcpy', 'memcpy') THEN 'memcpy'
+         WHEN cat IN ('gpu_memset', 'memset') THEN 'memset' END,
+    cat, name, pid, tid, $base_ns + {ts_ns}, greatest(CAST(round(coalesce(dur, 0) * 1000) AS BIGINT), 0),
+    CASE WHEN ph IN ('s', 'f') THEN {flow_id} ELSE coalesce({arg[correlation]}, {arg[connection_id]}) END,
+    {arg[External id]}, {arg[device]},
+    coalesce({arg[stream]}, {arg[Stream Id]}), {arg[grid]}, {arg[block]}, {arg[registers per thread]},
+    {arg[shared memory]},
+    CASE WHEN ph = 'M' OR coalesce({arg[Task Id]}, {arg[taskId]}, {arg[extra_id]}) IS NOT NULL
+              OR coalesce({arg[Task Type]}, {arg[event-hint]}) IS NOT NULL
+         THEN to_json(struct_pack(name := {arg[name]}, sort_index := {arg[sort_index]},
+                                  task_id := coalesce({arg[Task Id]}, {arg[taskId]}, {arg[extra_id]}),
+                                  task_type := {arg[Task Type]}, hint := {arg[event-hint]})) END
+FROM (SELECT * REPLACE (lower(cat) AS cat) FROM read_json($file, format = 'array', columns = $cols) WITH ORDINALITY)
+WHERE ph IN ('X', 'M') OR (ph IN ('s', 'f') AND lower(cat) = 'async_npu');

@@ -1,4 +1,0 @@
--- Record that run $run_id is being ingested in committed parts (Chrome JSON): if the process dies
--- before the run's final transaction, the next writable open removes the parts (discard_pending).
--- Inputs/outputs: tracedb_meta key 'pending_run'. Parameters: $run_id.
-INSERT OR REPLACE INTO tracedb_meta VALUES ('pending_run', CAST($run_id AS VARCHAR));

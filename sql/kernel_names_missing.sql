@@ -1,6 +1,0 @@
--- Kernel names of a run (or of every run) that kernel_names does not hold yet, for their short names.
--- Inputs: kernels, kernel_names. Parameters: $run_id (NULL: every run).
--- Output: name, one row per distinct missing name.
-SELECT DISTINCT k.name FROM kernels k
-WHERE ($run_id IS NULL OR k.run_id = $run_id) AND k.name IS NOT NULL
-  AND NOT EXISTS (SELECT 1 FROM kernel_names n WHERE n.name = k.name);

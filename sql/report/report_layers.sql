@@ -1,0 +1,30 @@
+-- Report `layers`: one row per (run, pass, layer) of the selected passes; the prologue (kernels of a
+-- full window before the first layer boundary) is a row with an empty layer, first in its pass.
+-- Placeholder `category_columns` (built by tracedb.engine.reports from the profile's category order,
+--   identifiers quoted by tracedb.sql.ident): one <category>_us column per category.
+-- Inputs: _assigned, runs.
+-- Parameters:
+--   $run_ids INTEGER[]: the runs, in output order
+--   $absolute BOOLEAN: start_us and end_us in the store's absolute time instead of from the run's first
+--     kernel
+-- Output: rows, one per (run, pass, layer):
+--   run VARCHAR: the run's name
+--   pass BIGINT: the pass
+--   layer BIGINT: the layer; NULL: the prologue
+--   kernels BIGINT: its kernels
+--   sum_us DECIMAL(38,3): their time
+--   wall_us DECIMAL(23,3): first kernel start to last kernel end
+--   start_us DECIMAL(23,3): relative to the run's first kernel unless $absolute
+--   end_us DECIMAL(23,3): relative to the run's first kernel unless $absolute
+--   <category>_us DECIMAL(38,3): time of the category's kernels, one column per category in the profile's
+--     order
+--   comm_count BIGINT: communication kernels
+SELECT r.name AS run, a.pass, a.layer, count(*) AS kernels,
+    us(sum(a.dur_ns)) AS sum_us, us(max(a.end_ns) - min(a.start_ns)) AS wall_us,
+    us(min(a.start_ns) - CASE WHEN $absolute THEN 0 ELSE r.first_start_ns END) AS start_us,
+    us(max(a.end_ns) - CASE WHEN $absolute THEN 0 ELSE r.first_start_ns END) AS end_us,
+    {category_columns},
+    count(*) FILTER (WHERE a.is_comm) AS comm_count
+FROM _assigned a JOIN runs r USING (run_id)
+GROUP BY a.run_id, r.name, r.first_start_ns, a.pass, a.layer
+ORDER BY list_position($run_ids, a.run_id), a.pass, a.layer NULLS FIRST;

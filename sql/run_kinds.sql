@@ -1,6 +1,0 @@
--- Runs of the selection that come from a performance model: tagged kind=simulated or kind=predicted at
--- ingest (`--tag kind=simulated`). Inputs: runs. Parameters: $run_ids INTEGER[].
--- Columns: run_id.
-SELECT run_id FROM runs
-WHERE run_id IN (SELECT unnest($run_ids)) AND lower(tags['kind']) IN ('simulated', 'predicted')
-ORDER BY run_id;

@@ -1,0 +1,146 @@
+-- Attribute each device activity of the selected runs to the host side that launched it.
+-- 1. launch: the runtime/driver call with the kernel's correlation id (cuda_runtime, cuda_driver, and
+--    their ROCm/NPU twins; Kineto links them by args.correlation), or in Ascend's trace_view.json the
+--    start of the op whose async_npu flow ends at the task (the op is then the innermost cpu_op).
+-- 2. frames: the host events of the launching thread that enclose the launch time (start <= t < end):
+--    cpu_op, user_annotation, python_function. The innermost of each kind is the latest to start.
+--    nn.Module frames (python_function named 'nn.Module: ...', present when the trace was recorded
+--    with modules) are a kind of their own.
+--    The join is a hash join on (run, thread, 1 ms time bucket) plus the range condition: each frame is
+--    listed once per bucket it covers, each launch in its own bucket. A range join on the thread alone
+--    degenerates into hash join + filter over every frame of the thread, and an IEJoin without the
+--    thread took minutes for 673 k launches and as many frames (a 1 GB Kineto trace). Only frames that
+--    overlap the launches' time range are read (one pass of a long trace: a small slice).
+-- 3. module paths: every nn.Module frame gets its instance path, the enclosing nn.Module frames outermost
+--    first ('Qwen2Model_0/Qwen2DecoderLayer_5/Qwen2Attention_5/Linear_37'), and its role, the same path
+--    without what differs from layer to layer: each step is the class, and for a module with no module
+--    inside it that has other instances of its class under the same parent call, the class and its
+--    ordinal among those instances in order of first call ('Qwen2Model/Qwen2DecoderLayer/Qwen2Attention/
+--    Linear#1': k_proj, the second Linear of every attention; HF numbers Linear instances across the whole
+--    model). Calls of one instance name share its ordinal: vLLM's piecewise graph calls its attention
+--    pieces 24 times as 'GraphModule_0', one role, not one per layer. A repeated module
+--    with modules inside it (a decoder layer, an expert) takes no ordinal, so its instances share a role.
+-- 4. module: the innermost nn.Module frame's role, else user annotation, else cpu_op, else python frame;
+--    kernels with no launch found get '(no host launch)', launches outside any frame '(no host frame)'.
+--    module_path: the innermost nn.Module frame's instance path, else the same as module.
+-- Inputs: kernels, host_events, trace_events, and TEMP _attr_scope(run_id INTEGER, seq BIGINT,
+--   correlation_id BIGINT): the kernels to attribute (attribute_scope_runs.sql: every kernel of the runs;
+--   attribute_scope_other.sql: the assigned kernels whose category by name is 'other'); dropped here.
+-- Parameters:
+--   $run_ids INTEGER[]: the runs of _attr_scope
+-- Output: TEMP _attr, one row per kernel of _attr_scope:
+--   run_id INTEGER: the run
+--   seq BIGINT: the kernel (kernels.seq)
+--   launch_ns BIGINT: start of its launch (step 1); NULL: no launch found
+--   cpu_op VARCHAR: innermost cpu_op frame around the launch
+--   annotation VARCHAR: innermost user_annotation frame around the launch
+--   nn_module VARCHAR: innermost nn.Module frame around the launch ('nn.Module: Linear_37')
+--   python_frame VARCHAR: innermost python_function frame around the launch that is not an nn.Module frame
+--   module VARCHAR: step 4: the innermost nn.Module frame's role, else annotation, cpu_op, python frame,
+--     '(no host frame)' or '(no host launch)'
+--   module_path VARCHAR: step 4: the innermost nn.Module frame's instance path, else the same as module
+-- TEMP _launches and _module_frames are scratch, dropped at the end.
+CREATE OR REPLACE TEMP TABLE _launches AS
+WITH scope AS (
+    SELECT run_id, seq, correlation_id FROM _attr_scope
+), runtime_launches AS (
+    SELECT k.run_id, k.seq, h.pid, h.tid, h.start_ns AS t
+    FROM scope k
+    JOIN host_events h ON h.run_id = k.run_id AND h.correlation_id = k.correlation_id
+    WHERE k.correlation_id IS NOT NULL
+      AND h.cat IN ('cuda_runtime', 'cuda_driver', 'privateuse1_runtime', 'privateuse1_driver', 'runtime')
+), flow_launches AS (
+    -- Ascend trace_view.json: a flow ('s' at the launching op, 'f' at the task's start on its stream)
+    SELECT k.run_id, k.seq, s.pid, s.tid, s.start_ns AS t
+    FROM trace_events f
+    JOIN trace_events s ON s.run_id = f.run_id AND s.correlation_id = f.correlation_id AND s.ph = 's'
+    JOIN trace_events k ON k.run_id = f.run_id AND k.pid = f.pid AND k.tid IS NOT DISTINCT FROM f.tid
+                       AND k.start_ns = f.start_ns AND k.ph = 'X' AND k.kind IS NOT NULL
+    WHERE f.run_id IN (SELECT unnest($run_ids)) AND f.ph = 'f' AND f.cat = 'async_npu'
+      AND (k.run_id, k.seq) IN (SELECT run_id, seq FROM scope)
+)
+SELECT * FROM runtime_launches UNION ALL SELECT * FROM flow_launches
+-- one launch per kernel: a correlation id is unique per run in Kineto; keep the first if not
+QUALIFY row_number() OVER (PARTITION BY run_id, seq ORDER BY t) = 1;
+
+CREATE OR REPLACE TEMP TABLE _module_frames AS
+WITH m AS (
+    SELECT run_id, seq, pid, tid, start_ns, start_ns + greatest(dur_ns, 1) AS end_ns,
+        substr(name, 12) AS inst, regexp_replace(substr(name, 12), '_\d+$', '') AS cls
+    FROM host_events
+    WHERE run_id IN (SELECT unnest($run_ids)) AND cat = 'python_function' AND starts_with(name, 'nn.Module: ')
+      -- only frames around some launch (their ancestors overlap the range too)
+      AND start_ns <= (SELECT max(t) FROM _launches) AND start_ns + greatest(dur_ns, 1) > (SELECT min(t) FROM _launches)
+), b AS (
+    SELECT *, unnest(range(start_ns // 1000000, (end_ns - 1) // 1000000 + 1)) AS bucket FROM m
+), anc AS (
+    -- every enclosing nn.Module frame of each frame (same thread), met in the bucket of the frame's start
+    SELECT c.run_id, c.seq, p.seq AS anc_seq, p.start_ns AS anc_start, p.end_ns AS anc_end
+    FROM m c JOIN b p ON p.run_id = c.run_id AND p.pid IS NOT DISTINCT FROM c.pid AND p.tid IS NOT DISTINCT FROM c.tid
+     AND p.bucket = c.start_ns // 1000000 AND p.start_ns <= c.start_ns AND c.end_ns <= p.end_ns AND p.seq <> c.seq
+), parent AS (
+    SELECT run_id, seq, arg_max(anc_seq, (anc_start, -anc_end)) AS parent_seq FROM anc GROUP BY ALL
+), parented AS (
+    SELECT m.*, pr.parent_seq,
+        EXISTS (SELECT 1 FROM parent x WHERE x.run_id = m.run_id AND x.parent_seq = m.seq) AS has_children,
+        -- when the instance first runs under this parent call: calls of one instance share its ordinal
+        min(m.start_ns) OVER (PARTITION BY m.run_id, m.pid, m.tid, pr.parent_seq, m.inst) AS inst_first
+    FROM m LEFT JOIN parent pr USING (run_id, seq)
+), labelled AS (
+    -- ordinal among the distinct instances of the class under the parent call, in order of first call
+    SELECT *,
+        dense_rank() OVER (PARTITION BY run_id, pid, tid, parent_seq, cls ORDER BY inst_first, inst) - 1 AS ord,
+        max(ord_probe) OVER (PARTITION BY run_id, pid, tid, parent_seq, cls) AS same_class
+    FROM (SELECT *, dense_rank() OVER (PARTITION BY run_id, pid, tid, parent_seq, cls ORDER BY inst) AS ord_probe
+          FROM parented)
+), step AS (
+    SELECT *, CASE WHEN has_children OR same_class = 1 OR parent_seq IS NULL THEN cls ELSE cls || '#' || ord END AS role_step
+    FROM labelled
+)
+SELECT s.run_id, s.seq, s.inst, s.cls,
+    coalesce(string_agg(p.inst, '/' ORDER BY a.anc_start, a.anc_end DESC) || '/', '') || s.inst AS path,
+    coalesce(string_agg(p.role_step, '/' ORDER BY a.anc_start, a.anc_end DESC) || '/', '') || s.role_step AS role
+FROM step s
+LEFT JOIN anc a ON a.run_id = s.run_id AND a.seq = s.seq
+LEFT JOIN step p ON p.run_id = a.run_id AND p.seq = a.anc_seq
+GROUP BY s.run_id, s.seq, s.inst, s.cls, s.role_step;
+
+CREATE OR REPLACE TEMP TABLE _attr AS
+WITH launches AS (
+    SELECT * FROM _launches
+), frames AS (
+    SELECT run_id, seq AS frame_seq, pid, tid, start_ns, start_ns + dur_ns AS end_ns, name,
+        CASE WHEN cat = 'python_function' AND starts_with(name, 'nn.Module:') THEN 'nn_module' ELSE cat END AS kind,
+        unnest(range(start_ns // 1000000, greatest(start_ns + dur_ns - 1, start_ns) // 1000000 + 1)) AS bucket
+    FROM host_events
+    WHERE run_id IN (SELECT unnest($run_ids)) AND cat IN ('cpu_op', 'user_annotation', 'python_function')
+      AND dur_ns > 0 AND start_ns <= (SELECT max(t) FROM _launches) AND start_ns + dur_ns > (SELECT min(t) FROM _launches)
+), enclosing AS (
+    SELECT l.run_id, l.seq, f.kind, arg_max(f.name, f.start_ns) AS name, arg_max(f.frame_seq, f.start_ns) AS frame_seq
+    FROM launches l JOIN frames f
+      ON f.run_id = l.run_id AND f.pid IS NOT DISTINCT FROM l.pid AND f.tid IS NOT DISTINCT FROM l.tid
+     AND f.bucket = l.t // 1000000 AND f.start_ns <= l.t AND l.t < f.end_ns
+    GROUP BY ALL
+), per_kernel AS (
+    SELECT l.run_id, l.seq, l.t AS launch_ns,
+        max(e.name) FILTER (WHERE e.kind = 'cpu_op') AS cpu_op,
+        max(e.name) FILTER (WHERE e.kind = 'user_annotation') AS annotation,
+        max(e.name) FILTER (WHERE e.kind = 'nn_module') AS nn_module,
+        max(e.frame_seq) FILTER (WHERE e.kind = 'nn_module') AS module_seq,
+        max(e.name) FILTER (WHERE e.kind = 'python_function') AS python_frame
+    FROM launches l LEFT JOIN enclosing e USING (run_id, seq)
+    GROUP BY ALL
+), named AS (
+    SELECT k.run_id, k.seq, p.launch_ns, p.cpu_op, p.annotation, p.nn_module, p.python_frame, mf.role, mf.path,
+        CASE WHEN p.seq IS NULL THEN '(no host launch)'
+             ELSE coalesce(p.annotation, p.cpu_op, p.python_frame, '(no host frame)') END AS other
+    FROM _attr_scope k
+    LEFT JOIN per_kernel p USING (run_id, seq)
+    LEFT JOIN _module_frames mf ON mf.run_id = p.run_id AND mf.seq = p.module_seq
+)
+SELECT run_id, seq, launch_ns, cpu_op, annotation, nn_module, python_frame,
+    coalesce(role, other) AS module, coalesce(path, other) AS module_path
+FROM named;
+DROP TABLE _module_frames;
+DROP TABLE _launches;
+DROP TABLE _attr_scope;

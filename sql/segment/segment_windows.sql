@@ -1,0 +1,71 @@
+-- Stage 3: the time window of every pass; a kernel belongs to a pass when win_start <= start <= win_end.
+-- strict: [first anchor start, last anchor end].
+-- full:   consecutive passes split the idle stretch between them at its largest gap, so embedding,
+--   layer-0 pre-attention, the last FFN, lm_head and sampling are counted. Within the stretch after a
+--   pass's last anchor and before the next pass's first anchor, each kernel's gap is its start minus the
+--   latest end seen before it (the anchor end included); the gap before the next first anchor counts
+--   too. Largest gap wins, the earliest on ties. The first pass reaches back to the run's first kernel,
+--   the last pass forward to its last one.
+-- Training traces: with $backward, a full window also ends before the first backward kernel that starts
+--   after the pass's last anchor, so a forward pass never absorbs the backward pass and optimizer step that
+--   follow it (Megatron on Ascend: 620 ms of backward counted in a forward pass's last layer otherwise).
+--   Those kernels are in no window, as kernels between passes are in the strict window.
+-- Inputs: _passes, kernels.
+-- Parameters:
+--   $run_ids INTEGER[]: the selected runs
+--   $window VARCHAR: 'strict' | 'full'
+--   $backward VARCHAR: an RE2 pattern of backward kernel names, given when the anchor is a forward kernel;
+--     NULL otherwise
+-- Output: TEMP _windows, one row per (run, pass) of _passes:
+--   run_id INTEGER: the run
+--   pass BIGINT: the pass
+--   win_start BIGINT: ns, inclusive
+--   win_end BIGINT: ns, inclusive
+CREATE OR REPLACE TEMP TABLE _windows AS
+WITH stretch AS (
+    -- kernels after pass p's last anchor end and before pass p+1's first anchor, plus that anchor
+    SELECT p.run_id, p.pass, k.seq, k.start_ns, k.start_ns + k.dur_ns AS end_ns, p.last_end, false AS closing
+    FROM kernels k
+    ASOF JOIN _passes p ON k.run_id = p.run_id AND k.start_ns >= p.first_start
+    JOIN _passes nxt ON nxt.run_id = p.run_id AND nxt.pass = p.pass + 1
+    WHERE $window = 'full' AND k.run_id IN (SELECT unnest($run_ids))
+      AND k.start_ns > p.last_end AND k.start_ns < nxt.first_start
+    UNION ALL
+    SELECT p.run_id, p.pass - 1, -1, p.first_start, p.first_start, prev.last_end, true
+    FROM _passes p JOIN _passes prev ON prev.run_id = p.run_id AND prev.pass = p.pass - 1
+    WHERE $window = 'full'
+), gaps AS (
+    SELECT *, start_ns - greatest(last_end, coalesce(max(end_ns) OVER (
+        PARTITION BY run_id, pass ORDER BY start_ns, closing, seq
+        ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), last_end)) AS gap_ns
+    FROM stretch
+), split AS (
+    -- split_ns: the first start that belongs to pass + 1
+    SELECT run_id, pass + 1 AS pass, arg_min(start_ns, (-gap_ns, start_ns, closing, seq)) AS split_ns
+    FROM gaps GROUP BY ALL
+), bwd_names AS (
+    SELECT DISTINCT name FROM kernels
+    WHERE $window = 'full' AND $backward IS NOT NULL AND run_id IN (SELECT unnest($run_ids))
+      AND regexp_matches(coalesce(name, ''), $backward)
+), bwd AS (
+    SELECT k.run_id, k.start_ns FROM kernels k JOIN bwd_names USING (name)
+    WHERE k.run_id IN (SELECT unnest($run_ids))
+), first_bwd AS (
+    SELECT p.run_id, p.pass, b.start_ns AS bwd_start
+    FROM _passes p ASOF JOIN bwd b ON p.run_id = b.run_id AND b.start_ns > p.last_end
+), bounds AS (
+    SELECT run_id, min(start_ns) AS run_start, max(start_ns) AS run_end
+    FROM kernels WHERE run_id IN (SELECT unnest($run_ids)) AND $window = 'full' GROUP BY run_id
+)
+SELECT p.run_id, p.pass,
+    CASE WHEN $window = 'strict' THEN p.first_start
+         ELSE coalesce(s.split_ns, least(b.run_start, p.first_start)) END AS win_start,
+    CASE WHEN $window = 'strict' THEN p.last_end
+         WHEN fb.bwd_start IS NULL THEN coalesce(s_next.split_ns - 1, greatest(b.run_end, p.last_end))
+         ELSE least(coalesce(s_next.split_ns - 1, greatest(b.run_end, p.last_end)), greatest(fb.bwd_start - 1, p.last_end))
+    END AS win_end
+FROM _passes p
+LEFT JOIN first_bwd fb ON fb.run_id = p.run_id AND fb.pass = p.pass
+LEFT JOIN split s ON s.run_id = p.run_id AND s.pass = p.pass
+LEFT JOIN split s_next ON s_next.run_id = p.run_id AND s_next.pass = p.pass + 1
+LEFT JOIN bounds b ON b.run_id = p.run_id;

@@ -1,0 +1,27 @@
+-- `tracedb runs`: the selected runs with provenance and size.
+-- Inputs: runs, TEMP _run_passes(run_id INTEGER, passes BIGINT): filled by --passes, else empty.
+-- Parameters:
+--   $run_ids INTEGER[]: the runs to list, in this order
+-- Output: rows, one per run:
+--   run VARCHAR: the run's name
+--   format VARCHAR: runs.format
+--   rank INTEGER: runs.rank
+--   device VARCHAR: its name when the trace gives it, else kind:id
+--   source_mb DECIMAL(26,3): bytes of the files read / 10^6; empty for runs ingested before schema v3
+--   kernel_rows BIGINT: rows ingested
+--   kernels BIGINT: rows counted
+--   duplicates BIGINT: rows not counted
+--   passes BIGINT: empty without --passes
+--   span_ms DECIMAL(26,6): first start to last end
+--   tags VARCHAR: k=v, ...
+--   source VARCHAR: runs.source_path
+--   ingested_at VARCHAR: YYYY-MM-DD HH:MM:SS
+SELECT r.name AS run, r.format, r.rank,
+    coalesce(r.device_name, r.device_kind || coalesce(':' || r.device_id, '')) AS device,
+    round(r.source_bytes * 0.000001, 3) AS source_mb, r.kernel_rows, r.kernel_count AS kernels,
+    r.kernel_rows - r.kernel_count AS duplicates, p.passes, ms(r.last_end_ns - r.first_start_ns) AS span_ms,
+    array_to_string(list_transform(map_entries(r.tags), lambda e: e.key || '=' || e.value), ', ') AS tags,
+    r.source_path AS source, strftime(r.ingested_at, '%Y-%m-%d %H:%M:%S') AS ingested_at
+FROM runs r LEFT JOIN _run_passes p USING (run_id)
+WHERE r.run_id IN (SELECT unnest($run_ids::INTEGER[]))
+ORDER BY list_position($run_ids::INTEGER[], r.run_id);

@@ -1,0 +1,43 @@
+-- Session macros (TEMP: never stored in the file, so the store needs nothing but plain DuckDB), created
+-- on every open of a store, read-only ones too; each is described above its definition.
+-- Inputs: none.
+-- Parameters: none.
+-- Output: TEMP MACROs us_text_to_ns, us, mean_ns, mean1, ratio3, ms, sec, simple_name, bare_shape,
+--   npu_runtime_task.
+
+-- us_text_to_ns(s VARCHAR) -> BIGINT ns: a decimal µs string, TAB/space/quote padded as Ascend writes it,
+--   to integer ns, truncating digits below 1 ns (the torch_npu convert_us2ns rule). Never through DOUBLE:
+--   absolute Ascend µs have 19 significant digits. NULL when the text is not a number.
+CREATE OR REPLACE TEMP MACRO us_text_to_ns(s) AS
+    CAST(trunc(TRY_CAST(trim(s, chr(9) || ' "') AS DECIMAL(38, 9)) * 1000) AS BIGINT);
+-- us(ns BIGINT) -> DECIMAL(23,3) µs, exact (BIGINT * 0.001 stays DECIMAL; a HUGEINT sum gives DECIMAL(38,3)).
+CREATE OR REPLACE TEMP MACRO us(ns) AS ns * 0.001;
+-- mean_ns(total, n) -> BIGINT: total / n rounded half up to an integer, exact for total >= 0, n > 0 (integer
+--   arithmetic, no DOUBLE): the mean of n passes' ns, e.g. us(mean_ns(sum(ns), count(*))).
+CREATE OR REPLACE TEMP MACRO mean_ns(total, n) AS ((2 * total + n) // (2 * n))::BIGINT;
+-- mean1(total, n) -> DECIMAL(18,1): total / n rounded half up to one decimal (mean kernel counts).
+CREATE OR REPLACE TEMP MACRO mean1(total, n) AS (mean_ns(10 * total, n) * 0.1)::DECIMAL(18, 1);
+-- ratio3(a, b) -> DECIMAL(12,3): a / b with 3 decimals; NULL when b is 0 or NULL.
+CREATE OR REPLACE TEMP MACRO ratio3(a, b) AS round(a::DOUBLE / nullif(b, 0), 3)::DECIMAL(12, 3);
+-- ms(ns BIGINT) -> DECIMAL(26,6) ms, exact.
+CREATE OR REPLACE TEMP MACRO ms(ns) AS ns * 0.000001;
+-- sec(ns BIGINT) -> DECIMAL(29,9): seconds with 9 decimals, exact
+CREATE OR REPLACE TEMP MACRO sec(ns) AS ns * 0.000000001;
+-- A short kernel name for tables: GPU names lose `void `, template arguments and parameter lists;
+-- aclnn names keep their last part (aclnnMatmul_MatMulV3Common_MatMulV3 -> MatMulV3); hcom ops lose
+-- their numeric suffix (hcom_allReduce__428_0_1 -> hcom_allReduce).
+CREATE OR REPLACE TEMP MACRO simple_name(n) AS
+    CASE WHEN n IS NULL THEN NULL
+         WHEN starts_with(n, 'aclnn') AND contains(n, '_') THEN regexp_extract(n, '_([^_]+)$', 1)
+         WHEN starts_with(n, 'hcom_') THEN regexp_replace(n, '_*(_\d+)+$', '')
+         ELSE coalesce(nullif(regexp_extract(regexp_replace(n, '^void ', ''), '^([^<(]+)', 1), ''), n) END;
+-- msprof quotes shapes itself ("1,4096"); show them bare
+CREATE OR REPLACE TEMP MACRO bare_shape(s) AS trim(s, '"');
+-- npu_runtime_task(task_type, name) -> BOOLEAN: an Ascend Hardware task of trace_view.json that is runtime
+--   machinery rather than an operator, by its task type or name: HCCL notify record/wait, write value, SDMA
+--   and PCIe DMA copies (MEMCPY_ASYNC), event record/wait, placeholders, profiling markers.
+--   kernel_details.csv lists none of them.
+CREATE OR REPLACE TEMP MACRO npu_runtime_task(task_type, name) AS
+    regexp_matches(coalesce(task_type, '') || chr(10) || coalesce(name, ''),
+                   '(?im)^(notify[ _](wait|record)|write[ _]value|sdma(_sqe)?|pcie_dma(_sqe)?|memcpy_async|'
+                   || 'event_(record|wait)(_sqe)?|place_holder(_sqe)?|profiling_(enable|disable))$');

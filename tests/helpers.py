@@ -1,0 +1,169 @@
+"""What the tests share besides fixtures: the `tracedb` command run in this process (`cli`) or as the
+installed console script (`cli_subprocess`), the real-trace folder, and a CSV writer.
+
+`cli` runs the click command the console script runs (tracedb.cli.app:main calls `app()`, which builds it
+from the typer app and calls its main), inside typer's CliRunner isolation: no interpreter start and no
+imports per call. Each call starts from the state a new process would have: its own environment (`env=`
+replaces it, as subprocess.run does), working folder, stdout and stderr kept apart, and no early hash
+thread or store connection left behind for the next call.
+What only a real process shows (signals, a second process holding the store, a terminal, a pipe closed
+early, the console script itself) goes through `cli_subprocess`."""
+import contextlib
+import functools
+import os
+import shutil
+import subprocess
+import sys
+import traceback
+from dataclasses import dataclass
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+GOLDEN = os.path.join(ROOT, "golden")
+
+# The real traces are not part of the repository: the real-trace folder is $TRACEDB_TEST_DATA when set,
+# else the default below, beside the checkout.
+REAL_DATA_VAR = "TRACEDB_TEST_DATA"
+
+
+def real_data_dir() -> str:
+    return os.path.abspath(os.environ.get(REAL_DATA_VAR) or os.path.join(ROOT, "..", "shared", "data"))
+
+
+def real_trace(*parts) -> str:
+    """Path of a real trace in the real-trace folder ($TRACEDB_TEST_DATA); skips the test when it is absent."""
+    folder = real_data_dir()
+    if not os.path.isdir(folder):
+        pytest.skip(f"real-trace folder {folder} not found (set ${REAL_DATA_VAR} to the folder of real traces)")
+    path = os.path.join(folder, *parts)
+    if not os.path.exists(path):
+        pytest.skip(f"real trace not available: {path} (real-trace folder: ${REAL_DATA_VAR} or {folder})")
+    return path
+
+
+def write_csv(path, header, rows, bom=False):
+    """Write a kernel_details-like CSV from lists of cells (cells written verbatim: quote them yourself)."""
+    text = ",".join(header) + "\n" + "".join(",".join(map(str, r)) + "\n" for r in rows)
+    with open(path, "w", encoding="utf-8-sig" if bom else "utf-8", newline="") as f:
+        f.write(text)
+    return str(path)
+
+
+@dataclass
+class CliResult:
+    """What a test reads of one `tracedb` call, the same fields as subprocess.CompletedProcess."""
+    args: list
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def _failed(args, returncode, stderr):
+    return AssertionError(f"tracedb {' '.join(args)} exited {returncode}:\n{stderr}")
+
+
+def cli(*args, check=True, env=None, cwd=None) -> CliResult:
+    """Run `tracedb ARGS` in this process; `env` is the whole environment of the call, `cwd` its folder.
+    With check=True a non-zero exit fails the test with the command's stderr."""
+    from typer.testing import CliRunner
+    argv = [str(a) for a in args]
+    with _fresh_process_state(env, cwd), CliRunner().isolation() as (out, err, _):
+        raised = None
+        try:
+            _tracedb_command().main(args=argv, prog_name="tracedb")   # standalone: ends in SystemExit
+            code = 0
+        except SystemExit as e:
+            raised, code = e, e.code
+        except Exception as e:
+            # an exception the command let through: the interpreter prints its traceback and exits 1
+            raised, code = e, 1
+            traceback.print_exception(e, file=sys.stderr)
+        if not isinstance(code, int):
+            # sys.exit("message") or sys.exit(None), as the interpreter treats them
+            if code is not None:
+                print(code, file=sys.stderr)
+            code = 0 if code is None else 1
+        sys.stdout.flush()
+        sys.stderr.flush()
+        stdout, stderr = _text(out), _text(err)
+        _release_frames(raised)
+        del raised
+    if check and code != 0:
+        raise _failed(argv, code, stderr)
+    return CliResult(argv, code, stdout, stderr)
+
+
+@functools.cache
+def _tracedb_command():
+    """The click command of the `tracedb` app, built once as the console script builds it once per
+    process (typer.main.get_command; building it takes ~20 ms)."""
+    import typer
+
+    from tracedb.cli.app import app
+    return typer.main.get_command(app)
+
+
+def _text(stream) -> str:
+    """A captured stream as text, as subprocess.run(text=True) gives it (universal newlines)."""
+    return stream.getvalue().decode("utf-8", "replace").replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _release_frames(exc):
+    """Drop the locals of the frames a command's exception chain holds (a reference cycle through the
+    runner's frame keeps them until a garbage collection): a store connection still open in them is
+    closed now, as at the end of a process, before the test opens the file again."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        traceback.clear_frames(exc.__traceback__)
+        exc = exc.__cause__ or exc.__context__
+
+
+@contextlib.contextmanager
+def _fresh_process_state(env, cwd):
+    """Environment and working folder for one call, restored afterwards, and no hash thread started by
+    one ingest (tracedb.engine.hashing.start_early) left for the next."""
+    from tracedb.engine import hashing
+    saved_env, saved_cwd = dict(os.environ), os.getcwd()
+    hashing._early.clear()
+    try:
+        if env is not None:
+            os.environ.clear()
+            os.environ.update(env)
+        if cwd is not None:
+            os.chdir(cwd)
+        yield
+    finally:
+        hashing._early.clear()
+        os.chdir(saved_cwd)
+        if dict(os.environ) != saved_env:
+            os.environ.clear()
+            os.environ.update(saved_env)
+
+
+def tracedb_exe() -> str:
+    """The installed `tracedb` console script (beside this interpreter, else on PATH)."""
+    exe = os.path.join(os.path.dirname(sys.executable), "tracedb")
+    exe = exe if os.path.exists(exe) else shutil.which("tracedb")
+    assert exe, "the tracedb console script is not installed"
+    return exe
+
+
+def cli_subprocess(*args, check=True, env=None, cwd=None) -> subprocess.CompletedProcess:
+    """Run the installed `tracedb` console script as its own process; returns CompletedProcess (text)."""
+    argv = [str(a) for a in args]
+    p = subprocess.run([tracedb_exe(), *argv], capture_output=True, text=True, env=env, cwd=cwd)
+    if check and p.returncode != 0:
+        raise _failed(argv, p.returncode, p.stderr)
+    return p
+
+
+def copy_store(src: str, dst: str) -> str:
+    """Copy a closed store file (and its write-ahead log, if one was left): a test's own copy of a store
+    that a module-scoped fixture built once."""
+    shutil.copyfile(src, dst)
+    if os.path.exists(src + ".wal"):
+        shutil.copyfile(src + ".wal", dst + ".wal")
+    return dst

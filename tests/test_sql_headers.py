@@ -1,0 +1,369 @@
+"""The `--` header of every query file of tracedb/sql/<stage>/ is its interface, and these tests hold it to the
+SQL: the `$parameters` it declares are the ones the file binds, and the tables, views and result rows it
+documents have exactly the columns and DuckDB types that running the real pipeline on tiny traces gives
+(`DESCRIBE _passes` against the header's list).
+
+Header shape (in this order):
+
+    -- what the file computes, any number of lines
+    -- Inputs: tables and views read
+    -- Parameters:                                 (or `-- Parameters: none.`)
+    --   $run_ids INTEGER[]: meaning               (continuation lines indented two more spaces)
+    -- Output: TEMP _passes, one row per (run, pass):
+    --   run_id INTEGER: meaning
+    -- Output: rows, one per ...:                  (a query's result)
+    -- Output: TABLE runs, new columns:            (columns a migration adds: each must exist)
+    -- Output: free text                           (no list: rows inserted, tables updated, ...)
+
+A column name with `<...>` (or an optional `[...]` part) stands for columns built from a placeholder: one
+per category, per run; it matches any number of columns of that type whose names fit.
+"""
+import os
+import re
+
+import pytest
+
+import tiny_kineto
+import tiny_swimlane
+import tiny_trace
+import tracedb
+from tracedb import sql
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+STAGES = {"store", "ingest", "segment", "report", "compare", "migrate"}
+# the stage interfaces that must be documented column by column
+STAGE_TABLES = {"_anchors", "_anchor_pass", "_passes", "_windows", "_assigned", "_attr", "_cmp"}
+
+TYPE = r'(?:"NULL"|[A-Z][A-Z0-9_]*(?:\([^()]*\))?(?:\[\])*)'
+PARAM_ITEM = re.compile(rf"^--   \$(\w+) ({TYPE}): \S")
+COLUMN_ITEM = re.compile(rf"^--   ([\w<>\[\]]+) ({TYPE}): \S")
+PARAM_REF = re.compile(r"\$([A-Za-z_]\w*)")
+
+
+# ------------------------------------------------------------------------------------------- parsing
+class Header:
+    def __init__(self, name, text):
+        self.name = name
+        self.lines = []
+        for line in text.splitlines():
+            if not line.startswith("--"):
+                break
+            self.lines.append(line)
+        self.errors, self.description, self.inputs, self.params, self.outputs = [], [], None, {}, []
+        self._parse()
+
+    def _parse(self):
+        section = None          # None (description), 'inputs', 'params', 'output', 'after'
+        out = None
+        for line in self.lines:
+            if line.startswith("-- Inputs:"):
+                if self.inputs is not None or self.params or self.outputs:
+                    self.errors.append("Inputs: twice, or after Parameters/Output")
+                self.inputs, section = line[len("-- Inputs:"):].strip(), "inputs"
+            elif line.startswith("-- Parameters:"):
+                if self.inputs is None or section not in ("inputs",):
+                    self.errors.append("Parameters: must follow Inputs:")
+                rest = line[len("-- Parameters:"):].strip()
+                self.params_declared_none = rest.lower().startswith("none")
+                section = "params"
+            elif line.startswith("-- Output:"):
+                if section not in ("params", "output"):
+                    self.errors.append("Output: must follow Parameters:")
+                out = {"head": line[len("-- Output:"):].strip(), "columns": [], "open": True}
+                out["listing"] = out["head"].endswith(":")
+                self.outputs.append(out)
+                section = "output"
+            elif line.startswith("--     ") and section in ("params", "output", "inputs"):
+                continue        # continuation of the item above
+            elif line.startswith("--   ") and section == "inputs":
+                continue
+            elif line.startswith("--   ") and section == "params":
+                m = PARAM_ITEM.match(line)
+                if not m:
+                    self.errors.append(f"malformed parameter line: {line!r}")
+                elif m.group(1) in self.params:
+                    self.errors.append(f"parameter ${m.group(1)} declared twice")
+                else:
+                    self.params[m.group(1)] = m.group(2)
+            elif line.startswith("--   ") and section == "output":
+                if not out["listing"]:          # the head goes on; a line ending with ':' opens the list
+                    out["listing"] = line.endswith(":")
+                    out["head"] += " " + line[2:].strip()
+                    continue
+                m = COLUMN_ITEM.match(line)
+                if not m:
+                    self.errors.append(f"malformed column line: {line!r}")
+                else:
+                    out["columns"].append((m.group(1), m.group(2)))
+            elif section is None:
+                self.description.append(line)
+            else:
+                section = "after"       # free text after the sections (scratch tables, notes)
+        if not self.description:
+            self.errors.append("no description before Inputs:")
+        if self.inputs is None:
+            self.errors.append("no Inputs: line")
+        if not hasattr(self, "params_declared_none"):
+            self.errors.append("no Parameters: line")
+        elif self.params_declared_none and self.params:
+            self.errors.append("Parameters: none, yet parameters listed")
+        if not self.outputs:
+            self.errors.append("no Output: line")
+        for o in self.outputs:
+            if o["listing"] and not o["columns"]:
+                self.errors.append(f"Output {o['head']!r} announces a list but lists no column")
+            o["object"] = _object(o["head"])
+            o["subset"] = "new columns" in o["head"]
+
+    def typed_outputs(self):
+        """(object, columns, subset) of every output with a column list: object is a table or view name,
+        or 'rows' for the query's result."""
+        return [(o["object"], o["columns"], o["subset"]) for o in self.outputs if o["columns"] and o["object"]]
+
+
+def _object(head):
+    m = re.match(r"(?:TEMP|TABLE|VIEW) (\w+)", head)
+    if m:
+        return m.group(1)
+    if re.match(r"rows\b", head):
+        return "rows"
+    return None
+
+
+def code_only(text):
+    """The SQL without comments and string literals (so `$x` in either is not a use)."""
+    out, i, n = [], 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == "'":
+            j = i + 1
+            while j < n and not (text[j] == "'" and (j + 1 >= n or text[j + 1] != "'")):
+                j += 2 if text[j] == "'" else 1
+            out.append("''")
+            i = j + 1
+        elif text.startswith("--", i):
+            j = text.find("\n", i)
+            i = n if j < 0 else j
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def comments_only(text):
+    return "\n".join(line[line.index("--"):] for line in text.splitlines() if line.lstrip().startswith("--"))
+
+
+NAMES = sorted(sql.files())
+HEADERS = {n: Header(n, sql.load(n)) for n in NAMES}
+TYPED = sorted((n, obj) for n, h in HEADERS.items() for obj, _, _ in h.typed_outputs())
+
+
+# ------------------------------------------------------------------------------------------- the loader
+def test_every_file_lives_in_a_stage_folder():
+    assert {p.split("/")[0] for p in sql.files().values()} == STAGES
+    root = os.path.dirname(sql.__file__)
+    assert not [f for f in os.listdir(root) if f.endswith(".sql")], "query files belong in a stage folder"
+    assert len(NAMES) > 60
+
+
+def test_load_takes_the_bare_name_and_names_what_is_missing():
+    assert sql.load("segment_passes") == open(os.path.join(os.path.dirname(sql.__file__), "segment",
+                                                           "segment_passes.sql"), encoding="utf-8").read()
+    with pytest.raises(sql.SqlFileError, match=r"no query file 'segment_pases'.*did you mean segment_passes"):
+        sql.load("segment_pases")
+
+
+def test_two_files_of_one_name_fail_loudly(tmp_path):
+    for stage in ("report", "compare"):
+        (tmp_path / stage).mkdir()
+        (tmp_path / stage / "report_compare.sql").write_text("SELECT 1;\n")
+    (tmp_path / "store").mkdir()
+    (tmp_path / "store" / "schema.sql").write_text("SELECT 1;\n")
+    with pytest.raises(sql.SqlFileError, match=r"'report_compare' in compare/report_compare.sql and report/"):
+        sql.scan(tmp_path)
+    (tmp_path / "compare" / "report_compare.sql").unlink()
+    assert sql.scan(tmp_path) == {"report_compare": "report/report_compare.sql", "schema": "store/schema.sql"}
+    (tmp_path / "stray.sql").write_text("SELECT 1;\n")
+    with pytest.raises(sql.SqlFileError, match="outside the stage folders"):
+        sql.scan(tmp_path)
+
+
+# ------------------------------------------------------------------------------------------- (a) headers
+@pytest.mark.parametrize("name", NAMES)
+def test_header_shape(name):
+    assert not HEADERS[name].errors, f"{sql.files()[name]}: " + "; ".join(HEADERS[name].errors)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_parameters_used_are_declared_and_declared_are_used(name):
+    text, h = sql.load(name), HEADERS[name]
+    used = set(PARAM_REF.findall(code_only(text)))
+    mentioned = set(PARAM_REF.findall(comments_only(text)))
+    declared = set(h.params)
+    assert used - declared == set(), f"{name}: used but not declared in Parameters: {sorted(used - declared)}"
+    assert declared - used == set(), f"{name}: declared but never used: {sorted(declared - used)}"
+    # a $name in a comment that the code does not bind would be bound all the same by callers that pick
+    # parameters by text (DuckDB refuses an unused one)
+    assert mentioned - declared == set(), f"{name}: comments mention undeclared {sorted(mentioned - declared)}"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_comments_keep_statements_and_placeholders_intact(name):
+    """Statements are split at lines ending with ';' (a comment line too), and some files are str.format-ed
+    for their placeholders: so no comment line inside a statement ends with ';', and no comment has braces."""
+    text = sql.load(name)
+    assert not re.search(r"[{}]", comments_only(text)), f"{name}: braces in a comment"
+    for stmt in sql.statements(text)[:-1]:
+        code = [l for l in stmt.splitlines() if l.strip() and not l.lstrip().startswith("--")]
+        assert code[-1].rstrip().endswith(";"), f"{name}: a comment line ending with ';' splits a statement:\n{stmt}"
+
+
+def test_the_stage_interfaces_are_documented_column_by_column():
+    documented = {obj for n, obj in TYPED if obj.startswith("_")}
+    assert STAGE_TABLES <= documented
+
+
+# ------------------------------------------------------------------------------------------- (b) types
+def describe(con, obj):
+    """Columns and types of a table or view, None when absent (checked first: a failing DESCRIBE inside
+    a transaction would abort it)."""
+    found = con.execute("SELECT count(*) FROM (SELECT table_name AS n FROM duckdb_tables() UNION ALL "
+                        "SELECT view_name FROM duckdb_views()) WHERE n = $n", {"n": obj}).fetchone()[0]
+    if not found:
+        return None
+    return [(r[0], r[1]) for r in con.execute(f"DESCRIBE {sql.ident(obj)}").fetchall()]
+
+
+def result_columns(con, query, params):
+    """Columns and types of a query's result, as a table made from it holds them."""
+    con.execute("CREATE OR REPLACE TEMP TABLE _header_probe AS " + query, params)
+    got = describe(con, "_header_probe")
+    con.execute("DROP TABLE _header_probe")
+    return got
+
+
+def last_code(text):
+    stmt = sql.statements(text)[-1]
+    return "\n".join(l for l in stmt.splitlines() if not l.lstrip().startswith("--")).rstrip().rstrip(";")
+
+
+@pytest.fixture(scope="module")
+def observed(tmp_path_factory):
+    """Runs ingest, segmentation, every report and `tracedb segment` on tiny traces, recording after each
+    query file the columns of what its header documents: (file, object) -> list of column lists."""
+    from tracedb.engine import render, runs, segment, segment_store
+    from tracedb.engine.reports import render_report
+    seen = {}
+    real_run, real_fetch = sql.run, render.fetch
+    lines = {n: set(sql.load(n).splitlines()) for n in NAMES}
+
+    def checked_run(con, name, params=None, **placeholders):
+        cur = real_run(con, name, params, **placeholders)
+        for obj, _, _ in HEADERS[name].typed_outputs():
+            if obj == "rows":
+                text = sql.load(name).format(**placeholders) if placeholders else sql.load(name)
+                code = last_code(text)
+                p = {k: v for k, v in (params or {}).items() if f"${k}" in code}
+                seen.setdefault((name, obj), []).append(result_columns(con, code, p))
+                cur = con.execute(code, p) if p else con.execute(code)   # the caller reads the result of the file's last statement
+            else:
+                got = describe(con, obj)
+                if got is not None:
+                    seen.setdefault((name, obj), []).append(got)
+        return cur
+
+    def checked_fetch(con, query, query_params, *args, **kw):
+        first = query.lstrip().splitlines()[0]      # a header line (not always the first: see sql.statements)
+        names = [n for n in NAMES if first in lines[n]]
+        if len(names) == 1:
+            seen.setdefault((names[0], "rows"), []).append(result_columns(con, last_code(query), query_params))
+        return real_fetch(con, query, query_params, *args, **kw)
+
+    d = tmp_path_factory.mktemp("headers")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(sql, "run", checked_run)
+        mp.setattr(render, "fetch", checked_fetch)
+        con = tracedb.connect(str(d / "h.duckdb"))      # schema.sql and every migration
+        tracedb.ingest_trace(con, tiny_trace.write(d / "a.csv"), name="tiny")
+        tracedb.ingest_trace(con, tiny_trace.write(d / "b.csv", dur_factor=2), name="tiny_x2")
+        tracedb.ingest_trace(con, tiny_kineto.write(d / "g.json"), name="gpu")
+        tracedb.ingest_trace(con, tiny_kineto.write(d / "g2.json", dur_factor=2), name="gpu_x2")
+        tracedb.ingest_trace(con, tiny_swimlane.write(d / "c.json"), name="cores")
+        other = tiny_swimlane.write(d / "c2.json")
+        with open(other, "a") as f:
+            f.write("\n")                                # other bytes: not skipped as the same content
+        tracedb.ingest_trace(con, other, name="cores2")
+        seg = {"runs": ["tiny"], "profile": "qwen3-npu", "layers": 2}
+        gpu = {"runs": ["gpu"], "profile": "dsv3-gpu", "anchor": "flash_fwd", "layers": 2}
+        config = os.path.join(HERE, "data", "tiny_config.json")
+        calls = [
+            ("passes", {**seg, "window": "strict"}),
+            ("passes", {"runs": ["tiny"], "profile": "generic"}),                  # anchor proposed
+            ("layers", {**seg, "pass_spec": "all"}),
+            ("layers", {**seg, "pass_spec": "mean"}),
+            ("layers", {**seg, "pass_spec": "all", "layers": None, "clusters": True, "config": config}),
+            ("layers", {**gpu, "pass_spec": "all"}),                               # categories by module
+            ("kernels", {**seg, "pass_spec": "3", "layer": 0}),
+            ("kernels", {**seg, "pass_spec": "3", "layer": 0, "flow": True}),
+            ("kernels", {**seg, "pass_spec": "3", "layer": 0, "compare_layer": 1}),
+            ("timeline", {**seg, "pass_spec": "all"}),
+            ("modules", {"runs": ["gpu"]}),
+            ("modules", {**gpu, "by": "module"}),
+            ("cores", {"runs": ["cores"]}),
+            ("cores", {"runs": ["cores"], "per_core": True, "match": "attn"}),
+            ("cores", {"runs": ["cores"], "top_gaps": 2}),
+            ("cores", {"runs": ["cores"], "scheduler": True}),
+            ("cores", {"runs": ["cores", "cores2"]}),
+            ("compare", {**seg, "runs": ["tiny", "tiny_x2"], "pass_spec": "3", "by": "layer"}),
+            ("compare", {**seg, "runs": ["tiny", "tiny_x2"], "pass_spec": "mean", "by": "kernel"}),
+            ("compare", {**gpu, "runs": ["gpu", "gpu_x2"], "by": "module", "window": "full"}),
+        ]
+        for report, opts in calls:
+            for fmt in ("csv", "md") if report == "compare" else ("csv",):
+                render_report(con, report, fmt=fmt, **opts)
+        segment_store.segment_runs(con, segment.Options(runs=["tiny"], profile="qwen3-npu", layers=2))
+        runs.listing(con, passes=True, profile="qwen3-npu")
+        sql.run(con, "top_names", {"run_id": 1})
+        con.close()
+    return seen
+
+
+def column_match(documented, actual, subset):
+    """None when `actual` (name, type) columns fit the documented list, else what differs."""
+    if subset:
+        missing = [c for c in documented if c not in actual]
+        return f"missing {missing}" if missing else None
+    pattern = lambda name: re.compile("^" + re.sub(r"<[^>]*>", ".+", re.sub(r"\[([^\]]*)\]", r"(?:\1)?", name))
+                                      + "$")
+    wild = lambda name: "<" in name or "[" in name
+    i, j = 0, 0
+    while i < len(documented):
+        name, typ = documented[i]
+        if not wild(name):
+            if j >= len(actual) or actual[j] != (name, typ):
+                return f"expected {name} {typ} at column {j + 1}, found {actual[j] if j < len(actual) else 'nothing'}"
+            i, j = i + 1, j + 1
+            continue
+        group = []
+        while i < len(documented) and wild(documented[i][0]):
+            group.append((pattern(documented[i][0]), documented[i][1]))
+            i += 1
+        nxt = documented[i] if i < len(documented) else None
+        while j < len(actual) and actual[j] != nxt and any(p.match(actual[j][0]) and t == actual[j][1]
+                                                           for p, t in group):
+            j += 1
+    if j < len(actual):
+        return f"undocumented columns {actual[j:]}"
+    return None
+
+
+@pytest.mark.parametrize("name,obj", TYPED)
+def test_documented_columns_and_types_are_what_duckdb_gives(observed, name, obj):
+    assert (name, obj) in observed, f"{name}: the pipeline never produced {obj}; add a call that does"
+    documented, subset = next((c, s) for o, c, s in HEADERS[name].typed_outputs() if o == obj)
+    for actual in observed[(name, obj)]:
+        diff = column_match(documented, actual, subset)
+        assert diff is None, (f"{sql.files()[name]}: header of {obj} differs from DuckDB's columns: {diff}\n"
+                              "DuckDB: " + ", ".join(f"{c} {t}" for c, t in actual))
