@@ -53,14 +53,14 @@ def build(con, fmt, b, spec, by, meta, layer=None, module_path=False):
     labels = {"layer": (null_layer, "pass")}
     if fmt in ("csv", "json"):
         res = render.fetch_file(con, fmt, "report_compare_mean" if label == "mean" else "report_compare",
-                             params, "compare", b, meta, title, labels=labels)
+                                params, "compare", b, meta, title, labels=labels)
         if layer == "mean":   # the averaged units are layers, not passes
             res.columns = ["layers" if c == "passes" else c for c in res.columns]
         return res
     run_cols, diff_cols = _wide_columns(b, by, label == "mean")
     res = render.fetch_file(con, fmt, "report_compare_wide", {**params, "null_layer": null_layer}, "compare", b, meta,
-                         title, labels=labels,
-                         run_columns=run_cols, diff_columns=diff_cols)
+                            title, labels=labels,
+                            run_columns=run_cols, diff_columns=diff_cols)
     keep = {"layer": (), "category": ("category",), "kernel": ("category",), "module": ("module",)}[by]
     return render.drop_columns(res, [c for c in ("category", "module") if c not in keep])
 

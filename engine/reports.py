@@ -60,22 +60,22 @@ def build_report(con, name: str, fmt: str = "table", pass_spec: str = "all", abs
         return _clusters(con, fmt, b, meta) if clusters else _layers(con, fmt, b, meta, base, spec == "mean")
     if name == "timeline":
         return rnd.fetch_file(con, fmt, "report_timeline", {**base, "layers": list(timeline_layers or [])}, name, b, meta,
-                      "pass and layer time ranges (s from the trace's first event, as Perfetto shows them)",
-                      display={"layer": "(pass)"})
+                              "pass and layer time ranges (s from the trace's first event, as Perfetto shows them)",
+                              display={"layer": "(pass)"})
     meta["layer"] = layer
     if compare_layer is not None:
         meta["compare_layer"] = compare_layer
         return rnd.fetch_file(con, fmt, "report_compare_layers", {"run_ids": b.run_ids, "layer": layer, "layer_b": compare_layer},
-                      name, b, meta, f"layer {layer} (a) vs layer {compare_layer} (b)")
+                              name, b, meta, f"layer {layer} (a) vs layer {compare_layer} (b)")
     if flow:
         if order not in ("dur", "time"):
             raise UsageError("--order: expected dur or time")
         return rnd.fetch_file(con, fmt, "report_flow", {**base, "layer": layer, "order": order}, name, b, meta,
-                      f"compute flow of layer {layer}", labels=PROLOGUE)
+                              f"compute flow of layer {layer}", labels=PROLOGUE)
     if top < 0:
         raise UsageError("--top must be >= 0 (0: every kernel)")
     res = rnd.fetch_file(con, fmt, "report_kernels", {"run_ids": b.run_ids, "layer": layer, "top": top}, name, b, meta,
-                 "hot kernels" + (f" of layer {layer}" if layer is not None else ""))
+                         "hot kernels" + (f" of layer {layer}" if layer is not None else ""))
     # a table for people shows the short name; CSV and JSON keep both
     return rnd.drop_columns(res, ["name"]) if fmt in ("table", "md") else res
 
@@ -104,7 +104,7 @@ def _layers(con, fmt, b, meta, base, mean):
         means = ",\n    ".join(f"us(mean_ns(sum(p.{sql.ident(c + '_ns')}), count(*))) AS {sql.ident(c + '_us')}"
                                  for c in cats)
         return rnd.fetch_file(con, fmt, "report_layers_mean", base, "layers", b, meta, "layers, mean of the steady passes",
-                      category_sums=sums, category_means=means, **kw)
+                              category_sums=sums, category_means=means, **kw)
     cols = ",\n    ".join(f"us({e}) AS {sql.ident(c + '_us')}" for e, c in zip(per_cat, cats))
     return rnd.fetch_file(con, fmt, "report_layers", base, "layers", b, meta, "layers", category_columns=cols, **kw)
 
@@ -133,7 +133,7 @@ def _modules(con, fmt, pass_spec, by, seg_opts, module_path=False):
         ("report_modules", "device time by module and kernel")
     meta["module"] = "instance path" if module_path else "role (instances of one role across layers grouped)"
     return rnd.fetch_file(con, fmt, file, {"run_ids": b.run_ids, "by_path": bool(module_path)}, "modules", b, meta, title,
-                  labels=PROLOGUE)
+                          labels=PROLOGUE)
 
 
 def _cores(con, fmt, runs=(), tags=(), match=None, from_us=None, to_us=None, per_core=False, scheduler=False,
@@ -144,7 +144,7 @@ def _cores(con, fmt, runs=(), tags=(), match=None, from_us=None, to_us=None, per
     ids, names = b.run_ids, b.run_names
     if scheduler:
         return rnd.fetch_file(con, fmt, "report_cores_scheduler", {"run_ids": ids}, "cores", b,
-                      {"runs": ", ".join(names[r] for r in ids)}, "AICPU scheduler phases")
+                              {"runs": ", ".join(names[r] for r in ids)}, "AICPU scheduler phases")
     for rid in ids:
         if not con.execute("SELECT count(*) FROM kernels WHERE run_id = $r AND kind = 'task'", {"r": rid}).fetchone()[0]:
             raise UsageError(f"run '{names[rid]}' has no per-core tasks (threads named like AIC_0 / AIV 12 outside an "
@@ -163,10 +163,10 @@ def _cores(con, fmt, runs=(), tags=(), match=None, from_us=None, to_us=None, per
         if top_gaps < 0:
             raise UsageError("--top-gaps must be positive")
         return rnd.fetch_file(con, fmt, "report_cores_gaps", {"run_ids": ids, "top": top_gaps}, "cores", b, meta,
-                      f"the {top_gaps} longest idle gaps per core class")
+                              f"the {top_gaps} longest idle gaps per core class")
     if len(ids) == 2 and not per_core and not stack:
         return rnd.fetch_file(con, fmt, "report_cores_compare", {"run_ids": ids}, "cores", b, meta,
-                      f"on-core time: {names[ids[1]]} vs {names[ids[0]]}")
+                              f"on-core time: {names[ids[1]]} vs {names[ids[0]]}")
     file, title = ("report_cores_core", "per core") if per_core else ("report_cores_class", "per core class")
     return rnd.fetch_file(con, fmt, file, {"run_ids": ids}, "cores", b, meta, f"on-core time {title}")
 
@@ -182,7 +182,7 @@ def _clusters(con, fmt, b, meta):
         f"c.layer_type = l.layer_type AND c.cat_ord = {i}) / nullif(sum(l.sum_ns), 0), 2)::DECIMAL(6, 2) "
         f"AS {sql.ident(c + '_pct')}" for i, c in enumerate(b.profile.categories))
     return rnd.fetch_file(con, fmt, "report_clusters", {"run_ids": b.run_ids}, "layers", b, meta, "layer clusters by type",
-                  category_shares=shares)
+                          category_shares=shares)
 
 
 def _params(b, pass_spec) -> dict:
