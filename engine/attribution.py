@@ -19,19 +19,23 @@ def attribute(con, b) -> dict[int, int]:
     return {rid: launched.get(rid, 0) for rid in b.run_ids}
 
 
-def categorize_by_module(con, b: Bound):
+def categorize_by_module(con, b: Bound, attributed: bool = False):
     """After assign: kernels whose name gives no category ('other') take their launching module's, when the
     runs were recorded with nn.Module frames; a note says how much time moved, and how much stayed 'other'
-    for want of a module frame."""
+    for want of a module frame. `attributed`: attribute() has filled _attr for every kernel of the runs,
+    so it is read as it is (and kept); else only the 'other' kernels are attributed, into a _attr dropped
+    afterwards."""
     if not con.execute("SELECT count(*) FROM _assigned").fetchone()[0] or not con.execute(
             "SELECT EXISTS (SELECT 1 FROM host_events WHERE run_id IN (SELECT unnest($r)) AND cat = 'python_function' "
             "AND starts_with(name, 'nn.Module: '))", {"r": b.run_ids}).fetchone()[0]:
         return
     other = b.profile.categories.index("other")
-    sql.run(con, "attribute_scope_other", {"other_ord": other})
-    sql.run(con, "attribute_modules", {"run_ids": b.run_ids})
+    if not attributed:
+        sql.run(con, "attribute_scope_other", {"other_ord": other})
+        sql.run(con, "attribute_modules", {"run_ids": b.run_ids})
     sql.run(con, "module_categories", {"other_ord": other})
-    con.execute("DROP TABLE _attr")
+    if not attributed:
+        con.execute("DROP TABLE _attr")
     rows = con.execute("SELECT category, kernels, ns FROM _by_module").fetchall()
     moved = [r for r in rows if r[0] is not None]
     if moved:

@@ -22,19 +22,21 @@ def build(con, fmt, b, spec, by, meta, layer=None, module_path=False):
         raise UsageError("report compare needs two or more --run")
     segment.assign(con, b, selection.select_noted(con, b, spec))
     selection.flag_short_last_layer(con, b)
-    attribution.categorize_by_module(con, b)
     names = b.run_names
     kernel_module = False
-    if by == "module":
-        for rid, launched in attribution.attribute(con, b).items():
-            if not launched:
-                raise UsageError(f"run '{names[rid]}' has no host launches (no runtime call shares a kernel's "
-                                 "correlation id): --by module needs a trace with host events (PyTorch profiler "
-                                 "/ Kineto); use --by layer, category or kernel")
-    elif by == "kernel" and _all_have_host_events(con, b.run_ids):
-        # kernels line up within their module role when every run says which module launched them
-        kernel_module = all(attribution.attribute(con, b).values())
-    else:
+    # by kernel, kernels line up within their module role when every run says which module launched them
+    attributed = by == "module" or (by == "kernel" and _all_have_host_events(con, b.run_ids))
+    if attributed:
+        launched = attribution.attribute(con, b)
+        silent = [rid for rid, n in launched.items() if not n]
+        kernel_module = by == "kernel" and not silent
+        if by == "module" and silent:
+            raise UsageError(f"run '{names[silent[0]]}' has no host launches (no runtime call shares a kernel's "
+                             "correlation id): --by module needs a trace with host events (PyTorch profiler "
+                             "/ Kineto); use --by layer, category or kernel")
+    # one attribution of every kernel, when made, serves the categories by module too
+    attribution.categorize_by_module(con, b, attributed=attributed)
+    if not attributed:
         sql.run(con, "attribute_none")
     label = spec if spec in ("steady", "auto", "mean") else None
     null_layer = "prologue"

@@ -17,11 +17,11 @@ def segment_runs(con, opt: segment.Options) -> tuple[list[tuple[str, int, int]],
     b.notes.insert(0, b.rule())
     segment.find_passes(con, b)
     segment.assign(con, b, segment.select_passes(con, b, "all"))
-    attribution.categorize_by_module(con, b)
     has_host = con.execute("SELECT count(*) FROM host_events WHERE run_id IN (SELECT unnest($r))",
                            {"r": b.run_ids}).fetchone()[0]
-    if has_host:
+    if has_host:   # one attribution of every kernel serves the modules and the categories by module
         attribution.attribute(con, b)
+        attribution.categorize_by_module(con, b, attributed=True)
     else:
         sql.run(con, "attribute_none")
     options = {"profile": b.profile.name, "anchor": b.anchor, "layers": b.layers,
