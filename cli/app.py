@@ -2,13 +2,47 @@
 
 Each command parses options, calls one engine function and prints; engine modules are imported
 inside the commands so `tracedb --help` and small reports start fast (DuckDB alone is ~0.2 s)."""
+import sys
+
 import typer
+from typer.core import TyperGroup
 
 from tracedb import __version__
+from tracedb.cli.common import click_exceptions, exit_code_of, say_error
 from tracedb.cli import (check_cmd, demo_cmd, ingest_cmd, migrate_cmd, profiles_cmd, report_cmd, runs_cmd, segment_cmd,
                          sql_cmd)
 
-app = typer.Typer(name="tracedb", no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
+
+
+class OneLineErrors(TyperGroup):
+    """The root command: whatever ends a call, stderr gets at most one `error:` line. Click's usage errors
+    (unknown option or command, `--layers abc`, a missing argument) would print typer's boxed panel of five
+    lines; they are worded here as `error: <what> (see `tracedb report layers --help`)`, exit 2. A call with
+    no command prints the help on stdout and one error line."""
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        try:
+            rv = super().main(args=args, prog_name=prog_name, complete_var=complete_var, standalone_mode=False,
+                              **extra)
+        except click_exceptions.NoArgsIsHelpError as e:
+            typer.echo(e.ctx.get_help())
+            say_error(f"missing command; see `{e.ctx.command_path} --help`")
+            rv = 2
+        except click_exceptions.UsageError as e:
+            hint = f" (see `{e.ctx.command_path} --help`)" if e.ctx is not None else ""
+            say_error(e.format_message().strip() + hint)
+            rv = e.exit_code
+        except click_exceptions.ClickException as e:
+            say_error(e.format_message().strip())
+            rv = e.exit_code
+        except (Exception, KeyboardInterrupt) as e:   # raised while options were parsed (a callback)
+            rv = exit_code_of(e)
+        if not standalone_mode:
+            return rv
+        sys.exit(rv if isinstance(rv, int) else 0)
+
+
+app = typer.Typer(name="tracedb", cls=OneLineErrors, no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
                   help="SQL-backed analysis of LLM kernel traces: ingest profiler output once, then ask per "
                        "pass, layer and kernel questions of a DuckDB store.")
 app.command()(ingest_cmd.ingest)

@@ -1,45 +1,134 @@
-"""What every command shares: the --db option, output options, and turning errors into one line."""
+"""What every command shares: the --db and output options, and turning every way a call can end into
+at most one `error: ...` line on stderr with its exit code.
+
+Exit codes: 0 done, 1 the run failed (bad input, a store that cannot be used, an internal error), 2 a
+wrong call (usage), 130 interrupted (128 + SIGINT, as a shell reports a Ctrl-C)."""
 import functools
 import os
+import re
 import sys
 from typing import Annotated, Optional
 
 import typer
 
+from tracedb.cli.options import checked_output, non_empty
 from tracedb.errors import TracedbError
 
+try:   # typer >= 0.20 carries its own copy of click; older typer uses the click package
+    from typer._click import exceptions as click_exceptions
+except ImportError:   # pragma: no cover - depends on the installed typer
+    from click import exceptions as click_exceptions
+
 DbOpt = Annotated[Optional[str], typer.Option("--db", help="Store file (default: $TRACEDB_DB, else ./tracedb.duckdb).",
-                                              show_default=False)]
+                                              show_default=False, callback=non_empty("a store file path"))]
 FormatOpt = Annotated[str, typer.Option("--format", "-f", help="table (terminal), md, csv or json.")]
-OutOpt = Annotated[Optional[str], typer.Option("--output", "-o", help="Write to this file instead of stdout.")]
+OutOpt = Annotated[Optional[str], typer.Option(
+    "--output", "-o", help="Write to this file instead of stdout (its folder must exist and be writable; checked "
+                           "before the command runs).", callback=checked_output)]
+
+INTERRUPTED = 130          # 128 + SIGINT (2)
+DEBUG_VAR = "TRACEDB_DEBUG"
+
+# Characters that would end a line on a terminal or for str.splitlines(): C0 and C1 controls (\n, \r,
+# \x0b, \x0c, \x1c-\x1e, \x85, and ESC, which could restyle the terminal) and the Unicode line and
+# paragraph separators. A run name or a path with one of them must not split an error over two lines.
+_LINE_BREAKERS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def one_line(message: str) -> str:
+    """`message` on one line: the characters above shown as Python escapes (a newline as \\n)."""
+    return _LINE_BREAKERS.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), str(message))
+
+
+def say_error(message: str):
+    """The one `error:` line every failure prints (stderr may be closed: then nothing is printed)."""
+    typer.echo(f"error: {one_line(message)}", err=True)
 
 
 def fail(message: str, code: int = 1):
-    typer.echo(f"error: {message}", err=True)
+    say_error(message)
     raise typer.Exit(code)
 
 
+def _first_line(e: BaseException) -> str:
+    lines = str(e).strip().splitlines()
+    return lines[0] if lines else ""
+
+
+def _is_duckdb(e: BaseException) -> bool:
+    return type(e).__module__.split(".")[0] in ("duckdb", "_duckdb")
+
+
+def interrupted(e: BaseException) -> bool:
+    """Ctrl-C: Python's KeyboardInterrupt, or DuckDB's InterruptException when SIGINT arrives while it runs
+    a query (DuckDB turns the signal into that error), or click's Abort (Ctrl-C or end of input at a prompt)."""
+    return (isinstance(e, (KeyboardInterrupt, typer.Abort))
+            or (_is_duckdb(e) and type(e).__name__ == "InterruptException"))
+
+
+def quiet_stdout():
+    """`tracedb ... | head`: the reader has gone. Later writes, and the interpreter's flush at exit, go to
+    /dev/null instead of raising BrokenPipeError again (which would print a traceback at exit)."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):   # stdout is not a real file (a test's capture): nothing to redirect
+        pass
+
+
+def expected(e: BaseException) -> bool:
+    """An error tracedb knows how to word for a user; anything else is an internal error, whose traceback
+    TRACEDB_DEBUG=1 shows."""
+    return isinstance(e, (TracedbError, OSError, MemoryError)) or interrupted(e) or _is_duckdb(e)
+
+
+def describe(e: BaseException) -> tuple[str | None, int]:
+    """The error line (None: say nothing) and the exit code for an exception that ended a command."""
+    if isinstance(e, TracedbError):
+        return str(e), e.exit_code
+    if interrupted(e):
+        return "interrupted", INTERRUPTED
+    if isinstance(e, BrokenPipeError):
+        quiet_stdout()
+        return None, 0
+    if isinstance(e, OSError):   # disk full, permission denied, ...: the file and the system's reason
+        reason = e.strerror or _first_line(e) or type(e).__name__
+        return (f"{e.filename}: {reason}" if e.filename is not None else reason), 1
+    if isinstance(e, MemoryError):
+        return "out of memory (MemoryError); try a smaller selection of runs or passes", 1
+    if _is_duckdb(e):   # e.g. DuckDB's own I/O or out-of-memory errors: its first line says what it was
+        return f"{type(e).__name__}: {_first_line(e)}", 1
+    first = _first_line(e)
+    return (f"internal error: {type(e).__name__}{': ' + first if first else ''} "
+            f"(set {DEBUG_VAR}=1 for the traceback)"), 1
+
+
+def exit_code_of(e: BaseException) -> int:
+    """Print the error line for `e` and return its exit code; with TRACEDB_DEBUG set, an internal error
+    is raised again so that its traceback shows."""
+    if os.environ.get(DEBUG_VAR) and not expected(e) and not isinstance(e, BrokenPipeError):
+        raise e
+    message, code = describe(e)
+    if message is not None:
+        say_error(message)
+    return code
+
+
+# Left to the root command (cli/app.py): they carry their own exit code, or are usage errors that it
+# words with the command's --help.
+PASS_THROUGH = (typer.Exit, click_exceptions.ClickException)
+
+
 def one_line_errors(fn):
-    """Typed errors become `error: <one line>` with their exit code (2: usage, 1: failed run); an
-    unexpected DuckDB error still prints one line, never a traceback (TRACEDB_DEBUG=1 shows it)."""
+    """A command's errors as one `error:` line and an exit code (2: usage, 1: failed run, 130: Ctrl-C),
+    never a traceback (TRACEDB_DEBUG=1 shows it for an internal error)."""
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         try:
             return fn(*args, **kwargs)
-        except TracedbError as e:
-            fail(str(e), e.exit_code)
-        except KeyboardInterrupt:
-            fail("interrupted", 130)
-        except BrokenPipeError:
-            # `tracedb ... | head`: the reader has gone; stop quietly (no traceback at interpreter exit)
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-            raise typer.Exit(0)
-        except Exception as e:
-            if os.environ.get("TRACEDB_DEBUG"):
-                raise
-            if type(e).__module__.split(".")[0] in ("duckdb", "_duckdb"):
-                fail(f"{type(e).__name__}: {str(e).strip().splitlines()[0]}")
+        except PASS_THROUGH:
             raise
+        except (Exception, KeyboardInterrupt) as e:
+            raise typer.Exit(exit_code_of(e)) from e
     return wrapper
 
 
@@ -49,7 +138,7 @@ def emit(text: str | None, output: str | None):
     if rest is not None:
         sys.stdout.write(rest)
     elif output:
-        typer.echo(f"wrote {output}", err=True)
+        typer.echo(f"wrote {one_line(output)}", err=True)
 
 
 def check_format(fmt: str, allowed=("table", "md", "csv", "json")) -> str:

@@ -8,41 +8,41 @@ from typing import Annotated, List, Optional
 import typer
 
 from tracedb.cli.common import DbOpt, one_line_errors
+from tracedb.cli.options import non_empty, run_name
 
 
 @one_line_errors
 def ingest(
-    paths: Annotated[List[str], typer.Argument(help="Trace files, profiler output folders (*_ascend_pt, ASCEND_PROFILER_OUTPUT), or folders of them (one run per trace).")],
+    paths: Annotated[List[str], typer.Argument(help="Trace files, profiler output folders (*_ascend_pt, ASCEND_PROFILER_OUTPUT), or folders of them (one run per trace).",
+                                      callback=non_empty("a trace file or folder"))],
     db: DbOpt = None,
-    name: Annotated[Optional[str], typer.Option("--name", "-n", help="Run name (default: folder or file name); for a folder of traces, the prefix of their names.")] = None,
-    tag: Annotated[Optional[List[str]], typer.Option("--tag", "-t", help="KEY=VALUE, repeatable; applies to every run.")] = None,
+    name: Annotated[Optional[str], typer.Option("--name", "-n", help="Run name (default: folder or file name); for a folder of traces, the prefix of their names.",
+                                                      callback=run_name)] = None,
+    tag: Annotated[Optional[List[str]], typer.Option("--tag", "-t", help="KEY=VALUE, repeatable; applies to every run.",
+                                                             callback=non_empty("KEY=VALUE"))] = None,
     replace: Annotated[bool, typer.Option("--replace", help="Replace a run with the same name or identical content.")] = False,
-    core_rule: Annotated[Optional[List[str]], typer.Option("--core-rule", help="Per-core traces: REGEX=CLASS maps thread names to a core class, before the built-in AIC/AIV rules; repeatable.")] = None,
+    core_rule: Annotated[Optional[List[str]], typer.Option("--core-rule", help="Per-core traces: REGEX=CLASS maps thread names to a core class, before the built-in AIC/AIV rules; repeatable.",
+                                                                  callback=non_empty("REGEX=CLASS"))] = None,
 ):
     """Ingest traces: each trace becomes one run, in its own transaction (all or nothing per run)."""
     from tracedb.engine.hashing import start_early
-    if len(paths) == 1 and os.path.isfile(paths[0]):
+    if len(paths) == 1 and os.path.isfile(paths[0]):   # isfile: a FIFO or device is never opened here
         start_early(paths[0])   # before DuckDB's import: the hash of a big trace overlaps it
     from tracedb.engine.ingest_many import ingest_all, plan
-    from tracedb.engine.store import open_store
     from tracedb.errors import TracedbError
     from tracedb.ingest.sources import resolve
     planned = plan(paths, name)
-    if len(planned) == 1:   # a trace that cannot be read fails here, before a new store file is created
+    if len(planned) == 1:   # a trace that cannot be read fails here, before anything is written
         resolve(planned[0].path)
-    con = open_store(db)
     failed = []
-    try:
-        with _Progress(planned) as progress:
-            for item, res in ingest_all(con, planned, on_start=progress.start, tags=tag, replace=replace,
-                                        core_rules=core_rule):
-                if isinstance(res, TracedbError) and len(planned) == 1:
-                    raise res
-                failed += [res] if isinstance(res, TracedbError) else []
-                progress.done(item, f"error: {res}" if isinstance(res, TracedbError) else
-                              res.summary(named=len(planned) > 1), isinstance(res, TracedbError))
-    finally:
-        con.close()
+    with _Progress(planned) as progress:
+        for item, res in ingest_all(db, planned, on_start=progress.start, tags=tag, replace=replace,
+                                    core_rules=core_rule):
+            if isinstance(res, TracedbError) and len(planned) == 1:
+                raise res
+            failed += [res] if isinstance(res, TracedbError) else []
+            progress.done(item, f"error: {res}" if isinstance(res, TracedbError) else
+                          res.summary(named=len(planned) > 1), isinstance(res, TracedbError))
     if len(failed) > 1:     # one failure: its own line says it all
         typer.echo(f"error: {len(failed)} of {len(planned)} traces failed (above); the other runs are in the store",
                    err=True)

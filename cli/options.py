@@ -1,27 +1,187 @@
 """Options several commands share, declared once: run selection (--run, --tag) and the segmentation options
 (--profile, --anchor, --layers, ...). `segmentation_options` adds the latter to a command, so `tracedb report
-layers`, `report compare`, `segment` and the others cannot drift apart."""
+layers`, `report compare`, `segment` and the others cannot drift apart.
+
+Every option value is checked here, while the command line is parsed, before any store is opened or any
+report computed: the checks below are the options' click callbacks. A refused value ends the call with
+one line naming the option, the value and what is valid (`--layers 0: out of range; expected an integer
+from 1 to 100000`), exit 2. The upper bounds are generous, far beyond real models (the deepest LLMs have
+~130 layers, profiles use 1 or 2 blocks per layer), only there to refuse a typo that would make a
+query meaningless or overflow a BIGINT."""
 import functools
 import inspect
+import math
+import os
 from typing import Annotated, List, Optional
 
 import typer
 
+MAX_LAYERS = 100_000          # --layers, and a layer number is below it
+MAX_BLOCKS_PER_LAYER = 1_000  # anchors per layer
+MAX_KERNELS = 1_000_000       # --layer-offset (kernels) and --top (hot list length)
+MAX_PASSES = 10_000_000       # a pass number is below it (a 10k-token decode has 10k passes)
+MAX_PASS_GAP = 1e6            # --pass-gap factor
+MAX_NAME = 200                # run name length
+MAX_WINDOW_US = 1e12          # --from / --to: 11.6 days after the first task, far inside a BIGINT of ns
+
+
+class OptionError(typer.BadParameter):
+    """A refused option value, worded in full by its check (click would prefix "Invalid value for ...")."""
+
+    def format_message(self) -> str:
+        return self.message
+
+
+def flag(param) -> str:
+    """How the help names the option: `-o/--output`, `--layers`, or an argument's metavar (NAME)."""
+    if getattr(param, "param_type_name", "") == "argument":
+        return param.human_readable_name
+    return "/".join(sorted(param.opts, key=len))
+
+
+def refuse(param, value, why: str, wanted: str):
+    shown = repr(value) if isinstance(value, str) else str(value)
+    raise OptionError(f"{flag(param)} {shown}: {why}; expected {wanted}", param=param)
+
+
+def _each(check):
+    """A callback that applies `check(param, value)` to the value, or to each value of a repeatable option;
+    a value not given (None) is not checked."""
+    def callback(param: typer.CallbackParam, value):
+        for v in (value if isinstance(value, (list, tuple)) else [value]):
+            if v is not None:
+                check(param, v)
+        return value
+    return callback
+
+
+def integer(lo: int, hi: int):
+    """An integer option from lo to hi (inclusive)."""
+    def check(param, v):
+        if not lo <= v <= hi:
+            refuse(param, v, "out of range", f"an integer from {lo} to {hi}")
+    return _each(check)
+
+
+def number(lo: float, hi: float, lo_open: bool = False):
+    """A finite number from lo (excluded when lo_open) to hi."""
+    def check(param, v):
+        low_ok = v > lo if lo_open else v >= lo
+        if not math.isfinite(v) or not low_ok or v > hi:
+            refuse(param, v, "not a finite number in range" if not math.isfinite(v) else "out of range",
+                   f"a number {'>' if lo_open else '>='} {lo:g} and <= {hi:g}")
+    return _each(check)
+
+
+def non_empty(what: str):
+    """A text option that must say something: an empty name, path or pattern is always a mistake (an
+    empty --db would silently mean the default store)."""
+    def check(param, v):
+        if not v:
+            refuse(param, v, "empty", what)
+    return _each(check)
+
+
+def _run_name(param, v):
+    """A run name a table, a file name and a shell can show: not empty, no control character (a newline
+    would split every table row and error line that names the run), no edge blanks, at most 200 characters."""
+    if not v or v != v.strip():
+        refuse(param, v, "empty or with leading/trailing blanks", "a run name such as h100-decode")
+    if any(ord(c) < 32 or 127 <= ord(c) < 160 for c in v):
+        refuse(param, v, "holds a control character", "a run name without newlines, tabs or escapes")
+    if len(v) > MAX_NAME:
+        refuse(param, v[:40] + "...", f"{len(v)} characters", f"at most {MAX_NAME}")
+
+
+def choice(*allowed: str):
+    def check(param, v):
+        if v not in allowed:
+            refuse(param, v, "unknown", "one of " + ", ".join(allowed))
+    return _each(check)
+
+
+def _pass_spec(param, v):
+    """--pass as segment.select_passes reads it (stripped, any case): a pass number or a keyword."""
+    spec = v.strip().lower()
+    if spec in ("all", "steady", "auto", "mean"):
+        return
+    if not (spec.isascii() and spec.isdigit()):
+        refuse(param, v, "unknown", "a pass number, all, steady, auto or mean")
+    if int(spec) >= MAX_PASSES:
+        refuse(param, v, "out of range", f"a pass number from 0 to {MAX_PASSES - 1}")
+
+
+def _layer_or_mean(param, v):
+    """compare --layer: a layer number, or mean."""
+    spec = v.strip().lower()
+    if spec == "mean":
+        return
+    if not (spec.isascii() and spec.isdigit()) or int(spec) >= MAX_LAYERS:
+        refuse(param, v, "not a layer", f"a layer number from 0 to {MAX_LAYERS - 1}, or mean")
+
+
+def output_problem(path: str) -> str | None:
+    """What would stop a report being written to `path`, or None. The check creates and removes the very
+    temporary file the report is written to (engine.reports.write_output), so whatever would stop that
+    write (a missing or read-only folder, a name too long, no permission) stops the call now instead."""
+    from tracedb.engine.reports import is_stream, temp_path
+    if not path:
+        return "empty"
+    if os.path.isdir(path):
+        return "is a folder"
+    if is_stream(path):   # /dev/stdout, a named pipe: written in place, never replaced
+        return None if os.access(path, os.W_OK) else "not writable"
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        return f"folder {folder} {'is not a folder' if os.path.exists(folder) else 'does not exist'}"
+    tmp = temp_path(path)
+    try:
+        os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
+        os.unlink(tmp)
+    except OSError as e:
+        return f"cannot write there ({e.strerror})"
+    return None
+
+
+def checked_output(param: typer.CallbackParam, value):
+    """-o PATH, checked before the command computes anything: a file path (new, or a file to replace)
+    in an existing, writable folder."""
+    problem = None if value is None else output_problem(value)
+    if problem:
+        refuse(param, value, problem, "a file path in an existing, writable folder")
+    return value
+
+
+pass_spec = _each(_pass_spec)
+layer_or_mean = _each(_layer_or_mean)
+layer_number = integer(0, MAX_LAYERS - 1)
+run_name = _each(_run_name)
+
 RunOpt = Annotated[Optional[List[str]], typer.Option(
     "--run", "-r", help="Run name or GLOB ('dsv3-*': DuckDB GLOB, case-sensitive; an existing name is taken "
-                        "literally); repeat for several runs. May be omitted with --tag.", show_default=False)]
+                        "literally); repeat for several runs. May be omitted with --tag.", show_default=False,
+    callback=non_empty("a run name or GLOB"))]
 TagOpt = Annotated[Optional[List[str]], typer.Option(
     "--tag", "-t", help="Only runs tagged KEY=VALUE (or having KEY); repeatable, all must match.",
-    show_default=False)]
-ProfileOpt = Annotated[Optional[str], typer.Option("--profile", "-p", help="Built-in profile name or a .toml path (default: generic).")]
-AnchorOpt = Annotated[Optional[str], typer.Option("--anchor", "-a", help="RE2 pattern for the anchor kernel (name or op type); overrides the profile's.")]
-LayersOpt = Annotated[Optional[int], typer.Option("--layers", "-l", help="Layers per pass: passes by anchor count (else by gaps).")]
-BplOpt = Annotated[Optional[int], typer.Option("--blocks-per-layer", help="Anchors per layer (default: profile's, 1).")]
-OffsetOpt = Annotated[Optional[int], typer.Option("--layer-offset", help="Move every layer boundary this many kernels before its anchor.")]
-WindowOpt = Annotated[str, typer.Option("--window", "-w", help="full (default): every kernel of a pass in its prologue or a layer; strict: first to last anchor (the last layer ends at its anchor).")]
-GapOpt = Annotated[Optional[float], typer.Option("--pass-gap", help="Split passes where the anchor gap exceeds G x the median gap (default: at gaps >= 2x every gap inside a pass, found per run).", show_default=False)]
-ConfigOpt = Annotated[Optional[str], typer.Option("--config", help="Model config.json: num_hidden_layers, layer types.")]
-PassOpt = Annotated[str, typer.Option("--pass", help="A pass number, all, steady, auto (the steady pass, else the last full one), or mean (layers, compare: the mean of the steady passes).")]
+    show_default=False, callback=non_empty("KEY=VALUE or KEY"))]
+ProfileOpt = Annotated[Optional[str], typer.Option("--profile", "-p", help="Built-in profile name or a .toml path (default: generic).",
+                                                   callback=non_empty("a profile name or a .toml path"))]
+AnchorOpt = Annotated[Optional[str], typer.Option("--anchor", "-a", help="RE2 pattern for the anchor kernel (name or op type); overrides the profile's.",
+                                                  callback=non_empty("an RE2 pattern matching the anchor kernel"))]
+LayersOpt = Annotated[Optional[int], typer.Option("--layers", "-l", help="Layers per pass: passes by anchor count (else by gaps).",
+                                                  callback=integer(1, MAX_LAYERS))]
+BplOpt = Annotated[Optional[int], typer.Option("--blocks-per-layer", help="Anchors per layer (default: profile's, 1).",
+                                              callback=integer(1, MAX_BLOCKS_PER_LAYER))]
+OffsetOpt = Annotated[Optional[int], typer.Option("--layer-offset", help="Move every layer boundary this many kernels before its anchor.",
+                                                 callback=integer(0, MAX_KERNELS))]
+WindowOpt = Annotated[str, typer.Option("--window", "-w", help="full (default): every kernel of a pass in its prologue or a layer; strict: first to last anchor (the last layer ends at its anchor).",
+                                         callback=choice("full", "strict"))]
+GapOpt = Annotated[Optional[float], typer.Option("--pass-gap", help="Split passes where the anchor gap exceeds G x the median gap (default: at gaps >= 2x every gap inside a pass, found per run).", show_default=False,
+                                                      callback=number(0, MAX_PASS_GAP, lo_open=True))]
+ConfigOpt = Annotated[Optional[str], typer.Option("--config", help="Model config.json: num_hidden_layers, layer types.",
+                                                  callback=non_empty("a config.json path"))]
+PassOpt = Annotated[str, typer.Option("--pass", help="A pass number, all, steady, auto (the steady pass, else the last full one), or mean (layers, compare: the mean of the steady passes).",
+                                     callback=pass_spec)]
 AbsOpt = Annotated[bool, typer.Option("--absolute", help="Absolute times instead of relative to the run's first kernel.")]
 ModulePathOpt = Annotated[bool, typer.Option("--module-path", help="Modules by instance path (Model_0/Layer_5/Attention_5/Linear_37) instead of their layer-free role.")]
 

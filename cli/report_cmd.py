@@ -5,7 +5,8 @@ from typing import Annotated, List, Optional
 import typer
 
 from tracedb.cli.common import DbOpt, OutOpt, check_format, emit, one_line_errors
-from tracedb.cli.options import AbsOpt, ModulePathOpt, PassOpt, RunOpt, TagOpt, segmentation_options
+from tracedb.cli.options import (MAX_KERNELS, MAX_WINDOW_US, AbsOpt, ModulePathOpt, PassOpt, RunOpt, TagOpt, choice,
+                                 integer, layer_number, layer_or_mean, non_empty, number, segmentation_options)
 
 app = typer.Typer(help="Reports over one or more runs, segmented into passes and layers by anchor kernels.",
                   no_args_is_help=True)
@@ -54,11 +55,11 @@ def layers(run: RunOpt = None, tag: TagOpt = None, db: DbOpt = None,
 @segmentation_options
 def kernels(run: RunOpt = None, tag: TagOpt = None, db: DbOpt = None,
             pass_: PassOpt = "auto", absolute: AbsOpt = False,
-            layer: Annotated[Optional[int], typer.Option("--layer", help="Only this layer (needed for the flow and --compare-layer).")] = None,
-            compare_layer: Annotated[Optional[int], typer.Option("--compare-layer", help="Diff the kernel set of --layer against this layer.")] = None,
+            layer: Annotated[Optional[int], typer.Option("--layer", help="Only this layer (needed for the flow and --compare-layer).", callback=layer_number)] = None,
+            compare_layer: Annotated[Optional[int], typer.Option("--compare-layer", help="Diff the kernel set of --layer against this layer.", callback=layer_number)] = None,
             flow: Annotated[bool, typer.Option("--flow", help="Every kernel of the layer with category, simplified name, ts and shapes.")] = False,
-            top: Annotated[int, typer.Option("--top", help="Hot list length (0: all).")] = 20,
-            order: Annotated[str, typer.Option("--order", help="Flow order: dur (hottest first) or time.")] = "dur",
+            top: Annotated[int, typer.Option("--top", help="Hot list length (0: all).", callback=integer(0, MAX_KERNELS))] = 20,
+            order: Annotated[str, typer.Option("--order", help="Flow order: dur (hottest first) or time.", callback=choice("dur", "time"))] = "dur",
             format: FmtOpt = "table", output: OutOpt = None, seg=None):
     """Hot kernels of a pass or layer; --format compute-flow (or --flow) for the layer's compute flow."""
     if format == "compute-flow":
@@ -73,7 +74,7 @@ def kernels(run: RunOpt = None, tag: TagOpt = None, db: DbOpt = None,
 @segmentation_options
 def timeline(run: RunOpt = None, tag: TagOpt = None, db: DbOpt = None,
              pass_: PassOpt = "all", absolute: AbsOpt = False,
-             layer: Annotated[Optional[List[int]], typer.Option("--layer", help="Only these layers (repeatable); passes always.")] = None,
+             layer: Annotated[Optional[List[int]], typer.Option("--layer", help="Only these layers (repeatable); passes always.", callback=layer_number)] = None,
              format: FmtOpt = "table", output: OutOpt = None, seg=None):
     """Pass and layer time ranges in seconds from the trace start, to navigate in Perfetto."""
     _run("timeline", db, check_format(format), output, run, tag, **seg, pass_spec=pass_,
@@ -85,7 +86,7 @@ def timeline(run: RunOpt = None, tag: TagOpt = None, db: DbOpt = None,
 @segmentation_options
 def modules(run: RunOpt = None, tag: TagOpt = None, db: DbOpt = None,
             pass_: PassOpt = "all",
-            by: Annotated[str, typer.Option("--by", help="kernel: a row per (layer, module, kernel); module: per module totals.")] = "kernel",
+            by: Annotated[str, typer.Option("--by", help="kernel: a row per (layer, module, kernel); module: per module totals.", callback=choice("kernel", "module"))] = "kernel",
             module_path: ModulePathOpt = False,
             format: FmtOpt = "table", output: OutOpt = None, seg=None):
     """Device time by the host module that launched it (GPU traces with host events); layers with an anchor."""
@@ -96,13 +97,13 @@ def modules(run: RunOpt = None, tag: TagOpt = None, db: DbOpt = None,
 @app.command()
 @one_line_errors
 def cores(run: RunOpt = None, tag: TagOpt = None, db: DbOpt = None,
-          match: Annotated[Optional[str], typer.Option("--match", "-m", help="RE2 on task names: only this kernel set (e.g. attention).")] = None,
-          from_: Annotated[Optional[float], typer.Option("--from", help="Window start, µs after the run's first task.")] = None,
-          to: Annotated[Optional[float], typer.Option("--to", help="Window end, µs after the run's first task.")] = None,
+          match: Annotated[Optional[str], typer.Option("--match", "-m", help="RE2 on task names: only this kernel set (e.g. attention).", callback=non_empty("an RE2 pattern"))] = None,
+          from_: Annotated[Optional[float], typer.Option("--from", help="Window start, µs after the run's first task.", callback=number(0, MAX_WINDOW_US))] = None,
+          to: Annotated[Optional[float], typer.Option("--to", help="Window end, µs after the run's first task.", callback=number(0, MAX_WINDOW_US))] = None,
           per_core: Annotated[bool, typer.Option("--per-core", help="One row per core instead of per core class.")] = False,
           scheduler: Annotated[bool, typer.Option("--scheduler", help="Time per phase on each AICPU scheduler / orchestrator thread.")] = False,
           stack: Annotated[bool, typer.Option("--stack", help="With two runs: their per-class rows stacked, not side by side.")] = False,
-          top_gaps: Annotated[int, typer.Option("--top-gaps", help="The N longest idle gaps per core class, with time ranges.")] = 0,
+          top_gaps: Annotated[int, typer.Option("--top-gaps", help="The N longest idle gaps per core class, with time ranges.", callback=integer(0, MAX_KERNELS))] = 0,
           format: FmtOpt = "table", output: OutOpt = None):
     """On-core busy time, idle time and bubbles (exposed vs hidden) of per-core NPU traces; two runs side by side."""
     _run("cores", db, check_format(format), output, run, tag, match=match, from_us=from_, to_us=to, per_core=per_core,
@@ -114,8 +115,8 @@ def cores(run: RunOpt = None, tag: TagOpt = None, db: DbOpt = None,
 @segmentation_options
 def compare(run: RunOpt = None, tag: TagOpt = None, db: DbOpt = None,
             pass_: PassOpt = "all",
-            by: Annotated[str, typer.Option("--by", help="layer, category, module (traces with host events), or kernel (aligned by category, module role and rank).")] = "layer",
-            layer: Annotated[Optional[str], typer.Option("--layer", help="Only this layer, or mean: per key the mean over the full layers.")] = None,
+            by: Annotated[str, typer.Option("--by", help="layer, category, module (traces with host events), or kernel (aligned by category, module role and rank).", callback=choice("layer", "category", "module", "kernel"))] = "layer",
+            layer: Annotated[Optional[str], typer.Option("--layer", help="Only this layer, or mean: per key the mean over the full layers.", callback=layer_or_mean)] = None,
             module_path: ModulePathOpt = False,
             format: FmtOpt = "table", output: OutOpt = None, seg=None):
     """Two or more runs segmented alike, aligned by layer, category, module or kernel, with delta and ratio to the

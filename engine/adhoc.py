@@ -13,6 +13,8 @@ from tracedb.errors import UsageError
 def run_sql(con, query: str, fmt: str) -> str:
     try:
         cur = con.execute(query)
+        if cur is None:   # DuckDB returns no cursor for text with no statement: '', blanks, comments, ';'
+            raise UsageError("sql: no statement in the text; expected SQL such as 'SELECT * FROM runs'")
         desc = cur.description
         rows = cur.fetchall() if desc else []
     except duckdb.Error as e:

@@ -1,20 +1,27 @@
 """Ingest one trace (file or profiler folder) as one run, in one transaction.
 
-Either the whole run lands (run row, every kernel row, duplicate marks) or the store is unchanged.
+Either the whole run lands (run row, every kernel row, duplicate marks) or the store is unchanged: the
+trace is parsed into a side store (tracedb.engine.staging) and copied into the store in one transaction,
+so a failed or interrupted ingest leaves no row and no growth behind, and other processes read the store
+until that short merge.
+
 The content hash (sha256 over the source bytes, ~0.5 s for 464 MB; tracedb.engine.hashing) runs in a thread
-beside DuckDB's parse, so it costs little wall time; identical content is detected and skipped unless
-`replace`."""
+beside DuckDB's parse, so it costs little wall time. Identical content is skipped before any parsing: when
+a stored run has the trace's byte count, the hash is awaited first (unless `replace`)."""
+import contextlib
 import json
+import os
+import tempfile
 import time
 from dataclasses import dataclass
 
 import duckdb
 
 from tracedb import __version__, sql
-from tracedb.errors import InputError, UsageError
-from tracedb.engine import hashing
+from tracedb.errors import InputError, StoreError, UsageError
+from tracedb.engine import hashing, staging
 from tracedb.engine.patterns import check_regex
-from tracedb.engine.store import parse_tags
+from tracedb.engine.store import NO_NETWORK, parse_tags
 from tracedb.ingest import ascend_csv, chrome_json, kernel_names, sources
 
 
@@ -71,78 +78,217 @@ def _parse_core_rules(rules) -> list[tuple[str, str]]:
     return out
 
 
+@dataclass
+class _Job:
+    """One trace to ingest: what it is, what to call it, and its content hash (running on a thread)."""
+    src: sources.Source
+    name: str
+    tag_map: dict
+    core_rules: list
+    replace: bool
+    hasher: hashing.Hasher
+    t0: float
+
+
 def ingest_path(con, path: str, name: str | None = None, tags=None, replace: bool = False,
                 core_rules=None) -> IngestResult:
+    """Ingest one trace into the store open on `con` (a writable connection, held by the caller). The
+    trace is parsed into a side store first (engine/staging.py) and merged in one transaction."""
+    job = _prepare(con, path, name, tags, replace, core_rules)
+    known = _known_content(con, job)
+    if known:
+        return _skipped(job, known)
+    side = staging.side_path(staging.store_path_of(con) or os.path.join(tempfile.gettempdir(), "tracedb"))
+    try:
+        staged = _stage(side, job, like=con)
+        result = _merge(con, side, job, staged)
+    finally:
+        staging.remove(side)
+    if result.status != "skipped":
+        checkpoint_appended(con)
+    return result
+
+
+def ingest_file(store_path: str | None, path: str, name: str | None = None, tags=None, replace: bool = False,
+                core_rules=None) -> IngestResult:
+    """Ingest one trace into the store at `store_path`, holding its write lock only for the final merge:
+    reports, `runs` and `sql` of other processes go on while the trace is parsed. A first ingest into a
+    missing store creates it only when the run is complete (the side store is renamed into place)."""
+    from tracedb.engine.store import open_store, resolve_path
+    store = resolve_path(store_path)
+    with _scratch() if core_rules else contextlib.nullcontext() as scratch:   # a connection checks the regexes
+        job = _prepare(scratch, path, name, tags, replace, core_rules)
+    staging.sweep_stale(store)
+    if os.path.exists(store):
+        ro = open_store(store, read_only=True)
+        try:
+            known = _known_content(ro, job)
+        finally:
+            ro.close()
+        if known:
+            return _skipped(job, known)
+    side = staging.side_path(store)
+    try:
+        staged = _stage(side, job)
+        if not os.path.exists(store) and staging.publish(side, store):
+            return _result(job, "ingested", 1, staged)
+        con = open_store(store)
+        try:
+            result = _merge(con, side, job, staged)
+            if result.status != "skipped":
+                checkpoint_appended(con)
+        finally:
+            con.close()
+    finally:
+        staging.remove(side)
+    return result
+
+
+@contextlib.contextmanager
+def _scratch():
+    con = duckdb.connect(config=dict(NO_NETWORK))
+    try:
+        yield con
+    finally:
+        con.close()
+
+
+def _prepare(con, path, name, tags, replace, core_rules) -> _Job:
+    """Check the call and the trace before anything is written; starts the content hash."""
     t0 = time.perf_counter()
     tag_map = parse_tags(tags)
     rules = _parse_core_rules(core_rules)
     for pattern, _ in rules:
         check_regex(con, pattern, "--core-rule")
     src = sources.resolve(path)
-    name = name or src.default_name
-    hasher = hashing.hasher_for(src.files)
-    retry = {"as_text": set(), "parts": None, "safe": False}
-    while True:
-        try:
-            outcome = _load_run(con, src, name, tag_map, replace, hasher, retry, rules)
-            break
-        except ascend_csv.NotNumeric as e:   # rare: a metric column with text past the sampled rows
-            con.execute("ROLLBACK")
-            retry["as_text"].add(e.index)
-        except chrome_json.RetrySafely:      # rare: a cut inside an event, or args of unexpected types
-            retry.update(parts=1, safe=True)
-    if outcome[0] == "skipped":
-        return IngestResult(name=name, run_id=None, status="skipped", same_as=outcome[1],
-                            seconds=time.perf_counter() - t0, bytes=hasher.size)
-    checkpoint_appended(con)
-    status, run_id, rows, dups, truncated, inflated = outcome
-    return IngestResult(name=name, run_id=run_id, status=status, rows=rows, duplicates=dups,
-                        seconds=time.perf_counter() - t0, bytes=hasher.size, truncated=truncated, inflated=inflated)
+    return _Job(src=src, name=name or src.default_name, tag_map=tag_map, core_rules=rules, replace=replace,
+                hasher=hashing.hasher_for(src.files), t0=t0)
 
 
-def _load_run(con, src, name, tag_map, replace, hasher, retry, core_rules):
-    """The run's rows, then one transaction: duplicate marks, run row, stats. ('skipped', same_as) when the
-    content is known, else (status, run_id, rows, duplicates, truncated, inflated bytes of a .gz). On any
-    error the store is left as it was: the transaction is rolled back, and a Chrome trace's committed
-    parts are removed."""
-    run_id = con.execute("SELECT coalesce(max(run_id), 0) + 1 FROM runs").fetchone()[0]
+def _known_content(con, job) -> str | None:
+    """Before any parsing: the name of a stored run with the trace's content (which `replace` would
+    replace, so None then), and the refusal of a name taken by other content. The hash is waited for only
+    when a stored run has the trace's byte count; otherwise it goes on beside the parse."""
+    clash = con.execute("SELECT content_hash FROM runs WHERE name = $n", {"n": job.name}).fetchone()
+    size = sum(os.path.getsize(f) for f in job.src.files)
+    if not clash and not con.execute("SELECT 1 FROM runs WHERE source_bytes = $b LIMIT 1", {"b": size}).fetchone():
+        return None
+    same = _runs_of_same_content(con, job.hasher)
+    if same and not job.replace:
+        return same[0][1]
+    if clash and not job.replace and clash[0] != job.hasher.digest:
+        raise _name_taken(job.name)
+    return None
+
+
+def _skipped(job, same_as) -> IngestResult:
+    return IngestResult(name=job.name, run_id=None, status="skipped", same_as=same_as,
+                        seconds=time.perf_counter() - job.t0, bytes=sum(os.path.getsize(f) for f in job.src.files))
+
+
+def _result(job, status, run_id, staged) -> IngestResult:
+    return IngestResult(name=job.name, run_id=run_id, status=status, rows=staged.rows, duplicates=staged.dups,
+                        seconds=time.perf_counter() - job.t0, bytes=job.hasher.size, truncated=staged.truncated,
+                        inflated=staged.inflated)
+
+
+@dataclass
+class _Staged:
+    rows: int
+    dups: int
+    truncated: bool
+    inflated: int | None
+
+
+def _stage(side: str, job, like=None) -> _Staged:
+    """Parse the trace into a new side store at `side` as its run 1 (every row, duplicate marks, the runs
+    row with the content hash). Nothing of the store is touched; a failure leaves only the side file,
+    which the caller removes. `like`: an API user's connection, whose memory and thread limits apply."""
+    from tracedb.engine.store import open_store
+    try:
+        con = open_store(side, wait=0)
+    except StoreError as e:
+        raise StoreError(f"{side}: cannot create the ingest's side store beside the store: {e}") from None
+    try:
+        for setting in ("memory_limit", "threads") if like is not None else ():
+            value = like.execute("SELECT current_setting($s)", {"s": setting}).fetchone()[0]
+            con.execute(f"SET {setting} = $v", {"v": value})
+        retry = {"as_text": set(), "parts": None, "safe": False}
+        while True:
+            try:
+                staged = _load_run(con, job, retry)
+                break
+            except ascend_csv.NotNumeric as e:   # rare: a metric column with text past the sampled rows
+                _rollback(con)
+                retry["as_text"].add(e.index)
+            except chrome_json.RetrySafely:      # rare: a cut inside an event, or args of unexpected types
+                _rollback(con)
+                sql.run(con, "delete_run", {"run_ids": [1]})
+                retry.update(parts=1, safe=True)
+        checkpoint_appended(con)
+    except duckdb.IOException as e:
+        raise _write_failed(side, e) from None
+    finally:
+        con.close()
+    return staged
+
+
+def _write_failed(path, e) -> StoreError:
+    return StoreError(f"{os.path.dirname(os.path.abspath(path)) or '.'}: cannot write the ingest's data: "
+                      f"{str(e).strip().splitlines()[0]}; the store is unchanged")
+
+
+def _load_run(con, job, retry) -> _Staged:
+    """The run's rows, then one transaction: duplicate marks, run row, stats (in the side store)."""
+    src, run_id = job.src, 1
     facts = {"format": src.format, "device_kind": src.device_kind, "clock_domain": src.clock_domain,
              "rank": src.rank, "truncated": False, "inflated_bytes": None}
     chrome = src.format == "chrome-json"
     if chrome:
-        facts.update(_load_chrome_parts(con, run_id, src, retry, core_rules))
+        facts.update(chrome_json.load(con, run_id, src.files[0], parts=retry["parts"], safe=retry["safe"],
+                                      core_rules=job.core_rules))
     con.execute("BEGIN")
     try:
-        columns = _finish_rows(con, run_id, src, retry, core_rules, chrome)
-        same = _runs_of_same_content(con, hasher)
-        if same and not replace:
-            _abandon(con, run_id, chrome)
-            return "skipped", same[0][1]
-        replaced = _delete_replaced(con, name, same, replace)
-        _insert_run_row(con, run_id, name, tag_map, src, hasher, facts, columns)
+        columns = _finish_rows(con, run_id, src, retry, job.core_rules, chrome)
+        job.hasher.join()
+        if job.hasher.error:
+            raise InputError(f"{job.hasher.error.filename}: cannot read: {job.hasher.error.strerror}")
+        _insert_run_row(con, run_id, job.name, job.tag_map, src, job.hasher, facts, columns)
         rows, dups = sql.run(con, "ingest_run_stats", {"run_id": run_id}).fetchone()
         if rows == 0:
             raise InputError(f"{src.files[0]}: header only, no kernel rows; expected at least one data line")
         kernel_names.fill(con, run_id)
         con.execute("COMMIT")
-    except ascend_csv.NotNumeric:
-        raise   # the caller rolls back and retries
     except BaseException:
-        _abandon(con, run_id, chrome)
+        _rollback(con)
         raise
-    return ("replaced" if replaced else "ingested"), run_id, rows, dups, facts["truncated"], facts["inflated_bytes"]
+    return _Staged(rows=rows, dups=dups, truncated=facts["truncated"], inflated=facts["inflated_bytes"])
 
 
-def _load_chrome_parts(con, run_id, src, retry, core_rules) -> dict:
-    """A Chrome trace's events, committed part by part but invisible until the run's transaction adds its
-    runs row; removed again when loading fails. Returns the facts the file gives about the run."""
-    sql.run(con, "ingest_pending", {"run_id": run_id})
-    try:
-        return chrome_json.load(con, run_id, src.files[0], parts=retry["parts"], safe=retry["safe"],
-                                core_rules=core_rules)
-    except BaseException:
-        sql.run(con, "discard_pending", {"run_id": run_id})
-        raise
+def _merge(con, side, job, staged) -> IngestResult:
+    """One transaction in the store: the runs this one replaces removed, the staged run copied in. Either
+    it all lands or the store is unchanged."""
+    store = staging.store_path_of(con)
+    if store:
+        staging.check_room(side, store)
+    with staging.attached(con, side):
+        con.execute("BEGIN")
+        try:
+            same = _runs_of_same_content(con, job.hasher)
+            if same and not job.replace:
+                _rollback(con)
+                return _skipped(job, same[0][1])
+            run_id = con.execute("SELECT coalesce(max(run_id), 0) + 1 FROM runs").fetchone()[0]   # before deleting:
+            replaced = _delete_replaced(con, job.name, same, job.replace)   # a replaced run's id is not reused
+            staging.merge(con, run_id)
+            con.execute("COMMIT")
+        except duckdb.IOException as e:
+            _rollback(con)
+            raise _write_failed(store or side, e) from None
+        except BaseException:
+            _rollback(con)
+            raise
+    return _result(job, "replaced" if replaced else "ingested", run_id, staged)
 
 
 def _finish_rows(con, run_id, src, retry, core_rules, chrome) -> tuple[list, list]:
@@ -188,7 +334,7 @@ def _delete_replaced(con, name, same, replace) -> list:
     Another run of this name with other content is an error without `replace`."""
     clash = con.execute("SELECT run_id FROM runs WHERE name = $n", {"n": name}).fetchone()
     if clash and not replace:
-        raise UsageError(f"run '{name}' already exists with other content; choose another --name or pass --replace")
+        raise _name_taken(name)
     replaced = list(dict.fromkeys([r[0] for r in same] + ([clash[0]] if clash else [])))
     if replaced:
         sql.run(con, "delete_run", {"run_ids": replaced})
@@ -208,10 +354,12 @@ def _insert_run_row(con, run_id, name, tag_map, src, hasher, facts, columns):
         "time_base_ns": facts.get("time_base_ns")})
 
 
-def _abandon(con, run_id, chrome):
+def _rollback(con):
     try:
         con.execute("ROLLBACK")
-    except Exception:
+    except duckdb.Error:
         pass  # the transaction may already be closed by the error
-    if chrome:
-        sql.run(con, "discard_pending", {"run_id": run_id})
+
+
+def _name_taken(name) -> UsageError:
+    return UsageError(f"run '{name}' already exists with other content; choose another --name or pass --replace")

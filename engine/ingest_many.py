@@ -5,7 +5,7 @@ import os
 from collections import Counter
 from dataclasses import dataclass
 
-from tracedb.engine.ingest import IngestResult, ingest_path
+from tracedb.engine.ingest import IngestResult, ingest_file
 from tracedb.errors import TracedbError, UsageError
 from tracedb.ingest import sources
 
@@ -36,15 +36,15 @@ def plan(paths, name: str | None = None) -> list[Planned]:
     return out
 
 
-def ingest_all(con, planned: list[Planned], on_start=None, **kw):
-    """Ingest each planned trace (options as ingest_path); yields (planned, IngestResult) or
+def ingest_all(store_path, planned: list[Planned], on_start=None, **kw):
+    """Ingest each planned trace into the store at `store_path` (options as ingest_file); yields (planned, IngestResult) or
     (planned, TracedbError) when that trace failed, and goes on with the next. `on_start(i, planned)`
     is called before each."""
     for i, item in enumerate(planned):
         if on_start:
             on_start(i, item)
         try:
-            res: IngestResult | TracedbError = ingest_path(con, item.path, name=item.name, **kw)
+            res: IngestResult | TracedbError = ingest_file(store_path, item.path, name=item.name, **kw)
         except TracedbError as e:
             res = e
         yield item, res

@@ -1,6 +1,8 @@
 """Reports: each one binds options, runs the segmentation stages it needs, then one report SQL file,
 and renders the rows. `render_report` is the importable entry point behind `tracedb report ...`."""
+import contextlib
 import os
+import stat
 
 from tracedb import sql
 from tracedb.engine import attribution, compare, patterns, profiles, segment, selection
@@ -192,12 +194,35 @@ def _params(b, pass_spec) -> dict:
             "pass": pass_spec}
 
 
+def temp_path(path: str) -> str:
+    """The temporary file a report is written to before it replaces `path` (same folder: the rename is atomic)."""
+    return f"{path}.tmp-{os.getpid()}"
+
+
+def is_stream(path: str) -> bool:
+    """A character device or a named pipe (/dev/stdout, a FIFO): written in place, never replaced."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)
+
+
 def write_output(text: str, path: str | None):
     """Print, or write to a file (atomically: a partial report never replaces a good one)."""
     if not path:
         return text
-    tmp = f"{path}.tmp-{os.getpid()}"
-    with open(tmp, "w", encoding="utf-8", newline="") as f:
-        f.write(text)
-    os.replace(tmp, path)
+    if is_stream(path):
+        with open(path, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+        return None
+    tmp = temp_path(path)
+    try:
+        with open(tmp, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
     return None

@@ -6,6 +6,7 @@ from an older tracedb is migrated with `tracedb migrate`, one from a newer one i
 """
 import os
 import re
+import time
 
 import duckdb
 
@@ -15,6 +16,12 @@ from tracedb.errors import StoreError, UsageError
 SCHEMA_VERSION = 5
 STORAGE_VERSION = "v1.5.0"
 DEFAULT_DB = "tracedb.duckdb"
+# Seconds an open waits for another process's write lock (an ingest's merge, `tracedb segment`) before it
+# gives up: merges hold it ~1 s per million events, so 60 s covers traces of tens of GB.
+DEFAULT_WAIT_S = 60.0
+# No extension is ever fetched: a --db that names a SQLite or Postgres file would otherwise make DuckDB
+# download the scanner it needs (and wait on the network) instead of failing at once.
+NO_NETWORK = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
 # from-version -> sql file that brings the store one version up. A new store is schema.sql (v1) plus
 # every migration, so the migration path runs on every store ever created.
 MIGRATIONS: dict[int, str] = {1: "migrate_1_to_2", 2: "migrate_2_to_3", 3: "migrate_3_to_4", 4: "migrate_4_to_5"}
@@ -24,22 +31,24 @@ def resolve_path(path: str | None) -> str:
     return path or os.environ.get("TRACEDB_DB") or DEFAULT_DB
 
 
-def open_store(path: str | None = None, read_only: bool = False, migrate: bool = False):
+def open_store(path: str | None = None, read_only: bool = False, migrate: bool = False, wait: float | None = None):
     """Connection to the store at `path` (default $TRACEDB_DB, else ./tracedb.duckdb).
 
     Writable opens create the file and its schema when missing. Read-only opens need an existing store
-    and allow several readers at once."""
+    and allow several readers at once. While another process writes the store (the final merge of an
+    ingest, a segmentation), the open waits for it up to `wait` seconds (default $TRACEDB_WAIT, else 60)."""
     path = resolve_path(path)
     exists = os.path.exists(path)
     if read_only and not exists:
         raise UsageError(f"{path}: no store here; create one with `tracedb ingest TRACE --db {path}`")
-    try:
-        con = duckdb.connect(path, read_only=read_only,
-                             config={} if exists else {"storage_compatibility_version": STORAGE_VERSION})
-    except duckdb.IOException as e:
-        raise StoreError(_lock_or_io_message(path, e)) from None
-    except duckdb.Error as e:
-        raise StoreError(f"{path}: cannot open as a DuckDB file: {_first_line(e)}") from None
+    if exists and not (os.path.isfile(path) or os.path.isdir(path)):
+        raise UsageError(f"{path}: not a regular file; expected a tracedb store (a DuckDB file)")
+    if os.path.isdir(path):
+        raise UsageError(f"{path}: a folder; expected a tracedb store file (a DuckDB file), e.g. {os.path.join(path, DEFAULT_DB)}")
+    if exists:
+        _check_header(path)
+    config = dict(NO_NETWORK) if exists else {**NO_NETWORK, "storage_compatibility_version": STORAGE_VERSION}
+    con = _connect_waiting(path, read_only, config, wait_seconds() if wait is None else wait)
     try:
         sql.run(con, "macros")   # TEMP, so read-only opens have them too; a migration may use them
         _check_schema(con, path, read_only, migrate)
@@ -49,6 +58,53 @@ def open_store(path: str | None = None, read_only: bool = False, migrate: bool =
         con.close()
         raise
     return con
+
+
+def _check_header(path: str):
+    """A file that is not a DuckDB database is named as what it is before DuckDB opens it: DuckDB would
+    take a SQLite file for a database to attach through its sqlite extension (and try to load it), and
+    words other files' errors as I/O errors. A DuckDB file holds the magic `DUCK` at bytes 8-11; an empty
+    file is left to DuckDB, which makes it a new database."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(16)
+    except OSError as e:
+        raise StoreError(f"{path}: cannot read: {e.strerror}") from None
+    if not head or head[8:12] == b"DUCK":
+        return
+    what = "a SQLite database" if head.startswith(b"SQLite format 3\0") else "not a DuckDB file"
+    raise StoreError(f"{path}: {what}; expected a tracedb store (a DuckDB file written by tracedb ingest)")
+
+
+def wait_seconds() -> float:
+    raw = os.environ.get("TRACEDB_WAIT", "")
+    try:
+        value = float(raw) if raw.strip() else DEFAULT_WAIT_S
+    except ValueError:
+        raise UsageError(f"TRACEDB_WAIT={raw!r}: expected a number of seconds, e.g. 60") from None
+    if not 0 <= value < 1e7:
+        raise UsageError(f"TRACEDB_WAIT={raw!r}: expected a number of seconds from 0 to 10,000,000")
+    return value
+
+
+def _connect_waiting(path, read_only, config, wait):
+    """duckdb.connect, retried while another process holds the file's lock, for up to `wait` seconds
+    (polling every 20 ms at first, then up to every 250 ms)."""
+    deadline, pause = time.monotonic() + wait, 0.02
+    while True:
+        try:
+            return duckdb.connect(path, read_only=read_only, config=config)
+        except duckdb.IOException as e:
+            if not _is_lock_error(e) or time.monotonic() + pause > deadline:
+                raise StoreError(_lock_or_io_message(path, e, wait)) from None
+        except duckdb.Error as e:
+            raise StoreError(f"{path}: cannot open as a DuckDB file: {_first_line(e)}") from None
+        time.sleep(pause)
+        pause = min(pause * 2, 0.25)
+
+
+def _is_lock_error(e) -> bool:
+    return "lock" in _first_line(e).lower()
 
 
 def _discard_unfinished(con):
@@ -101,13 +157,14 @@ def _first_line(e) -> str:
     return str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
 
 
-def _lock_or_io_message(path, e) -> str:
+def _lock_or_io_message(path, e, wait=0.0) -> str:
     msg = _first_line(e)
     if "lock" in msg.lower():
         pid = re.search(r"PID (\d+)", msg)
         who = f" (PID {pid.group(1)})" if pid else ""
-        return (f"{path}: the store is in use by another process{who}; DuckDB allows one writer, or many "
-                "readers with no writer. Wait for it to finish or close it")
+        return (f"{path}: the store is in use by another process{who} and stayed so for {wait:g} s; DuckDB "
+                "allows one writer, or many readers with no writer. Close that process's connection, or wait "
+                "longer (TRACEDB_WAIT=seconds)")
     return f"{path}: {msg}"
 
 

@@ -505,7 +505,8 @@ def test_duckdb_memory_is_capped_while_the_parts_go_in(con, tmp_path, monkeypatc
     con.execute("SET memory_limit = '100MB'")
     own, limits[:] = limit(), []
     tracedb.ingest_trace(con, path, name="a", replace=True)
-    assert limits and set(limits) == {own}
+    # the parse runs in a side store that takes the connection's limit (as text: 95.3 MiB may read 95.2)
+    assert limits and all(abs(chrome_json.size_bytes(x) - chrome_json.size_bytes(own)) <= 0.1 * 2**20 for x in limits)
     assert limit() == own
     assert chrome_json.size_bytes("18.8 GiB") == 18.8 * 2**30 and chrome_json.size_bytes("400MB") == 400e6
 

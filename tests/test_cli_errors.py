@@ -1,0 +1,104 @@
+"""Wrong calls end in one `error:` line and exit 2, checked while the command line is parsed: usage errors
+(which typer would box in a five-line panel), option values out of range, empty texts, output paths that
+cannot be written, stores that are not DuckDB files, and SQL text without a statement."""
+import os
+import sqlite3
+
+import pytest
+
+from helpers import cli
+
+
+def one_line(r, code=2):
+    assert r.returncode == code, r.stderr
+    assert "Traceback" not in r.stderr + r.stdout
+    lines = r.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), r.stderr
+    return lines[0]
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory):
+    path = str(tmp_path_factory.mktemp("cli") / "demo.duckdb")
+    cli("demo", "--db", path)
+    return path
+
+
+@pytest.mark.parametrize("args, says", [
+    (["nosuch"], "No such command 'nosuch'"),
+    (["report", "layers", "--nope"], "No such option: --nope"),
+    (["report", "layers", "--layers", "abc"], "'abc' is not a valid int"),
+    (["report", "layers", "--pass-gap", "abc"], "'abc' is not a valid float"),
+    (["ingest"], "Missing argument"),
+    (["sql"], "Missing argument"),
+])
+def test_usage_errors_are_one_line_naming_the_help(args, says):
+    line = one_line(cli(*args, check=False))
+    assert says in line and "--help`" in line
+
+
+def test_no_command_prints_the_help_and_one_error_line():
+    r = cli("report", check=False)
+    assert "layers" in r.stdout
+    assert one_line(r) == "error: missing command; see `tracedb report --help`"
+
+
+@pytest.mark.parametrize("args, says", [
+    (["report", "layers", "--layers", "0"], "-l/--layers 0: out of range; expected an integer from 1 to 100000"),
+    (["report", "layers", "--layers", "99999999999999999999"], "out of range"),
+    (["report", "layers", "--blocks-per-layer", "0"], "--blocks-per-layer 0: out of range"),
+    (["report", "layers", "--layer-offset", "-1"], "--layer-offset -1: out of range"),
+    (["report", "layers", "--pass-gap", "nan"], "--pass-gap nan: not a finite number"),
+    (["report", "layers", "--pass-gap", "inf"], "--pass-gap inf: not a finite number"),
+    (["report", "layers", "--pass-gap", "0"], "--pass-gap 0.0: out of range; expected a number > 0"),
+    (["report", "layers", "--anchor", ""], "-a/--anchor '': empty"),
+    (["report", "layers", "--window", "wide"], "--window 'wide': unknown; expected one of full, strict"),
+    (["report", "layers", "--pass", "first"], "--pass 'first': unknown"),
+    (["report", "layers", "--pass", "99999999999"], "--pass '99999999999': out of range"),
+    (["report", "kernels", "--top", "-1"], "--top -1: out of range"),
+    (["report", "kernels", "--layer", "-3"], "--layer -3: out of range"),
+    (["report", "compare", "--layer", "x"], "--layer 'x': not a layer"),
+    (["report", "compare", "--by", "rank"], "--by 'rank': unknown; expected one of layer, category, module, kernel"),
+    (["report", "cores", "--from", "-1"], "--from -1.0: out of range"),
+    (["report", "layers", "--run", ""], "-r/--run '': empty"),
+    (["report", "layers", "--db", ""], "--db '': empty"),
+    (["ingest", "x.json", "--name", "a\nb"], "holds a control character"),
+    (["ingest", "x.json", "--name", " padded"], "leading/trailing blanks"),
+])
+def test_option_values_are_checked_before_anything_runs(args, says, tmp_path):
+    line = one_line(cli(*args, check=False, cwd=str(tmp_path)))
+    assert says in line, line
+    assert "\n" not in line
+    assert not os.listdir(tmp_path), "a refused call created a file"
+
+
+def test_output_paths_are_checked_before_the_report_is_computed(db, tmp_path):
+    missing = one_line(cli("report", "passes", "--db", db, "-o", str(tmp_path / "no" / "x.csv"), check=False))
+    assert "does not exist" in missing
+    folder = one_line(cli("report", "passes", "--db", db, "-o", str(tmp_path), check=False))
+    assert "is a folder" in folder
+    out = tmp_path / "p.csv"
+    cli("report", "passes", "--db", db, "--run", "*", "-o", str(out), "--format", "csv")
+    assert out.read_text().startswith("run,") and os.listdir(tmp_path) == ["p.csv"]   # no temp file left
+
+
+@pytest.mark.parametrize("text", ["", "   ", ";", "-- only a comment\n"])
+def test_sql_without_a_statement_is_one_line(db, text):
+    line = one_line(cli("sql", "--db", db, "--", text, check=False))
+    assert "no statement" in line
+
+
+def test_stores_that_are_not_duckdb_files_are_named_as_what_they_are(tmp_path):
+    lite = tmp_path / "x.sqlite"
+    sqlite3.connect(lite).execute("CREATE TABLE t(a)").connection.commit()
+    assert "a SQLite database" in one_line(cli("runs", "--db", str(lite), check=False), 1)
+    text = tmp_path / "x.txt"
+    text.write_text("hello\n")
+    assert "not a DuckDB file" in one_line(cli("runs", "--db", str(text), check=False), 1)
+    assert "a folder" in one_line(cli("runs", "--db", str(tmp_path), check=False))
+    assert not os.path.exists(os.path.expanduser("~/.duckdb/extensions/v0")), "no extension download"
+
+
+def test_an_error_naming_a_newline_stays_on_one_line(db):
+    line = one_line(cli("report", "passes", "--db", db, "--run", "two\nlines", check=False))
+    assert "two\\nlines" in line
