@@ -59,11 +59,17 @@ def _is_duckdb(e: BaseException) -> bool:
     return type(e).__module__.split(".")[0] in ("duckdb", "_duckdb")
 
 
+# What DuckDB's Python module raises (a plain RuntimeError, checked with DuckDB 2.0) when SIGINT arrives
+# while a query runs: it handles the signal itself and interrupts the query.
+QUERY_INTERRUPTED = "Query interrupted"
+
+
 def interrupted(e: BaseException) -> bool:
-    """Ctrl-C: Python's KeyboardInterrupt, or DuckDB's InterruptException when SIGINT arrives while it runs
-    a query (DuckDB turns the signal into that error), or click's Abort (Ctrl-C or end of input at a prompt)."""
+    """Ctrl-C: Python's KeyboardInterrupt, or DuckDB's interrupt of a running query (its InterruptException,
+    or the RuntimeError its Python module raises), or click's Abort (Ctrl-C or end of input at a prompt)."""
     return (isinstance(e, (KeyboardInterrupt, typer.Abort))
-            or (_is_duckdb(e) and type(e).__name__ == "InterruptException"))
+            or (_is_duckdb(e) and type(e).__name__ == "InterruptException")
+            or (type(e) is RuntimeError and str(e) == QUERY_INTERRUPTED))
 
 
 def quiet_stdout():

@@ -119,14 +119,9 @@ def ingest_file(store_path: str | None, path: str, name: str | None = None, tags
     with _scratch() if core_rules else contextlib.nullcontext() as scratch:   # a connection checks the regexes
         job = _prepare(scratch, path, name, tags, replace, core_rules)
     staging.sweep_stale(store)
-    if os.path.exists(store):
-        ro = open_store(store, read_only=True)
-        try:
-            known = _known_content(ro, job)
-        finally:
-            ro.close()
-        if known:
-            return _skipped(job, known)
+    known = _stored_content(store, job)
+    if known:
+        return _skipped(job, known)
     side = staging.side_path(store)
     try:
         staged = _stage(side, job)
@@ -142,6 +137,21 @@ def ingest_file(store_path: str | None, path: str, name: str | None = None, tags
     finally:
         staging.remove(side)
     return result
+
+
+def _stored_content(store: str, job) -> str | None:
+    """_known_content read from the store with a read-only connection (none while nothing is stored)."""
+    from tracedb.engine.store import EmptyStore, open_store
+    if not os.path.exists(store):
+        return None
+    try:
+        ro = open_store(store, read_only=True)
+    except EmptyStore:
+        return None
+    try:
+        return _known_content(ro, job)
+    finally:
+        ro.close()
 
 
 @contextlib.contextmanager

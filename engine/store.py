@@ -27,6 +27,10 @@ NO_NETWORK = {"autoinstall_known_extensions": False, "autoload_known_extensions"
 MIGRATIONS: dict[int, str] = {1: "migrate_1_to_2", 2: "migrate_2_to_3", 3: "migrate_3_to_4", 4: "migrate_4_to_5"}
 
 
+class EmptyStore(StoreError):
+    """A read-only open of a file with no tracedb store in it yet (empty, or a DuckDB file without tables)."""
+
+
 def resolve_path(path: str | None) -> str:
     return path or os.environ.get("TRACEDB_DB") or DEFAULT_DB
 
@@ -45,6 +49,11 @@ def open_store(path: str | None = None, read_only: bool = False, migrate: bool =
         raise UsageError(f"{path}: not a regular file; expected a tracedb store (a DuckDB file)")
     if os.path.isdir(path):
         raise UsageError(f"{path}: a folder; expected a tracedb store file (a DuckDB file), e.g. {os.path.join(path, DEFAULT_DB)}")
+    if exists and os.path.isfile(path) and os.path.getsize(path) == 0:   # `touch store.duckdb`: no content;
+        if read_only:                                                       # DuckDB refuses to open it
+            raise EmptyStore(f"{path}: empty file; ingest a trace into it first")
+        os.unlink(path)
+        exists = False
     if exists:
         _check_header(path)
     config = dict(NO_NETWORK) if exists else {**NO_NETWORK, "storage_compatibility_version": STORAGE_VERSION}
@@ -64,7 +73,7 @@ def _check_header(path: str):
     """A file that is not a DuckDB database is named as what it is before DuckDB opens it: DuckDB would
     take a SQLite file for a database to attach through its sqlite extension (and try to load it), and
     words other files' errors as I/O errors. A DuckDB file holds the magic `DUCK` at bytes 8-11; an empty
-    file is left to DuckDB, which makes it a new database."""
+    file never reaches here (open_store takes it for no store)."""
     try:
         with open(path, "rb") as f:
             head = f.read(16)
@@ -122,7 +131,7 @@ def _check_schema(con, path, read_only, migrate):
         if tables:
             raise StoreError(f"{path}: a DuckDB file but not a tracedb store (tables: {', '.join(sorted(tables)[:5])})")
         if read_only:
-            raise StoreError(f"{path}: empty DuckDB file; ingest a trace into it first")
+            raise EmptyStore(f"{path}: empty DuckDB file; ingest a trace into it first")
         con.execute("BEGIN")
         sql.run(con, "schema")
         for v in range(1, SCHEMA_VERSION):
