@@ -123,3 +123,15 @@ def compare(run: RunOpt = None, tag: TagOpt = None, db: DbOpt = None,
     first (a simulated run after a measured one: simulated / measured, and M6 in the notes)."""
     _run("compare", db, check_format(format), output, run, tag, **seg, pass_spec=pass_,
          by=by, layer=layer, module_path=module_path)
+
+
+@app.command()
+@one_line_errors
+@segmentation_options
+def breakdown(run: RunOpt = None, tag: TagOpt = None, db: DbOpt = None,
+              by: Annotated[str, typer.Option("--by", help="run, step (Ascend Step Id; Kineto ProfilerStep#N), pass or layer (these two segment like report layers; --profile sets what is communication for all).", callback=choice("run", "step", "pass", "layer"))] = "run",
+              pass_: PassOpt = "all",
+              format: FmtOpt = "table", output: OutOpt = None, seg=None):
+    """Where device time goes: span, computing, communication, overlapped, not-overlapped communication and free
+    time per run, step, pass or layer (the Ascend profiler's step_trace_time.csv columns)."""
+    _run("breakdown", db, check_format(format), output, run, tag, **seg, pass_spec=pass_, by=by)

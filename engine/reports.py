@@ -9,10 +9,19 @@ from tracedb.engine import attribution, compare, patterns, profiles, segment, se
 from tracedb.engine import render as rnd
 from tracedb.errors import UsageError
 
-REPORTS = ("passes", "layers", "kernels", "timeline", "modules", "cores", "compare")
+REPORTS = ("passes", "layers", "kernels", "timeline", "modules", "cores", "compare", "breakdown")
 # The kernels of a full window before a pass's first layer boundary have no layer: every format prints
 # that layer as `prologue` (CSV and JSON too, so a loader never confuses it with a missing value).
 PROLOGUE = {"layer": ("prologue", "pass")}
+# --by of the reports that take it, when not given (the command line's defaults)
+BY_DEFAULT = {"modules": "kernel", "compare": "kernel", "breakdown": "run"}
+BREAKDOWN_BY = ("run", "step", "pass", "layer")
+# what `report breakdown` counts, stated in a note of every breakdown (docs/reports.md#report-breakdown)
+BREAKDOWN_DEFINITIONS = (
+    "computing, communication: unions of the compute kernels' and the communication ops' intervals (communication: "
+    "logged so, as HCCL ops, or in the profile's communication category: NCCL/RCCL, DeepEP, custom all-reduce); "
+    "overlapped: both at once; free: span with neither; memcpy and memset count as neither "
+    "(the Ascend profiler's step_trace_time.csv definitions)")
 
 
 def render_report(con, name: str, fmt: str = "table", **opts) -> str:
@@ -25,14 +34,17 @@ def render_report(con, name: str, fmt: str = "table", **opts) -> str:
 def build_report(con, name: str, fmt: str = "table", pass_spec: str = "all", absolute: bool = False,
                  layer: int | None = None,
                  compare_layer: int | None = None, flow: bool = False, top: int = 20, order: str = "dur",
-                 timeline_layers: list[int] | None = None, clusters: bool = False, by: str = "kernel",
+                 timeline_layers: list[int] | None = None, clusters: bool = False, by: str | None = None,
                  module_path: bool = False, **seg_opts) -> rnd.Result:
     if name not in REPORTS:
         raise UsageError(f"unknown report {name!r}; reports: {', '.join(REPORTS)}")
     spec = str(pass_spec).strip().lower()
-    if spec == "mean" and name in ("kernels", "timeline", "modules"):
+    if spec == "mean" and name in ("kernels", "timeline", "modules", "breakdown"):
         raise UsageError(f"--pass mean: report {name} shows single passes; give a pass number, all, steady or auto "
                          "(layers and compare average the steady passes)")
+    by = by if by is not None else BY_DEFAULT.get(name)
+    if name == "breakdown":
+        return _breakdown(con, fmt, spec, by, seg_opts)
     if name == "modules":
         return _modules(con, fmt, pass_spec, by, seg_opts, module_path)
     if name == "cores":
@@ -111,6 +123,17 @@ def _layers(con, fmt, b, meta, base, mean):
     return rnd.fetch_file(con, fmt, "report_layers", base, "layers", b, meta, "layers", category_columns=cols, **kw)
 
 
+def _segmented(con, opt, spec, select):
+    """Bind the options, find the passes and assign the kernels of the passes `select(con, b, spec)`
+    picks to layers, with the short last layer flagged: (bound options, report parameters)."""
+    b = segment.bind(con, opt)
+    b.notes.append(b.rule())
+    segment.find_passes(con, b)
+    segment.assign(con, b, select(con, b, spec))
+    selection.flag_short_last_layer(con, b)
+    return b, _params(b, spec)
+
+
 def _modules(con, fmt, pass_spec, by, seg_opts, module_path=False):
     """Device time by launching module. Segmentation is optional: without an anchor (from --anchor or
     the profile) every kernel has an empty pass and layer."""
@@ -119,12 +142,7 @@ def _modules(con, fmt, pass_spec, by, seg_opts, module_path=False):
     opt = segment.Options(**seg_opts)
     has_anchor = bool(opt.anchor) or bool(opt.profile and profiles.load(opt.profile).anchor)
     if has_anchor:
-        b = segment.bind(con, opt)
-        b.notes.append(b.rule())
-        segment.find_passes(con, b)
-        segment.assign(con, b, segment.select_passes(con, b, pass_spec))
-        selection.flag_short_last_layer(con, b)
-        meta = _params(b, pass_spec)
+        b, meta = _segmented(con, opt, pass_spec, segment.select_passes)
     else:
         b = segment.bind_runs(con, opt.runs, opt.tags)
         con.execute("CREATE OR REPLACE TEMP TABLE _assigned (run_id INTEGER, seq BIGINT, pass BIGINT, layer BIGINT)")
@@ -136,6 +154,67 @@ def _modules(con, fmt, pass_spec, by, seg_opts, module_path=False):
     meta["module"] = "instance path" if module_path else "role (instances of one role across layers grouped)"
     return rnd.fetch_file(con, fmt, file, {"run_ids": b.run_ids, "by_path": bool(module_path)}, "modules", b, meta, title,
                           labels=PROLOGUE)
+
+
+def _breakdown(con, fmt, spec, by, seg_opts):
+    """Device time per run, step, pass or layer: span, computing, communication, their overlap and the
+    free time (sql/report/breakdown_*.sql). --by pass and layer segment the runs as report layers does;
+    --by run and step need no anchor, only the profile's category rules (what is communication)."""
+    if by not in BREAKDOWN_BY:
+        raise UsageError(f"--by {by!r}: expected one of {', '.join(BREAKDOWN_BY)}")
+    opt = segment.Options(**seg_opts)
+    if by in ("pass", "layer"):
+        b, meta = _segmented(con, opt, spec, selection.select_noted)
+        sql.run(con, "breakdown_activity_layers", {"run_ids": b.run_ids, "by_layer": by == "layer"})
+    else:
+        b = segment.bind_runs(con, opt.runs, opt.tags, opt.profile)
+        meta = {"runs": ", ".join(b.run_names[r] for r in b.run_ids), "profile": b.profile.name}
+        segment.categorize_kernels(con, b)
+        sql.run(con, "breakdown_activity", {"run_ids": b.run_ids})
+    _breakdown_check_kernels(con, b, by)
+    if by == "step":
+        _breakdown_steps(con, b)
+    sql.run(con, "breakdown_union")
+    meta["by"] = by
+    b.notes.append(BREAKDOWN_DEFINITIONS)
+    excluded = con.execute("SELECT run_id, kind, activities, dur_ns FROM _bd_uncounted ORDER BY run_id, kind").fetchall()
+    for rid in dict.fromkeys(r for r, *_ in excluded):
+        b.notes.append(f"run '{b.run_names[rid]}': not counted (neither computing nor communication, so free): "
+                       + ", ".join(f"{n:,} {kind} ({ns / 1000:,.3f} us)" for r, kind, n, ns in excluded if r == rid))
+    res = rnd.fetch_file(con, fmt, "report_breakdown", {"run_ids": b.run_ids}, "breakdown", b, meta,
+                         f"device time by {by}: computing, communication, overlap, free",
+                         labels=PROLOGUE if by == "layer" else None)
+    # a table for people shows the unit columns its --by fills; CSV and JSON keep every column
+    unused = [c for c in ("step", "pass", "layer") if c not in {"step": ["step"], "pass": ["pass"],
+                                                                  "layer": ["pass", "layer"]}.get(by, [])]
+    return rnd.drop_columns(res, unused) if fmt in ("table", "md") else res
+
+
+def _breakdown_check_kernels(con, b, by):
+    """Every run has kernels or communication ops to divide (in the selected passes, --by pass and layer)."""
+    have = dict(con.execute("SELECT run_id, count(*) FROM _bd_act GROUP BY run_id").fetchall())
+    for rid in b.run_ids:
+        if not have.get(rid):
+            where = " in the selected passes" if by in ("pass", "layer") else ""
+            raise UsageError(f"run '{b.run_names[rid]}' has no kernels or communication ops{where} (memcpy, memset "
+                             "and per-core tasks do not count; per-core traces: `tracedb report cores`)")
+
+
+def _breakdown_steps(con, b):
+    """Split _bd_act by profiler step; a run without steps is an error, activities in no step a note."""
+    sql.run(con, "breakdown_steps", {"run_ids": b.run_ids})
+    summary = {r[0]: r[1:] for r in con.execute(
+        "SELECT run_id, marks, stepped, unstepped, unstepped_ns FROM _bd_step_summary").fetchall()}
+    for rid in b.run_ids:
+        marks, stepped, unstepped, unstepped_ns = summary.get(rid, (0, 0, 0, 0))
+        if not stepped:
+            why = ("none of its kernels was launched inside one of its ProfilerStep#N annotations" if marks else
+                   "its kernels carry no Step Id and it has no ProfilerStep#N annotation (torch.profiler's "
+                   "prof.step())")
+            raise UsageError(f"--by step: run '{b.run_names[rid]}' has no steps: {why}; use --by run, pass or layer")
+        if unstepped:
+            b.notes.append(f"run '{b.run_names[rid]}': {unstepped:,} kernels ({unstepped_ns / 1000:,.3f} us) are in no "
+                           "step (no Step Id, or launched outside every ProfilerStep#N): left out")
 
 
 def _cores(con, fmt, runs=(), tags=(), match=None, from_us=None, to_us=None, per_core=False, scheduler=False,

@@ -105,11 +105,16 @@ def bind(con, opt: Options) -> Bound:
     return b
 
 
-def bind_runs(con, runs, tags=()) -> Bound:
-    """The runs alone, for reports that need no segmentation (cores, modules without an anchor)."""
+def bind_runs(con, runs, tags=(), profile: str | None = None) -> Bound:
+    """The runs alone, for reports that need no segmentation (cores, modules without an anchor, breakdown
+    by run or step); `profile` (default generic) gives the category rules, checked as bind checks them."""
     ids = resolve_runs(con, runs, tags)
     names = dict(con.execute("SELECT run_id, name FROM runs WHERE run_id IN (SELECT unnest($i))", {"i": ids}).fetchall())
-    return Bound(run_ids=ids, run_names=names, profile=profiles.load("generic"), anchor="", layers=None,
+    prof = profiles.load(profile or "generic")
+    if profile:
+        for cat, pat in prof.rules:
+            check_regex(con, pat, f"profile {prof.source} category {cat}")
+    return Bound(run_ids=ids, run_names=names, profile=prof, anchor="", layers=None,
                  blocks_per_layer=1, layer_offset=0, window="full", pass_gap=None)
 
 
@@ -295,11 +300,18 @@ def assign(con, b: Bound, selection: list[tuple[int, int]]):
     # one statement over lists: executemany costs ~0.7 ms a row (1.2 s for 1,700 passes)
     con.execute("CREATE OR REPLACE TEMP TABLE _sel AS SELECT unnest($r)::INTEGER AS run_id, unnest($p)::BIGINT AS pass",
                 {"r": [r for r, _ in selection], "p": [p for _, p in selection]})
+    categorize_kernels(con, b)
+    lo, hi = con.execute("SELECT min(win_start), max(win_end) FROM _windows JOIN _sel USING (run_id, pass)").fetchone()
+    sql.run(con, "segment_assign", {**b.params(), "win_lo": lo, "win_hi": hi})
+
+
+def categorize_kernels(con, b: Bound):
+    """_cats (categories.sql): the category of every distinct (name, op type) of the bound runs' kernels
+    under the bound profile's rules."""
+    _load_rules(con, b.profile)
     con.execute("CREATE OR REPLACE TEMP TABLE _names AS SELECT DISTINCT name, op_type FROM kernels "
                 "WHERE run_id IN (SELECT unnest($r))", {"r": b.run_ids})
     sql.run(con, "categories")
-    lo, hi = con.execute("SELECT min(win_start), max(win_end) FROM _windows JOIN _sel USING (run_id, pass)").fetchone()
-    sql.run(con, "segment_assign", {**b.params(), "win_lo": lo, "win_hi": hi})
 
 
 def select_passes(con, b: Bound, spec: str, fallbacks: set | None = None) -> list[tuple[int, int]]:

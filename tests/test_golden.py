@@ -84,6 +84,14 @@ CASES = {
                                            "window": "full"}),
     # runs of different depth (2 and 3 layers; passes by gaps): a note, layers of one run flagged
     "compare_depth.md": ("compare", "md", {"runs": ["tiny", "tiny_deep"], "pass_spec": "0", "layers": None}),
+    # breakdown: computing / communication / overlap / free; tiny_x2 doubles every duration at the same starts,
+    # so its hcom ops overlap the MatMul before and the SwiGlu after them (tests/test_breakdown.py derives it)
+    "breakdown.table": ("breakdown", "table", {"runs": ["tiny", "tiny_x2"]}),
+    "breakdown.md": ("breakdown", "md", {"runs": ["tiny_x2"], "by": "step"}),
+    "breakdown.csv": ("breakdown", "csv", {"runs": ["tiny_x2"], "by": "layer", "window": "full"}),
+    "breakdown.json": ("breakdown", "json", {"runs": ["tiny_x2"], "by": "pass", "pass_spec": "3"}),
+    "breakdown_layer.md": ("breakdown", "md", {"runs": ["tiny_x2"], "by": "layer", "pass_spec": "steady"}),
+    "breakdown_gpu.csv": ("breakdown", "csv", {"runs": ["gpu"], "profile": None, "layers": None}),
     "timeline.table": ("timeline", "table", {}),
     "timeline.md": ("timeline", "md", {"window": "full"}),
     "timeline.csv": ("timeline", "csv", {"timeline_layers": [1]}),

@@ -319,6 +319,9 @@ def observed(tmp_path_factory):
             ("compare", {**seg, "runs": ["tiny", "tiny_x2"], "pass_spec": "3", "by": "layer"}),
             ("compare", {**seg, "runs": ["tiny", "tiny_x2"], "pass_spec": "mean", "by": "kernel"}),
             ("compare", {**gpu, "runs": ["gpu", "gpu_x2"], "by": "module", "window": "full"}),
+            ("breakdown", {**seg}),
+            ("breakdown", {**seg, "by": "step"}),
+            ("breakdown", {**seg, "by": "layer", "pass_spec": "all"}),
         ]
         for report, opts in calls:
             for fmt in ("csv", "md") if report == "compare" else ("csv",):

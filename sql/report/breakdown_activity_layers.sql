@@ -1,0 +1,34 @@
+-- Report `breakdown`, --by pass and --by layer: the device activities of the selected passes, each in
+-- the pass (and layer) segmentation gave it (segment_assign.sql: a kernel belongs to the unit its start
+-- lies in, and keeps its whole interval). The prologue of a full window is a layer of its own (layer
+-- NULL). Kinds and communication as in breakdown_activity.sql: kernels ('kernel') and communication
+-- ops ('comm') count, memcpy and memset do not; is_comm is segmentation's own (_assigned.is_comm).
+-- Inputs: _assigned, kernels.
+-- Parameters:
+--   $run_ids INTEGER[]: the runs
+--   $by_layer BOOLEAN: one unit per layer; false: per pass (layer NULL)
+-- Output: TEMP _bd_act, one row per counted kernel or communication op of the selected passes:
+--   run_id INTEGER: the run
+--   seq BIGINT: the activity (kernels.seq)
+--   step BIGINT: NULL (no steps in this mode)
+--   pass BIGINT: its pass
+--   layer BIGINT: its layer with $by_layer (NULL: the prologue), else NULL
+--   s BIGINT: start, ns
+--   e BIGINT: end, ns
+--   is_comm BOOLEAN: communication (else computing)
+-- Output: TEMP _bd_uncounted, one row per run and kind of activity that does not count (memcpy, memset,
+--   task), for the report's note:
+--   run_id INTEGER: the run
+--   kind VARCHAR: the kind
+--   activities BIGINT: how many
+--   dur_ns BIGINT: their time
+CREATE OR REPLACE TEMP TABLE _bd_act AS
+SELECT a.run_id, a.seq, NULL::BIGINT AS step, a.pass, CASE WHEN $by_layer THEN a.layer END AS layer,
+    a.start_ns AS s, a.end_ns AS e, a.is_comm
+FROM _assigned a JOIN kernels k USING (run_id, seq)
+WHERE k.run_id IN (SELECT unnest($run_ids)) AND k.kind IN ('kernel', 'comm');
+CREATE OR REPLACE TEMP TABLE _bd_uncounted AS
+SELECT k.run_id, k.kind, count(*) AS activities, sum(k.dur_ns)::BIGINT AS dur_ns
+FROM _assigned a JOIN kernels k USING (run_id, seq)
+WHERE k.run_id IN (SELECT unnest($run_ids)) AND k.kind NOT IN ('kernel', 'comm')
+GROUP BY k.run_id, k.kind;

@@ -1,0 +1,75 @@
+-- Report `breakdown --by step`: the profiler step of each activity of _bd_act (breakdown_activity.sql).
+-- A kernel_details.csv run has it on every row (its Step Id column: kernels.step_id). A trace file has
+-- ProfilerStep#N annotations on the host (torch.profiler's prof.step(): cat user_annotation, cpu_op in
+-- Ascend's trace_view.json, operator in old Kineto; their GPU-side copies, gpu_user_annotation, are not
+-- read). An activity is in step N when its launch lies in [start, end) of ProfilerStep#N, which is how
+-- HTA gives a GPU kernel the iteration of its correlated CPU event (hta/common/trace.py, add_iteration).
+-- The launch is found as attribute_modules.sql finds it: the runtime call with the activity's
+-- correlation id, or in trace_view.json the op its async_npu flow starts at.
+-- Activities in no step (no Step Id, no launch in the trace, or a launch outside every ProfilerStep#N)
+-- leave _bd_act; _bd_step_summary counts them.
+-- Inputs: _bd_act, kernels, host_events, trace_events.
+-- Parameters:
+--   $run_ids INTEGER[]: the runs of _bd_act
+-- Output: TEMP _bd_step_summary, one row per run of _bd_act:
+--   run_id INTEGER: the run
+--   marks BIGINT: its ProfilerStep#N annotations
+--   stepped BIGINT: activities with a step
+--   unstepped BIGINT: activities in no step
+--   unstepped_ns BIGINT: their time
+-- Output: TEMP _bd_act, the activities with a step, the same columns with step set:
+--   run_id INTEGER: the run
+--   seq BIGINT: the activity (kernels.seq)
+--   step BIGINT: its step
+--   pass BIGINT: NULL
+--   layer BIGINT: NULL
+--   s BIGINT: start, ns
+--   e BIGINT: end, ns
+--   is_comm BOOLEAN: communication (else computing)
+-- TEMP _bd_marks, _bd_launches and _bd_stepped are scratch, dropped at the end.
+CREATE OR REPLACE TEMP TABLE _bd_marks AS
+SELECT run_id, CAST(regexp_extract(name, '^ProfilerStep#(\d+)$', 1) AS BIGINT) AS step, start_ns,
+    start_ns + dur_ns AS end_ns
+FROM host_events
+WHERE run_id IN (SELECT unnest($run_ids)) AND regexp_matches(name, '^ProfilerStep#\d+$')
+  AND cat IS DISTINCT FROM 'gpu_user_annotation';
+CREATE OR REPLACE TEMP TABLE _bd_launches AS
+WITH scope AS (
+    SELECT a.run_id, a.seq, k.correlation_id, k.step_id
+    FROM _bd_act a JOIN kernels k USING (run_id, seq)
+), runtime_launches AS (
+    SELECT k.run_id, k.seq, h.start_ns AS t
+    FROM scope k
+    JOIN host_events h ON h.run_id = k.run_id AND h.correlation_id = k.correlation_id
+    WHERE k.step_id IS NULL AND k.correlation_id IS NOT NULL
+      AND h.cat IN ('cuda_runtime', 'cuda_driver', 'privateuse1_runtime', 'privateuse1_driver', 'runtime')
+), flow_launches AS (
+    -- Ascend trace_view.json: a flow ('s' at the launching op, 'f' at the task's start on its stream)
+    SELECT k.run_id, k.seq, s.start_ns AS t
+    FROM trace_events f
+    JOIN trace_events s ON s.run_id = f.run_id AND s.correlation_id = f.correlation_id AND s.ph = 's'
+    JOIN trace_events k ON k.run_id = f.run_id AND k.pid = f.pid AND k.tid IS NOT DISTINCT FROM f.tid
+                       AND k.start_ns = f.start_ns AND k.ph = 'X' AND k.kind IS NOT NULL
+    WHERE f.run_id IN (SELECT unnest($run_ids)) AND f.ph = 'f' AND f.cat = 'async_npu'
+      AND (k.run_id, k.seq) IN (SELECT run_id, seq FROM scope WHERE step_id IS NULL)
+)
+SELECT run_id, seq, min(t) AS t
+FROM (SELECT * FROM runtime_launches UNION ALL SELECT * FROM flow_launches)
+GROUP BY run_id, seq;
+CREATE OR REPLACE TEMP TABLE _bd_stepped AS
+SELECT a.*, coalesce(k.step_id, CASE WHEN l.t < m.end_ns THEN m.step END) AS found_step
+FROM _bd_act a
+JOIN kernels k USING (run_id, seq)
+LEFT JOIN _bd_launches l USING (run_id, seq)
+ASOF LEFT JOIN _bd_marks m ON m.run_id = l.run_id AND l.t >= m.start_ns;
+CREATE OR REPLACE TEMP TABLE _bd_step_summary AS
+SELECT a.run_id, (SELECT count(*) FROM _bd_marks m WHERE m.run_id = a.run_id) AS marks,
+    count(*) FILTER (WHERE a.found_step IS NOT NULL) AS stepped,
+    count(*) FILTER (WHERE a.found_step IS NULL) AS unstepped,
+    coalesce(sum(a.e - a.s) FILTER (WHERE a.found_step IS NULL), 0)::BIGINT AS unstepped_ns
+FROM _bd_stepped a GROUP BY a.run_id;
+CREATE OR REPLACE TEMP TABLE _bd_act AS
+SELECT run_id, seq, found_step AS step, pass, layer, s, e, is_comm FROM _bd_stepped WHERE found_step IS NOT NULL;
+DROP TABLE _bd_stepped;
+DROP TABLE _bd_launches;
+DROP TABLE _bd_marks;

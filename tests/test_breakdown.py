@@ -1,0 +1,254 @@
+"""`tracedb report breakdown`: span, computing, communication, overlapped, comm_not_overlapped and free time per
+run, step, pass or layer. The expected numbers are derived by hand for a small Kineto trace written here, and
+computed for the tiny Ascend decode by a plain Python interval union written here (not from tracedb's SQL).
+The real-trace checks are in tests/test_breakdown_real.py."""
+import csv
+import io
+import json
+from decimal import Decimal
+
+import pytest
+
+import tiny_kineto
+import tiny_swimlane
+import tiny_trace
+import tracedb
+from helpers import cli
+
+COLUMNS = ["run", "step", "pass", "layer", "span_us", "computing_us", "communication_us", "overlapped_us",
+           "comm_not_overlapped_us", "free_us"]
+
+# A Kineto trace of two profiler steps, GPU compute on stream 7 and collectives on stream 20, µs relative to the
+# trace. Each kernel: (name, category, stream, start, end, launch time or None: no launch in the trace).
+#
+#   ProfilerStep#7 [0, 100)    gemm            s7  [10, 30)   launched at 1
+#                              ncclDevKernel   s20 [20, 50)   launched at 2    (overlaps gemm 20-30, flash 40-45)
+#                              flash_fwd       s7  [40, 45)   launched at 3
+#                              Memcpy HtoD     s7  [55, 60)   launched at 4    (memcpy: neither, so free)
+#                              relu            s7  [70, 72)   launched at 5
+#                              late_kernel     s7  [101, 104) launched at 90   (runs in step 8's time, is step 7's)
+#   ProfilerStep#8 [100, 200)  nccl AllGather  s20 [110, 130) launched at 101
+#                              gemm            s7  [120, 150) launched at 102  (overlaps the AllGather 120-130)
+#                              DeepEP combine  s20 [160, 170) launched at 103
+#                              custom AR       s20 [175, 180) launched at 104  (vLLM cross_device_reduce)
+#   after the steps            after_kernel    s7  [260, 262) launched at 250  (in no step)
+#                              orphan          s7  [300, 301) no launch        (in no step)
+#
+# step 7: span 10..104 = 94; computing [10,30) [40,45) [70,72) [101,104) = 30; communication [20,50) = 30;
+#         overlapped [20,30) [40,45) = 15; comm_not_overlapped 15; busy [10,50) [70,72) [101,104) = 45, free 49.
+# step 8: span 110..180 = 70; computing [120,150) = 30; communication 20 + 10 + 5 = 35; overlapped [120,130) = 10;
+#         comm_not_overlapped 25; busy [110,150) [160,170) [175,180) = 55, free 15.
+# run:    span 10..301 = 291; computing 30 + 30 + 2 + 1 = 63; communication 65; overlapped 25; comm_not_overlapped
+#         40; busy 63 + 65 - 25 = 103, free 188.
+KERNELS = [
+    ("gemm_kernel", "kernel", 7, 10, 30, 1),
+    ("ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)", "kernel", 20, 20, 50, 2),
+    ("flash_fwd_kernel", "kernel", 7, 40, 45, 3),
+    ("Memcpy HtoD (Pageable -> Device)", "gpu_memcpy", 7, 55, 60, 4),
+    ("relu_kernel", "kernel", 7, 70, 72, 5),
+    ("late_kernel", "kernel", 7, 101, 104, 90),
+    ("ncclKernel_AllGather_RING_LL_Sum_int8_t(ncclDevComm*, unsigned long, ncclWork*)", "kernel", 20, 110, 130, 101),
+    ("gemm_kernel", "kernel", 7, 120, 150, 102),
+    ("void deep_ep::intranode::combine<__nv_bfloat16, 8, 768>(int4*, float*, int4 const*)", "kernel", 20, 160, 170, 103),
+    ("void vllm::cross_device_reduce_1stage<__nv_bfloat16, 8>(vllm::RankData*, vllm::RankSignals, int)", "kernel",
+     20, 175, 180, 104),
+    ("after_kernel", "kernel", 7, 260, 262, 250),
+    ("orphan_kernel", "kernel", 7, 300, 301, None),
+]
+STEPS = [("ProfilerStep#7", 0, 100), ("ProfilerStep#8", 100, 200)]
+EXPECTED_STEPS = {7: (94, 30, 30, 15, 15, 49), 8: (70, 30, 35, 10, 25, 15)}   # span, comp, comm, ov, comm_nov, free
+EXPECTED_RUN = (291, 63, 65, 25, 40, 188)
+
+
+def write_kineto(path):
+    host, gpu = 100, 0
+    ev = [{"ph": "M", "name": "process_name", "pid": gpu, "tid": 0, "args": {"name": "GPU 0"}}]
+    for name, start, end in STEPS:
+        ev.append({"ph": "X", "cat": "user_annotation", "name": name, "pid": host, "tid": host, "ts": start,
+                   "dur": end - start, "args": {}})
+    for corr, (name, cat, stream, start, end, launch) in enumerate(KERNELS, start=500):
+        if launch is not None:
+            ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": host, "tid": host,
+                       "ts": launch, "dur": 0.5, "args": {"correlation": corr}})
+        ev.append({"ph": "X", "cat": cat, "name": name, "pid": gpu, "tid": stream, "ts": start, "dur": end - start,
+                   "args": {"device": 0, "stream": stream, "correlation": corr if launch is not None else 99999}})
+    with open(path, "w") as f:
+        json.dump({"schemaVersion": 1, "traceEvents": ev}, f)
+    return str(path)
+
+
+def rows_of(text):
+    got = list(csv.reader(io.StringIO(text)))
+    assert got[0] == COLUMNS
+    return got[1:]
+
+
+def figures(row):
+    return tuple(Decimal(v) for v in row[4:])
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory):
+    d = tmp_path_factory.mktemp("breakdown")
+    db = str(d / "b.duckdb")
+    con = tracedb.connect(db)
+    tracedb.ingest_trace(con, write_kineto(d / "steps.json"), name="steps")
+    tracedb.ingest_trace(con, tiny_trace.write(d / "x2.csv", dur_factor=2), name="tiny_x2")
+    tracedb.ingest_trace(con, tiny_kineto.write(d / "gpu.json"), name="gpu")
+    tracedb.ingest_trace(con, tiny_swimlane.write(d / "cores.json"), name="cores")
+    con.close()
+    return db
+
+
+def test_by_run_hand_derived(store):
+    r = cli("report", "breakdown", "--db", store, "--run", "steps", "--format", "csv")
+    (row,) = rows_of(r.stdout)
+    assert row[:4] == ["steps", "", "", ""]
+    assert figures(row) == EXPECTED_RUN
+    # the notes (on stderr for CSV) state the definitions and what was not counted
+    assert "step_trace_time.csv" in r.stderr and "1 memcpy (5.000 us)" in r.stderr
+
+
+def test_by_step_assigns_kernels_by_their_launch(store):
+    r = cli("report", "breakdown", "--db", store, "--run", "steps", "--by", "step", "--format", "csv")
+    got = {int(row[1]): figures(row) for row in rows_of(r.stdout)}
+    assert got == EXPECTED_STEPS
+    assert "2 kernels (3.000 us) are in no step" in r.stderr
+
+
+def test_columns_add_up(store):
+    """span = computing + comm_not_overlapped + free, and communication = overlapped + comm_not_overlapped."""
+    for by in ("run", "step"):
+        for row in rows_of(cli("report", "breakdown", "--db", store, "--run", "steps", "--by", by, "-f", "csv").stdout):
+            span, comp, comm, ov, nov, free = figures(row)
+            assert span == comp + nov + free and comm == ov + nov
+
+
+def interval_union(intervals):
+    """Total length of a union of half-open intervals, by sorting: the plain definition."""
+    total, cur = 0, None
+    for s, e in sorted(intervals):
+        if cur is None or s > cur[1]:
+            if cur:
+                total += cur[1] - cur[0]
+            cur = [s, e]
+        else:
+            cur[1] = max(cur[1], e)
+    return total + (cur[1] - cur[0] if cur else 0)
+
+
+def tiny_reference(dur_factor):
+    """step -> (span, computing, communication, overlapped, comm_not_overlapped, free) in ns, from the rows
+    tests/tiny_trace.py writes (hcom rows are written twice: counted once)."""
+    per_step = {}
+    seen = set()
+    for r in tiny_trace.rows(dur_factor):
+        step, name, core, start, dur = r[0], r[5], r[8], r[9], r[10]
+        s = int(start.strip().replace(".", ""))
+        e = s + int(dur.replace(".", ""))
+        comm = core == "COMMUNICATION"
+        if comm and (step, s, name) in seen:
+            continue
+        seen.add((step, s, name))
+        per_step.setdefault(step, []).append((s, e, comm))
+    out = {}
+    for step, acts in per_step.items():
+        comp = interval_union([(s, e) for s, e, c in acts if not c])
+        comm = interval_union([(s, e) for s, e, c in acts if c])
+        busy = interval_union([(s, e) for s, e, _ in acts])
+        span = max(e for _, e, _ in acts) - min(s for s, _, _ in acts)
+        ov = comp + comm - busy
+        out[step] = tuple(Decimal(v) / 1000 for v in (span, comp, comm, ov, comm - ov, span - busy))
+    return out
+
+
+def test_tiny_ascend_by_step_matches_a_plain_union(store):
+    """The hcom ops of tiny_x2 overlap the MatMul before and the SwiGlu after them (golden/breakdown.md)."""
+    rows = rows_of(cli("report", "breakdown", "--db", store, "--run", "tiny_x2", "--by", "step", "-f", "csv").stdout)
+    got = {int(row[1]): figures(row) for row in rows}
+    want = tiny_reference(2)
+    assert got == want
+    assert all(v[3] > 0 for v in want.values())
+
+
+def test_by_pass_equals_by_step_when_a_pass_is_a_step(store):
+    """In the full window each pass of the tiny decode holds exactly its profiler step's kernels (step p + 1 is
+    pass p), so --by pass gives the --by step figures; --by layer splits each pass into its prologue and layers,
+    each a unit of its own whose columns add up."""
+    seg = ["--db", store, "--run", "tiny_x2", "--profile", "qwen3-npu", "--layers", "2", "-f", "csv"]
+    passes = {int(r[2]): figures(r) for r in rows_of(cli("report", "breakdown", *seg, "--by", "pass").stdout)}
+    assert passes == {step - 1: fig for step, fig in tiny_reference(2).items()}
+    layers = rows_of(cli("report", "breakdown", *seg, "--by", "layer").stdout)
+    assert [(r[2], r[3]) for r in layers][-3:] == [("3", "prologue"), ("3", "0"), ("3", "1")]
+    for row in layers:
+        span, comp, comm, ov, nov, free = figures(row)
+        assert span == comp + nov + free and comm == ov + nov
+
+
+def test_python_api(store):
+    con = tracedb.connect(store, read_only=True)
+    try:
+        r = tracedb.report(con, "breakdown", run="steps", by="step")
+        t = r.arrow()
+        assert t.column_names == COLUMNS
+        assert t.column("step").to_pylist() == [7, 8]
+        assert [str(v) for v in t.column("overlapped_us").to_pylist()] == ["15.000", "10.000"]
+        with pytest.raises(tracedb.UsageError, match="by"):
+            tracedb.report(con, "breakdown", run="steps", by="module")
+    finally:
+        con.close()
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--run", "gpu", "--by", "step"], "--by step: run 'gpu' has no steps"),
+    (["--run", "cores"], "run 'cores' has no kernels or communication ops"),
+    (["--run", "tiny_x2", "--by", "pass", "--pass", "mean", "--profile", "qwen3-npu", "--layers", "2"], "--pass mean"),
+    (["--run", "steps", "--by", "module"], "--by 'module': unknown"),
+])
+def test_errors_are_one_line_exit_2(store, args, message):
+    r = cli("report", "breakdown", "--db", store, *args, check=False)
+    assert r.returncode == 2, r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and message in lines[0], r.stderr
+    assert r.stdout == ""
+
+
+def test_table_shows_the_unit_columns_of_its_by(store):
+    out = cli("report", "breakdown", "--db", store, "--run", "steps", "--by", "step").stdout
+    header = next(line for line in out.splitlines() if line.startswith("run"))
+    assert header.split()[:3] == ["run", "step", "span_us"]
+
+
+GPU_COMMUNICATION = [
+    "ncclDevKernel_Generic_4(ncclDevKernelArgsStorage<4096ul>)",                               # NCCL 2.19+ / RCCL
+    "ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)",          # NCCL before 2.19
+    "void deep_ep::intranode::dispatch<8, 768, 8192>(int4*, float*, int*, long*)",            # DeepEP
+    "void deep_ep::internode_ll::combine<false, 3, 7168>(void*, int const*)",                 # DeepEP low latency
+    "void dpsk::ep::internode::notify_dispatch<false, 8>(int const*, long*, int)",            # DeepSeek's DeepEP build
+    "void vllm::cross_device_reduce_1stage<__nv_bfloat16, 8>(vllm::RankData*, vllm::RankSignals, int)",
+    "void c10d::symmetric_memory::one_shot_all_reduce_kernel<float, 8>(float**, unsigned long)",
+    "void tensorrt_llm::kernels::ar_fusion::allreduce_fusion_kernel_oneshot_lamport<(tensorrt_llm::kernels::"
+    "AllReduceFusionPattern)1, __nv_bfloat16, 8, true>(tensorrt_llm::kernels::ar_fusion::AllReduceFusionParams)",
+    "void userbuffers_fp16_sum_inplace_gpu_rr_rs<2>(int, int, int, int, int, int, int, void**, int, unsigned long)",
+    "void tensorrt_llm::kernels::moe_comm::moeA2ADispatchKernel<8, false, false>(int const*)",
+]
+GPU_NOT_COMMUNICATION = [
+    "void dpsk::ep::cuda::get_dispatch_layout<256, 32, 8>(long const*, int*, int*, int*, bool*, int, int, int, int)",
+    "void at::native::vectorized_gather_kernel<16, long>(char*, char*, long*, int, long, long, long, long, bool)",
+    "void flashinfer::norm::FusedAddRMSNormKernel<8u, __nv_bfloat16>(__nv_bfloat16*)",
+]
+
+
+@pytest.mark.parametrize("profile", ["generic", "dsv3-gpu", "dsv4-gpu"])
+def test_gpu_communication_kernels_are_recognised(profile):
+    """NCCL/RCCL, DeepEP, custom all-reduce, userbuffers and MoE all-to-all kernels are in the communication
+    category (what every report, breakdown included, counts as communication); their neighbours are not."""
+    from tracedb.engine import profiles, segment
+    con = tracedb.connect(":memory:")
+    try:
+        names = GPU_COMMUNICATION + GPU_NOT_COMMUNICATION
+        got = segment.categorize(con, profiles.load(profile), [(n, None) for n in names])
+    finally:
+        con.close()
+    assert got[:len(GPU_COMMUNICATION)] == ["communication"] * len(GPU_COMMUNICATION)
+    assert "communication" not in got[len(GPU_COMMUNICATION):]
