@@ -135,3 +135,15 @@ def breakdown(run: RunOpt = None, tag: TagOpt = None, db: DbOpt = None,
     """Where device time goes: span, computing, communication, overlapped, not-overlapped communication and free
     time per run, step, pass or layer (the Ascend profiler's step_trace_time.csv columns)."""
     _run("breakdown", db, check_format(format), output, run, tag, **seg, pass_spec=pass_, by=by)
+
+
+@app.command()
+@one_line_errors
+@segmentation_options
+def launches(run: RunOpt = None, tag: TagOpt = None, db: DbOpt = None,
+             by: Annotated[str, typer.Option("--by", help="kernel: a row per kernel name (per pass and layer with an anchor); run, step, pass or layer: a row per unit, its idle time adding up to report breakdown's free_us.", callback=choice("kernel", "run", "step", "pass", "layer"))] = "kernel",
+             pass_: PassOpt = "all",
+             format: FmtOpt = "table", output: OutOpt = None, seg=None):
+    """Host-side cost of device work (GPU traces with host events): launch calls, launch-to-start delay, and idle time
+    host-bound (before the next kernel's launch call) or not, per kernel name, run, step, pass or layer."""
+    _run("launches", db, check_format(format), output, run, tag, **seg, pass_spec=pass_, by=by)

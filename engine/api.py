@@ -29,11 +29,13 @@ OPTIONS = {
     "modules": {**SEGMENT, "pass_": "pass_spec", "by": "by", "module_path": "module_path"},
     "compare": {**SEGMENT, "pass_": "pass_spec", "by": "by", "layer": "layer", "module_path": "module_path"},
     "breakdown": {**SEGMENT, "pass_": "pass_spec", "by": "by"},
+    "launches": {**SEGMENT, "pass_": "pass_spec", "by": "by"},
     "cores": {"run": "runs", "tag": "tags", "match": "match", "from_": "from_us", "to": "to_us",
               "per_core": "per_core", "scheduler": "scheduler", "stack": "stack", "top_gaps": "top_gaps"},
 }
 # Defaults that differ from the engine's, as the CLI sets them.
-DEFAULTS = {"kernels": {"pass_spec": "auto"}, "compare": {"by": "layer"}, "breakdown": {"by": "run"}}
+DEFAULTS = {"kernels": {"pass_spec": "auto"}, "compare": {"by": "layer"}, "breakdown": {"by": "run"},
+            "launches": {"by": "kernel"}}
 
 
 class Report:
@@ -90,7 +92,7 @@ class Report:
 
 
 def report(con, name: str, **options) -> Report:
-    """Run report `name` (passes, layers, kernels, timeline, modules, cores, compare, breakdown) over a store.
+    """Run report `name` (passes, layers, kernels, timeline, modules, cores, compare, breakdown, launches) over a store.
 
     `con` is a connection from tracedb.connect, or a store path (opened read-only for the call). Options
     are the command line's, with underscores: run= (a name, GLOB or list), tag=, profile=, anchor=,

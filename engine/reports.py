@@ -5,16 +5,14 @@ import os
 import stat
 
 from tracedb import sql
-from tracedb.engine import attribution, compare, patterns, profiles, segment, selection
+from tracedb.engine import attribution, compare, launches, patterns, segment, selection, units
 from tracedb.engine import render as rnd
 from tracedb.errors import UsageError
 
-REPORTS = ("passes", "layers", "kernels", "timeline", "modules", "cores", "compare", "breakdown")
-# The kernels of a full window before a pass's first layer boundary have no layer: every format prints
-# that layer as `prologue` (CSV and JSON too, so a loader never confuses it with a missing value).
-PROLOGUE = {"layer": ("prologue", "pass")}
+REPORTS = ("passes", "layers", "kernels", "timeline", "modules", "cores", "compare", "breakdown", "launches")
+PROLOGUE = units.PROLOGUE
 # --by of the reports that take it, when not given (the command line's defaults)
-BY_DEFAULT = {"modules": "kernel", "compare": "kernel", "breakdown": "run"}
+BY_DEFAULT = {"modules": "kernel", "compare": "kernel", "breakdown": "run", "launches": "kernel"}
 BREAKDOWN_BY = ("run", "step", "pass", "layer")
 # what `report breakdown` counts, stated in a note of every breakdown (docs/reports.md#report-breakdown)
 BREAKDOWN_DEFINITIONS = (
@@ -39,12 +37,14 @@ def build_report(con, name: str, fmt: str = "table", pass_spec: str = "all", abs
     if name not in REPORTS:
         raise UsageError(f"unknown report {name!r}; reports: {', '.join(REPORTS)}")
     spec = str(pass_spec).strip().lower()
-    if spec == "mean" and name in ("kernels", "timeline", "modules", "breakdown"):
+    if spec == "mean" and name in ("kernels", "timeline", "modules", "breakdown", "launches"):
         raise UsageError(f"--pass mean: report {name} shows single passes; give a pass number, all, steady or auto "
                          "(layers and compare average the steady passes)")
     by = by if by is not None else BY_DEFAULT.get(name)
     if name == "breakdown":
         return _breakdown(con, fmt, spec, by, seg_opts)
+    if name == "launches":
+        return launches.build(con, fmt, spec, by, seg_opts)
     if name == "modules":
         return _modules(con, fmt, pass_spec, by, seg_opts, module_path)
     if name == "cores":
@@ -53,7 +53,7 @@ def build_report(con, name: str, fmt: str = "table", pass_spec: str = "all", abs
     b.notes.append(b.rule())
     segment.find_passes(con, b)
     base = {"run_ids": b.run_ids, "absolute": bool(absolute)}
-    meta = _params(b, pass_spec)
+    meta = units.params(b, pass_spec)
     if name == "passes":
         sel = segment.select_passes(con, b, "all")
         segment.assign(con, b, sel)
@@ -123,26 +123,14 @@ def _layers(con, fmt, b, meta, base, mean):
     return rnd.fetch_file(con, fmt, "report_layers", base, "layers", b, meta, "layers", category_columns=cols, **kw)
 
 
-def _segmented(con, opt, spec, select):
-    """Bind the options, find the passes and assign the kernels of the passes `select(con, b, spec)`
-    picks to layers, with the short last layer flagged: (bound options, report parameters)."""
-    b = segment.bind(con, opt)
-    b.notes.append(b.rule())
-    segment.find_passes(con, b)
-    segment.assign(con, b, select(con, b, spec))
-    selection.flag_short_last_layer(con, b)
-    return b, _params(b, spec)
-
-
 def _modules(con, fmt, pass_spec, by, seg_opts, module_path=False):
     """Device time by launching module. Segmentation is optional: without an anchor (from --anchor or
     the profile) every kernel has an empty pass and layer."""
     if by not in ("kernel", "module"):
         raise UsageError("--by: expected kernel or module")
     opt = segment.Options(**seg_opts)
-    has_anchor = bool(opt.anchor) or bool(opt.profile and profiles.load(opt.profile).anchor)
-    if has_anchor:
-        b, meta = _segmented(con, opt, pass_spec, segment.select_passes)
+    if units.has_anchor(opt):
+        b, meta = units.segmented(con, opt, pass_spec, segment.select_passes)
     else:
         b = segment.bind_runs(con, opt.runs, opt.tags)
         con.execute("CREATE OR REPLACE TEMP TABLE _assigned (run_id INTEGER, seq BIGINT, pass BIGINT, layer BIGINT)")
@@ -162,18 +150,10 @@ def _breakdown(con, fmt, spec, by, seg_opts):
     --by run and step need no anchor, only the profile's category rules (what is communication)."""
     if by not in BREAKDOWN_BY:
         raise UsageError(f"--by {by!r}: expected one of {', '.join(BREAKDOWN_BY)}")
-    opt = segment.Options(**seg_opts)
-    if by in ("pass", "layer"):
-        b, meta = _segmented(con, opt, spec, selection.select_noted)
-        sql.run(con, "breakdown_activity_layers", {"run_ids": b.run_ids, "by_layer": by == "layer"})
-    else:
-        b = segment.bind_runs(con, opt.runs, opt.tags, opt.profile)
-        meta = {"runs": ", ".join(b.run_names[r] for r in b.run_ids), "profile": b.profile.name}
-        segment.categorize_kernels(con, b)
-        sql.run(con, "breakdown_activity", {"run_ids": b.run_ids})
-    _breakdown_check_kernels(con, b, by)
+    b, meta = units.activity_units(con, spec, by, seg_opts)
+    units.check_activities(con, b, by)
     if by == "step":
-        _breakdown_steps(con, b)
+        units.split_steps(con, b)
     sql.run(con, "breakdown_union")
     meta["by"] = by
     b.notes.append(BREAKDOWN_DEFINITIONS)
@@ -184,37 +164,7 @@ def _breakdown(con, fmt, spec, by, seg_opts):
     res = rnd.fetch_file(con, fmt, "report_breakdown", {"run_ids": b.run_ids}, "breakdown", b, meta,
                          f"device time by {by}: computing, communication, overlap, free",
                          labels=PROLOGUE if by == "layer" else None)
-    # a table for people shows the unit columns its --by fills; CSV and JSON keep every column
-    unused = [c for c in ("step", "pass", "layer") if c not in {"step": ["step"], "pass": ["pass"],
-                                                                  "layer": ["pass", "layer"]}.get(by, [])]
-    return rnd.drop_columns(res, unused) if fmt in ("table", "md") else res
-
-
-def _breakdown_check_kernels(con, b, by):
-    """Every run has kernels or communication ops to divide (in the selected passes, --by pass and layer)."""
-    have = dict(con.execute("SELECT run_id, count(*) FROM _bd_act GROUP BY run_id").fetchall())
-    for rid in b.run_ids:
-        if not have.get(rid):
-            where = " in the selected passes" if by in ("pass", "layer") else ""
-            raise UsageError(f"run '{b.run_names[rid]}' has no kernels or communication ops{where} (memcpy, memset "
-                             "and per-core tasks do not count; per-core traces: `tracedb report cores`)")
-
-
-def _breakdown_steps(con, b):
-    """Split _bd_act by profiler step; a run without steps is an error, activities in no step a note."""
-    sql.run(con, "breakdown_steps", {"run_ids": b.run_ids})
-    summary = {r[0]: r[1:] for r in con.execute(
-        "SELECT run_id, marks, stepped, unstepped, unstepped_ns FROM _bd_step_summary").fetchall()}
-    for rid in b.run_ids:
-        marks, stepped, unstepped, unstepped_ns = summary.get(rid, (0, 0, 0, 0))
-        if not stepped:
-            why = ("none of its kernels was launched inside one of its ProfilerStep#N annotations" if marks else
-                   "its kernels carry no Step Id and it has no ProfilerStep#N annotation (torch.profiler's "
-                   "prof.step())")
-            raise UsageError(f"--by step: run '{b.run_names[rid]}' has no steps: {why}; use --by run, pass or layer")
-        if unstepped:
-            b.notes.append(f"run '{b.run_names[rid]}': {unstepped:,} kernels ({unstepped_ns / 1000:,.3f} us) are in no "
-                           "step (no Step Id, or launched outside every ProfilerStep#N): left out")
+    return units.unit_columns(res, fmt, by)
 
 
 def _cores(con, fmt, runs=(), tags=(), match=None, from_us=None, to_us=None, per_core=False, scheduler=False,
@@ -264,13 +214,6 @@ def _clusters(con, fmt, b, meta):
         f"AS {sql.ident(c + '_pct')}" for i, c in enumerate(b.profile.categories))
     return rnd.fetch_file(con, fmt, "report_clusters", {"run_ids": b.run_ids}, "layers", b, meta, "layer clusters by type",
                           category_shares=shares)
-
-
-def _params(b, pass_spec) -> dict:
-    return {"runs": ", ".join(b.run_names[r] for r in b.run_ids), "profile": b.profile.name,
-            "anchor": b.anchor, "layers": b.layers, "blocks_per_layer": b.blocks_per_layer,
-            "layer_offset": b.layer_offset, "window": b.window, "passes_by": b.pass_rule(),
-            "pass": pass_spec}
 
 
 def temp_path(path: str) -> str:

@@ -43,6 +43,27 @@ def real_trace(*parts) -> str:
     return path
 
 
+def assert_one_line_error(r, message: str = "", code: int = 2):
+    """A refused call: exit `code`, one `error:` line on stderr holding `message`, nothing on stdout."""
+    assert r.returncode == code, r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and message in lines[0], r.stderr
+    assert r.stdout == ""
+
+
+def store_of(folder, runs: dict) -> str:
+    """A store file in `folder` holding one run per entry of `runs` (run name -> trace path), ingested in order."""
+    import tracedb
+    db = os.path.join(str(folder), "store.duckdb")
+    con = tracedb.connect(db)
+    try:
+        for name, path in runs.items():
+            tracedb.ingest_trace(con, path, name=name)
+    finally:
+        con.close()
+    return db
+
+
 def write_csv(path, header, rows, bom=False):
     """Write a kernel_details-like CSV from lists of cells (cells written verbatim: quote them yourself)."""
     text = ",".join(header) + "\n" + "".join(",".join(map(str, r)) + "\n" for r in rows)

@@ -13,7 +13,7 @@ import tiny_kineto
 import tiny_swimlane
 import tiny_trace
 import tracedb
-from helpers import cli
+from helpers import assert_one_line_error, cli, store_of
 
 COLUMNS = ["run", "step", "pass", "layer", "span_us", "computing_us", "communication_us", "overlapped_us",
            "comm_not_overlapped_us", "free_us"]
@@ -90,14 +90,9 @@ def figures(row):
 @pytest.fixture(scope="module")
 def store(tmp_path_factory):
     d = tmp_path_factory.mktemp("breakdown")
-    db = str(d / "b.duckdb")
-    con = tracedb.connect(db)
-    tracedb.ingest_trace(con, write_kineto(d / "steps.json"), name="steps")
-    tracedb.ingest_trace(con, tiny_trace.write(d / "x2.csv", dur_factor=2), name="tiny_x2")
-    tracedb.ingest_trace(con, tiny_kineto.write(d / "gpu.json"), name="gpu")
-    tracedb.ingest_trace(con, tiny_swimlane.write(d / "cores.json"), name="cores")
-    con.close()
-    return db
+    return store_of(d, {"steps": write_kineto(d / "steps.json"),
+                        "tiny_x2": tiny_trace.write(d / "x2.csv", dur_factor=2),
+                        "gpu": tiny_kineto.write(d / "gpu.json"), "cores": tiny_swimlane.write(d / "cores.json")})
 
 
 def test_by_run_hand_derived(store):
@@ -206,11 +201,7 @@ def test_python_api(store):
     (["--run", "steps", "--by", "module"], "--by 'module': unknown"),
 ])
 def test_errors_are_one_line_exit_2(store, args, message):
-    r = cli("report", "breakdown", "--db", store, *args, check=False)
-    assert r.returncode == 2, r.stderr
-    lines = r.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: ") and message in lines[0], r.stderr
-    assert r.stdout == ""
+    assert_one_line_error(cli("report", "breakdown", "--db", store, *args, check=False), message)
 
 
 def test_table_shows_the_unit_columns_of_its_by(store):

@@ -92,6 +92,15 @@ CASES = {
     "breakdown.json": ("breakdown", "json", {"runs": ["tiny_x2"], "by": "pass", "pass_spec": "3"}),
     "breakdown_layer.md": ("breakdown", "md", {"runs": ["tiny_x2"], "by": "layer", "pass_spec": "steady"}),
     "breakdown_gpu.csv": ("breakdown", "csv", {"runs": ["gpu"], "profile": None, "layers": None}),
+    # launches: launch calls, launch-to-start delay, idle time host-bound or not, over the GPU trace (tests/test_launches.py
+    # derives the run's figures); the Ascend run has no host launches: left out with a note
+    "launches.table": ("launches", "table", {"runs": ["gpu"], "profile": None, "layers": None}),
+    "launches.md": ("launches", "md", {"runs": ["gpu", "gpu_x2", "tiny"], "profile": None, "layers": None, "by": "run"}),
+    "launches.csv": ("launches", "csv", {"runs": ["gpu"], "profile": None, "anchor": "flash_fwd"}),
+    "launches.json": ("launches", "json", {"runs": ["gpu"], "profile": None, "anchor": "flash_fwd", "by": "pass",
+                                           "window": "full"}),
+    "launches_layer.csv": ("launches", "csv", {"runs": ["gpu_x2"], "profile": None, "anchor": "flash_fwd", "by": "layer",
+                                               "window": "full"}),
     "timeline.table": ("timeline", "table", {}),
     "timeline.md": ("timeline", "md", {"window": "full"}),
     "timeline.csv": ("timeline", "csv", {"timeline_layers": [1]}),

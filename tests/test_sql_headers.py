@@ -322,6 +322,10 @@ def observed(tmp_path_factory):
             ("breakdown", {**seg}),
             ("breakdown", {**seg, "by": "step"}),
             ("breakdown", {**seg, "by": "layer", "pass_spec": "all"}),
+            ("launches", {"runs": ["gpu"]}),
+            ("launches", {**gpu, "pass_spec": "all"}),
+            ("launches", {**gpu, "by": "layer", "pass_spec": "all"}),
+            ("launches", {"runs": ["gpu", "tiny"], "by": "run"}),
         ]
         for report, opts in calls:
             for fmt in ("csv", "md") if report == "compare" else ("csv",):
