@@ -1,7 +1,9 @@
 """What a path names: a trace file, or a profiler output folder expanded to the files it holds; and,
 for a folder of several profiler outputs or trace files (one per rank), the traces it holds.
 
-The format is taken from the content (the CSV header), not only from the file name."""
+The format is taken from the content (magic bytes, the first JSON byte, the CSV header), not from the file
+name. What is not a regular file (a named pipe, `<(cat trace.json)`, a device, a socket) is refused from its
+`stat`, before it is opened: reading it would block, or consume the stream a second read needs."""
 import glob
 import json
 import os
@@ -10,6 +12,14 @@ from dataclasses import dataclass, field
 
 from tracedb.errors import InputError
 from tracedb.ingest import ascend_csv, chrome_json, sniff
+
+# profiler_info_{rank}.json: torch_npu writes ~1.5 KB (the config, start/end clocks, versions, rank_id;
+# 1,231-1,547 bytes in the real test data) nested 3 deep (config.common_config.schedule). 1 MiB and 32
+# levels leave ample room and keep a runaway or hostile file from costing memory or Python's recursion.
+SIDE_JSON_BYTES = 1 << 20
+SIDE_JSON_DEPTH = 32
+MAX_RANK = 2**31 - 1              # runs.rank is INTEGER
+MAX_TEXT = 256                    # a version or level string, stored in runs.metadata
 
 
 @dataclass
@@ -37,21 +47,28 @@ class Source:
 
 def resolve(path: str) -> Source:
     if not os.path.exists(path):
-        raise InputError(f"{path}: no such file or folder")
+        dangling = os.path.islink(path)
+        raise InputError(f"{path}: {'a symbolic link to a missing file' if dangling else 'no such file or folder'}")
     if os.path.isdir(path):
         return _resolve_dir(path)
-    if sniff.is_gzip(path) or chrome_json.looks_like_json(path):
+    kind = sniff.kind(path)
+    if kind in ("gzip", "json"):
         return Source(path=path, format="chrome-json", files=[path], rank=rank_from_path(path))
+    if kind == "empty" and path.lower().endswith((".json", ".json.gz", ".gz")):
+        raise InputError(f"{path}: empty file; expected a trace (a Chrome trace JSON object or event array)")
     return _from_csv_files(path, [path])
 
 
 def _resolve_dir(path: str) -> Source:
     """*_ascend_pt/ -> ASCEND_PROFILER_OUTPUT/kernel_details.csv, else the op_summary CSVs msprof wrote
     (every slice, in slice order); ASCEND_PROFILER_OUTPUT/ or mindstudio_profiler_output/ directly too."""
-    root = path.rstrip(os.sep)
+    root = path.rstrip(os.sep) or os.sep
+    _check_listable(root)
     out_dir = os.path.join(root, "ASCEND_PROFILER_OUTPUT")
+    if os.path.isdir(out_dir):
+        _check_listable(out_dir)
     for cand in (os.path.join(out_dir, "kernel_details.csv"), os.path.join(root, "kernel_details.csv")):
-        if os.path.isfile(cand):
+        if os.path.lexists(cand):      # not isfile: a named pipe there is refused by name, not passed over
             src = _from_csv_files(path, [cand])
             break
     else:
@@ -71,19 +88,27 @@ def _resolve_dir(path: str) -> Source:
     info = _profiler_info(pt_root)
     if info:
         src.metadata["profiler_info"] = info
-        rank = str(info.get("rank_id", ""))
-        src.rank = int(rank) if rank.isdigit() else src.rank
+        src.rank = info.get("rank_id", src.rank)
     return src
+
+
+def _check_listable(folder: str):
+    """A folder whose entries cannot be read would look empty to glob and isfile: say so instead."""
+    if not os.access(folder, os.R_OK | os.X_OK):
+        raise InputError(f"{folder}: cannot read the folder: permission denied; expected a readable profiler "
+                         "output folder")
 
 
 def _sqlite_exports(root: str) -> list[str]:
     """ascend_pytorch_profiler[_N].db / msprof_<ts>.db files of a profiler folder (torch_npu export_type=Db)."""
     subs = ("", "ASCEND_PROFILER_OUTPUT", os.path.join("PROF_*", "mindstudio_profiler_output"))
-    pats = [os.path.join(root, sub, name) for sub in subs for name in ("ascend_pytorch_profiler*.db", "msprof_*.db")]
+    pats = [os.path.join(glob.escape(root), sub, name) for sub in subs
+            for name in ("ascend_pytorch_profiler*.db", "msprof_*.db")]
     return sorted(f for p in pats for f in glob.glob(p))
 
 
 def _op_summary_files(root: str) -> list[str]:
+    root = glob.escape(root)     # a folder named like `run[1]` is a name, not a pattern
     pats = [os.path.join(root, "PROF_*", "mindstudio_profiler_output", "op_summary_*.csv"),
             os.path.join(root, "mindstudio_profiler_output", "op_summary_*.csv"),
             os.path.join(root, "op_summary_*.csv")]
@@ -96,26 +121,120 @@ def _op_summary_files(root: str) -> list[str]:
 
 
 def _profiler_info(pt_root: str) -> dict | None:
-    """profiler_info_{rank}.json (or profiler_info.json): rank_id, profiler level, versions."""
-    for f in sorted(glob.glob(os.path.join(pt_root, "profiler_info*.json"))):
-        try:
-            with open(f, encoding="utf-8") as fh:
-                info = json.load(fh)
-        except (OSError, ValueError):
-            continue
-        if isinstance(info, dict):
-            m = re.search(r"profiler_info_(\d+)\.json$", f)
-            if "rank_id" not in info and m:
-                info["rank_id"] = int(m.group(1))
-            keep = {k: info[k] for k in ("rank_id", "torch_npu_version", "cann_version") if k in info}
-            level = info.get("config", {}).get("experimental_config", {}).get("_profiler_level")
-            if level:
-                keep["profiler_level"] = level
-            return keep
-    return None
+    """profiler_info_{rank}.json (or profiler_info.json): rank_id, profiler level, versions. A file that is
+    there but malformed, or holds a field tracedb reads with a wrong type or range, is refused naming the
+    file and the field (fix or remove it: the run's rank would be wrong without it)."""
+    files = sorted(glob.glob(os.path.join(glob.escape(pt_root), "profiler_info*.json")))
+    if not files:
+        return None
+    f = files[0]
+    info = read_side_json(f)
+    if not isinstance(info, dict):
+        raise InputError(f"{f}: a JSON {_json_type(info)}; expected torch_npu's profiler_info JSON object")
+    keep = {}
+    m = re.search(r"profiler_info_(\d+)\.json$", f)
+    named = _rank(f, "the rank in the file name", m.group(1)) if m else None
+    if info.get("rank_id") is not None:
+        keep["rank_id"] = _rank(f, "field rank_id", info["rank_id"])
+        if named is not None and named != keep["rank_id"]:
+            raise InputError(f"{f}: field rank_id is {keep['rank_id']} but the file name says rank {named}; "
+                             "expected them to agree (torch_npu writes both from one rank)")
+    elif named is not None:
+        keep["rank_id"] = named
+    for key in ("torch_npu_version", "cann_version"):
+        if info.get(key) is not None:
+            keep[key] = _text_field(f, key, info[key])
+    config = _object_field(f, "config", info.get("config"))
+    experimental = _object_field(f, "config.experimental_config", config.get("experimental_config"))
+    level = experimental.get("_profiler_level")
+    if level is not None:
+        keep["profiler_level"] = _text_field(f, "config.experimental_config._profiler_level", level)
+    return keep
+
+
+def read_side_json(path: str):
+    """A small JSON side file, size- and depth-checked before it is parsed (SIDE_JSON_BYTES, SIDE_JSON_DEPTH)."""
+    with sniff.open_regular(path) as fh:
+        data = fh.read(SIDE_JSON_BYTES + 1)
+    if len(data) > SIDE_JSON_BYTES:
+        raise InputError(f"{path}: larger than {SIDE_JSON_BYTES >> 20} MiB; expected torch_npu's profiler_info JSON "
+                         "(about 1.5 KB)")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise InputError(f"{path}: byte offset {e.start}: invalid UTF-8; expected a JSON text file") from None
+    depth, at = _json_depth(text)
+    if depth > SIDE_JSON_DEPTH:
+        raise InputError(f"{path}: character offset {at}: nested more than {SIDE_JSON_DEPTH} levels deep; expected "
+                         "torch_npu's profiler_info JSON (3 levels)")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        raise InputError(f"{path}: line {e.lineno} column {e.colno}: not valid JSON ({e.msg}); expected "
+                         "torch_npu's profiler_info JSON") from None
+    except ValueError:      # Python reads integers of at most 4300 digits
+        raise InputError(f"{path}: a number of more than 4300 digits; expected torch_npu's profiler_info JSON") \
+            from None
+    except RecursionError:  # not reached after the depth check; kept so that no nesting can escape as a traceback
+        raise InputError(f"{path}: nested too deep to read; expected torch_npu's profiler_info JSON") from None
+
+
+_JSON_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+
+
+def _json_depth(text: str) -> tuple[int, int]:
+    """The deepest nesting of brackets outside strings, and the character offset where it is first reached."""
+    depth = deepest = at = 0
+    for m in _JSON_TOKENS.finditer(text):
+        c = m.group()
+        if c in ("[", "{"):
+            depth += 1
+            if depth > deepest:
+                deepest, at = depth, m.start()
+                if deepest > SIDE_JSON_DEPTH:
+                    break
+        elif c in ("]", "}"):
+            depth -= 1
+    return deepest, at
+
+
+def _json_type(value) -> str:
+    return {dict: "object", list: "array", str: "string", bool: "boolean", type(None): "null"}.get(
+        type(value), "number")
+
+
+def _rank(path: str, what: str, value) -> int:
+    """A rank: an integer, or a string of digits (torch_npu writes os.environ['RANK'] as is), 0..2^31-1."""
+    ok = (isinstance(value, int) and not isinstance(value, bool)) or (isinstance(value, str) and value.isdecimal()
+                                                                    and value.isascii() and len(value) <= 10)
+    if ok and 0 <= int(value) <= MAX_RANK:
+        return int(value)
+    shown = repr(value) if isinstance(value, str) else json.dumps(value)[:40]
+    raise InputError(f"{path}: {what} is {shown}; expected a rank from 0 to {MAX_RANK} (an integer or a string "
+                     "of digits)")
+
+
+def _text_field(path: str, key: str, value) -> str:
+    if not isinstance(value, str) or len(value) > MAX_TEXT:
+        shown = f"a string of {len(value):,} characters" if isinstance(value, str) else \
+            f"{json.dumps(value)[:40]} (a JSON {_json_type(value)})"
+        raise InputError(f"{path}: field {key} is {shown}; expected a string of at most {MAX_TEXT} characters")
+    return value
+
+
+def _object_field(path: str, key: str, value) -> dict:
+    """An optional JSON object: {} when absent or null."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise InputError(f"{path}: field {key} is {json.dumps(value)[:40]} (a JSON {_json_type(value)}); expected "
+                         "a JSON object")
+    return value
 
 
 def _from_csv_files(path: str, files: list[str]) -> Source:
+    for f in files:
+        sniff.check_regular(f)
     headers = [ascend_csv.read_header(f) for f in files]
     src = Source(path=path, format=headers[0].format, files=files, headers=headers)
     src.rank = rank_from_path(path)
@@ -143,7 +262,7 @@ def expand(path: str) -> list[str]:
     if not os.path.isdir(path) or is_profiler_output(path):
         return [path]
     found = []
-    for root, dirs, files in os.walk(path):
+    for root, dirs, files in os.walk(path, onerror=_walk_error):
         dirs.sort()
         for d in list(dirs):
             if d.startswith(".") or is_profiler_output(os.path.join(root, d)):
@@ -159,20 +278,32 @@ def is_profiler_output(path: str) -> bool:
     base = os.path.basename(os.path.abspath(path))
     return (base.endswith("_ascend_pt") or base in OUTPUT_DIRS
             or os.path.isdir(os.path.join(path, "ASCEND_PROFILER_OUTPUT"))
-            or os.path.isfile(os.path.join(path, "kernel_details.csv")) or bool(_op_summary_files(path)))
+            or os.path.lexists(os.path.join(path, "kernel_details.csv")) or bool(_op_summary_files(path)))
+
+
+def _walk_error(e: OSError):
+    """A sub-folder that cannot be listed would silently hold no traces."""
+    raise InputError(f"{e.filename}: cannot read the folder: {e.strerror}; expected a readable folder of traces")
 
 
 def _is_trace_file(path: str) -> bool:
+    """By name, then content. A trace-named file that is not a regular file, or is compressed or encoded
+    in a way tracedb does not read, is refused (skipping it would hide a trace); other files are passed over."""
     name = os.path.basename(path).lower()
+    if not name.endswith((".json", ".json.gz", ".csv")):
+        return False
+    with sniff.open_regular(path) as f:     # refuses a pipe, and a file that cannot be read, by name
+        first = f.read(sniff.SNIFF)
     if name.endswith((".json", ".json.gz")):
+        why = sniff.refusal(path, first)
+        if why:
+            raise InputError(why)
         return _is_chrome_trace(path)
-    if name.endswith(".csv"):
-        try:
-            ascend_csv.read_header(path)
-        except (InputError, OSError, UnicodeDecodeError):
-            return False       # some other CSV (step_trace_time.csv, a report)
-        return True
-    return False
+    try:
+        ascend_csv.read_header(path)
+    except InputError:
+        return False       # some other CSV (step_trace_time.csv, a report)
+    return True
 
 
 def _is_chrome_trace(path: str) -> bool:

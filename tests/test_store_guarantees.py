@@ -267,3 +267,43 @@ def test_a_store_on_a_read_only_file_system_opens_for_reports(tmp_path):
         assert r.returncode == 1 and r.stderr.count("\n") == 1 and "Traceback" not in r.stderr, r.stderr
     finally:
         subprocess.run(["umount", str(mnt)], capture_output=True)
+
+
+def _big_csv(path, rows):
+    gen = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "bench", "gen_kernel_details.py")
+    subprocess.run([sys.executable, gen, str(path), "--rows", str(rows), "--no-pmu"], check=True, capture_output=True)
+    return str(path)
+
+
+@pytest.mark.parametrize("kind", ["csv", "json"])
+def test_a_real_sigint_during_the_parse_exits_130_in_one_line(store, tmp_path, kind):
+    """The console script itself, sent SIGINT while DuckDB parses (DuckDB turns the signal into an
+    interrupted query): exit 130, `error: interrupted`, store unchanged, no side store left."""
+    trace = (_big_csv(tmp_path / "big.csv", 300_000) if kind == "csv"
+             else _big_trace(tmp_path / "big.json", 600_000))
+    before = _state(store)
+    p = subprocess.Popen([tracedb_exe(), "ingest", trace, "--db", store, "--name", "big"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not [f for f in _side_files(tmp_path) if not f.endswith((".wal", ".tmp"))]:
+        assert p.poll() is None, p.communicate()
+        assert time.monotonic() < deadline, "the ingest never started its side store"
+        time.sleep(0.01)
+    time.sleep(0.3)          # well inside the parse: it takes seconds for these sizes
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=60)
+    assert (p.returncode, err) == (130, "error: interrupted\n"), err
+    assert _state(store) == before and not _side_files(tmp_path)
+
+
+def test_an_empty_file_or_an_empty_duckdb_file_becomes_a_store(tmp_path):
+    import duckdb
+    touched = tmp_path / "touched.duckdb"
+    touched.touch()
+    blank = str(tmp_path / "blank.duckdb")
+    duckdb.connect(blank).close()
+    for db in (str(touched), blank):
+        r = cli("runs", "--db", db, check=False)
+        assert r.returncode == 1 and "ingest a trace into it first" in r.stderr
+        cli("ingest", tiny_kineto.write(tmp_path / "t.json"), "--db", db, "--name", "t")
+        assert "t" in cli("sql", "--db", db, "--format", "csv", "SELECT name FROM runs").stdout.split()

@@ -102,9 +102,9 @@ def test_round_trip(ns):
 
 # ---------------------------------------------------------------------------------------------- the store
 HEADER = ["Name", "Type", "Accelerator Core", "Start Time(us)", "Duration(us)", "Wait Time(us)"]
-# (start cell, duration cell) exactly as written into the CSV. The CSV reader parses times as DECIMAL(25,6)
-# (durations DECIMAL(18,6)): digits beyond the 6th decimal are ROUNDED there before the truncation to ns,
-# while us_text_to_ns truncates them, so these cases stop at 6 decimals on purpose.
+# (start cell, duration cell) exactly as written into the CSV. The load converts the digits themselves
+# (sql/ingest/ingest_ascend_csv.sql), truncating below 1 ns at any number of decimals, as us_text_to_ns does.
+# Negative and scientific spellings are refused there (tests/test_input_hardening_ascend.py).
 CASES = [
     ("1764246877073569.640\t", "1892.920"),           # unquoted, trailing TAB, 19 digits
     ('"1736413971558972.912\t"', "48.680"),           # quoted with TAB inside the quotes
@@ -112,8 +112,7 @@ CASES = [
     ("1764246877073401", "3"),                        # no decimals
     ("1764246877073402.123456", "0.123456"),          # 6 decimals: truncated to .123
     ("1764246877073403.999999", "1.999999"),          # truncated, not rounded, to .999
-    ("-1.2345", "2.0005"),                            # negative start: truncation toward zero
-    ("1.23457e+06", "1.5e+00"),                       # scientific notation, exact in ns
+    ("1764246877073404.9999999999", "0.0009999999995"),  # 10 and 13 decimals: still truncated
     ("400.250\t", "0"),
 ]
 
@@ -129,16 +128,18 @@ def test_store_conversion_agrees_with_us_text_to_ns(con, tmp_path):
     # the expected values spelled out, so a bug shared by both conversions cannot hide:
     assert [r[1] for r in got] == [1764246877073569640, 1736413971558972912, 1764246877073400200,
                                    1764246877073401000, 1764246877073402123, 1764246877073403999,
-                                   -1234, 1234570000, 400250]
-    assert [r[2] for r in got] == [1892920, 48680, 100, 3000, 123, 1999, 2000, 1500, 0]
+                                   1764246877073404999, 400250]
+    assert [r[2] for r in got] == [1892920, 48680, 100, 3000, 123, 1999, 0, 0]
 
 
-def test_store_agrees_on_scientific_below_ns(con, tmp_path):
+def test_store_refuses_scientific_notation(con, tmp_path):
     import tracedb
-    # 9.9999e-1 µs = 0.99999 µs = 999.99 ns: truncated -> 999 ns, like the plain spelling
+    from tracedb.errors import InputError
+    # us_text_to_ns reads 9.9999e-1 (Chrome traces); an Ascend CSV cell must be plain decimal digits
     path = write_csv(tmp_path / "sci.csv", HEADER, [["k0", "T", "AI_CORE", "100", "9.9999e-1", "0"]])
-    tracedb.ingest_trace(con, path, name="sci")
-    assert con.execute("SELECT dur_ns FROM kernels_raw").fetchone()[0] == 999
+    with pytest.raises(InputError, match=r"line 2: column 'Duration\(us\)' is '9.9999e-1'; expected a number of "
+                                         r"microseconds in plain decimal digits"):
+        tracedb.ingest_trace(con, path, name="sci")
     assert us_text_to_ns("9.9999e-1") == us_text_to_ns("0.99999") == 999
 
 
