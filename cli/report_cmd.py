@@ -4,17 +4,32 @@ from typing import Annotated, List, Optional
 
 import typer
 
-from tracedb.cli.common import DbOpt, OutOpt, check_format, emit, one_line_errors
+from tracedb.cli.common import DbOpt, OutOpt, check_format, emit, fail, one_line, one_line_errors
 from tracedb.cli.options import (MAX_KERNELS, MAX_WINDOW_US, AbsOpt, ModulePathOpt, PassOpt, RunOpt, TagOpt, choice,
                                  integer, layer_number, layer_or_mean, non_empty, number, segmentation_options)
 
 app = typer.Typer(help="Reports over one or more runs, segmented into passes and layers by anchor kernels.",
                   no_args_is_help=True)
 
-FmtOpt = Annotated[str, typer.Option("--format", "-f", help="table, md, csv or json (kernels: also compute-flow).")]
+FmtOpt = Annotated[str, typer.Option("--format", "-f", help="table, md, csv, json or html (a page with a chart; kernels: also compute-flow).")]
+OpenOpt = Annotated[bool, typer.Option("--open", help="Show the HTML page in the default browser (implies --format html; without -o it is written to a temporary file, whose path is printed).")]
 
 
-def _run(name, db, fmt, output, run, tag, **kw):
+def _format(fmt: str, show: bool) -> str:
+    """The checked --format; --open means the HTML page. HTML needs the `html` extra: said before any work."""
+    from tracedb.engine import render
+    if show and fmt == "table":
+        fmt = "html"
+    check_format(fmt, render.FORMATS)
+    if show and fmt != "html":
+        fail(f"--open shows the HTML page; --format {fmt} cannot be opened (use --format html or leave --format out)", 2)
+    if fmt == "html":
+        from tracedb.engine import html_report
+        html_report.vl_convert()
+    return fmt
+
+
+def _run(name, db, fmt, output, run, tag, show=False, **kw):
     from tracedb.engine import render, reports
     from tracedb.engine.store import open_store
     con = open_store(db, read_only=True)
@@ -25,7 +40,41 @@ def _run(name, db, fmt, output, run, tag, **kw):
     if fmt == "csv":   # CSV carries data only: notes (fallback anchor, misaligned passes) go to stderr
         for note in res.notes:
             typer.echo(f"note: {note}", err=True)
-    emit(render.render(res, fmt, width=None if output else render.terminal_width()), output)
+    text = render.render(res, fmt, width=None if output else render.terminal_width())
+    if show and not output:
+        _show(name, text)
+        return
+    emit(text, output)
+    if show and not reports.is_stream(output):
+        _open(output)
+
+
+def _show(name, text):
+    """--open without -o: the page goes to a temporary file, whose path is printed (on stdout), then opened."""
+    import os
+    import tempfile
+
+    from tracedb.engine.reports import write_output
+    fd, path = tempfile.mkstemp(prefix=f"tracedb-{name}-", suffix=".html")
+    os.close(fd)
+    write_output(text, path)
+    typer.echo(path)
+    _open(path)
+
+
+def _open(path):
+    """Open the page in the default browser, unless there is no display to show it on (then the printed
+    path is all): a Linux or BSD session without DISPLAY or WAYLAND_DISPLAY, where Python's webbrowser would
+    fall back to a text browser in the terminal."""
+    import os
+    import pathlib
+    import sys
+    import webbrowser
+    if sys.platform.startswith(("linux", "freebsd", "openbsd", "netbsd")) and not (
+            os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        return
+    if not webbrowser.open(pathlib.Path(path).resolve().as_uri()):
+        typer.echo(f"note: no browser could be started; open {one_line(path)}", err=True)
 
 
 @app.command()
@@ -33,9 +82,9 @@ def _run(name, db, fmt, output, run, tag, **kw):
 @segmentation_options
 def passes(run: RunOpt = None, tag: TagOpt = None, db: DbOpt = None,
            absolute: AbsOpt = False,
-           format: FmtOpt = "table", output: OutOpt = None, seg=None):
+           format: FmtOpt = "table", output: OutOpt = None, open_: OpenOpt = False, seg=None):
     """Forward passes: anchors, kernels, time, average and first layer, cold-start / steady-state / partial."""
-    _run("passes", db, check_format(format), output, run, tag, **seg, absolute=absolute)
+    _run("passes", db, _format(format, open_), output, run, tag, show=open_, **seg, absolute=absolute)
 
 
 @app.command()
@@ -44,9 +93,9 @@ def passes(run: RunOpt = None, tag: TagOpt = None, db: DbOpt = None,
 def layers(run: RunOpt = None, tag: TagOpt = None, db: DbOpt = None,
            pass_: PassOpt = "all", absolute: AbsOpt = False,
            clusters: Annotated[bool, typer.Option("--clusters", help="Per layer type statistics (needs --config with layer types).")] = False,
-           format: FmtOpt = "table", output: OutOpt = None, seg=None):
+           format: FmtOpt = "table", output: OutOpt = None, open_: OpenOpt = False, seg=None):
     """Per layer: kernels, sum and wall time, time per category, communication count."""
-    _run("layers", db, check_format(format), output, run, tag, **seg, pass_spec=pass_,
+    _run("layers", db, _format(format, open_), output, run, tag, show=open_, **seg, pass_spec=pass_,
          absolute=absolute, clusters=clusters)
 
 
@@ -60,11 +109,11 @@ def kernels(run: RunOpt = None, tag: TagOpt = None, db: DbOpt = None,
             flow: Annotated[bool, typer.Option("--flow", help="Every kernel of the layer with category, simplified name, ts and shapes.")] = False,
             top: Annotated[int, typer.Option("--top", help="Hot list length (0: all).", callback=integer(0, MAX_KERNELS))] = 20,
             order: Annotated[str, typer.Option("--order", help="Flow order: dur (hottest first) or time.", callback=choice("dur", "time"))] = "dur",
-            format: FmtOpt = "table", output: OutOpt = None, seg=None):
+            format: FmtOpt = "table", output: OutOpt = None, open_: OpenOpt = False, seg=None):
     """Hot kernels of a pass or layer; --format compute-flow (or --flow) for the layer's compute flow."""
     if format == "compute-flow":
         format, flow = "table", True
-    _run("kernels", db, check_format(format), output, run, tag, **seg, pass_spec=pass_,
+    _run("kernels", db, _format(format, open_), output, run, tag, show=open_, **seg, pass_spec=pass_,
          absolute=absolute, layer=layer, compare_layer=compare_layer,
          flow=flow, top=top, order=order)
 
@@ -75,9 +124,9 @@ def kernels(run: RunOpt = None, tag: TagOpt = None, db: DbOpt = None,
 def timeline(run: RunOpt = None, tag: TagOpt = None, db: DbOpt = None,
              pass_: PassOpt = "all", absolute: AbsOpt = False,
              layer: Annotated[Optional[List[int]], typer.Option("--layer", help="Only these layers (repeatable); passes always.", callback=layer_number)] = None,
-             format: FmtOpt = "table", output: OutOpt = None, seg=None):
+             format: FmtOpt = "table", output: OutOpt = None, open_: OpenOpt = False, seg=None):
     """Pass and layer time ranges in seconds from the trace start, to navigate in Perfetto."""
-    _run("timeline", db, check_format(format), output, run, tag, **seg, pass_spec=pass_,
+    _run("timeline", db, _format(format, open_), output, run, tag, show=open_, **seg, pass_spec=pass_,
          absolute=absolute, timeline_layers=layer or [])
 
 
@@ -88,9 +137,9 @@ def modules(run: RunOpt = None, tag: TagOpt = None, db: DbOpt = None,
             pass_: PassOpt = "all",
             by: Annotated[str, typer.Option("--by", help="kernel: a row per (layer, module, kernel); module: per module totals.", callback=choice("kernel", "module"))] = "kernel",
             module_path: ModulePathOpt = False,
-            format: FmtOpt = "table", output: OutOpt = None, seg=None):
+            format: FmtOpt = "table", output: OutOpt = None, open_: OpenOpt = False, seg=None):
     """Device time by the host module that launched it (GPU traces with host events); layers with an anchor."""
-    _run("modules", db, check_format(format), output, run, tag, **seg, pass_spec=pass_,
+    _run("modules", db, _format(format, open_), output, run, tag, show=open_, **seg, pass_spec=pass_,
          by=by, module_path=module_path)
 
 
@@ -104,9 +153,9 @@ def cores(run: RunOpt = None, tag: TagOpt = None, db: DbOpt = None,
           scheduler: Annotated[bool, typer.Option("--scheduler", help="Time per phase on each AICPU scheduler / orchestrator thread.")] = False,
           stack: Annotated[bool, typer.Option("--stack", help="With two runs: their per-class rows stacked, not side by side.")] = False,
           top_gaps: Annotated[int, typer.Option("--top-gaps", help="The N longest idle gaps per core class, with time ranges.", callback=integer(0, MAX_KERNELS))] = 0,
-          format: FmtOpt = "table", output: OutOpt = None):
+          format: FmtOpt = "table", output: OutOpt = None, open_: OpenOpt = False):
     """On-core busy time, idle time and bubbles (exposed vs hidden) of per-core NPU traces; two runs side by side."""
-    _run("cores", db, check_format(format), output, run, tag, match=match, from_us=from_, to_us=to, per_core=per_core,
+    _run("cores", db, _format(format, open_), output, run, tag, show=open_, match=match, from_us=from_, to_us=to, per_core=per_core,
          scheduler=scheduler, stack=stack, top_gaps=top_gaps)
 
 
@@ -118,10 +167,10 @@ def compare(run: RunOpt = None, tag: TagOpt = None, db: DbOpt = None,
             by: Annotated[str, typer.Option("--by", help="layer, category, module (traces with host events), or kernel (aligned by category, module role and rank).", callback=choice("layer", "category", "module", "kernel"))] = "layer",
             layer: Annotated[Optional[str], typer.Option("--layer", help="Only this layer, or mean: per key the mean over the full layers.", callback=layer_or_mean)] = None,
             module_path: ModulePathOpt = False,
-            format: FmtOpt = "table", output: OutOpt = None, seg=None):
+            format: FmtOpt = "table", output: OutOpt = None, open_: OpenOpt = False, seg=None):
     """Two or more runs segmented alike, aligned by layer, category, module or kernel, with delta and ratio to the
     first (a simulated run after a measured one: simulated / measured, and M6 in the notes)."""
-    _run("compare", db, check_format(format), output, run, tag, **seg, pass_spec=pass_,
+    _run("compare", db, _format(format, open_), output, run, tag, show=open_, **seg, pass_spec=pass_,
          by=by, layer=layer, module_path=module_path)
 
 
@@ -131,10 +180,10 @@ def compare(run: RunOpt = None, tag: TagOpt = None, db: DbOpt = None,
 def breakdown(run: RunOpt = None, tag: TagOpt = None, db: DbOpt = None,
               by: Annotated[str, typer.Option("--by", help="run, step (Ascend Step Id; Kineto ProfilerStep#N), pass or layer (these two segment like report layers; --profile sets what is communication for all).", callback=choice("run", "step", "pass", "layer"))] = "run",
               pass_: PassOpt = "all",
-              format: FmtOpt = "table", output: OutOpt = None, seg=None):
+              format: FmtOpt = "table", output: OutOpt = None, open_: OpenOpt = False, seg=None):
     """Where device time goes: span, computing, communication, overlapped, not-overlapped communication and free
     time per run, step, pass or layer (the Ascend profiler's step_trace_time.csv columns)."""
-    _run("breakdown", db, check_format(format), output, run, tag, **seg, pass_spec=pass_, by=by)
+    _run("breakdown", db, _format(format, open_), output, run, tag, show=open_, **seg, pass_spec=pass_, by=by)
 
 
 @app.command()
@@ -143,7 +192,7 @@ def breakdown(run: RunOpt = None, tag: TagOpt = None, db: DbOpt = None,
 def launches(run: RunOpt = None, tag: TagOpt = None, db: DbOpt = None,
              by: Annotated[str, typer.Option("--by", help="kernel: a row per kernel name (per pass and layer with an anchor); run, step, pass or layer: a row per unit, its idle time adding up to report breakdown's free_us.", callback=choice("kernel", "run", "step", "pass", "layer"))] = "kernel",
              pass_: PassOpt = "all",
-             format: FmtOpt = "table", output: OutOpt = None, seg=None):
+             format: FmtOpt = "table", output: OutOpt = None, open_: OpenOpt = False, seg=None):
     """Host-side cost of device work (GPU traces with host events): launch calls, launch-to-start delay, and idle time
     host-bound (before the next kernel's launch call) or not, per kernel name, run, step, pass or layer."""
-    _run("launches", db, check_format(format), output, run, tag, **seg, pass_spec=pass_, by=by)
+    _run("launches", db, _format(format, open_), output, run, tag, show=open_, **seg, pass_spec=pass_, by=by)

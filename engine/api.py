@@ -39,7 +39,7 @@ DEFAULTS = {"kernels": {"pass_spec": "auto"}, "compare": {"by": "layer"}, "break
 
 
 class Report:
-    """One report's result: str() is the terminal table; .text(fmt) any of table, md, csv, json; .arrow()
+    """One report's result: str() is the terminal table; .text(fmt) any of table, md, csv, json, html; .arrow()
     a pyarrow Table with typed columns; .df() a pandas DataFrame; .notes, .columns, .title, .params.
     `compare` gives its tidy rows (one per key and run, as its CSV), not the side-by-side terminal layout."""
 
@@ -63,7 +63,7 @@ class Report:
         return dict(self._result.params)
 
     def text(self, fmt: str = "table") -> str:
-        """The report in format table, md, csv or json (as `tracedb report ... --format fmt` prints it)."""
+        """The report in format table, md, csv, json or html (as `tracedb report ... --format fmt` prints it)."""
         if fmt not in render.FORMATS:
             raise UsageError(f"format {fmt!r}: expected one of {', '.join(render.FORMATS)}")
         return render.render(self._result, fmt)
@@ -128,4 +128,4 @@ def report(con, name: str, **options) -> Report:
 
 def cli_options(command) -> set[str]:
     """The option names of a `tracedb report` command's function (for the test that keeps both in step)."""
-    return {p for p in inspect.signature(command).parameters if p not in ("db", "format", "output")}
+    return {p for p in inspect.signature(command).parameters if p not in ("db", "format", "output", "open_")}

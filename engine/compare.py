@@ -1,9 +1,9 @@
 """`report compare`: two or more runs segmented alike, aligned by layer, category, module or kernel.
 
 The stages are SQL (compare_align.sql builds _cmp: per run and key its time over the selected passes,
-matched across runs); this module picks the layout and writes the notes. CSV and JSON get the tidy rows
-(one per key and run, so they load into SQL); the terminal and Markdown tables the wide layout of a
-performance review's per-module table (runs side by side, a sum row per layer). The ratio is each run
+matched across runs); this module picks the layout and writes the notes. CSV, JSON and the HTML page get
+the tidy rows (one per key and run, so they load into SQL); the terminal and Markdown tables the wide layout
+of a performance review's per-module table (runs side by side, a sum row per layer). The ratio is each run
 against the first one: with a measured run first and a simulated one (tagged kind=simulated) after it,
 simulated / measured, the M6 metric, which the notes also give over all compared passes."""
 from tracedb import sql
@@ -53,7 +53,7 @@ def build(con, fmt, b, spec, by, meta, layer=None, module_path=False):
     title += ", mean of the steady passes" if spec == "mean" else ""
     title += f", layer {layer}" if layer not in (None, "mean") else ", mean of the full layers" if layer else ""
     labels = {"layer": (null_layer, "pass")}
-    if fmt in ("csv", "json"):
+    if fmt not in render.READING:   # CSV, JSON, HTML: tidy rows
         res = render.fetch_file(con, fmt, "report_compare_mean" if label == "mean" else "report_compare",
                                 params, "compare", b, meta, title, labels=labels)
         if layer == "mean":   # the averaged units are layers, not passes

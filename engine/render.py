@@ -1,16 +1,19 @@
-"""Turn query results into text: terminal table, Markdown, CSV or JSON, through jinja templates.
+"""Turn query results into text: terminal table, Markdown, CSV, JSON or an HTML page, through jinja templates.
 
 Values arrive already formatted by DuckDB (every cell cast to VARCHAR: µs as DECIMAL(23,3) print with
 exactly 3 decimals, NULL stays None), so no float is ever formatted in Python and 100k rows render in a
 fraction of a second (a per-cell jinja loop took 3.4 s for the same rows). Templates own the layout only:
 a page per format plus partials, with StrictUndefined so a misspelt context key fails loudly.
-NULL prints as an empty cell in every text format and as null in JSON."""
+NULL prints as an empty cell in every text format and as null in JSON. The HTML page (html_report.py)
+embeds the JSON text and shows its cells in a table beside a chart."""
 import contextvars
 import json
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-FORMATS = ("table", "md", "csv", "json")
+FORMATS = ("table", "md", "csv", "json", "html")
+# the layouts for people to read: fewer columns, short names, compare's wide table; the others keep every column
+READING = ("table", "md")
 NUMERIC = ("INTEGER", "BIGINT", "HUGEINT", "DECIMAL", "DOUBLE", "FLOAT", "SMALLINT", "TINYINT", "UBIGINT",
            "UINTEGER", "USMALLINT", "UTINYINT", "UHUGEINT")
 
@@ -112,8 +115,12 @@ def render(res: Result, fmt: str, width: int | None = None) -> str:
     never; notes wrap."""
     if fmt not in FORMATS:
         raise ValueError(fmt)
-    if fmt in ("table", "md") and res.sparse:
+    if fmt in READING and res.sparse:
         res = _without_empty_columns(res)
+    if fmt == "html":
+        from tracedb.engine import html_report
+        report_json = _env().get_template("json.j2").render(**_context(res, "json"))
+        return html_report.page(res, report_json, [_labelled(res, row) for row in res.rows], _env())
     ctx = _context(res, fmt, width if fmt == "table" else None)
     return _env().get_template(f"{fmt}.j2").render(**ctx)
 
@@ -173,8 +180,9 @@ def _context(res: Result, fmt: str, width: int | None = None) -> dict:
         ctx["title_json"] = json.dumps(res.title)
         ctx["notes_json"] = json.dumps(res.notes)
         keys = [json.dumps(c) for c in res.columns]
-        ctx["lines"] = ["{" + ", ".join(f"{k}: {_json_cell(v, n and v is not None)}"
-                                        for k, v, n in zip(keys, _labelled(res, row), res.numeric)) + "}"
+        # a number column's labelled NULL (the prologue's layer) is a string
+        ctx["lines"] = ["{" + ", ".join(f"{k}: {_json_cell(v, n and raw is not None)}"
+                                        for k, v, raw, n in zip(keys, _labelled(res, row), row, res.numeric)) + "}"
                         for row in res.rows]
     else:
         shown = _displayed(res)

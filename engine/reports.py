@@ -23,7 +23,7 @@ BREAKDOWN_DEFINITIONS = (
 
 
 def render_report(con, name: str, fmt: str = "table", **opts) -> str:
-    """Text of report `name` in format table, md, csv or json (options as build_report)."""
+    """Text of report `name` in format table, md, csv, json or html (options as build_report)."""
     if fmt not in rnd.FORMATS:
         raise UsageError(f"format {fmt!r}: expected one of {', '.join(rnd.FORMATS)}")
     return rnd.render(build_report(con, name, fmt=fmt, **opts), fmt)

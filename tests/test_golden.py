@@ -1,6 +1,7 @@
 """Golden tests: every report in every format over the tiny synthetic traces (tests/tiny_trace.py, an
 Ascend decode, tests/tiny_kineto.py, a GPU trace with host events, tests/tiny_simulated.py, a performance
-model's prediction of tiny_trace's model; each derives the expected numbers), compared whole with golden/<case>. A missing or different golden file
+model's prediction of tiny_trace's model; each derives the expected numbers), compared whole with golden/<case>
+(for --format html, the data block the page embeds: golden/*.html.json). A missing or different golden file
 fails with a unified diff; `pytest --update-golden` rewrites them (read every diff before committing)."""
 import difflib
 import os
@@ -8,6 +9,7 @@ import os
 import pytest
 
 import tracedb
+from tracedb.engine.html_report import embedded
 from tracedb.engine.reports import render_report
 import tiny_kineto
 import tiny_simulated
@@ -105,6 +107,24 @@ CASES = {
     "timeline.md": ("timeline", "md", {"window": "full"}),
     "timeline.csv": ("timeline", "csv", {"timeline_layers": [1]}),
     "timeline.json": ("timeline", "json", {"pass_spec": "all"}),
+    # HTML: the data block the page embeds (the report as JSON, the chart's Vega-Lite spec), not Vega's markup
+    "passes.html.json": ("passes", "html", {}),
+    "layers.html.json": ("layers", "html", {"pass_spec": "all", "window": "full"}),
+    "layers_mean.html.json": ("layers", "html", {"runs": ["tiny_jitter"], "pass_spec": "mean"}),
+    "layers_clusters.html.json": ("layers", "html", {"pass_spec": "all", "window": "full", "layers": None, "clusters": True,
+                                                     "config": os.path.join(os.path.dirname(__file__), "data", "tiny_config.json")}),
+    "kernels.html.json": ("kernels", "html", {"pass_spec": "3", "window": "full", "top": 0}),
+    "kernels_flow.html.json": ("kernels", "html", {"pass_spec": "3", "layer": 0, "flow": True}),
+    "kernels_compare.html.json": ("kernels", "html", {"pass_spec": "3", "window": "full", "layer": 0, "compare_layer": 1}),
+    "timeline.html.json": ("timeline", "html", {}),
+    "modules.html.json": ("modules", "html", {"runs": ["gpu"], "profile": None, "anchor": "flash_fwd", "layers": 2}),
+    "compare.html.json": ("compare", "html", {"runs": ["tiny", "tiny_x2"], "pass_spec": "3", "by": "category"}),
+    "compare_kernel.html.json": ("compare", "html", {"runs": ["tiny", "tiny_x2"], "pass_spec": "3", "by": "kernel",
+                                                     "window": "full"}),
+    "cores.html.json": ("cores", "html", {"runs": ["cores"], "per_core": True}),
+    "breakdown.html.json": ("breakdown", "html", {"runs": ["tiny_x2"], "by": "layer", "window": "full"}),
+    "launches.html.json": ("launches", "html", {"runs": ["gpu", "gpu_x2"], "profile": None, "layers": None, "by": "run"}),
+    "launches_kernel.html.json": ("launches", "html", {"runs": ["gpu"], "profile": None, "anchor": "flash_fwd"}),
 }
 
 
@@ -128,6 +148,8 @@ def tiny_store(tmp_path_factory):
 def test_golden(case, tiny_store, update_golden):
     report, fmt, extra = CASES[case]
     got = render_report(tiny_store, report, fmt=fmt, **{**SEG, **extra})
+    if fmt == "html":
+        got = embedded(got)
     path = os.path.join(GOLDEN, case)
     if update_golden:
         with open(path, "w", encoding="utf-8", newline="") as f:

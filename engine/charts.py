@@ -1,0 +1,318 @@
+"""The chart of each HTML report, as a Vega-Lite spec (https://vega.github.io/vega-lite/), chosen from the
+report and its columns (one layout per variant: `report kernels` hot list, compute flow or layer diff, ...).
+
+Specs are declarative: Vega draws them in the page. A spec reads the data set `rows`, which the page fills
+with the report's JSON rows, so every bar is a number of the table (exact DuckDB text parsed by the browser)
+and no number is copied or rounded in Python. Marks are named (`bars`, `wall`, `ratio`): the SVG groups
+carry the name, which the browser test counts. Kernel and module lists keep their TOP longest bars."""
+import json
+
+SCHEMA = "https://vega.github.io/schema/vega-lite/v6.json"
+TOP = 40
+SCHEME = "tableau10"
+US = "µs"
+
+
+def spec(res) -> dict | None:
+    """The Vega-Lite spec of the report's chart; None when it has no rows or no chart."""
+    if not res.rows:
+        return None
+    cols = set(res.columns)
+    for report, needs, build in LAYOUTS:
+        if report == res.report and needs <= cols:
+            return {"$schema": SCHEMA, "data": {"name": "rows"}, **build(res)}
+    return None
+
+
+# --- expressions and encodings ---------------------------------------------------------------------------
+
+def _f(col: str) -> str:
+    return "datum[" + json.dumps(col) + "]"
+
+
+def _text(col: str) -> str:
+    return f"({_f(col)} == null ? '-' : {_f(col)} + '')"
+
+
+def _values(res, col):
+    i = res.columns.index(col)
+    return [r[i] for r in res.rows]
+
+
+def _unit(res, fields, prefix=(), suffix=None, name=""):
+    """A calculate transform naming each row's unit, and the axis title: the `fields` whose value differs
+    between rows (and the `prefix` ones always) joined by / ('h100/1/prologue'), then the `suffix`
+    expression (what the title calls `name`). With neither, the last of the fields the report has."""
+    present = [c for c in fields if c in res.columns]
+    shown = [c for c in present if c in prefix or len(set(_values(res, c))) > 1]
+    if not shown and not suffix:
+        shown = present[-1:]
+    expr = " + '/' + ".join(_text(c) for c in shown)
+    if suffix:
+        expr = f"{expr} + ' ' + {suffix}" if shown else suffix
+    return {"calculate": expr, "as": "unit"}, " ".join(t for t in ("/".join(shown), name) if t)
+
+
+def _first_run(res) -> str:
+    """The reference run of `report compare` (its first --run): the run its `runs` parameter starts with."""
+    runs = list(dict.fromkeys(_values(res, "run")))
+    listed = str(res.params.get("runs", ""))
+    return max((r for r in runs if listed == r or listed.startswith(r + ", ")), key=len, default=runs[0])
+
+
+# an axis label longer than 48 characters keeps its start and its end (a module role's or kernel's own name)
+SHORT_LABEL = "length(datum.label) > 48 ? slice(datum.label, 0, 14) + '…' + slice(datum.label, -33) : datum.label"
+
+
+def _axis(field, title):
+    """The units along an axis, in the report's row order."""
+    return {"field": field, "type": "ordinal", "title": title, "sort": None, "axis": {"labelExpr": SHORT_LABEL, "labelLimit": 400}}
+
+
+def _tip(*fields):
+    return [{"field": f} for f in fields]
+
+
+# --- layouts ---------------------------------------------------------------------------------------------
+
+def _color(field, sort=None):
+    enc = {"field": field, "type": "nominal", "scale": {"scheme": SCHEME}}
+    if sort is not None:
+        enc["sort"] = sort
+    return enc
+
+
+def _fold(parts, name):
+    """The `parts` columns as rows (`name`: the column without its unit suffix, `us`: its value), zero
+    parts left out, `part_order` their column order (the stacking order)."""
+    return [{"fold": list(parts), "as": ["part", "us"]}, {"filter": "datum.us > 0"},
+            {"calculate": "slice(datum.part, 0, lastindexof(datum.part, '_'))", "as": name},
+            {"calculate": f"indexof({json.dumps(list(parts))}, datum.part)", "as": "part_order"}]
+
+
+def _bars(title, color, horizontal=False, stacked=False, offset=None, value_title=US, tooltip=()):
+    """Bars of `us` per unit: stacked in `part_order`, or side by side per `offset` value."""
+    where, across = ("y", "x") if horizontal else ("x", "y")
+    enc = {where: _axis("unit", title), across: {"field": "us", "type": "quantitative", "title": value_title},
+           "color": color, "tooltip": _tip("unit", *tooltip, "us")}
+    if stacked:
+        enc[across]["stack"] = "zero"
+        enc["order"] = {"field": "part_order"}
+    if offset:
+        enc[where + "Offset"] = {"field": offset, "sort": None}
+    return {"name": "bars", "mark": "bar", "encoding": enc}
+
+
+def _stack(unit, title, parts, part, horizontal=False, pre=(), value_title=US):
+    """Stacked bars of the `parts` columns per unit, coloured by part (`part`: the legend's title)."""
+    names = [p.rsplit("_", 1)[0] for p in parts]
+    return {"transform": [unit, *pre, *_fold(parts, part)],
+            **_bars(title, _color(part, names), horizontal, stacked=True, value_title=value_title, tooltip=(part,))}
+
+
+def _one(unit, title, value, color, horizontal=True, pre=()):
+    """A bar per row of its `value` column, coloured by the row's own `color` column."""
+    return {"transform": [unit, *pre, {"calculate": _f(value), "as": "us"}, {"filter": "datum.us > 0"}],
+            **_bars(title, _color(color), horizontal, tooltip=(color,))}
+
+
+def _side_by_side(unit, title, parts, side, horizontal=False):
+    """Per unit a bar for each of the `parts` columns, side by side; `side` names a part's legend entry."""
+    return {"transform": [unit, *_fold(parts, "part_name"), {"calculate": side, "as": "side"}],
+            **_bars(title, _color("side", None), horizontal, offset="side", tooltip=("side",))}
+
+
+def _wall_line(field, series, title):
+    """The wall time as a line with points over the stacked bars, one line per `series`."""
+    return {"name": "wall", "mark": {"type": "line", "point": True, "color": "#222"},
+            "encoding": {"x": _axis("unit", title), "y": {"field": field, "type": "quantitative", "title": US},
+                         "detail": {"field": series}, "tooltip": _tip("unit", field)}}
+
+
+def _with_line(stack, line, extra=()):
+    """The stacked bars with a line over them: the unit (and `extra`) at the top, the fold in the bars."""
+    unit, *rest = stack.pop("transform")
+    stack["transform"] = rest
+    return {"transform": [unit, *extra], "layer": [stack, line]}
+
+
+def _layers(res):
+    """Time per category per layer, stacked, with the layer's wall time as a line (one per pass)."""
+    unit, title = _unit(res, ("run", "pass", "layer"))
+    cats = [c for c in res.columns if c in res.sparse]
+    series = {"calculate": _text("run") + " + '/' + " + _text("pass"), "as": "series"}
+    return _with_line(_stack(unit, title, cats, "category"), _wall_line("wall_us", "series", title), [series])
+
+
+def _clusters(res):
+    """Per layer type: the mean layer's time per category (share × mean sum), the mean wall as a line."""
+    unit, title = _unit(res, ("run", "layer_type"), prefix=("layer_type",))
+    shares = [c for c in res.columns if c.endswith("_pct")]
+    times = [{"calculate": f"{_f(c)} * datum.avg_sum_us / 100", "as": c[:-len("_pct")] + "_us"} for c in shares]
+    stack = _stack(unit, title, [c[:-len("_pct")] + "_us" for c in shares], "category", pre=times,
+                   value_title=f"{US} per layer of the type")
+    return _with_line(stack, _wall_line("avg_wall_us", "run", title))
+
+
+def _passes(res):
+    """Wall and sum time per pass side by side, the colour the pass's state (cold-start, steady-state, ...)."""
+    unit, title = _unit(res, ("run", "pass"))
+    spec = _side_by_side(unit, title, ["wall_us", "sum_us"], "datum.part_name")
+    spec["transform"].append({"calculate": "datum.note ? datum.note : 'unclassified'", "as": "state"})
+    spec["encoding"].update(
+        color={"field": "state", "type": "nominal",
+               "scale": {"domain": ["cold-start", "steady-state", "partial", "unclassified"],
+                         "range": ["#e15759", "#4e79a7", "#bab0ac", "#59a14f"]}},
+        opacity={"field": "side", "type": "nominal", "sort": ["wall", "sum"], "scale": {"range": [1, 0.5]},
+                 "title": "time"},
+        tooltip=_tip("unit", "state", "side", "us"))
+    return spec
+
+
+def _kernels(res):
+    """The hot kernels: a horizontal bar per kernel, coloured by category (the TOP first of each list)."""
+    unit, title = _unit(res, ("run", "pass", "layer"), suffix="'#' + datum.rank + ' ' + datum.short_name",
+                         name="kernel")
+    return _one(unit, title, "sum_us", "category", pre=[{"filter": f"{TOP} >= datum.rank"}])
+
+
+def _flow(res):
+    """Every kernel of the layer, in the report's order, coloured by category."""
+    unit, title = _unit(res, ("run", "pass", "layer"), suffix="'#' + datum.ordinal + ' ' + datum.kernel",
+                         name="kernel")
+    return _one(unit, title, "dur_us", "category")
+
+
+def _layer_diff(res):
+    """`--compare-layer`: per kernel its time in layer a and in layer b, side by side."""
+    unit, title = _unit(res, ("run", "pass"), suffix="datum.kernel", name="kernel")
+    a, b = res.params.get("layer"), res.params.get("compare_layer")
+    return _side_by_side(unit, title, ["sum_us_a", "sum_us_b"],
+                         f"datum.part == 'sum_us_a' ? 'layer {a}' : 'layer {b}'", horizontal=True)
+
+
+def _ranges(lane, title, start, end, color, unit_title, tooltip, extra=()):
+    """Time ranges as bars from `start` to `end` on lanes."""
+    return {"name": "bars", "transform": [lane, *extra], "mark": "bar", "encoding": {
+        "y": _axis("unit", title),
+        "x": {"field": start, "type": "quantitative", "title": unit_title, "scale": {"zero": False}},
+        "x2": {"field": end}, "color": _color(color), "tooltip": _tip(*tooltip)}}
+
+
+def _timeline(res):
+    """Passes and layers as time ranges: a lane per pass, and one for its layers below it."""
+    lane, title = _unit(res, ("run", "pass"), prefix=("pass",), suffix="(datum.layer == null ? '' : 'layers')")
+    kind = {"calculate": "datum.layer == null ? 'pass' : datum.layer % 2 ? 'odd layer' : 'even layer'", "as": "kind"}
+    return _ranges(lane, title, "start_s", "end_s", "kind", "s", ("run", "pass", "layer", "start_s", "end_s", "dur_ms"),
+                   [kind])
+
+
+def _gaps(res):
+    """The longest idle gaps as time ranges on their cores."""
+    lane, title = _unit(res, ("run", "core"), prefix=("core",))
+    return _ranges(lane, title, "start_us", "end_us", "core_class", US,
+                   ("unit", "rank", "start_us", "end_us", "gap_us", "exposed_us"))
+
+
+def _modules(res):
+    """Device time per module role (summed over passes, layers and kernels), a bar per run; the TOP roles."""
+    top = [{"calculate": "datum.module", "as": "unit"},
+           {"aggregate": [{"op": "sum", "field": "sum_us", "as": "us"}], "groupby": ["unit", "run"]},
+           {"joinaggregate": [{"op": "sum", "field": "us", "as": "total"}], "groupby": ["unit"]},
+           {"window": [{"op": "dense_rank", "as": "top"}], "sort": [{"field": "total", "order": "descending"}]},
+           {"filter": f"{TOP} >= datum.top && datum.us > 0"}]
+    spec = {"transform": top, **_bars("module", _color("run", None), horizontal=True, offset="run", tooltip=("run",))}
+    spec["encoding"]["y"]["sort"] = {"field": "total", "op": "max", "order": "descending"}
+    return spec
+
+
+def _compare(res):
+    """The runs side by side per key, and below it each later run's ratio to the first. --by kernel is
+    shown per category (its kernels summed; the ratio of those sums)."""
+    first = _first_run(res)
+    by = res.params.get("by", "layer")
+    if by == "kernel":
+        unit, title = {"calculate": "datum.category", "as": "unit"}, "category"
+        keyed = [{"aggregate": [{"op": "sum", "field": "sum_us", "as": "us"}], "groupby": ["unit", "run"]},
+                 {"calculate": f"datum.run == {json.dumps(first)} ? datum.us : 0", "as": "first_us"},
+                 {"joinaggregate": [{"op": "sum", "field": "first_us", "as": "ref"}], "groupby": ["unit"]},
+                 {"calculate": "datum.ref > 0 ? datum.us / datum.ref : null", "as": "ratio"}]
+    else:
+        key = {"category": ("category",), "module": ("module",)}.get(by, ())
+        unit, title = _unit(res, ("pass", "layer", *key), prefix=key)
+        keyed = [{"calculate": "datum.sum_us", "as": "us"}]
+    run = _color("run", None)
+    bars = {"transform": [{"filter": "datum.us > 0"}], **_bars(title, run, offset="run", tooltip=("run",))}
+    ratio = {"name": "ratio", "transform": [{"filter": f"datum.run != {json.dumps(first)} && datum.ratio != null"}],
+             "mark": {"type": "point", "filled": True}, "encoding": {
+                 "x": _axis("unit", title), "y": {"field": "ratio", "type": "quantitative", "title": f"ratio to {first}"},
+                 "color": run, "tooltip": _tip("unit", "run", "ratio")}}
+    one = {"data": {"values": [{}]}, "mark": {"type": "rule", "strokeDash": [4, 4]}, "encoding": {"y": {"datum": 1}}}
+    return {"transform": [unit, *keyed], "vconcat": [bars, {"height": 120, "layer": [ratio, one]}],
+            "resolve": {"scale": {"x": "shared"}}}
+
+
+def _cores(res):
+    """Busy and idle time per core class (or per core), stacked."""
+    unit, title = _unit(res, ("run", "core") if "core" in res.columns else ("run", "core_class"))
+    return _stack(unit, title, ["busy_us", "idle_us"], "time")
+
+
+def _cores_compare(res):
+    """Two runs: each core class's busy time side by side."""
+    return _side_by_side({"calculate": "datum.core_class", "as": "unit"}, "core_class", ["busy_us_a", "busy_us_b"],
+                         "datum.part == 'busy_us_a' ? datum.run_a : datum.run_b")
+
+
+def _scheduler(res):
+    """Time per phase on each AICPU thread, stacked."""
+    unit, title = _unit(res, ("run", "process", "thread"), prefix=("thread",))
+    spec = _one(unit, title, "sum_us", "phase")
+    spec["encoding"]["x"]["stack"] = "zero"
+    return spec
+
+
+def _breakdown(res):
+    """Computing, communication not overlapped and free time per unit: together the unit's span."""
+    unit, title = _unit(res, ("run", "step", "pass", "layer"))
+    return _stack(unit, title, ["computing_us", "comm_not_overlapped_us", "free_us"], "time")
+
+
+IDLE = ["host_bound_idle_us", "other_idle_us", "unknown_idle_us"]
+
+
+def _launches(res):
+    """Idle time per unit: host-bound, other and unknown, stacked (together the unit's free time)."""
+    unit, title = _unit(res, ("run", "step", "pass", "layer"))
+    return _stack(unit, title, IDLE, "idle")
+
+
+def _launches_kernels(res):
+    """Per kernel the idle time its start ended (host-bound, other, unknown): the TOP kernels by idle time."""
+    unit, title = _unit(res, ("run", "pass", "layer"), suffix="datum.short_name + ' (' + datum.kind + ')'",
+                         name="kernel")
+    top = [{"calculate": " + ".join(_f(c) for c in IDLE), "as": "idle_us"},
+           {"window": [{"op": "row_number", "as": "top"}], "sort": [{"field": "idle_us", "order": "descending"}]},
+           {"filter": f"{TOP} >= datum.top && datum.idle_us > 0"}]
+    return _stack(unit, title, IDLE, "idle", horizontal=True, pre=top)
+
+
+# (report, columns the layout needs, builder): the first match wins, so variants come before the default
+LAYOUTS = [
+    ("passes", {"wall_us", "sum_us", "note"}, _passes),
+    ("layers", {"layer_type"}, _clusters),
+    ("layers", {"layer", "wall_us"}, _layers),
+    ("kernels", {"sum_us_a", "sum_us_b"}, _layer_diff),
+    ("kernels", {"ordinal", "dur_us"}, _flow),
+    ("kernels", {"rank", "sum_us"}, _kernels),
+    ("timeline", {"start_s", "end_s"}, _timeline),
+    ("modules", {"module", "sum_us"}, _modules),
+    ("compare", {"run", "sum_us", "ratio"}, _compare),
+    ("cores", {"busy_us_a", "busy_us_b"}, _cores_compare),
+    ("cores", {"phase", "sum_us"}, _scheduler),
+    ("cores", {"start_us", "end_us"}, _gaps),
+    ("cores", {"busy_us", "idle_us"}, _cores),
+    ("breakdown", {"computing_us", "free_us"}, _breakdown),
+    ("launches", {"name", *IDLE}, _launches_kernels),
+    ("launches", set(IDLE), _launches),
+]
