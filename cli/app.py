@@ -8,7 +8,7 @@ import typer
 from typer.core import TyperGroup
 
 from tracedb import __version__
-from tracedb.cli.common import click_exceptions, exit_code_of, say_error
+from tracedb.cli.common import click_exceptions, exit_code_of, say_error, stop_on_sigterm
 from tracedb.cli import (check_cmd, demo_cmd, ingest_cmd, migrate_cmd, profiles_cmd, report_cmd, runs_cmd, segment_cmd,
                          sql_cmd)
 
@@ -69,4 +69,5 @@ def main_options(version: bool = typer.Option(False, "--version", callback=_vers
 
 
 def main():
+    stop_on_sigterm()
     app()

@@ -2,10 +2,11 @@
 at most one `error: ...` line on stderr with its exit code.
 
 Exit codes: 0 done, 1 the run failed (bad input, a store that cannot be used, an internal error), 2 a
-wrong call (usage), 130 interrupted (128 + SIGINT, as a shell reports a Ctrl-C)."""
+wrong call (usage), 130 interrupted (128 + SIGINT, as a shell reports a Ctrl-C), 143 terminated (SIGTERM)."""
 import functools
 import os
 import re
+import signal
 import sys
 from typing import Annotated, Optional
 
@@ -13,6 +14,7 @@ import typer
 
 from tracedb.cli.options import checked_output, non_empty
 from tracedb.errors import TracedbError
+from tracedb.errors import UsageError as TracedbUsage
 
 try:   # typer >= 0.20 carries its own copy of click; older typer uses the click package
     from typer._click import exceptions as click_exceptions
@@ -27,6 +29,19 @@ OutOpt = Annotated[Optional[str], typer.Option(
                            "before the command runs).", callback=checked_output)]
 
 INTERRUPTED = 130          # 128 + SIGINT (2)
+TERMINATED = 143           # 128 + SIGTERM (15)
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (a job scheduler's stop, `kill`), raised in the main thread so that the command unwinds
+    as on Ctrl-C: its transaction rolled back, its side store removed. A running DuckDB query is not
+    cut short (DuckDB itself handles only SIGINT): the exception comes when the query returns."""
+
+
+def stop_on_sigterm():
+    def handler(signum, frame):
+        raise Terminated()
+    signal.signal(signal.SIGTERM, handler)
 DEBUG_VAR = "TRACEDB_DEBUG"
 
 # Characters that would end a line on a terminal or for str.splitlines(): C0 and C1 controls (\n, \r,
@@ -91,6 +106,8 @@ def describe(e: BaseException) -> tuple[str | None, int]:
     """The error line (None: say nothing) and the exit code for an exception that ended a command."""
     if isinstance(e, TracedbError):
         return str(e), e.exit_code
+    if isinstance(e, Terminated):
+        return "terminated (SIGTERM)", TERMINATED
     if interrupted(e):
         return "interrupted", INTERRUPTED
     if isinstance(e, BrokenPipeError):
@@ -136,6 +153,18 @@ def one_line_errors(fn):
         except (Exception, KeyboardInterrupt) as e:
             raise typer.Exit(exit_code_of(e)) from e
     return wrapper
+
+
+def check_not_the_store(output: str | None, db: str | None):
+    """-o naming the store (or its write-ahead log) would replace the store with a report: refused before
+    the command runs, like every other unusable -o."""
+    if not output:
+        return
+    from tracedb.engine.store import resolve_path
+    store = os.path.realpath(resolve_path(db))
+    out = os.path.realpath(output)
+    if out in (store, store + ".wal"):
+        raise TracedbUsage(f"-o/--output {one_line(output)!r}: that is the store ({store}); expected another file")
 
 
 def emit(text: str | None, output: str | None):

@@ -4,7 +4,7 @@ from typing import Annotated, List, Optional
 
 import typer
 
-from tracedb.cli.common import DbOpt, OutOpt, check_format, emit, fail, one_line, one_line_errors
+from tracedb.cli.common import DbOpt, OutOpt, check_format, check_not_the_store, emit, fail, one_line, one_line_errors
 from tracedb.cli.options import (MAX_KERNELS, MAX_WINDOW_US, AbsOpt, ModulePathOpt, PassOpt, RunOpt, TagOpt, choice,
                                  integer, layer_number, layer_or_mean, non_empty, number, segmentation_options)
 
@@ -32,6 +32,7 @@ def _format(fmt: str, show: bool) -> str:
 def _run(name, db, fmt, output, run, tag, show=False, **kw):
     from tracedb.engine import render, reports
     from tracedb.engine.store import open_store
+    check_not_the_store(output, db)
     con = open_store(db, read_only=True)
     try:
         res = reports.build_report(con, name, fmt=fmt, runs=run or [], tags=tag or [], **kw)

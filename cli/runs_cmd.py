@@ -3,7 +3,7 @@ from typing import Annotated, List, Optional
 
 import typer
 
-from tracedb.cli.common import DbOpt, FormatOpt, OutOpt, check_format, emit, one_line_errors
+from tracedb.cli.common import DbOpt, FormatOpt, OutOpt, check_format, check_not_the_store, emit, one_line_errors
 from tracedb.cli.options import AnchorOpt, BplOpt, GapOpt, LayersOpt, ProfileOpt, RunOpt, TagOpt, run_name
 from tracedb.errors import UsageError
 
@@ -44,6 +44,7 @@ def runs(ctx: typer.Context, db: DbOpt = None, format: FormatOpt = "table", outp
     from tracedb.engine.runs import listing
     from tracedb.engine.store import open_store
     check_format(format)
+    check_not_the_store(output, db)
     con = open_store(db, read_only=True)
     try:
         res = listing(con, run or [], tag or [], fmt=format, passes=passes, profile=profile, anchor=anchor,

@@ -3,7 +3,7 @@ from typing import Annotated
 
 import typer
 
-from tracedb.cli.common import DbOpt, FormatOpt, OutOpt, check_format, emit, one_line_errors
+from tracedb.cli.common import DbOpt, FormatOpt, OutOpt, check_format, check_not_the_store, emit, one_line_errors
 
 
 @one_line_errors
@@ -18,8 +18,9 @@ def sql(
     from tracedb.engine.adhoc import run_sql
     from tracedb.engine.store import open_store
     check_format(format)
+    check_not_the_store(output, db)
     con = open_store(db, read_only=not write)
     try:
-        emit(run_sql(con, query, format), output)
+        emit(run_sql(con, query, format, write=write), output)
     finally:
         con.close()

@@ -2,6 +2,7 @@
 
 Unlike reports, the query is the user's own text, so results are formatted here in Python: Decimal and
 int print exactly, floats with repr, NULL as an empty cell (null in JSON)."""
+import contextlib
 import decimal
 
 import duckdb
@@ -10,7 +11,28 @@ from tracedb.engine import render
 from tracedb.errors import UsageError
 
 
-def run_sql(con, query: str, fmt: str) -> str:
+def run_sql(con, query: str, fmt: str, write: bool = False) -> str:
+    """Run the text (any number of statements) and render the last one's result. With `write` the whole
+    text runs in one transaction, so a text that fails half-way changes nothing (a text that opens its own
+    transaction is refused by DuckDB with one error line)."""
+    if write:
+        con.execute("BEGIN")
+    try:
+        out = _run(con, query, fmt)
+    except BaseException:
+        if write:
+            with contextlib.suppress(duckdb.Error):
+                con.execute("ROLLBACK")
+        raise
+    if write:
+        try:
+            con.execute("COMMIT")
+        except duckdb.Error as e:
+            raise UsageError(f"sql: {str(e).strip().splitlines()[0]}") from None
+    return out
+
+
+def _run(con, query: str, fmt: str) -> str:
     try:
         cur = con.execute(query)
         if cur is None:   # DuckDB returns no cursor for text with no statement: '', blanks, comments, ';'

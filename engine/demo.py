@@ -7,6 +7,7 @@ from importlib import resources
 from tracedb.engine import reports
 from tracedb.engine.ingest import ingest_path
 from tracedb.engine.store import open_store
+from tracedb.errors import StoreError, UsageError
 
 SAMPLES = {"qwen3-decode-b16": "qwen3_decode_kernel_details.csv",
            "qwen3-prefill-4k": "qwen3_prefill_kernel_details.csv"}
@@ -18,7 +19,23 @@ def sample_path(file: str) -> str:
     return str(resources.files("tracedb.engine").joinpath("samples", file))
 
 
+def _check_replaceable(db: str):
+    """The demo replaces its store: only a tracedb store (or an empty file) may be replaced, never a file of
+    the user's that happens to be named by --db."""
+    from tracedb.engine.store import EmptyStore
+    if not os.path.exists(db):
+        return
+    try:
+        open_store(db, read_only=True).close()
+    except EmptyStore:
+        return
+    except StoreError as e:
+        raise UsageError(f"{e}; `tracedb demo` replaces its --db store, so it only replaces a tracedb store: "
+                         "choose another --db") from None
+
+
 def run_demo(db: str):
+    _check_replaceable(db)
     for f in (db, db + ".wal"):
         if os.path.exists(f):
             os.remove(f)

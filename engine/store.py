@@ -22,6 +22,8 @@ DEFAULT_WAIT_S = 60.0
 # No extension is ever fetched: a --db that names a SQLite or Postgres file would otherwise make DuckDB
 # download the scanner it needs (and wait on the network) instead of failing at once.
 NO_NETWORK = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
+# Tables every schema-v5 store has (sql/store/schema.sql and the migrations); the views are built on them.
+CORE_TABLES = ("runs", "kernels_raw", "trace_events", "tracks", "kernel_names", "segmentations", "kernel_segments")
 # from-version -> sql file that brings the store one version up. A new store is schema.sql (v1) plus
 # every migration, so the migration path runs on every store ever created.
 MIGRATIONS: dict[int, str] = {1: "migrate_1_to_2", 2: "migrate_2_to_3", 3: "migrate_3_to_4", 4: "migrate_4_to_5"}
@@ -142,6 +144,10 @@ def _check_schema(con, path, read_only, migrate):
     row = con.execute("SELECT value FROM tracedb_meta WHERE key = 'schema_version'").fetchone()
     version = int(row[0]) if row and str(row[0]).isdigit() else -1
     if version == SCHEMA_VERSION:
+        missing = [t for t in CORE_TABLES if t not in tables]
+        if missing:   # dropped by hand (tracedb sql --write): every command would fail on it later
+            raise StoreError(f"{path}: a tracedb store without its table(s) {', '.join(missing)}; it cannot be "
+                             "used: re-ingest the traces into a new store")
         return
     if version > SCHEMA_VERSION:
         raise StoreError(f"{path}: written by a newer tracedb (schema v{version}, this one reads v{SCHEMA_VERSION}); "

@@ -21,16 +21,31 @@ def us_text_to_ns(text) -> int | None:
         return None
     if not _NUMBER.fullmatch(s):
         raise ValueError(f"not a number of microseconds: {text!r}")
-    if "e" in s or "E" in s:
-        ns = int(decimal.Decimal(s).scaleb(3))   # int() truncates towards zero
-    else:
-        neg = s.startswith("-")
-        whole, _, frac = s.lstrip("+-").partition(".")
-        ns = int(whole or 0) * 1000 + int((frac + "000")[:3])
-        ns = -ns if neg else ns
+    neg = s.startswith("-")
+    mantissa, _, exponent = s.lstrip("+-").lower().partition("e")
+    ns = _digits_to_ns(mantissa, int(exponent or 0), text)
+    ns = -ns if neg else ns
     if not -2**63 <= ns < 2**63:
         raise ValueError(f"microseconds out of the BIGINT ns range: {text!r}")
     return ns
+
+
+def _digits_to_ns(mantissa: str, exponent: int, text) -> int:
+    """|mantissa| x 10^exponent µs in ns, truncated towards zero, by integer arithmetic on the digits alone:
+    a Decimal would round at its 28-digit precision first (0.99...9e0 µs with 31 nines read as 1000 ns)
+    and take seconds to build 10^999990. Only the at most 20 digits that can reach a BIGINT are turned
+    into an int."""
+    whole, _, frac = mantissa.partition(".")
+    digits = (whole + frac).lstrip("0")
+    if not digits:
+        return 0
+    shift = exponent + 3 - len(frac)          # ns = int(digits) * 10^shift
+    if len(digits) + shift > 20:              # >= 10^20 ns: beyond any BIGINT
+        raise ValueError(f"microseconds out of the BIGINT ns range: {text!r}")
+    if shift >= 0:
+        return int(digits) * 10 ** shift
+    keep = len(digits) + shift                # the digits at or above 1 ns
+    return int(digits[:keep]) if keep > 0 else 0
 
 
 def ns_to_us_text(ns: int) -> str:

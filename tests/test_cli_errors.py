@@ -102,3 +102,39 @@ def test_stores_that_are_not_duckdb_files_are_named_as_what_they_are(tmp_path):
 def test_an_error_naming_a_newline_stays_on_one_line(db):
     line = one_line(cli("report", "passes", "--db", db, "--run", "two\nlines", check=False))
     assert "two\\nlines" in line
+
+
+@pytest.mark.parametrize("cmd", [["report", "passes", "--run", "*"], ["runs"], ["sql", "SELECT 1"]])
+def test_output_onto_the_store_is_refused(db, cmd, tmp_path):
+    size = os.path.getsize(db)
+    for target in (db, os.path.relpath(db, tmp_path), db + ".wal"):
+        line = one_line(cli(*cmd, "--db", db, "-o", target, check=False, cwd=str(tmp_path)))
+        assert "that is the store" in line
+    assert os.path.getsize(db) == size and "qwen3" in cli("runs", "--db", db).stdout
+
+
+def test_demo_replaces_only_a_tracedb_store(tmp_path):
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my notes\n")
+    line = one_line(cli("demo", "--db", str(notes), check=False))
+    assert "only replaces a tracedb store" in line and notes.read_text() == "my notes\n"
+
+
+def test_sql_write_is_one_transaction(tmp_path):
+    db = str(tmp_path / "w.duckdb")
+    cli("demo", "--db", db)
+    count = "SELECT count(*) AS n FROM kernels_raw"
+    before = cli("sql", "--db", db, "--format", "csv", count).stdout
+    one_line(cli("sql", "--write", "--db", db, "DELETE FROM kernels_raw; SELECT nope", check=False))
+    assert cli("sql", "--db", db, "--format", "csv", count).stdout == before
+    cli("sql", "--write", "--db", db, "CREATE TABLE notes(a INT); INSERT INTO notes VALUES (7)")
+    assert cli("sql", "--db", db, "--format", "csv", "SELECT a FROM notes").stdout.split() == ["a", "7"]
+
+
+def test_a_store_missing_a_core_table_is_named_by_every_command(tmp_path):
+    db = str(tmp_path / "w.duckdb")
+    cli("demo", "--db", db)
+    cli("sql", "--write", "--db", db, "DROP TABLE runs CASCADE")
+    for cmd in (["migrate"], ["runs"], ["report", "passes", "--run", "*"]):
+        line = one_line(cli(*cmd, "--db", db, check=False), 1)
+        assert "without its table(s) runs" in line

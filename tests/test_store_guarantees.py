@@ -275,10 +275,11 @@ def _big_csv(path, rows):
     return str(path)
 
 
-@pytest.mark.parametrize("kind", ["csv", "json"])
-def test_a_real_sigint_during_the_parse_exits_130_in_one_line(store, tmp_path, kind):
+@pytest.mark.parametrize("kind, sig", [("csv", signal.SIGINT), ("json", signal.SIGINT), ("json", signal.SIGTERM)])
+def test_a_real_signal_during_the_parse_exits_in_one_line(store, tmp_path, kind, sig):
     """The console script itself, sent SIGINT while DuckDB parses (DuckDB turns the signal into an
-    interrupted query): exit 130, `error: interrupted`, store unchanged, no side store left."""
+    interrupted query): exit 130, `error: interrupted`; SIGTERM: exit 143 once the running query returns.
+    Either way the store is unchanged and no side store is left."""
     trace = (_big_csv(tmp_path / "big.csv", 300_000) if kind == "csv"
              else _big_trace(tmp_path / "big.json", 600_000))
     before = _state(store)
@@ -290,9 +291,10 @@ def test_a_real_sigint_during_the_parse_exits_130_in_one_line(store, tmp_path, k
         assert time.monotonic() < deadline, "the ingest never started its side store"
         time.sleep(0.01)
     time.sleep(0.3)          # well inside the parse: it takes seconds for these sizes
-    p.send_signal(signal.SIGINT)
+    p.send_signal(sig)
     out, err = p.communicate(timeout=60)
-    assert (p.returncode, err) == (130, "error: interrupted\n"), err
+    want = (130, "error: interrupted\n") if sig == signal.SIGINT else (143, "error: terminated (SIGTERM)\n")
+    assert (p.returncode, err) == want, err
     assert _state(store) == before and not _side_files(tmp_path)
 
 
