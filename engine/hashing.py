@@ -4,8 +4,10 @@ parse (hashlib releases the GIL), so identical content is found without costing 
 `tracedb ingest FILE` starts it before DuckDB is imported: importing the engine and opening the store
 take ~0.3 s on one core, time the second core spends hashing instead of idling. `hasher_for` hands that
 thread to the ingest when the files are still the same (path, size, mtime), else starts a new one."""
+import errno
 import hashlib
 import os
+import stat
 import threading
 
 
@@ -21,6 +23,8 @@ class Hasher(threading.Thread):
         try:
             h = hashlib.sha256()
             for f in self.files:
+                if not stat.S_ISREG(os.stat(f).st_mode):   # a FIFO swapped in after the check: never block
+                    raise OSError(errno.EINVAL, "not a regular file", f)
                 with open(f, "rb") as fh:
                     while block := fh.read(1 << 22):
                         h.update(block)

@@ -239,7 +239,10 @@ def _stage(side: str, job, like=None) -> _Staged:
     except duckdb.IOException as e:
         raise _write_failed(side, e) from None
     finally:
-        con.close()
+        try:
+            con.close()
+        except duckdb.Error:   # a second Ctrl-C while inserts were being stopped: keep the first error
+            pass
     return staged
 
 

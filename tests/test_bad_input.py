@@ -113,7 +113,8 @@ def test_json_file(db, tmp_path):
                                                 "gpu_memset events, no threads named like cores): a CPU-only profile?")
     g = tmp_path / "pretty.json"
     g.write_text(json.dumps([{"ph": "X"}], indent=1))
-    assert failed_ingest(db, str(g)) == f"error: {g}: between bytes 1 and 20: an event of phase 'X' has no numeric ts (1 such); expected ts in microseconds"
+    assert failed_ingest(db, str(g)) == (f"error: {g}: byte 3: an event has ts null; expected a timestamp in µs, "
+                                         "a number within ±4e15 (1 such complete event)")
 
 
 def test_truncated_last_line(db, tmp_path):

@@ -472,9 +472,11 @@ def test_epoch_microseconds_are_exact_to_the_ns(con, tmp_path):
     doc = {"traceEvents": [
         {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": t0 + i * 37, "dur": 3 + i,
          "args": {"device": 0, "stream": 7, "correlation": i}} for i in range(50)]
-        + [{"ph": "X", "cat": "kernel", "name": "q", "pid": 0, "tid": 7, "ts": t0 + 5000.25, "dur": 1.5}]}
+        + [{"ph": "X", "cat": "kernel", "name": "q", "pid": 0, "tid": 7, "ts": "T_FRACTION", "dur": 1.5}]}
     path = tmp_path / "epoch.json"
-    path.write_text(json.dumps(doc))
+    # the fractional epoch is written as text with its 3 decimals (json.dumps of the float t0 + 5000.25
+    # would print the shortest repr, 1740461679484712.2): the digits in the file are what is stored
+    path.write_text(json.dumps(doc).replace('"T_FRACTION"', f"{t0 + 5000}.250"))
     tracedb.ingest_trace(con, str(path), name="e")
     got = q(con, "SELECT start_ns, dur_ns FROM kernels ORDER BY seq")
     assert got == [((t0 + i * 37) * 1000, (3 + i) * 1000) for i in range(50)] + [(t0 * 1000 + 5000250, 1500)]

@@ -1,19 +1,24 @@
 """Chrome trace-event JSON (PyTorch profiler / Kineto, Ascend trace_view.json) -> events in the store.
 
 The file is never loaded as a whole Python object. Its `traceEvents` array is located from the two ends
-of the file (the metadata before it and after it is small and parsed with `json`), cut into parts at
-event boundaries, and each part is handed to DuckDB's JSON reader with an explicit schema, so parsing
-runs in C++ on every core with memory bounded by DuckDB's buffers (the obvious
-`read_json(format='unstructured') + unnest` took 71 s and 5.3 GB for 1 GB; `json.load` 41 s, 5.4 GB).
+of the file (the keys before it read one by one, its end found by walking its last few events with
+`json`, the keys after it read with depth and size limits), cut into parts at event boundaries, and each
+part is handed to DuckDB's JSON reader with an explicit schema, so parsing runs in C++ on every core with
+memory bounded by DuckDB's buffers (the obvious `read_json(format='unstructured') + unnest` took 71 s and
+5.3 GB for 1 GB; `json.load` 41 s, 5.4 GB). Every error is one line naming the user's file and, where it
+applies, the byte offset in it (docs/formats.md, "What JSON input is refused").
 
     config         JsonIngestConfig, the tunables (DEFAULT), passed down from `load`
     sniff          is this file a Chrome trace, and its rank, without ingesting it
     gunzip         a .gz inflated on its own thread while its parts are parsed
-    layout         where the event array lies, where events meet, what the keys around it say
+    jsonscan       JSON read at byte offsets: an array's values walked, a value's end found within limits
+    layout         where the event array lies, where events meet, how the file ends (complete, cut, or
+                   followed by other data), what the keys around it say (checked for type and range)
     parts          the array cut into parts of a size chosen from the events' density
     tail_balance   the last parts cut so that both cursors end together
-    part_files     each part copied into a JSON file of its own, in a temporary folder
-    schema         the reader's columns and args keys, and how ts is written
+    part_files     each part copied into a JSON file of its own, in a work folder beside the store
+    part_errors    DuckDB's error on a part told as the user's file, byte offset, event and field
+    schema         the reader's columns and args keys, and how ts is written and read
     inserters      parts inserted on two cursors at once, each committed on its own
     duckdb_memory  DuckDB's memory_limit lowered while the parts go in
     loader         `load`: the steps above for one file, the check of its events, its run facts

@@ -8,16 +8,17 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class JsonIngestConfig:
-    # Bytes read at a time: the head of the file, each step of the search for `"traceEvents": [` (64 of
-    # them at most), the window after a cut in which an event boundary is looked for (a cut made while a
-    # .gz inflates looks a window further for each event longer than that), each step back to a cut
-    # file's last complete event, and a part's bytes when the kernel cannot copy them.
+    # Bytes read at a time: the head of the file, each step of the read of the keys before `"traceEvents":
+    # [` and after the array (layout.META_MAX_BYTES in all), the window after a cut in which an event
+    # boundary is looked for (a cut made while a .gz inflates looks a window further for each event longer
+    # than that), and a part's bytes when the kernel cannot copy them.
     chunk: int = 1 << 22
     # Inflated before the head of a .gz is read (Kineto's keys before the events: a few KB).
     head_bytes: int = 4 << 20
     # Bytes after the array's start in which ts_kind looks at the first ts.
     ts_sniff: int = 1 << 16
-    # Bytes read from the end to find where the event array closes; a small tail first.
+    # No longer read: the array's end is found by walking its last events (layout.find_end), whatever the
+    # size of the keys after it. Kept so that callers that set it still work.
     tails: tuple[int, ...] = (1 << 16, 1 << 20)
     # Below this an array is parsed as one part.
     part_min: int = 16 << 20

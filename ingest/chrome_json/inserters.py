@@ -4,7 +4,7 @@ import collections
 import queue
 import threading
 import time
-from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, CancelledError, ThreadPoolExecutor
 from concurrent.futures import wait as wait_any
 
 from tracedb import sql
@@ -23,14 +23,16 @@ class Inserters:
 
     def __init__(self, con, insert, config: JsonIngestConfig):
         self.width, self.ahead = config.inserters, config.ahead
-        self.cursors = queue.SimpleQueue()
+        self.cursors, self.all = queue.SimpleQueue(), []
         for _ in range(self.width):
             cur = con.cursor()
             self.cursors.put(cur)
+            self.all.append(cur)
             sql.run(cur, "macros")   # temporary: each cursor is a connection of its own
         self.pool = ThreadPoolExecutor(self.width)
         self.insert, self.flight = insert, collections.deque()
         self.lock, self.running, self.done_bytes, self.done_seconds = threading.Lock(), {}, 0, 0.0
+        self.stopping = False     # set by close(failing=True): no insert starts after it
 
     def submit(self, size: int, *args):
         """Insert the part of `size` bytes: insert(cursor, *args) on the next free cursor."""
@@ -48,6 +50,9 @@ class Inserters:
         cur = self.cursors.get()
         key, t0 = object(), time.perf_counter()
         with self.lock:
+            if self.stopping:
+                self.cursors.put(cur)
+                raise CancelledError()
             self.running[key] = (t0, size)
         try:
             self.insert(cur, *args)
@@ -82,10 +87,30 @@ class Inserters:
         if error is not None:
             raise error
 
-    def close(self):
-        try:
-            self.wait()
-        finally:
-            self.pool.shutdown()
-            while not self.cursors.empty():
-                self.cursors.get().close()
+    def close(self, failing: bool = False):
+        """Ends the pool once every insert has ended. failing: an exception is on its way (Ctrl-C, a failed
+        part, a full disk): no insert starts any more, the running ones are interrupted (again every 10 ms,
+        in case one started just then), and their errors are dropped, so that exception is the one the
+        caller raises. Every insert the pool took is waited for, also one whose submit Ctrl-C cut short
+        (its future never reached self.flight): a connection still busy on a cursor would refuse the
+        caller's next call on it (DuckDB's ResourceInUseException instead of `interrupted`)."""
+        if not failing:
+            try:
+                self.wait()
+            finally:
+                self.pool.shutdown()
+            return
+        with self.lock:
+            self.stopping = True
+        while True:
+            with self.lock:
+                if not self.running:
+                    break
+            for cur in self.all:
+                try:
+                    cur.interrupt()
+                except Exception:   # a cursor already closed: nothing runs on it
+                    pass
+            time.sleep(0.01)
+        self.pool.shutdown(wait=True, cancel_futures=True)
+        self.flight.clear()         # their errors (interrupted, cancelled) are not the ingest's error

@@ -1,25 +1,52 @@
 """Where the `traceEvents` array lies in a plain JSON file, where its events meet, and what the keys around
 it say about the run.
 
-The array is located from the two ends of the file: its start from the head, its closing ']' from a
-short tail; the metadata before and after it is small and parsed with `json`. A file cut short ends at
-its last complete event."""
-import json
+The head is read key by key up to `"traceEvents": [`. The end is found by walking the last few events
+forward with Python's parser from a place known to lie between two events (an event boundary followed
+by an object with a "ph"), so metadata of any size or shape after the array (a 5 MB object, a list of
+objects) cannot be taken for events. What follows the array decides how the file ends:
+
+    the rest of the object, then nothing        a complete trace
+    the bytes end inside an event or the rest   a cut trace (crashed run): the complete events are kept
+                                                and the run is marked truncated
+    anything after the end of the document      refused, naming the byte where it starts
+
+Zero bytes at the very end (a file system's tail after a crash) count as the end of the file.
+
+The keys around the events are read with limits: each value at most META_MAX_DEPTH deep and
+META_MAX_BYTES long; only the keys tracedb reads become Python data, the others are checked and skipped.
+The facts read from them are checked for type and range (run_facts)."""
 import os
 import re
 from dataclasses import dataclass, field
 
 from tracedb.errors import InputError
 from tracedb.ingest.chrome_json.config import DEFAULT, JsonIngestConfig
+from tracedb.ingest.chrome_json.jsonscan import ScanStop, blank_at, load_value, value_end, walk
 from tracedb.ingest.sniff import LEADING
 
 # An event boundary: `}`, a comma, `{` and a key that starts Kineto and Perfetto events. It cannot occur
 # inside a JSON string (the quote would be escaped), but it can inside args that hold a list of objects
 # keyed like that: DuckDB then rejects a part, and the caller parses the array as one part instead.
 BOUNDARY = re.compile(rb'\}\s*,\s*\{\s*"(?:ph|cat|name|pid|tid|ts|dur|args|id|s|bp)"\s*:')
-_TRACE_EVENTS_KEY = re.compile(rb'"traceEvents"\s*:\s*\[')
-_BLANK_TO_END = re.compile(r"\s*\Z")   # matched at a position: no copy of the rest of the text
-_BLANKS = re.compile(r"\s*")
+# Where two objects of an array meet, whatever their first key: a candidate place to start walking.
+_MEET = re.compile(rb"\}\s*,\s*\{")
+# The keys read as data; any other key's value is checked for depth and closing brackets and skipped.
+READ_KEYS = ("schemaVersion", "deviceProperties", "distributedInfo", "baseTimeNanoseconds")
+SKIPPED = "(not read)"
+# Limits on the keys around the events. Real traces: 3 levels deep (deviceProperties, distributedInfo's
+# pg_config), a few KB in all (HTA's nccl trace: 9 keys, 3 KB).
+META_MAX_DEPTH = 64
+META_MAX_BYTES = 64 << 20
+# Checked facts: rank and world size are INTEGER columns; epoch ns up to 4e18 (year 2096) leave room for
+# ts and dur (tracedb.ingest.chrome_json.schema) within BIGINT.
+INT32_MAX = 2 ** 31 - 1
+BASE_NS_MAX = 4 * 10 ** 18
+# Events walked back from the end before the walk starts: a boundary inside an event's args (a list of
+# objects with "ph") cannot be the earliest of four.
+_ORIGIN_EVENTS = 4
+# Bytes first read to look at one event (Kineto's are ~0.3-2 KB); more is read while an event runs past.
+_PEEK = 1 << 16
 
 
 @dataclass
@@ -30,16 +57,19 @@ class Layout:
     truncated: bool
     metadata: dict = field(default_factory=dict)    # top-level keys other than traceEvents
     object_form: bool = False   # {"traceEvents": [...]} rather than a bare array
+    note: str = ""            # " of the inflated JSON" for a .gz: what byte offsets count
+    clean_end: bool = False   # nothing but blanks after the document: DuckDB may read the file itself
 
 
-def locate(path: str, source: str, config: JsonIngestConfig = DEFAULT) -> Layout:
-    """Where the event array lies in `path` (named `source` in messages)."""
-    layout = read_head(path, source, config)
-    find_end(layout, source, config)
+def locate(path: str, source: str, config: JsonIngestConfig = DEFAULT, note: str = "",
+           end_at: int | None = None) -> Layout:
+    """Where the event array lies in `path` (named `source` in messages); `end_at`: see find_end."""
+    layout = read_head(path, source, config, note)
+    find_end(layout, source, config, end_at)
     return layout
 
 
-def read_head(path: str, source: str, config: JsonIngestConfig) -> Layout:
+def read_head(path: str, source: str, config: JsonIngestConfig, note: str = "") -> Layout:
     """The layout with its start, its form and the metadata keys before the events (end not known yet)."""
     with open(path, "rb") as f:
         head = f.read(config.chunk)
@@ -48,105 +78,275 @@ def read_head(path: str, source: str, config: JsonIngestConfig) -> Layout:
         if first == b"[":
             start, meta = lead + 1, {}
         elif first == b"{":
-            start, meta = object_start(f, source, config)
+            start, meta = object_start(f, source, config, note)
         else:
-            raise InputError(f"{source}: byte offset {lead}: expected a JSON trace ('{{' or '['), found {first!r}")
-    return Layout(path, start, start, False, meta, object_form=first == b"{")
+            raise InputError(f"{source}: byte offset {lead}{note}: expected a JSON trace ('{{' or '['), "
+                             f"found {first!r}")
+    return Layout(path, start, start, False, meta, object_form=first == b"{", note=note)
 
 
-def find_end(layout: Layout, source: str, config: JsonIngestConfig):
-    """Sets the layout's end (and truncated, and the metadata keys after the events) from the file's tail."""
+# ----------------------------------------------------------------------------------------------- head
+def object_start(f, source: str, config: JsonIngestConfig, note: str = "") -> tuple[int, dict]:
+    """The byte after `"traceEvents": [` and the keys before it, read one by one (at most META_MAX_BYTES)."""
+    f.seek(0)
+    raw = f.read(4096)
+    lead = len(raw) - len(raw.lstrip(LEADING)) + 1        # after '{'
+    obj, meta = _Object(f, lead, 1 << 62, config.chunk, note), {}   # to the file's end (a .gz too)
+    while True:
+        member = obj.member(source, meta)
+        if member is None:
+            raise InputError(f"{source}: no \"traceEvents\" array in the first {obj.at + obj.i:,} bytes (the whole "
+                             "object); expected a Chrome trace object {\"traceEvents\": [...]} or a bare event array")
+        if member == _CUT:
+            raise InputError(f"{source}: no \"traceEvents\" array in the first {obj.at + len(obj.text):,} bytes; "
+                             "expected a Chrome trace object {\"traceEvents\": [...]} or a bare event array (the "
+                             f"keys before it are read up to {META_MAX_BYTES >> 20} MB)")
+        key, value, at = member
+        if key == "traceEvents":
+            return at + 1, meta
+        meta[key] = value
+
+
+_CUT = "cut"
+
+
+class _Object:
+    """The members of a JSON object read one at a time from byte `at` of a file (just after its '{', or
+    after a value of it), the text read further while a member runs past it, up to META_MAX_BYTES. A
+    "traceEvents" member is returned as soon as its '[' is seen, its value not read."""
+
+    def __init__(self, f, at: int, stop: int, block: int, note: str, first: bool = True):
+        self.f, self.at, self.stop, self.block, self.note, self.first = f, at, stop, block, note, first
+        self.text, self.i = "", 0
+        self._grow()
+
+    def _grow(self) -> bool:
+        end = self.at + len(self.text)
+        if end >= self.stop or len(self.text) >= META_MAX_BYTES:
+            return False
+        self.f.seek(end)
+        data = self.f.read(min(self.block, self.stop - end))
+        self.text += data.decode("latin-1")
+        return bool(data)
+
+    def member(self, source: str, seen: dict):
+        """(key, value, byte offset of the value) of the next member; None at the object's '}' (self.i is
+        then after it); _CUT when the bytes end inside the member."""
+        while True:
+            try:
+                return self._member(source, seen)
+            except _NeedMore:
+                if not self._grow():
+                    return _CUT
+            except ScanStop as s:
+                raise InputError(f"{source}: byte {self.at + s.pos}{self.note}: {s.reason}; expected the "
+                                 "top-level object's keys and values") from None
+
+    def _member(self, source: str, seen: dict):
+        text = self.text
+        i = _need(text, blank_at(text, self.i))
+        if text[i] == "}":
+            self.i = i + 1
+            return None
+        if not self.first:
+            if text[i] != ",":
+                raise ScanStop("syntax", i, f"{text[i]!r} where ',' or '}}' was expected")
+            i = _need(text, blank_at(text, i + 1))
+        if text[i] != '"':
+            raise ScanStop("syntax", i, f"{text[i]!r} where a key was expected")
+        end = _end_of(text, i, 1)
+        try:
+            key = load_value(text[i:end].encode("latin-1"), "a key")
+        except ValueError as e:   # a bad escape, invalid UTF-8
+            raise ScanStop("syntax", i, f"a key that is not a JSON string ({_reason(e)})") from None
+        i = _need(text, blank_at(text, end))
+        if text[i] != ":":
+            raise ScanStop("syntax", i, f"{text[i]!r} where ':' was expected")
+        i = _need(text, blank_at(text, i + 1))
+        at = self.at + i
+        if key in seen or (key == "traceEvents" and "traceEvents" in seen):
+            raise InputError(f"{source}: byte {at}{self.note}: the top-level key {key!r} appears twice; expected "
+                             "each key once")
+        if key == "traceEvents":
+            if text[i] != "[":
+                raise InputError(f"{source}: byte {at}{self.note}: \"traceEvents\" holds {_kind(text[i])}; "
+                                 "expected an array of events")
+            self.i, self.first = i + 1, False
+            return key, None, at
+        try:
+            end = _end_of(text, i, META_MAX_DEPTH)
+        except ScanStop as s:   # too deep: the value's first byte; malformed: the byte itself
+            raise InputError(f"{source}: byte {at if s.kind == 'deep' else self.at + s.pos}{self.note}: {key!r}: "
+                             f"{s.reason}; expected a JSON value at most {META_MAX_DEPTH} levels deep") from None
+        if end - i > META_MAX_BYTES:
+            raise InputError(f"{source}: byte {at}{self.note}: {key!r} is {(end - i) / 1e6:.0f} MB; expected at "
+                             f"most {META_MAX_BYTES >> 20} MB for a key beside the events")
+        value = SKIPPED
+        if key in READ_KEYS:
+            try:
+                value = load_value(text[i:end].encode("latin-1"), repr(key))
+            except (ValueError, RecursionError) as e:
+                raise InputError(f"{source}: byte {at}{self.note}: {key!r}: {_reason(e)}; expected a JSON value") \
+                    from None
+        self.i, self.first = end, False
+        return key, value, at
+
+
+class _NeedMore(Exception):
+    """The text ends inside the member being read."""
+
+
+def _need(text: str, i: int) -> int:
+    if i >= len(text):
+        raise _NeedMore()
+    return i
+
+
+def _end_of(text: str, i: int, depth: int) -> int:
+    """value_end, or _NeedMore when the value may go on past the text (a number ending at its end too)."""
+    try:
+        end = value_end(text, i, depth)
+    except ScanStop as s:
+        if s.kind == "cut":
+            raise _NeedMore() from None
+        raise
+    if end >= len(text):
+        raise _NeedMore()
+    return end
+
+
+def _kind(c: str) -> str:
+    return {"{": "an object", '"': "a string", "t": "true", "f": "false", "n": "null", "": "nothing"}.get(
+        c, "a number" if c in "-0123456789" else repr(c))
+
+
+def _reason(e: BaseException) -> str:
+    if isinstance(e, UnicodeDecodeError):
+        return f"invalid UTF-8 at its byte {e.start}"
+    if isinstance(e, RecursionError):
+        return "nested too deep"
+    return str(e).split(": line ")[0]
+
+
+# ------------------------------------------------------------------------------------------------ end
+def find_end(layout: Layout, source: str, config: JsonIngestConfig, end_at: int | None = None):
+    """Sets the layout's end, truncated, clean_end and the metadata keys after the events. `end_at`: the
+    offset of the array's ']', known from a walk of every event (part_errors.EndsEarly); what follows it
+    is checked all the same."""
     size = os.path.getsize(layout.path)
     with open(layout.path, "rb") as f:
-        for tail_len in config.tails:
-            tail_at = max(layout.start, size - tail_len)
-            f.seek(tail_at)
-            end, more = _array_end(f.read(), tail_at, layout.object_form)
-            if end is not None:
-                layout.metadata.update(more)
-                layout.end = end
-                return
-            if tail_at == layout.start:
-                break
-    layout.end = _last_complete_event(layout.path, layout.start, size, source, config)
-    layout.truncated = True
+        data_end = _data_end(f, layout.start, size, config.chunk)
+        close = end_at if end_at is not None else _array_close(f, layout, data_end, source, config)
+        if close is None:
+            return                 # cut inside the events: the layout is set
+        layout.end = close
+        more, layout.truncated, clean = _after_events(f, layout, close + 1, data_end, source, config)
+        layout.metadata.update(more)
+        layout.clean_end = clean and data_end == size
 
 
-def object_start(f, source: str, config: JsonIngestConfig) -> tuple[int, dict]:
-    """The byte after `"traceEvents": [` and the metadata keys before it, read in growing chunks."""
-    f.seek(0)
-    buf = b""
-    while True:
-        block = f.read(config.chunk)
-        buf += block
-        m = _TRACE_EVENTS_KEY.search(buf)
-        if m:
-            break
-        if not block or len(buf) > 64 * config.chunk:
-            raise InputError(f"{source}: no \"traceEvents\" array in the first {len(buf):,} bytes; expected a "
-                             "Chrome trace object {\"traceEvents\": [...]} or a bare event array")
-    prefix = buf[:m.start()].decode("utf-8", "replace").strip().lstrip("\ufeff")
+def _array_close(f, layout: Layout, data_end: int, source: str, config: JsonIngestConfig) -> int | None:
+    """Offset of the ']' that closes the event array, walked to from a few events before the end (from
+    its first event when that place turned out to lie inside an event); None for a file cut inside the
+    events (the layout is then set: _cut_or_refuse)."""
+    origin, lead_comma = _walk_origin(f, layout.start, data_end, config)
     try:
-        meta = json.loads(prefix.rstrip().rstrip(",") + "}")
-    except ValueError:
-        meta = {}   # metadata we cannot read is not worth refusing the events for
-    return m.end(), meta if isinstance(meta, dict) else {}
-
-
-def _array_end(tail: bytes, tail_at: int, object_form: bool):
-    """Position of the ']' closing the event array, from the last bytes of the file, and the metadata
-    keys after it: the first ']' after which the rest of the file is exactly the end of the top-level
-    object (`, "key": value, ...}`) or of the file. Later candidates can pass too (Kineto may write
-    deviceProperties after the events), earlier ones inside events cannot (an event follows them).
-    Each candidate is checked by walking the tokens after it, so a failing one costs a few tokens.
-    surrogateescape keeps a multi-byte character cut by the tail's start at its exact byte length."""
-    text = tail.decode("utf-8", "surrogateescape")
-    decoder = json.JSONDecoder()
-    for m in re.finditer(r"\]", text):
-        if object_form:
-            more = _object_tail(text, m.end(), decoder)
-        else:
-            more = {} if _BLANK_TO_END.match(text, m.end()) else None
-        if more is not None:
-            return tail_at + len(text[:m.start()].encode("utf-8", "surrogateescape")), more
-    return None, {}
-
-
-def _object_tail(text: str, i: int, decoder) -> dict | None:
-    """The keys of `, "k": v, ... }` starting at text[i] when that is all that is left, else None."""
-    i = _BLANKS.match(text, i).end()
-    out = {}
-    while True:
-        if text.startswith("}", i):
-            return out if _BLANK_TO_END.match(text, i + 1) else None
-        if not text.startswith(",", i):
-            return None
-        i = _BLANKS.match(text, i + 1).end()
+        return walk(f, origin, data_end, lead_comma, _PEEK)
+    except ScanStop as s:
+        stop = s
+    if stop.kind == "close" and lead_comma:
         try:
-            key, i = decoder.raw_decode(text, i)
-            i = _BLANKS.match(text, i).end()
-            if not isinstance(key, str) or not text.startswith(":", i):
-                return None
-            value, i = decoder.raw_decode(text, _BLANKS.match(text, i + 1).end())
-        except ValueError:
-            return None
-        out[key] = value
-        i = _BLANKS.match(text, i).end()
+            return walk(f, layout.start, data_end, False, config.chunk)
+        except ScanStop as s:
+            stop = s
+    return _cut_or_refuse(layout, stop, source)
 
 
-def _last_complete_event(path: str, start: int, size: int, source: str, config: JsonIngestConfig) -> int:
-    """A cut file (crashed run, Kineto's unfinished .tmp): the events end at the last boundary."""
-    with open(path, "rb") as f:
-        pos = size
-        while pos > start:
-            lo = max(start, pos - config.chunk)
-            f.seek(lo)
-            block = f.read(pos - lo + 64)
-            hits = list(BOUNDARY.finditer(block))
-            if hits:
-                return lo + hits[-1].start() + 1      # just after the '}' of the last complete event
-            pos = lo
-    raise InputError(f"{source}: byte offset {start}: the event array is cut before its first complete event")
+def _cut_or_refuse(layout: Layout, s: ScanStop, source: str):
+    """A walk that stopped before the array closed: a cut file ends at its last complete event (None:
+    the layout is set); malformed JSON is refused."""
+    if s.kind != "cut":
+        raise InputError(f"{source}: byte {s.pos}{layout.note}: {s.reason}; expected the events of the "
+                         "traceEvents array, separated by commas")
+    if s.pos <= layout.start:
+        raise InputError(f"{source}: byte offset {layout.start}{layout.note}: the event array is cut before its "
+                         "first complete event")
+    layout.end, layout.truncated = s.pos, True
+    return None
+
+
+def _data_end(f, start: int, size: int, block: int) -> int:
+    """Where the file's bytes end once zero bytes at its very end are left out."""
+    end = size
+    while end > start:
+        lo = max(start, end - block)
+        f.seek(lo)
+        kept = f.read(end - lo).rstrip(b"\x00")
+        if kept:
+            return lo + len(kept)
+        end = lo
+    return end
+
+
+def _walk_origin(f, start: int, data_end: int, config: JsonIngestConfig) -> tuple[int, bool]:
+    """(offset, True) just after an event's '}' a few events before the end, found from the end in growing
+    windows: the earliest of the last _ORIGIN_EVENTS places where two objects meet and the second is an
+    event (an object with a string "ph"); (start, False) when there is none (the walk then covers every
+    event)."""
+    found, hi, step = [], data_end, 1 << 16
+    while hi > start and len(found) < _ORIGIN_EVENTS:
+        lo = max(start, hi - step)
+        f.seek(lo)
+        block = f.read(min(hi + 64, data_end) - lo)
+        for m in reversed(list(_MEET.finditer(block))):
+            at = lo + m.start() + 1
+            if at < hi and _event_at(f, lo + m.end() - 1, data_end, config):
+                found.append(at)
+                if len(found) == _ORIGIN_EVENTS:
+                    break
+        hi, step = lo, step * 4
+    return (found[-1], True) if found else (start, False)
+
+
+def _event_at(f, pos: int, data_end: int, config: JsonIngestConfig) -> bool:
+    """The JSON value at `pos` is an object with a string "ph"."""
+    seen = []
+    try:
+        walk(f, pos, data_end, False, _PEEK, on_value=lambda a, b, v: seen.append(v) or True)
+    except ScanStop:
+        return False
+    return bool(seen) and isinstance(seen[0], dict) and isinstance(seen[0].get("ph"), str)
+
+
+def _after_events(f, layout: Layout, at: int, data_end: int, source: str, config: JsonIngestConfig):
+    """(keys after the events, cut short?, nothing but blanks after the document?) from byte `at` (after
+    the array's ']'): the rest of the top-level object, then blanks only."""
+    more, after = {}, at
+    if layout.object_form:
+        obj = _Object(f, at, data_end, config.chunk, layout.note, first=False)
+        while (member := obj.member(source, {**layout.metadata, **more, "traceEvents": None})) not in (None, _CUT):
+            more[member[0]] = member[1]
+        if member == _CUT:
+            return more, True, False     # cut inside the keys after the events: the events are all there
+        after = at + obj.i
+    rest = _first_non_blank(f, after, data_end, config.chunk)
+    if rest is not None:
+        raise InputError(f"{source}: byte {rest}{layout.note}: data after the end of the JSON document; expected "
+                         f"nothing after its closing {'}' if layout.object_form else ']'!r} (two traces in one file?)")
+    return more, False, True
+
+
+def _first_non_blank(f, at: int, data_end: int, block: int) -> int | None:
+    """Offset of the first byte from `at` to data_end that is not blank, None when there is none."""
+    pos = at
+    while pos < data_end:
+        f.seek(pos)
+        chunk = f.read(min(block, data_end - pos))
+        stripped = chunk.lstrip(b" \t\r\n")
+        if stripped:
+            return pos + len(chunk) - len(stripped)
+        pos += len(chunk)
+    return None
 
 
 def boundary_after(path: str, target: int, limit: int) -> int | None:
@@ -157,17 +357,40 @@ def boundary_after(path: str, target: int, limit: int) -> int | None:
     return target + m.start() + 1 if m else None
 
 
-def run_facts(meta: dict) -> dict:
-    """What the top-level keys say about the run: device name, rank, world size, time base."""
+# ---------------------------------------------------------------------------------------------- facts
+def run_facts(meta: dict, source: str = "the trace") -> dict:
+    """What the top-level keys say about the run: device name, rank, world size, time base; each checked
+    for type and range (an InputError names the key)."""
     facts = {}
     props = meta.get("deviceProperties")
-    if isinstance(props, list) and props and isinstance(props[0], dict):
-        facts["device_name"] = props[0].get("name") or None
+    if props is not None:
+        if not isinstance(props, list) or (props and not isinstance(props[0], dict)):
+            _bad(source, "deviceProperties", props, "a list of objects")
+        name = props[0].get("name") if props else None
+        if name is not None and not (isinstance(name, str) and len(name) <= 1024):
+            _bad(source, "deviceProperties[0].name", name, "a device name (text, at most 1,024 characters)")
+        facts["device_name"] = name or None
     dist = meta.get("distributedInfo")
-    if isinstance(dist, dict):
-        for key, fact in (("rank", "rank"), ("world_size", "world_size")):
-            if isinstance(dist.get(key), int):
-                facts[fact] = dist[key]
+    if dist is not None:
+        if not isinstance(dist, dict):
+            _bad(source, "distributedInfo", dist, "an object")
+        for key, low in (("rank", 0), ("world_size", 1)):
+            if dist.get(key) is not None:
+                facts[key] = _int_in(source, f"distributedInfo.{key}", dist[key], low, INT32_MAX)
+        if facts.get("rank", 0) >= facts.get("world_size", INT32_MAX):
+            _bad(source, "distributedInfo.rank", facts["rank"], f"a rank below world_size ({facts['world_size']})")
     base = meta.get("baseTimeNanoseconds")
-    facts["base_ns"] = base if isinstance(base, int) else 0
+    facts["base_ns"] = 0 if base is None else _int_in(source, "baseTimeNanoseconds", base, 0, BASE_NS_MAX)
     return facts
+
+
+def _int_in(source: str, what: str, value, low: int, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        _bad(source, what, value, f"an integer from {low:,} to {high:,}")
+    return value
+
+
+def _bad(source: str, what: str, value, expected: str):
+    shown = repr(value) if not isinstance(value, (dict, list)) else type(value).__name__.replace("dict", "an object") \
+        .replace("list", "a list")
+    raise InputError(f"{source}: {what} is {shown[:60]}; expected {expected}")

@@ -1,5 +1,6 @@
 """Loading one Chrome trace file into trace_events: how its parts are planned, written and inserted, the
-check of the inserted events, and the facts about the run that the file gives."""
+check of the inserted events, and the facts about the run that the file gives. Every error names the
+user's file (and the byte in it, of the inflated JSON for a .gz), never a part file."""
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -13,16 +14,20 @@ from tracedb.ingest.chrome_json.duckdb_memory import memory_cap
 from tracedb.ingest.chrome_json.gunzip import Gunzip
 from tracedb.ingest.chrome_json.inserters import Inserters
 from tracedb.ingest.chrome_json.layout import Layout, find_end, locate, read_head, run_facts
-from tracedb.ingest.chrome_json.part_files import Workdir, write_part
+from tracedb.ingest.chrome_json.part_errors import (EndsEarly, RetrySafely, bad_time, describe_event, event_at,
+                                                     part_error)
+from tracedb.ingest.chrome_json.part_files import Workdir, store_folder, write_part
 from tracedb.ingest.chrome_json.parts import part_bytes, split, stream_ranges
-from tracedb.ingest.chrome_json.schema import TS_NUMBER, TS_TEXT, ArgExpr, args_keys, columns, ts_kind
+from tracedb.ingest.chrome_json.schema import INEXACT, TS_READ, ArgExpr, args_keys, columns, ts_kind, ts_read
 from tracedb.ingest.chrome_json.sniff import is_gzip
 from tracedb.ingest.chrome_json.tail_balance import balance_tail
 
+__all__ = ["RetrySafely", "load"]
+INFLATED = " of the inflated JSON"
 
-class RetrySafely(Exception):
-    """The fast read failed: a cut between parts fell inside an event, or an args value has a type the
-    typed schema does not take. Parse the array again as one part with every args value as JSON."""
+
+class _Inexact(Exception):
+    """A part met a ts with a fraction beyond 2^43 µs, which a double cannot hold: read ts as DECIMAL."""
 
 
 @dataclass
@@ -40,49 +45,72 @@ def load(con, run_id: int, path: str, parts: int | None = None, safe: bool = Fal
     Memory stays flat as files grow: the event array is cut into parts (`part_bytes`), and each part is one
     INSERT straight from DuckDB's JSON reader, committed on its own, two at a time on two cursors while
     this thread writes the next part file (`Inserters`), under config.memory_cap (`memory_cap`). A .gz is
-    inflated on its own thread while the parts already there are parsed. The rows stay invisible until
-    the run's final transaction adds its runs row (`finish` runs in it); the caller removes them when
-    anything fails (the discard_pending query).
+    inflated on its own thread while the parts already there are parsed. Part files go to a work folder
+    beside the store `con` writes (part_files.Workdir), removed however this ends. The rows stay invisible
+    until the run's final transaction adds its runs row (`finish` runs in it); the caller removes them
+    when anything fails. When a part meets a ts a double cannot hold, the rows so far are removed and the
+    file is read again with ts as DECIMAL.
     Returns run facts: device_name, rank, world_size, truncated, clock_domain, format, device_kind,
     inflated_bytes (a .gz's JSON bytes, else None)."""
-    with Workdir() as work, memory_cap(con, config.memory_cap):
-        gz = Gunzip(path, work, config) if is_gzip(path) else None
-        try:
-            return _load(con, run_id, path, work, gz, parts, safe, config)
-        finally:
-            if gz is not None:
-                gz.close()
+    with Workdir(store_folder(con)) as work, memory_cap(con, config.memory_cap):
+        again = _Again()
+        while True:
+            gz = Gunzip(path, work, config) if is_gzip(path) else None
+            try:
+                return _load(con, run_id, path, work, gz, parts, safe, again, config)
+            except (_Inexact, EndsEarly) as e:
+                again.learn(e, path)
+                sql.run(con, "ingest_chrome_discard", {"run_id": run_id})
+            finally:
+                if gz is not None:
+                    gz.close()
 
 
-def _load(con, run_id, path, work, gz, parts, safe, config) -> dict:
-    layout, plain = _open_layout(path, gz, config)
+@dataclass
+class _Again:
+    """What a failed try taught the next one (each at most once): read ts as DECIMAL; where the array ends."""
+    exact: bool = False
+    end_at: int | None = None
+
+    def learn(self, e: Exception, path: str):
+        if isinstance(e, _Inexact) and not self.exact:
+            self.exact = True
+        elif isinstance(e, EndsEarly) and self.end_at is None:
+            self.end_at = e.pos
+        else:   # never expected: the same lesson twice
+            raise InputError(f"{path}: the event array could not be read consistently ({type(e).__name__})") from None
+
+
+def _load(con, run_id, path, work, gz, parts, safe, again, config) -> dict:
+    layout, plain = _open_layout(path, gz, config, again.end_at)
     kind = ts_kind(layout, config)
-    ascend = kind == "string"   # trace_view.json: string ts, the exact text path
-    if gz is not None and not safe and not ascend and _base_before_events(layout):
+    read = ts_read(layout, kind, config, again.exact)
+    run_facts(layout.metadata, path)   # the keys before the events checked before any part is written
+    if gz is not None and not safe and kind != "string" and _base_before_events(layout) and again.end_at is None:
         plan = _plan_streamed(layout, gz, path, config)   # parse while inflating
     else:   # the time base may come after the events (newer Kineto): wait for the whole file
-        plan = _plan_whole(layout, gz, path, parts, safe, config)
-    base_ns = run_facts(layout.metadata)["base_ns"]   # before a stream's end adds the keys after the events
-    insert = _part_inserter(path, plain, safe, *_part_sql(layout, run_id, base_ns, ascend, safe))
+        plan = _plan_whole(layout, gz, path, parts, safe, config, again.end_at)
+    base_ns = run_facts(layout.metadata, path)["base_ns"]   # before a stream's end adds the keys after the events
+    insert = _part_inserter(path, layout, plain, safe, *_part_sql(layout, run_id, base_ns, read, safe))
     part_ranges = _insert_parts(con, layout, plain, work, plan, insert, config)
-    _check_events(con, run_id, path, part_ranges)
-    return _file_facts(layout, gz, kind, base_ns)
+    _check_events(con, run_id, path, layout, part_ranges)
+    return _file_facts(layout, gz, kind, base_ns, path)
 
 
-def _open_layout(path: str, gz: Gunzip | None, config: JsonIngestConfig) -> tuple[Layout, str]:
+def _open_layout(path: str, gz: Gunzip | None, config: JsonIngestConfig, end_at: int | None) -> tuple[Layout, str]:
     """(layout, plain file): for a plain file the whole layout; for a .gz being inflated, the head only
     (layout.end is set later), read once enough of it has arrived."""
     if gz is None:
-        return locate(path, path, config), path
+        return locate(path, path, config, end_at=end_at), path
     gz.start()
     gz.wait_for(config.head_bytes)
     try:
-        layout = read_head(gz.out, path, config)
+        layout = read_head(gz.out, path, config, INFLATED)
     except InputError:
         if gz.done:
             raise
         gz.wait_for(float("inf"))   # a head longer than config.head_bytes (or not a trace): read it whole
-        layout = read_head(gz.out, path, config)
+        layout = read_head(gz.out, path, config, INFLATED)
     gz.wait_for(layout.start + config.ts_sniff)
     return layout, gz.out
 
@@ -100,42 +128,48 @@ def _plan_streamed(layout: Layout, gz: Gunzip, source: str, config: JsonIngestCo
 
 
 def _plan_whole(layout: Layout, gz: Gunzip | None, source: str, parts: int | None, safe: bool,
-                config: JsonIngestConfig) -> _Plan:
+                config: JsonIngestConfig, end_at: int | None = None) -> _Plan:
     """Parts of the whole array (a .gz inflated to its end first): `parts` of them, one in safe mode, else
     as many as the part size gives, two at least."""
     if gz is not None:
         gz.wait_for(float("inf"))
-        find_end(layout, source, config)
+        find_end(layout, source, config, end_at)
     size = part_bytes(layout.path, layout.start, layout.end, config)
     wanted = 1 if safe else (parts or max(2, -(-(layout.end - layout.start) // size)))
     ranges = split(layout, wanted, config)
-    # a bare array (BOM or blanks before it at most) in one part: DuckDB reads the file itself
-    whole = len(ranges) == 1 and not layout.truncated and not layout.object_form and layout.start <= 4
+    # a bare array (BOM or blanks before it at most, blanks after it) in one part: DuckDB reads the file itself
+    whole = len(ranges) == 1 and layout.clean_end and not layout.object_form and layout.start <= 4
     return _Plan(ranges, size, whole)
 
 
-def _part_sql(layout: Layout, run_id: int, base_ns: int, ascend: bool, safe: bool) -> tuple[dict, dict]:
-    """(parameters, placeholders) of ingest_chrome_part shared by every part of the run."""
+def _part_sql(layout: Layout, run_id: int, base_ns: int, read: str, safe: bool) -> tuple[dict, dict]:
+    """(parameters, placeholders) of ingest_chrome_part shared by every part of the run; `read` is the
+    TS_READ entry (string, decimal or number)."""
     keys = args_keys(layout)
-    params = {"cols": columns(ascend, safe, keys), "run_id": run_id, "base_ns": base_ns}
-    placeholders = {"ts_ns": TS_TEXT if ascend else TS_NUMBER, "arg": ArgExpr(safe, keys),
-                    "flow_id": "TRY_CAST(id AS BIGINT)" if ascend else "CAST(NULL AS BIGINT)"}
+    ts_type, ts_ns = TS_READ[read]
+    params = {"cols": columns(ts_type, safe, keys), "run_id": run_id, "base_ns": base_ns}
+    placeholders = {"ts_ns": ts_ns, "arg": ArgExpr(safe, keys),
+                    "flow_id": "TRY_CAST(id AS BIGINT)" if read == "string" else "CAST(NULL AS BIGINT)"}
     return params, placeholders
 
 
-def _part_inserter(path: str, plain: str, safe: bool, params: dict, placeholders: dict):
-    """insert(cursor, i, part file): part i's events into trace_events with seq from i << 32; the part
-    file is removed after, unless it is the trace file itself."""
-    def insert(cur, i, part):
+def _part_inserter(path: str, layout: Layout, plain: str, safe: bool, params: dict, placeholders: dict):
+    """insert(cursor, i, part file, byte range): part i's events into trace_events with seq from i << 32;
+    the part file is removed after, unless it is the trace file itself. What the reader says of the JSON
+    becomes an error naming the user's file and byte (part_errors), or RetrySafely."""
+    def insert(cur, i, part, rng):
         try:
             sql.run(cur, "ingest_chrome_part", {**params, "file": part, "base_seq": i << 32}, **placeholders)
         except (duckdb.InvalidInputException, duckdb.ConversionException) as e:   # what the reader says of the JSON
-            if not safe:   # the caller removes the rows so far and calls again, safely
-                raise RetrySafely() from None
-            raise InputError(f"{path}: {_json_error(e)}") from None
+            if INEXACT in str(e):
+                raise _Inexact() from None
+            raise part_error(e, path, layout, rng, safe) from None
         finally:
             if part != plain:
-                os.remove(part)
+                try:
+                    os.remove(part)
+                except FileNotFoundError:
+                    pass
     return insert
 
 
@@ -150,7 +184,7 @@ def _insert_parts(con, layout: Layout, plain: str, work: str, plan: _Plan, inser
         i = len(part_ranges)
         part = plain if plan.whole else write_part(layout, rng, os.path.join(work, f"part{i}.json"), config)
         part_ranges.append(rng)
-        inserters.submit(rng[1] - rng[0], i, part)
+        inserters.submit(rng[1] - rng[0], i, part, rng)
 
     ranges = plan.ranges
     try:
@@ -163,28 +197,34 @@ def _insert_parts(con, layout: Layout, plain: str, work: str, plan: _Plan, inser
             stretch = (tail[0][0], tail[-1][1])
             for rng in balance_tail(layout, stretch, *inserters.settle(), min_bytes=plan.size, config=config):
                 send(rng)
-    finally:
-        inserters.close()
+    except BaseException:
+        inserters.close(failing=True)   # Ctrl-C or a failed part: the inserts in flight are interrupted
+        raise
+    inserters.close()
     return part_ranges
 
 
-def _check_events(con, run_id: int, path: str, part_ranges: list[tuple[int, int]]):
-    """Every complete event has a numeric ts, and there is at least one; an error names the bytes of the
-    part that holds the first event without ts."""
-    n, no_ts, first, named = sql.run(con, "ingest_chrome_check", {"run_id": run_id}).fetchone()
-    if no_ts:
-        x, y = part_ranges[first >> 32]
-        what = f"an event named {named!r}" if named else "an event"
-        raise InputError(f"{path}: between bytes {x} and {y}: {what} of phase 'X' has no numeric ts ({no_ts} "
-                         "such); expected ts in microseconds")
+def _check_events(con, run_id: int, path: str, layout: Layout, part_ranges: list[tuple[int, int]]):
+    """Every complete event has a ts and a dur that are times, and there is at least one event; an error
+    names the byte where the first bad event starts and what is wrong with it."""
+    n, bad, first = sql.run(con, "ingest_chrome_check", {"run_id": run_id}).fetchone()
+    if bad:
+        rng = part_ranges[first >> 32]
+        found = event_at(layout, rng, first & 0xFFFFFFFF)
+        if found is None or not isinstance(found[2], dict):
+            raise InputError(f"{path}: between bytes {rng[0]} and {rng[1]}{layout.note}: a complete event has no "
+                             f"valid ts or dur ({bad:,} such); expected ts and dur in µs")
+        at, _, event = found
+        raise InputError(f"{path}: byte {at}{layout.note}: {describe_event(event)} {bad_time(event)} "
+                         f"({bad:,} such complete event{'s' if bad > 1 else ''})")
     if n == 0:
         raise InputError(f"{path}: the trace holds no complete events; expected a non-empty traceEvents array")
 
 
-def _file_facts(layout: Layout, gz: Gunzip | None, kind: str, base_ns: int) -> dict:
+def _file_facts(layout: Layout, gz: Gunzip | None, kind: str, base_ns: int, path: str) -> dict:
     """The run facts `load` returns, from the top-level keys and the form of the timestamps."""
     ascend = kind == "string"
-    facts = run_facts(layout.metadata)   # with the keys after the events, known now
+    facts = run_facts(layout.metadata, path)   # with the keys after the events, known now
     facts["time_base_ns"] = facts.pop("base_ns")
     facts.update(truncated=layout.truncated, inflated_bytes=gz.size if gz is not None else None,
                  format="ascend-trace-view" if ascend else "chrome-trace",
@@ -192,8 +232,3 @@ def _file_facts(layout: Layout, gz: Gunzip | None, kind: str, base_ns: int) -> d
                  clock_domain="unix-epoch-local" if ascend else
                  ("unix-epoch" if base_ns or kind == "epoch" else "trace-relative"))
     return facts
-
-
-def _json_error(e) -> str:
-    msg = str(e).strip().splitlines()[0]
-    return msg.split("Error:", 1)[-1].strip() if "Error:" in msg else msg

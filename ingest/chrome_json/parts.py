@@ -27,7 +27,8 @@ def split(layout: Layout, parts: int, config: JsonIngestConfig = DEFAULT) -> lis
 def stream_ranges(layout: Layout, gz: Gunzip, source: str, size: int, config: JsonIngestConfig):
     """Byte ranges of the event array of a file that `gz` is still writing: a part is cut every
     `size` bytes as soon as the bytes after the cut are there; once the stream has ended, the end is found
-    from the tail (setting layout.end, truncated, metadata) and the rest is split as usual."""
+    by walking its last events (layout.find_end: layout.end, truncated, the keys after the events) and the
+    rest is split as usual."""
     x = layout.start
     while True:
         target = x + size

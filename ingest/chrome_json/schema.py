@@ -1,5 +1,6 @@
 """What DuckDB's JSON reader is asked for: the columns and their types, the args keys (all, or a Kineto
-trace's), how ts is written (number or text), and the SQL that reads each args key."""
+trace's), how ts is written (number or text) and read (DOUBLE, DECIMAL or text), the SQL that turns ts
+into integer ns, and the SQL that reads each args key."""
 import re
 
 from tracedb import sql
@@ -18,22 +19,39 @@ ARGS = {  # the args keys tracedb reads (matched case-insensitively: legacy "ext
 # for every event, and these seven cost ~3 % of the insert's instructions (callgrind, 72 MB part).
 NPU_ARGS = ("Task Type", "Stream Id", "Task Id", "connection_id", "taskId", "extra_id", "event-hint")
 KINETO_KEYS = ("schemaVersion", "deviceProperties", "baseTimeNanoseconds")
-# Whole µs and the fraction apart: epoch µs (~1.7e15) are exact in a double but ts * 1000 is not (a multiple
-# of 256 ns there); the fraction of Kineto's relative us.fff rounds to its exact ns either way.
-TS_NUMBER = "CAST(trunc(ts) AS BIGINT) * 1000 + CAST(round((ts - trunc(ts)) * 1000) AS BIGINT)"
-TS_TEXT = "us_text_to_ns(ts)"
+
+# Time bounds, so that base + ts + dur stays inside BIGINT ns (9.22e18): |ts| <= 4e15 µs (year 2096 in epoch
+# µs), dur <= 1e15 µs (ingest_chrome_part.sql), baseTimeNanoseconds <= 4e18 (layout.run_facts). A ts
+# beyond them, NaN or infinite becomes NULL, and ingest_chrome_check refuses the file naming the event.
+TS_MAX_US = "4e15"
+# Below 2^43 µs (101 days) a double's error is under 0.5 ns, so a us.fff number rounds to its exact ns
+# (Kineto's relative ts; ROCm traces relative to baseTimeNanoseconds reach 6.5e12 µs). Above it a fraction
+# can be lost (epoch µs: a double's step is 0.25 µs there, 1764246877073569.640 reads as ...569.75): such a
+# ts is read as DECIMAL.
+EXACT_DOUBLE_US = 2 ** 43
+INEXACT = "tracedb: a fractional ts beyond 2^43 us"   # the error that makes the loader read ts as DECIMAL
+# ts read as DOUBLE: whole µs and the fraction converted apart; integer epoch µs (~1.7e15) are exact in a
+# double but ts * 1000 is not (a multiple of 256 ns there).
+TS_NUMBER = (f"CASE WHEN abs(ts) <= {TS_MAX_US} THEN CASE WHEN abs(ts) >= {EXACT_DOUBLE_US} AND ts <> trunc(ts) "
+             f"THEN error('{INEXACT}') ELSE CAST(trunc(ts) AS BIGINT) * 1000 + "
+             "CAST(round((ts - trunc(ts)) * 1000) AS BIGINT) END END")
+# ts read as DECIMAL(38,3): DuckDB's reader parses a DECIMAL column from the number's digits, so this is
+# exact (digits below 1 ns round, as TS_NUMBER's do). ~25 % more CPU for the reader than DOUBLE.
+TS_DECIMAL = f"CASE WHEN abs(ts) <= {TS_MAX_US} THEN CAST(ts * 1000 AS BIGINT) END"
+# Ascend's string ts: the exact decimal path of us_text_to_ns (macros.sql).
+TS_TEXT = (f"CASE WHEN abs(TRY_CAST(trim(ts, chr(9) || ' \"') AS DECIMAL(38, 9))) <= {TS_MAX_US} "
+           "THEN us_text_to_ns(ts) END")
+# The reader's type of ts and the expression of ingest_chrome_part's `ts_ns`, by ts_read's answer.
+TS_READ = {"string": ("VARCHAR", TS_TEXT), "decimal": ("DECIMAL(38,3)", TS_DECIMAL), "number": ("DOUBLE", TS_NUMBER)}
 _FIRST_TS = re.compile(rb'"ts"\s*:\s*("|-?(\d+))')
+_NUMBER_TS = re.compile(rb'"ts"\s*:\s*-?(\d+)(\.\d*[1-9])?')
 
 
 def ts_kind(layout: Layout, config: JsonIngestConfig) -> str:
     """How the events write ts, from the first one: 'string' (Ascend trace_view.json: "1718851234567890.123"),
     'epoch' (a number of absolute µs, older Kineto: 1740461679479712) or 'relative' (Kineto's us.fff from
-    baseTimeNanoseconds). Numbers of either kind convert exactly with TS_NUMBER; strings take the
-    decimal text path."""
-    with open(layout.path, "rb") as f:
-        f.seek(layout.start)
-        head = f.read(config.ts_sniff)
-    m = _FIRST_TS.search(head)
+    baseTimeNanoseconds). Strings take the decimal text path; numbers, see ts_read."""
+    m = _FIRST_TS.search(_ts_sample(layout, config))
     if not m:
         return "relative"
     if m.group(1) == b'"':
@@ -41,14 +59,33 @@ def ts_kind(layout: Layout, config: JsonIngestConfig) -> str:
     return "epoch" if len(m.group(2)) >= 13 else "relative"   # >= 1e12 µs: 11.6 days, no trace is that long
 
 
-def columns(ts_text: bool, safe: bool = False, keys=tuple(ARGS)) -> dict:
-    """The reader's schema, with the args `keys`. safe: every args value as JSON text (any producer's
-    types), cast in SQL. Ascend's trace_view.json (ts_text) also gives the flow id: its host-to-device
-    flows link each kernel to the op that launched it."""
+def ts_read(layout: Layout, kind: str, config: JsonIngestConfig, exact: bool = False) -> str:
+    """The TS_READ entry the parts use: 'string' for string ts; 'decimal' when `exact` (a part met a
+    fraction a double cannot hold) or when a ts at the array's start has one (epoch µs with decimals);
+    else 'number', the fast one."""
+    if kind == "string":
+        return "string"
+    if exact or any(int(m.group(1)) >= EXACT_DOUBLE_US and m.group(2)
+                    for m in _NUMBER_TS.finditer(_ts_sample(layout, config))):
+        return "decimal"
+    return "number"
+
+
+def _ts_sample(layout: Layout, config: JsonIngestConfig) -> bytes:
+    with open(layout.path, "rb") as f:
+        f.seek(layout.start)
+        return f.read(config.ts_sniff)
+
+
+def columns(ts_type: str, safe: bool = False, keys=tuple(ARGS)) -> dict:
+    """The reader's schema, with the args `keys`. ts_type: the reader's type of ts (TS_READ). safe: every
+    args value as JSON text (any producer's types), cast in SQL. dur is text, checked in SQL: the reader
+    turns a boolean into 1 or 0 for a number column. Ascend's trace_view.json (string ts) also gives the
+    flow id: its host-to-device flows link each kernel to the op that launched it."""
     args = ", ".join(f"{sql.ident(k)} {'JSON' if safe and ARGS[k] != 'VARCHAR' else ARGS[k]}" for k in keys)
     return {"ph": "VARCHAR", "cat": "VARCHAR", "name": "VARCHAR", "pid": "JSON", "tid": "JSON",
-            "ts": "VARCHAR" if ts_text else "DOUBLE", "dur": "DOUBLE", "args": f"STRUCT({args})",
-            **({"id": "VARCHAR"} if ts_text else {})}
+            "ts": ts_type, "dur": "VARCHAR", "args": f"STRUCT({args})",
+            **({"id": "VARCHAR"} if ts_type == "VARCHAR" else {})}
 
 
 def args_keys(layout: Layout) -> tuple:

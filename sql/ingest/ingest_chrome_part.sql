@@ -1,17 +1,25 @@
 -- Insert one part of a Chrome trace-event JSON file into trace_events as run $run_id: every complete ('X')
 -- and metadata ('M') event, straight from DuckDB's JSON reader. Two cursors insert alternate parts at
 -- once, each in its own transaction; the rows stay invisible until the run's final transaction adds its
--- runs row (ingest_chrome_finish), and are removed if the ingest fails (discard_pending).
+-- runs row (ingest_chrome_finish); a failed ingest's side store is removed whole (engine/staging.py).
 -- Flow, instant and counter events are not kept: they are a third of a Kineto trace's events. Only the
 -- host-to-device flows of Ascend's trace_view.json (cat async_npu: 's' on the launching op, 'f' on the
 -- device task) are, with their flow id in correlation_id: they give each NPU kernel its launching op.
--- Placeholders: `ts_ns`, the expression turning ts into integer ns, chosen by tracedb.ingest.chrome_json:
---   for numbers the whole µs and the fraction converted apart (exact for epoch µs, whose ts * 1000 a double
---   cannot hold, and for Kineto's relative us.fff), the exact decimal path for Ascend's string ts;
+-- Placeholders: `ts_ns`, the expression turning ts into integer ns, chosen by tracedb.ingest.chrome_json
+--   (schema.py): for numbers read as DOUBLE the whole µs and the fraction converted apart (exact for integer
+--   epoch µs, whose ts * 1000 a double cannot hold, and for us.fff below 2^43 µs), and an error that makes
+--   the loader read ts as DECIMAL instead when a fraction lies beyond that; for numbers read as DECIMAL
+--   (epoch µs with a fraction) the exact product; the exact decimal path for Ascend's string ts. Each
+--   gives NULL for a ts that cannot be a time (|ts| > 4e15 µs, NaN, infinite): ingest_chrome_check;
 --   `arg[key]`, an args field as typed by the reader, or cast from JSON text when the typed read failed, or
 --   a typed NULL for a key the reader skips (NPU keys in a Kineto trace: chrome_json.NPU_ARGS);
 --   `flow_id`, the flow's id as BIGINT (trace_view.json), else a typed NULL.
 --   Each timestamp becomes integer ns before any subtraction.
+-- dur is read as text, so that a boolean is not taken for 1 or 0 (the reader turns true into 1.0 for a
+--   number column): for a complete event its integer ns, NULL when it is missing or not a duration (not a
+--   number, negative, over 1e15 µs) and ingest_chrome_check refuses the file; for other events 0.
+-- The args that go into narrower columns (device_id, registers_per_thread INTEGER; grid, block INTEGER[])
+--   are TRY_CAST: a value out of their range is NULL, as a value of the wrong type is.
 -- kind: kernel | memcpy | memset for device activities by category (Kineto's, and the legacy capitalised
 --   Kernel / Memcpy / Memset); NULL for host events and metadata. Kinds told by process or thread name
 --   (Ascend tasks, NPU cores, simulators) are set once every part is in (ingest_chrome_tasks,
@@ -21,7 +29,7 @@
 -- Parameters:
 --   $file VARCHAR: the part: a JSON array of events
 --   $cols STRUCT: the explicit schema: ph, cat, name, pid/tid as JSON, which takes numbers and strings
---     alike, ts DOUBLE or VARCHAR, dur, args as a STRUCT of the keys tracedb reads
+--     alike, ts DOUBLE, DECIMAL(38,3) or VARCHAR, dur VARCHAR, args as a STRUCT of the keys tracedb reads
 --   $run_id INTEGER: the run being ingested
 --   $base_seq BIGINT: the part's index * 2^32: seq is file order
 --   $base_ns BIGINT: Kineto's baseTimeNanoseconds, else 0
@@ -33,15 +41,18 @@ SELECT $run_id, $base_seq + ordinality, ph,
          WHEN cat = 'kernel' THEN 'kernel'
          WHEN cat IN ('gpu_memcpy', 'memcpy') THEN 'memcpy'
          WHEN cat IN ('gpu_memset', 'memset') THEN 'memset' END,
-    cat, name, pid, tid, $base_ns + {ts_ns}, greatest(CAST(round(coalesce(dur, 0) * 1000) AS BIGINT), 0),
+    cat, name, pid, tid, $base_ns + {ts_ns}, CASE WHEN ph = 'X' THEN dur_ns ELSE coalesce(dur_ns, 0) END,
     CASE WHEN ph IN ('s', 'f') THEN {flow_id} ELSE coalesce({arg[correlation]}, {arg[connection_id]}) END,
-    {arg[External id]}, {arg[device]},
-    coalesce({arg[stream]}, {arg[Stream Id]}), {arg[grid]}, {arg[block]}, {arg[registers per thread]},
+    {arg[External id]}, TRY_CAST({arg[device]} AS INTEGER),
+    coalesce({arg[stream]}, {arg[Stream Id]}), TRY_CAST({arg[grid]} AS INTEGER[]),
+    TRY_CAST({arg[block]} AS INTEGER[]), TRY_CAST({arg[registers per thread]} AS INTEGER),
     {arg[shared memory]},
     CASE WHEN ph = 'M' OR coalesce({arg[Task Id]}, {arg[taskId]}, {arg[extra_id]}) IS NOT NULL
               OR coalesce({arg[Task Type]}, {arg[event-hint]}) IS NOT NULL
          THEN to_json(struct_pack(name := {arg[name]}, sort_index := {arg[sort_index]},
                                   task_id := coalesce({arg[Task Id]}, {arg[taskId]}, {arg[extra_id]}),
                                   task_type := {arg[Task Type]}, hint := {arg[event-hint]})) END
-FROM (SELECT * REPLACE (lower(cat) AS cat) FROM read_json($file, format = 'array', columns = $cols) WITH ORDINALITY)
+FROM (SELECT *, CASE WHEN d BETWEEN 0 AND 1e15 THEN CAST(round(d * 1000) AS BIGINT) END AS dur_ns
+      FROM (SELECT * REPLACE (lower(cat) AS cat), TRY_CAST(dur AS DOUBLE) AS d
+            FROM read_json($file, format = 'array', columns = $cols) WITH ORDINALITY))
 WHERE ph IN ('X', 'M') OR (ph IN ('s', 'f') AND lower(cat) = 'async_npu');
