@@ -22,7 +22,7 @@ from tracedb.errors import InputError, StoreError, UsageError
 from tracedb.engine import hashing, staging
 from tracedb.engine.patterns import check_regex
 from tracedb.engine.store import NO_NETWORK, parse_tags
-from tracedb.ingest import ascend_csv, chrome_json, kernel_names, sources
+from tracedb.ingest import ascend_csv, chrome_json, kernel_names, rocprof, sources
 
 
 @dataclass
@@ -110,14 +110,15 @@ def ingest_path(con, path: str, name: str | None = None, tags=None, replace: boo
 
 
 def ingest_file(store_path: str | None, path: str, name: str | None = None, tags=None, replace: bool = False,
-                core_rules=None) -> IngestResult:
+                core_rules=None, agent: int | None = None) -> IngestResult:
     """Ingest one trace into the store at `store_path`, holding its write lock only for the final merge:
     reports, `runs` and `sql` of other processes go on while the trace is parsed. A first ingest into a
-    missing store creates it only when the run is complete (the side store is renamed into place)."""
+    missing store creates it only when the run is complete (the side store is renamed into place).
+    `agent`: of a rocprofv3 file, the GPU this run holds (engine/ingest_many.py plans one run per GPU)."""
     from tracedb.engine.store import open_store, resolve_path
     store = resolve_path(store_path)
     with _scratch() if core_rules else contextlib.nullcontext() as scratch:   # a connection checks the regexes
-        job = _prepare(scratch, path, name, tags, replace, core_rules)
+        job = _prepare(scratch, path, name, tags, replace, core_rules, agent)
     staging.sweep_stale(store)
     known = _stored_content(store, job)
     if known:
@@ -163,7 +164,7 @@ def _scratch():
         con.close()
 
 
-def _prepare(con, path, name, tags, replace, core_rules) -> _Job:
+def _prepare(con, path, name, tags, replace, core_rules, agent=None) -> _Job:
     """Check the call and the trace before anything is written; starts the content hash."""
     t0 = time.perf_counter()
     tag_map = parse_tags(tags)
@@ -171,8 +172,11 @@ def _prepare(con, path, name, tags, replace, core_rules) -> _Job:
     for pattern, _ in rules:
         check_regex(con, pattern, "--core-rule")
     src = sources.resolve(path)
+    hasher = hashing.hasher_for(src.files)
+    if agent is not None and src.format == rocprof.FORMAT:   # one GPU of the file: a content of its own
+        src.agent, hasher = agent, rocprof.AgentHasher(hasher, agent)
     return _Job(src=src, name=name or src.default_name, tag_map=tag_map, core_rules=rules, replace=replace,
-                hasher=hashing.hasher_for(src.files), t0=t0)
+                hasher=hasher, t0=t0)
 
 
 def _known_content(con, job) -> str | None:
@@ -260,6 +264,8 @@ def _load_run(con, job, retry) -> _Staged:
     if chrome:
         facts.update(chrome_json.load(con, run_id, src.files[0], parts=retry["parts"], safe=retry["safe"],
                                       core_rules=job.core_rules))
+    elif src.format == rocprof.FORMAT:
+        facts.update(rocprof.load(con, run_id, src.files[0], src.agent))
     con.execute("BEGIN")
     try:
         columns = _finish_rows(con, run_id, src, retry, job.core_rules, chrome)
@@ -308,7 +314,8 @@ def _finish_rows(con, run_id, src, retry, core_rules, chrome) -> tuple[list, lis
     """Inside the run's transaction: a Chrome trace's tracks, tasks and cores (and the check that it holds
     device activity), or an Ascend CSV's rows. Returns (metric columns, extra columns) of the runs row."""
     if not chrome:
-        metric_cols, extra_cols = ascend_csv.load(con, run_id, src.headers, retry["as_text"])
+        metric_cols, extra_cols = ([], []) if src.format == rocprof.FORMAT else \
+            ascend_csv.load(con, run_id, src.headers, retry["as_text"])
         sql.run(con, "ingest_finish", {"run_id": run_id})
         return metric_cols, extra_cols
     chrome_json.finish(con, run_id, core_rules)

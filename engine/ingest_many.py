@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from tracedb.engine.ingest import IngestResult, ingest_file
 from tracedb.errors import TracedbError, UsageError
-from tracedb.ingest import sources
+from tracedb.ingest import rocprof, sniff, sources
 
 
 @dataclass
@@ -15,13 +15,15 @@ class Planned:
     path: str
     name: str | None      # None: the trace's own default name (a single trace without --name)
     bytes: int            # size on disk, for progress
+    agent: int | None = None   # a rocprofv3 file of several GPUs: the GPU this run holds
 
 
 def plan(paths, name: str | None = None) -> list[Planned]:
     """What `tracedb ingest PATH...` will load, one entry per run. The traces of a folder are named
     `<prefix>-rank<N>` (rank from profiler_info, the path, or the trace's distributedInfo), else
     `<prefix>-<file stem>`; the prefix is `name` or the folder's name. Labels that two traces share get
-    the trace's sub-folders in front (`<prefix>-h100-<stem>`)."""
+    the trace's sub-folders in front (`<prefix>-h100-<stem>`). A rocprofv3 file whose kernels ran on several
+    GPUs gives one run per GPU, `<its name>-gpu<N>` (N: the GPU's index)."""
     if name and len(paths) > 1:
         raise UsageError("--name names one run (or prefixes the runs of one folder); give one path, or omit "
                          "--name to name runs after their files")
@@ -29,11 +31,23 @@ def plan(paths, name: str | None = None) -> list[Planned]:
     for p in paths:
         found = sources.expand(p)
         if found in ([p], []):        # a file, one profiler output, or nothing recognisable (resolve says why)
-            out.append(Planned(p, name, _size(p)))
+            out += _per_gpu(Planned(p, name, _size(p)))
             continue
         prefix = name or os.path.basename(os.path.abspath(p))
-        out += [Planned(f, f"{prefix}-{label}", _size(f)) for f, label in zip(found, _labels(p, found))]
+        out += [g for f, label in zip(found, _labels(p, found))
+                for g in _per_gpu(Planned(f, f"{prefix}-{label}", _size(f)))]
     return out
+
+
+def _per_gpu(item: Planned) -> list[Planned]:
+    """A rocprofv3 file of several GPU agents as one planned run per GPU; anything else as it is."""
+    if not os.path.isfile(item.path) or not rocprof.is_rocprof(sniff.head(item.path, 256)):
+        return [item]
+    gpus = rocprof.busy_gpus(item.path)
+    if len(gpus) < 2:    # one GPU ran kernels: one run, named as any trace, on that GPU (its rank)
+        return [Planned(item.path, item.name, item.bytes, agent=gpus[0] if gpus else None)]
+    base = item.name or sources.trace_stem(item.path)
+    return [Planned(item.path, f"{base}-gpu{idx}", item.bytes, agent=idx) for idx in gpus]
 
 
 def ingest_all(store_path, planned: list[Planned], on_start=None, **kw):
@@ -44,7 +58,8 @@ def ingest_all(store_path, planned: list[Planned], on_start=None, **kw):
         if on_start:
             on_start(i, item)
         try:
-            res: IngestResult | TracedbError = ingest_file(store_path, item.path, name=item.name, **kw)
+            agent = {"agent": item.agent} if item.agent is not None else {}
+            res: IngestResult | TracedbError = ingest_file(store_path, item.path, name=item.name, **agent, **kw)
         except TracedbError as e:
             res = e
         yield item, res

@@ -222,7 +222,12 @@ def temp_path(path: str) -> str:
 
 
 def is_stream(path: str) -> bool:
-    """A character device or a named pipe (/dev/stdout, a FIFO): written in place, never replaced."""
+    """A path written in place, never replaced by a renamed temporary file: a character device or a named
+    pipe, and anything under /dev or /proc. /dev/stdout is a link to /proc/self/fd/1, which is a regular
+    file when stdout is redirected to one: replacing it would put a plain file where the link was."""
+    real = os.path.realpath(path)
+    if real.startswith(("/dev/", "/proc/")) or os.path.abspath(path).startswith(("/dev/", "/proc/")):
+        return True
     try:
         mode = os.stat(path).st_mode
     except OSError:

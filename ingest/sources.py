@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 
 from tracedb.errors import InputError
-from tracedb.ingest import ascend_csv, chrome_json, sniff
+from tracedb.ingest import ascend_csv, chrome_json, rocprof, sniff
 
 # profiler_info_{rank}.json: torch_npu writes ~1.5 KB (the config, start/end clocks, versions, rank_id;
 # 1,231-1,547 bytes in the real test data) nested 3 deep (config.common_config.schedule). 1 MiB and 32
@@ -25,13 +25,14 @@ MAX_TEXT = 256                    # a version or level string, stored in runs.me
 @dataclass
 class Source:
     path: str                    # what the user named
-    format: str                  # ascend-kernel-details | ascend-op-summary | chrome-json
+    format: str                  # ascend-kernel-details | ascend-op-summary | chrome-json | rocprof-json
     files: list[str]             # files to read, in order
     headers: list = field(default_factory=list)
     rank: int | None = None
     device_kind: str = "npu"
     clock_domain: str = "unix-epoch-local"
     metadata: dict = field(default_factory=dict)
+    agent: int | None = None     # rocprof-json: the GPU (index) this run reads; None: every GPU
 
     @property
     def default_name(self) -> str:
@@ -52,6 +53,8 @@ def resolve(path: str) -> Source:
     if os.path.isdir(path):
         return _resolve_dir(path)
     kind = sniff.kind(path)
+    if kind in ("gzip", "json") and rocprof.is_rocprof(sniff.head(path, 256)):
+        return Source(path=path, format=rocprof.FORMAT, files=[path], device_kind="gpu", clock_domain="monotonic")
     if kind in ("gzip", "json"):
         return Source(path=path, format="chrome-json", files=[path], rank=rank_from_path(path))
     if kind == "empty" and path.lower().endswith((".json", ".json.gz", ".gz")):
@@ -307,10 +310,11 @@ def _is_trace_file(path: str) -> bool:
 
 
 def _is_chrome_trace(path: str) -> bool:
-    """A trace object naming "traceEvents", or an event array, in its first MB (config and profiler_info
-    JSON do neither)."""
+    """A trace object naming "traceEvents", an event array, or a rocprofv3 results object, in its first MB
+    (config and profiler_info JSON do neither)."""
     head = sniff.head(path, SNIFF_BYTES)
-    return (head[:1] == b"{" and b'"traceEvents"' in head) or (head[:1] == b"[" and b'"ph"' in head)
+    return ((head[:1] == b"{" and b'"traceEvents"' in head) or (head[:1] == b"[" and b'"ph"' in head)
+            or rocprof.is_rocprof(head))
 
 
 def trace_rank(path: str) -> int | None:
@@ -322,7 +326,7 @@ def trace_rank(path: str) -> int | None:
         except InputError:
             return rank_from_path(path)
     rank = rank_from_path(path)
-    if rank is None and path.lower().endswith((".json", ".json.gz")):
+    if rank is None and path.lower().endswith((".json", ".json.gz")) and not rocprof.is_rocprof(sniff.head(path, 256)):
         rank = chrome_json.head_facts(path).get("rank")
     return rank
 

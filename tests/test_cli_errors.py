@@ -138,3 +138,16 @@ def test_a_store_missing_a_core_table_is_named_by_every_command(tmp_path):
     for cmd in (["migrate"], ["runs"], ["report", "passes", "--run", "*"]):
         line = one_line(cli(*cmd, "--db", db, check=False), 1)
         assert "without its table(s) runs" in line
+
+
+def test_output_to_dev_stdout_writes_in_place_even_when_stdout_is_a_file(db, tmp_path):
+    """/dev/stdout links to /proc/self/fd/1: with stdout redirected to a file it stats as a regular file,
+    and writing through a renamed temporary file would replace the link itself."""
+    import subprocess
+    from helpers import tracedb_exe
+    log = tmp_path / "out.txt"
+    with open(log, "w") as f:
+        p = subprocess.run([tracedb_exe(), "report", "passes", "--db", db, "--run", "*", "--format", "csv",
+                            "-o", "/dev/stdout"], stdout=f, stderr=subprocess.PIPE, text=True)
+    assert p.returncode == 0, p.stderr
+    assert os.path.islink("/dev/stdout") and log.read_text().startswith("run,")
