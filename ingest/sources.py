@@ -59,6 +59,10 @@ def resolve(path: str) -> Source:
         return Source(path=path, format="chrome-json", files=[path], rank=rank_from_path(path))
     if kind == "empty" and path.lower().endswith((".json", ".json.gz", ".gz")):
         raise InputError(f"{path}: empty file; expected a trace (a Chrome trace JSON object or event array)")
+    if kind == "text" and path.lower().endswith(".json"):   # JSON text that is no object or array: 42, "x"
+        shown = sniff.head(path, 40).decode("utf-8", "replace")
+        raise InputError(f"{path}: starts with {shown!r}, not a JSON object or array; expected a trace (a Chrome "
+                         "trace JSON object or event array)")
     return _from_csv_files(path, [path])
 
 

@@ -571,3 +571,13 @@ def test_an_event_nested_deeper_than_pythons_parser_goes_loads(tmp_path):
     text = text[:at] + '"deep": ' + "[" * 100_000 + "]" * 100_000 + ", " + text[at:]
     _, got = loaded(tmp_path, write(tmp_path / "deep.json", text))
     assert got == [(12, KERNEL_DUR_NS)]
+
+
+@pytest.mark.parametrize("text", ["42", '"a string"', "null", "true"])
+def test_json_text_that_is_no_object_or_array_is_named_as_such(tmp_path, text):
+    f = tmp_path / "x.json"
+    f.write_text(text)
+    r = cli("ingest", str(f), "--db", str(tmp_path / "s.duckdb"), check=False)
+    assert r.returncode == 1 and r.stderr.count("\n") == 1
+    assert r.stderr.startswith(f"error: {f}: starts with ") and "not a JSON object or array" in r.stderr
+    assert not (tmp_path / "s.duckdb").exists()
