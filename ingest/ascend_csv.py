@@ -31,11 +31,12 @@ from tracedb import sql
 from tracedb.errors import InputError, StoreError
 from tracedb.ingest import sniff, timefmt
 
-# The longest line (so also field) read from a CSV. The real traces' longest line is 1,351 bytes (the
-# AlexNet kernel_details.csv, shape lists); 64 MiB leaves room for any shape list while bounding what one
-# line makes a Python reader hold (~2x as str). DuckDB's reader (max_line_size, default 2 MB) and
-# Python's csv module (field_size_limit, default 128 KiB) get the same bound.
-LINE_LIMIT = 64 << 20
+# The longest line (so also field) read from a CSV: 2 MiB, DuckDB's own default max_line_size. The real
+# traces' longest line is 1,351 bytes (the AlexNet kernel_details.csv, shape lists), so 2 MiB leaves room
+# for any shape list. A larger bound costs every ingest: DuckDB sizes its CSV buffers from max_line_size,
+# and 64 MiB took a 1 M-row, 330 MB file from 5.8 s and 0.58 GB peak RSS to 7.7 s and 1.01 GB. Python's
+# csv module (field_size_limit, default 128 KiB) gets the same bound.
+LINE_LIMIT = 2 << 20
 csv.field_size_limit(max(csv.field_size_limit(), LINE_LIMIT))
 HEAD_BYTES = 1 << 16        # read for the empty / binary / other-format checks: ~90 lines of a real trace
 SAMPLE_ROWS = 2000          # rows that judge whether an extra column is numeric

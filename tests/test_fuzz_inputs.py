@@ -175,6 +175,10 @@ def check_signal(case_id, base_store, tmp_path, trace, sig, delay):
         found = promise_violations(shown, before=before, after=after)
         if out.returncode < 0:   # killed by the signal: nothing printed, nothing to check but the store
             found = [v for v in found if v[0] == "store changed"]
+        # the one documented limit (docs/guarantees.md): a merge stopped after DuckDB wrote its rows' blocks
+        # leaves runs and rows as they were but the file larger, by at most the trace's own size
+        found = [v for v in found if not (v[1].startswith("store file grew") and before.same_rows(after)
+                                          and after.size - before.size <= os.path.getsize(trace))]
         violations += found
     else:
         violations += promise_violations(out, before=before, after=after)

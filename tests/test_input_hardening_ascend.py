@@ -171,7 +171,7 @@ def test_a_1_mib_field_loads_whole(db, tmp_path):
 
 @pytest.mark.parametrize("at_row", [1, 2100])
 def test_a_line_over_the_limit_is_refused_at_its_line(db, tmp_path, monkeypatch, at_row):
-    # the limit (64 MiB) lowered to 1 MiB for the test: the sampled rows (Python) and DuckDB say the same
+    # the limit (2 MiB) lowered to 1 MiB for the test: the sampled rows (Python) and DuckDB say the same
     monkeypatch.setattr(ascend_csv, "LINE_LIMIT", 1 << 20)
     rows = [row(i) for i in range(2200)]
     rows[at_row][NAME] = "x" * (2 << 20)
