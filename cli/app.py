@@ -13,7 +13,6 @@ from tracedb.cli import (check_cmd, demo_cmd, ingest_cmd, migrate_cmd, profiles_
                          sql_cmd)
 
 
-
 class OneLineErrors(TyperGroup):
     """The root command: whatever ends a call, stderr gets at most one `error:` line. Click's usage errors
     (unknown option or command, `--layers abc`, a missing argument) would print typer's boxed panel of five
@@ -42,7 +41,8 @@ class OneLineErrors(TyperGroup):
         sys.exit(rv if isinstance(rv, int) else 0)
 
 
-app = typer.Typer(name="tracedb", cls=OneLineErrors, no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
+app = typer.Typer(name="tracedb", cls=OneLineErrors, no_args_is_help=True, add_completion=False,
+                  pretty_exceptions_enable=False,
                   help="SQL-backed analysis of LLM kernel traces: ingest profiler output once, then ask per "
                        "pass, layer and kernel questions of a DuckDB store.")
 app.command()(ingest_cmd.ingest)
