@@ -265,7 +265,7 @@ def test_option_value_deep(c, world, tmp_path):
 
 # ---------------------------------------------------------------------------------------------- explicit calls
 # (id, argv with {store} {new} {tmp} placeholders, expected exits or None, protected files). The cases:
-# list: --layers 0/-1/abc/huge, --blocks-per-layer 0, --pass-gap nan/inf/-1/abc, --anchor '', --top -1,
+# --layers 0/-1/abc/huge, --blocks-per-layer 0, --pass-gap nan/inf/-1/abc, --anchor '', --top -1,
 # --pass garbage, --format nope, -o into a missing folder / onto a folder / onto the store, --db oddities,
 # SQL-like and odd run names, unknown commands and options, no arguments.
 U = {2}
