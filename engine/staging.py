@@ -13,21 +13,21 @@ system: the rename is atomic, and a full disk shows before the store is touched)
 killed process is removed by the next ingest into that folder, once its process is gone.
 """
 import contextlib
-import glob
 import os
-import re
-import secrets
 import shutil
 
 from tracedb import sql
 from tracedb.errors import StoreError
-
-_SIDE = re.compile(r"\.(?P<store>.+)\.ingest-(?P<pid>\d+)-[0-9a-f]{8}(\.wal|\.tmp)?$")
+from tracedb.ingest import leftovers
 
 
 def side_path(store_path: str) -> str:
     folder, base = os.path.split(os.path.abspath(store_path))
-    return os.path.join(folder, f".{base}.ingest-{os.getpid()}-{secrets.token_hex(4)}")
+    return os.path.join(folder, leftovers.own_name(_prefix(base)))
+
+
+def _prefix(store_base: str) -> str:
+    return f".{store_base}.ingest-"
 
 
 def remove(path: str):
@@ -43,26 +43,7 @@ def remove(path: str):
 def sweep_stale(store_path: str) -> list[str]:
     """Remove the side stores of `store_path` whose process is gone (killed mid-ingest); returns them."""
     folder, base = os.path.split(os.path.abspath(store_path))
-    gone = []
-    for p in glob.glob(os.path.join(glob.escape(folder), f".{glob.escape(base)}.ingest-*")):
-        m = _SIDE.match(os.path.basename(p))
-        if m and m["store"] == base and not _alive(int(m["pid"])):
-            try:
-                shutil.rmtree(p) if os.path.isdir(p) else os.unlink(p)
-                gone.append(p)
-            except OSError:
-                pass
-    return gone
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:     # another user's live process
-        return True
-    return True
+    return leftovers.sweep(folder, _prefix(base))
 
 
 @contextlib.contextmanager

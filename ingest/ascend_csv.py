@@ -18,7 +18,6 @@ Mixed LF / CRLF line ends, which DuckDB's strict reader refuses, are read from a
 """
 import contextlib
 import csv
-import glob
 import itertools
 import os
 import re
@@ -29,7 +28,7 @@ import duckdb
 
 from tracedb import sql
 from tracedb.errors import InputError, StoreError
-from tracedb.ingest import sniff, timefmt
+from tracedb.ingest import leftovers, sniff, timefmt
 
 # The longest line (so also field) read from a CSV: 2 MiB, DuckDB's own default max_line_size. The real
 # traces' longest line is 1,351 bytes (the AlexNet kernel_details.csv, shape lists), so 2 MiB leaves room
@@ -463,8 +462,10 @@ def _lf_files(con, headers, normalise_ends: bool):
         yield {h.path: h.path for h in headers}
         return
     where = _scratch_dir(con)
-    _sweep_stale_copies(where or tempfile.gettempdir())
-    folder = tempfile.mkdtemp(prefix=f"{LF_PREFIX}{os.getpid()}-", dir=where)
+    where = where or tempfile.gettempdir()
+    leftovers.sweep(where, LF_PREFIX)
+    folder = os.path.join(where, leftovers.own_name(LF_PREFIX))
+    os.mkdir(folder, 0o700)
     try:
         files = {}
         for i, h in enumerate(headers):
@@ -480,24 +481,6 @@ def _lf_files(con, headers, normalise_ends: bool):
 
 
 LF_PREFIX = ".tracedb-lf-"      # + pid + "-" + random: the LF copies' folder
-
-
-def _sweep_stale_copies(folder: str):
-    """Remove the LF-copy folders of processes that no longer run (killed while loading)."""
-    for d in glob.glob(os.path.join(glob.escape(folder), LF_PREFIX + "*-*")):
-        pid = os.path.basename(d)[len(LF_PREFIX):].split("-", 1)[0]
-        if pid.isdigit() and not _alive(int(pid)):
-            shutil.rmtree(d, ignore_errors=True)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True             # another user's process
-    return True
 
 
 def _scratch_dir(con) -> str | None:

@@ -33,7 +33,6 @@ import zipfile
 import zlib
 from dataclasses import dataclass
 
-import duckdb
 
 from fuzz_promise import (Outcome, describe, landed_run_violations, log_violations, new_run_names,
                           promise_violations, run_inprocess, store_state)
@@ -878,33 +877,14 @@ def fs_build(kind: str, folder) -> Built:
             f.truncate(1 << 30)
         return Built(p)
     if kind == "gzip-bomb-spaces":   # inflates to 64 MB of blanks inside the event array
-        p = j("bomb.json.gz")
-        with gzip.open(p, "wb", compresslevel=9) as f:
-            f.write(b'{"traceEvents":[')
-            block = b" " * (1 << 20)
-            for _ in range(64):
-                f.write(block)
-            f.write(b"]}")
-        return Built(p)
+        return Built(_gzip_bomb(j("bomb.json.gz"), b'{"traceEvents":[', b" " * (1 << 20), b"]}"))
     if kind == "gzip-bomb-string":   # one 64 MB kernel name
-        p = j("bomb.json.gz")
-        with gzip.open(p, "wb", compresslevel=9) as f:
-            f.write(b'{"traceEvents":[{"ph":"X","cat":"kernel","pid":0,"tid":7,"ts":1,"dur":1,"name":"')
-            block = b"K" * (1 << 20)
-            for _ in range(64):
-                f.write(block)
-            f.write(b'"}]}')
-        return Built(p)
+        return Built(_gzip_bomb(j("bomb.json.gz"), b'{"traceEvents":[{"ph":"X","cat":"kernel","pid":0,"tid":7,'
+                                b'"ts":1,"dur":1,"name":"', b"K" * (1 << 20), b'"}]}'))
     if kind == "gzip-bomb-events":   # ~1 M copies of one tiny kernel event (64 MB inflated)
-        p = j("bomb.json.gz")
         ev = b'{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":1,"dur":1,"args":{}},'
-        with gzip.open(p, "wb", compresslevel=9) as f:
-            f.write(b'{"traceEvents":[')
-            chunk = ev * ((1 << 20) // len(ev))
-            for _ in range(64):
-                f.write(chunk)
-            f.write(ev[:-1] + b"]}")
-        return Built(p)
+        return Built(_gzip_bomb(j("bomb.json.gz"), b'{"traceEvents":[', ev * ((1 << 20) // len(ev)),
+                                ev[:-1] + b"]}"))
     if kind == "deep-nesting-root":
         p = j("deep.json")
         open(p, "w").write("[" * 100_000 + "]" * 100_000)
@@ -920,6 +900,16 @@ def fs_build(kind: str, folder) -> Built:
         open(p, "wb").write(data)
         return Built(p)
     raise ValueError(kind)
+
+
+def _gzip_bomb(path, head: bytes, block: bytes, tail: bytes, copies: int = 64) -> str:
+    """A gzip file inflating to head, `copies` times block, tail (block ~1 MB: ~64 MB inflated)."""
+    with gzip.open(path, "wb", compresslevel=9) as f:
+        f.write(head)
+        for _ in range(copies):
+            f.write(block)
+        f.write(tail)
+    return path
 
 
 # name -> (file name, seed, good content or a broken one)

@@ -51,6 +51,42 @@ def assert_one_line_error(r, message: str = "", code: int = 2):
     assert r.stdout == ""
 
 
+def interval_union(intervals) -> int:
+    """Total length of a union of half-open intervals, by sorting: the plain definition the breakdown and
+    launches reports are checked against."""
+    total, cur = 0, None
+    for s, e in sorted(intervals):
+        if cur is None or s > cur[1]:
+            total += cur[1] - cur[0] if cur else 0
+            cur = [s, e]
+        else:
+            cur[1] = max(cur[1], e)
+    return total + (cur[1] - cur[0] if cur else 0)
+
+
+def breakdown_figures(acts) -> tuple:
+    """(span, computing, communication, overlapped, comm not overlapped, free) in µs (Decimal) of one unit's
+    activities, (start_ns, end_ns, is_communication) each, by plain interval unions."""
+    from decimal import Decimal
+    comp = interval_union([(s, e) for s, e, c in acts if not c])
+    comm = interval_union([(s, e) for s, e, c in acts if c])
+    busy = interval_union([(s, e) for s, e, _ in acts])
+    span = max(e for _, e, _ in acts) - min(s for s, _, _ in acts)
+    ov = comp + comm - busy
+    return tuple(Decimal(v) / 1000 for v in (span, comp, comm, ov, comm - ov, span - busy))
+
+
+def store_snapshot(db):
+    """Every runs and kernels_raw row of the store at `db`: what a failed command must leave as it was."""
+    import tracedb
+    con = tracedb.connect(db, read_only=True)
+    try:
+        return (con.execute("SELECT * FROM runs ORDER BY run_id").fetchall(),
+                con.execute("SELECT * FROM kernels_raw ORDER BY run_id, seq").fetchall())
+    finally:
+        con.close()
+
+
 def store_of(folder, runs: dict) -> str:
     """A store file in `folder` holding one run per entry of `runs` (run name -> trace path), ingested in order."""
     import tracedb

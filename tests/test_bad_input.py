@@ -5,8 +5,8 @@ import os
 
 import pytest
 
-import tracedb
 from helpers import cli, copy_store, real_trace, write_csv
+from helpers import store_snapshot as snapshot
 
 FULL = ["Step Id", "Device_id", "Model ID", "Task ID", "Stream ID", "Name", "Type", "OP State", "Accelerator Core",
         "Start Time(us)", "Duration(us)", "Wait Time(us)", "Block Dim", "Mix Block Dim", "HF32 Eligible",
@@ -40,15 +40,6 @@ def good_store(tmp_path_factory):
 def db(good_store, tmp_path):
     """A store already holding one run, 'good', of 3 rows: this test's own copy of the module's store."""
     return copy_store(good_store, str(tmp_path / "store.duckdb"))
-
-
-def snapshot(db):
-    con = tracedb.connect(db, read_only=True)
-    try:
-        return (con.execute("SELECT * FROM runs ORDER BY run_id").fetchall(),
-                con.execute("SELECT * FROM kernels_raw ORDER BY run_id, seq").fetchall())
-    finally:
-        con.close()
 
 
 def one_error_line(p, code):

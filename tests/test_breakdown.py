@@ -13,7 +13,7 @@ import tiny_kineto
 import tiny_swimlane
 import tiny_trace
 import tracedb
-from helpers import assert_one_line_error, cli, store_of
+from helpers import breakdown_figures, assert_one_line_error, cli, store_of
 
 COLUMNS = ["run", "step", "pass", "layer", "span_us", "computing_us", "communication_us", "overlapped_us",
            "comm_not_overlapped_us", "free_us"]
@@ -119,19 +119,6 @@ def test_columns_add_up(store):
             assert span == comp + nov + free and comm == ov + nov
 
 
-def interval_union(intervals):
-    """Total length of a union of half-open intervals, by sorting: the plain definition."""
-    total, cur = 0, None
-    for s, e in sorted(intervals):
-        if cur is None or s > cur[1]:
-            if cur:
-                total += cur[1] - cur[0]
-            cur = [s, e]
-        else:
-            cur[1] = max(cur[1], e)
-    return total + (cur[1] - cur[0] if cur else 0)
-
-
 def tiny_reference(dur_factor):
     """step -> (span, computing, communication, overlapped, comm_not_overlapped, free) in ns, from the rows
     tests/tiny_trace.py writes (hcom rows are written twice: counted once)."""
@@ -146,15 +133,7 @@ def tiny_reference(dur_factor):
             continue
         seen.add((step, s, name))
         per_step.setdefault(step, []).append((s, e, comm))
-    out = {}
-    for step, acts in per_step.items():
-        comp = interval_union([(s, e) for s, e, c in acts if not c])
-        comm = interval_union([(s, e) for s, e, c in acts if c])
-        busy = interval_union([(s, e) for s, e, _ in acts])
-        span = max(e for _, e, _ in acts) - min(s for s, _, _ in acts)
-        ov = comp + comm - busy
-        out[step] = tuple(Decimal(v) / 1000 for v in (span, comp, comm, ov, comm - ov, span - busy))
-    return out
+    return {step: breakdown_figures(acts) for step, acts in per_step.items()}
 
 
 def test_tiny_ascend_by_step_matches_a_plain_union(store):

@@ -11,7 +11,7 @@ from decimal import Decimal
 
 import pytest
 
-from helpers import cli, real_trace
+from helpers import breakdown_figures, cli, real_trace
 
 pytestmark = pytest.mark.real_data
 
@@ -118,26 +118,7 @@ def kineto_reference(path, is_comm, by_step):
                 continue
         s = ns(e["ts"])
         units.setdefault(unit, []).append((s, s + ns(e["dur"]), is_comm(e["name"])))
-    out = {}
-    for unit, acts in units.items():
-        comp = union([(s, e) for s, e, c in acts if not c])
-        comm = union([(s, e) for s, e, c in acts if c])
-        busy = union([(s, e) for s, e, _ in acts])
-        span = max(e for _, e, _ in acts) - min(s for s, _, _ in acts)
-        ov = comp + comm - busy
-        out[unit] = tuple(Decimal(v) / 1000 for v in (span, comp, comm, ov, comm - ov, span - busy))
-    return out
-
-
-def union(intervals):
-    total, cur = 0, None
-    for s, e in sorted(intervals):
-        if cur is None or s > cur[1]:
-            total += cur[1] - cur[0] if cur else 0
-            cur = [s, e]
-        else:
-            cur[1] = max(cur[1], e)
-    return total + (cur[1] - cur[0] if cur else 0)
+    return {unit: breakdown_figures(acts) for unit, acts in units.items()}
 
 
 FIGURES = ["span_us", "computing_us", "communication_us", "overlapped_us", "comm_not_overlapped_us", "free_us"]

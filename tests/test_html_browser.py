@@ -6,7 +6,6 @@ that its table holds exactly the CSV report's header and cells. Skipped where Ch
 (Debian: `apt-get install chromium`; any other binary: $TRACEDB_CHROMIUM)."""
 import csv
 import io
-import os
 from collections import defaultdict
 from decimal import Decimal
 

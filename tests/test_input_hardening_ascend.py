@@ -16,6 +16,7 @@ import pytest
 
 import tracedb
 from helpers import cli, copy_store, real_data_dir, real_trace, write_csv
+from helpers import store_snapshot as snapshot
 from tracedb.errors import InputError
 from tracedb.ingest import ascend_csv, sources
 from tracedb.ingest.timefmt import BadTime, csv_us_to_ns
@@ -63,15 +64,6 @@ def good_store(tmp_path_factory):
 def db(good_store, tmp_path):
     """A store already holding one run, 'good' (this test's own copy)."""
     return copy_store(good_store, str(tmp_path / "store.duckdb"))
-
-
-def snapshot(db):
-    con = tracedb.connect(db, read_only=True)
-    try:
-        return (con.execute("SELECT * FROM runs ORDER BY run_id").fetchall(),
-                con.execute("SELECT * FROM kernels_raw ORDER BY run_id, seq").fetchall())
-    finally:
-        con.close()
 
 
 def refused(db, path) -> str:

@@ -12,19 +12,16 @@ that folder removes every such folder whose process is gone (sweep). Any OSError
 naming the folder (StoreError: exit 1, the store unchanged)."""
 import contextlib
 import errno
-import glob
 import os
-import re
-import secrets
 import shutil
 import tempfile
 
 from tracedb.errors import StoreError
+from tracedb.ingest import leftovers
 from tracedb.ingest.chrome_json.config import JsonIngestConfig
 from tracedb.ingest.chrome_json.layout import Layout
 
 PREFIX = ".tracedb-json-"
-_NAME = re.compile(r"\.tracedb-json-(?P<pid>\d+)-[0-9a-f]{8}$")
 
 
 class Workdir:
@@ -36,8 +33,8 @@ class Workdir:
         self.path = None
 
     def __enter__(self) -> str:
-        sweep(self.folder)
-        path = os.path.join(self.folder, f"{PREFIX}{os.getpid()}-{secrets.token_hex(4)}")
+        leftovers.sweep(self.folder, PREFIX)
+        path = os.path.join(self.folder, leftovers.own_name(PREFIX))
         with cannot_write(self.folder):
             os.mkdir(path, 0o700)
         self.path = path
@@ -45,29 +42,6 @@ class Workdir:
 
     def __exit__(self, *exc):
         shutil.rmtree(self.path, ignore_errors=True)
-
-
-def sweep(folder: str) -> list[str]:
-    """Remove the work folders in `folder` whose process is gone (a killed ingest's); returns them."""
-    gone = []
-    for p in glob.glob(os.path.join(glob.escape(folder), PREFIX + "*")):
-        m = _NAME.match(os.path.basename(p))
-        if m and not _alive(int(m["pid"])):
-            shutil.rmtree(p, ignore_errors=True)
-            gone.append(p)
-    return gone
-
-
-def _alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:     # another user's live process
-        return True
-    return True
 
 
 @contextlib.contextmanager

@@ -1,0 +1,38 @@
+"""Files and folders an ingest leaves beside the store while it runs (side stores, JSON part folders,
+LF copies of CSVs), named `<prefix><pid>-<random>` so that whoever comes next can tell a live ingest's
+from a killed one's: a process killed with SIGKILL cannot remove them, the next ingest into that folder
+does (`sweep`)."""
+import glob
+import os
+import secrets
+import shutil
+
+
+def own_name(prefix: str) -> str:
+    """A name for this process's file or folder: prefix, our pid, 8 random hex digits."""
+    return f"{prefix}{os.getpid()}-{secrets.token_hex(4)}"
+
+
+def sweep(folder: str, prefix: str) -> list[str]:
+    """Remove the entries of `folder` named `<prefix><pid>-...` whose process is gone; returns them."""
+    gone = []
+    for path in glob.glob(os.path.join(glob.escape(folder), glob.escape(prefix) + "*")):
+        pid = os.path.basename(path)[len(prefix):].split("-", 1)[0]
+        if not pid.isdigit() or alive(int(pid)):
+            continue
+        try:
+            shutil.rmtree(path) if os.path.isdir(path) and not os.path.islink(path) else os.unlink(path)
+            gone.append(path)
+        except OSError:
+            pass
+    return gone
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:             # another user's live process
+        return True
+    return True
