@@ -15,8 +15,10 @@ from tracedb.errors import TracedbError, UsageError, InputError, StoreError  # n
 
 
 def connect(path=None, read_only=False):
-    from tracedb.engine.store import open_store
-    return open_store(path, read_only=read_only)
+    """A store file (created when missing), or a Parquet dataset folder (`DIR/`), which opens read-only."""
+    from tracedb.engine.dataset import is_dataset_path
+    from tracedb.engine.store import open_store, resolve_path
+    return open_store(path, read_only=read_only or is_dataset_path(resolve_path(path)))
 
 
 def ingest_trace(con, path, **kw):

@@ -9,8 +9,8 @@ from typer.core import TyperGroup
 
 from tracedb import __version__
 from tracedb.cli.common import click_exceptions, exit_code_of, say_error, stop_on_sigterm
-from tracedb.cli import (check_cmd, demo_cmd, ingest_cmd, migrate_cmd, profiles_cmd, report_cmd, runs_cmd, segment_cmd,
-                         sql_cmd)
+from tracedb.cli import (check_cmd, demo_cmd, export_cmd, ingest_cmd, migrate_cmd, profiles_cmd, report_cmd, runs_cmd,
+                         segment_cmd, sql_cmd)
 
 
 class OneLineErrors(TyperGroup):
@@ -51,6 +51,7 @@ app.command()(segment_cmd.segment)
 app.command()(sql_cmd.sql)
 app.command()(check_cmd.check)
 app.add_typer(runs_cmd.app, name="runs")
+app.add_typer(export_cmd.app, name="export")
 app.add_typer(profiles_cmd.profiles_app, name="profiles")
 app.command()(demo_cmd.demo)
 app.command()(migrate_cmd.migrate)

@@ -21,7 +21,7 @@ try:   # typer >= 0.20 carries its own copy of click; older typer uses the click
 except ImportError:   # pragma: no cover - depends on the installed typer
     from click import exceptions as click_exceptions
 
-DbOpt = Annotated[Optional[str], typer.Option("--db", help="Store file (default: $TRACEDB_DB, else ./tracedb.duckdb).",
+DbOpt = Annotated[Optional[str], typer.Option("--db", help="Store file (default: $TRACEDB_DB, else ./tracedb.duckdb), or a Parquet dataset folder, DIR/ (read-only).",
                                               show_default=False, callback=non_empty("a store file path"))]
 FormatOpt = Annotated[str, typer.Option("--format", "-f", help="table (terminal), md, csv or json.")]
 OutOpt = Annotated[Optional[str], typer.Option(

@@ -8,7 +8,9 @@ from typing import Annotated, List, Optional
 import typer
 
 from tracedb.cli.common import DbOpt, one_line_errors
-from tracedb.cli.options import non_empty, run_name
+from tracedb.cli.options import integer, non_empty, run_name
+
+MAX_JOBS = 1024     # worker processes: far beyond any one machine's cores; only refuses a typo
 
 
 @one_line_errors
@@ -23,26 +25,48 @@ def ingest(
     replace: Annotated[bool, typer.Option("--replace", help="Replace a run with the same name or identical content.")] = False,
     core_rule: Annotated[Optional[List[str]], typer.Option("--core-rule", help="Per-core traces: REGEX=CLASS maps thread names to a core class, before the built-in AIC/AIV rules; repeatable.",
                                                                   callback=non_empty("REGEX=CLASS"))] = None,
+    jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", help="Traces parsed at once, a process each (default: one per core, at most one per trace and per GiB of available memory); 1: one after another.",
+                                                callback=integer(1, MAX_JOBS))] = None,
+    to: Annotated[Optional[str], typer.Option("--to", metavar="DIR", help="Add each run to the Parquet dataset DIR (created when missing) instead of a store; read it with --db DIR/.",
+                                              callback=non_empty("a dataset folder"))] = None,
+    scheduler: Annotated[Optional[str], typer.Option("--scheduler", metavar="ADDRESS", help="With --to: convert the traces on the Dask cluster at ADDRESS (tcp://HOST:8786), one task per trace; DIR and the traces must be at the same paths on the workers (extra tracedb[dask]).",
+                                                     callback=non_empty("a Dask scheduler address"))] = None,
 ):
     """Ingest traces: each trace becomes one run, in its own transaction (all or nothing per run)."""
     from tracedb.engine.hashing import start_early
     if len(paths) == 1 and os.path.isfile(paths[0]):   # isfile: a FIFO or device is never opened here
         start_early(paths[0])   # before DuckDB's import: the hash of a big trace overlaps it
     from tracedb.engine.ingest_many import ingest_all, plan
+    from tracedb.engine.ingest_parallel import workers_for
     from tracedb.errors import TracedbError
+    from tracedb.errors import UsageError as TracedbUsage
     from tracedb.ingest.sources import resolve
+    if to is not None and db is not None:
+        raise TracedbUsage("--db and --to: give one (--db: a store file; --to: a Parquet dataset folder)")
+    if scheduler is not None and to is None:
+        raise TracedbUsage("--scheduler: give --to DIR, the dataset on storage the workers share")
     planned = plan(paths, name)
     if len(planned) == 1:   # a trace that cannot be read fails here, before anything is written
         resolve(planned[0].path)
     failed = []
+    workers, note = workers_for(len(planned), jobs)
+    if note:
+        typer.echo(f"note: {note}", err=True)
     with _Progress(planned) as progress:
-        for item, res in ingest_all(db, planned, on_start=progress.start, tags=tag, replace=replace,
-                                    core_rules=core_rule):
-            if isinstance(res, TracedbError) and len(planned) == 1:
-                raise res
-            failed += [res] if isinstance(res, TracedbError) else []
-            progress.done(item, f"error: {res}" if isinstance(res, TracedbError) else
-                          res.summary(named=len(planned) > 1), isinstance(res, TracedbError))
+        if scheduler is not None:
+            from tracedb.engine.ingest_dask import ingest_on_cluster
+            runner = ingest_on_cluster(scheduler, to, planned, tags=tag, replace=replace, core_rules=core_rule,
+                                       on_start=progress.start)
+        else:
+            runner = ingest_all(db, planned, on_start=progress.start, jobs=workers, tags=tag, replace=replace,
+                                core_rules=core_rule, **({"to": to} if to is not None else {}))
+        with contextlib.closing(runner) as results:
+            for item, res in results:
+                if isinstance(res, TracedbError) and len(planned) == 1:
+                    raise res
+                failed += [res] if isinstance(res, TracedbError) else []
+                progress.done(item, f"error: {res}" if isinstance(res, TracedbError) else
+                              res.summary(named=len(planned) > 1), isinstance(res, TracedbError))
     if len(failed) > 1:     # one failure: its own line says it all
         typer.echo(f"error: {len(failed)} of {len(planned)} traces failed (above); the other runs are in the store",
                    err=True)

@@ -212,3 +212,4 @@ def segmentation_options(fn):
     wrapper.__annotations__ = {**{n: a for n, a, _ in SEGMENTATION},
                                **{k: v for k, v in fn.__annotations__.items() if k != "seg"}}
     return wrapper
+NoAlignOpt = Annotated[bool, typer.Option("--no-align", help="Cross-rank reports: raw clocks, without the per-rank offsets estimated on the collectives.")]

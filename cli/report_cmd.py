@@ -5,6 +5,8 @@ from typing import Annotated, List, Optional
 import typer
 
 from tracedb.cli.common import DbOpt, OutOpt, check_format, check_not_the_store, emit, fail, one_line, one_line_errors
+from tracedb.cli.options import NoAlignOpt
+from tracedb.cli.options import ProfileOpt
 from tracedb.cli.options import (MAX_KERNELS, MAX_WINDOW_US, AbsOpt, ModulePathOpt, PassOpt, RunOpt, TagOpt, choice,
                                  integer, layer_number, layer_or_mean, non_empty, number, segmentation_options)
 
@@ -197,3 +199,30 @@ def launches(run: RunOpt = None, tag: TagOpt = None, db: DbOpt = None,
     """Host-side cost of device work (GPU traces with host events): launch calls, launch-to-start delay, and idle time
     host-bound (before the next kernel's launch call) or not, per kernel name, run, step, pass or layer."""
     _run("launches", db, _format(format, open_), output, run, tag, show=open_, **seg, pass_spec=pass_, by=by)
+
+
+@app.command()
+@one_line_errors
+@segmentation_options
+def ranks(run: RunOpt = None, tag: TagOpt = None, db: DbOpt = None,
+          pass_: PassOpt = "all",
+          per_rank: Annotated[bool, typer.Option("--per-rank", help="One row per (pass, layer, rank): its compute, communication, wait and late arrival.")] = False,
+          stragglers: Annotated[bool, typer.Option("--stragglers", help="The vote across passes: per layer and overall, which rank was the straggler how often.")] = False,
+          no_align: NoAlignOpt = False,
+          format: FmtOpt = "table", output: OutOpt = None, open_: OpenOpt = False, seg=None):
+    """The ranks of a job compared per layer (each run segmented alike): spread of the compute time, the slowest
+    rank and its skew, the last arrival at the layer's collectives; --stragglers names the slow rank and layers."""
+    _run("ranks", db, _format(format, open_), output, run, tag, show=open_, **seg, pass_spec=pass_,
+         per_rank=per_rank, stragglers=stragglers, no_align=no_align)
+
+
+@app.command()
+@one_line_errors
+def collectives(run: RunOpt = None, tag: TagOpt = None, db: DbOpt = None, profile: ProfileOpt = None,
+                per_rank: Annotated[bool, typer.Option("--per-rank", help="One row per collective and rank: its start, duration and wait for the last rank.")] = False,
+                no_align: NoAlignOpt = False,
+                format: FmtOpt = "table", output: OutOpt = None, open_: OpenOpt = False):
+    """Collectives of a job's ranks matched across each process group: arrival skew, transfer time, bytes and
+    nccl-tests bandwidths, in clocks aligned on the collectives (--no-align: raw); see docs/jobs.md."""
+    _run("collectives", db, _format(format, open_), output, run, tag, show=open_, profile=profile, per_rank=per_rank,
+         no_align=no_align)

@@ -297,6 +297,61 @@ def _launches_kernels(res):
     return _stack(unit, title, IDLE, "idle", horizontal=True, pre=top)
 
 
+RANK_SPREAD = ["min_compute_us", "median_compute_us", "max_compute_us"]
+
+
+def _ranks(res):
+    """Per (pass, layer): the ranks' least, median and most compute time side by side; below, the skew of the
+    slowest rank, coloured by whether it counts as a straggler."""
+    unit, title = _unit(res, ("pass", "layer"))
+    names = [c[:-len("_compute_us")] for c in RANK_SPREAD]
+    bars = {"transform": [*_fold(RANK_SPREAD, "part_name"), {"calculate": "replace(datum.part_name, '_compute', '')",
+                                                              "as": "side"}],
+            **_bars(title, _color("side", names), offset="side", value_title=f"compute {US}",
+                    tooltip=("side", "slowest_rank"))}
+    skew = {"name": "skew", "mark": {"type": "point", "filled": True}, "encoding": {
+        "x": _axis("unit", title), "y": {"field": "skew", "type": "quantitative", "title": "skew of the slowest rank"},
+        "color": {"field": "straggler", "type": "nominal", "scale": {"domain": ["true", "false"],
+                                                                      "range": ["#e15759", "#bab0ac"]}},
+        "tooltip": _tip("unit", "slowest_rank", "skew", "last_arrival_rank", "arrival_spread_us")}}
+    return {"transform": [unit], "vconcat": [bars, {"height": 120, "layer": [skew]}],
+            "resolve": {"scale": {"x": "shared", "color": "independent"}}}
+
+
+def _ranks_per_rank(res):
+    """Per (pass, layer) a bar per rank: its compute time with its wait at the layer's collectives stacked on it."""
+    unit, title = _unit(res, ("pass", "layer"))
+    spec = _stack(unit, title, ["compute_us", "wait_us"], "time")
+    spec["encoding"]["xOffset"] = {"field": "rank", "type": "nominal", "sort": None}
+    spec["encoding"]["tooltip"] = _tip("unit", "rank", "run", "time", "us")
+    return spec
+
+
+def _stragglers(res):
+    """Per layer (and all layers): how often its straggler was the slowest, coloured by the rank."""
+    spec = {"transform": [{"calculate": _text("layer"), "as": "unit"}, {"calculate": _f("slowest_count"), "as": "us"},
+                          {"filter": "datum.us > 0"}, {"calculate": _text("rank"), "as": "straggler"}],
+            **_bars("layer", _color("straggler"), value_title="(pass, layer) units as the straggler",
+                    tooltip=("straggler", "run", "share", "median_skew"))}
+    return spec
+
+
+def _collectives(res):
+    """Per collective instance (group/seq and op, in the order of their first start) its arrival skew."""
+    unit, title = _unit(res, ("group", "seq"), suffix="datum.op", name="collective")
+    spec = _one(unit, title, "arrival_skew_us", "op", horizontal=False)
+    spec["encoding"]["y"]["title"] = f"arrival skew {US}"
+    spec["encoding"]["tooltip"] = _tip("unit", "op", "last_rank", "us", "transfer_us")
+    return spec
+
+
+def _collectives_per_rank(res):
+    """Per collective instance a bar per member rank: its wait for the last rank to arrive."""
+    unit, title = _unit(res, ("group", "seq"), suffix="datum.op", name="collective")
+    return {"transform": [unit, {"calculate": _f("wait_us"), "as": "us"}, {"calculate": _text("rank"), "as": "member"}],
+            **_bars(title, _color("member"), offset="member", value_title=f"wait {US}", tooltip=("member", "run"))}
+
+
 # (report, columns the layout needs, builder): the first match wins, so variants come before the default
 LAYOUTS = [
     ("passes", {"wall_us", "sum_us", "note"}, _passes),
@@ -315,4 +370,9 @@ LAYOUTS = [
     ("breakdown", {"computing_us", "free_us"}, _breakdown),
     ("launches", {"name", *IDLE}, _launches_kernels),
     ("launches", set(IDLE), _launches),
+    ("collectives", {"wait_us", "rank"}, _collectives_per_rank),
+    ("collectives", {"arrival_skew_us", "transfer_us"}, _collectives),
+    ("ranks", {"slowest_count", "rank"}, _stragglers),
+    ("ranks", {"compute_us", "wait_us", "rank"}, _ranks_per_rank),
+    ("ranks", {"min_compute_us", "skew"}, _ranks),
 ]

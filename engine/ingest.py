@@ -9,8 +9,10 @@ The content hash (sha256 over the source bytes, ~0.5 s for 464 MB; tracedb.engin
 beside DuckDB's parse, so it costs little wall time. Identical content is skipped before any parsing: when
 a stored run has the trace's byte count, the hash is awaited first (unless `replace`)."""
 import contextlib
+import dataclasses
 import json
 import os
+import shutil
 import tempfile
 import time
 from dataclasses import dataclass
@@ -22,7 +24,8 @@ from tracedb.errors import InputError, StoreError, UsageError
 from tracedb.engine import hashing, staging
 from tracedb.engine.patterns import check_regex
 from tracedb.engine.store import NO_NETWORK, parse_tags
-from tracedb.ingest import ascend_csv, chrome_json, kernel_names, rocprof, sources
+from tracedb.ingest import ascend_comm, ascend_csv, chrome_json, kernel_names, rocprof, rocprof_csv, sources, \
+    sqlite_export
 
 
 @dataclass
@@ -110,11 +113,14 @@ def ingest_path(con, path: str, name: str | None = None, tags=None, replace: boo
 
 
 def ingest_file(store_path: str | None, path: str, name: str | None = None, tags=None, replace: bool = False,
-                core_rules=None, agent: int | None = None) -> IngestResult:
+                core_rules=None, agent: int | None = None, to: str | None = None) -> IngestResult:
     """Ingest one trace into the store at `store_path`, holding its write lock only for the final merge:
     reports, `runs` and `sql` of other processes go on while the trace is parsed. A first ingest into a
     missing store creates it only when the run is complete (the side store is renamed into place).
-    `agent`: of a rocprofv3 file, the GPU this run holds (engine/ingest_many.py plans one run per GPU)."""
+    `agent`: of a rocprofv3 file, the GPU this run holds (engine/ingest_many.py plans one run per GPU).
+    `to`: a Parquet dataset folder to add the run to instead of a store (ingest_to_dataset)."""
+    if to is not None:
+        return ingest_to_dataset(to, path, name=name, tags=tags, replace=replace, core_rules=core_rules, agent=agent)
     from tracedb.engine.store import open_store, resolve_path
     store = resolve_path(store_path)
     with _scratch() if core_rules else contextlib.nullcontext() as scratch:   # a connection checks the regexes
@@ -138,6 +144,76 @@ def ingest_file(store_path: str | None, path: str, name: str | None = None, tags
     finally:
         staging.remove(side)
     return result
+
+
+def ingest_to_dataset(folder: str, path: str, name: str | None = None, tags=None, replace: bool = False,
+                      core_rules=None, agent: int | None = None) -> IngestResult:
+    """Ingest one trace as one run of the Parquet dataset at `folder` (created when missing): parsed into a
+    side store as for a store, then written as the run's partition files, which the dataset's manifest
+    names only once they are all in place (engine/parquet_export.py). Identical content is skipped."""
+    from tracedb.engine import parquet_export
+    target = parquet_export.prepare_target(folder)
+    staging.sweep_stale(target)
+    result, run = stage_for_dataset(folder, path, name, tags, replace, core_rules, agent,
+                                    side=staging.side_path(target))
+    if run is None:
+        return result
+    try:
+        return commit_staged(folder, result, run, replace)
+    finally:
+        shutil.rmtree(run.stage, ignore_errors=True)
+
+
+def stage_for_dataset(folder: str, path: str, name: str | None = None, tags=None, replace: bool = False,
+                      core_rules=None, agent: int | None = None, side: str | None = None, stage: str | None = None):
+    """The parse half of an ingest into a dataset (a cluster worker runs it): the trace parsed into the side
+    store `side` (default: a temporary file of this machine), written as files in the staging folder
+    `stage` inside the dataset (default: a new one named after this process). Returns (IngestResult,
+    StagedRun), or (the skipped result, None) when the dataset already holds identical content."""
+    from tracedb.engine import parquet_export
+    with _scratch() if core_rules else contextlib.nullcontext() as scratch:
+        job = _prepare(scratch, path, name, tags, replace, core_rules, agent)
+    stored = parquet_export.stored_runs(folder)
+    size = sum(os.path.getsize(f) for f in job.src.files)
+    clash = [r for r in stored if r.get("name") == job.name]
+    if clash or any(r.get("source_bytes") == size for r in stored):   # as _known_content, from the manifest
+        job.hasher.join()
+        if job.hasher.error:
+            raise InputError(f"{job.hasher.error.filename}: cannot read: {job.hasher.error.strerror}")
+        same = [r["name"] for r in stored if r.get("content_hash") == job.hasher.digest]
+        if same and not replace:
+            return _skipped(job, same[0]), None
+        if clash and not replace and clash[0].get("content_hash") != job.hasher.digest:
+            raise _name_taken(job.name)
+    tmp = None
+    if side is None:
+        tmp = tempfile.mkdtemp(prefix="tracedb-side-")
+        side = os.path.join(tmp, "side.duckdb")
+    try:
+        staged = _stage(side, job)
+        run = parquet_export.stage_run(folder, side, stage)
+    finally:
+        staging.remove(side)
+        if tmp:
+            shutil.rmtree(tmp, ignore_errors=True)
+    return _result(job, "ingested", None, staged), run
+
+
+def commit_staged(folder: str, result: IngestResult, run, replace: bool) -> IngestResult:
+    """The commit half for one run: stage_for_dataset's run named by the dataset's manifest."""
+    from tracedb.engine import parquet_export
+    status, run_id, same_as = parquet_export.commit_runs(folder, [run], replace)[0]
+    return settled(result, status, run_id, same_as)
+
+
+def settled(result: IngestResult, status: str, run_id, other) -> IngestResult:
+    """A staged run's result once committed: ingested or replaced with its id, or skipped; a name taken
+    by other content raises (commit_runs returns it as ("error", None, message))."""
+    if status == "error":
+        raise UsageError(other)
+    if status == "skipped":
+        return dataclasses.replace(result, status="skipped", run_id=None, same_as=other)
+    return dataclasses.replace(result, status=status, run_id=run_id)
 
 
 def _stored_content(store: str, job) -> str | None:
@@ -173,8 +249,9 @@ def _prepare(con, path, name, tags, replace, core_rules, agent=None) -> _Job:
         check_regex(con, pattern, "--core-rule")
     src = sources.resolve(path)
     hasher = hashing.hasher_for(src.files)
-    if agent is not None and src.format == rocprof.FORMAT:   # one GPU of the file: a content of its own
-        src.agent, hasher = agent, rocprof.AgentHasher(hasher, agent)
+    if agent is not None and (src.format in (rocprof.FORMAT, rocprof_csv.FORMAT)
+                              or sqlite_export.by_format(src.format)):
+        src.agent, hasher = agent, rocprof.AgentHasher(hasher, agent)   # one device of the file: its own content
     return _Job(src=src, name=name or src.default_name, tag_map=tag_map, core_rules=rules, replace=replace,
                 hasher=hasher, t0=t0)
 
@@ -259,13 +336,17 @@ def _load_run(con, job, retry) -> _Staged:
     """The run's rows, then one transaction: duplicate marks, run row, stats (in the side store)."""
     src, run_id = job.src, 1
     facts = {"format": src.format, "device_kind": src.device_kind, "clock_domain": src.clock_domain,
-             "rank": src.rank, "truncated": False, "inflated_bytes": None}
+             "rank": src.rank, "world_size": src.world_size, "truncated": False, "inflated_bytes": None}
     chrome = src.format == "chrome-json"
     if chrome:
         facts.update(chrome_json.load(con, run_id, src.files[0], parts=retry["parts"], safe=retry["safe"],
                                       core_rules=job.core_rules))
     elif src.format == rocprof.FORMAT:
         facts.update(rocprof.load(con, run_id, src.files[0], src.agent))
+    elif src.format == rocprof_csv.FORMAT:
+        facts.update(rocprof_csv.load(con, run_id, src.files, src.agent))
+    elif sqlite_export.by_format(src.format):
+        facts.update(sqlite_export.by_format(src.format).load(con, run_id, src))
     con.execute("BEGIN")
     try:
         columns = _finish_rows(con, run_id, src, retry, job.core_rules, chrome)
@@ -273,8 +354,10 @@ def _load_run(con, job, retry) -> _Staged:
         if job.hasher.error:
             raise InputError(f"{job.hasher.error.filename}: cannot read: {job.hasher.error.strerror}")
         _insert_run_row(con, run_id, job.name, job.tag_map, src, job.hasher, facts, columns)
+        ascend_comm.insert_groups(con, run_id, facts.get("groups") or src.groups)
+        ascend_comm.load(con, run_id, src.comm_files)
         rows, dups = sql.run(con, "ingest_run_stats", {"run_id": run_id}).fetchone()
-        if rows == 0:
+        if rows == 0 and src.format != ascend_comm.FORMAT:   # a rank of communication analyses only: no kernels
             raise InputError(f"{src.files[0]}: header only, no kernel rows; expected at least one data line")
         kernel_names.fill(con, run_id)
         con.execute("COMMIT")
@@ -314,8 +397,8 @@ def _finish_rows(con, run_id, src, retry, core_rules, chrome) -> tuple[list, lis
     """Inside the run's transaction: a Chrome trace's tracks, tasks and cores (and the check that it holds
     device activity), or an Ascend CSV's rows. Returns (metric columns, extra columns) of the runs row."""
     if not chrome:
-        metric_cols, extra_cols = ([], []) if src.format == rocprof.FORMAT else \
-            ascend_csv.load(con, run_id, src.headers, retry["as_text"])
+        metric_cols, extra_cols = ascend_csv.load(con, run_id, src.headers, retry["as_text"]) \
+            if src.headers else ([], [])     # JSON and SQLite readers put no column in metrics/extra_text
         sql.run(con, "ingest_finish", {"run_id": run_id})
         return metric_cols, extra_cols
     chrome_json.finish(con, run_id, core_rules)

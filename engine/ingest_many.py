@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from tracedb.engine.ingest import IngestResult, ingest_file
 from tracedb.errors import TracedbError, UsageError
-from tracedb.ingest import rocprof, sniff, sources
+from tracedb.ingest import rocprof, rocprof_csv, sniff, sources, sqlite_export
 
 
 @dataclass
@@ -16,6 +16,7 @@ class Planned:
     name: str | None      # None: the trace's own default name (a single trace without --name)
     bytes: int            # size on disk, for progress
     agent: int | None = None   # a rocprofv3 file of several GPUs: the GPU this run holds
+    job: str | None = None     # a rank of a folder of traces: the job (tag `job`) it belongs to
 
 
 def plan(paths, name: str | None = None) -> list[Planned]:
@@ -23,7 +24,8 @@ def plan(paths, name: str | None = None) -> list[Planned]:
     `<prefix>-rank<N>` (rank from profiler_info, the path, or the trace's distributedInfo), else
     `<prefix>-<file stem>`; the prefix is `name` or the folder's name. Labels that two traces share get
     the trace's sub-folders in front (`<prefix>-h100-<stem>`). A rocprofv3 file whose kernels ran on several
-    GPUs gives one run per GPU, `<its name>-gpu<N>` (N: the GPU's index)."""
+    GPUs gives one run per GPU, `<its name>-gpu<N>` (N: the GPU's index). The runs of a folder of several
+    traces are one job: each gets the tag `job` = `name` or the folder's name (docs/jobs.md)."""
     if name and len(paths) > 1:
         raise UsageError("--name names one run (or prefixes the runs of one folder); give one path, or omit "
                          "--name to name runs after their files")
@@ -35,34 +37,66 @@ def plan(paths, name: str | None = None) -> list[Planned]:
             continue
         prefix = name or os.path.basename(os.path.abspath(p))
         out += [g for f, label in zip(found, _labels(p, found))
-                for g in _per_gpu(Planned(f, f"{prefix}-{label}", _size(f)))]
+                for g in _per_gpu(Planned(f, f"{prefix}-{label}", _size(f), job=prefix))]
     return out
 
 
 def _per_gpu(item: Planned) -> list[Planned]:
-    """A rocprofv3 file of several GPU agents as one planned run per GPU; anything else as it is."""
-    if not os.path.isfile(item.path) or not rocprof.is_rocprof(sniff.head(item.path, 256)):
+    """A rocprofv3 file (JSON, or a CSV kernel trace), or a SQLite export, of several devices as one planned
+    run per device; anything else as it is."""
+    if not os.path.isfile(item.path):
         return [item]
-    gpus = rocprof.busy_gpus(item.path)
+    kind = "gpu"          # the run name's device word: `-gpu1`, or `-npu1` for an Ascend export
+    if rocprof.is_rocprof(sniff.head(item.path, 256)):
+        gpus = rocprof.busy_gpus(item.path)
+    elif item.path.lower().endswith(".csv") and rocprof_csv.is_kernel_trace(item.path):
+        gpus = rocprof_csv.devices(item.path)
+    elif sqlite_export.is_sqlite(item.path):
+        try:
+            reader = sqlite_export.reader_for(item.path)
+            gpus, kind = reader.devices(item.path), reader.DEVICE_KIND
+        except TracedbError:
+            return [item]      # the ingest says why, in one line
+    else:
+        return [item]
     if len(gpus) < 2:    # one GPU ran kernels: one run, named as any trace, on that GPU (its rank)
-        return [Planned(item.path, item.name, item.bytes, agent=gpus[0] if gpus else None)]
+        return [Planned(item.path, item.name, item.bytes, agent=gpus[0] if gpus else None, job=item.job)]
     base = item.name or sources.trace_stem(item.path)
-    return [Planned(item.path, f"{base}-gpu{idx}", item.bytes, agent=idx) for idx in gpus]
+    return [Planned(item.path, f"{base}-{kind}{idx}", item.bytes, agent=idx, job=item.job) for idx in gpus]
 
 
-def ingest_all(store_path, planned: list[Planned], on_start=None, **kw):
+def ingest_all(store_path, planned: list[Planned], on_start=None, jobs: int = 1, **kw):
     """Ingest each planned trace into the store at `store_path` (options as ingest_file); yields (planned, IngestResult) or
     (planned, TracedbError) when that trace failed, and goes on with the next. `on_start(i, planned)`
-    is called before each."""
+    is called before each. `jobs` > 1: that many worker processes parse at once, the results come in
+    plan order all the same (engine/ingest_parallel.py)."""
+    if jobs > 1 and len(planned) > 1:
+        from tracedb.engine import ingest_parallel
+        if ingest_parallel.supports(kw):
+            yield from ingest_parallel.ingest_parallel(store_path, planned, jobs,
+                                                       [run_options(item, kw) for item in planned], on_start)
+            return
     for i, item in enumerate(planned):
         if on_start:
             on_start(i, item)
         try:
-            agent = {"agent": item.agent} if item.agent is not None else {}
-            res: IngestResult | TracedbError = ingest_file(store_path, item.path, name=item.name, **agent, **kw)
+            res: IngestResult | TracedbError = ingest_file(store_path, item.path, name=item.name, **run_options(item, kw))
         except TracedbError as e:
             res = e
         yield item, res
+
+
+def run_options(item: Planned, kw) -> dict:
+    """ingest_file's options for one planned run: the command's, its GPU, its job tag."""
+    agent = {"agent": item.agent} if item.agent is not None else {}
+    return {**kw, **agent, **({"tags": _with_job(kw.get("tags"), item.job)} if item.job else {})}
+
+
+def _with_job(tags, job: str) -> dict:
+    """The user's tags plus `job`, unless they set one (a user's --tag job=... wins)."""
+    from tracedb.engine.store import parse_tags
+    given = parse_tags(tags)
+    return given if "job" in given else {"job": job, **given}
 
 
 def _labels(root: str, found: list[str]) -> list[str]:

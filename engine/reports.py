@@ -9,7 +9,8 @@ from tracedb.engine import attribution, compare, launches, patterns, segment, se
 from tracedb.engine import render as rnd
 from tracedb.errors import UsageError
 
-REPORTS = ("passes", "layers", "kernels", "timeline", "modules", "cores", "compare", "breakdown", "launches")
+REPORTS = ("passes", "layers", "kernels", "timeline", "modules", "cores", "compare", "breakdown", "launches", "ranks",
+           "collectives")
 PROLOGUE = units.PROLOGUE
 # --by of the reports that take it, when not given (the command line's defaults)
 BY_DEFAULT = {"modules": "kernel", "compare": "kernel", "breakdown": "run", "launches": "kernel"}
@@ -43,8 +44,14 @@ def build_report(con, name: str, fmt: str = "table", pass_spec: str = "all", abs
     by = by if by is not None else BY_DEFAULT.get(name)
     if name == "breakdown":
         return _breakdown(con, fmt, spec, by, seg_opts)
+    if name == "ranks":
+        from tracedb.engine import ranks
+        return ranks.build(con, fmt, spec, **seg_opts)
     if name == "launches":
         return launches.build(con, fmt, spec, by, seg_opts)
+    if name == "collectives":
+        from tracedb.engine import collectives
+        return collectives.build(con, fmt, **seg_opts)
     if name == "modules":
         return _modules(con, fmt, pass_spec, by, seg_opts, module_path)
     if name == "cores":

@@ -13,7 +13,7 @@ import duckdb
 from tracedb import sql
 from tracedb.errors import StoreError, UsageError
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 STORAGE_VERSION = "v1.5.0"
 DEFAULT_DB = "tracedb.duckdb"
 # Seconds an open waits for another process's write lock (an ingest's merge, `tracedb segment`) before it
@@ -22,11 +22,13 @@ DEFAULT_WAIT_S = 60.0
 # No extension is ever fetched: a --db that names a SQLite or Postgres file would otherwise make DuckDB
 # download the scanner it needs (and wait on the network) instead of failing at once.
 NO_NETWORK = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
-# Tables every schema-v5 store has (sql/store/schema.sql and the migrations); the views are built on them.
-CORE_TABLES = ("runs", "kernels_raw", "trace_events", "tracks", "kernel_names", "segmentations", "kernel_segments")
+# Tables every schema-v6 store has (sql/store/schema.sql and the migrations); the views are built on them.
+CORE_TABLES = ("runs", "kernels_raw", "trace_events", "tracks", "kernel_names", "segmentations", "kernel_segments",
+               "run_groups", "comm_ops", "comm_links", "comm_matrix")
 # from-version -> sql file that brings the store one version up. A new store is schema.sql (v1) plus
 # every migration, so the migration path runs on every store ever created.
-MIGRATIONS: dict[int, str] = {1: "migrate_1_to_2", 2: "migrate_2_to_3", 3: "migrate_3_to_4", 4: "migrate_4_to_5"}
+MIGRATIONS: dict[int, str] = {1: "migrate_1_to_2", 2: "migrate_2_to_3", 3: "migrate_3_to_4", 4: "migrate_4_to_5",
+                              5: "migrate_5_to_6"}
 
 
 class EmptyStore(StoreError):
@@ -44,13 +46,19 @@ def open_store(path: str | None = None, read_only: bool = False, migrate: bool =
     and allow several readers at once. While another process writes the store (the final merge of an
     ingest, a segmentation), the open waits for it up to `wait` seconds (default $TRACEDB_WAIT, else 60)."""
     path = resolve_path(path)
+    from tracedb.engine import dataset
+    if dataset.is_dataset_path(path):   # a Parquet dataset folder: read-only, through its own catalog
+        if read_only:
+            return dataset.open_dataset(path, lambda p: open_store(p, wait=0), SCHEMA_VERSION, NO_NETWORK)
+        if dataset.has_manifest(path):
+            raise UsageError(f"{path}: a Parquet dataset, which is read-only; this command needs a store file "
+                             "(a DuckDB file); add runs to a dataset with `tracedb ingest TRACE --to FOLDER`")
+        raise UsageError(f"{path}: a folder; expected a tracedb store file (a DuckDB file), e.g. {os.path.join(path, DEFAULT_DB)}")
     exists = os.path.exists(path)
     if read_only and not exists:
         raise UsageError(f"{path}: no store here; create one with `tracedb ingest TRACE --db {path}`")
     if exists and not (os.path.isfile(path) or os.path.isdir(path)):
         raise UsageError(f"{path}: not a regular file; expected a tracedb store (a DuckDB file)")
-    if os.path.isdir(path):
-        raise UsageError(f"{path}: a folder; expected a tracedb store file (a DuckDB file), e.g. {os.path.join(path, DEFAULT_DB)}")
     if exists and os.path.isfile(path) and os.path.getsize(path) == 0:   # `touch store.duckdb`: no content;
         if read_only:                                                       # DuckDB refuses to open it
             raise EmptyStore(f"{path}: empty file; ingest a trace into it first")

@@ -13,16 +13,19 @@ from tracedb.errors import InputError
 # Before the first meaningful byte a producer may write a UTF-8 byte order mark and blanks.
 LEADING = b"\xef\xbb\xbf \t\r\n"
 # Suffixes a run name leaves out, outermost first: compression, format, a writer's temp suffix, and
-# Kineto's `.pt.trace` (worker0.1623143089861.pt.trace.json.gz -> worker0.1623143089861).
-STEM_SUFFIXES = (".gz", ".json", ".csv", ".tmp", ".trace", ".pt")
+# Kineto's `.pt.trace` (worker0.1623143089861.pt.trace.json.gz -> worker0.1623143089861); SQLite exports'
+# `.sqlite`/`.db` (report1.sqlite -> report1).
+STEM_SUFFIXES = (".gz", ".json", ".csv", ".sqlite", ".sqlite3", ".db", ".nsys-rep", ".tmp", ".trace", ".pt")
 # Bytes read to tell what a file is: magic numbers are at most 16 bytes; 4 KiB also holds the first line
 # of a CSV header (kernel_details.csv's 47 columns take ~700) and a JSON trace's opening.
 SNIFF = 4096
+SQLITE_MAGIC = b"SQLite format 3\x00"
 
 _NOT_REGULAR = {stat.S_IFIFO: "a named pipe", stat.S_IFCHR: "a character device", stat.S_IFBLK: "a block device",
                 stat.S_IFSOCK: "a socket", stat.S_IFDIR: "a folder"}
 # (leading bytes, what they are, how to get text from it). Formats a user may hand over by mistake: other
-# compressors' output, archives, the SQLite exports of Ascend and Nsight, and text in another encoding.
+# compressors' output, archives, and text in another encoding. (SQLite files are kind 'sqlite': the
+# profilers' SQLite exports are read by ingest/sqlite_export.py.)
 # UTF-32 comes before UTF-16: its little-endian mark starts with UTF-16's.
 _MAGIC = (
     (b"\xfd7zXZ\x00", "xz-compressed data", "decompress it first with `xz -d`"),
@@ -31,8 +34,6 @@ _MAGIC = (
     (b"PK\x03\x04", "a zip archive", "extract it first with `unzip`"),
     (b"PK\x05\x06", "an empty zip archive", "extract it first with `unzip`"),
     (b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive", "extract it first with `7z x`"),
-    (b"SQLite format 3\x00", "an SQLite database",
-     "tracedb reads the profilers' text exports (kernel_details.csv, op_summary CSV, Chrome trace JSON)"),
     (b"\xff\xfe\x00\x00", "UTF-32 text", "expected UTF-8: convert it with `iconv -f UTF-32 -t UTF-8`"),
     (b"\x00\x00\xfe\xff", "UTF-32 text", "expected UTF-8: convert it with `iconv -f UTF-32 -t UTF-8`"),
     (b"\xff\xfe", "UTF-16 text", "expected UTF-8: convert it with `iconv -f UTF-16 -t UTF-8`"),
@@ -119,14 +120,16 @@ def _looks_utf16(first: bytes) -> bool:
 
 
 def kind(path: str) -> str:
-    """'gzip' (gzip whose content starts like JSON), 'json', 'empty' (no bytes, or only a BOM and blanks)
-    or 'text' (anything else: a CSV, or something the CSV reader refuses with its own line). Refuses
-    non-regular files, other compressions, archives, databases and UTF-16/32 text with one line."""
+    """'gzip' (gzip whose content starts like JSON), 'json', 'sqlite', 'empty' (no bytes, or only a BOM and
+    blanks) or 'text' (anything else: a CSV, or something the CSV reader refuses with its own line).
+    Refuses non-regular files, other compressions, archives and UTF-16/32 text with one line."""
     with open_regular(path) as f:
         first = f.read(SNIFF)
         more = bool(f.read(1))
     if first[:2] == b"\x1f\x8b":
         return _gzip_kind(path)
+    if first.startswith(SQLITE_MAGIC):
+        return "sqlite"
     why = refusal(path, first)
     if why:
         raise InputError(why)

@@ -11,7 +11,8 @@ import re
 from dataclasses import dataclass, field
 
 from tracedb.errors import InputError
-from tracedb.ingest import ascend_csv, chrome_json, rocprof, sniff
+from tracedb.ingest import ascend_comm, ascend_csv, ascend_db, chrome_json, nsys, rocprof, rocprof_csv, sniff, \
+    sqlite_export
 
 # profiler_info_{rank}.json: torch_npu writes ~1.5 KB (the config, start/end clocks, versions, rank_id;
 # 1,231-1,547 bytes in the real test data) nested 3 deep (config.common_config.schedule). 1 MiB and 32
@@ -25,14 +26,19 @@ MAX_TEXT = 256                    # a version or level string, stored in runs.me
 @dataclass
 class Source:
     path: str                    # what the user named
-    format: str                  # ascend-kernel-details | ascend-op-summary | chrome-json | rocprof-json
+    format: str                  # ascend-kernel-details | ascend-op-summary | chrome-json | rocprof-json |
+                                 # rocprof-csv, or a SQLite export's (ingest/sqlite_export.py)
     files: list[str]             # files to read, in order
     headers: list = field(default_factory=list)
     rank: int | None = None
     device_kind: str = "npu"
     clock_domain: str = "unix-epoch-local"
     metadata: dict = field(default_factory=dict)
-    agent: int | None = None     # rocprof-json: the GPU (index) this run reads; None: every GPU
+    agent: int | None = None     # a file of several devices (rocprof-json/-csv, SQLite exports): the device
+                                 # (index) this run reads; None: every device
+    comm_files: list = field(default_factory=list)   # Ascend communication analyses (ingest/ascend_comm.py)
+    groups: list | None = None   # parallel groups (profiler_metadata.json), rows of run_groups
+    world_size: int | None = None
 
     @property
     def default_name(self) -> str:
@@ -52,17 +58,30 @@ def resolve(path: str) -> Source:
         raise InputError(f"{path}: {'a symbolic link to a missing file' if dangling else 'no such file or folder'}")
     if os.path.isdir(path):
         return _resolve_dir(path)
+    if nsys.is_rep(path):       # an Nsight Systems report: read through its SQLite export, named as the report
+        src = resolve(nsys.export_rep(path))
+        src.path = path
+        return src
     kind = sniff.kind(path)
     if kind in ("gzip", "json") and rocprof.is_rocprof(sniff.head(path, 256)):
         return Source(path=path, format=rocprof.FORMAT, files=[path], device_kind="gpu", clock_domain="monotonic")
     if kind in ("gzip", "json"):
         return Source(path=path, format="chrome-json", files=[path], rank=rank_from_path(path))
+    if kind == "sqlite":
+        reader = sqlite_export.reader_for(path)
+        return Source(path=path, format=reader.FORMAT, files=[path], rank=rank_from_path(path),
+                      device_kind=reader.DEVICE_KIND, clock_domain=reader.CLOCK_DOMAIN)
     if kind == "empty" and path.lower().endswith((".json", ".json.gz", ".gz")):
         raise InputError(f"{path}: empty file; expected a trace (a Chrome trace JSON object or event array)")
     if kind == "text" and path.lower().endswith(".json"):   # JSON text that is no object or array: 42, "x"
         shown = sniff.head(path, 40).decode("utf-8", "replace")
         raise InputError(f"{path}: starts with {shown!r}, not a JSON object or array; expected a trace (a Chrome "
                          "trace JSON object or event array)")
+    if kind == "text" and rocprof_csv.is_kernel_trace(path):     # with the files of its prefix beside it
+        return Source(path=path, format=rocprof_csv.FORMAT, files=rocprof_csv.files(path), device_kind="gpu",
+                      clock_domain="monotonic")
+    if kind == "text" and rocprof_csv.sibling_refusal(path):
+        raise InputError(rocprof_csv.sibling_refusal(path))
     return _from_csv_files(path, [path])
 
 
@@ -80,23 +99,39 @@ def _resolve_dir(path: str) -> Source:
             break
     else:
         slices = _op_summary_files(root)
-        if not slices:
-            db = _sqlite_exports(root)
-            if db:   # torch_npu with export_type=Db alone writes no CSV
-                raise InputError(f"{path}: holds only the SQLite export {os.path.relpath(db[0], root)}, which tracedb "
-                                 "does not read; expected ASCEND_PROFILER_OUTPUT/kernel_details.csv: profile with "
-                                 "_ExperimentalConfig(export_type=[torch_npu.profiler.ExportType.Text, "
-                                 "torch_npu.profiler.ExportType.Db]) to keep both")
-            raise InputError(f"{path}: no kernel_details.csv under ASCEND_PROFILER_OUTPUT/ and no "
-                             "op_summary_*.csv under PROF_*/mindstudio_profiler_output/; expected an "
-                             "Ascend profiler output folder (*_ascend_pt)")
-        src = _from_csv_files(path, slices)
+        comm = ascend_comm.files_in(out_dir if os.path.isdir(out_dir) else root)
+        db = _sqlite_exports(root) if not slices else []
+        if not slices and not db and comm:   # a rank whose kernels were not exported: its communication analyses
+            src = Source(path=path, format=ascend_comm.FORMAT, files=[], rank=rank_from_path(path))
+        elif not slices:
+            if not db:
+                raise InputError(f"{path}: no kernel_details.csv under ASCEND_PROFILER_OUTPUT/ and no "
+                                 "op_summary_*.csv under PROF_*/mindstudio_profiler_output/; expected an "
+                                 "Ascend profiler output folder (*_ascend_pt)")
+            src = _from_sqlite_export(path, root, db)   # torch_npu with export_type=Db alone writes no CSV
+        else:
+            src = _from_csv_files(path, slices)
     pt_root = os.path.dirname(root) if os.path.basename(root) == "ASCEND_PROFILER_OUTPUT" else root
     info = _profiler_info(pt_root)
     if info:
         src.metadata["profiler_info"] = info
         src.rank = info.get("rank_id", src.rank)
+    _job_facts(src, pt_root, os.path.join(pt_root, "ASCEND_PROFILER_OUTPUT"))
     return src
+
+
+def _job_facts(src: Source, pt_root: str, out_dir: str):
+    """A rank of a job: its parallel groups and world size (profiler_metadata.json) and its communication
+    analyses (read after the kernels, hashed with them)."""
+    meta = ascend_comm.metadata(pt_root)
+    if meta.get("groups") is not None:
+        src.groups = meta["groups"]
+    src.world_size = meta.get("world_size")
+    if src.rank is None:
+        src.rank = meta.get("rank")
+    src.comm_files = ascend_comm.files_in(out_dir) if os.path.isdir(out_dir) else []
+    if src.headers or src.format == ascend_comm.FORMAT:   # CSV runs: hashed with the kernels (a SQLite export's
+        src.files = src.files + src.comm_files           # reader keeps its own file list)
 
 
 def _check_listable(folder: str):
@@ -104,6 +139,21 @@ def _check_listable(folder: str):
     if not os.access(folder, os.R_OK | os.X_OK):
         raise InputError(f"{folder}: cannot read the folder: permission denied; expected a readable profiler "
                          "output folder")
+
+
+def _from_sqlite_export(path: str, root: str, found: list[str]) -> Source:
+    """The SQLite export of a profiler folder: torch_npu's ascend_pytorch_profiler_N.db (it adds the framework
+    side: steps, rank) before msprof's msprof_N.db of the same capture; two of one kind are refused."""
+    torch_npu = [f for f in found if os.path.basename(f).startswith("ascend_pytorch_profiler")]
+    pick = torch_npu or found
+    if len(pick) > 1:
+        shown = ", ".join(os.path.relpath(f, root) for f in pick)
+        raise InputError(f"{path}: holds {len(pick)} SQLite exports ({shown}); "
+                         "expected one per profiler folder: ingest each file on its own")
+    sniff.check_regular(pick[0])
+    ascend_db.check_tables(pick[0], sqlite_export.tables(pick[0]))
+    return Source(path=path, format=ascend_db.FORMAT, files=[pick[0]], rank=rank_from_path(path),
+                  device_kind=ascend_db.DEVICE_KIND, clock_domain=ascend_db.CLOCK_DOMAIN)
 
 
 def _sqlite_exports(root: str) -> list[str]:
@@ -258,6 +308,7 @@ def rank_from_path(path: str) -> int | None:
 
 
 OUTPUT_DIRS = ("ASCEND_PROFILER_OUTPUT", "mindstudio_profiler_output")
+SQLITE_SUFFIXES = (".sqlite", ".sqlite3", ".db")
 SNIFF_BYTES = 1 << 20     # a Chrome trace names "traceEvents" (or its first event's "ph") well before this
 
 
@@ -297,6 +348,14 @@ def _is_trace_file(path: str) -> bool:
     """By name, then content. A trace-named file that is not a regular file, or is compressed or encoded
     in a way tracedb does not read, is refused (skipping it would hide a trace); other files are passed over."""
     name = os.path.basename(path).lower()
+    if name.endswith(SQLITE_SUFFIXES):      # a profiler's SQLite export, by its tables; other databases passed over
+        if not sqlite_export.is_sqlite(path):
+            return False
+        try:
+            sqlite_export.reader_for(path)
+        except InputError:
+            return False
+        return True
     if not name.endswith((".json", ".json.gz", ".csv")):
         return False
     with sniff.open_regular(path) as f:     # refuses a pipe, and a file that cannot be read, by name
@@ -306,6 +365,8 @@ def _is_trace_file(path: str) -> bool:
         if why:
             raise InputError(why)
         return _is_chrome_trace(path)
+    if rocprof_csv.is_kernel_trace(path):   # rocprofv3's *_kernel_trace.csv; the CSVs beside it are read with it
+        return True
     try:
         ascend_csv.read_header(path)
     except InputError:

@@ -224,3 +224,20 @@ def copy_store(src: str, dst: str) -> str:
     if os.path.exists(src + ".wal"):
         shutil.copyfile(src + ".wal", dst + ".wal")
     return dst
+
+
+def check_golden(case: str, got: str, update: bool, what: str = "report"):
+    """Compare `got` with golden/<case> whole; with `update` (pytest --update-golden) rewrite the file."""
+    import difflib
+    import pytest
+    path = os.path.join(GOLDEN, case)
+    if update:
+        with open(path, "w", encoding="utf-8", newline="") as f:
+            f.write(got)
+        return
+    assert os.path.exists(path), f"missing golden file {path}: run pytest --update-golden and review it"
+    with open(path, encoding="utf-8", newline="") as f:
+        want = f.read()
+    if got != want:
+        diff = "".join(difflib.unified_diff(want.splitlines(True), got.splitlines(True), f"golden/{case}", "now"))
+        pytest.fail(f"{what} differs from golden/{case}:\n{diff}")

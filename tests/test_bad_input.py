@@ -174,14 +174,14 @@ def test_folder_without_traces(db, tmp_path):
 
 
 def test_folder_with_only_the_sqlite_export(db, tmp_path):
-    # export_type=Db alone: the folder holds ascend_pytorch_profiler_0.db and no CSV (torch_npu export_type=Db)
+    # export_type=Db alone: the folder's ascend_pytorch_profiler_0.db is read (tests/test_ascend_db.py); one
+    # that has the SQLite header and nothing else is no database
     d = tmp_path / "y_ascend_pt"
     (d / "ASCEND_PROFILER_OUTPUT").mkdir(parents=True)
-    (d / "ASCEND_PROFILER_OUTPUT" / "ascend_pytorch_profiler_0.db").write_bytes(b"SQLite format 3\x00")
+    f = d / "ASCEND_PROFILER_OUTPUT" / "ascend_pytorch_profiler_0.db"
+    f.write_bytes(b"SQLite format 3\x00")
     line = failed_ingest(db, str(d))
-    assert line.startswith(f"error: {d}: holds only the SQLite export "
-                           "ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db")
-    assert "ExportType.Text" in line
+    assert line.startswith(f"error: {f}: cannot read the SQLite database")
 
 
 def test_a_failed_first_ingest_creates_no_store(tmp_path):

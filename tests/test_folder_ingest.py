@@ -46,7 +46,8 @@ def test_folder_of_ascend_ranks(tmp_path, db_path):
     assert [line.split(":")[0] for line in p.stdout.splitlines()] == ["ingested run 'prof-rank0'",
                                                                       "ingested run 'prof-rank1'"]
     assert p.stderr == ""        # not a terminal: no bar, the summary lines are the progress
-    assert runs(db_path) == [("prof-rank0", 0, {"hw": "910B"}), ("prof-rank1", 1, {"hw": "910B"})]
+    assert runs(db_path) == [("prof-rank0", 0, {"job": "prof", "hw": "910B"}),    # a folder of ranks is a job
+                             ("prof-rank1", 1, {"job": "prof", "hw": "910B"})]
 
 
 def test_trace_files_with_a_name_prefix(tmp_path, db_path):
@@ -149,8 +150,9 @@ def test_real_folder_of_kineto_traces(tmp_path, db_path):
 def test_real_folder_with_broken_outputs(tmp_path, db_path):
     d = real_trace("ascend-msinsight")
     p = cli("ingest", d, "--db", db_path, "--name", "msi", check=False)
-    # four outputs: a database-only export (no CSV) and a malformed op_summary fail; the other two load
+    # five traces: a malformed op_summary fails; the other four load, the two SQLite exports among them
     assert p.returncode == 1
-    assert [r[:2] for r in runs(db_path)] == [("msi-alexnet_level2_text-rank0", 0),
-                                              ("msi-st_level2_qwen3_megatron-rank0", 0)]
-    assert p.stderr.splitlines()[-1] == "error: 2 of 4 traces failed (above); the other runs are in the store"
+    assert [r[:2] for r in runs(db_path)] == [("msi-alexnet_level2_db-rank0", 0), ("msi-alexnet_level2_text-rank0", 0),
+                                              ("msi-msprof_0", None), ("msi-st_level2_qwen3_megatron-rank0", 0)]
+    assert p.stderr.splitlines()[-1].endswith("op_summary_1.csv: line 17: expected 32 columns, found 31 (truncated "
+                                              "or malformed row)")

@@ -3,7 +3,6 @@ Ascend decode, tests/tiny_kineto.py, a GPU trace with host events, tests/tiny_si
 model's prediction of tiny_trace's model; each derives the expected numbers), compared whole with golden/<case>
 (for --format html, the data block the page embeds: golden/*.html.json). A missing or different golden file
 fails with a unified diff; `pytest --update-golden` rewrites them (read every diff before committing)."""
-import difflib
 import os
 
 import pytest
@@ -15,7 +14,7 @@ import tiny_kineto
 import tiny_simulated
 import tiny_swimlane
 import tiny_trace
-from helpers import GOLDEN
+from helpers import GOLDEN, check_golden
 
 # the strict window unless a case says full: the extraction method these cases were derived for
 SEG = {"runs": ["tiny"], "profile": "qwen3-npu", "layers": 2, "window": "strict"}
@@ -150,27 +149,30 @@ def test_golden(case, tiny_store, update_golden):
     got = render_report(tiny_store, report, fmt=fmt, **{**SEG, **extra})
     if fmt == "html":
         got = embedded(got)
-    path = os.path.join(GOLDEN, case)
-    if update_golden:
-        with open(path, "w", encoding="utf-8", newline="") as f:
-            f.write(got)
-        return
-    assert os.path.exists(path), f"missing golden file {path}: run pytest --update-golden and review it"
-    with open(path, encoding="utf-8", newline="") as f:
-        want = f.read()
-    if got != want:
-        diff = "".join(difflib.unified_diff(want.splitlines(True), got.splitlines(True), f"golden/{case}", "now"))
-        pytest.fail(f"report differs from golden/{case}:\n{diff}")
+    check_golden(case, got, update_golden, "report")
+
+
+# The golden cases of the reports and exports that need stores of their own (a job of several ranks, an
+# exported trace): each module's CASES maps a golden file name to its case.
+OTHER_CASES = ("test_golden_ranks", "test_golden_collectives", "test_golden_perfetto")
+
+
+def _other_cases() -> dict:
+    import importlib
+    return {name: case for mod in OTHER_CASES for name, case in importlib.import_module(mod).CASES.items()}
 
 
 def test_every_report_and_format_has_a_golden_case():
     from tracedb.engine.render import FORMATS
     from tracedb.engine.reports import REPORTS
     covered = {(r, f) for r, f, _ in CASES.values()}
+    for name in _other_cases():          # ranks_per_rank.html.json: report ranks, format html
+        report = name.split(".")[0].split("_")[0]
+        covered.add((report, "html" if name.endswith(".html.json") else name.rsplit(".", 1)[1]))
     assert {(r, f) for r in REPORTS for f in FORMATS} <= covered
 
 
 def test_no_stray_golden_files():
     """A golden file no case writes is a test that silently stopped running."""
-    stray = {f for f in os.listdir(GOLDEN) if os.path.isfile(os.path.join(GOLDEN, f))} - set(CASES)
+    stray = {f for f in os.listdir(GOLDEN) if os.path.isfile(os.path.join(GOLDEN, f))} - set(CASES) - set(_other_cases())
     assert not stray

@@ -533,8 +533,7 @@ UNPACK = "tracedb reads plain or gzip-compressed traces: decompress it first wit
                                        "gzip-compressed traces: recompress it with gzip"),
     ("t.json", b"PK\x03\x04" + bytes(26) + JSON, "a zip archive; extract it first with `unzip`"),
     ("kernel_details.csv", b"SQLite format 3\x00" + bytes(84),
-     "an SQLite database; tracedb reads the profilers' text exports (kernel_details.csv, op_summary CSV, Chrome trace "
-     "JSON)"),
+     "cannot read the SQLite database (file is not a database); expected a profiler's SQLite export"),
     ("t.json", b"", "empty file; expected a trace (a Chrome trace JSON object or event array)"),
     ("t.json.gz", b"", "empty file; expected a trace (a Chrome trace JSON object or event array)"),
     ("t.json.gz", gzip.compress(b""), "gzip-compressed empty file; expected a gzip-compressed Chrome trace JSON"),

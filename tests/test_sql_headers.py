@@ -31,7 +31,7 @@ from tracedb import sql
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
-STAGES = {"store", "ingest", "segment", "report", "compare", "migrate"}
+STAGES = {"store", "ingest", "segment", "report", "compare", "migrate", "dataset", "export"}
 # the stage interfaces that must be documented column by column
 STAGE_TABLES = {"_anchors", "_anchor_pass", "_passes", "_windows", "_assigned", "_attr", "_cmp"}
 
@@ -253,7 +253,7 @@ def last_code(text):
 def observed(tmp_path_factory):
     """Runs ingest, segmentation, every report and `tracedb segment` on tiny traces, recording after each
     query file the columns of what its header documents: (file, object) -> list of column lists."""
-    from tracedb.engine import render, runs, segment, segment_store
+    from tracedb.engine import perfetto, render, runs, segment, segment_store
     from tracedb.engine.reports import render_report
     seen = {}
     real_run, real_fetch = sql.run, render.fetch
@@ -326,10 +326,17 @@ def observed(tmp_path_factory):
             ("launches", {**gpu, "pass_spec": "all"}),
             ("launches", {**gpu, "by": "layer", "pass_spec": "all"}),
             ("launches", {"runs": ["gpu", "tiny"], "by": "run"}),
+            ("ranks", {**seg, "runs": ["tiny", "tiny_x2"]}),
+            ("ranks", {**seg, "runs": ["tiny", "tiny_x2"], "per_rank": True}),
+            ("ranks", {**seg, "runs": ["tiny", "tiny_x2"], "stragglers": True}),
+            ("collectives", {"runs": ["tiny", "tiny_x2"]}),
+            ("collectives", {"runs": ["tiny", "tiny_x2"], "per_rank": True}),
         ]
         for report, opts in calls:
             for fmt in ("csv", "md") if report == "compare" else ("csv",):
                 render_report(con, report, fmt=fmt, **opts)
+        perfetto.export(con, str(d / "p.json"), runs=["tiny"], profile="qwen3-npu", layers=2)
+        perfetto.export(con, str(d / "g.json"), runs=["gpu"], profile="dsv3-gpu", anchor="flash_fwd", layers=2)
         segment_store.segment_runs(con, segment.Options(runs=["tiny"], profile="qwen3-npu", layers=2))
         runs.listing(con, passes=True, profile="qwen3-npu")
         sql.run(con, "top_names", {"run_id": 1})
@@ -374,3 +381,41 @@ def test_documented_columns_and_types_are_what_duckdb_gives(observed, name, obj)
         diff = column_match(documented, actual, subset)
         assert diff is None, (f"{sql.files()[name]}: header of {obj} differs from DuckDB's columns: {diff}\n"
                               "DuckDB: " + ", ".join(f"{c} {t}" for c, t in actual))
+
+
+def check_headers_over(monkeypatch, names, calls):
+    """Hold the query files `names` to their headers over the calls `calls()` makes: every documented
+    output is produced and has the documented columns and types (for test files that build stores of
+    their own, e.g. a job of several ranks)."""
+    from tracedb.engine import render
+    seen, real_run, real_fetch = {}, sql.run, render.fetch
+
+    def checked_run(con, name, params=None, **placeholders):
+        cur = real_run(con, name, params, **placeholders)
+        for obj, _, _ in HEADERS[name].typed_outputs() if name in names else []:
+            if obj == "rows":
+                code = last_code(sql.load(name))
+                p = {k: v for k, v in (params or {}).items() if f"${k}" in code}
+                seen.setdefault((name, obj), []).append(result_columns(con, code, p))
+                cur = con.execute(code, p) if p else con.execute(code)
+            else:
+                seen.setdefault((name, obj), []).append(describe(con, obj))
+        return cur
+
+    def checked_fetch(con, query, query_params, *args, **kw):
+        for name in names:
+            if last_code(sql.load(name)) == last_code(query):
+                seen.setdefault((name, "rows"), []).append(result_columns(con, query, query_params))
+        return real_fetch(con, query, query_params, *args, **kw)
+
+    monkeypatch.setattr(sql, "run", checked_run)
+    monkeypatch.setattr(render, "fetch", checked_fetch)
+    calls()
+    monkeypatch.undo()
+    for name in names:
+        h = HEADERS[name]
+        assert not h.errors, f"{name}: {h.errors}"
+        for obj, documented, subset in h.typed_outputs():
+            assert (name, obj) in seen, f"{name}: {obj} never produced"
+            for actual in seen[(name, obj)]:
+                assert column_match(documented, actual, subset) is None, (name, obj, actual)

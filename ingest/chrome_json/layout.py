@@ -379,9 +379,36 @@ def run_facts(meta: dict, source: str = "the trace") -> dict:
                 facts[key] = _int_in(source, f"distributedInfo.{key}", dist[key], low, INT32_MAX)
         if facts.get("rank", 0) >= facts.get("world_size", INT32_MAX):
             _bad(source, "distributedInfo.rank", facts["rank"], f"a rank below world_size ({facts['world_size']})")
+        if dist.get("pg_config") is not None:
+            facts["groups"] = _pg_config(source, dist["pg_config"], facts.get("rank"))
     base = meta.get("baseTimeNanoseconds")
     facts["base_ns"] = 0 if base is None else _int_in(source, "baseTimeNanoseconds", base, 0, BASE_NS_MAX)
     return facts
+
+
+def _pg_config(source: str, groups, rank) -> list[dict]:
+    """distributedInfo.pg_config (PyTorch 2.2+: one object per process group: pg_name, pg_desc,
+    backend_config, pg_size, ranks) as run_groups rows. Older PyTorch writes it as an object keyed by
+    pg_name; both are read. A rank list that c10d shortened (it writes no list for large groups) is kept empty."""
+    items = list(groups.values()) if isinstance(groups, dict) else groups
+    if not isinstance(items, list):
+        _bad(source, "distributedInfo.pg_config", groups, "a list of process groups")
+    out = []
+    for i, g in enumerate(items):
+        where = f"distributedInfo.pg_config[{i}]"
+        if not isinstance(g, dict):
+            _bad(source, where, g, "an object (pg_name, pg_desc, backend_config, pg_size, ranks)")
+        ranks = g.get("ranks")
+        if isinstance(ranks, list) and all(isinstance(r, int) and not isinstance(r, bool) for r in ranks):
+            ranks = [_int_in(source, f"{where}.ranks", r, 0, INT32_MAX) for r in ranks]
+        else:
+            ranks = []
+        size = g.get("pg_size")
+        size = _int_in(source, f"{where}.pg_size", size, 0, INT32_MAX) if size is not None else len(ranks) or None
+        text = {k: (str(g[k])[:1024] if g.get(k) is not None else None) for k in ("pg_name", "pg_desc", "backend_config")}
+        out.append({"name": text["pg_name"] or str(i), "desc": text["pg_desc"], "backend": text["backend_config"],
+                    "size": size, "ranks": ranks, "group_rank": ranks.index(rank) if rank in ranks else None})
+    return out
 
 
 def _int_in(source: str, what: str, value, low: int, high: int) -> int:

@@ -13,12 +13,23 @@ ARGS = {  # the args keys tracedb reads (matched case-insensitively: legacy "ext
     "grid": "BIGINT[]", "block": "BIGINT[]", "registers per thread": "BIGINT", "shared memory": "BIGINT",
     "name": "VARCHAR", "sort_index": "BIGINT", "Task Type": "VARCHAR", "Stream Id": "BIGINT", "Task Id": "BIGINT",
     "connection_id": "BIGINT", "taskId": "BIGINT", "extra_id": "BIGINT", "event-hint": "VARCHAR",
+    # what PyTorch's c10d records on NCCL/RCCL kernels and record_param_comms (kept in extra_args): the
+    # collective, its sizes, dtype and process group, and (newer PyTorch) its sequence number
+    "Collective name": "VARCHAR", "In msg nelems": "BIGINT", "Out msg nelems": "BIGINT", "Group size": "BIGINT",
+    "dtype": "VARCHAR", "In split size": "VARCHAR", "Out split size": "VARCHAR", "Process Group Name": "VARCHAR",
+    "Process Group Description": "VARCHAR", "Process Group Ranks": "VARCHAR", "Seq": "BIGINT",
 }
 # Keys only Ascend's trace_view.json and on-device NPU traces write. A Kineto trace (its top-level keys say
 # so: KINETO_KEYS) is read without them: every key of the reader's args struct is a child vector filled
 # for every event, and these seven cost ~3 % of the insert's instructions (callgrind, 72 MB part).
 NPU_ARGS = ("Task Type", "Stream Id", "Task Id", "connection_id", "taskId", "extra_id", "event-hint")
 KINETO_KEYS = ("schemaVersion", "deviceProperties", "baseTimeNanoseconds")
+# The c10d collective keys cost the reader +3-8 % CPU on a 100 MB Kineto trace of a TP16 rank (A/B, 19 runs
+# each: median 1.78-1.83 CPU-s without, 1.86-1.92 with; peak RSS 268 -> 273 MB). Only a distributed run has
+# collectives, and Kineto writes distributedInfo before the events when there is one: a Kineto trace
+# without it skips them.
+COMM_ARGS = ("Collective name", "In msg nelems", "Out msg nelems", "Group size", "dtype", "In split size",
+             "Out split size", "Process Group Name", "Process Group Description", "Process Group Ranks", "Seq")
 
 # Time bounds, so that base + ts + dur stays inside BIGINT ns (9.22e18): |ts| <= 4e15 µs (year 2096 in epoch
 # µs), dur <= 1e15 µs (ingest_chrome_part.sql), baseTimeNanoseconds <= 4e18 (layout.run_facts). A ts
@@ -89,9 +100,11 @@ def columns(ts_type: str, safe: bool = False, keys=tuple(ARGS)) -> dict:
 
 
 def args_keys(layout: Layout) -> tuple:
-    """The args keys to read: all of ARGS, or those a Kineto trace can hold (see NPU_ARGS)."""
+    """The args keys to read: all of ARGS, or those a Kineto trace can hold (see NPU_ARGS; COMM_ARGS only with
+    distributedInfo)."""
     kineto = layout.object_form and any(k in layout.metadata for k in KINETO_KEYS)
-    return tuple(k for k in ARGS if not (kineto and k in NPU_ARGS))
+    single = kineto and "distributedInfo" not in layout.metadata
+    return tuple(k for k in ARGS if not (kineto and k in NPU_ARGS) and not (single and k in COMM_ARGS))
 
 
 class ArgExpr:

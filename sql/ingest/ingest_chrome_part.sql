@@ -24,7 +24,11 @@
 --   Kernel / Memcpy / Memset); NULL for host events and metadata. Kinds told by process or thread name
 --   (Ascend tasks, NPU cores, simulators) are set once every part is in (ingest_chrome_tasks,
 --   ingest_chrome_cores, ingest_chrome_devices).
--- extra_args: NULL unless the event has a field stored there (schema v4, migrate_3_to_4.sql).
+-- extra_args: NULL unless the event has a field stored there (schema v4, migrate_3_to_4.sql). A collective's
+--   c10d metadata (NCCL/RCCL kernels and record_param_comms: "Collective name", "In msg nelems", "Out msg
+--   nelems", "Group size", "dtype", "In/Out split size", "Process Group Name/Description/Ranks", "Seq") goes
+--   there as a JSON object of keys collective, in_nelems, out_nelems, group_size, dtype, in_split, out_split,
+--   pg_name, pg_desc, pg_ranks, seq.
 -- Inputs: the part's file.
 -- Parameters:
 --   $file VARCHAR: the part: a JSON array of events
@@ -51,7 +55,14 @@ SELECT $run_id, $base_seq + ordinality, ph,
               OR coalesce({arg[Task Type]}, {arg[event-hint]}) IS NOT NULL
          THEN to_json(struct_pack(name := {arg[name]}, sort_index := {arg[sort_index]},
                                   task_id := coalesce({arg[Task Id]}, {arg[taskId]}, {arg[extra_id]}),
-                                  task_type := {arg[Task Type]}, hint := {arg[event-hint]})) END
+                                  task_type := {arg[Task Type]}, hint := {arg[event-hint]}))
+         WHEN {arg[Collective name]} IS NOT NULL
+         THEN to_json(struct_pack(collective := {arg[Collective name]}, in_nelems := {arg[In msg nelems]},
+                                  out_nelems := {arg[Out msg nelems]}, group_size := {arg[Group size]},
+                                  dtype := {arg[dtype]}, in_split := {arg[In split size]},
+                                  out_split := {arg[Out split size]}, pg_name := {arg[Process Group Name]},
+                                  pg_desc := {arg[Process Group Description]},
+                                  pg_ranks := {arg[Process Group Ranks]}, seq := {arg[Seq]})) END
 FROM (SELECT *, CASE WHEN d BETWEEN 0 AND 1e15 THEN CAST(round(d * 1000) AS BIGINT) END AS dur_ns
       FROM (SELECT * REPLACE (lower(cat) AS cat), TRY_CAST(dur AS DOUBLE) AS d
             FROM read_json($file, format = 'array', columns = $cols) WITH ORDINALITY))

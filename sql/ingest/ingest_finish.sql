@@ -5,7 +5,8 @@
 --    concatenated twice). Only rows sharing start, stream and task id with another row can be such
 --    rows, so the full comparison runs on those candidates only (an hcom op's two rows differ in stream).
 -- 3. dup = 'comm' for a communication row when an earlier counted one has the same floor(start µs) and
---    op type: each hcom op is logged on stream N/A and on a hardware stream.
+--    op type on the same device: each hcom op is logged on stream N/A and on a hardware stream (rows of
+--    several devices in one run, as the SQLite exports can give, are told apart).
 -- Inputs: kernels_raw rows of the run, inserted in file order in this transaction (seq still 0).
 -- Parameters:
 --   $run_id INTEGER: the run being ingested
@@ -28,7 +29,7 @@ WITH twice AS (
     FROM kernels_raw k SEMI JOIN twice t ON k.seq = t.seq
     WHERE k.run_id = $run_id
 ), comm AS (
-    SELECT seq, row_number() OVER (PARTITION BY start_ns // 1000, op_type ORDER BY seq) AS n
+    SELECT seq, row_number() OVER (PARTITION BY device_id, start_ns // 1000, op_type ORDER BY seq) AS n
     FROM kernels_raw
     WHERE run_id = $run_id AND kind = 'comm' AND seq NOT IN (SELECT seq FROM exact WHERE n > 1)
 )

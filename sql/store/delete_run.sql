@@ -1,5 +1,6 @@
 -- Remove runs and every row keyed by them (ingest --replace, `tracedb runs rm`).
--- Inputs: kernels_raw, trace_events, kernel_segments, segmentations, tracks, runs.
+-- Inputs: kernels_raw, trace_events, kernel_segments, segmentations, tracks, run_groups, comm_ops, comm_links,
+--   comm_matrix, runs.
 -- Parameters:
 --   $run_ids INTEGER[]: the runs to remove
 -- Output: their rows deleted from those tables.
@@ -8,4 +9,8 @@ DELETE FROM trace_events WHERE run_id IN (SELECT unnest($run_ids::INTEGER[]));
 DELETE FROM kernel_segments WHERE run_id IN (SELECT unnest($run_ids::INTEGER[]));
 DELETE FROM segmentations WHERE run_id IN (SELECT unnest($run_ids::INTEGER[]));
 DELETE FROM tracks WHERE run_id IN (SELECT unnest($run_ids::INTEGER[]));
+DELETE FROM run_groups WHERE run_id IN (SELECT unnest($run_ids::INTEGER[]));
+DELETE FROM comm_ops WHERE run_id IN (SELECT unnest($run_ids::INTEGER[]));
+DELETE FROM comm_links WHERE run_id IN (SELECT unnest($run_ids::INTEGER[]));
+DELETE FROM comm_matrix WHERE run_id IN (SELECT unnest($run_ids::INTEGER[]));
 DELETE FROM runs WHERE run_id IN (SELECT unnest($run_ids::INTEGER[]));

@@ -1,0 +1,173 @@
+"""rocprofv3's CSV output (`rocprofv3 --kernel-trace --output-format csv`) -> kernels_raw.
+
+rocprofv3 writes one CSV per kind of record, each named `<prefix>_<kind>.csv` with the prefix `<pid>` by
+default: `908_kernel_trace.csv`, and beside it, when traced, `908_agent_info.csv`, `908_memory_copy_trace.csv`,
+`908_hip_api_trace.csv`, `908_marker_api_trace.csv`. The kernel trace is the run; the files of the same
+prefix in its folder are read with it (and are part of its content hash). Runs follow the JSON reader
+(ingest/rocprof.py): one run per GPU that ran kernels, device ids = GPU index, exact integer ns,
+clock_domain 'monotonic', so a capture gives the same runs whichever output it was written in.
+
+Column sets differ between versions; COLUMNS maps rocprofv3's header names to the staging columns in this
+one place. Checked against rocprofiler-sdk's CSV writer: ROCm 6.2-6.3
+(`source/lib/rocprofiler-sdk-tool/generateCSV.cpp`, 18 kernel-trace columns with Private_Segment_Size and
+Group_Segment_Size, Agent_Id the node id) and ROCm 7 (`source/lib/output/generateCSV.cpp`, 22 columns with
+Stream_Id, LDS_Block_Size, Scratch_Size and register counts, Agent_Id `Agent N`), both in
+https://github.com/ROCm/rocprofiler-sdk. Columns tracedb does not read are skipped by name, so an added
+column does not stop the reader; a missing required one is refused in one line."""
+import csv
+import io
+import os
+
+import duckdb
+
+from tracedb import sql
+from tracedb.errors import InputError
+from tracedb.ingest import sniff
+
+FORMAT = "rocprof-csv"
+KERNEL_TRACE = "kernel_trace"
+HEAD_BYTES = 1 << 16      # a header line: 22 short names in ROCm 7, 53 in the agent info file
+
+# rocprofv3 header name -> staging column (sql/ingest/ingest_rocprof_csv_tables.sql), per file kind.
+_API = {"Domain": "domain", "Function": "function", "Process_Id": "process_id", "Thread_Id": "thread_id",
+        "Correlation_Id": "correlation_id", "Start_Timestamp": "start_ts", "End_Timestamp": "end_ts"}
+COLUMNS = {
+    "kernel_trace": {
+        "Kind": "kind", "Agent_Id": "agent", "Queue_Id": "queue_id", "Stream_Id": "stream_id",
+        "Thread_Id": "thread_id", "Dispatch_Id": "dispatch_id", "Kernel_Id": "kernel_id",
+        "Kernel_Name": "kernel_name", "Correlation_Id": "correlation_id", "Start_Timestamp": "start_ts",
+        "End_Timestamp": "end_ts", "Group_Segment_Size": "lds_bytes", "LDS_Block_Size": "lds_bytes",
+        "Private_Segment_Size": "scratch_bytes", "Scratch_Size": "scratch_bytes",
+        "Workgroup_Size_X": "wg_x", "Workgroup_Size_Y": "wg_y", "Workgroup_Size_Z": "wg_z",
+        "Grid_Size_X": "grid_x", "Grid_Size_Y": "grid_y", "Grid_Size_Z": "grid_z"},
+    "memory_copy_trace": {
+        "Direction": "direction", "Source_Agent_Id": "src_agent", "Destination_Agent_Id": "dst_agent",
+        "Correlation_Id": "correlation_id", "Start_Timestamp": "start_ts", "End_Timestamp": "end_ts"},
+    "hip_api_trace": _API,
+    "marker_api_trace": _API,
+    "agent_info": {"Node_Id": "node_id", "Logical_Node_Id": "logical_node_id", "Agent_Type": "agent_type",
+                   "Name": "agent_name", "Product_Name": "product_name"},
+}
+REQUIRED = {
+    "kernel_trace": ("Kind", "Agent_Id", "Kernel_Name", "Start_Timestamp", "End_Timestamp"),
+    "memory_copy_trace": ("Source_Agent_Id", "Destination_Agent_Id", "Start_Timestamp", "End_Timestamp"),
+    "hip_api_trace": ("Function", "Process_Id", "Thread_Id", "Start_Timestamp", "End_Timestamp"),
+    "marker_api_trace": ("Function", "Process_Id", "Thread_Id", "Start_Timestamp", "End_Timestamp"),
+    "agent_info": ("Node_Id", "Agent_Type"),
+}
+SIBLINGS = ("agent_info", "memory_copy_trace", "hip_api_trace", "marker_api_trace")
+
+
+def header(path: str) -> list[str]:
+    """The column names of a CSV file's first line ([] when it has none that reads)."""
+    try:
+        with sniff.open_regular(path) as f:
+            head = f.read(HEAD_BYTES)
+    except OSError:
+        return []
+    line = head.split(b"\n", 1)[0].decode("utf-8-sig", "replace").rstrip("\r")
+    try:
+        return [c.strip() for c in next(csv.reader(io.StringIO(line)), [])]
+    except csv.Error:
+        return []
+
+
+def is_kernel_trace(path: str) -> bool:
+    """The file's header is rocprofv3's kernel trace (not its counter collection, which also names kernels
+    and agents): Kernel_Name and Agent_Id. A required column missing besides is refused by name."""
+    cols = header(path)
+    return "Kernel_Name" in cols and "Agent_Id" in cols and "Counter_Name" not in cols
+
+
+def sibling_refusal(path: str) -> str | None:
+    """One line for a rocprofv3 CSV that is read with a kernel trace, not alone (agent info, copies, API
+    calls), by its name and header; None for any other file."""
+    base = os.path.basename(path)
+    kind = next((k for k in SIBLINGS if base.endswith(k + ".csv")), None)
+    if kind is None or not all(c in header(path) for c in REQUIRED[kind]):
+        return None
+    trace = base[:-len(kind + ".csv")] + KERNEL_TRACE + ".csv"
+    return (f"{path}: rocprofv3's {kind}.csv, which is read with the kernel trace of its capture; expected "
+            f"the kernel trace: tracedb ingest {os.path.join(os.path.dirname(path), trace)} (rocprofv3 "
+            "--kernel-trace --output-format csv)")
+
+
+def files(path: str) -> list[str]:
+    """The kernel trace, then the files of its prefix beside it, in SIBLINGS order. A kernel trace not
+    named `<prefix>kernel_trace.csv` is read alone."""
+    base = os.path.basename(path)
+    if not base.endswith(KERNEL_TRACE + ".csv"):
+        return [path]
+    prefix = os.path.join(os.path.dirname(path), base[:-len(KERNEL_TRACE + ".csv")])
+    return [path] + [prefix + kind + ".csv" for kind in SIBLINGS if os.path.isfile(prefix + kind + ".csv")]
+
+
+def part_of(path: str, first: str) -> str:
+    if path == first:
+        return KERNEL_TRACE
+    return next(k for k in SIBLINGS if os.path.basename(path).endswith(k + ".csv"))
+
+
+def stage(con, paths: list[str]):
+    """Every file of the capture into TEMP _rcsv_rows, and the agents' devices into _rcsv_devices."""
+    sql.run(con, "ingest_rocprof_csv_tables")
+    for p in paths:
+        part = part_of(p, paths[0])
+        cols = header(p)
+        missing = [c for c in REQUIRED[part] if c not in cols]
+        if missing:
+            raise InputError(f"{p}: line 1: no column {', '.join(missing)}; expected rocprofv3's {part}.csv "
+                             f"header ({', '.join(REQUIRED[part])}, ...)")
+        names, used = {}, set()
+        for i, c in enumerate(cols):
+            target = COLUMNS[part].get(c)
+            if target is None or target in used:
+                target = f"_skip{i}"
+            used.add(target)
+            names[target] = "VARCHAR"
+        try:
+            sql.run(con, "ingest_rocprof_csv_append", {"path": p, "part": part, "columns": names})
+        except duckdb.Error as e:
+            msg = str(e).strip().splitlines()[0]
+            msg = msg if len(msg) <= 200 else msg[:197] + "..."
+            raise InputError(f"{p}: cannot read the CSV ({msg}); expected rocprofv3's {part}.csv: "
+                             f"{len(cols)} comma-separated columns on every line") from None
+    sql.run(con, "ingest_rocprof_csv_agents")
+
+
+def devices(path: str) -> list[int]:
+    """The GPU indexes the kernel trace dispatches to, in order ([] when it cannot be read: the ingest
+    then says why)."""
+    con = duckdb.connect()
+    try:
+        stage(con, files(path))
+        return [r[0] for r in con.execute(
+            "SELECT DISTINCT d.device_id FROM _rcsv_rows r JOIN _rcsv_devices d USING (agent) "
+            "WHERE r.part = 'kernel_trace' AND d.is_gpu AND d.device_id IS NOT NULL ORDER BY 1").fetchall()]
+    except (InputError, duckdb.Error):
+        return []
+    finally:
+        con.close()
+
+
+def load(con, run_id: int, paths: list[str], agent: int | None) -> dict:
+    """The run's rows (GPU `agent`, or every GPU when None) into kernels_raw and its host events into
+    trace_events. Returns run facts as rocprof.load does."""
+    stage(con, paths)
+    if not con.execute("SELECT count(*) FROM _rcsv_rows WHERE part = 'kernel_trace'").fetchone()[0]:
+        raise InputError(f"{paths[0]}: header only, no kernel dispatch; expected rows of "
+                         "rocprofv3 --kernel-trace --output-format csv")
+    bad = sql.run(con, "ingest_rocprof_csv_check").fetchone()
+    if bad:
+        part, row, problem, expected = bad
+        path = next(p for p in paths if part_of(p, paths[0]) == part)
+        raise InputError(f"{path}: line {row + 1}: {problem}; expected {expected}")
+    gpus = con.execute("SELECT DISTINCT d.device_id, d.device_name FROM _rcsv_rows r JOIN _rcsv_devices d "
+                       "USING (agent) WHERE r.part = 'kernel_trace' ORDER BY 1").fetchall()
+    if agent is not None and agent not in [g[0] for g in gpus]:
+        raise InputError(f"{paths[0]}: no kernel dispatch on GPU {agent}; the trace's dispatches ran on GPU "
+                         f"{', '.join(str(g[0]) for g in gpus)}")
+    names = sorted({g[1] for g in gpus if (agent is None or g[0] == agent) and g[1]})
+    sql.run(con, "ingest_rocprof_csv_insert", {"run_id": run_id, "device": agent})
+    return {"device_name": ", ".join(names) or None, "rank": agent, "device_kind": "gpu",
+            "clock_domain": "monotonic", "inflated_bytes": None}

@@ -1,0 +1,115 @@
+-- Report `ranks`: the figures of each rank in each (pass, layer), and per (pass, layer) how the ranks
+-- differ. The rank's compute time in a layer is the union of the intervals of its non-communication
+-- kernels there (breakdown_union.sql's computing_ns): a layer's sum or wall time hides a slow rank,
+-- because the other ranks absorb its delay as waiting inside the collective that follows. The layer's
+-- communication ops are matched across ranks by their order within the layer (the k-th op of the layer
+-- on every rank is one collective); its arrival on a rank is the op's start plus the rank's clock
+-- offset (engine/align.py). Per collective: the latest arrival and the rank that made it; per rank, its
+-- wait (latest arrival - its own arrival, summed over the layer's collectives).
+-- The slowest rank of a (pass, layer) is the one with the most compute time (ties: the lower rank; none
+-- when all ranks have the same); its
+-- skew is (max - median) / median, median the lower middle value of the ranks' compute times (one
+-- rank's own time). It is a straggler when skew >= $min_skew, so that the jitter of layers where no rank
+-- is slow decides nothing, and when its skew is at least $peak_share of the largest skew that rank has as
+-- the slowest in the same pass: a slow layer's kernels that run before its anchor (the norm and QKV
+-- projection before attention) belong to the previous layer's unit, where they give that rank a smaller
+-- skew (0.3 of the slow layer's in bench/gen_job.py's layers); the vote of report ranks --stragglers
+-- counts only stragglers.
+-- Layer keys: the prologue (layer NULL) is keyed as layer -1 (lk) so that joins match it.
+-- Inputs: _bd_units (breakdown_union.sql over breakdown_activity_layers.sql by layer), _bd_act,
+--   TEMP _rk_ranks(run_id INTEGER, rank INTEGER, offset_ns BIGINT) (the runs compared, their rank and the
+--   ns added to their timestamps).
+-- Parameters:
+--   $passes BIGINT[]: the passes compared (those every rank has)
+--   $min_skew DOUBLE: the skew from which the slowest rank counts as a straggler
+--   $peak_share DOUBLE: the share of the rank's largest skew in the pass a straggler's skew must reach
+-- Output: TEMP _rk_inst, one row per collective (pass, layer, k-th communication op of the layer):
+--   pass BIGINT: the pass
+--   lk BIGINT: the layer (-1: the prologue)
+--   k BIGINT: its order among the layer's communication ops, from 0
+--   ranks BIGINT: the ranks that have it
+--   first_ns BIGINT: the earliest aligned start
+--   last_ns BIGINT: the latest aligned start (the last arrival)
+--   last_rank INTEGER: the rank that arrived last (ties: the higher rank)
+-- Output: TEMP _rk_layers, one row per (run, pass, layer):
+--   run_id INTEGER: the run
+--   rank INTEGER: its rank
+--   pass BIGINT: the pass
+--   layer BIGINT: the layer (NULL: the prologue)
+--   lk BIGINT: the layer (-1: the prologue)
+--   compute_ns BIGINT: union of its non-communication kernels' intervals
+--   comm_ns BIGINT: union of its communication ops' intervals
+--   wall_ns BIGINT: first start to last end of its kernels and communication ops
+--   collectives BIGINT: its communication ops in the layer
+--   wait_ns BIGINT: sum over the layer's collectives of (latest arrival - its arrival)
+--   late_ns BIGINT: sum over the layer's collectives of (its arrival - earliest arrival)
+-- Output: TEMP _rk_cmp, one row per (pass, layer):
+--   pass BIGINT: the pass
+--   layer BIGINT: the layer (NULL: the prologue)
+--   lk BIGINT: the layer (-1: the prologue)
+--   ranks BIGINT: the ranks that have it
+--   min_ns BIGINT: the least compute time
+--   median_ns BIGINT: the lower median compute time
+--   max_ns BIGINT: the most compute time
+--   slowest_rank INTEGER: the rank with the most compute time (ties: the lower rank); NULL when every
+--     rank has the same
+--   skew DECIMAL(12,3): (max - median) / median
+--   straggler BOOLEAN: skew >= $min_skew and >= $peak_share x the rank's largest skew in the pass
+--   collectives BIGINT: the collectives matched across ranks in the layer
+--   last_rank INTEGER: the rank that arrived last at the collective of the widest arrival spread
+--   spread_ns BIGINT: that spread (latest - earliest aligned start)
+-- TEMP _rk_comm (the communication ops with their order and aligned start) is scratch: no other file reads it.
+CREATE OR REPLACE TEMP TABLE _rk_comm AS
+SELECT a.run_id, r.rank, a.pass, coalesce(a.layer, -1) AS lk,
+    row_number() OVER (PARTITION BY a.run_id, a.pass, a.layer ORDER BY a.s, a.seq) - 1 AS k,
+    a.s + r.offset_ns AS s
+FROM _bd_act a JOIN _rk_ranks r USING (run_id)
+WHERE a.is_comm AND list_contains($passes, a.pass);
+CREATE OR REPLACE TEMP TABLE _rk_inst AS
+SELECT pass, lk, k, count(*) AS ranks, min(s) AS first_ns, max(s) AS last_ns,
+    first(rank ORDER BY s DESC, rank DESC) AS last_rank
+FROM _rk_comm
+GROUP BY pass, lk, k;
+CREATE OR REPLACE TEMP TABLE _rk_layers AS
+WITH waits AS (
+    SELECT c.run_id, c.pass, c.lk, count(*) AS collectives,
+        sum(i.last_ns - c.s)::BIGINT AS wait_ns, sum(c.s - i.first_ns)::BIGINT AS late_ns
+    FROM _rk_comm c JOIN _rk_inst i USING (pass, lk, k)
+    GROUP BY c.run_id, c.pass, c.lk
+)
+SELECT u.run_id, r.rank, u.pass, u.layer, coalesce(u.layer, -1) AS lk,
+    u.computing_ns AS compute_ns, u.communication_ns AS comm_ns, u.last_ns - u.first_ns AS wall_ns,
+    coalesce(w.collectives, 0) AS collectives, coalesce(w.wait_ns, 0) AS wait_ns, coalesce(w.late_ns, 0) AS late_ns
+FROM _bd_units u JOIN _rk_ranks r USING (run_id)
+LEFT JOIN waits w ON w.run_id = u.run_id AND w.pass = u.pass AND w.lk = coalesce(u.layer, -1)
+WHERE list_contains($passes, u.pass);
+CREATE OR REPLACE TEMP TABLE _rk_cmp AS
+WITH ordered AS (
+    SELECT *, count(*) OVER p AS n, row_number() OVER (PARTITION BY pass, lk ORDER BY compute_ns, rank) AS pos
+    FROM _rk_layers
+    WINDOW p AS (PARTITION BY pass, lk)
+), per_layer AS (
+    SELECT pass, any_value(layer) AS layer, lk, count(*) AS ranks, min(compute_ns) AS min_ns,
+        min(compute_ns) FILTER (WHERE pos = (n + 1) // 2) AS median_ns, max(compute_ns) AS max_ns,
+        CASE WHEN max(compute_ns) > min(compute_ns) THEN first(rank ORDER BY compute_ns DESC, rank) END AS slowest_rank
+    FROM ordered
+    GROUP BY pass, lk
+), skewed AS (
+    SELECT *, (max_ns - median_ns)::DOUBLE / nullif(median_ns, 0) AS skew_d,
+        ranks > 1 AND max_ns > median_ns AND max_ns - median_ns >= $min_skew * median_ns AS over
+    FROM per_layer
+), peaks AS (
+    SELECT *, max(skew_d) FILTER (WHERE over) OVER (PARTITION BY pass, slowest_rank) AS peak
+    FROM skewed
+), widest AS (
+    SELECT pass, lk, count(*) FILTER (WHERE ranks > 1) AS collectives,
+        first(last_rank ORDER BY last_ns - first_ns DESC, k) FILTER (WHERE ranks > 1) AS last_rank,
+        max(last_ns - first_ns) FILTER (WHERE ranks > 1) AS spread_ns
+    FROM _rk_inst
+    GROUP BY pass, lk
+)
+SELECT p.pass, p.layer, p.lk, p.ranks, p.min_ns, p.median_ns, p.max_ns, p.slowest_rank,
+    ratio3(p.max_ns - p.median_ns, p.median_ns) AS skew,
+    p.over AND p.skew_d >= $peak_share * p.peak AS straggler,
+    coalesce(w.collectives, 0) AS collectives, w.last_rank, w.spread_ns
+FROM peaks p LEFT JOIN widest w USING (pass, lk);

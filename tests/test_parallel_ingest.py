@@ -1,0 +1,356 @@
+"""A folder of traces ingested by several worker processes at once (`tracedb ingest DIR --jobs N`): the same
+runs, names, ids and rows as one after another; a failing trace leaves the others in; identical content
+is skipped; an interrupt stops the workers and leaves no side store; readers are served meanwhile.
+
+Workers are held at a chosen point by a `sitecustomize` module put on PYTHONPATH for the command's
+process tree (the workers are separate processes, so a patch made in the command's process would not
+reach them): after a trace named like $HOLD_NAMES is parsed into its side store, its worker writes
+`ready-<name>` and waits for the file `go`; with $HOLD_MERGE, the command's process does the same inside
+the transaction of its first merge (`ready-merge`). No sleeps decide what the tests see."""
+import json
+import os
+import signal
+import subprocess
+import textwrap
+import time
+
+import pytest
+
+import tiny_kineto
+from helpers import cli, cli_subprocess, tracedb_exe
+
+HOLD = textwrap.dedent("""
+    import os, re, time
+    if os.environ.get("HOLD_NAMES"):
+        from tracedb.engine import ingest
+        _real = ingest._load_run
+
+        def _held(con, job, retry):
+            out = _real(con, job, retry)
+            if re.search(os.environ["HOLD_NAMES"], job.name):
+                folder = os.environ["HOLD_DIR"]
+                ready = os.path.join(folder, "ready-" + job.name)
+                with open(ready + ".part", "w") as f:      # renamed once written: never read half-written
+                    f.write(str(os.getpid()))
+                os.replace(ready + ".part", ready)
+                while not os.path.exists(os.path.join(folder, "go")):
+                    time.sleep(0.01)
+            return out
+
+        ingest._load_run = _held
+    if os.environ.get("NEVER_PARSE"):         # a trace named like this must be skipped before parsing
+        from tracedb.engine import ingest
+        _stage = ingest._stage
+
+        def _refused(side, job, like=None):
+            if re.search(os.environ["NEVER_PARSE"], job.name):
+                raise AssertionError(job.name + " was parsed")
+            return _stage(side, job, like)
+
+        ingest._stage = _refused
+    if os.environ.get("HOLD_MERGE"):          # the command's own process, inside a merge's transaction
+        from tracedb.engine import staging
+        _merge = staging.merge
+
+        def _held_merge(con, run_id):
+            _merge(con, run_id)
+            open(os.path.join(os.environ["HOLD_DIR"], "ready-merge"), "w").close()
+            while not os.path.exists(os.path.join(os.environ["HOLD_DIR"], "go")):
+                time.sleep(0.01)
+
+        staging.merge = _held_merge
+""")
+
+STATE = ("SELECT r.run_id, r.name, r.content_hash, r.tags, count(k.seq) AS n, sum(k.dur_ns) AS dur "
+         "FROM runs r LEFT JOIN kernels k USING (run_id) GROUP BY ALL ORDER BY r.run_id")
+
+
+def _state(db):
+    return cli("sql", "--db", db, "--format", "csv", STATE).stdout
+
+
+def _side_files(folder):
+    return sorted(f for f in os.listdir(folder) if ".ingest-" in f)
+
+
+def _traces(folder, factors):
+    """One tiny Kineto trace per factor, rank i in a.json, b.json, ... (run `p-rank<i>` of folder prefix
+    p); device durations times the factor: a content of its own."""
+    os.makedirs(folder, exist_ok=True)
+    paths = []
+    for i, k in enumerate(factors):
+        doc = tiny_kineto.document(dur_factor=k)
+        doc["distributedInfo"]["rank"] = i
+        paths.append(os.path.join(folder, f"{chr(ord('a') + i)}.json"))
+        with open(paths[-1], "w") as f:
+            json.dump(doc, f)
+    return paths
+
+
+def _no_device_activity(path):
+    """A Chrome trace with only host events: refused with one line ("no device activity")."""
+    with open(path, "w") as f:
+        f.write('{"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, '
+                '"ts": 10, "dur": 5}]}')
+    return str(path)
+
+
+def _runs_lines(out):
+    """The per-run lines without their timings: `ingested run 'p-a': 10 kernel rows (...)`."""
+    return [line.split(", 0.0 MB")[0].split(" MB in ")[0] for line in out.splitlines()]
+
+
+def test_two_workers_give_the_runs_names_and_rows_of_one(tmp_path):
+    folder = tmp_path / "traces"
+    _traces(folder, [1, 2, 3, 4, 5])
+    one, two = str(tmp_path / "one.duckdb"), str(tmp_path / "two.duckdb")
+    r1 = cli("ingest", folder, "--db", one, "--name", "p", "--tag", "hw=h100", "--jobs", "1")
+    r2 = cli("ingest", folder, "--db", two, "--name", "p", "--tag", "hw=h100", "--jobs", "2")
+    assert _state(one) == _state(two)
+    assert _state(two).count("\n") == 6            # header and five runs
+    assert _runs_lines(r1.stdout) == _runs_lines(r2.stdout)   # the same lines, in plan order
+    assert [line.split("'")[1] for line in r2.stdout.splitlines()] == [f"p-rank{i}" for i in range(5)]
+    assert not _side_files(tmp_path)
+
+
+def test_into_an_existing_store_and_more_workers_than_traces(tmp_path):
+    first = tiny_kineto.write(tmp_path / "first.json", dur_factor=9)
+    folder = tmp_path / "traces"
+    _traces(folder, [1, 2, 3])
+    one, many = str(tmp_path / "one.duckdb"), str(tmp_path / "many.duckdb")
+    for db, jobs in ((one, "1"), (many, "8")):
+        cli("ingest", first, "--db", db, "--name", "first")
+        cli("ingest", folder, "--db", db, "--jobs", jobs)
+    assert _state(one) == _state(many)
+    assert "traces-rank2" in _state(many) and not _side_files(tmp_path)
+
+
+def test_relative_paths_are_the_command_folder_s(tmp_path):
+    _traces(tmp_path / "traces", [1, 2])
+    cli("ingest", "traces", "--db", "s.duckdb", "--name", "p", "--jobs", "2", cwd=tmp_path)
+    sources = cli("sql", "--db", str(tmp_path / "s.duckdb"), "--format", "csv",
+                  "SELECT source_path FROM runs ORDER BY run_id").stdout.split()
+    assert sources == ["source_path", os.path.join("traces", "a.json"), os.path.join("traces", "b.json")]
+    assert not _side_files(tmp_path)
+
+
+def test_a_failing_trace_leaves_the_others_in_with_one_line(tmp_path):
+    folder = tmp_path / "traces"
+    _traces(folder, [1, 2, 3])
+    bad = _no_device_activity(folder / "b2.json")       # planned between b and c
+    db = str(tmp_path / "s.duckdb")
+    r = cli("ingest", folder, "--db", db, "--name", "p", "--jobs", "2", check=False)
+    assert r.returncode == 1
+    lines = r.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and bad in lines[0] and "no device activity" in lines[0]
+    assert "Traceback" not in r.stderr
+    names = cli("sql", "--db", db, "--format", "csv", "SELECT name FROM runs ORDER BY run_id").stdout.split()
+    assert names == ["name", "p-rank0", "p-rank1", "p-rank2"]
+    assert not _side_files(tmp_path)
+    serial = cli("ingest", folder, "--db", str(tmp_path / "t.duckdb"), "--name", "p", "--jobs", "1", check=False)
+    assert (serial.returncode, serial.stderr) == (r.returncode, r.stderr)
+
+
+def test_two_failing_traces_are_told_with_the_count(tmp_path):
+    folder = tmp_path / "traces"
+    _traces(folder, [1])
+    _no_device_activity(folder / "x.json")
+    _no_device_activity(folder / "y.json")
+    r = cli("ingest", folder, "--db", str(tmp_path / "s.duckdb"), "--jobs", "3", check=False)
+    assert r.returncode == 1
+    lines = r.stderr.splitlines()
+    assert len(lines) == 3 and all(line.startswith("error: ") for line in lines)
+    assert lines[-1].startswith("error: 2 of 3 traces failed")
+
+
+def test_identical_content_is_skipped(tmp_path):
+    folder = tmp_path / "traces"
+    a, _ = _traces(folder, [1, 2])
+    with open(a, "rb") as src, open(folder / "c.json", "wb") as dst:   # c is a copy of a (rank 0 too)
+        dst.write(src.read())
+    db = str(tmp_path / "s.duckdb")
+    r = cli("ingest", folder, "--db", db, "--name", "p", "--jobs", "3")
+    out = r.stdout.splitlines()
+    assert out[0].startswith("ingested run 'p-rank0-1'") and out[1].startswith("ingested run 'p-rank1'")
+    assert out[2] == ("skipped run 'p-rank0-2': identical content is already run 'p-rank0-1' (use --replace "
+                      "to ingest again)")
+    size, before = os.path.getsize(db), _state(db)
+    again = cli("ingest", folder, "--db", db, "--name", "p", "--jobs", "3")   # everything is in: all skipped
+    assert [line.split(":")[0] for line in again.stdout.splitlines()] == \
+        ["skipped run 'p-rank0-1'", "skipped run 'p-rank1'", "skipped run 'p-rank0-2'"]
+    assert _state(db) == before and os.path.getsize(db) == size and not _side_files(tmp_path)
+
+
+def test_a_name_taken_by_other_content_is_refused_as_one_after_another_does(tmp_path):
+    folder = tmp_path / "traces"
+    _traces(folder, [1, 2])
+    other = tiny_kineto.write(tmp_path / "other.json", dur_factor=7)
+    got = {}
+    for jobs in ("1", "2"):
+        db = str(tmp_path / f"s{jobs}.duckdb")
+        cli("ingest", other, "--db", db, "--name", "p-rank1")
+        r = cli("ingest", folder, "--db", db, "--name", "p", "--jobs", jobs, check=False)
+        got[jobs] = (r.returncode, r.stderr, _runs_lines(r.stdout), _state(db))
+    assert got["1"] == got["2"]
+    code, err, _, state = got["2"]
+    assert code == 2 and "run 'p-rank1' already exists with other content" in err and err.count("\n") == 1
+    assert ",p-rank0," in state and not _side_files(tmp_path)
+
+
+def test_jobs_out_of_range_is_a_wrong_call(tmp_path):
+    _traces(tmp_path / "traces", [1, 2])
+    r = cli("ingest", tmp_path / "traces", "--db", str(tmp_path / "s.duckdb"), "--jobs", "0", check=False)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "--jobs" in r.stderr
+    assert not os.path.exists(tmp_path / "s.duckdb")
+
+
+def test_workers_are_capped_by_memory(monkeypatch):
+    from tracedb.engine import ingest_parallel as par
+    monkeypatch.setattr(par, "cores", lambda: 16)
+    monkeypatch.setattr(par, "available_memory", lambda: 3 * par.WORKER_BYTES + 5)
+    assert par.workers_for(8, None) == (3, None)           # the default: lowered silently
+    n, note = par.workers_for(8, 6)
+    assert n == 3 and "6 parallel ingests lowered to 3" in note
+    assert par.workers_for(2, None) == (2, None)            # never more than the traces
+    monkeypatch.setattr(par, "available_memory", lambda: None)
+    assert par.workers_for(40, None) == (16, None)
+
+
+# --- real processes: interrupts and readers ---
+
+@pytest.fixture
+def held(tmp_path):
+    """(environment that holds the traces named like `names` once parsed, a wait for them, the go file)."""
+    hold_dir = tmp_path / "hold"
+    hold_dir.mkdir()
+    (hold_dir / "sitecustomize.py").write_text(HOLD)
+
+    def env(names):
+        path = os.pathsep.join([str(hold_dir)] + [p for p in [os.environ.get("PYTHONPATH")] if p])
+        return {**os.environ, "PYTHONPATH": path, "HOLD_NAMES": names, "HOLD_DIR": str(hold_dir)}
+
+    def wait_ready(proc, names):
+        deadline = time.monotonic() + 120
+        while not all((hold_dir / f"ready-{n}").exists() for n in names):
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < deadline, "the workers never reached the held point"
+            time.sleep(0.01)
+
+    return env, wait_ready, hold_dir / "go"
+
+
+@pytest.fixture
+def store(tmp_path):
+    db = str(tmp_path / "s.duckdb")
+    cli("ingest", tiny_kineto.write(tmp_path / "first.json", dur_factor=9), "--db", db, "--name", "first")
+    return db
+
+
+@pytest.fixture
+def start():
+    """Starts `tracedb ingest FOLDER --jobs 2` in a process group of its own; a group left running by a
+    failed test is killed (held workers would otherwise wait for ever)."""
+    groups = []
+
+    def run(db, folder, env):
+        proc = subprocess.Popen([tracedb_exe(), "ingest", str(folder), "--db", db, "--name", "p", "--jobs", "2"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                                start_new_session=True)
+        groups.append(proc.pid)
+        return proc
+
+    yield run
+    for pgid in groups:
+        try:
+            os.killpg(pgid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+def test_sigterm_stops_the_workers_and_leaves_no_side_store(tmp_path, store, held, start):
+    env, wait_ready, _ = held
+    _traces(tmp_path / "traces", [1, 2, 3])
+    before = _state(store)
+    proc = start(store, tmp_path / "traces", env("rank[12]"))   # rank 0 is merged; 1 and 2 sit parsed
+    wait_ready(proc, ["p-rank1", "p-rank2"])
+    assert len([f for f in _side_files(tmp_path) if not f.endswith((".wal", ".tmp"))]) == 2
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 143 and err == "error: terminated (SIGTERM)\n", err
+    assert out.startswith("ingested run 'p-rank0'") and out.count("\n") == 1
+    after = _state(store)
+    assert after.startswith(before) and after.count("\n") == before.count("\n") + 1 and ",p-rank0," in after
+    assert not _side_files(tmp_path)
+    assert cli("report", "passes", "--db", store, "--run", "p-rank0", "--format", "csv").stdout   # the store reads
+
+
+def test_sigterm_during_a_merge_rolls_it_back_and_removes_every_side_store(tmp_path, store, held, start):
+    env, wait_ready, _ = held
+    _traces(tmp_path / "traces", [1, 2, 3])
+    before = _state(store)
+    proc = start(store, tmp_path / "traces", {**env("^$"), "HOLD_MERGE": "1"})   # no worker held
+    wait_ready(proc, ["merge"])               # rank 0 inside its merge; ranks 1 and 2 parse meanwhile
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 143 and err == "error: terminated (SIGTERM)\n", err
+    assert out == "" and _state(store) == before and not _side_files(tmp_path)
+
+
+def test_a_copy_of_an_earlier_trace_is_skipped_before_parsing(tmp_path, held, start):
+    env, _, _ = held
+    folder = tmp_path / "traces"
+    a, _, _ = _traces(folder, [1, 2, 3])
+    with open(a, "rb") as src, open(folder / "d.json", "wb") as dst:   # d is a copy of a, planned last
+        dst.write(src.read())
+    db = str(tmp_path / "s.duckdb")
+    proc = start(db, folder, {**env("^$"), "NEVER_PARSE": "-2$"})
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    assert out.splitlines()[-1] == ("skipped run 'p-rank0-2': identical content is already run 'p-rank0-1' "
+                                    "(use --replace to ingest again)")
+    assert not _side_files(tmp_path)
+
+
+def test_ctrl_c_to_the_process_group_exits_130_and_leaves_the_store_as_it_was(tmp_path, store, held, start):
+    env, wait_ready, _ = held
+    _traces(tmp_path / "traces", [1, 2])
+    before = _state(store)
+    proc = start(store, tmp_path / "traces", env("rank[01]"))
+    wait_ready(proc, ["p-rank0", "p-rank1"])
+    os.killpg(proc.pid, signal.SIGINT)       # what a terminal's Ctrl-C does: every process of the group
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and err == "error: interrupted\n", err
+    assert out == "" and _state(store) == before and not _side_files(tmp_path)
+
+
+def test_a_killed_worker_ends_the_ingest_in_one_line(tmp_path, store, held, start):
+    env, wait_ready, hold_dir = held
+    hold_dir = hold_dir.parent
+    _traces(tmp_path / "traces", [1, 2, 3])
+    before = _state(store)
+    proc = start(store, tmp_path / "traces", env("rank[01]"))
+    wait_ready(proc, ["p-rank0", "p-rank1"])
+    os.kill(int((hold_dir / "ready-p-rank0").read_text()), signal.SIGKILL)     # as the out-of-memory killer does
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 1 and err.count("\n") == 1, err
+    assert err.startswith("error: ") and "ended abruptly" in err and "a.json" in err
+    assert out == "" and _state(store) == before and not _side_files(tmp_path)
+
+
+def test_readers_are_served_while_workers_parse(tmp_path, store, held, start):
+    env, wait_ready, go = held
+    _traces(tmp_path / "traces", [1, 2, 3])
+    proc = start(store, tmp_path / "traces", env("rank[12]"))
+    try:
+        wait_ready(proc, ["p-rank1", "p-rank2"])
+        assert "first" in cli_subprocess("runs", "--db", store).stdout
+        assert cli_subprocess("report", "passes", "--db", store, "--run", "first", "--format", "csv").stdout
+        count = cli_subprocess("sql", "--db", store, "SELECT count(*) FROM runs WHERE name LIKE 'p-%'").stdout
+        assert count.split()[-1] in ("0", "1")        # rank 0 merged or about to be; 1 and 2 not yet
+    finally:
+        go.touch()
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    assert [line.split("'")[1] for line in out.splitlines()] == ["p-rank0", "p-rank1", "p-rank2"]
+    names = cli("sql", "--db", store, "--format", "csv", "SELECT name FROM runs ORDER BY run_id").stdout.split()
+    assert names == ["name", "first", "p-rank0", "p-rank1", "p-rank2"] and not _side_files(tmp_path)
