@@ -186,3 +186,32 @@ def test_query_headers_match_duckdb_columns(tmp_path, monkeypatch):
         con.close()
 
 
+
+
+def test_html_pages_render_offline_with_a_mark_per_collective(tmp_path):
+    """In headless Chromium (skipped where it is not installed), with no request leaving the page: one bar per
+    collective instance (its arrival skew), and with --per-rank one bar per member (its wait: zero for the
+    last to arrive, drawn as an empty bar)."""
+    from browser import Browser, chromium
+    from test_html_browser import MARKS_JS
+    import tracedb
+    from tracedb.engine.reports import render_report
+    exe = chromium()
+    if not exe:
+        pytest.skip("Chromium is not installed")
+    db, _ = job(tmp_path, "--ranks", "3", "--layers", "2", "--passes", "2", "--late", "rank=1,coll=1,us=40")
+    con = tracedb.connect(db, read_only=True)
+    b = Browser(exe)
+    try:
+        for kw in ({}, {"per_rank": True}):
+            opts = {"runs": [], "tags": ["job=job"], **kw}
+            table = list(csv.DictReader(io.StringIO(render_report(con, "collectives", fmt="csv", **opts))))
+            page_file = tmp_path / f"collectives{len(kw)}.html"
+            page_file.write_text(render_report(con, "collectives", fmt="html", **opts), encoding="utf-8")
+            page = b.load(str(page_file))
+            assert page.requests == [page.url] and not page.problems, page.problems
+            assert len(table) > 1 and any(Decimal(r["arrival_skew_us" if not kw else "wait_us"]) > 0 for r in table)
+            assert page.evaluate(MARKS_JS).get("bars", 0) == len(table)
+    finally:
+        b.close()
+        con.close()
