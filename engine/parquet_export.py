@@ -161,17 +161,30 @@ def _check_new_folder(folder: str) -> bool:
     elif os.path.exists(folder):
         raise UsageError(f"{folder}: exists and is not a folder; expected a new or empty folder")
     else:
-        parent = os.path.dirname(os.path.abspath(folder))
-        if not os.path.isdir(parent):
-            raise UsageError(f"{folder}: its parent folder {parent} does not exist")
-        try:
-            os.mkdir(folder)
-        except OSError as e:
-            raise StoreError(f"{folder}: cannot create: {e.strerror}") from None
+        _create(folder, folder)
         return True
+    _check_writable(folder)
+    return False
+
+
+def _create(folder: str, label: str, shared: bool = False):
+    """Make the missing folder `folder` (its parent must exist); `label` names it in errors. `shared`: a
+    folder made meanwhile by another process (two ingests into one new dataset) is taken as it is."""
+    parent = os.path.dirname(os.path.abspath(folder))
+    if not os.path.isdir(parent):
+        raise UsageError(f"{label}: its parent folder {parent} does not exist")
+    try:
+        os.mkdir(folder)
+    except FileExistsError:
+        if not shared:
+            raise StoreError(f"{folder}: made by another process meanwhile; expected a new or empty folder") from None
+    except OSError as e:
+        raise StoreError(f"{folder}: cannot create: {e.strerror}") from None
+
+
+def _check_writable(folder: str):
     if not os.access(folder, os.W_OK | os.X_OK):
         raise StoreError(f"{folder}: not writable")
-    return False
 
 
 def _stage_folder(folder: str) -> str:
@@ -207,17 +220,8 @@ def prepare_target(folder: str) -> str:
     elif os.path.exists(folder):
         raise UsageError(f"--to {folder}: exists and is not a folder; expected a dataset folder")
     else:
-        parent = os.path.dirname(os.path.abspath(folder))
-        if not os.path.isdir(parent):
-            raise UsageError(f"--to {folder}: its parent folder {parent} does not exist")
-        try:
-            os.mkdir(folder)
-        except FileExistsError:
-            pass                      # another ingest into the same new folder made it first
-        except OSError as e:
-            raise StoreError(f"{folder}: cannot create: {e.strerror}") from None
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise StoreError(f"{folder}: not writable")
+        _create(folder, f"--to {folder}", shared=True)
+    _check_writable(folder)
     leftovers.sweep(folder, STAGE_PREFIX)     # the staging folders of ingests that were killed
     return dataset.manifest_path(folder)
 

@@ -21,11 +21,11 @@ table's columns, checked by name, are copied into TEMP tables of the side store 
 of BATCH_ROWS, as int64 and text (exact ns), and SQL does the rest (sql/ingest/ingest_ascend_db_*.sql)."""
 import sqlite3
 
-import pyarrow as pa
 
 from tracedb import sql
 from tracedb.errors import InputError
 from tracedb.ingest import sqlite_export
+from tracedb.ingest.sqlite_export import arrow_batches, quote
 
 FORMAT = "ascend-db"
 DEVICE_KIND = "npu"
@@ -60,7 +60,6 @@ _TABLES = {
     "RANK_DEVICE_MAP": ("_adb_ranks", [("rankId", _I), ("deviceId", _I)], []),
     "NPU_INFO": ("_adb_npus", [("id", _I), ("name", _T)], []),
 }
-_ARROW = {_I: pa.int64(), _T: pa.string(), _D: pa.int64()}
 _EXPECTED = "expected torch_npu's ascend_pytorch_profiler_N.db or msprof's msprof_N.db"
 
 
@@ -128,7 +127,7 @@ def _columns(lite, path) -> dict[str, set[str]]:
     for table, (_, required, _opt) in _TABLES.items():
         if table not in names:
             continue
-        cols = {r[1] for r in lite.execute(f"PRAGMA table_info({_quote(table)})")}
+        cols = {r[1] for r in lite.execute(f"PRAGMA table_info({quote(table)})")}
         lacking = [c for c, _ in required if c not in cols]
         if lacking:
             raise InputError(f"{path}: table {table} has no column {', '.join(lacking)}; {_EXPECTED} ({table} with "
@@ -142,23 +141,13 @@ def _copy(lite, con, path, table, target, required, optional, cols):
     column the file lacks), through Arrow batches."""
     spec = required + optional
     select = ", ".join(_column(c, kind) if c in cols else "NULL" for c, kind in spec)
-    cur = lite.execute(f"SELECT {select} FROM {_quote(table)}")
-    done = 0
-    while True:
-        rows = cur.fetchmany(BATCH_ROWS)
-        if not rows:
-            break
-        arrays = []
-        for (col, kind), values in zip(spec, zip(*rows)):     # rows -> columns, in C
-            try:
-                arrays.append(pa.array(values, type=_ARROW[kind]))
-            except (pa.ArrowException, TypeError, ValueError, OverflowError):
-                at, v = next((j, v) for j, v in enumerate(values) if not _fits(v, kind))
-                shown = repr(v)[:40]
-                raise InputError(f"{path}: table {table}, row {done + at + 1}: column {col} holds {shown} "
-                                 f"({type(v).__name__}); expected {'text' if kind == _T else 'an integer'}") from None
-        con.from_arrow(pa.Table.from_arrays(arrays, names=[c for c, _ in spec])).insert_into(target)
-        done += len(rows)
+
+    def refuse(col, row, v, text):
+        return InputError(f"{path}: table {table}, row {row}: column {col} holds {repr(v)[:40]} "
+                          f"({type(v).__name__}); expected {'text' if text else 'an integer'}")
+    cur = lite.execute(f"SELECT {select} FROM {quote(table)}")
+    for _, batch in arrow_batches(cur, [(c, kind == _T) for c, kind in spec], refuse, BATCH_ROWS):
+        con.from_arrow(batch).insert_into(target)
 
 
 def _read_error(path, e: sqlite3.Error) -> InputError:
@@ -176,18 +165,11 @@ def _column(name, kind) -> str:
     """The column as SQLite hands it over; a 'digits' column's text of at most 19 digits within int64 as
     its integer (SQLite's CAST would turn other text into 0, or saturate, silently): other text stays text
     and is refused by name."""
-    q = _quote(name)
+    q = quote(name)
     if kind != _D:
         return q
     return (f"CASE WHEN typeof({q}) = 'text' AND {q} <> '' AND {q} NOT GLOB '*[^0-9]*' AND (length({q}) < 19 "
             f"OR length({q}) = 19 AND {q} <= '9223372036854775807') THEN CAST({q} AS INTEGER) ELSE {q} END")
 
 
-def _fits(v, kind) -> bool:
-    if v is None:
-        return True
-    return isinstance(v, str) if kind == _T else (isinstance(v, int) and not isinstance(v, bool))
 
-
-def _quote(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'

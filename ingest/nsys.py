@@ -20,6 +20,7 @@ import subprocess
 from tracedb import sql
 from tracedb.errors import InputError
 from tracedb.ingest import sqlite_export
+from tracedb.ingest.sqlite_export import arrow_batches, quote
 
 FORMAT = "nsys"
 DEVICE_KIND = "gpu"
@@ -187,7 +188,7 @@ class _Export:
     def rows(self, table: str) -> int:
         if table not in self.tables:
             return 0
-        return self._try(lambda: self.con.execute(f"SELECT count(*) FROM {_q(table)}").fetchone()[0])
+        return self._try(lambda: self.con.execute(f"SELECT count(*) FROM {quote(table)}").fetchone()[0])
 
     def metadata(self) -> dict:
         """EXPORT_META_DATA (META_DATA_EXPORT in newer exports) as a dict, the schema version checked, plus
@@ -197,7 +198,7 @@ class _Export:
         if table:
             cols = self.columns("meta", table)
             meta = dict(self._try(lambda: self.con.execute(
-                f"SELECT {_q(cols['name'])}, {_q(cols['value'])} FROM {_q(table)}").fetchall()))
+                f"SELECT {quote(cols['name'])}, {quote(cols['value'])} FROM {quote(table)}").fetchall()))
         version = meta.get("EXPORT_SCHEMA_VERSION")
         if version is not None:
             major = str(version).split(".")[0]
@@ -215,7 +216,7 @@ class _Export:
         return out
 
     def _names(self, table: str) -> set[str]:
-        return {r[1] for r in self._try(lambda: self.con.execute(f"PRAGMA table_info({_q(table)})").fetchall())}
+        return {r[1] for r in self._try(lambda: self.con.execute(f"PRAGMA table_info({quote(table)})").fetchall())}
 
     def devices(self) -> list[int]:
         seen = set()
@@ -223,7 +224,7 @@ class _Export:
             if table in self.tables:
                 col = self.columns("activity", table)["device_id"]
                 seen.update(r[0] for r in self._try(lambda: self.con.execute(
-                    f"SELECT DISTINCT {_q(col)} FROM {_q(table)}").fetchall()) if isinstance(r[0], int))
+                    f"SELECT DISTINCT {quote(col)} FROM {quote(table)}").fetchall()) if isinstance(r[0], int))
         return sorted(seen)
 
     def enum(self, table: str, label: bool = False) -> dict:
@@ -234,7 +235,7 @@ class _Export:
         if label and not cols["label"]:
             return {}
         rows = self._try(lambda: self.con.execute(
-            f"SELECT {_q(cols['id'])}, {_q(cols['label'] if label else cols['name'])} FROM {_q(table)}").fetchall())
+            f"SELECT {quote(cols['id'])}, {quote(cols['label'] if label else cols['name'])} FROM {quote(table)}").fetchall())
         return {i: n for i, n in rows if isinstance(i, int)} if label else \
             {n: i for i, n in rows if isinstance(i, int)}
 
@@ -246,51 +247,32 @@ class _Export:
         import pyarrow as pa
         cols = self.columns(key, table)
         names = [c for c in cols if cols[c]]           # the others stay NULL in the target
-        select = ", ".join(_q(cols[c]) for c in names)
+        select = ", ".join(quote(cols[c]) for c in names)
         where, params = "", ()
         if device is not None:
-            where, params = f" WHERE {_q(cols['device_id'])} = ?", (device,)
+            where, params = f" WHERE {quote(cols['device_id'])} = ?", (device,)
         elif pids is not None:
-            where, params = (f" WHERE ({_q(cols['global_tid'])} >> 24) & 16777215 IN ({', '.join('?' * len(pids))})",
+            where, params = (f" WHERE ({quote(cols['global_tid'])} >> 24) & 16777215 IN ({', '.join('?' * len(pids))})",
                              tuple(pids))
-        cur = self._try(lambda: self.con.execute(f"SELECT {select} FROM {_q(table)}{where} ORDER BY rowid", params))
-        done = 0
+        cur = self._try(lambda: self.con.execute(f"SELECT {select} FROM {quote(table)}{where} ORDER BY rowid", params))
+
+        def refuse(name, row, v, text):
+            return InputError(f"{self.path}: {table}.{cols[name]}: {v!r} in row {row}; "
+                              f"expected {'text' if text else 'a 64-bit integer'}")
+        batches = arrow_batches(cur, [(name, name in TEXT) for name in names], refuse, BATCH)
         while True:
-            rows = self._try(lambda: cur.fetchmany(BATCH))
-            if not rows:
+            item = self._try(lambda: next(batches, None))     # sqlite3 reads as the batches are taken
+            if item is None:
                 break
-            data = {}
-            for name, values in zip(names, zip(*rows)):
-                text = name in TEXT
-                try:
-                    data[name] = pa.array(values, type=pa.string() if text else pa.int64())
-                except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError, TypeError):
-                    at = next((j for j, v in enumerate(values) if not _fits(v, text)), 0)
-                    raise InputError(f"{self.path}: {table}.{cols[name]}: {values[at]!r} in row {done + at + 1}; "
-                                     f"expected {'text' if text else 'a 64-bit integer'}") from None
+            done, batch = item
             for k, v in (consts or {}).items():
-                data[k] = pa.array([v] * len(rows), type=pa.string())
-            data["ord"] = pa.array(range(done, done + len(rows)), type=pa.int64())
-            con.register("_nsys_batch", pa.table(data))
+                batch = batch.append_column(k, pa.array([v] * batch.num_rows, type=pa.string()))
+            batch = batch.append_column("ord", pa.array(range(done, done + batch.num_rows), type=pa.int64()))
+            con.register("_nsys_batch", batch)
             try:
                 con.execute(f"INSERT INTO {sql.ident(target)} BY NAME SELECT * FROM _nsys_batch")
             finally:
                 con.unregister("_nsys_batch")
-            done += len(rows)
-
-
-def _fits(v, text: bool) -> bool:
-    """A value Arrow takes as a string (text) or an int64."""
-    if v is None:
-        return True
-    if text:
-        return isinstance(v, str)
-    return isinstance(v, int) and not isinstance(v, bool) and -2**63 <= v < 2**63
-
-
-def _q(name: str) -> str:
-    """An SQLite identifier (a table or column name the export itself lists), quoted."""
-    return '"' + str(name).replace('"', '""') + '"'
 
 
 def is_rep(path: str) -> bool:

@@ -17,11 +17,11 @@ import re
 import sqlite3
 
 import duckdb
-import pyarrow as pa
 
 from tracedb import sql
 from tracedb.errors import InputError
 from tracedb.ingest import sqlite_export
+from tracedb.ingest.sqlite_export import arrow_batches, quote
 
 FORMAT = "rocpd"
 DEVICE_KIND = "gpu"
@@ -63,7 +63,6 @@ _TABLES = {
 _TIMED = ("rocpd_kernel_dispatch", "rocpd_memory_copy", "rocpd_region")
 # the tables devices() needs: which agent each dispatch ran on
 _FOR_DEVICES = ("rocpd_info_agent", "rocpd_track", "rocpd_kernel_dispatch")
-_ARROW = {_I: pa.int64(), _T: pa.string(), _J: pa.string()}
 # rocpd_tables.sql writes `{{uuid}}` after each table name; a run of hex digits, '_' and '-' is taken as one
 _SUFFIX = re.compile(r"^_?[0-9A-Fa-f][0-9A-Fa-f_-]{7,}$")
 
@@ -152,7 +151,7 @@ def _columns(lite, path) -> dict[str, tuple[str, set[str]]]:
         if len(found) > 1:
             raise InputError(f"{path}: {len(found)} tables {found[0]}, {found[1]}, ... and no view {base} over "
                              f"them; {_EXPECTED} holding one capture (rocpd_views.sql makes the view)")
-        cols = {r[1] for r in lite.execute(f"PRAGMA table_info({_quote(found[0])})")}
+        cols = {r[1] for r in lite.execute(f"PRAGMA table_info({quote(found[0])})")}
         required = _TABLES[base][1]
         lacking = [c for c, _ in required if c not in cols]
         if base in _TIMED and not ({"start", "end"} <= cols or {"start_id", "end_id"} <= cols):
@@ -166,33 +165,19 @@ def _columns(lite, path) -> dict[str, tuple[str, set[str]]]:
 def _copy(lite, con, path, table, target, spec, cols):
     """Every row of `table` into TEMP `target` (its columns in the order of the spec, NULL for a column
     the file lacks), through Arrow batches. A JSON column stored as SQLite's binary JSONB is read as NULL."""
-    select = ", ".join(_quote(c) if c in cols else "NULL" for c, _ in spec)
-    cur = lite.execute(f"SELECT {select} FROM {_quote(table)}")
-    done = 0
-    while True:
-        rows = cur.fetchmany(BATCH_ROWS)
-        if not rows:
-            break
-        arrays = []
-        for i, (col, kind) in enumerate(spec):
-            values = [r[i] for r in rows]
-            if kind == _J:
-                values = [v if isinstance(v, str) else None for v in values]
-            try:
-                arrays.append(pa.array(values, type=_ARROW[kind]))
-            except (pa.ArrowException, TypeError, ValueError, OverflowError):
-                at, v = next((j, v) for j, v in enumerate(values) if not _fits(v, kind))
-                raise InputError(f"{path}: table {table}, row {done + at + 1}: column {col} holds {repr(v)[:40]} "
-                                 f"({type(v).__name__}); expected {'an integer' if kind == _I else 'text'}") from None
-        con.from_arrow(pa.Table.from_arrays(arrays, names=[c for c, _ in spec])).insert_into(target)
-        done += len(rows)
+    select = ", ".join(_select(c, kind) if c in cols else "NULL" for c, kind in spec)
+
+    def refuse(col, row, v, text):
+        return InputError(f"{path}: table {table}, row {row}: column {col} holds {repr(v)[:40]} "
+                          f"({type(v).__name__}); expected {'text' if text else 'an integer'}")
+    cur = lite.execute(f"SELECT {select} FROM {quote(table)}")
+    for _, batch in arrow_batches(cur, [(c, kind != _I) for c, kind in spec], refuse, BATCH_ROWS):
+        con.from_arrow(batch).insert_into(target)
 
 
-def _fits(v, kind) -> bool:
-    if v is None:
-        return True
-    return (isinstance(v, int) and not isinstance(v, bool)) if kind == _I else isinstance(v, str)
+def _select(name, kind) -> str:
+    """The column as read: a JSON column's text, NULL for SQLite's binary JSONB (a blob)."""
+    q = quote(name)
+    return f"CASE WHEN typeof({q}) = 'text' THEN {q} END" if kind == _J else q
 
 
-def _quote(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'

@@ -71,3 +71,39 @@ def reader_for(path: str, names: set[str] | None = None):
 def by_format(fmt: str):
     """The reader module of a runs.format value, or None when it is no SQLite format."""
     return next((m for m in readers() if m.FORMAT == fmt), None)
+
+
+def quote(name) -> str:
+    """An SQLite identifier (a table or column name the file itself lists), quoted."""
+    return '"' + str(name).replace('"', '""') + '"'
+
+
+def fits(v, text: bool) -> bool:
+    """A value Arrow takes as a string (text), or as an int64."""
+    if v is None:
+        return True
+    if text:
+        return isinstance(v, str)
+    return isinstance(v, int) and not isinstance(v, bool) and -2**63 <= v < 2**63
+
+
+def arrow_batches(cur, columns, refuse, rows_per_batch: int = 1 << 16):
+    """The rows of the sqlite3 cursor `cur` as pyarrow Tables of at most `rows_per_batch` rows, exact:
+    `columns` is [(name, text)] in the cursor's order, text as strings and the rest as int64. Yields
+    (rows before this batch, table). A value of another type (text in an integer column, a float, a blob)
+    raises `refuse(column, row number from 1, value, text)`, the reader's own one-line error."""
+    import pyarrow as pa
+    done = 0
+    while True:
+        rows = cur.fetchmany(rows_per_batch)
+        if not rows:
+            return
+        arrays = []
+        for (name, text), values in zip(columns, zip(*rows)):     # rows -> columns, in C
+            try:
+                arrays.append(pa.array(values, type=pa.string() if text else pa.int64()))
+            except (pa.ArrowException, TypeError, ValueError, OverflowError):
+                at = next((j for j, v in enumerate(values) if not fits(v, text)), 0)
+                raise refuse(name, done + at + 1, values[at], text) from None
+        yield done, pa.Table.from_arrays(arrays, names=[c for c, _ in columns])
+        done += len(rows)
