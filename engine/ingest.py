@@ -26,6 +26,7 @@ from tracedb.engine.patterns import check_regex
 from tracedb.engine.store import NO_NETWORK, parse_tags
 from tracedb.ingest import ascend_comm, ascend_csv, chrome_json, kernel_names, rocprof, rocprof_csv, sources, \
     sqlite_export
+from tracedb.ingest.duckdb_memory import memory_cap
 
 
 @dataclass
@@ -165,11 +166,13 @@ def ingest_to_dataset(folder: str, path: str, name: str | None = None, tags=None
 
 
 def stage_for_dataset(folder: str, path: str, name: str | None = None, tags=None, replace: bool = False,
-                      core_rules=None, agent: int | None = None, side: str | None = None, stage: str | None = None):
-    """The parse half of an ingest into a dataset (a cluster worker runs it): the trace parsed into the side
-    store `side` (default: a temporary file of this machine), written as files in the staging folder
-    `stage` inside the dataset (default: a new one named after this process). Returns (IngestResult,
-    StagedRun), or (the skipped result, None) when the dataset already holds identical content."""
+                      core_rules=None, agent: int | None = None, side: str | None = None, stage: str | None = None,
+                      threads: int | None = None):
+    """The parse half of an ingest into a dataset (a worker runs it): the trace parsed into the side store
+    `side` (default: a temporary file of this machine), written as files in the staging folder `stage`
+    inside the dataset (default: a new one named after this process). `threads`: DuckDB's threads for
+    the parse (default: DuckDB's own, one per core). Returns (IngestResult, StagedRun), or (the skipped
+    result, None) when the dataset already holds identical content."""
     from tracedb.engine import parquet_export
     with _scratch() if core_rules else contextlib.nullcontext() as scratch:
         job = _prepare(scratch, path, name, tags, replace, core_rules, agent)
@@ -190,7 +193,10 @@ def stage_for_dataset(folder: str, path: str, name: str | None = None, tags=None
         tmp = tempfile.mkdtemp(prefix="tracedb-side-")
         side = os.path.join(tmp, "side.duckdb")
     try:
-        staged = _stage(side, job)
+        with _scratch() if threads else contextlib.nullcontext() as like:
+            if like is not None:
+                like.execute("SET threads = $t", {"t": threads})
+            staged = _stage(side, job, like=like)
         run = parquet_export.stage_run(folder, side, stage)
     finally:
         staging.remove(side)
@@ -311,6 +317,7 @@ def _stage(side: str, job, like=None) -> _Staged:
                 break
             except ascend_csv.NotNumeric as e:   # rare: a metric column with text past the sampled rows
                 _rollback(con)
+                sql.run(con, "delete_run", {"run_ids": [1]})
                 retry["as_text"].add(e.index)
             except chrome_json.RetrySafely:      # rare: a cut inside an event, or args of unexpected types
                 _rollback(con)
@@ -347,9 +354,17 @@ def _load_run(con, job, retry) -> _Staged:
         facts.update(rocprof_csv.load(con, run_id, src.files, src.agent))
     elif sqlite_export.by_format(src.format):
         facts.update(sqlite_export.by_format(src.format).load(con, run_id, src))
+    columns = ascend_csv.load(con, run_id, src.headers, retry["as_text"]) if src.headers else ([], [])
+    # an Ascend CSV's rows are committed already: marking their duplicates rewrites them at the commit,
+    # which under DuckDB's default limit took 0.6 GB more than the load for 246 k duplicates of 2 M rows
+    with memory_cap(con, ascend_csv.DUCKDB_MEMORY) if src.headers else contextlib.nullcontext():
+        return _finish_run(con, job, src, run_id, facts, columns, chrome)
+
+
+def _finish_run(con, job, src, run_id, facts, columns, chrome) -> _Staged:
     con.execute("BEGIN")
     try:
-        columns = _finish_rows(con, run_id, src, retry, job.core_rules, chrome)
+        columns = _finish_rows(con, run_id, src, columns, job.core_rules, chrome)
         job.hasher.join()
         if job.hasher.error:
             raise InputError(f"{job.hasher.error.filename}: cannot read: {job.hasher.error.strerror}")
@@ -393,14 +408,14 @@ def _merge(con, side, job, staged) -> IngestResult:
     return _result(job, "replaced" if replaced else "ingested", run_id, staged)
 
 
-def _finish_rows(con, run_id, src, retry, core_rules, chrome) -> tuple[list, list]:
+def _finish_rows(con, run_id, src, columns, core_rules, chrome) -> tuple[list, list]:
     """Inside the run's transaction: a Chrome trace's tracks, tasks and cores (and the check that it holds
-    device activity), or an Ascend CSV's rows. Returns (metric columns, extra columns) of the runs row."""
+    device activity), or the duplicate marks of the other readers' rows. `columns`: (metric columns,
+    extra columns) of an Ascend CSV (the JSON and SQLite readers put no column in metrics or extra_text),
+    returned for the runs row."""
     if not chrome:
-        metric_cols, extra_cols = ascend_csv.load(con, run_id, src.headers, retry["as_text"]) \
-            if src.headers else ([], [])     # JSON and SQLite readers put no column in metrics/extra_text
-        sql.run(con, "ingest_finish", {"run_id": run_id})
-        return metric_cols, extra_cols
+        sql.run(con, "ingest_finish", {"run_id": run_id, "numbered": bool(src.headers)})
+        return columns
     chrome_json.finish(con, run_id, core_rules)
     _check_device_activity(con, run_id, src)
     return [], []

@@ -69,9 +69,15 @@ def ingest_all(store_path, planned: list[Planned], on_start=None, jobs: int = 1,
     """Ingest each planned trace into the store at `store_path` (options as ingest_file); yields (planned, IngestResult) or
     (planned, TracedbError) when that trace failed, and goes on with the next. `on_start(i, planned)`
     is called before each. `jobs` > 1: that many worker processes parse at once, the results come in
-    plan order all the same (engine/ingest_parallel.py)."""
+    plan order all the same (engine/ingest_parallel.py); into a dataset (`to`), the runs are committed
+    together once every trace is converted."""
     if jobs > 1 and len(planned) > 1:
         from tracedb.engine import ingest_parallel
+        if kw.get("to") is not None and set(kw) <= {"to", "tags", "replace", "core_rules"}:
+            yield from ingest_parallel.ingest_to_dataset(
+                kw["to"], planned, jobs, [run_options(item, {"tags": kw.get("tags")}) for item in planned],
+                bool(kw.get("replace")), kw.get("core_rules"), on_start)
+            return
         if ingest_parallel.supports(kw):
             yield from ingest_parallel.ingest_parallel(store_path, planned, jobs,
                                                        [run_options(item, kw) for item in planned], on_start)

@@ -123,16 +123,8 @@ def ingest_parallel(store_path, planned, jobs: int, options: list[dict], on_star
     store = resolve_path(store_path)
     staging.sweep_stale(store)
     stored = _stored_runs(store)      # grows with each merge
-    ctx = multiprocessing.get_context("forkserver" if "forkserver" in multiprocessing.get_all_start_methods()
-                                      else "spawn")   # no forkserver on Windows
-    ctx.set_forkserver_preload(["tracedb.engine.ingest_parallel"])
     threads = max(1, cores() // jobs)
-    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_worker_init)
-    # Every worker started before the executor's watcher thread, as it does for fork: a worker started
-    # on demand (its default for forkserver) is missing from what the watcher waits on until its next
-    # wake-up, so its death went unseen and the command waited forever (a worker killed with SIGKILL
-    # hung 2 runs of 3 here).
-    pool._safe_to_dynamically_spawn_children = False
+    pool = _pool(jobs)
     futures, running = {}, set()
     twin = _earlier_twins(planned)
     nxt = 0            # the next trace to hand out, in plan order
@@ -283,6 +275,38 @@ def _merge(store, parsed: _Parsed, replace) -> "ingest.IngestResult":
     return result
 
 
+def ingest_to_dataset(folder: str, planned, jobs: int, options: list[dict], replace: bool = False, core_rules=None,
+                      on_start=None):
+    """`ingest --to DIR --jobs N`: the traces converted by `jobs` worker processes into the dataset's
+    staging folder and committed at once (engine/ingest_staged.py); `options`: each planned run's tags
+    and agent. Yields (planned, IngestResult |
+    TracedbError) in plan order once the run list is committed; an interrupt stops every worker."""
+    from tracedb.engine import ingest_staged
+    pool = _pool(jobs)
+    try:
+        yield from ingest_staged.ingest_staged(folder, planned, options,
+                                               lambda key, fn, *args: pool.submit(_convert, *args), replace,
+                                               core_rules, on_start, threads=max(1, cores() // jobs))
+    except BaseException:
+        _stop(pool)
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _pool(jobs: int) -> ProcessPoolExecutor:
+    ctx = multiprocessing.get_context("forkserver" if "forkserver" in multiprocessing.get_all_start_methods()
+                                      else "spawn")   # no forkserver on Windows
+    ctx.set_forkserver_preload(["tracedb.engine.ingest_parallel"])
+    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_worker_init)
+    # Every worker started before the executor's watcher thread, as it does for fork: a worker started
+    # on demand (its default for forkserver) is missing from what the watcher waits on until its next
+    # wake-up, so its death went unseen and the command waited forever (a worker killed with SIGKILL
+    # hung 2 runs of 3 here).
+    pool._safe_to_dynamically_spawn_children = False
+    return pool
+
+
 def _stop(pool):
     """Interrupt each worker (a busy one cuts its DuckDB query short and removes its side store), then
     wait for them to go."""
@@ -345,6 +369,23 @@ def _parse(store, path, name, options, threads, stored):
     except (KeyboardInterrupt, duckdb.Error, RuntimeError) as e:
         if isinstance(e, KeyboardInterrupt) or "interrupted" in str(e).lower():
             raise KeyboardInterrupt from None     # told to the parent as an interrupt, without a traceback
+        raise
+    finally:
+        _busy = False
+
+
+def _convert(*args):
+    """In a worker: engine/ingest_staged.convert of one trace, stopped by SIGTERM or Ctrl-C as _parse is."""
+    global _busy
+    from tracedb.engine import ingest_staged
+    _busy = True
+    try:
+        if _stopping:
+            raise KeyboardInterrupt
+        return ingest_staged.convert(*args)
+    except (KeyboardInterrupt, duckdb.Error, RuntimeError) as e:
+        if isinstance(e, KeyboardInterrupt) or "interrupted" in str(e).lower():
+            raise KeyboardInterrupt from None
         raise
     finally:
         _busy = False

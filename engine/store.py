@@ -13,7 +13,7 @@ import duckdb
 from tracedb import sql
 from tracedb.errors import StoreError, UsageError
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 STORAGE_VERSION = "v1.5.0"
 DEFAULT_DB = "tracedb.duckdb"
 # Seconds an open waits for another process's write lock (an ingest's merge, `tracedb segment`) before it
@@ -22,13 +22,13 @@ DEFAULT_WAIT_S = 60.0
 # No extension is ever fetched: a --db that names a SQLite or Postgres file would otherwise make DuckDB
 # download the scanner it needs (and wait on the network) instead of failing at once.
 NO_NETWORK = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
-# Tables every schema-v6 store has (sql/store/schema.sql and the migrations); the views are built on them.
+# Tables every schema-v7 store has (sql/store/schema.sql and the migrations); the views are built on them.
 CORE_TABLES = ("runs", "kernels_raw", "trace_events", "tracks", "kernel_names", "segmentations", "kernel_segments",
-               "run_groups", "comm_ops", "comm_links", "comm_matrix")
+               "run_groups", "comm_ops", "comm_links", "comm_matrix", "kernel_texts")
 # from-version -> sql file that brings the store one version up. A new store is schema.sql (v1) plus
 # every migration, so the migration path runs on every store ever created.
 MIGRATIONS: dict[int, str] = {1: "migrate_1_to_2", 2: "migrate_2_to_3", 3: "migrate_3_to_4", 4: "migrate_4_to_5",
-                              5: "migrate_5_to_6"}
+                              5: "migrate_5_to_6", 6: "migrate_6_to_7"}
 
 
 class EmptyStore(StoreError):

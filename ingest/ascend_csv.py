@@ -1,47 +1,49 @@
-"""Ascend kernel_details.csv and msprof op_summary_*.csv -> the `_stage` table of kernel rows.
+"""Ascend kernel_details.csv and msprof op_summary_*.csv -> kernels_raw rows of one run.
 
 Both are the same table under two sets of column names (torch_npu renames op_summary's columns), with
 drift across versions: Block Dim|Num, Step Id|ID, Device_id optional, Level0 vs Level1/2 column sets,
 PMU columns that depend on aic_metrics. The header is mapped to canonical columns here, in one place;
 every other column is kept: numeric ones (PMU metrics, judged from the first rows) as DOUBLE in
 `metrics`, named by the run's `metric_columns`, the rest verbatim in `extra_text` / `extra_columns`.
-DuckDB's CSV reader does the parsing (4x faster than a Python csv loop on a 2 M-row file) with the times as
-text, so the start times keep all their digits until sql/ingest/ingest_ascend_csv.sql turns them into
-integer ns.
+pyarrow's CSV reader parses the rows and tracedb.ingest.ascend_csv_arrow turns them into the store's
+columns (times as text until they are integer ns), which sql/ingest/ingest_ascend_csv.sql inserts.
 
 What is refused, each with one line naming the file and the line (and byte offset where it applies):
-invalid UTF-8 and NUL bytes anywhere, lines longer than LINE_LIMIT, a header naming a column twice, time
-cells that are not plain decimal µs (tracedb.ingest.timefmt.csv_us_to_ns), rows of the wrong width. The
-Python readers here (header, the sampled rows, the error paths) decode strictly, line by line, so their
-errors carry the same places as DuckDB's; DuckDB's errors are turned into such lines by `_translate`.
-Mixed LF / CRLF line ends, which DuckDB's strict reader refuses, are read from an LF copy (`_lf_files`).
+invalid UTF-8 and NUL bytes anywhere, lines longer than LINE_LIMIT, a carriage return that does not end a
+line, a header naming a column twice, time cells that are not plain decimal µs
+(tracedb.ingest.timefmt.csv_us_to_ns), id cells that are not integers, rows of the wrong width. The fast
+path only notices that something is wrong; the Python readers here (header, the sampled rows, the error
+path `_first_problem`) decode strictly, line by line, and say where. LF and CRLF line ends may be mixed.
 """
 import contextlib
 import csv
 import itertools
-import os
 import re
-import shutil
-import tempfile
 
 import duckdb
 
 from tracedb import sql
-from tracedb.errors import InputError, StoreError
-from tracedb.ingest import leftovers, sniff, timefmt
+from tracedb.errors import InputError
+from tracedb.ingest import sniff, timefmt
+from tracedb.ingest.duckdb_memory import memory_cap
 
-# The longest line (so also field) read from a CSV: 2 MiB, DuckDB's own default max_line_size. The real
-# traces' longest line is 1,351 bytes (the AlexNet kernel_details.csv, shape lists), so 2 MiB leaves room
-# for any shape list. A larger bound costs every ingest: DuckDB sizes its CSV buffers from max_line_size,
-# and 64 MiB took a 1 M-row, 330 MB file from 5.8 s and 0.58 GB peak RSS to 7.7 s and 1.01 GB. Python's
-# csv module (field_size_limit, default 128 KiB) gets the same bound.
-LINE_LIMIT = 2 << 20
+# The longest line (so also field) read from a CSV: 4 MiB. The real traces' longest line is 1,351 bytes
+# (the AlexNet kernel_details.csv, shape lists), so this leaves room for any shape list. pyarrow's reader
+# needs every row inside one block, and its block is this size: 2 MiB blocks made a 464 MB file 12 % slower
+# to ingest than 4 MiB, 8 MiB blocks took 0.24 GB more memory. Python's csv module (field_size_limit,
+# default 128 KiB) gets the same bound.
+LINE_LIMIT = 4 << 20
 csv.field_size_limit(max(csv.field_size_limit(), LINE_LIMIT))
 HEAD_BYTES = 1 << 16        # read for the empty / binary / other-format checks: ~90 lines of a real trace
 SAMPLE_ROWS = 2000          # rows that judge whether an extra column is numeric
+# Rows per INSERT: two of DuckDB's row groups (122,880 rows each), so that no INSERT leaves a row group
+# half full for the next one to rewrite. Each INSERT commits on its own, so memory holds a few such
+# tables whatever the file's size; 111 INSERTs of one parsed block each took twice the time.
+INSERT_ROWS = 2 * 122_880
+# DuckDB's memory_limit while the rows go in: it keeps the blocks it has written in its buffer pool until
+# memory is short, so without a cap the peak RSS grew with the file (2.2 GB for a 2 GB file).
+DUCKDB_MEMORY = 400 << 20
 BOM = b"\xef\xbb\xbf"
-# `as_text` (column positions load() reads as text on a retry) holds this when load() is to read LF copies
-NORMALISE_LINE_ENDS = -1
 
 # normalised header text -> canonical column (first match wins when a file has both spellings)
 COLUMNS = {
@@ -77,10 +79,11 @@ COLUMNS = {
     "output formats": "output_formats",
 }
 CANONICAL = list(dict.fromkeys(COLUMNS.values()))
-# How the CSV reader parses each canonical column (others, and the times: VARCHAR). The times stay text
-# until sql/ingest/ingest_ascend_csv.sql checks their spelling and turns them into integer ns exactly.
-TYPES = {"device_id": "INTEGER", "block_dim": "INTEGER", "mix_block_dim": "INTEGER", "stream_id": "BIGINT",
-         "task_id": "BIGINT", "step_id": "BIGINT", "model_id": "BIGINT", "context_id": "BIGINT"}
+# The integer canonical columns and their width in bits (the others, and the times, are read as text; the
+# times stay text until tracedb.ingest.ascend_csv_arrow turns them into integer ns exactly).
+INT_BITS = {"device_id": 32, "block_dim": 32, "mix_block_dim": 32, "stream_id": 64, "task_id": 64, "step_id": 64,
+            "model_id": 64, "context_id": 64}
+SQL_TYPES = {c: "INTEGER" if bits == 32 else "BIGINT" for c, bits in INT_BITS.items()}
 REQUIRED = {"name": "Name", "start_us": "Start Time(us)", "dur_us": "Duration(us)"}
 # The time columns, whether a '-' is allowed (Wait Time is a gap the profiler computes) and whether a
 # missing value ('' or N/A) is an error.
@@ -170,10 +173,11 @@ def _is_utf8(data: bytes) -> bool:
 
 def records(path: str):
     """(line number, cells) of every CSV record of the file, the header first (line numbers count physical
-    lines, as DuckDB's errors do; a record's is the line it ends on). Invalid UTF-8, NUL bytes, lines over
-    LINE_LIMIT and csv module errors are refused with one line naming the line."""
+    lines; a record's is the line it ends on). Invalid UTF-8, NUL bytes, lines over LINE_LIMIT and csv
+    module errors (strict: a quote left open, text after a closing quote) are refused with one line naming
+    the line."""
     with sniff.open_regular(path) as f:
-        reader = csv.reader(_text_lines(path, f))
+        reader = csv.reader(_text_lines(path, f), strict=True)
         while True:
             try:
                 cells = next(reader)
@@ -218,16 +222,18 @@ def _csv_error(path: str, line: int, e: csv.Error) -> str:
     if "field larger than field limit" in text:
         return (f"{path}: line {line}: a field longer than {LINE_LIMIT >> 20} MiB; expected CSV fields of at most "
                 f"{LINE_LIMIT >> 20} MiB")
-    if "new-line character seen in unquoted field" in text:     # a CR inside a line: the same words as DuckDB's
+    if "new-line character seen in unquoted field" in text:     # a CR inside a line
         return _lone_cr(path) or f"{path}: line {line}: a carriage return (CR) inside a line; expected LF or CRLF line ends"
+    if "unexpected end of data" in text or "expected after" in text:
+        return (f"{path}: line {line}: a quoted cell is not closed, or has text after its closing quote; expected "
+                "RFC 4180 quoting")
     return f"{path}: line {line}: not valid CSV ({text}); expected an RFC 4180 CSV"
 
 
 class NotNumeric(Exception):
-    """An extra column judged numeric from the first rows holds text further down: load it as text. Also
-    raised with index NORMALISE_LINE_ENDS when the files must be read from LF copies: the caller rolls
-    back and calls load() again with `index` added to as_text (DuckDB cannot go on in a transaction after
-    a failed statement, so the retry is the caller's)."""
+    """An extra column judged numeric from the first rows holds text further down: load it as text. The
+    caller rolls back and calls load() again with `index` added to as_text (DuckDB cannot go on in a
+    transaction after a failed statement, so the retry is the caller's)."""
 
     def __init__(self, index: int):
         super().__init__(index)
@@ -259,98 +265,148 @@ def _is_number(v: str) -> bool:
 
 
 # ------------------------------------------------------------------------------------------------ load
-def _joined(texts) -> str:
-    """SQL joining the text extras with chr(31), NULL as '' so every column keeps its place."""
-    if not texts:
-        return "NULL::VARCHAR"
-    if len(texts) == 1:
-        return sql.ident(f"c{texts[0][1]}")
-    return "concat(" + ", chr(31), ".join(f"coalesce({sql.ident(f'c{i}')}, '')" for _, i in texts) + ")"
+def _arrow():
+    """tracedb.ingest.ascend_csv_arrow, imported when a CSV is read: pyarrow's compute and CSV modules
+    reserve address space at import (the JSON and SQLite readers run under tighter limits without them)."""
+    from tracedb.ingest import ascend_csv_arrow
+    return ascend_csv_arrow
+
+
+def _layout(header: Header, numeric: set[int]):
+    """How pyarrow reads each column: ids as integers, times as text, numeric extras as DOUBLE, every
+    other text dictionary-encoded (each distinct text once per block). An ascend_csv_arrow.Layout."""
+    import pyarrow as pa
+    arrow = _arrow()
+    canon_at = {i: c for c, i in header.position.items()}
+    types = {}
+    for i in range(len(header.cells)):
+        canon = canon_at.get(i)
+        if canon in INT_BITS:
+            types[i] = pa.int32() if INT_BITS[canon] == 32 else pa.int64()
+        elif canon in arrow.NS_COLUMN:
+            types[i] = pa.string()
+        elif canon is None and i in numeric:
+            types[i] = pa.float64()
+        else:
+            types[i] = pa.dictionary(pa.int32(), pa.string())
+    extras = [i for _, i in header.extras]
+    return arrow.Layout(len(header.cells), types, header.position, [i for i in extras if i in numeric],
+                        [i for i in extras if i not in numeric])
 
 
 def load(con, run_id: int, headers: list[Header], as_text: set[int] = frozenset()) -> tuple[list[str], list[str]]:
-    """Insert the rows of CSV files sharing one header layout into kernels_raw as run `run_id`.
+    """Insert the rows of CSV files sharing one header layout into kernels_raw as run `run_id`, and its
+    distinct text tuples into kernel_texts. Each INSERT commits on its own (rows inside one open
+    transaction kept every Arrow table alive until the commit: 2.2 GB for a 2 GB file); the run is not
+    visible before its runs row, and a failed ingest discards the side store that holds them.
 
     Returns the names of the metric (numeric) and of the text extra columns, in stored order. Raises
-    NotNumeric when a column judged numeric is not, or when the files mix LF and CRLF line ends; the
-    caller retries with its index in `as_text`."""
+    NotNumeric when a column judged numeric is not; the caller rolls back and retries with its index in
+    `as_text`. Any other problem of the files is raised as one InputError naming file and line."""
     first = headers[0]
     for h in headers[1:]:
         if [normalise(c) for c in h.cells] != [normalise(c) for c in first.cells]:
             raise InputError(f"{h.path}: line 1: header differs from {first.path}; slices of one run must share it")
     numeric = numeric_extras(first) - set(as_text)
-    canon_at = {i: c for c, i in first.position.items()}
-    cols = {f"c{i}": TYPES.get(canon_at.get(i), "DOUBLE" if i in numeric else "VARCHAR") for i in range(len(first.cells))}
-    projection = ",\n        ".join(
-        (sql.ident(f"c{first.position[c]}") if c in first.position else f"NULL::{TYPES.get(c, 'VARCHAR')}")
-        + f" AS {sql.ident(c)}" for c in CANONICAL)
+    arrow = _arrow()
+    layout = _layout(first, numeric)
     metrics = [(n, i) for n, i in first.extras if i in numeric]
-    texts = [(n, i) for n, i in first.extras if i not in numeric]
-    with _lf_files(con, headers, NORMALISE_LINE_ENDS in as_text) as files:
+    hazards: list = []
+    texts = arrow.Texts(layout)
+    rows = arrow.batches([h.path for h in headers], layout, TIMES, LINE_LIMIT, hazards, texts)
+    try:
+        with memory_cap(con, DUCKDB_MEMORY), contextlib.closing(arrow.in_tables(rows, INSERT_ROWS)) as tables:
+            for table in tables:
+                _insert(con, run_id, table, metrics)
+    except arrow.Suspect as e:
+        raise _first_problem(headers, numeric, str(e)) from None
+    finally:
+        for _, guard in hazards:
+            guard.close()
+    for path, guard in hazards:
+        if guard.nul or guard.lone_cr:        # found again, with its place (a CR inside quotes is data)
+            problem = _first_problem([h for h in headers if h.path == path], numeric, None)
+            if problem is not None:
+                raise problem
+    _register(con, "ascend_csv_texts", texts.table(),
+              lambda: sql.run(con, "ingest_ascend_csv_texts", {"run_id": run_id}).fetchall())
+    return [n for n, _ in metrics], [n for n, i in first.extras if i not in numeric]
+
+
+def _insert(con, run_id, table, metrics):
+    """Insert one Arrow table of converted rows, visible to the INSERT as ascend_csv_rows."""
+    arrow = _arrow()
+    present = set(table.schema.names)
+    projection = ",\n        ".join(
+        (sql.ident(c) if c in present else f"NULL::{SQL_TYPES.get(c, 'VARCHAR')}") + f" AS {sql.ident(c)}"
+        for c in CANONICAL if c not in arrow.NS_COLUMN and c not in arrow.TEXT_COLUMNS) + (
+        ",\n        wait_ns" if "wait_ns" in present else ",\n        NULL::BIGINT AS wait_ns")
+    _register(con, "ascend_csv_rows", table, lambda: sql.run(
+        con, "ingest_ascend_csv", {"run_id": run_id}, projection=projection,
+        metrics="[" + ", ".join(sql.ident(f"metric_{i}") for _, i in metrics) + "]::DOUBLE[]").fetchall())
+
+
+def _register(con, name: str, data, statement):
+    """Run `statement` with the Arrow `data` visible to it as `name`."""
+    con.register(name, data)
+    try:
+        statement()
+    finally:
         try:
-            sql.run(con, "ingest_ascend_csv", {"run_id": run_id, "files": list(files), "cols": cols,
-                                               "max_line_size": LINE_LIMIT},
-                    projection=projection,
-                    metrics="[" + ", ".join(sql.ident(f"c{i}") for _, i in metrics) + "]::DOUBLE[]",
-                    extra_text=_joined(texts))
-        except duckdb.Error as e:
-            _translate(e, headers, files, numeric, as_text)
-    return [n for n, _ in metrics], [n for n, _ in texts]
+            con.unregister(name)
+        except duckdb.TransactionException:      # a failed INSERT aborted the transaction: the caller rolls back
+            pass
 
 
-def _translate(e: duckdb.Error, headers, files: dict, numeric: set, as_text) -> None:
-    """Raise, for DuckDB's error, NotNumeric (a retry) or one InputError line naming file and place.
-    Errors that are not about the input (interrupt, out of memory, a write that failed) go on as they are."""
-    msg = str(e)
-    if isinstance(e, (duckdb.InterruptException, duckdb.OutOfMemoryException)) or (
-            isinstance(e, duckdb.IOException) and not any(f in msg for f in files)):
-        raise e
-    bad = re.search(r'converting column "c(\d+)"', msg)
-    if bad and int(bad.group(1)) in numeric:
-        raise NotNumeric(int(bad.group(1))) from None
-    path = re.search(r"file = (.+)", msg)
-    where = files.get(path.group(1).strip(), path.group(1).strip()) if path else headers[0].path
-    if "state machine reached an invalid state" in msg and NORMALISE_LINE_ENDS not in as_text \
-            and any(_mixed_line_ends(h.path) for h in headers):
-        raise NotNumeric(NORMALISE_LINE_ENDS) from None
-    raise InputError(_load_error(headers, where, msg)) from None
+# ----------------------------------------------------------------------------------- error paths only
+def _first_problem(headers, numeric: set[int], hint: str | None):
+    """The first thing wrong with the files, found by a strict read in Python: an InputError naming file
+    and line (raised directly by `records` for invalid UTF-8, NUL bytes, long lines and CSV syntax), or
+    NotNumeric for a column judged numeric that holds text. None when the files are fine and `hint` is
+    None (what the reader took for a problem, a CR inside a quoted cell, is data)."""
+    for h in headers:
+        times = [(h.position[c], h.label(c), signed, required) for c, signed, required in TIMES if c in h.position]
+        ints = [(h.position[c], h.label(c), bits) for c, bits in INT_BITS.items() if c in h.position]
+        rows = records(h.path)
+        next(rows, None)
+        for line, cells in rows:
+            if not cells:
+                continue            # a blank line: the reader skips it too
+            if _is_header(h, cells):
+                return InputError(_repeated_header(h.path, line))
+            if len(cells) != len(h.cells):
+                return InputError(f"{h.path}: line {line}: expected {len(h.cells)} columns, found {len(cells)} "
+                                  "(truncated or malformed row)")
+            ns = []
+            for i, label, signed, required in times:
+                try:
+                    ns.append(timefmt.csv_us_to_ns(cells[i], signed=signed, required=required))
+                except timefmt.BadTime as e:
+                    return InputError(f"{h.path}: line {line}: column '{label}' is {cells[i]!r}; {e}")
+            if ns[0] + ns[1] >= 2**63:
+                return InputError(f"{h.path}: line {line}: the kernel ends ({h.label('start_us')} + "
+                                  f"{h.label('dur_us')}) beyond {timefmt.MAX_US_TEXT} µs; expected it to end "
+                                  "within the BIGINT nanoseconds the store keeps")
+            for i, label, bits in ints:
+                if cells[i] not in timefmt.CSV_MISSING and not _is_integer(cells[i], bits):
+                    return InputError(f"{h.path}: line {line}: column '{label}' is {cells[i]!r}; expected an integer")
+            for i in numeric:
+                if cells[i] not in timefmt.CSV_MISSING and not _is_number(cells[i]):
+                    return NotNumeric(i)
+    if hint is None:
+        return None
+    return InputError(f"{headers[0].path}: cannot read as CSV ({hint.strip().splitlines()[0]}); expected an "
+                      "RFC 4180 CSV")
 
 
-def _load_error(headers, where: str, msg: str) -> str:
-    line = re.search(r"CSV Error on Line: (\d+)", msg)
-    if "tracedb:bad-time" in msg:
-        return _first_bad_time(headers)
-    if "tracedb:nul" in msg or "Invalid unicode" in msg:
-        return _first_bad_text(headers, where, line)
-    if "state machine reached an invalid state" in msg:
-        return _lone_cr(where) or f"{where}: cannot read as CSV ({msg.strip().splitlines()[0]}); expected an RFC 4180 CSV"
-    size = re.search(r"Maximum line size of \d+ bytes exceeded\. Actual Size:\s*(\d+)", msg)
-    if line and size:
-        return (f"{where}: line {line.group(1)}: {int(size.group(1)):,} bytes long; expected CSV lines of at most "
-                f"{LINE_LIMIT >> 20} MiB (a real kernel_details.csv line is about 1 KB)")
-    found = re.search(r"Expected Number of Columns: (\d+) Found: (\d+)", msg)
-    if line and found:
-        return (f"{where}: line {line.group(1)}: expected {found.group(1)} columns, found {found.group(2)} "
-                "(truncated or malformed row)")
-    conv = re.search(r'converting column "c(\d+)"\. Could not convert string "(.*?)" to', msg)
-    if line and conv:
-        return _conversion_error(headers[0], where, int(line.group(1)), int(conv.group(1)), conv.group(2))
-    if line:
-        return f"{where}: line {line.group(1)}: {_reason(msg)}"
-    return f"{where}: cannot read as CSV: {msg.strip().splitlines()[0]}"
-
-
-def _conversion_error(header: Header, where: str, line: int, col: int, value: str) -> str:
-    """An id column that is not an integer, or the cause that shifted a value into it: a row with a cell
-    too few or too many, or a second header line."""
-    cells = _cells_at(where, line)
-    ncol = len(header.cells)
-    if cells is not None and _is_header(header, cells):
-        return _repeated_header(where, line)
-    if cells is not None and len(cells) != ncol:
-        return f"{where}: line {line}: expected {ncol} columns, found {len(cells)} (truncated or malformed row)"
-    cell = header.cells[col].replace("\ufeff", "").strip()
-    return f"{where}: line {line}: column '{cell}' is {value!r}; expected an integer"
+def _is_integer(cell: str, bits: int) -> bool:
+    """What the reader takes as an integer of `bits` bits: decimal digits with an optional '-' (or a 0x
+    hexadecimal), blanks around them allowed."""
+    text = cell.strip(" \t")
+    if not re.fullmatch(r"-?[0-9]+|0[xX][0-9a-fA-F]+", text):
+        return False
+    value = int(text, 0) if text[:2] in ("0x", "0X") else int(text)
+    return -(1 << (bits - 1)) <= value < (1 << (bits - 1))
 
 
 def _is_header(header: Header, cells) -> bool:
@@ -362,69 +418,8 @@ def _repeated_header(where, line) -> str:
             "then rows (ingest the files of one run as a profiler folder instead)")
 
 
-def _reason(msg: str) -> str:
-    """DuckDB's CSV errors read 'CSV Error on Line: N / Original Line: ... / <reason> / Possible fixes...',
-    where the original line may itself span lines: the reason is the last line before the fixes."""
-    head = re.split(r"\n\s*Possible (?:fixes|Solution)", msg, maxsplit=1)[0]
-    reason = head.strip().splitlines()[-1].strip().rstrip(".")
-    if reason.startswith("Value with unterminated quote"):
-        return "a quoted cell is not closed, or has text after its closing quote; expected RFC 4180 quoting"
-    return reason
-
-
-# ----------------------------------------------------------------------------------- error paths only
-def _cells_at(path: str, line_no: int):
-    """The cells of the CSV record ending at or after physical line `line_no` (None past the end). A NUL
-    byte or invalid UTF-8 up to there is raised: it is the first thing wrong with the file."""
-    for line, cells in records(path):
-        if line >= line_no:
-            return cells
-    return None
-
-
-def _first_bad_time(headers) -> str:
-    """The first time cell (or row end) the SQL refused, found again with the same rule in Python
-    (timefmt.csv_us_to_ns)."""
-    for h in headers:
-        cols = [(h.position[c], h.label(c), signed, required) for c, signed, required in TIMES if c in h.position]
-        rows = records(h.path)
-        next(rows, None)
-        for line, cells in rows:
-            if not cells:
-                continue            # a blank line: DuckDB skips it too
-            if _is_header(h, cells):
-                return _repeated_header(h.path, line)
-            if len(cells) != len(h.cells):
-                return (f"{h.path}: line {line}: expected {len(h.cells)} columns, found {len(cells)} (truncated or "
-                        "malformed row)")
-            ns = []
-            for i, label, signed, required in cols:
-                cell = cells[i]
-                try:
-                    ns.append(timefmt.csv_us_to_ns(cell, signed=signed, required=required))
-                except timefmt.BadTime as e:
-                    return f"{h.path}: line {line}: column '{label}' is {cell!r}; {e}"
-            if ns[0] + ns[1] >= 2**63:
-                return (f"{h.path}: line {line}: the kernel ends ({h.label('start_us')} + {h.label('dur_us')}) "
-                        f"beyond {timefmt.MAX_US_TEXT} µs; expected it to end within the BIGINT nanoseconds the "
-                        "store keeps")
-    return f"{headers[0].path}: a time cell is not a plain decimal number of microseconds"
-
-
-def _first_bad_text(headers, where: str, line) -> str:
-    """The first NUL byte or invalid UTF-8 of the files (the file DuckDB named first), by a strict read."""
-    for path in dict.fromkeys([where] + [h.path for h in headers]):
-        try:
-            for _ in records(path):
-                pass
-        except InputError as e:
-            return str(e)
-    at = f"line {line.group(1)}: " if line else ""
-    return f"{where}: {at}invalid UTF-8 or a NUL byte; expected a UTF-8 text file"
-
-
 def _lone_cr(path: str) -> str | None:
-    """Where a carriage return does not end a line (CR without LF), which DuckDB's reader refuses."""
+    """Where a carriage return does not end a line (CR without LF), which the reader does not take."""
     line, offset = 1, 0
     with sniff.open_regular(path) as f:
         prev = b""
@@ -438,97 +433,3 @@ def _lone_cr(path: str) -> str | None:
             offset += len(buf) - 1
             prev = buf[-1:]
     return None
-
-
-# ------------------------------------------------------------------------------ mixed LF / CRLF line ends
-def _mixed_line_ends(path: str) -> bool:
-    """Both CRLF and bare LF line ends in one file (DuckDB's strict reader takes one kind per file)."""
-    crlf = lf = 0
-    with sniff.open_regular(path) as f:
-        prev = b""
-        while chunk := f.read(1 << 20):
-            crlf += (prev + chunk[:1]).count(b"\r\n") + chunk.count(b"\r\n")
-            lf += chunk.count(b"\n")
-            prev = chunk[-1:]
-    return 0 < crlf < lf
-
-
-@contextlib.contextmanager
-def _lf_files(con, headers, normalise_ends: bool):
-    """{file DuckDB reads: the user's file}. With `normalise_ends`, a file that mixes LF and CRLF is read
-    from a copy with LF line ends (CR+LF inside quoted cells kept: their text is data), written beside the
-    side store and removed afterwards. Lines keep their numbers, so errors still name the right line."""
-    if not normalise_ends:
-        yield {h.path: h.path for h in headers}
-        return
-    where = _scratch_dir(con)
-    where = where or tempfile.gettempdir()
-    leftovers.sweep(where, LF_PREFIX)
-    folder = os.path.join(where, leftovers.own_name(LF_PREFIX))
-    os.mkdir(folder, 0o700)
-    try:
-        files = {}
-        for i, h in enumerate(headers):
-            if _mixed_line_ends(h.path):
-                copy = os.path.join(folder, f"{i}-{os.path.basename(h.path)}")
-                _lf_copy(h.path, copy)
-                files[copy] = h.path
-            else:
-                files[h.path] = h.path
-        yield files
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
-
-
-LF_PREFIX = ".tracedb-lf-"      # + pid + "-" + random: the LF copies' folder
-
-
-def _scratch_dir(con) -> str | None:
-    row = sql.run(con, "ascend_csv_scratch_dir").fetchone()
-    return os.path.dirname(os.path.abspath(row[0])) if row and row[0] and row[0] != ":memory:" else None
-
-
-def _lf_copy(src: str, dst: str):
-    """Copy src to dst with CRLF line ends made LF, 1 MiB at a time, cutting only after an LF with an
-    even number of quotes before it (outside any quoted cell)."""
-    try:
-        with sniff.open_regular(src) as fin, open(dst, "wb") as fout:
-            buf = b""
-            while True:
-                chunk = fin.read(1 << 20)
-                buf += chunk
-                cut = _outside_quotes_cut(buf) if chunk else len(buf)
-                fout.write(_crlf_to_lf(buf[:cut]))
-                buf = buf[cut:]
-                if not chunk:
-                    return
-    except OSError as e:
-        raise StoreError(f"{os.path.dirname(dst)}: cannot write the LF copy of {src} that its mixed LF/CRLF line "
-                         f"ends need: {e.strerror}") from None
-
-
-def _crlf_to_lf(piece: bytes) -> bytes:
-    """CR LF -> LF outside quoted cells of a piece that starts outside quotes: split at the quotes, the
-    even parts are outside (a doubled quote inside a cell gives an empty outside part, keeping the parity).
-    8x faster than one regex over quoted cells (0.17 s for 21 MB)."""
-    parts = piece.split(b'"')
-    parts[0::2] = [p.replace(b"\r\n", b"\n") for p in parts[0::2]]
-    return b'"'.join(parts)
-
-
-def _outside_quotes_cut(buf: bytes) -> int:
-    """The end of the last line of buf that ends outside quotes; 0 when none is found among the last 64
-    lines (the next read adds to buf), len(buf) once buf exceeds LINE_LIMIT (DuckDB refuses such a record)."""
-    if len(buf) > LINE_LIMIT:
-        return len(buf)
-    quotes = buf.count(b'"')
-    end = len(buf)
-    for _ in range(64):
-        nl = buf.rfind(b"\n", 0, end)
-        if nl < 0:
-            return 0
-        quotes -= buf.count(b'"', nl + 1, end)
-        if quotes % 2 == 0:
-            return nl + 1
-        end = nl
-    return 0

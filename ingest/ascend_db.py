@@ -111,6 +111,7 @@ def load(con, run_id: int, src) -> dict:
     if bad:
         raise InputError(f"{path}: {bad[0]}")
     sql.run(con, "ingest_ascend_db_insert", {"run_id": run_id, "device": src.agent})
+    sql.run(con, "ingest_split_texts", {"run_id": run_id})
     sql.run(con, "ingest_ascend_db_host", {"run_id": run_id})
     rank, device_name = sql.run(con, "ingest_ascend_db_facts", {"run_id": run_id}).fetchone()
     sql.run(con, "ingest_ascend_db_drop")

@@ -1,5 +1,5 @@
 """Files and folders an ingest leaves beside the store while it runs (side stores, JSON part folders,
-LF copies of CSVs), named `<prefix><pid>.<host>-<random>` so that whoever comes next can tell a live
+and the like), named `<prefix><pid>.<host>-<random>` so that whoever comes next can tell a live
 ingest's from a killed one's: a process killed with SIGKILL cannot remove them, the next ingest into that
 folder does (`sweep`). `<host>` (8 hex digits of the host name's hash) keeps an ingest from judging the
 pids of another machine writing into the same shared folder (a Parquet dataset on a network share)."""

@@ -47,8 +47,9 @@ def q(con, sql, **p):
 
 
 def raw(con, cols, run="t"):
-    return q(con, f"SELECT {cols} FROM kernels_raw WHERE run_id = (SELECT run_id FROM runs WHERE name = $n) "
-                  "ORDER BY seq", n=run)
+    """kernels_raw rows of the run with their texts (kernel_texts) beside them."""
+    return q(con, f"SELECT {cols} FROM kernels_raw LEFT JOIN kernel_texts USING (run_id, text_id) "
+                  "WHERE run_id = (SELECT run_id FROM runs WHERE name = $n) ORDER BY seq", n=run)
 
 
 def store_state(con):

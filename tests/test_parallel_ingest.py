@@ -113,6 +113,26 @@ def test_two_workers_give_the_runs_names_and_rows_of_one(tmp_path):
     assert not _side_files(tmp_path)
 
 
+def test_into_a_dataset_two_workers_give_the_runs_of_one_and_a_failing_trace_is_told(tmp_path):
+    """`--to DIR --jobs 2`: the traces converted by two workers, committed together; the dataset's runs
+    and rows are those of one after another, and a trace that fails is told in one line as there."""
+    folder = tmp_path / "traces"
+    _traces(folder, [1, 2, 3, 4])
+    bad = _no_device_activity(folder / "b2.json")
+    outs = {}
+    for jobs in ("1", "2"):
+        outs[jobs] = cli("ingest", folder, "--to", str(tmp_path / f"ds{jobs}"), "--name", "p", "--tag", "hw=h100",
+                         "--jobs", jobs, check=False)
+    assert (outs["1"].returncode, outs["1"].stderr) == (outs["2"].returncode, outs["2"].stderr) == (
+        1, f"error: {bad}: {outs['1'].stderr.split(': ', 2)[2]}")
+    assert _runs_lines(outs["1"].stdout) == _runs_lines(outs["2"].stdout)
+    query = ("SELECT r.run_id, r.name, r.tags, r.content_hash, count(*), sum(k.dur_ns) FROM runs r "
+             "JOIN kernels k USING (run_id) GROUP BY ALL ORDER BY 1")
+    got = {j: cli("sql", "--db", str(tmp_path / f"ds{j}") + "/", "--format", "csv", query).stdout for j in ("1", "2")}
+    assert got["1"] == got["2"] and got["2"].count("\n") == 5         # header and four runs
+    assert not [n for n in os.listdir(tmp_path / "ds2") if n.startswith(".tracedb-job-")]
+
+
 def test_into_an_existing_store_and_more_workers_than_traces(tmp_path):
     first = tiny_kineto.write(tmp_path / "first.json", dur_factor=9)
     folder = tmp_path / "traces"

@@ -45,7 +45,7 @@ def test_new_store_schema_version(con):
     assert tables == {"tracedb_meta", "runs", "kernels_raw", "kernels", "kernel_metrics", "kernel_extras",
                       "trace_events", "host_events", "tracks", "run_kernels", "run_summary", "kernel_stats",
                       "segmentations", "kernel_segments", "kernel_layers", "kernel_names",
-                      "run_groups", "comm_ops", "comm_links", "comm_matrix"}
+                      "run_groups", "comm_ops", "comm_links", "comm_matrix", "kernel_texts"}
 
 
 def test_storage_version_is_v1_5(con, db_path):
@@ -375,3 +375,42 @@ def test_a_hash_started_early_is_taken_over_only_for_the_same_file(tmp_path):
     early.join()
     assert early.digest == hashlib.sha256(b"[1]").hexdigest()
     assert late.digest == hashlib.sha256(b"[1, 2]").hexdigest()
+
+
+# ---------------------------------------------------------------------------------------------- schema v7
+def test_migration_6_to_7_keeps_every_rows_texts(db_path):
+    """v7 stores each run's distinct tuple of text columns once (kernel_texts); the kernels view and
+    kernel_extras show every row's texts as v6 showed them."""
+    from tracedb import sql
+    con = duckdb.connect(db_path, config={"storage_compatibility_version": "v1.5.0"})
+    sql.run(con, "macros")
+    sql.run(con, "schema")
+    for v in range(1, 6):
+        sql.run(con, f"migrate_{v}_to_{v + 1}")
+    con.execute("INSERT INTO tracedb_meta VALUES ('schema_version', '6')")
+    con.execute("INSERT INTO runs (run_id, name, extra_columns) VALUES (1, 'a', ['HF32 Eligible', 'Note']), "
+                "(2, 'b', [])")
+    rows = [(1, 0, "dynamic", '"1,4096"', "DT_BF16", "NO\x1fx"), (1, 1, "dynamic", '"1,4096"', "DT_BF16", "NO\x1fx"),
+            (1, 2, "static", '"8,2"', None, "YES\x1f"), (1, 3, None, None, None, None),
+            (1, 4, "dynamic", '"1,4096"', "DT_BF16", "NO\x1fx"), (2, 0, "dynamic", '"1,4096"', "DT_BF16", None)]
+    for run, seq, state, shapes, dtypes, extra in rows:
+        con.execute("INSERT INTO kernels_raw (run_id, seq, start_ns, dur_ns, name, op_state, input_shapes, "
+                    "input_dtypes, extra_text) VALUES ($r, $s, $s * 10, 5, 'k', $st, $sh, $dt, $x)",
+                    {"r": run, "s": seq, "st": state, "sh": shapes, "dt": dtypes, "x": extra})
+    kernels_v6 = con.execute("SELECT * FROM kernels ORDER BY run_id, seq").fetchall()
+    extras_v6 = con.execute("SELECT * FROM kernel_extras ORDER BY ALL").fetchall()
+    con.close()
+    cli("migrate", "--db", db_path)
+    con = tracedb.connect(db_path, read_only=True)
+    try:
+        assert con.execute("SELECT * FROM kernels ORDER BY run_id, seq").fetchall() == kernels_v6
+        assert con.execute("SELECT * FROM kernel_extras ORDER BY ALL").fetchall() == extras_v6
+        assert len(extras_v6) == 10 and len(kernels_v6) == len(rows)
+        # one row per run and distinct tuple, numbered by first row; the all-NULL row has none
+        assert con.execute("SELECT run_id, text_id, op_state, extra_text FROM kernel_texts ORDER BY 1, 2").fetchall() \
+            == [(1, 0, "dynamic", "NO\x1fx"), (1, 1, "static", "YES\x1f"), (2, 0, "dynamic", None)]
+        assert con.execute("SELECT seq, text_id FROM kernels_raw WHERE run_id = 1 ORDER BY seq").fetchall() == [
+            (0, 0), (1, 0), (2, 1), (3, None), (4, 0)]
+        assert "op_state" not in {r[0] for r in con.execute("DESCRIBE kernels_raw").fetchall()}
+    finally:
+        con.close()

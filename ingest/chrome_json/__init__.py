@@ -20,12 +20,11 @@ applies, the byte offset in it (docs/formats.md, "What JSON input is refused").
     part_errors    DuckDB's error on a part told as the user's file, byte offset, event and field
     schema         the reader's columns and args keys, and how ts is written and read
     inserters      parts inserted on two cursors at once, each committed on its own
-    duckdb_memory  DuckDB's memory_limit lowered while the parts go in
     loader         `load`: the steps above for one file, the check of its events, its run facts
     finishing      `finish`: tracks, tasks and cores, inside the run's final transaction
 """
 from tracedb.ingest.chrome_json.config import DEFAULT, JsonIngestConfig
-from tracedb.ingest.chrome_json.duckdb_memory import memory_cap, size_bytes
+from tracedb.ingest.duckdb_memory import memory_cap, size_bytes
 from tracedb.ingest.chrome_json.finishing import finish
 from tracedb.ingest.chrome_json.gunzip import Gunzip
 from tracedb.ingest.chrome_json.layout import locate

@@ -10,7 +10,7 @@ import duckdb
 from tracedb import sql
 from tracedb.errors import InputError
 from tracedb.ingest.chrome_json.config import DEFAULT, JsonIngestConfig
-from tracedb.ingest.chrome_json.duckdb_memory import memory_cap
+from tracedb.ingest.duckdb_memory import memory_cap
 from tracedb.ingest.chrome_json.gunzip import Gunzip
 from tracedb.ingest.chrome_json.inserters import Inserters
 from tracedb.ingest.chrome_json.layout import Layout, find_end, locate, read_head, run_facts

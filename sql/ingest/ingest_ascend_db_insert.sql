@@ -11,8 +11,8 @@
 -- hold the task's or the communication op's connectionId), its PYTORCH_API.connectionId: the op's host
 -- event carries the same external_id (ingest_ascend_db_host), as Kineto's External id links a cpu_op to
 -- its kernels. NULL when the file has no framework side (msprof).
--- kind is 'comm' by the rule of ingest_ascend_csv (core type HCCL or COMMUNICATION, or a name starting
--- with hcom_), else 'kernel'. Text 'N/A' or '' is NULL, as the CSV reader reads it.
+-- kind is 'comm' by the rule of the CSV reader (tracedb.ingest.ascend_csv_arrow: core type HCCL or
+-- COMMUNICATION, or a name starting with hcom_), else 'kernel'. Text 'N/A' or '' is NULL, as the CSV reader reads it.
 -- Step Id, torch_npu's rule for kernel_details: STEP_TIME holds each ProfilerStep's host range; a step's
 -- device range starts at the earliest task launched (CANN_API type 10000, node) within the host range and
 -- ends at the later of the host range's end and the latest such task's end (the host range when it
@@ -25,11 +25,10 @@
 -- Parameters:
 --   $run_id INTEGER: the run being ingested
 --   $device BIGINT: the device of the run (TASK.deviceId), NULL for every device
--- Output: kernels_raw rows of the run (seq 0 and dup NULL until ingest_finish).
-INSERT INTO kernels_raw (run_id, seq, start_ns, dur_ns, name, op_type, kind, core_type, device_id, stream_id,
-                         task_id, step_id, model_id, context_id, block_dim, mix_block_dim, wait_ns,
-                         input_shapes, input_dtypes, input_formats, output_shapes, output_dtypes, output_formats,
-                         external_id)
+-- Output: TEMP _rows_with_texts, the run's kernels_raw columns and its text columns (op_state,
+--   input_shapes, input_dtypes, input_formats, output_shapes, output_dtypes, output_formats, extra_text),
+--   in row order, for ingest_split_texts.sql (seq 0 and dup NULL until ingest_finish).
+CREATE OR REPLACE TEMP TABLE _rows_with_texts AS
 WITH str AS (
     SELECT id, nullif(nullif(value, 'N/A'), '') AS value FROM _adb_strings
 ), only_device AS (    -- the file's device when it has one: a collective without tasks runs there
@@ -78,12 +77,14 @@ WITH str AS (
     FROM numbered p LEFT JOIN device_steps ds ON p.start_ns BETWEEN ds.s AND ds.e
     QUALIFY row_number() OVER (PARTITION BY p.rid ORDER BY ds.host_start, ds.id) = 1
 )
-SELECT $run_id, 0, p.start_ns, p.dur_ns, n.value, ot.value,
+SELECT $run_id AS run_id, 0 AS seq, p.start_ns, p.dur_ns, n.value AS name, ot.value AS op_type,
        CASE WHEN p.part = 1 OR ct.value IN ('HCCL', 'COMMUNICATION') OR starts_with(n.value, 'hcom_')
-            THEN 'comm' ELSE 'kernel' END,
-       CASE WHEN p.part = 1 THEN 'HCCL' ELSE ct.value END,
+            THEN 'comm' ELSE 'kernel' END AS kind,
+       CASE WHEN p.part = 1 THEN 'HCCL' ELSE ct.value END AS core_type,
        p.device_id, p.stream_id, p.task_id, p.step_id, p.model_id, p.context_id, p.block_dim, p.mix_block_dim,
-       p.wait_ns, ish.value, idt.value, ifm.value, osh.value, odt.value, ofm.value, p.external_id
+       p.wait_ns, NULL::VARCHAR AS op_state, ish.value AS input_shapes, idt.value AS input_dtypes,
+       ifm.value AS input_formats, osh.value AS output_shapes, odt.value AS output_dtypes,
+       ofm.value AS output_formats, NULL::VARCHAR AS extra_text, p.external_id
 FROM stepped p
 LEFT JOIN str n ON n.id = p.name_id
 LEFT JOIN str ot ON ot.id = p.op_type_id
