@@ -362,6 +362,8 @@ def _load_run(con, job, retry) -> _Staged:
 
 
 def _finish_run(con, job, src, run_id, facts, columns, chrome) -> _Staged:
+    """The run's one transaction over its loaded rows: duplicate marks (and a Chrome trace's tracks, tasks
+    and cores), the runs row, the communication analyses, the stats and the short kernel names."""
     con.execute("BEGIN")
     try:
         columns = _finish_rows(con, run_id, src, columns, job.core_rules, chrome)
@@ -410,7 +412,7 @@ def _merge(con, side, job, staged) -> IngestResult:
 
 def _finish_rows(con, run_id, src, columns, core_rules, chrome) -> tuple[list, list]:
     """Inside the run's transaction: a Chrome trace's tracks, tasks and cores (and the check that it holds
-    device activity), or the duplicate marks of the other readers' rows. `columns`: (metric columns,
+    device activity), or the other readers' file order and duplicate marks. `columns`: (metric columns,
     extra columns) of an Ascend CSV (the JSON and SQLite readers put no column in metrics or extra_text),
     returned for the runs row."""
     if not chrome:
