@@ -355,8 +355,8 @@ def _load_run(con, job, retry) -> _Staged:
     elif sqlite_export.by_format(src.format):
         facts.update(sqlite_export.by_format(src.format).load(con, run_id, src))
     columns = ascend_csv.load(con, run_id, src.headers, retry["as_text"]) if src.headers else ([], [])
-    # an Ascend CSV's rows are committed already: marking their duplicates rewrites them at the commit,
-    # which under DuckDB's default limit took 0.6 GB more than the load for 246 k duplicates of 2 M rows
+    # an Ascend CSV's rows are committed already, duplicates marked: the transaction below only adds the
+    # runs row and its facts (capped anyway: whatever it reads of millions of rows stays under the cap)
     with memory_cap(con, ascend_csv.DUCKDB_MEMORY) if src.headers else contextlib.nullcontext():
         return _finish_run(con, job, src, run_id, facts, columns, chrome)
 
@@ -416,7 +416,7 @@ def _finish_rows(con, run_id, src, columns, core_rules, chrome) -> tuple[list, l
     extra columns) of an Ascend CSV (the JSON and SQLite readers put no column in metrics or extra_text),
     returned for the runs row."""
     if not chrome:
-        sql.run(con, "ingest_finish", {"run_id": run_id, "numbered": bool(src.headers)})
+        sql.run(con, "ingest_finish", {"run_id": run_id, "marked": bool(src.headers)})
         return columns
     chrome_json.finish(con, run_id, core_rules)
     _check_device_activity(con, run_id, src)

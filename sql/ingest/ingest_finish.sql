@@ -1,7 +1,8 @@
 -- Number one run's freshly inserted rows and mark its duplicates.
 -- 1. seq = position in file order: DuckDB appends an INSERT's rows in source order (insertion order is
---    preserved), so rowid order is file order. Skipped when the reader numbered the rows itself (the
---    Ascend CSV reader: rewriting seq cost 0.2 s per 2 M rows).
+--    preserved), so rowid order is file order. Steps 1 and 3 are skipped when the reader numbered the rows
+--    and marked the communication duplicates itself (the Ascend CSV reader, whose rows are committed chunk
+--    by chunk); an exact copy among them is marked 'exact' here all the same.
 -- 2. dup = 'exact' for a row identical in every source column to an earlier one (sliced op_summary files
 --    concatenated twice). Only rows sharing start, stream and task id with another row can be such
 --    rows, so the full comparison runs on those candidates only (an hcom op's two rows differ in stream).
@@ -11,13 +12,15 @@
 -- Inputs: kernels_raw rows of the run, inserted in file order in this transaction (seq still 0).
 -- Parameters:
 --   $run_id INTEGER: the run being ingested
---   $numbered BOOLEAN: the rows' seq is already their position in file order
+--   $marked BOOLEAN: the reader set seq and the 'comm' marks itself (the Ascend CSV reader,
+--     ingest_ascend_csv.sql); exact copies are still marked here, over a 'comm' mark
 -- Output: kernels_raw.seq and kernels_raw.dup of the run's rows. TEMP _dups is scratch, dropped at the end.
 UPDATE kernels_raw SET seq = rowid - (SELECT min(rowid) FROM kernels_raw WHERE run_id = $run_id)
-WHERE run_id = $run_id AND NOT $numbered;
+WHERE run_id = $run_id AND NOT $marked;
 CREATE OR REPLACE TEMP TABLE _dups AS
 WITH twice AS (
-    SELECT seq FROM (SELECT seq, count(*) OVER (PARTITION BY start_ns, stream_id, task_id) AS n FROM kernels_raw WHERE run_id = $run_id)
+    SELECT seq FROM (SELECT seq, count(*) OVER (PARTITION BY start_ns, stream_id, task_id) AS n FROM kernels_raw
+                     WHERE run_id = $run_id)
     WHERE n > 1
 ), exact AS (
     -- start and name are compared exactly, the other 14 columns through one 64-bit hash (partitioning on
@@ -32,7 +35,7 @@ WITH twice AS (
 ), comm AS (
     SELECT seq, row_number() OVER (PARTITION BY device_id, start_ns // 1000, op_type ORDER BY seq) AS n
     FROM kernels_raw
-    WHERE run_id = $run_id AND kind = 'comm' AND seq NOT IN (SELECT seq FROM exact WHERE n > 1)
+    WHERE run_id = $run_id AND NOT $marked AND kind = 'comm' AND seq NOT IN (SELECT seq FROM exact WHERE n > 1)
 )
 SELECT seq, 'exact' AS dup FROM exact WHERE n > 1
 UNION ALL
