@@ -354,6 +354,8 @@ def _load_run(con, job, retry) -> _Staged:
         facts.update(rocprof_csv.load(con, run_id, src.files, src.agent))
     elif sqlite_export.by_format(src.format):
         facts.update(sqlite_export.by_format(src.format).load(con, run_id, src))
+    # (metric columns, extra columns) of the runs row: the JSON and SQLite readers put none in metrics or
+    # extra_text
     columns = ascend_csv.load(con, run_id, src.headers, retry["as_text"]) if src.headers else ([], [])
     # an Ascend CSV's rows are committed already, duplicates marked: the transaction below only adds the
     # runs row and its facts (capped anyway: whatever it reads of millions of rows stays under the cap)
@@ -366,7 +368,7 @@ def _finish_run(con, job, src, run_id, facts, columns, chrome) -> _Staged:
     and cores), the runs row, the communication analyses, the stats and the short kernel names."""
     con.execute("BEGIN")
     try:
-        columns = _finish_rows(con, run_id, src, columns, job.core_rules, chrome)
+        _finish_rows(con, run_id, src, job.core_rules, chrome)
         job.hasher.join()
         if job.hasher.error:
             raise InputError(f"{job.hasher.error.filename}: cannot read: {job.hasher.error.strerror}")
@@ -410,17 +412,14 @@ def _merge(con, side, job, staged) -> IngestResult:
     return _result(job, "replaced" if replaced else "ingested", run_id, staged)
 
 
-def _finish_rows(con, run_id, src, columns, core_rules, chrome) -> tuple[list, list]:
+def _finish_rows(con, run_id, src, core_rules, chrome):
     """Inside the run's transaction: a Chrome trace's tracks, tasks and cores (and the check that it holds
-    device activity), or the other readers' file order and duplicate marks. `columns`: (metric columns,
-    extra columns) of an Ascend CSV (the JSON and SQLite readers put no column in metrics or extra_text),
-    returned for the runs row."""
+    device activity), or the other readers' file order and duplicate marks."""
     if not chrome:
         sql.run(con, "ingest_finish", {"run_id": run_id, "marked": bool(src.headers)})
-        return columns
+        return
     chrome_json.finish(con, run_id, core_rules)
     _check_device_activity(con, run_id, src)
-    return [], []
 
 
 def _check_device_activity(con, run_id, src):

@@ -31,7 +31,7 @@ def convert(folder: str, stage: str, path: str, name, tags, replace: bool, core_
 
 
 def ingest_staged(folder: str, planned, options: list[dict], submit, replace: bool = False, core_rules=None,
-                  on_start=None, task=convert, threads=None):
+                  on_start=None, threads=None):
     """Yields (planned, IngestResult | TracedbError) per planned trace, in plan order, once the run list is
     committed. `options`: each planned run's tags and agent (engine/ingest_many.run_options);
     `submit(key, fn, *args)` runs `fn(*args)` somewhere and returns a future (`.result()`);
@@ -48,7 +48,7 @@ def ingest_staged(folder: str, planned, options: list[dict], submit, replace: bo
             if on_start:
                 on_start(i, item)
             kw = options[i]                     # its GPU, and the job tag of a folder's ranks
-            futures.append(submit(f"tracedb-ingest-{os.path.basename(stage)}-{i}", task, folder,
+            futures.append(submit(f"tracedb-ingest-{os.path.basename(stage)}-{i}", convert, folder,
                                   os.path.join(stage, str(i)), os.path.abspath(item.path), item.name, kw.get("tags"),
                                   replace, core_rules, kw.get("agent"), threads))
         outcomes = []

@@ -250,15 +250,11 @@ KINDS = pa.array(["kernel", "comm"], pa.string())
 
 
 def _kind(name, core_type) -> pa.Array:
-    comm = None
-    for column, flag in ((core_type, lambda d: pc.is_in(d, value_set=COMM_CORES)),
-                         (name, lambda d: pc.starts_with(d, "hcom_"))):
-        if column is None:
-            continue
-        rows = pc.fill_null(pc.take(flag(column.dictionary), column.indices), False)
-        comm = rows if comm is None else pc.or_(comm, rows)
-    if comm is None:
-        raise ValueError("a header without Name")        # read_header refuses it before
+    """`kind` of each row of a block; `name` is always there (read_header requires it), `core_type` may not."""
+    comm = pc.fill_null(pc.take(pc.starts_with(name.dictionary, "hcom_"), name.indices), False)
+    if core_type is not None:
+        comm = pc.or_(comm, pc.fill_null(pc.take(pc.is_in(core_type.dictionary, value_set=COMM_CORES),
+                                                 core_type.indices), False))
     return pa.DictionaryArray.from_arrays(pc.cast(comm, pa.int32()), KINDS)
 
 
