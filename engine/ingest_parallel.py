@@ -14,8 +14,10 @@ a worker that ends during a merge (0.3-1.1 s for a 100 MB Kineto trace on a busy
 the next trace at once. Workers that waited out each merge took 15.9 s for 8 traces of 100 MB, against
 9.1 s, in back-to-back runs.
 
-A 100 MB Kineto trace keeps only ~1.15 cores busy on its own, so on 2 cores 8 such traces went 1.7-2.0x
-faster than 8 one-file ingests, 1.3-1.6x faster than `--jobs 1` (docs/performance.md).
+Each worker's DuckDB gets the cores divided by the workers as its threads, and with one thread the JSON
+reader parses on one cursor in whole parts (ingest/chrome_json/loader.py), 20 % less CPU than two cursors
+taking turns on one core. A lone 100 MB Kineto trace keeps ~1.4 cores busy, so on 2 cores 8 such traces
+went 1.85-2.15x faster than 8 one-file ingests, 1.44-1.64x faster than `--jobs 1` (docs/performance.md).
 
 Memory: each worker is budgeted WORKER_BYTES (1 GiB: the highest peak RSS measured for one ingest was
 0.9 GB, a 2 M-row kernel_details.csv; a Kineto trace peaks at 0.3-0.4 GB), so the workers are at most

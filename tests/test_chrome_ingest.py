@@ -84,6 +84,30 @@ def test_the_last_three_parts_become_two_balanced_ones(con, tmp_path, reference,
     assert parts == (5, 4)
 
 
+@pytest.mark.parametrize("threads, cursors, parts", [(2, 2, 3), (1, 1, 2)])
+def test_a_connection_held_to_one_thread_parses_with_one_cursor_in_whole_parts(con, tmp_path, reference, monkeypatch,
+                                                                                threads, cursors, parts):
+    # parts of exactly part_bytes (one kept event per part at most: rows_per_part=1 never raises the size);
+    # the array is 2.5 part sizes long: two cursors get 3 parts (rounded up, under the part size), one
+    # cursor 2 (rounded down: none smaller than the part size, so none goes through the WAL)
+    path = tiny_kineto.write(tmp_path / "c.json")
+    layout = chrome_json.locate(path, path, SPLIT_SMALL)
+    config = dataclasses.replace(SPLIT_SMALL, part_bytes=(layout.end - layout.start) * 2 // 5, rows_per_part=1)
+    widths = []
+    real = loader.Inserters
+
+    def spy(con_, insert, cfg):
+        widths.append(cfg.inserters)
+        return real(con_, insert, cfg)
+    monkeypatch.setattr(loader, "Inserters", spy)
+    monkeypatch.setattr(chrome_json, "load", _with_parts(chrome_json.load, None, config=config))
+    con.execute(f"SET threads = {threads}")
+    tracedb.ingest_trace(con, path, name="c", replace=True)
+    assert widths == [cursors]
+    assert kernel_facts(con, "c") == reference
+    assert q(con, "SELECT count(DISTINCT seq >> 32) FROM trace_events") == [(parts,)]
+
+
 def _with_parts(fn, forced, calls=None, config=chrome_json.DEFAULT):
     def load(con, run_id, path, parts=None, safe=False, **kw):
         parts = forced if parts is None else parts   # the retry asks for 1 part

@@ -32,7 +32,7 @@ class JsonIngestConfig:
     # counted; a .gz is inflated this far past the array's start before its part size is chosen.
     sample_bytes: int = 1 << 20
     # Parts inserted at once, each on its own cursor (DuckDB reads one file on one thread; two cursors
-    # keep both cores of a small machine busy).
+    # keep both cores of a small machine busy); never more than the connection's DuckDB threads.
     inserters: int = 2
     # Part files written before a cursor is free for them (disk: inserters + ahead parts).
     ahead: int = 1
