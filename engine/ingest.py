@@ -354,9 +354,10 @@ def _load_run(con, job, retry) -> _Staged:
         facts.update(rocprof_csv.load(con, run_id, src.files, src.agent))
     elif sqlite_export.by_format(src.format):
         facts.update(sqlite_export.by_format(src.format).load(con, run_id, src))
-    # (metric columns, extra columns) of the runs row: the JSON and SQLite readers put none in metrics or
-    # extra_text
-    columns = ascend_csv.load(con, run_id, src.headers, retry["as_text"]) if src.headers else ([], [])
+    # (metric columns, extra columns) of the runs row: of the JSON and SQLite readers, only the Ascend DB
+    # reader fills metrics (its PMU table), none extra_text
+    metric_columns = facts.pop("metric_columns", [])
+    columns = ascend_csv.load(con, run_id, src.headers, retry["as_text"]) if src.headers else (metric_columns, [])
     # an Ascend CSV's rows are committed already, duplicates marked: the transaction below only adds the
     # runs row and its facts (capped anyway: whatever it reads of millions of rows stays under the cap)
     with memory_cap(con, ascend_csv.DUCKDB_MEMORY) if src.headers else contextlib.nullcontext():

@@ -14,7 +14,10 @@ The rows follow kernel_details.csv, so that one capture gives the same report fr
     it (the gap since the previous row ends, never below 0);
   - torch_npu's framework side (PYTORCH_API: ops, Python frames, task queue) as host events, each op's
     connectionId as external_id on the op and on the rows it launched (CONNECTION_IDS): all 191 rows of
-    the AlexNet capture reach their op.
+    the AlexNet capture reach their op;
+  - the PMU metrics of TASK_PMU_INFO (aic_metrics) in `metrics`, named by the run's metric_columns as the
+    export names them (28 for the AlexNet capture's PipeUtilization set: times in ns, where
+    kernel_details.csv writes µs and names them `…_time(us)`).
 
 The file is read with Python's sqlite3 (DuckDB's sqlite extension is not installed with tracedb): each
 table's columns, checked by name, are copied into TEMP tables of the side store through Arrow in batches
@@ -25,7 +28,7 @@ import sqlite3
 from tracedb import sql
 from tracedb.errors import InputError
 from tracedb.ingest import sqlite_export
-from tracedb.ingest.sqlite_export import arrow_batches, quote
+from tracedb.ingest.sqlite_export import REAL, arrow_batches, quote
 
 FORMAT = "ascend-db"
 DEVICE_KIND = "npu"
@@ -38,7 +41,7 @@ REQUIRED_TABLES = ("STRING_IDS", "TASK", "COMPUTE_TASK_INFO")
 # table -> (target TEMP table, required columns, optional columns); columns are (name, 'int' | 'text' |
 # 'digits': an integer that torch_npu writes as text, PYTORCH_API's times). An optional column the file lacks
 # is read as NULL; an optional table the file lacks is left empty.
-_I, _T, _D = "int", "text", "digits"
+_I, _T, _D, _R = "int", "text", "digits", "real"
 _TABLES = {
     "STRING_IDS": ("_adb_strings", [("id", _I), ("value", _T)], []),
     "TASK": ("_adb_task", [("globalTaskId", _I), ("startNs", _I), ("endNs", _I), ("deviceId", _I)],
@@ -59,6 +62,8 @@ _TABLES = {
     "CONNECTION_IDS": ("_adb_links", [("id", _I), ("connectionId", _I)], []),
     "RANK_DEVICE_MAP": ("_adb_ranks", [("rankId", _I), ("deviceId", _I)], []),
     "NPU_INFO": ("_adb_npus", [("id", _I), ("name", _T)], []),
+    # PMU metrics of the compute tasks (aic_metrics), one row per task and metric, value a number
+    "TASK_PMU_INFO": ("_adb_pmu", [("globalTaskId", _I), ("name", _I), ("value", _R)], []),
 }
 _EXPECTED = "expected torch_npu's ascend_pytorch_profiler_N.db or msprof's msprof_N.db"
 
@@ -110,14 +115,16 @@ def load(con, run_id: int, src) -> dict:
     bad = sql.run(con, "ingest_ascend_db_check", {"device": src.agent}).fetchone()
     if bad:
         raise InputError(f"{path}: {bad[0]}")
-    sql.run(con, "ingest_ascend_db_insert", {"run_id": run_id, "device": src.agent})
+    metrics = [r[0] for r in sql.run(con, "ingest_ascend_db_metrics").fetchall()]
+    sql.run(con, "ingest_ascend_db_insert", {"run_id": run_id, "device": src.agent, "metrics": metrics})
     sql.run(con, "ingest_split_texts", {"run_id": run_id})
     sql.run(con, "ingest_ascend_db_host", {"run_id": run_id})
     rank, device_name = sql.run(con, "ingest_ascend_db_facts", {"run_id": run_id}).fetchone()
     sql.run(con, "ingest_ascend_db_drop")
     info_rank = src.metadata.get("profiler_info", {}).get("rank_id")
     return {"device_name": device_name, "device_kind": DEVICE_KIND, "clock_domain": CLOCK_DOMAIN,
-            "rank": info_rank if info_rank is not None else rank if rank is not None else src.rank}
+            "rank": info_rank if info_rank is not None else rank if rank is not None else src.rank,
+            "metric_columns": metrics}
 
 
 def _columns(lite, path) -> dict[str, set[str]]:
@@ -143,11 +150,13 @@ def _copy(lite, con, path, table, target, required, optional, cols):
     spec = required + optional
     select = ", ".join(_column(c, kind) if c in cols else "NULL" for c, kind in spec)
 
-    def refuse(col, row, v, text):
+    def refuse(col, row, v, kind):
+        expected = "text" if kind is True else "a number" if kind == REAL else "an integer"
         return InputError(f"{path}: table {table}, row {row}: column {col} holds {repr(v)[:40]} "
-                          f"({type(v).__name__}); expected {'text' if text else 'an integer'}")
+                          f"({type(v).__name__}); expected {expected}")
+    kinds = {_T: True, _R: REAL}
     cur = lite.execute(f"SELECT {select} FROM {quote(table)}")
-    for _, batch in arrow_batches(cur, [(c, kind == _T) for c, kind in spec], refuse, BATCH_ROWS):
+    for _, batch in arrow_batches(cur, [(c, kinds.get(kind, False)) for c, kind in spec], refuse, BATCH_ROWS):
         con.from_arrow(batch).insert_into(target)
 
 

@@ -78,20 +78,26 @@ def quote(name) -> str:
     return '"' + str(name).replace('"', '""') + '"'
 
 
-def fits(v, text: bool) -> bool:
-    """A value Arrow takes as a string (text), or as an int64."""
+REAL = "real"   # a column kind of arrow_batches beside True (text) and False (int64): a number as float64
+
+
+def fits(v, kind) -> bool:
+    """A value Arrow takes as a string (kind True), an int64 (False) or a float64 (REAL)."""
     if v is None:
         return True
-    if text:
+    if kind is True:
         return isinstance(v, str)
+    if kind == REAL:
+        return isinstance(v, (int, float)) and not isinstance(v, bool)
     return isinstance(v, int) and not isinstance(v, bool) and -2**63 <= v < 2**63
 
 
 def arrow_batches(cur, columns, refuse, rows_per_batch: int = 1 << 16):
     """The rows of the sqlite3 cursor `cur` as pyarrow Tables of at most `rows_per_batch` rows, exact:
-    `columns` is [(name, text)] in the cursor's order, text as strings and the rest as int64. Yields
-    (rows before this batch, table). A value of another type (text in an integer column, a float, a blob)
-    raises `refuse(column, row number from 1, value, text)`, the reader's own one-line error."""
+    `columns` is [(name, kind)] in the cursor's order, kind True for text (strings), REAL for numbers
+    (float64: SQLite's NUMERIC holds 0 as an integer beside 0.5) and False for int64. Yields (rows before
+    this batch, table). A value of another type (text in an integer column, a float, a blob) raises
+    `refuse(column, row number from 1, value, kind)`, the reader's own one-line error."""
     import pyarrow as pa
     done = 0
     while True:
@@ -99,11 +105,12 @@ def arrow_batches(cur, columns, refuse, rows_per_batch: int = 1 << 16):
         if not rows:
             return
         arrays = []
-        for (name, text), values in zip(columns, zip(*rows)):     # rows -> columns, in C
+        for (name, kind), values in zip(columns, zip(*rows)):     # rows -> columns, in C
+            typ = pa.string() if kind is True else pa.float64() if kind == REAL else pa.int64()
             try:
-                arrays.append(pa.array(values, type=pa.string() if text else pa.int64()))
+                arrays.append(pa.array(values, type=typ))
             except (pa.ArrowException, TypeError, ValueError, OverflowError):
-                at = next((j for j, v in enumerate(values) if not fits(v, text)), 0)
-                raise refuse(name, done + at + 1, values[at], text) from None
+                at = next((j for j, v in enumerate(values) if not fits(v, kind)), 0)
+                raise refuse(name, done + at + 1, values[at], kind) from None
         yield done, pa.Table.from_arrays(arrays, names=[c for c, _ in columns])
         done += len(rows)

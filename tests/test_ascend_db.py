@@ -41,6 +41,7 @@ TORCH_NPU = {   # table -> columns, in the order torch_npu 2.x writes them (sche
                    "sequenceNumber INTEGER, fwdThreadId INTEGER, inputDtypes INTEGER, inputShapes INTEGER, "
                    "callchainId INTEGER, type INTEGER",
     "CONNECTION_IDS": "id INTEGER, connectionId INTEGER",
+    "TASK_PMU_INFO": "globalTaskId INTEGER, name INTEGER, value NUMERIC",
 }
 PID, TID = 4242, 4243
 GTID = (PID << 32) | TID           # globalTid: pid in the high 32 bits
@@ -65,6 +66,11 @@ LAYER = [("aclnnFlashAttentionScore_FlashAttentionScore_FlashAttentionScore", "F
          ("RmsNorm", "RmsNorm", "AI_VECTOR_CORE", 1_207)]
 
 
+def PMU(dur):
+    """The PMU metrics of a compute task of `dur` ns, as TASK_PMU_INFO holds them."""
+    return {"aic_total_time": dur * 0.75, "aic_mac_ratio": 0.25, "aic_total_cycles": dur * 2}
+
+
 class Capture:
     """A synthetic capture: compute tasks, runtime tasks, collectives; `expected` holds the rows
     kernel_details.csv would have, in start order: (start, dur, name, op type, core, device, stream, step)."""
@@ -73,7 +79,7 @@ class Capture:
         self.strings, self.tasks, self.compute, self.comm, self.comm_tasks = {}, [], [], [], []
         self.expected, self.steps, self.devices, self.launches = [], [], devices, []
         self.fwk, self.links = [(str(T0), str(T0 + 10**9), GTID, None, self.sid("nn.Module: Model_0"), 50003)], []
-        self.gid = 0
+        self.gid, self.pmu = 0, []
         t = T0 + 1_000_000
         self.task(0, t, 999, "trans_TransData_0", "TransData", "AI_VECTOR_CORE", step=None)   # before every step
         t += 2_000_000
@@ -111,6 +117,9 @@ class Capture:
                              self.sid(op), self.sid("ND"), self.sid("DT_BF16"), self.sid('"1,4096"'), self.sid("ND"),
                              self.sid("DT_BF16"), self.sid('"1,4096"'), self.sid("N/A")))
         self.expected.append((start, dur, name, op, core, dev, 2, step))
+        # PMU metrics as torch_npu writes them: times in ns (floats), cycles as integers, ratios
+        for metric, value in PMU(dur).items():
+            self.pmu.append((self.gid, self.sid(metric), value))
         # its launch (aclnn node) on the host, 200 µs ahead, and the framework op that asked for it
         self.launches.append((start - 200_000, start - 199_000, 10000, 77, self.gid, self.sid(name)))
         self.fwk.append((str(start - 250_000), str(start - 240_000), GTID, 100_000 + self.gid, self.sid(op), 50001))
@@ -179,7 +188,8 @@ class Capture:
                "NPU_INFO": [{"id": d, "name": "Ascend910B"} for d in range(8)],
                "PYTORCH_API": [dict(zip(["startNs", "endNs", "globalTid", "connectionId", "name", "type"], r))
                                for r in self.fwk],
-               "CONNECTION_IDS": [{"id": i, "connectionId": c} for i, c in self.links]}
+               "CONNECTION_IDS": [{"id": i, "connectionId": c} for i, c in self.links],
+               "TASK_PMU_INFO": [dict(zip(["globalTaskId", "name", "value"], r)) for r in self.pmu]}
         if layout == "msprof":
             for r in out["COMPUTE_TASK_INFO"]:
                 r["waitNs"] = 1000 + r["globalTaskId"]
@@ -253,6 +263,55 @@ def test_columns_follow_kernel_details(tmp_path):
     ends = [g[0] + g[1] for g in got]
     assert waits == [0] + [max(0, got[i][0] - ends[i - 1]) for i in range(1, len(got))]
     assert waits[2] == 311
+
+
+def metrics_of(db, run="R"):
+    con = tracedb.connect(db)
+    try:
+        columns = con.execute("SELECT metric_columns FROM runs WHERE name = $r", {"r": run}).fetchone()[0]
+        rows = con.execute("SELECT k.kind, k.dur_ns, k.metrics FROM kernels_raw k JOIN runs r USING (run_id) "
+                           "WHERE r.name = $r ORDER BY k.seq", {"r": run}).fetchall()
+        view = con.execute("SELECT metric, count(value), sum(value) FROM kernel_metrics JOIN runs r USING (run_id) "
+                           "WHERE r.name = $r GROUP BY 1 ORDER BY 1", {"r": run}).fetchall()
+    finally:
+        con.close()
+    return columns, rows, view
+
+
+def test_pmu_metrics_of_compute_tasks_are_kept_by_name(tmp_path):
+    cap = Capture()
+    db = str(tmp_path / "s.duckdb")
+    cli("ingest", pt_folder(tmp_path, cap), "--db", db, "--name", "R")
+    columns, rows, view = metrics_of(db)
+    assert columns == ["aic_mac_ratio", "aic_total_cycles", "aic_total_time"]          # by name
+    # each compute task its own values (times in ns as written, cycles exact); collectives none
+    assert [(k, m) for k, d, m in rows if k == "comm"] == [("comm", None)] * 2
+    assert [m for k, d, m in rows if k == "kernel"] == [[0.25, d * 2, d * 0.75] for k, d, m in rows if k == "kernel"]
+    n = len(cap.compute)
+    durs = sum(d for k, d, _ in rows if k == "kernel")
+    assert view == [("aic_mac_ratio", n, 0.25 * n), ("aic_total_cycles", n, 2.0 * durs), ("aic_total_time", n, 0.75 * durs)]
+
+
+def test_a_pmu_metric_missing_or_given_twice_is_null_for_that_task(tmp_path):
+    cap = Capture()
+    first, second = cap.compute[0][1], cap.compute[1][1]        # globalTaskId of the first two compute tasks
+    ratio = cap.sid("aic_mac_ratio")
+    cap.pmu = [p for p in cap.pmu if not (p[0] == first and p[1] == ratio)]    # the first lacks the ratio
+    cap.pmu.append((second, ratio, 0.5))                         # the second has two ratios: none is picked
+    db = str(tmp_path / "s.duckdb")
+    cli("ingest", pt_folder(tmp_path, cap), "--db", db, "--name", "R")
+    _, rows, _ = metrics_of(db)
+    kernels_ = [(d, m) for k, d, m in rows if k == "kernel"]
+    assert kernels_[0][1] == [None, kernels_[0][0] * 2, kernels_[0][0] * 0.75]
+    assert kernels_[1][1] == [None, kernels_[1][0] * 2, kernels_[1][0] * 0.75]
+    assert kernels_[2][1][0] == 0.25
+
+
+def test_text_in_the_pmu_value_column(tmp_path):
+    cap = Capture()
+    cap.pmu[4] = cap.pmu[4][:2] + ("fast",)
+    refused(tmp_path, pt_folder(tmp_path, cap),
+            "table TASK_PMU_INFO, row 5: column value holds 'fast' (str); expected a number")
 
 
 def test_framework_ops_are_host_events_linked_to_their_kernels(tmp_path):
@@ -498,6 +557,15 @@ def test_real_torch_npu_export_against_its_tables_and_the_text_export(tmp_path):
     assert sum(n for _, n in ops) == 191 and ops[:2] == [("Conv2DBackpropFilter", 25), ("Conv2D", 20)]
     assert ("HcclAllreduce", 4) in ops
     con.close()
+    # the 28 PMU metrics of the PipeUtilization set, per metric the same count and sum as TASK_PMU_INFO
+    lite = sqlite3.connect(f"file:{os.path.join(folder, 'ASCEND_PROFILER_OUTPUT', 'ascend_pytorch_profiler_0.db')}"
+                           "?mode=ro&immutable=1", uri=True)
+    want = lite.execute("SELECT s.value, count(*), sum(p.value) FROM TASK_PMU_INFO p JOIN STRING_IDS s "
+                        "ON s.id = p.name GROUP BY 1 ORDER BY 1").fetchall()
+    lite.close()
+    columns, _, view = metrics_of(db)
+    assert len(columns) == len(want) == 28 and columns == [w[0] for w in want]
+    assert [(m, n, round(v, 6)) for m, n, v in view if m in columns] == [(m, n, round(v, 6)) for m, n, v in want]
 
 
 @pytest.mark.real_data

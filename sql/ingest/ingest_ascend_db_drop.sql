@@ -13,3 +13,4 @@ DROP TABLE _adb_npus;
 DROP TABLE _adb_api;
 DROP TABLE _adb_fwk;
 DROP TABLE _adb_links;
+DROP TABLE _adb_pmu;

@@ -20,12 +20,16 @@
 -- included), NULL outside every step.
 -- Wait Time: waitNs where the file has it (msprof), else torch_npu's rule for kernel_details: the row's
 -- start minus the end of the row before it on the device, never below 0, and 0 for the first.
+-- metrics: a compute task's PMU metrics (TASK_PMU_INFO) in the order of $metrics, NULL in the list where
+-- the task has no value for a metric, or more than one (a task the export logged twice: no value is
+-- picked); NULL for communication ops and for tasks without PMU rows.
 -- Inputs: TEMP _adb_strings, _adb_task, _adb_compute, _adb_comm, _adb_comm_tasks, _adb_steps, _adb_api,
---   _adb_fwk, _adb_links (checked by ingest_ascend_db_check).
+--   _adb_fwk, _adb_links (checked by ingest_ascend_db_check), _adb_pmu.
 -- Parameters:
 --   $run_id INTEGER: the run being ingested
 --   $device BIGINT: the device of the run (TASK.deviceId), NULL for every device
--- Output: TEMP _rows_with_texts, the run's kernels_raw columns and its text columns (op_state,
+--   $metrics VARCHAR[]: the run's metric columns (ingest_ascend_db_metrics)
+-- Output: TEMP _rows_with_texts, the run's kernels_raw columns (metrics DOUBLE[] among them) and its text columns (op_state,
 --   input_shapes, input_dtypes, input_formats, output_shapes, output_dtypes, output_formats, extra_text),
 --   in row order, for ingest_split_texts.sql (seq 0 and dup NULL until ingest_finish).
 CREATE OR REPLACE TEMP TABLE _rows_with_texts AS
@@ -41,6 +45,18 @@ WITH str AS (
     SELECT l.connectionId, min(f.connectionId) AS op_id
     FROM _adb_links l JOIN _adb_fwk f ON f.connectionId = l.id AND f.type = 50001
     GROUP BY l.connectionId
+), metric_order AS (
+    SELECT unnest($metrics::VARCHAR[]) AS metric, unnest(range(1, len($metrics::VARCHAR[]) + 1)) AS i
+), pmu_value AS (
+    SELECT p.globalTaskId, s.value AS metric, CASE WHEN count(*) = 1 THEN any_value(p.value) END AS value
+    FROM _adb_pmu p JOIN _adb_strings s ON s.id = p.name
+    GROUP BY ALL
+), pmu AS (
+    SELECT g.globalTaskId, list(v.value ORDER BY m.i) AS metrics
+    FROM (SELECT DISTINCT globalTaskId FROM _adb_pmu) g
+    CROSS JOIN metric_order m
+    LEFT JOIN pmu_value v ON v.globalTaskId = g.globalTaskId AND v.metric = m.metric
+    GROUP BY g.globalTaskId
 ), compute AS (
     SELECT t.startNs AS start_ns, t.endNs - t.startNs AS dur_ns, 0 AS part, c.globalTaskId AS key,
            c.name AS name_id, c.opType AS op_type_id, c.taskType AS core_type_id, t.deviceId AS device_id,
@@ -84,8 +100,9 @@ SELECT $run_id AS run_id, 0 AS seq, p.start_ns, p.dur_ns, n.value AS name, ot.va
        p.device_id, p.stream_id, p.task_id, p.step_id, p.model_id, p.context_id, p.block_dim, p.mix_block_dim,
        p.wait_ns, NULL::VARCHAR AS op_state, ish.value AS input_shapes, idt.value AS input_dtypes,
        ifm.value AS input_formats, osh.value AS output_shapes, odt.value AS output_dtypes,
-       ofm.value AS output_formats, NULL::VARCHAR AS extra_text, p.external_id
+       ofm.value AS output_formats, NULL::VARCHAR AS extra_text, p.external_id, pm.metrics
 FROM stepped p
+LEFT JOIN pmu pm ON p.part = 0 AND pm.globalTaskId = p.key
 LEFT JOIN str n ON n.id = p.name_id
 LEFT JOIN str ot ON ot.id = p.op_type_id
 LEFT JOIN str ct ON ct.id = p.core_type_id

@@ -7,8 +7,10 @@
 -- Output: TEMP _adb_strings (STRING_IDS), _adb_task (TASK), _adb_compute (COMPUTE_TASK_INFO), _adb_comm
 --   (COMMUNICATION_OP), _adb_comm_tasks (COMMUNICATION_TASK_INFO), _adb_steps (STEP_TIME), _adb_ranks
 --   (RANK_DEVICE_MAP), _adb_npus (NPU_INFO), _adb_api (CANN_API, read only with STEP_TIME), _adb_fwk
---   (PYTORCH_API, its text times as integers) and _adb_links (CONNECTION_IDS), empty. Read by
---   ingest_ascend_db_check, ingest_ascend_db_insert, ingest_ascend_db_host and ingest_ascend_db_facts;
+--   (PYTORCH_API, its text times as integers), _adb_links (CONNECTION_IDS) and _adb_pmu (TASK_PMU_INFO,
+--   its values as DOUBLE), empty. Read by
+--   ingest_ascend_db_check, ingest_ascend_db_metrics, ingest_ascend_db_insert, ingest_ascend_db_host and
+--   ingest_ascend_db_facts;
 --   dropped by ingest_ascend_db_drop.
 CREATE OR REPLACE TEMP TABLE _adb_strings (id BIGINT, value VARCHAR);
 CREATE OR REPLACE TEMP TABLE _adb_task (globalTaskId BIGINT, startNs BIGINT, endNs BIGINT, deviceId BIGINT,
@@ -26,3 +28,4 @@ CREATE OR REPLACE TEMP TABLE _adb_api (startNs BIGINT, endNs BIGINT, type BIGINT
 CREATE OR REPLACE TEMP TABLE _adb_fwk (startNs BIGINT, endNs BIGINT, globalTid BIGINT, name BIGINT, connectionId BIGINT,
     type BIGINT);
 CREATE OR REPLACE TEMP TABLE _adb_links (id BIGINT, connectionId BIGINT);
+CREATE OR REPLACE TEMP TABLE _adb_pmu (globalTaskId BIGINT, name BIGINT, value DOUBLE);
