@@ -66,7 +66,7 @@ LAYER = [("aclnnFlashAttentionScore_FlashAttentionScore_FlashAttentionScore", "F
          ("RmsNorm", "RmsNorm", "AI_VECTOR_CORE", 1_207)]
 
 
-def PMU(dur):
+def pmu_of(dur):
     """The PMU metrics of a compute task of `dur` ns, as TASK_PMU_INFO holds them."""
     return {"aic_total_time": dur * 0.75, "aic_mac_ratio": 0.25, "aic_total_cycles": dur * 2}
 
@@ -118,7 +118,7 @@ class Capture:
                              self.sid("DT_BF16"), self.sid('"1,4096"'), self.sid("N/A")))
         self.expected.append((start, dur, name, op, core, dev, 2, step))
         # PMU metrics as torch_npu writes them: times in ns (floats), cycles as integers, ratios
-        for metric, value in PMU(dur).items():
+        for metric, value in pmu_of(dur).items():
             self.pmu.append((self.gid, self.sid(metric), value))
         # its launch (aclnn node) on the host, 200 µs ahead, and the framework op that asked for it
         self.launches.append((start - 200_000, start - 199_000, 10000, 77, self.gid, self.sid(name)))

@@ -29,9 +29,10 @@
 --   $run_id INTEGER: the run being ingested
 --   $device BIGINT: the device of the run (TASK.deviceId), NULL for every device
 --   $metrics VARCHAR[]: the run's metric columns (ingest_ascend_db_metrics)
--- Output: TEMP _rows_with_texts, the run's kernels_raw columns (metrics DOUBLE[] among them) and its text columns (op_state,
---   input_shapes, input_dtypes, input_formats, output_shapes, output_dtypes, output_formats, extra_text),
---   in row order, for ingest_split_texts.sql (seq 0 and dup NULL until ingest_finish).
+-- Output: TEMP _rows_with_texts, the run's kernels_raw columns (metrics DOUBLE[] among them) and its text
+--   columns (op_state, input_shapes, input_dtypes, input_formats, output_shapes, output_dtypes,
+--   output_formats, extra_text), in row order, for ingest_split_texts.sql (seq 0 and dup NULL until
+--   ingest_finish).
 CREATE OR REPLACE TEMP TABLE _rows_with_texts AS
 WITH str AS (
     SELECT id, nullif(nullif(value, 'N/A'), '') AS value FROM _adb_strings
