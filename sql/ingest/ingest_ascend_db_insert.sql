@@ -21,8 +21,8 @@
 -- Wait Time: waitNs where the file has it (msprof), else torch_npu's rule for kernel_details: the row's
 -- start minus the end of the row before it on the device, never below 0, and 0 for the first.
 -- metrics: a compute task's PMU metrics (TASK_PMU_INFO) in the order of $metrics, NULL in the list where
--- the task has no value for a metric, or more than one (a task the export logged twice: no value is
--- picked); NULL for communication ops and for tasks without PMU rows.
+-- the task has no value for a metric, or more than one (a globalTaskId that several launches share: which
+-- value is whose is not known, so none is picked); NULL for communication ops and for tasks without PMU rows.
 -- Inputs: TEMP _adb_strings, _adb_task, _adb_compute, _adb_comm, _adb_comm_tasks, _adb_steps, _adb_api,
 --   _adb_fwk, _adb_links (checked by ingest_ascend_db_check), _adb_pmu.
 -- Parameters:
