@@ -46,18 +46,21 @@ WITH str AS (
     SELECT l.connectionId, min(f.connectionId) AS op_id
     FROM _adb_links l JOIN _adb_fwk f ON f.connectionId = l.id AND f.type = 50001
     GROUP BY l.connectionId
-), metric_order AS (
-    SELECT unnest($metrics::VARCHAR[]) AS metric, unnest(range(1, len($metrics::VARCHAR[]) + 1)) AS i
-), pmu_value AS (
-    SELECT p.globalTaskId, s.value AS metric, CASE WHEN count(*) = 1 THEN any_value(p.value) END AS value
-    FROM _adb_pmu p JOIN _adb_strings s ON s.id = p.name
-    GROUP BY ALL
-), pmu AS (
-    SELECT g.globalTaskId, list(v.value ORDER BY m.i) AS metrics
-    FROM (SELECT DISTINCT globalTaskId FROM _adb_pmu) g
-    CROSS JOIN metric_order m
-    LEFT JOIN pmu_value v ON v.globalTaskId = g.globalTaskId AND v.metric = m.metric
-    GROUP BY g.globalTaskId
+), metric_position AS (    -- STRING_IDS id of a metric's name -> its place in $metrics (1-based)
+    SELECT s.id AS name_id, list_position($metrics::VARCHAR[], s.value) AS i
+    FROM _adb_strings s
+    WHERE list_contains($metrics::VARCHAR[], s.value)
+), pmu_lists AS (
+    SELECT p.globalTaskId, list(m.i ORDER BY m.i) AS places, list(p.value ORDER BY m.i) AS vals
+    FROM _adb_pmu p JOIN metric_position m ON m.name_id = p.name
+    GROUP BY p.globalTaskId
+), pmu AS (             -- a task with each metric once (the usual case) takes its list as it is
+    SELECT globalTaskId,
+           CASE WHEN len(places) = len($metrics::VARCHAR[]) AND len(list_distinct(places)) = len(places) THEN vals
+                ELSE list_transform(range(1, len($metrics::VARCHAR[]) + 1), lambda x:
+                         CASE WHEN len(list_filter(places, lambda q: q = x)) = 1 THEN vals[list_position(places, x)] END)
+           END AS metrics
+    FROM pmu_lists
 ), compute AS (
     SELECT t.startNs AS start_ns, t.endNs - t.startNs AS dur_ns, 0 AS part, c.globalTaskId AS key,
            c.name AS name_id, c.opType AS op_type_id, c.taskType AS core_type_id, t.deviceId AS device_id,
