@@ -565,6 +565,14 @@ def test_real_torch_npu_export_against_its_tables_and_the_text_export(tmp_path):
     lite.close()
     columns, _, view = metrics_of(db)
     assert len(columns) == len(want) == 28 and columns == [w[0] for w in want]
+    # a ratio has one name in both exports: the matmul's average aic_mac_ratio in each capture (schema.md)
+    con = tracedb.connect(db)
+    ratio = con.execute(
+        "SELECT r.name, count(*), round(avg(m.value), 3) FROM kernel_metrics m JOIN kernels k USING (run_id, seq) "
+        "JOIN runs r USING (run_id) WHERE m.metric = 'aic_mac_ratio' AND k.name = 'aclnnAddmm_MatMulCommon_MatMulV2' "
+        "GROUP BY 1 ORDER BY 1").fetchall()
+    con.close()
+    assert ratio == [("R", 3, 0.175), ("T", 3, 0.182)]
     assert [(m, n, round(v, 6)) for m, n, v in view if m in columns] == [(m, n, round(v, 6)) for m, n, v in want]
 
 
