@@ -178,6 +178,8 @@ WindowOpt = Annotated[str, typer.Option("--window", "-w", help="full (default): 
                                          callback=choice("full", "strict"))]
 GapOpt = Annotated[Optional[float], typer.Option("--pass-gap", help="Split passes where the anchor gap exceeds G x the median gap (default: at gaps >= 2x every gap inside a pass, found per run).", show_default=False,
                                                       callback=number(0, MAX_PASS_GAP, lo_open=True))]
+PhaseOpt = Annotated[Optional[str], typer.Option("--phase", help="forward (default) or backward: which passes of a training trace (a backward --anchor picks backward).",
+                                                show_default=False, callback=choice("forward", "backward"))]
 ConfigOpt = Annotated[Optional[str], typer.Option("--config", help="Model config.json: num_hidden_layers, layer types.",
                                                   callback=non_empty("a config.json path"))]
 PassOpt = Annotated[str, typer.Option("--pass", help="A pass number, all, steady, auto (the steady pass, else the last full one), or mean (layers, compare: the mean of the steady passes).",
@@ -188,7 +190,7 @@ ModulePathOpt = Annotated[bool, typer.Option("--module-path", help="Modules by i
 # The segmentation options, in help order, with their defaults: the keywords of segment.Options.
 SEGMENTATION = (("profile", ProfileOpt, None), ("anchor", AnchorOpt, None), ("layers", LayersOpt, None),
                 ("blocks_per_layer", BplOpt, None), ("layer_offset", OffsetOpt, None), ("window", WindowOpt, "full"),
-                ("pass_gap", GapOpt, None), ("config", ConfigOpt, None))
+                ("pass_gap", GapOpt, None), ("config", ConfigOpt, None), ("phase", PhaseOpt, None))
 
 
 def segmentation_options(fn):

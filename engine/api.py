@@ -18,7 +18,7 @@ from tracedb.errors import UsageError
 # Python keyword), and what the engine calls them.
 SEGMENT = {"run": "runs", "tag": "tags", "profile": "profile", "anchor": "anchor", "layers": "layers",
            "blocks_per_layer": "blocks_per_layer", "layer_offset": "layer_offset", "window": "window",
-           "pass_gap": "pass_gap", "config": "config"}
+           "pass_gap": "pass_gap", "config": "config", "phase": "phase"}
 # Per report: its own options (CLI name -> engine name), on top of SEGMENT where the report segments.
 OPTIONS = {
     "passes": {**SEGMENT, "absolute": "absolute"},

@@ -11,6 +11,8 @@ import json
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from tracedb.sql import ident
+
 FORMATS = ("table", "md", "csv", "json", "html")
 # the layouts for people to read: fewer columns, short names, compare's wide table; the others keep every column
 READING = ("table", "md")
@@ -53,10 +55,23 @@ def fetch(con, query: str, query_params: dict, report: str, fmt: str = "table", 
         desc = con.execute("SELECT * FROM _report LIMIT 0").description
         cols = [d[0] for d in desc]
         numeric = numeric_columns(desc)
+        # a label's source column (report layers' unit) only names labelled rows: it is not shown itself
+        hidden = [lab[2] for lab in (kw.get("labels") or {}).values() if len(lab) > 2 and lab[2] in cols]
         if fmt == "csv":
-            return Result(report=report, columns=cols, numeric=numeric, rows=[],
-                          csv_body=_copy_csv(con, kw.get("labels") or {}), **kw)
+            body = _copy_csv(con, kw.get("labels") or {}, hidden)
+            keep = [i for i, c in enumerate(cols) if c not in hidden]
+            return Result(report=report, columns=[cols[i] for i in keep], numeric=[numeric[i] for i in keep],
+                          rows=[], csv_body=body, **kw)
         rows = con.execute("SELECT COLUMNS(*)::VARCHAR FROM _report").fetchall()
+        if hidden:   # the source's text in the labelled column, where it has one; then the source goes
+            at = {c: i for i, c in enumerate(cols)}
+            subs = [(at[c], at[lab[2]]) for c, lab in kw["labels"].items() if len(lab) > 2 and lab[2] in at]
+            keep = [i for i, c in enumerate(cols) if c not in hidden]
+            src = dict(subs)
+            rows = [tuple(r[src[i]] if i in src and r[i] is None else r[i] for i in keep) for r in rows]
+            cols, numeric = [cols[i] for i in keep], [numeric[i] for i in keep]
+            con.execute(f"CREATE OR REPLACE TEMP TABLE _report AS SELECT * EXCLUDE ({', '.join(map(ident, hidden))}) "
+                        "FROM _report")
         table = _arrow(con.sql("SELECT * FROM _report")) if ARROW.get() else None
         return Result(report=report, columns=cols, numeric=numeric, rows=rows, table=table, **kw)
     finally:
@@ -68,20 +83,25 @@ def _arrow(rel):
     return rel.to_arrow_table() if hasattr(rel, "to_arrow_table") else rel.arrow()
 
 
-def _copy_csv(con, labels: dict) -> str:
+def _copy_csv(con, labels: dict, hidden=()) -> str:
     import os
     import tempfile
 
     from tracedb.sql import ident
     fd, path = tempfile.mkstemp(suffix=".csv", prefix="tracedb-")
     os.close(fd)
-    # a labelled NULL (the prologue's layer) is written as its label, bound as a parameter
-    swap = ", ".join(f"coalesce(CAST({ident(c)} AS VARCHAR), CASE WHEN {ident(g)} IS NOT NULL THEN $l{i} END) "
-                     f"AS {ident(c)}" for i, (c, (_, g)) in enumerate(labels.items()))
-    source = f"(SELECT * REPLACE ({swap}) FROM _report)" if labels else "_report"
+    # a labelled NULL (the prologue's layer) is written as its label, bound as a parameter, or as the text of
+    # the label's source column when the report has one (the layer of an epilogue row: its unit)
+    cols = {d[0] for d in con.execute("SELECT * FROM _report LIMIT 0").description}
+    swap = ", ".join(
+        f"coalesce(CAST({ident(c)} AS VARCHAR), CASE WHEN {ident(lab[1])} IS NOT NULL THEN "
+        + (f"coalesce(CAST({ident(lab[2])} AS VARCHAR), $l{i})" if len(lab) > 2 and lab[2] in cols else f"$l{i}")
+        + f" END) AS {ident(c)}" for i, (c, lab) in enumerate(labels.items()))
+    drop = f"EXCLUDE ({', '.join(ident(c) for c in hidden)}) " if hidden else ""
+    source = f"(SELECT * {drop}REPLACE ({swap}) FROM _report)" if labels else "_report"
     try:
         con.execute(f"COPY {source} TO $path (FORMAT csv, HEADER false, DELIMITER ',')",
-                    {"path": path, **{f"l{i}": lab for i, (lab, _) in enumerate(labels.values())}})
+                    {"path": path, **{f"l{i}": lab[0] for i, lab in enumerate(labels.values())}})
         with open(path, encoding="utf-8", newline="") as f:
             return f.read()
     finally:
@@ -211,9 +231,9 @@ def _labelled(res: Result, row) -> list:
         return list(row)
     at = {c: i for i, c in enumerate(res.columns)}
     out = list(row)
-    for c, (label, guard) in res.labels.items():
+    for c, (label, guard, *source) in res.labels.items():
         if c in at and out[at[c]] is None and guard in at and row[at[guard]] is not None:
-            out[at[c]] = label
+            out[at[c]] = (row[at[source[0]]] if source and source[0] in at else None) or label
     return out
 
 

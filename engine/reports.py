@@ -56,17 +56,13 @@ def build_report(con, name: str, fmt: str = "table", pass_spec: str = "all", abs
         return _modules(con, fmt, pass_spec, by, seg_opts, module_path)
     if name == "cores":
         return _cores(con, fmt, **seg_opts)
+    if name == "passes":
+        return _passes(con, fmt, absolute, seg_opts)
     b = segment.bind(con, segment.Options(**seg_opts))
     b.notes.append(b.rule())
     segment.find_passes(con, b)
     base = {"run_ids": b.run_ids, "absolute": bool(absolute)}
     meta = units.params(b, pass_spec)
-    if name == "passes":
-        sel = segment.select_passes(con, b, "all")
-        segment.assign(con, b, sel)
-        selection.flag_short_last_layer(con, b)
-        return rnd.fetch_file(con, fmt, "report_passes", {**base, "steady_tolerance": segment.STEADY_TOLERANCE},
-                              name, b, meta, f"{b.direction} passes")
     if name == "compare":
         return compare.build(con, fmt, b, spec, by, meta, layer=layer, module_path=module_path)
     if name == "kernels" and (flow or compare_layer is not None) and layer is None:
@@ -99,6 +95,34 @@ def build_report(con, name: str, fmt: str = "table", pass_spec: str = "all", abs
                          "hot kernels" + (f" of layer {layer}" if layer is not None else ""))
     # a table for people shows the short name; CSV and JSON keep both
     return rnd.drop_columns(res, ["name"]) if fmt in ("table", "md") else res
+
+
+def _passes(con, fmt, absolute, seg_opts):
+    """Every pass of the selected runs: forward passes, then in a training trace (unless --phase picks one)
+    its backward passes, each phase segmented in its own stream; one table."""
+    con.execute("DROP TABLE IF EXISTS _pass_rows")
+    # an anchor given without --phase names one phase's passes (bind finds which)
+    phases = [seg_opts.get("phase")] if seg_opts.get("phase") or seg_opts.get("anchor") else list(segment.PHASES)
+    notes, b = [], None
+    for phase in phases:
+        if phase == "backward" and not seg_opts.get("phase") and not b.training:
+            break
+        b = segment.bind(con, segment.Options(**{**seg_opts, "phase": phase or seg_opts.get("phase")}))
+        if phase == "backward" and not seg_opts.get("anchor"):
+            b.notes = [n for n in b.notes if n not in notes]
+        b.notes.append(b.rule() if b.phase == "forward" else f"backward passes: {b.rule()}")
+        segment.find_passes(con, b)
+        segment.assign(con, b, segment.select_passes(con, b, "all"))
+        selection.flag_short_last_layer(con, b)
+        params = {"run_ids": b.run_ids, "absolute": bool(absolute), "phase": b.phase,
+                  "steady_tolerance": segment.STEADY_TOLERANCE}
+        for stmt in sql.file_statements("report_passes")[:-1]:
+            con.execute(stmt, sql.used_params(stmt, params))
+        notes += [n for n in b.notes if n not in notes]
+        meta = units.params(b, "all")
+    b.notes = notes
+    title = "forward and backward passes" if len(phases) == 2 and b.training else f"{b.phase} passes"
+    return rnd.fetch_file(con, fmt, "report_passes", {"run_ids": b.run_ids}, "passes", b, meta, title)
 
 
 def _check_layers(con, b, layers: list[int]):

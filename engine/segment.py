@@ -22,6 +22,13 @@ STEADY_TOLERANCE = 0.05   # --pass steady: layer-0 wall within 5 % of the previo
 PASS_BREAK_JUMP = 2.0
 # Kernel names of the backward pass (training traces hold both directions).
 BACKWARD = re.compile(r"(?i)(grad|bwd|backward|dgrad|wgrad)")
+# Kernel names of the optimizer step: PyTorch's fused and foreach Adam/AdamW/SGD (multi_tensor_apply, also
+# its grad-norm and scaling kernels), Apex/TransformerEngine FusedAdam, Ascend's ApplyAdamW and friends.
+OPTIMIZER = re.compile(r"(?i)(adam|multi_tensor_apply|optimizer|sgd_|_sgd|lamb_|apply_?momentum|ApplyAdamW|ApplyAdam)")
+# Pipeline-parallel send/receive between stages: HCCL batchSendRecv/send/receive, NCCL SendRecv kernels.
+PIPELINE_P2P = re.compile(r"(?i)(batchSendRecv|^hcom_send|^hcom_receive|SendRecv|ncclDevKernel_Send|ncclDevKernel_Recv|"
+                          r"ncclKernel_Send|ncclKernel_Recv)")
+PHASES = ("forward", "backward")
 
 
 @dataclass
@@ -37,6 +44,7 @@ class Options:
     window: str = "full"
     pass_gap: float | None = None   # None: breaks found from the gaps; else gap > G x median
     config: str | None = None
+    phase: str | None = None        # forward | backward; None: forward, or backward for a backward --anchor
 
 
 @dataclass
@@ -53,7 +61,8 @@ class Bound:
     pass_gap: float | None
     layer_types: list[str] | None = None
     notes: list[str] = field(default_factory=list)
-    direction: str = "forward"        # what the anchor's passes are: forward or backward
+    phase: str = "forward"            # the stream segmented: forward or backward passes
+    training: set[int] = field(default_factory=set)   # runs with backward or optimizer kernels (_phase rows)
 
     @property
     def per_pass(self) -> int | None:
@@ -62,7 +71,8 @@ class Bound:
     def params(self) -> dict:
         return {"run_ids": self.run_ids, "anchor": self.anchor, "per_pass": self.per_pass,
                 "gap_factor": None if self.pass_gap is None else float(self.pass_gap), "min_jump": PASS_BREAK_JUMP,
-                "window": self.window, "layer_offset": self.layer_offset, "blocks_per_layer": self.blocks_per_layer}
+                "window": self.window, "layer_offset": self.layer_offset, "blocks_per_layer": self.blocks_per_layer,
+                "reverse": self.phase == "backward"}
 
     def pass_rule(self) -> str:
         """How passes are split, as every report states it."""
@@ -82,22 +92,33 @@ def bind(con, opt: Options) -> Bound:
         raise UsageError(f"--window {opt.window!r}: expected strict or full")
     if opt.pass_gap is not None and not opt.pass_gap > 0:
         raise UsageError("--pass-gap must be positive")
+    if opt.phase is not None and opt.phase not in PHASES:
+        raise UsageError(f"--phase {opt.phase!r}: expected forward or backward")
     ids = resolve_runs(con, opt.runs, opt.tags)
     prof = profiles.load(opt.profile or "generic")
     cfg = profiles.model_config(opt.config) if opt.config else {}
+    for cat, pat in prof.rules:
+        check_regex(con, pat, f"profile {prof.source} category {cat}")
+    if opt.anchor:
+        check_regex(con, opt.anchor, "--anchor")
+    names = dict(con.execute("SELECT run_id, name FROM runs WHERE run_id IN (SELECT unnest($ids))", {"ids": ids}).fetchall())
+    training, phase_notes = find_phases(con, prof, ids, names)
+    phase = opt.phase or _phase_of_anchor(con, opt.anchor or prof.anchor, training)
+    if phase == "backward" and not training:
+        raise UsageError("--phase backward: none of the selected runs has backward kernels (a training trace has "
+                         "them: names with Grad, Bwd or backward, (B)/(W) annotations, autograd frames)")
+    sql.run(con, "segment_stream", {"phase": phase})
     anchor = opt.anchor or prof.anchor
     proposal_notes = []
     if not anchor:
-        anchor, proposal_notes = propose_anchor(con, prof, ids, opt, cfg)
+        anchor, proposal_notes = propose_anchor(con, prof, ids, opt, cfg, phase)
     check_regex(con, anchor, "--anchor")
-    for cat, pat in prof.rules:
-        check_regex(con, pat, f"profile {prof.source} category {cat}")
-    names = dict(con.execute("SELECT run_id, name FROM runs WHERE run_id IN (SELECT unnest($ids))", {"ids": ids}).fetchall())
-    b = Bound(run_ids=ids, run_names=names, profile=prof, anchor=anchor,
+    b = Bound(run_ids=ids, run_names=names, profile=prof, anchor=anchor, phase=phase, training=training,
               layers=opt.layers or cfg.get("layers") or prof.layers,
               blocks_per_layer=opt.blocks_per_layer or prof.blocks_per_layer,
               layer_offset=prof.layer_offset if opt.layer_offset is None else opt.layer_offset,
-              window=opt.window, pass_gap=opt.pass_gap, layer_types=cfg.get("layer_types"), notes=proposal_notes)
+              window=opt.window, pass_gap=opt.pass_gap, layer_types=cfg.get("layer_types"),
+              notes=phase_notes + proposal_notes)
     if b.layers is not None and b.layers < 1 or b.blocks_per_layer < 1 or b.layer_offset < 0:
         raise UsageError("--layers and --blocks-per-layer must be >= 1, --layer-offset >= 0")
     if not opt.anchor and prof.anchor_fallback:
@@ -118,7 +139,52 @@ def bind_runs(con, runs, tags=(), profile: str | None = None) -> Bound:
                  blocks_per_layer=1, layer_offset=0, window="full", pass_gap=None)
 
 
-def propose_anchor(con, prof, run_ids, opt, cfg) -> tuple[str, list[str]]:
+def find_phases(con, prof, run_ids, names) -> tuple[set[int], list[str]]:
+    """_phase (kernel_phases.sql): the phase of every kernel of the training runs among `run_ids`. Returns
+    those runs and a note per run saying how much device time each phase holds and what decided it."""
+    _load_rules(con, prof)
+    con.execute("CREATE OR REPLACE TEMP TABLE _names AS SELECT DISTINCT name, op_type FROM kernels "
+                "WHERE run_id IN (SELECT unnest($r))", {"r": run_ids})
+    sql.run(con, "categories")
+    sql.run(con, "kernel_phases", {"run_ids": run_ids, "backward": BACKWARD.pattern, "optimizer": OPTIMIZER.pattern})
+    rows = con.execute("SELECT run_id, phase, evidence, count(*), sum(dur_ns) FROM _phase GROUP BY ALL").fetchall()
+    training = sorted({r[0] for r in rows})
+    notes = []
+    ms = lambda ns: f"{ns / 1e6:,.3f} ms"   # noqa: E731  (notes only)
+    for rid in training:
+        mine = [r for r in rows if r[0] == rid]
+        per_phase = {}
+        for _, ph, _, n, ns in mine:
+            k, t = per_phase.get(ph, (0, 0))
+            per_phase[ph] = (k + n, t + ns)
+        per_ev = {}
+        for _, _, ev, _, ns in mine:
+            per_ev[ev] = per_ev.get(ev, 0) + ns
+        notes.append(f"run '{names[rid]}': a training trace: "
+                     + ", ".join(f"{ph} {per_phase[ph][0]:,} kernels ({ms(per_phase[ph][1])})"
+                                 for ph in ("forward", "backward", "optimizer") if ph in per_phase)
+                     + "; each kernel's phase decided by "
+                     + ", ".join(f"{ev} {ms(per_ev[ev])}" for ev in ("annotation", "autograd", "name", "order")
+                                 if ev in per_ev)
+                     + " (annotation: (F)/(B)/(W) or forward/backward ranges around the launch; autograd: the "
+                       "autograd engine's frames; name: Grad, Bwd, backward, Adam, forward attention; order: "
+                       "the phase of the work around it)")
+    return set(training), notes
+
+
+def _phase_of_anchor(con, anchor: str | None, training: set[int]) -> str:
+    """Forward, unless the given anchor matches only backward kernels of the training runs (an anchor on
+    FlashAttentionScoreGrad asks for backward passes)."""
+    if not anchor or not training:
+        return "forward"
+    got = dict(con.execute(
+        "SELECT p.phase, count(*) FROM _phase p JOIN kernels k USING (run_id, seq) "
+        "WHERE regexp_matches(coalesce(k.name, ''), $a) OR regexp_matches(coalesce(k.op_type, ''), $a) GROUP BY ALL",
+        {"a": anchor}).fetchall())
+    return "backward" if got.get("backward") and not got.get("forward") else "forward"
+
+
+def propose_anchor(con, prof, run_ids, opt, cfg, phase="forward") -> tuple[str, list[str]]:
     """No anchor given: per run, the attention anchor whose count per pass is the most steady (equal to
     the layer count when one is known), passes found exactly as a report finds them. Candidates are each
     attention kernel name and each family of variants that differ only in digits (vLLM runs
@@ -131,14 +197,22 @@ def propose_anchor(con, prof, run_ids, opt, cfg) -> tuple[str, list[str]]:
     names, notes = [], []
     for rid in run_ids:
         run = con.execute("SELECT name FROM runs WHERE run_id = $r", {"r": rid}).fetchone()[0]
-        pairs = con.execute("SELECT DISTINCT name, op_type FROM kernels WHERE run_id = $r AND name IS NOT NULL",
+        pairs = con.execute("SELECT DISTINCT name, op_type FROM _stream WHERE run_id = $r AND name IS NOT NULL",
                             {"r": rid}).fetchall()
         attention = sorted({n for (n, _), c in zip(pairs, categorize(con, prof, pairs)) if c == "attention"})
-        cands = _candidate_sets(attention)
-        stats = _candidate_stats(con, rid, cands, want * bpl if want else None, opt.pass_gap)
+        cands = _candidate_sets(con, rid, attention)
+        stats = _candidate_stats(con, rid, cands, want * bpl if want else None, opt.pass_gap, phase)
+        alone = {s["names"][0]: s for s in stats if len(s["names"]) == 1}
+        # a set of names holds at least as many anchors per pass as each member and no more passes than they
+        # have together: two kernels side by side in a layer (a backward attention kernel and its dQ
+        # post-processing) would turn every layer into a pass of two; kernels that take turns layer by layer
+        # (sliding-window and full attention) or pass by pass (prefill and decode) pass
         good = [s for s in stats if s["steady"] * 2 >= s["passes"] and s["per_pass"] >= 2
-                and (not want or s["per_pass"] == want * bpl) and (len(s["names"]) == 1 or s["tight"])]
-        forward = [s for s in good if not any(BACKWARD.search(n) for n in s["names"])]
+                and (not want or s["per_pass"] == want * bpl)
+                and (len(s["names"]) == 1 or s["tight"]
+                     and all(s["per_pass"] >= alone[n]["per_pass"] for n in s["names"] if n in alone)
+                     and s["passes"] <= sum(alone[n]["passes"] for n in s["names"] if n in alone))]
+        forward = [s for s in good if (phase == "backward") == any(BACKWARD.search(n) for n in s["names"])]
         skipped = sorted({n for s in good for n in s["names"]} - {n for s in forward for n in s["names"]})
         good = forward or good
         if not good:
@@ -156,8 +230,8 @@ def propose_anchor(con, prof, run_ids, opt, cfg) -> tuple[str, list[str]]:
         notes.append(f"run '{run}': anchor chosen: {shown} — {what}, seen {best['per_pass']} "
                      f"times in {best['steady']} of {best['passes']} passes"
                      f"{'' if want else '; pass --layers to check'}"
-                     + (f"; backward kernels not considered: {', '.join(_short_names(con, skipped))}"
-                        if forward and skipped else "")
+                     + (f"; {'backward' if phase == 'forward' else 'forward'} kernels not considered: "
+                        f"{', '.join(_short_names(con, skipped))}" if forward and skipped else "")
                      + (f"; full name: {whole}" if whole != shown else ""))
     pattern = "^(" + "|".join(re.escape(n) for n in dict.fromkeys(names)) + ")$"
     return pattern, notes
@@ -170,15 +244,35 @@ def _short_names(con, names: list[str]) -> list[str]:
     return [got.get(n) or n for n in names]
 
 
-def _candidate_sets(attention: list[str]) -> list[list[str]]:
-    """Each attention name alone, then each family of two or more names equal once digits are ignored."""
-    families: dict[str, list[str]] = {}
-    for n in attention:
-        families.setdefault(re.sub(r"\d+", "#", n), []).append(n)
-    return [[n] for n in attention] + [f for f in families.values() if len(f) > 1]
+def _candidate_sets(con, rid, attention: list[str]) -> list[list[str]]:
+    """Each attention name alone; each family of two or more names equal once digits are ignored, or once
+    template and call arguments are (a sliding-window and a full-attention instance of one kernel differ in
+    a `true`/`false` argument); and each pair of distinct names whose kernels take turns (gpt-oss and Gemma
+    alternate sliding-window and full-attention layers, whatever their kernels are called). The passes
+    decide: a pair that runs side by side in one layer is not tight and is dropped."""
+    out = [[n] for n in attention]
+    for key in (lambda n: re.sub(r"\d+", "#", n), lambda n: re.sub(r"[<(].*", "", n)):
+        families: dict[str, list[str]] = {}
+        for n in attention:
+            families.setdefault(key(n), []).append(n)
+        out += [f for f in families.values() if len(f) > 1 and f not in out]
+    counts = dict(con.execute("SELECT name, count(*) FROM _stream WHERE run_id = $r AND name IN (SELECT unnest($n)) "
+                              "GROUP BY name", {"r": rid, "n": attention}).fetchall())
+    # the 12 most frequent names, pairs of like counts (a layer of each kind per pair of layers)
+    top = sorted(attention, key=lambda n: (-counts.get(n, 0), n))[:12]
+    for i, a in enumerate(top):
+        for c in top[i + 1:]:
+            if counts.get(c, 0) * 2 >= counts.get(a, 0) and sorted([a, c]) not in out:
+                out.append(sorted([a, c]))
+    return out
 
 
-def _candidate_stats(con, rid, cands, per_pass, pass_gap) -> list[dict]:
+def _anchor_breaks(con, phase: str):
+    """Forced breaks between anchors (anchor_breaks.sql): other phases' work, pipeline sends/receives."""
+    sql.run(con, "anchor_breaks", {"phase": phase, "p2p": PIPELINE_P2P.pattern})
+
+
+def _candidate_stats(con, rid, cands, per_pass, pass_gap, phase="forward") -> list[dict]:
     """Each candidate set's anchors split into passes by segment_passes.sql (candidate index in place of
     the run id), best first: steadiest count per pass, then most anchors per pass, then name."""
     if not cands:
@@ -186,6 +280,7 @@ def _candidate_stats(con, rid, cands, per_pass, pass_gap) -> list[dict]:
     con.execute("CREATE OR REPLACE TEMP TABLE _cand_names AS SELECT unnest($c)::INTEGER AS cand, unnest($n) AS name",
                 {"c": [i for i, c in enumerate(cands) for _ in c], "n": [n for c in cands for n in c]})
     sql.run(con, "anchor_candidates", {"run_id": rid})
+    _anchor_breaks(con, phase)
     sql.run(con, "segment_passes", {"per_pass": per_pass, "min_jump": PASS_BREAK_JUMP,
                                     "gap_factor": None if pass_gap is None else float(pass_gap)})
     out = [{"names": cands[c], "occurrences": occ, "passes": ps, "per_pass": per, "steady": st, "tight": tight}
@@ -214,25 +309,12 @@ def find_passes(con, b: Bound):
             top = con.execute(sql.load("top_names"), {"run_id": rid}).fetchall()
             raise NoAnchor(f"run '{b.run_names[rid]}': no kernel name or op type matches anchor {b.anchor!r}; "
                            f"most frequent: {', '.join(f'{n} ({c})' for n, c in top)}")
+    _anchor_breaks(con, b.phase)
     sql.run(con, "segment_passes", p)
+    sql.run(con, "segment_steps")
     b.notes += split_notes(con, b)
-    anchor_names = [n for (n,) in con.execute("SELECT DISTINCT k.name FROM _anchors a JOIN kernels k USING (run_id, seq)")
-                    .fetchall() if n]
-    if anchor_names and all(BACKWARD.search(n) for n in anchor_names):
-        b.direction = "backward"
-    sql.run(con, "segment_windows", {**p, "backward": BACKWARD.pattern if b.direction == "forward" else None})
-    if b.window == "full" and b.direction == "forward":
-        b.notes += _outside_notes(con, b)
+    sql.run(con, "segment_windows", p)
     _load_rules(con, b.profile)
-
-
-def _outside_notes(con, b: Bound) -> list[str]:
-    """Kernels a full window leaves out: the backward work after a forward pass (training traces)."""
-    out = []
-    for rid, n, ns in sql.run(con, "segment_outside", {"run_ids": b.run_ids}).fetchall():
-        out.append(f"run '{b.run_names[rid]}': {n:,} kernels ({ns / 1000:,.3f} us) from the first backward kernel after "
-                   "a forward pass to the next pass are in no pass (backward work; anchor a backward kernel to see it)")
-    return out
 
 
 def split_notes(con, b: Bound) -> list[str]:
@@ -241,8 +323,9 @@ def split_notes(con, b: Bound) -> list[str]:
     cut by count where the trace shows no break."""
     us = lambda ns: f"{ns / 1000:,.1f} us"   # noqa: E731  (notes only; reports print exact decimals)
     notes = []
-    for rid, rule, threshold, inside, breaks in con.execute(
-            "SELECT run_id, rule, threshold_ns, inside_max_ns, breaks FROM _pass_split ORDER BY run_id").fetchall():
+    for rid, rule, threshold, inside, breaks, forced in con.execute(
+            "SELECT run_id, rule, threshold_ns, inside_max_ns, breaks, forced_breaks FROM _pass_split "
+            "ORDER BY run_id").fetchall():
         run = b.run_names.get(rid, rid)
         if rule == "gaps":
             head = (f"{breaks} pass break{'s' if breaks > 1 else ''} at anchor gaps >= {us(threshold)}"
@@ -252,6 +335,9 @@ def split_notes(con, b: Bound) -> list[str]:
                     + (f" (the largest inside is {us(inside)})" if inside else ""))
         else:
             head = f"{breaks} pass break{'s' if breaks != 1 else ''} at anchor gaps > {b.pass_gap:g}x the median"
+        if forced:
+            head = (f"{forced} pass break{'s' if forced > 1 else ''} where the trace puts one (work of another phase, "
+                    f"or a pipeline send/receive, between two anchors); {'other breaks: ' if breaks else ''}" + head)
         passes = con.execute("SELECT pass, anchors, expected, partial, grp, block_base FROM _passes WHERE run_id = $r "
                              "ORDER BY pass", {"r": rid}).fetchall()
         groups = con.execute("SELECT grp, passes, first_pass, cut_min_ns FROM _pass_groups WHERE run_id = $r ORDER BY grp",

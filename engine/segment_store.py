@@ -5,6 +5,7 @@ The assignment is the one `report layers --pass all` makes with the same options
 for every kernel of each run; a run has one stored segmentation, and segmenting it again replaces it in
 one transaction."""
 import json
+from dataclasses import replace
 
 from tracedb import __version__, sql
 from tracedb.engine import attribution, segment
@@ -13,17 +14,32 @@ from tracedb.engine import attribution, segment
 def segment_runs(con, opt: segment.Options) -> tuple[list[tuple[str, int, int]], list[str]]:
     """Segment and store the runs `opt` selects. Returns (run, passes, kernels in a pass) per run, and the
     notes of the segmentation (also kept in the `segmentations` table)."""
-    b = segment.bind(con, opt)
-    b.notes.insert(0, b.rule())
-    segment.find_passes(con, b)
-    segment.assign(con, b, segment.select_passes(con, b, "all"))
-    has_host = con.execute("SELECT count(*) FROM host_events WHERE run_id IN (SELECT unnest($r))",
-                           {"r": b.run_ids}).fetchone()[0]
-    if has_host:   # one attribution of every kernel serves the modules and the categories by module
-        attribution.attribute(con, b)
-        attribution.categorize_by_module(con, b, attributed=True)
-    else:
-        sql.run(con, "attribute_none")
+    con.execute("DROP TABLE IF EXISTS _seg_all")
+    notes, attributed = [], False
+    for phase in ([opt.phase] if opt.phase else segment.PHASES):
+        b = segment.bind(con, replace(opt, phase=phase))
+        if phase == "backward" and not opt.phase and not b.training:
+            break
+        b.notes.insert(0, b.rule() if phase == "forward" else f"backward passes: {b.rule()}")
+        segment.find_passes(con, b)
+        segment.assign(con, b, segment.select_passes(con, b, "all"))
+        has_host = con.execute("SELECT count(*) FROM host_events WHERE run_id IN (SELECT unnest($r))",
+                               {"r": b.run_ids}).fetchone()[0]
+        if has_host:   # one attribution of every kernel serves the modules and the categories by module
+            if not attributed:
+                attribution.attribute(con, b)
+                attributed = True
+            attribution.categorize_by_module(con, b, attributed=True)
+        elif not attributed:
+            sql.run(con, "attribute_none")
+            attributed = True
+        # this phase's kernels, with their pass's step and micro-batch
+        con.execute("CREATE TEMP TABLE IF NOT EXISTS _seg_all AS SELECT a.*, ''::VARCHAR AS phase, i.step, i.microbatch "
+                    "FROM _assigned a JOIN _pass_info i USING (run_id, pass) LIMIT 0")
+        con.execute("INSERT INTO _seg_all SELECT a.*, $p, i.step, i.microbatch FROM _assigned a "
+                    "JOIN _pass_info i USING (run_id, pass)", {"p": phase})
+        notes += [n for n in b.notes if n not in notes]
+    b.notes = notes
     options = {"profile": b.profile.name, "anchor": b.anchor, "layers": b.layers,
                "blocks_per_layer": b.blocks_per_layer, "layer_offset": b.layer_offset, "window": b.window,
                "pass_gap": b.pass_gap, "config": opt.config, "passes": b.pass_rule()}
@@ -35,7 +51,7 @@ def segment_runs(con, opt: segment.Options) -> tuple[list[tuple[str, int, int]],
     except BaseException:
         con.execute("ROLLBACK")
         raise
-    counts = con.execute("SELECT run_id, count(DISTINCT pass), count(pass) FROM kernel_segments "
+    counts = con.execute("SELECT run_id, count(DISTINCT (phase, pass)), count(pass) FROM kernel_segments "
                          "WHERE run_id IN (SELECT unnest($r)) GROUP BY run_id", {"r": b.run_ids}).fetchall()
     by_run = {r: (p, n) for r, p, n in counts}
     return [(b.run_names[r], *by_run.get(r, (0, 0))) for r in b.run_ids], list(b.notes)

@@ -13,7 +13,7 @@ import duckdb
 from tracedb import sql
 from tracedb.errors import StoreError, UsageError
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 STORAGE_VERSION = "v1.5.0"
 DEFAULT_DB = "tracedb.duckdb"
 # Seconds an open waits for another process's write lock (an ingest's merge, `tracedb segment`) before it
@@ -28,7 +28,8 @@ CORE_TABLES = ("runs", "kernels_raw", "trace_events", "tracks", "kernel_names", 
 # from-version -> sql file that brings the store one version up. A new store is schema.sql (v1) plus
 # every migration, so the migration path runs on every store ever created.
 MIGRATIONS: dict[int, str] = {1: "migrate_1_to_2", 2: "migrate_2_to_3", 3: "migrate_3_to_4", 4: "migrate_4_to_5",
-                              5: "migrate_5_to_6", 6: "migrate_6_to_7"}
+                              5: "migrate_5_to_6", 6: "migrate_6_to_7",
+                              7: "migrate_7_to_8"}
 
 
 class EmptyStore(StoreError):

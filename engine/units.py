@@ -8,7 +8,7 @@ from tracedb.errors import UsageError
 
 # The kernels of a full window before a pass's first layer boundary have no layer: every format prints
 # that layer as `prologue` (CSV and JSON too, so a loader never confuses it with a missing value).
-PROLOGUE = {"layer": ("prologue", "pass")}
+PROLOGUE = {"layer": ("prologue", "pass", "unit")}   # with a unit column: prologue or epilogue
 
 
 def has_anchor(opt) -> bool:

@@ -143,15 +143,15 @@ def test_a_hiccup_inside_a_pass_does_not_split_it(con, tmp_path):
 
 def test_a_full_window_stops_before_the_backward_pass(con, tmp_path):
     # a training step: forward anchors A at 0, 10 (2 layers), a forward kernel F at 15, then backward
-    # kernels (AGrad, MatMulGrad) from 30 us: the full window of the forward pass ends at 29.999 us
+    # kernels (AGrad, MatMulGrad) from 30 us and F at 50 after them: the forward stream is A, A, F (15 us),
+    # the backward one AGrad, MatMulGrad, F, so the forward pass's full window ends at F's start, 15 us
     anchors_at(con, tmp_path, "train", [0, 10], extra=[("F", 15), ("AGrad", 30), ("MatMulGrad", 40), ("F", 50)])
     b = segment.bind(con, segment.Options(runs=["train"], anchor="^A$", window="full"))
     segment.find_passes(con, b)
     t0 = con.execute("SELECT min(start_ns) FROM kernels k JOIN runs r USING (run_id) WHERE r.name = 'train'").fetchone()[0]
-    assert con.execute("SELECT win_start - $t, win_end - $t FROM _windows", {"t": t0}).fetchall() == [(0, 29_999)]
-    assert b.direction == "forward"
-    assert "3 kernels (3.000 us) from the first backward kernel after a forward pass to the next pass are in no pass" \
-        in b.notes[-1]
+    assert con.execute("SELECT win_start - $t, win_end - $t FROM _windows", {"t": t0}).fetchall() == [(0, 15_000)]
+    assert b.phase == "forward"
+    assert b.notes[0].startswith("run 'train': a training trace: forward 3 kernels (0.003 ms), backward 3 kernels")
 
 
 def test_gap_factor_changes_grouping(tiny):
@@ -324,15 +324,15 @@ def test_variants_side_by_side_in_each_layer_are_not_one_anchor(con, tmp_path):
     assert b.anchor == "^(attn_part1)$"
 
 
-def test_the_proposal_prefers_forward_kernels_and_says_so(con, tmp_path):
-    # a training step: 3 forward attention kernels, then 3 backward ones (more time each, same count)
+def test_the_proposal_takes_each_phase_from_its_own_kernels_and_says_so(con, tmp_path):
+    # a training step: 3 forward attention kernels, then 3 backward ones (more time each, same count): the
+    # forward passes see only the forward stream, the backward ones only the backward stream
     ks = [("flash_fwd", t) for t in (0, 20, 40)] + [("flash_attn_bwd", t) for t in (100, 130, 160)]
     b = proposal(con, tmp_path, "trainp", ks)
     assert b.anchor == "^(flash_fwd)$"
-    assert b.notes[0].endswith("backward kernels not considered: flash_attn_bwd")
-    b = proposal(con, tmp_path, "bwdonly", [("flash_attn_bwd", t) for t in (100, 130, 160)])
-    segment.find_passes(con, b)
-    assert b.direction == "backward"
+    assert b.notes[0].startswith("run 'trainp': a training trace: forward 3 kernels (0.003 ms), backward 3 kernels")
+    b = segment.bind(con, segment.Options(runs=["trainp"], phase="backward"))
+    assert b.anchor == "^(flash_attn_bwd)$" and b.phase == "backward"
 
 
 def test_no_proposal_when_the_layer_count_does_not_fit(tiny):

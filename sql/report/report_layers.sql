@@ -1,5 +1,6 @@
 -- Report `layers`: one row per (run, pass, layer) of the selected passes; the prologue (kernels of a
--- full window before the first layer boundary) is a row with an empty layer, first in its pass.
+-- full window before the first layer boundary) is a row with an empty layer, first in its pass, and the
+-- epilogue (the work after the last layer: segment_assign.sql) one last in its pass.
 -- Placeholder `category_columns` (built by tracedb.engine.reports from the profile's category order,
 --   identifiers quoted by tracedb.sql.ident): one <category>_us column per category.
 -- Inputs: _assigned, runs.
@@ -10,7 +11,7 @@
 -- Output: rows, one per (run, pass, layer):
 --   run VARCHAR: the run's name
 --   pass BIGINT: the pass
---   layer BIGINT: the layer; NULL: the prologue
+--   layer BIGINT: the layer; NULL: the prologue or the epilogue (unit)
 --   kernels BIGINT: its kernels
 --   sum_us DECIMAL(38,3): their time
 --   wall_us DECIMAL(23,3): first kernel start to last kernel end
@@ -19,12 +20,15 @@
 --   <category>_us DECIMAL(38,3): time of the category's kernels, one column per category in the profile's
 --     order
 --   comm_count BIGINT: communication kernels
-SELECT r.name AS run, a.pass, a.layer, count(*) AS kernels,
+--   unit VARCHAR: prologue | epilogue (segment_assign.sql); NULL for a layer. Every format prints it in the
+--     layer column of those rows
+SELECT r.name AS run, a.pass, CASE WHEN a.unit = 'layer' THEN a.layer END AS layer, count(*) AS kernels,
     us(sum(a.dur_ns)) AS sum_us, us(max(a.end_ns) - min(a.start_ns)) AS wall_us,
     us(min(a.start_ns) - CASE WHEN $absolute THEN 0 ELSE r.first_start_ns END) AS start_us,
     us(max(a.end_ns) - CASE WHEN $absolute THEN 0 ELSE r.first_start_ns END) AS end_us,
     {category_columns},
-    count(*) FILTER (WHERE a.is_comm) AS comm_count
+    count(*) FILTER (WHERE a.is_comm) AS comm_count,
+    CASE WHEN a.unit <> 'layer' THEN a.unit END AS unit
 FROM _assigned a JOIN runs r USING (run_id)
-GROUP BY a.run_id, r.name, r.first_start_ns, a.pass, a.layer
-ORDER BY list_position($run_ids, a.run_id), a.pass, a.layer NULLS FIRST;
+GROUP BY a.run_id, r.name, r.first_start_ns, a.pass, 3, a.unit
+ORDER BY list_position($run_ids, a.run_id), a.pass, a.unit = 'epilogue', a.unit = 'layer', 3;

@@ -1,14 +1,23 @@
--- Report `passes`: one row per forward pass of the selected runs.
--- Inputs: _passes, _assigned (every pass assigned), runs.
+-- Report `passes`: one row per pass of the selected runs, forward and backward (a training trace has both).
+-- The first three statements add the rows of the phase just segmented to TEMP _pass_rows; the last one
+-- reads them all (tracedb.engine.reports runs the first three once per phase).
+-- Inputs: _passes, _assigned (every pass assigned), _pass_info (segment_steps.sql), runs.
 -- Parameters:
 --   $run_ids INTEGER[]: the runs, in output order
+--   $phase VARCHAR: the phase of _passes (forward | backward)
 --   $absolute BOOLEAN: start_us and end_us in the store's absolute time instead of from the run's first
 --     kernel
 --   $steady_tolerance DOUBLE: how close (relative) a pass's layer-0 wall must be to the previous full
 --     pass's to be steady (segment.STEADY_TOLERANCE, the rule --pass steady uses)
--- Output: rows, one per (run, pass):
+-- Output: rows, one per (run, phase, pass), forward passes first:
 --   run VARCHAR: the run's name
---   pass BIGINT: the pass
+--   pass BIGINT: the pass (numbered per phase from 0 in time order)
+--   phase VARCHAR: forward | backward
+--   step BIGINT: its step (segment_steps.sql: Step Id, ProfilerStep#N, serving step, optimizer steps, pass)
+--   microbatch BIGINT: its position among the passes of its step and phase, from 0
+--   step_kind VARCHAR: prefill | decode | mixed | train; NULL when unknown
+--   tokens BIGINT: tokens of the serving step; NULL when unknown
+--   requests BIGINT: requests (context + generation) of the serving step; NULL when unknown
 --   anchors BIGINT: its anchors
 --   kernels BIGINT: its kernels
 --   sum_us DECIMAL(38,3): their time
@@ -17,9 +26,12 @@
 --   end_us DECIMAL(23,3): relative to the run's first kernel unless $absolute
 --   avg_layer_us DECIMAL(23,3): mean layer wall
 --   first_layer_us DECIMAL(23,3): layer-0 wall
---   note VARCHAR: partial (anchor count differs from the expected), steady-state (a full pass >= 2 whose
---     layer-0 wall is within $steady_tolerance of the previous full pass's), cold-start (a full pass before
---     the first steady one), else empty
+--   us_per_token DECIMAL(23,3): wall_us / tokens; NULL when tokens are unknown
+--   note VARCHAR: partial (anchor count differs from the expected), cold-start (a full pass before the
+--     first steady one: a full pass >= 2 whose layer-0 wall is within $steady_tolerance of the previous full
+--     pass's), steady-state (every full pass from the first steady one on: one contiguous stretch), else
+--     empty
+CREATE OR REPLACE TEMP TABLE _pass_phase AS
 WITH per_pass AS (
     SELECT run_id, pass, count(*) AS kernels, sum(dur_ns) AS sum_ns, min(start_ns) AS first_ns, max(end_ns) AS last_ns
     FROM _assigned GROUP BY ALL
@@ -38,15 +50,21 @@ WITH per_pass AS (
     WINDOW w AS (PARTITION BY p.run_id ORDER BY p.pass)
 ), noted AS (
     SELECT *, CASE WHEN partial THEN 'partial'
-                   WHEN steady THEN 'steady-state'
-                   WHEN pass < min(pass) FILTER (WHERE steady) OVER (PARTITION BY run_id) THEN 'cold-start'
+                   WHEN pass >= min(pass) FILTER (WHERE steady) OVER (PARTITION BY run_id) THEN 'steady-state'
+                   WHEN min(pass) FILTER (WHERE steady) OVER (PARTITION BY run_id) IS NOT NULL THEN 'cold-start'
                    ELSE '' END AS note
     FROM flagged
 )
-SELECT r.name AS run, n.pass, n.anchors, pp.kernels,
+SELECT n.run_id, r.name AS run, n.pass, $phase AS phase, i.step, i.microbatch, i.step_kind, i.tokens, i.requests,
+    n.anchors, pp.kernels,
     us(pp.sum_ns) AS sum_us, us(pp.last_ns - pp.first_ns) AS wall_us,
     us(pp.first_ns - CASE WHEN $absolute THEN 0 ELSE r.first_start_ns END) AS start_us,
     us(pp.last_ns - CASE WHEN $absolute THEN 0 ELSE r.first_start_ns END) AS end_us,
-    us(round(n.avg_wall_ns)::BIGINT) AS avg_layer_us, us(n.l0_ns) AS first_layer_us, n.note
+    us(round(n.avg_wall_ns)::BIGINT) AS avg_layer_us, us(n.l0_ns) AS first_layer_us,
+    us(CASE WHEN i.tokens > 0 THEN round((pp.last_ns - pp.first_ns) / i.tokens)::BIGINT END) AS us_per_token, n.note
 FROM noted n JOIN per_pass pp USING (run_id, pass) JOIN runs r USING (run_id)
-ORDER BY list_position($run_ids, n.run_id), n.pass;
+LEFT JOIN _pass_info i USING (run_id, pass);
+CREATE TEMP TABLE IF NOT EXISTS _pass_rows AS SELECT * FROM _pass_phase LIMIT 0;
+INSERT INTO _pass_rows SELECT * FROM _pass_phase;
+SELECT * EXCLUDE (run_id) FROM _pass_rows
+ORDER BY list_position($run_ids, run_id), phase DESC, pass;

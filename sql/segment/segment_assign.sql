@@ -1,4 +1,4 @@
--- Stage 4: give every kernel of the selected passes its (pass, layer, block) and category.
+-- Stage 4: give every kernel of the selected passes its (pass, layer, block), unit and category.
 -- Blocks: block b holds the kernels starting in [boundary_b, boundary_b+1); boundary_b is anchor b's
 --   start, or with a layer start offset o the start of the kernel o positions before anchor b in
 --   (start_ns, seq) order (clamped to the window's first kernel). layer = block // blocks_per_layer;
@@ -6,12 +6,15 @@
 --   segment_passes.sql) they are the end of the layer before its first anchor's.
 -- Kernels join their window and their block by ASOF JOIN keyed by run_id (a range join with a run_id
 --   equality degenerates to hash join + filter: 60 s instead of 0.07 s on 673k kernels).
--- Inputs: kernels, _windows, _anchor_pass, _passes, TEMP _sel(run_id INTEGER, pass BIGINT) (the passes to
+-- Inputs: _stream (segment_stream.sql), _windows, _anchor_pass, _passes, TEMP _sel(run_id INTEGER, pass BIGINT) (the passes to
 --   assign, from tracedb.engine.segment), _cats (categories.sql).
 -- Parameters:
 --   $run_ids INTEGER[]: the selected runs
 --   $layer_offset INTEGER: the layer start offset o (0: layers start at their anchor)
 --   $blocks_per_layer INTEGER: anchors per layer
+--   $window VARCHAR: 'strict' | 'full' (the epilogue is split off in the full window only)
+--   $reverse BOOLEAN: backward passes: layers numbered by the model layer whose gradients they compute, so
+--     the first backward layer to run is the last model layer (expected anchors / blocks per layer - 1)
 --   $win_lo BIGINT: the earliest start of the selected windows
 --   $win_hi BIGINT: the latest end of the selected windows; with $win_lo, constants the scan of kernels
 --     prunes row groups with (one pass of the 1 GB trace: 0.31-0.45 s -> 0.017 s)
@@ -19,7 +22,7 @@
 --   all): reports join kernels on (run_id, seq) for names and shapes:
 --   run_id INTEGER: the run
 --   pass BIGINT: the pass
---   layer BIGINT: block // $blocks_per_layer; NULL: the prologue
+--   layer BIGINT: block // $blocks_per_layer (with $reverse counted from the last layer); NULL: the prologue
 --   block BIGINT: the block (NULL: the prologue)
 --   half BIGINT: block % $blocks_per_layer, the block within the layer
 --   seq BIGINT: the kernel (kernels.seq)
@@ -29,7 +32,14 @@
 --   is_comm BOOLEAN: communication: logged as such (Ascend hcom rows) or named so (NCCL/RCCL kernels, by
 --     category)
 --   cat_ord INTEGER: its category (_rules.cat_ord): by name (_cats); module_categories.sql may update it
--- TEMP _marks (block boundaries) is scratch: no other file reads it.
+--   unit VARCHAR: prologue (no layer), layer, or epilogue: in the full window, the kernels of the last block
+--     after the layer's own work (final norm, lm_head, logits, sampling; a pipeline stage's send). The last
+--     block is laid beside the latest earlier block with the same anchor name, kernel by kernel from the
+--     anchor: it ends at the first kernel whose name differs (digits aside) or that runs over 3x (+5 us) longer, and at
+--     the latest where the reference block's tail that the prologue also ends with begins (the work before
+--     an anchor: input norm, QKV projection, rope, which no next layer holds). Epilogue kernels keep the
+--     last layer's number in `layer`, so reports that do not show units count them there as before.
+-- TEMP _marks (block boundaries), _blocked and _epilogue are scratch: no other file reads them.
 CREATE OR REPLACE TEMP TABLE _member AS
 WITH w AS (
     SELECT w.* FROM _windows w JOIN _sel s USING (run_id, pass)
@@ -37,7 +47,7 @@ WITH w AS (
 -- communication: logged as such (Ascend hcom rows) or named so (NCCL/RCCL kernels, by category)
 SELECT k.run_id, w.pass, k.seq, k.start_ns, k.dur_ns, k.kind = 'comm' OR c.category = 'communication' AS is_comm,
     c.cat_ord
-FROM kernels k ASOF JOIN w ON k.run_id = w.run_id AND k.start_ns >= w.win_start
+FROM _stream k ASOF JOIN w ON k.run_id = w.run_id AND k.start_ns >= w.win_start
 JOIN _cats c ON c.name IS NOT DISTINCT FROM k.name AND c.op_type IS NOT DISTINCT FROM k.op_type
 WHERE k.run_id IN (SELECT unnest($run_ids)) AND k.start_ns <= w.win_end AND k.start_ns BETWEEN $win_lo AND $win_hi;
 CREATE OR REPLACE TEMP TABLE _marks AS
@@ -55,14 +65,69 @@ WITH offset_starts AS (
 )
 -- two anchors on one boundary (same start): the later block owns it
 SELECT run_id, pass, bstart, max(block) AS block FROM boundaries GROUP BY ALL;
-CREATE OR REPLACE TEMP TABLE _assigned AS
+CREATE OR REPLACE TEMP TABLE _blocked AS
 WITH blocked AS (
     -- before the first boundary: the prologue, or in a leading fragment the end of the layer before its first
     SELECT m.*, coalesce(b.block, CASE WHEN p.block_base > 0 THEN p.block_base - 1 END) AS block
     FROM _member m ASOF LEFT JOIN _marks b ON m.run_id = b.run_id AND m.pass = b.pass AND m.start_ns >= b.bstart
     JOIN _passes p ON p.run_id = m.run_id AND p.pass = m.pass
 )
-SELECT run_id, pass, block // $blocks_per_layer AS layer, block, block % $blocks_per_layer AS half,
-    seq, start_ns, start_ns + dur_ns AS end_ns, dur_ns, is_comm, cat_ord
-FROM blocked;
+SELECT *, row_number() OVER (PARTITION BY run_id, pass, block ORDER BY start_ns, seq) - 1 AS pos FROM blocked;
+CREATE OR REPLACE TEMP TABLE _epilogue AS
+WITH last_block AS (
+    SELECT run_id, pass, max(block) AS lb FROM _blocked WHERE block IS NOT NULL GROUP BY ALL
+), ref AS (
+    -- the latest earlier block of the pass whose anchor has the last block's anchor name
+    SELECT l.run_id, l.pass, l.lb, max(a2.block) AS rb
+    FROM last_block l
+    JOIN _anchor_pass a1 ON a1.run_id = l.run_id AND a1.pass = l.pass AND a1.block = l.lb
+    JOIN kernels k1 ON k1.run_id = a1.run_id AND k1.seq = a1.seq
+    JOIN _anchor_pass a2 ON a2.run_id = l.run_id AND a2.pass = l.pass AND a2.block < l.lb
+    JOIN kernels k2 ON k2.run_id = a2.run_id AND k2.seq = a2.seq AND k2.name IS NOT DISTINCT FROM k1.name
+    GROUP BY ALL
+), named AS (
+    SELECT b.run_id, b.pass, b.block, b.pos, b.dur_ns, regexp_replace(coalesce(k.name, k.op_type), '\d+', '#', 'g') AS name,
+        b.start_ns, b.seq
+    FROM _blocked b JOIN ref r ON r.run_id = b.run_id AND r.pass = b.pass
+     AND (b.block = r.lb OR b.block = r.rb OR b.block IS NULL)
+    JOIN kernels k ON k.run_id = b.run_id AND k.seq = b.seq
+), matched AS (
+    -- the last block follows the reference kernel by kernel while names agree (digits aside: HCCL numbers
+    -- its ops, hcom_allReduce__170_1_1) and no kernel runs 3x longer
+    SELECT c.run_id, c.pass,
+        min(c.pos) FILTER (WHERE rk.name IS NULL OR rk.name IS DISTINCT FROM c.name
+                                 OR c.dur_ns > 3 * rk.dur_ns + 5000) AS miss
+    FROM named c JOIN ref r ON r.run_id = c.run_id AND r.pass = c.pass AND c.block = r.lb
+    LEFT JOIN named rk ON rk.run_id = c.run_id AND rk.pass = c.pass AND rk.block = r.rb AND rk.pos = c.pos
+    GROUP BY ALL
+), backs AS (
+    -- the prologue and the reference block read from their ends: their common tail is the work before an
+    -- anchor (norm, QKV projection, rope), which the last block has no next layer to hold
+    SELECT n.run_id, n.pass, CASE WHEN n.block IS NULL THEN 'pro' ELSE 'ref' END AS side, n.name,
+        row_number() OVER (PARTITION BY n.run_id, n.pass, n.block IS NULL ORDER BY n.start_ns DESC, n.seq DESC) AS back
+    FROM named n JOIN ref r ON r.run_id = n.run_id AND r.pass = n.pass AND (n.block IS NULL OR n.block = r.rb)
+), tail AS (
+    SELECT p.run_id, p.pass, coalesce(min(p.back) FILTER (WHERE q.name IS DISTINCT FROM p.name), max(p.back) + 1) - 1 AS o
+    FROM backs p LEFT JOIN backs q ON q.run_id = p.run_id AND q.pass = p.pass AND q.side = 'ref' AND q.back = p.back
+    WHERE p.side = 'pro'
+    GROUP BY ALL
+), ref_len AS (
+    SELECT b.run_id, b.pass, count(*) AS n FROM _blocked b JOIN ref r ON r.run_id = b.run_id AND r.pass = b.pass
+     AND b.block = r.rb GROUP BY ALL
+)
+SELECT r.run_id, r.pass, r.lb AS block,
+    least(coalesce(m.miss, 9223372036854775807), CASE WHEN t.o > 0 THEN greatest(n.n - t.o, 1) END) AS epilogue_pos
+FROM ref r LEFT JOIN matched m USING (run_id, pass) LEFT JOIN tail t USING (run_id, pass) JOIN ref_len n USING (run_id, pass)
+WHERE $window = 'full';
+CREATE OR REPLACE TEMP TABLE _assigned AS
+SELECT b.run_id, b.pass,
+    CASE WHEN $reverse THEN p.expected // $blocks_per_layer - 1 - b.block // $blocks_per_layer
+         ELSE b.block // $blocks_per_layer END AS layer,
+    b.block, b.block % $blocks_per_layer AS half,
+    b.seq, b.start_ns, b.start_ns + b.dur_ns AS end_ns, b.dur_ns, b.is_comm, b.cat_ord,
+    CASE WHEN b.block IS NULL THEN 'prologue' WHEN b.pos >= e.epilogue_pos THEN 'epilogue' ELSE 'layer' END AS unit
+FROM _blocked b LEFT JOIN _epilogue e ON e.run_id = b.run_id AND e.pass = b.pass AND e.block = b.block
+JOIN _passes p ON p.run_id = b.run_id AND p.pass = b.pass;
 DROP TABLE _member;
+DROP TABLE _blocked;
+DROP TABLE _epilogue;

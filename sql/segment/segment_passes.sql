@@ -13,8 +13,11 @@
 -- 3. Counts: a gap group with more than $per_pass anchors is cut into passes of $per_pass; the cuts start
 --    at offset o (0 <= o < per_pass: a leading fragment of o anchors) chosen so that the smallest gap at
 --    a cut is the largest (ties: the smaller o). A group with fewer anchors is one partial pass.
+-- 0. Forced breaks (anchor_breaks.sql: work of another phase or a pipeline send/receive between two
+--    anchors) always split and take no part in steps 1-2.
 -- Partial passes are kept, never merged or dropped.
--- Inputs: _anchors (segment_anchors.sql, or anchor_candidates.sql with the candidate index as run_id).
+-- Inputs: _anchors (segment_anchors.sql, or anchor_candidates.sql with the candidate index as run_id;
+--   anchor_breaks.sql added forced and after_optimizer).
 -- Parameters:
 --   $per_pass INTEGER: anchors per pass = layers x blocks per layer; NULL when unknown
 --   $gap_factor DOUBLE: NULL: find the break gaps; else a break where gap > gap_factor x median gap, the
@@ -31,6 +34,8 @@
 --   offset_o BIGINT: the offset o of the count cuts in its group (step 3; 0 when the group is not cut)
 --   gap_ns BIGINT: gap to the previous anchor (step 1); NULL for the run's first anchor
 --   k BIGINT: index of the anchor within its pass
+--   forced BOOLEAN: a forced break precedes it (step 0)
+--   after_optimizer BOOLEAN: optimizer work precedes it (anchor_breaks.sql)
 --   block BIGINT: k, except in a leading fragment (the run's first pass, short of the expected count,
 --     when more passes follow): a capture that starts mid-pass holds that pass's last layers, so its
 --     blocks count from expected - anchors (the last 10 of 24 layers are layers 14..23)
@@ -49,7 +54,8 @@
 --   rule VARCHAR: 'gaps' (breaks found), 'none' (no gap stands out), 'factor' (explicit $gap_factor)
 --   threshold_ns BIGINT: gaps at or above it are breaks
 --   inside_max_ns BIGINT: the largest gap not taken as a break
---   breaks HUGEINT: break gaps taken (gap groups - 1)
+--   breaks BIGINT: break gaps taken (steps 1-2)
+--   forced_breaks BIGINT: forced breaks (step 0)
 -- Output: TEMP _pass_groups, one row per gap group, for the notes that explain the split:
 --   run_id INTEGER: the run
 --   grp HUGEINT: the gap group
@@ -59,16 +65,18 @@
 --   passes BIGINT: its passes
 --   cut_min_ns BIGINT: the smallest gap at a count cut inside the group; NULL without cuts
 --   gap_before_ns BIGINT: the gap before its first anchor; NULL for the run's first group
--- TEMP _anchor_gaps, _break_candidates and _anchor_grp are scratch: no other file reads them.
+-- TEMP _anchor_gaps, _free_gaps, _break_candidates and _anchor_grp are scratch: no other file reads them.
 CREATE OR REPLACE TEMP TABLE _anchor_gaps AS
 SELECT *, CASE WHEN idx > 0 THEN greatest(start_ns - lag(end_ns) OVER (PARTITION BY run_id ORDER BY idx), 1000) END AS gap_ns
 FROM _anchors;
+-- the gaps that steps 1-2 rank: forced breaks split anyway
+CREATE OR REPLACE TEMP VIEW _free_gaps AS SELECT * FROM _anchor_gaps WHERE NOT forced;
 
 CREATE OR REPLACE TEMP TABLE _break_candidates AS
 WITH ranked AS (
     SELECT run_id, gap_ns, row_number() OVER w AS r, lead(gap_ns) OVER w AS next_gap,
         count(*) OVER (PARTITION BY run_id) AS n_gaps
-    FROM _anchor_gaps WHERE gap_ns IS NOT NULL
+    FROM _free_gaps WHERE gap_ns IS NOT NULL
     WINDOW w AS (PARTITION BY run_id ORDER BY gap_ns DESC)
 ), jumps AS (
     SELECT run_id, gap_ns AS threshold, next_gap AS inside_max, gap_ns / next_gap AS jump
@@ -76,7 +84,7 @@ WITH ranked AS (
     WHERE $gap_factor IS NULL AND next_gap IS NOT NULL AND r <= (n_gaps - 1) // 2 AND gap_ns >= $min_jump * next_gap
     QUALIFY row_number() OVER (PARTITION BY run_id ORDER BY gap_ns / next_gap DESC, gap_ns DESC) <= 8
 ), med AS (
-    SELECT run_id, median(gap_ns) AS med, max(gap_ns) AS top FROM _anchor_gaps GROUP BY run_id
+    SELECT run_id, median(gap_ns) AS med, max(gap_ns) AS top FROM _free_gaps GROUP BY run_id
 )
 SELECT run_id, 'gaps' AS rule, threshold, inside_max, jump FROM jumps
 UNION ALL
@@ -89,8 +97,8 @@ FROM med;
 
 CREATE OR REPLACE TEMP TABLE _anchor_grp AS
 WITH grouped AS (
-    SELECT c.run_id, c.threshold, a.seq, a.start_ns, a.end_ns, a.idx, a.gap_ns,
-        sum((a.gap_ns IS NULL OR a.gap_ns >= c.threshold)::INTEGER) OVER (
+    SELECT c.run_id, c.threshold, a.seq, a.start_ns, a.end_ns, a.idx, a.gap_ns, a.forced, a.after_optimizer,
+        sum((a.gap_ns IS NULL OR a.gap_ns >= c.threshold OR a.forced)::INTEGER) OVER (
             PARTITION BY c.run_id, c.threshold ORDER BY a.idx) - 1 AS grp
     FROM _break_candidates c JOIN _anchor_gaps a USING (run_id)
 ), sizes AS (
@@ -109,14 +117,16 @@ WITH grouped AS (
     SELECT c.run_id, arg_max(c.threshold, (s.regular, c.jump, c.threshold)) AS threshold
     FROM _break_candidates c JOIN score s USING (run_id, threshold) GROUP BY c.run_id
 )
-SELECT g.run_id, g.threshold, g.seq, g.start_ns, g.end_ns, g.idx, g.gap_ns, g.grp,
+SELECT g.run_id, g.threshold, g.seq, g.start_ns, g.end_ns, g.idx, g.gap_ns, g.forced, g.after_optimizer, g.grp,
     g.idx - min(g.idx) OVER (PARTITION BY g.run_id, g.grp) AS j,
     count(*) OVER (PARTITION BY g.run_id, g.grp) AS grp_n
 FROM grouped g JOIN chosen USING (run_id, threshold);
 
 CREATE OR REPLACE TEMP TABLE _pass_split AS
 SELECT a.run_id, c.rule, a.threshold AS threshold_ns,
-    max(a.gap_ns) FILTER (WHERE a.gap_ns < a.threshold) AS inside_max_ns, max(a.grp) AS breaks
+    max(a.gap_ns) FILTER (WHERE a.gap_ns < a.threshold AND NOT a.forced) AS inside_max_ns,
+    count(*) FILTER (WHERE a.gap_ns >= a.threshold AND NOT a.forced) AS breaks,
+    count(*) FILTER (WHERE a.forced) AS forced_breaks
 FROM _anchor_grp a JOIN _break_candidates c USING (run_id, threshold)
 GROUP BY ALL;
 
@@ -150,7 +160,7 @@ WITH offsets AS (
     SELECT run_id, coalesce($per_pass, arg_max(n, passes * 1000000000 + n)) AS expected FROM freq GROUP BY run_id
 )
 -- a leading fragment holds a pass's last layers: its blocks are numbered from expected - anchors
-SELECT run_id, seq, start_ns, end_ns, idx, pass, grp, o AS offset_o, gap_ns, k,
+SELECT run_id, seq, start_ns, end_ns, idx, pass, grp, o AS offset_o, gap_ns, k, forced, after_optimizer,
     k + CASE WHEN pass = 0 AND last_pass > 0 AND n_in_pass < expected THEN expected - n_in_pass ELSE 0 END AS block
 FROM counted JOIN expected USING (run_id);
 

@@ -6,16 +6,14 @@
 --   latest end seen before it (the anchor end included); the gap before the next first anchor counts
 --   too. Largest gap wins, the earliest on ties. The first pass reaches back to the run's first kernel,
 --   the last pass forward to its last one.
--- Training traces: with $backward, a full window also ends before the first backward kernel that starts
---   after the pass's last anchor, so a forward pass never absorbs the backward pass and optimizer step that
---   follow it (Megatron on Ascend: 620 ms of backward counted in a forward pass's last layer otherwise).
---   Those kernels are in no window, as kernels between passes are in the strict window.
--- Inputs: _passes, kernels.
+-- Training traces: the stream holds one phase's kernels (segment_stream.sql), so a forward pass's window
+--   never absorbs the backward pass and optimizer step that follow it (Megatron on Ascend: 620 ms of
+--   backward counted in a forward pass's last layer otherwise), and the idle stretch between two forward
+--   passes is where the other phases ran.
+-- Inputs: _passes, _stream (segment_stream.sql).
 -- Parameters:
 --   $run_ids INTEGER[]: the selected runs
 --   $window VARCHAR: 'strict' | 'full'
---   $backward VARCHAR: an RE2 pattern of backward kernel names, given when the anchor is a forward kernel;
---     NULL otherwise
 -- Output: TEMP _windows, one row per (run, pass) of _passes:
 --   run_id INTEGER: the run
 --   pass BIGINT: the pass
@@ -25,7 +23,7 @@ CREATE OR REPLACE TEMP TABLE _windows AS
 WITH stretch AS (
     -- kernels after pass p's last anchor end and before pass p+1's first anchor, plus that anchor
     SELECT p.run_id, p.pass, k.seq, k.start_ns, k.start_ns + k.dur_ns AS end_ns, p.last_end, false AS closing
-    FROM kernels k
+    FROM _stream k
     ASOF JOIN _passes p ON k.run_id = p.run_id AND k.start_ns >= p.first_start
     JOIN _passes nxt ON nxt.run_id = p.run_id AND nxt.pass = p.pass + 1
     WHERE $window = 'full' AND k.run_id IN (SELECT unnest($run_ids))
@@ -43,29 +41,16 @@ WITH stretch AS (
     -- split_ns: the first start that belongs to pass + 1
     SELECT run_id, pass + 1 AS pass, arg_min(start_ns, (-gap_ns, start_ns, closing, seq)) AS split_ns
     FROM gaps GROUP BY ALL
-), bwd_names AS (
-    SELECT DISTINCT name FROM kernels
-    WHERE $window = 'full' AND $backward IS NOT NULL AND run_id IN (SELECT unnest($run_ids))
-      AND regexp_matches(coalesce(name, ''), $backward)
-), bwd AS (
-    SELECT k.run_id, k.start_ns FROM kernels k JOIN bwd_names USING (name)
-    WHERE k.run_id IN (SELECT unnest($run_ids))
-), first_bwd AS (
-    SELECT p.run_id, p.pass, b.start_ns AS bwd_start
-    FROM _passes p ASOF JOIN bwd b ON p.run_id = b.run_id AND b.start_ns > p.last_end
 ), bounds AS (
     SELECT run_id, min(start_ns) AS run_start, max(start_ns) AS run_end
-    FROM kernels WHERE run_id IN (SELECT unnest($run_ids)) AND $window = 'full' GROUP BY run_id
+    FROM _stream WHERE run_id IN (SELECT unnest($run_ids)) AND $window = 'full' GROUP BY run_id
 )
 SELECT p.run_id, p.pass,
     CASE WHEN $window = 'strict' THEN p.first_start
          ELSE coalesce(s.split_ns, least(b.run_start, p.first_start)) END AS win_start,
     CASE WHEN $window = 'strict' THEN p.last_end
-         WHEN fb.bwd_start IS NULL THEN coalesce(s_next.split_ns - 1, greatest(b.run_end, p.last_end))
-         ELSE least(coalesce(s_next.split_ns - 1, greatest(b.run_end, p.last_end)), greatest(fb.bwd_start - 1, p.last_end))
-    END AS win_end
+         ELSE coalesce(s_next.split_ns - 1, greatest(b.run_end, p.last_end)) END AS win_end
 FROM _passes p
-LEFT JOIN first_bwd fb ON fb.run_id = p.run_id AND fb.pass = p.pass
 LEFT JOIN split s ON s.run_id = p.run_id AND s.pass = p.pass
 LEFT JOIN split s_next ON s_next.run_id = p.run_id AND s_next.pass = p.pass + 1
 LEFT JOIN bounds b ON b.run_id = p.run_id;

@@ -1,0 +1,30 @@
+-- Schema v7 -> v8: stored segmentations of whole steps. A kernel's stored segment gains its phase, step,
+-- micro-batch, unit and gradient kind; kernel_layers shows them.
+-- Inputs: a v7 store.
+-- Parameters: none.
+-- Output: kernel_segments gains the columns (earlier rows: phase forward and unit prologue or layer for
+--   the kernels in a pass, the rest NULL):
+--   phase VARCHAR: forward | backward; NULL outside every pass (the optimizer's kernels too)
+--   step BIGINT: the pass's step (segment_steps.sql)
+--   microbatch BIGINT: the pass's position among its step's passes of its phase, from 0
+--   unit VARCHAR: prologue | layer | epilogue in a pass; optimizer for the optimizer's kernels; NULL for
+--     the other kernels outside every pass
+--   grad VARCHAR: input | weight for a backward kernel where the trace says which gradient; else NULL
+-- Output: VIEW kernel_layers, re-created with those columns after pass and layer:
+--   run, pass, layer, block, category, module, name, short_name, op_type, kind, start_ns, dur_ns, seq,
+--   run_id, tags, rank, device_name, format (as in v5), then step, microbatch, phase, unit, grad
+ALTER TABLE kernel_segments ADD COLUMN phase VARCHAR;
+ALTER TABLE kernel_segments ADD COLUMN step BIGINT;
+ALTER TABLE kernel_segments ADD COLUMN microbatch BIGINT;
+ALTER TABLE kernel_segments ADD COLUMN unit VARCHAR;
+ALTER TABLE kernel_segments ADD COLUMN grad VARCHAR;
+UPDATE kernel_segments SET phase = 'forward', unit = CASE WHEN layer IS NULL THEN 'prologue' ELSE 'layer' END
+WHERE pass IS NOT NULL;
+CREATE OR REPLACE VIEW kernel_layers AS
+    SELECT r.name AS run, s.pass, s.layer, s.block, s.category, s.module, k.name, n.short_name, k.op_type, k.kind,
+        k.start_ns, k.dur_ns, k.seq, r.run_id, r.tags, r.rank, r.device_name, r.format,
+        s.step, s.microbatch, s.phase, s.unit, s.grad
+    FROM kernel_segments s
+    JOIN kernels k USING (run_id, seq)
+    JOIN runs r USING (run_id)
+    LEFT JOIN kernel_names n ON n.name = k.name;
