@@ -11,8 +11,6 @@ import json
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from tracedb.sql import ident
-
 FORMATS = ("table", "md", "csv", "json", "html")
 # the layouts for people to read: fewer columns, short names, compare's wide table; the others keep every column
 READING = ("table", "md")
@@ -55,23 +53,10 @@ def fetch(con, query: str, query_params: dict, report: str, fmt: str = "table", 
         desc = con.execute("SELECT * FROM _report LIMIT 0").description
         cols = [d[0] for d in desc]
         numeric = numeric_columns(desc)
-        # a label's source column (report layers' unit) only names labelled rows: it is not shown itself
-        hidden = [lab[2] for lab in (kw.get("labels") or {}).values() if len(lab) > 2 and lab[2] in cols]
         if fmt == "csv":
-            body = _copy_csv(con, kw.get("labels") or {}, hidden)
-            keep = [i for i, c in enumerate(cols) if c not in hidden]
-            return Result(report=report, columns=[cols[i] for i in keep], numeric=[numeric[i] for i in keep],
-                          rows=[], csv_body=body, **kw)
+            return Result(report=report, columns=cols, numeric=numeric, rows=[],
+                          csv_body=_copy_csv(con, kw.get("labels") or {}), **kw)
         rows = con.execute("SELECT COLUMNS(*)::VARCHAR FROM _report").fetchall()
-        if hidden:   # the source's text in the labelled column, where it has one; then the source goes
-            at = {c: i for i, c in enumerate(cols)}
-            subs = [(at[c], at[lab[2]]) for c, lab in kw["labels"].items() if len(lab) > 2 and lab[2] in at]
-            keep = [i for i, c in enumerate(cols) if c not in hidden]
-            src = dict(subs)
-            rows = [tuple(r[src[i]] if i in src and r[i] is None else r[i] for i in keep) for r in rows]
-            cols, numeric = [cols[i] for i in keep], [numeric[i] for i in keep]
-            con.execute(f"CREATE OR REPLACE TEMP TABLE _report AS SELECT * EXCLUDE ({', '.join(map(ident, hidden))}) "
-                        "FROM _report")
         table = _arrow(con.sql("SELECT * FROM _report")) if ARROW.get() else None
         return Result(report=report, columns=cols, numeric=numeric, rows=rows, table=table, **kw)
     finally:
@@ -83,7 +68,7 @@ def _arrow(rel):
     return rel.to_arrow_table() if hasattr(rel, "to_arrow_table") else rel.arrow()
 
 
-def _copy_csv(con, labels: dict, hidden=()) -> str:
+def _copy_csv(con, labels: dict) -> str:
     import os
     import tempfile
 
@@ -97,8 +82,7 @@ def _copy_csv(con, labels: dict, hidden=()) -> str:
         f"coalesce(CAST({ident(c)} AS VARCHAR), CASE WHEN {ident(lab[1])} IS NOT NULL THEN "
         + (f"coalesce(CAST({ident(lab[2])} AS VARCHAR), $l{i})" if len(lab) > 2 and lab[2] in cols else f"$l{i}")
         + f" END) AS {ident(c)}" for i, (c, lab) in enumerate(labels.items()))
-    drop = f"EXCLUDE ({', '.join(ident(c) for c in hidden)}) " if hidden else ""
-    source = f"(SELECT * {drop}REPLACE ({swap}) FROM _report)" if labels else "_report"
+    source = f"(SELECT * REPLACE ({swap}) FROM _report)" if labels else "_report"
     try:
         con.execute(f"COPY {source} TO $path (FORMAT csv, HEADER false, DELIMITER ',')",
                     {"path": path, **{f"l{i}": lab[0] for i, lab in enumerate(labels.values())}})

@@ -5,7 +5,7 @@ import os
 import stat
 
 from tracedb import sql
-from tracedb.engine import attribution, compare, launches, patterns, segment, selection, units
+from tracedb.engine import attribution, compare, launches, patterns, segment, selection, unit_notes, units
 from tracedb.engine import render as rnd
 from tracedb.errors import UsageError
 
@@ -71,6 +71,8 @@ def build_report(con, name: str, fmt: str = "table", pass_spec: str = "all", abs
     selection.flag_short_last_layer(con, b)
     if name in ("layers", "kernels"):
         attribution.categorize_by_module(con, b)
+    if name == "layers":
+        b.notes += unit_notes.comm_notes(con, b)
     wanted = [layer, compare_layer] if name == "kernels" else list(timeline_layers or []) if name == "timeline" else []
     _check_layers(con, b, [w for w in wanted if w is not None])
     if name == "layers":
@@ -103,7 +105,7 @@ def _passes(con, fmt, absolute, seg_opts):
     con.execute("DROP TABLE IF EXISTS _pass_rows")
     # an anchor given without --phase names one phase's passes (bind finds which)
     phases = [seg_opts.get("phase")] if seg_opts.get("phase") or seg_opts.get("anchor") else list(segment.PHASES)
-    notes, b = [], None
+    notes, b, per_phase = [], None, {}
     for phase in phases:
         if phase == "backward" and not seg_opts.get("phase") and not b.training:
             break
@@ -114,15 +116,27 @@ def _passes(con, fmt, absolute, seg_opts):
         segment.find_passes(con, b)
         segment.assign(con, b, segment.select_passes(con, b, "all"))
         selection.flag_short_last_layer(con, b)
+        per_phase[b.phase] = unit_notes.unit_times(con, b)
+        b.notes += (unit_notes.stage_notes(con, b) if b.phase == "forward" else []) + unit_notes.idle_notes(con, b) \
+            + unit_notes.comm_notes(con, b)
         params = {"run_ids": b.run_ids, "absolute": bool(absolute), "phase": b.phase,
                   "steady_tolerance": segment.STEADY_TOLERANCE}
         for stmt in sql.file_statements("report_passes")[:-1]:
             con.execute(stmt, sql.used_params(stmt, params))
         notes += [n for n in b.notes if n not in notes]
         meta = units.params(b, "all")
-    b.notes = notes
+    b.notes = notes + unit_notes.coverage_notes(b, per_phase)
     title = "forward and backward passes" if len(phases) == 2 and b.training else f"{b.phase} passes"
-    return rnd.fetch_file(con, fmt, "report_passes", {"run_ids": b.run_ids}, "passes", b, meta, title)
+    res = rnd.fetch_file(con, fmt, "report_passes", {"run_ids": b.run_ids}, "passes", b, meta, title)
+    if fmt not in ("table", "md"):
+        return res
+    # a table for people leaves out the serving columns where no pass has them, and micro-batches where
+    # every step has one pass (CSV and JSON keep a stable column set)
+    at = {c: i for i, c in enumerate(res.columns)}
+    empty = [c for c in ("step_kind", "tokens", "requests", "us_per_token") if all(r[at[c]] is None for r in res.rows)]
+    if all(r[at["microbatch"]] in (None, "0") for r in res.rows):
+        empty.append("microbatch")
+    return rnd.drop_columns(res, empty)
 
 
 def _check_layers(con, b, layers: list[int]):

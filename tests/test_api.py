@@ -29,10 +29,13 @@ def test_arrow_holds_the_csv_values_typed(store):
     rows = list(csv.DictReader(io.StringIO(r.text("csv"))))
     assert t.column_names == r.columns == list(rows[0])
     assert str(t.schema.field("sum_us").type).startswith("decimal") and str(t.schema.field("kernels").type) == "int64"
-    # the full window of pass 3 (tests/tiny_trace.py): prologue 16 us, layer 0 27 us, layer 1 24 us
+    # the full window of pass 3 (tests/tiny_trace.py): prologue 16 us, layer 0 27 us, layer 1 15 us, then
+    # the epilogue after the last layer's own work (lm_head 8 us, top-k 1 us)
     assert t.column("sum_us").to_pylist() == [decimal.Decimal(r["sum_us"]) for r in rows] == \
-        [decimal.Decimal("16.000"), decimal.Decimal("27.000"), decimal.Decimal("24.000")]
-    assert t.column("layer").to_pylist() == [None, 0, 1] and [r["layer"] for r in rows] == ["prologue", "0", "1"]
+        [decimal.Decimal("16.000"), decimal.Decimal("27.000"), decimal.Decimal("15.000"), decimal.Decimal("9.000")]
+    assert t.column("layer").to_pylist() == [None, 0, 1, None]
+    assert t.column("unit").to_pylist() == ["prologue", "layer", "layer", "epilogue"]
+    assert [r["layer"] for r in rows] == ["prologue", "0", "1", "epilogue"]
     assert r.notes[0].startswith("window: full") and str(r) == r.text("table")
 
 

@@ -1,8 +1,9 @@
 -- The kernels attribute_modules.sql attributes for module_categories.sql: the kernels of the selected passes
--- (segment_assign.sql) whose name gives no category ('other'), the only ones a module can re-categorise.
+-- (segment_assign.sql) whose category by name a module or annotation can change: 'other' (the name gives
+-- none), and the categories the launching frame can overrule (moe, topk: module_categories.sql).
 -- Inputs: kernels, _assigned.
 -- Parameters:
---   $other_ord INTEGER: cat_ord of 'other'
+--   $ords INTEGER[]: cat_ord of those categories
 -- Output: TEMP _attr_scope, one row per such kernel:
 --   run_id INTEGER: the run
 --   seq BIGINT: the kernel (kernels.seq)
@@ -10,4 +11,4 @@
 CREATE OR REPLACE TEMP TABLE _attr_scope AS
 SELECT k.run_id, k.seq, k.correlation_id
 FROM _assigned a JOIN kernels k USING (run_id, seq)
-WHERE a.cat_ord = $other_ord;
+WHERE list_contains($ords, a.cat_ord);

@@ -34,9 +34,9 @@
 --   cat_ord INTEGER: its category (_rules.cat_ord): by name (_cats); module_categories.sql may update it
 --   unit VARCHAR: prologue (no layer), layer, or epilogue: in the full window, the kernels of the last block
 --     after the layer's own work (final norm, lm_head, logits, sampling; a pipeline stage's send). The last
---     block is laid beside the latest earlier block with the same anchor name, kernel by kernel from the
---     anchor: it ends at the first kernel whose name differs (digits aside) or that runs over 3x (+5 us) longer, and at
---     the latest where the reference block's tail that the prologue also ends with begins (the work before
+--     block is laid beside the latest earlier block with the same anchor name: it ends at the first kernel
+--     whose name (digits aside) that block holds no more of, in any order, or that runs over 3x (+5 us)
+--     longer than the name does there, and at the latest where the reference block's tail that the prologue also ends with begins (the work before
 --     an anchor: input norm, QKV projection, rope, which no next layer holds). Epilogue kernels keep the
 --     last layer's number in `layer`, so reports that do not show units count them there as before.
 -- TEMP _marks (block boundaries), _blocked and _epilogue are scratch: no other file reads them.
@@ -92,13 +92,17 @@ WITH last_block AS (
      AND (b.block = r.lb OR b.block = r.rb OR b.block IS NULL)
     JOIN kernels k ON k.run_id = b.run_id AND k.seq = b.seq
 ), matched AS (
-    -- the last block follows the reference kernel by kernel while names agree (digits aside: HCCL numbers
-    -- its ops, hcom_allReduce__170_1_1) and no kernel runs 3x longer
+    -- the last block follows the reference while each kernel's name (digits aside: HCCL numbers its ops,
+    -- hcom_allReduce__170_1_1) is one the reference has not used up yet, in any order (a DualPipe chunk
+    -- reorders a layer's kernels around the other chunk's), and it runs no more than 3x (+5 us) longer
+    -- than that name does there
     SELECT c.run_id, c.pass,
-        min(c.pos) FILTER (WHERE rk.name IS NULL OR rk.name IS DISTINCT FROM c.name
-                                 OR c.dur_ns > 3 * rk.dur_ns + 5000) AS miss
-    FROM named c JOIN ref r ON r.run_id = c.run_id AND r.pass = c.pass AND c.block = r.lb
-    LEFT JOIN named rk ON rk.run_id = c.run_id AND rk.pass = c.pass AND rk.block = r.rb AND rk.pos = c.pos
+        min(c.pos) FILTER (WHERE rk.n IS NULL OR c.nth > rk.n OR c.dur_ns > 3 * rk.max_dur + 5000) AS miss
+    FROM (SELECT n.*, row_number() OVER (PARTITION BY n.run_id, n.pass, n.name ORDER BY n.pos) AS nth
+          FROM named n JOIN ref r ON r.run_id = n.run_id AND r.pass = n.pass AND n.block = r.lb) c
+    LEFT JOIN (SELECT n.run_id, n.pass, n.name, count(*) AS n, max(n.dur_ns) AS max_dur
+               FROM named n JOIN ref r ON r.run_id = n.run_id AND r.pass = n.pass AND n.block = r.rb
+               GROUP BY ALL) rk ON rk.run_id = c.run_id AND rk.pass = c.pass AND rk.name IS NOT DISTINCT FROM c.name
     GROUP BY ALL
 ), backs AS (
     -- the prologue and the reference block read from their ends: their common tail is the work before an

@@ -2,8 +2,9 @@
 -- Step: the kernel's Step Id (Ascend), else the ProfilerStep#N around the launch of the pass's first anchor
 --   (torch.profiler's prof.step(); the GPU-side copy, gpu_user_annotation, around the anchor itself when
 --   the launch is not in the trace), else the serving step annotation around that launch (numbered from
---   0 in time order), else in a training run the count of optimizer steps before the pass, else the pass
---   itself (inference: one pass a step).
+--   0 in time order), else in a training run the count of optimizer steps before the pass, else, in a run
+--   with none of these, the pass itself (inference: one pass a step); NULL for a pass outside the marks of
+--   a run that has them (a capture that starts mid-step).
 -- Micro-batch: the pass's position among the passes of its step (from 0).
 -- Serving step: the innermost annotation around the launch of the pass's first anchor that names one:
 --   SGLang  step[EXTEND bs=15 toks=15360], step[DECODE bs=32], step[MIXED bs=.. toks=..] (prefill, decode,
@@ -19,9 +20,9 @@
 -- Output: TEMP _pass_info, one row per row of _passes:
 --   run_id INTEGER: the run
 --   pass BIGINT: the pass
---   step BIGINT: its step
+--   step BIGINT: its step; NULL when unknown
 --   step_from VARCHAR: step-id | profiler-step | annotation | optimizer | pass: where the step came from
---   microbatch BIGINT: its position among its step's passes, from 0
+--   microbatch BIGINT: its position among its step's passes, from 0; NULL without a step
 --   step_kind VARCHAR: prefill | decode | mixed | train; NULL when unknown
 --   kind_from VARCHAR: annotation | kernel-names | training; NULL when unknown
 --   tokens BIGINT: tokens of the serving step; NULL when unknown
@@ -91,7 +92,7 @@ WITH firsts AS (
     SELECT p.run_id, p.pass,
         coalesce(f.step_id, ps.host_step, ps.device_step,
                  CASE WHEN s.ann_start IS NOT NULL THEN dense_rank() OVER (PARTITION BY p.run_id ORDER BY s.ann_start) - 1 END,
-                 CASE WHEN tr.run_id IS NOT NULL THEN f.opt_steps END, p.pass) AS step,
+                 CASE WHEN tr.run_id IS NOT NULL THEN f.opt_steps END) AS marked_step,
         CASE WHEN f.step_id IS NOT NULL THEN 'step-id' WHEN coalesce(ps.host_step, ps.device_step) IS NOT NULL THEN 'profiler-step'
              WHEN s.ann_start IS NOT NULL THEN 'annotation' WHEN tr.run_id IS NOT NULL THEN 'optimizer' ELSE 'pass' END AS step_from,
         CASE WHEN tr.run_id IS NOT NULL THEN 'train' WHEN s.step_kind IS NOT NULL THEN s.step_kind
@@ -107,7 +108,13 @@ WITH firsts AS (
     LEFT JOIN served s USING (run_id, pass)
     LEFT JOIN by_names n USING (run_id, pass)
     LEFT JOIN _stream_runs tr USING (run_id)
+), numbered AS (
+    -- the pass itself only in a run with no marks at all: a pass outside every ProfilerStep#N of a run that
+    -- has them (a capture that starts mid-step) has no step
+    SELECT *, coalesce(marked_step, CASE WHEN count(marked_step) OVER (PARTITION BY run_id) = 0 THEN pass END) AS step
+    FROM stepped
 )
-SELECT run_id, pass, step, step_from, row_number() OVER (PARTITION BY run_id, step ORDER BY pass) - 1 AS microbatch,
+SELECT run_id, pass, step, CASE WHEN step IS NULL THEN NULL ELSE step_from END AS step_from,
+    CASE WHEN step IS NOT NULL THEN row_number() OVER (PARTITION BY run_id, step ORDER BY pass) - 1 END AS microbatch,
     step_kind, kind_from, tokens, requests, annotation
-FROM stepped;
+FROM numbered;
