@@ -52,7 +52,8 @@ def build(con, fmt, b, spec, by, meta, layer=None, module_path=False):
     title = f"{' vs '.join(names[r] for r in b.run_ids)} by {by}"
     title += ", mean of the steady passes" if spec == "mean" else ""
     title += f", layer {layer}" if layer not in (None, "mean") else ", mean of the full layers" if layer else ""
-    labels = {"layer": (null_layer, "pass")}
+    # a NULL layer is the prologue or the epilogue (its unit says which), or with --layer mean every layer
+    labels = {"layer": (null_layer, "pass", "unit") if null_layer == "prologue" else (null_layer, "pass")}
     if fmt not in render.READING:   # CSV, JSON, HTML: tidy rows
         res = render.fetch_file(con, fmt, "report_compare_mean" if label == "mean" else "report_compare",
                                 params, "compare", b, meta, title, labels=labels)

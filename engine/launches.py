@@ -59,7 +59,8 @@ def _kernel_scope(con, spec, seg_opts):
     else:
         b = segment.bind_runs(con, opt.runs, opt.tags, opt.profile)
         segment.categorize_kernels(con, b)
-        con.execute("CREATE OR REPLACE TEMP TABLE _assigned (run_id INTEGER, seq BIGINT, pass BIGINT, layer BIGINT)")
+        con.execute("CREATE OR REPLACE TEMP TABLE _assigned (run_id INTEGER, seq BIGINT, pass BIGINT, layer BIGINT, "
+                    "unit VARCHAR)")
         meta = {"runs": ", ".join(b.run_names[r] for r in b.run_ids), "layers": "none (no anchor)"}
     sql.run(con, "breakdown_activity", {"run_ids": b.run_ids})
     return b, meta, segmented

@@ -125,8 +125,8 @@ def _annotations(con, facts, pid, spec, out, name, seg_opts):
             label = f"pass {p}"
             tid = pass_tid = _lane(lanes["pass"], start, end, PASS_TID)
             out.passes += 1
-        elif unit == "prologue":
-            label, tid = "prologue", pass_tid   # inside its pass's slice, on the same thread
+        elif unit in ("prologue", "epilogue"):
+            label, tid = unit, pass_tid   # inside its pass's slice, on the same thread
         else:
             kind = b.layer_types[layer] if b.layer_types and 0 <= layer < len(b.layer_types) else None
             label = f"layer {layer}" + (f" ({kind})" if kind else "")

@@ -8,7 +8,7 @@ NULL prints as an empty cell in every text format and as null in JSON. The HTML 
 embeds the JSON text and shows its cells in a table beside a chart."""
 import contextvars
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 FORMATS = ("table", "md", "csv", "json", "html")
@@ -121,6 +121,8 @@ def render(res: Result, fmt: str, width: int | None = None) -> str:
         raise ValueError(fmt)
     if fmt in READING and res.sparse:
         res = _without_empty_columns(res)
+    if fmt in READING:
+        res = _without_label_sources(res)
     if fmt == "html":
         from tracedb.engine import html_report
         report_json = _env().get_template("json.j2").render(**_context(res, "json"))
@@ -137,6 +139,16 @@ def _without_empty_columns(res: Result) -> Result:
     if not empty:
         return res
     return _without(res, empty, ["no time in: " + ", ".join(res.columns[i] for i in empty)])
+
+
+def _without_label_sources(res: Result) -> Result:
+    """A table for people prints a label's source (a unit: prologue, epilogue) in the labelled column and
+    leaves the source column out; CSV and JSON keep both."""
+    sources = {lab[2] for lab in res.labels.values() if len(lab) > 2} & set(res.columns)
+    if not sources:
+        return res
+    labelled = replace(res, rows=[tuple(_labelled(res, row)) for row in res.rows], labels={})
+    return drop_columns(labelled, sources)
 
 
 def drop_columns(res: Result, names) -> Result:

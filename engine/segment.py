@@ -323,21 +323,24 @@ def split_notes(con, b: Bound) -> list[str]:
     cut by count where the trace shows no break."""
     us = lambda ns: f"{ns / 1000:,.1f} us"   # noqa: E731  (notes only; reports print exact decimals)
     notes = []
-    for rid, rule, threshold, inside, breaks, forced in con.execute(
-            "SELECT run_id, rule, threshold_ns, inside_max_ns, breaks, forced_breaks FROM _pass_split "
+    for rid, rule, threshold, inside, breaks, forced, stepped in con.execute(
+            "SELECT run_id, rule, threshold_ns, inside_max_ns, breaks, forced_breaks, step_breaks FROM _pass_split "
             "ORDER BY run_id").fetchall():
         run = b.run_names.get(rid, rid)
         if rule == "gaps":
             head = (f"{breaks} pass break{'s' if breaks > 1 else ''} at anchor gaps >= {us(threshold)}"
                     + (f", {threshold / inside:.1f}x the largest gap inside a pass ({us(inside)})" if inside else ""))
         elif rule == "none":
-            head = ("no anchor gap stands out as a pass break"
+            head = (f"no {'other ' if forced or stepped else ''}anchor gap stands out as a pass break"
                     + (f" (the largest inside is {us(inside)})" if inside else ""))
         else:
             head = f"{breaks} pass break{'s' if breaks != 1 else ''} at anchor gaps > {b.pass_gap:g}x the median"
         if forced:
             head = (f"{forced} pass break{'s' if forced > 1 else ''} where the trace puts one (work of another phase, "
                     f"or a pipeline send/receive, between two anchors); {'other breaks: ' if breaks else ''}" + head)
+        if stepped:
+            head = (f"{stepped} pass break{'s' if stepped > 1 else ''} at step boundaries (Step Id, ProfilerStep#N or "
+                    f"serving step annotations); {'other breaks: ' if breaks else ''}" + head)
         passes = con.execute("SELECT pass, anchors, expected, partial, grp, block_base FROM _passes WHERE run_id = $r "
                              "ORDER BY pass", {"r": rid}).fetchall()
         groups = con.execute("SELECT grp, passes, first_pass, cut_min_ns FROM _pass_groups WHERE run_id = $r ORDER BY grp",

@@ -15,12 +15,13 @@ def segment_runs(con, opt: segment.Options) -> tuple[list[tuple[str, int, int]],
     """Segment and store the runs `opt` selects. Returns (run, passes, kernels in a pass) per run, and the
     notes of the segmentation (also kept in the `segmentations` table)."""
     con.execute("DROP TABLE IF EXISTS _seg_all")
-    notes, attributed = [], False
-    for phase in ([opt.phase] if opt.phase else segment.PHASES):
-        b = segment.bind(con, replace(opt, phase=phase))
+    notes, attributed, b = [], False, None
+    # an anchor given without --phase names one phase's passes (bind finds which); else both, in a training run
+    for phase in ([opt.phase] if opt.phase or opt.anchor else segment.PHASES):
         if phase == "backward" and not opt.phase and not b.training:
             break
-        b.notes.insert(0, b.rule() if phase == "forward" else f"backward passes: {b.rule()}")
+        b = segment.bind(con, replace(opt, phase=phase))
+        b.notes.insert(0, b.rule() if b.phase == "forward" else f"backward passes: {b.rule()}")
         segment.find_passes(con, b)
         segment.assign(con, b, segment.select_passes(con, b, "all"))
         has_host = con.execute("SELECT count(*) FROM host_events WHERE run_id IN (SELECT unnest($r))",
@@ -37,7 +38,7 @@ def segment_runs(con, opt: segment.Options) -> tuple[list[tuple[str, int, int]],
         con.execute("CREATE TEMP TABLE IF NOT EXISTS _seg_all AS SELECT a.*, ''::VARCHAR AS phase, i.step, i.microbatch "
                     "FROM _assigned a JOIN _pass_info i USING (run_id, pass) LIMIT 0")
         con.execute("INSERT INTO _seg_all SELECT a.*, $p, i.step, i.microbatch FROM _assigned a "
-                    "JOIN _pass_info i USING (run_id, pass)", {"p": phase})
+                    "JOIN _pass_info i USING (run_id, pass)", {"p": b.phase})
         notes += [n for n in b.notes if n not in notes]
     b.notes = notes
     options = {"profile": b.profile.name, "anchor": b.anchor, "layers": b.layers,

@@ -45,9 +45,10 @@ def activity_units(con, spec, by, seg_opts):
 
 
 def unit_columns(res, fmt, by):
-    """A table for people shows the unit columns (step, pass, layer) its --by fills; CSV and JSON keep every column."""
-    unused = [c for c in ("step", "pass", "layer") if c not in {"step": ["step"], "pass": ["pass"],
-                                                                  "layer": ["pass", "layer"]}.get(by, [])]
+    """A table for people shows the unit columns (step, pass, layer) its --by fills; CSV and JSON keep every column.
+    (The `unit` column of --by layer, prologue or epilogue, shows in the layer column.)"""
+    unused = [c for c in ("step", "pass", "layer", "unit") if c not in {"step": ["step"], "pass": ["pass"],
+                                                                          "layer": ["pass", "layer", "unit"]}.get(by, [])]
     return rnd.drop_columns(res, unused) if fmt in ("table", "md") else res
 
 

@@ -16,7 +16,7 @@ import tracedb
 from helpers import breakdown_figures, assert_one_line_error, cli, store_of
 
 COLUMNS = ["run", "step", "pass", "layer", "span_us", "computing_us", "communication_us", "overlapped_us",
-           "comm_not_overlapped_us", "free_us"]
+           "comm_not_overlapped_us", "free_us", "unit"]
 
 # A Kineto trace of two profiler steps, GPU compute on stream 7 and collectives on stream 20, µs relative to the
 # trace. Each kernel: (name, category, stream, start, end, launch time or None: no launch in the trace).
@@ -84,7 +84,7 @@ def rows_of(text):
 
 
 def figures(row):
-    return tuple(Decimal(v) for v in row[4:])
+    return tuple(Decimal(v) for v in row[4:10])
 
 
 @pytest.fixture(scope="module")
@@ -148,12 +148,12 @@ def test_tiny_ascend_by_step_matches_a_plain_union(store):
 def test_by_pass_equals_by_step_when_a_pass_is_a_step(store):
     """In the full window each pass of the tiny decode holds exactly its profiler step's kernels (step p + 1 is
     pass p), so --by pass gives the --by step figures; --by layer splits each pass into its prologue and layers,
-    each a unit of its own whose columns add up."""
+    each a unit of its own whose columns add up, and its epilogue (lm_head and sampling)."""
     seg = ["--db", store, "--run", "tiny_x2", "--profile", "qwen3-npu", "--layers", "2", "-f", "csv"]
     passes = {int(r[2]): figures(r) for r in rows_of(cli("report", "breakdown", *seg, "--by", "pass").stdout)}
     assert passes == {step - 1: fig for step, fig in tiny_reference(2).items()}
     layers = rows_of(cli("report", "breakdown", *seg, "--by", "layer").stdout)
-    assert [(r[2], r[3]) for r in layers][-3:] == [("3", "prologue"), ("3", "0"), ("3", "1")]
+    assert [(r[2], r[3]) for r in layers][-4:] == [("3", "prologue"), ("3", "0"), ("3", "1"), ("3", "epilogue")]
     for row in layers:
         span, comp, comm, ov, nov, free = figures(row)
         assert span == comp + nov + free and comm == ov + nov

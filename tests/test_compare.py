@@ -276,12 +276,12 @@ def test_simulated_trace_without_categories_ingests(con, tmp_path):
 @pytest.mark.parametrize("by", ["category", "kernel"])
 def test_layer_mean_rows_add_up_to_the_mean_layer(two, by):
     """--layer mean: a layer without a key counts 0, so each run's rows add up to its mean full layer (the
-    full window's last layer holds kernels no other layer has)."""
+    full window's epilogue, no layer, holds kernels no layer has)."""
     seg = {**SEG, "window": "full"}
     got = rows(render_report(two, "compare", runs=["a", "b"], by=by, layer="mean", fmt="csv", **seg))
     for run in ("a", "b"):
         layers = [r for r in rows(render_report(two, "layers", runs=[run], fmt="csv", **seg))
-                  if r["layer"] not in ("", "prologue")]
+                  if r["layer"] not in ("", "prologue", "epilogue")]
         total = sum(Fraction(r["sum_us"]) for r in layers)
         mean_ns = round(total * 1000 / len(layers))
         mine = [r for r in got if r["run"] == run]

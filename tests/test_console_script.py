@@ -30,9 +30,11 @@ def test_ingest_then_report_round_trip(tmp_path):
     report = ["report", "layers", "--db", db, "--run", "tiny", "--profile", "qwen3-npu", "--layers", "2",
               "--pass", "3", "--format", "csv"]
     p = cli_subprocess(*report)
-    # pass 3 of tests/tiny_trace.py, full window: the prologue and the two layers (test_cli.py derives them)
+    # pass 3 of tests/tiny_trace.py, full window: the prologue, the two layers and the epilogue (test_cli.py
+    # derives them)
     assert [(r["pass"], r["layer"], r["kernels"], r["sum_us"]) for r in csv.DictReader(io.StringIO(p.stdout))] == [
-        ("3", "prologue", "3", "16.000"), ("3", "0", "6", "27.000"), ("3", "1", "6", "24.000")]
+        ("3", "prologue", "3", "16.000"), ("3", "0", "6", "27.000"), ("3", "1", "4", "15.000"),
+        ("3", "epilogue", "2", "9.000")]
     inproc = cli(*report)
     assert (inproc.returncode, inproc.stdout, inproc.stderr) == (p.returncode, p.stdout, p.stderr)
 

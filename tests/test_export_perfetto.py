@@ -56,7 +56,7 @@ def slices(doc, thread_word):
 
 def layer_rows(con, run, **opts):
     text = render_report(con, "layers", fmt="csv", runs=[run], pass_spec="all", **opts)
-    return [r for r in csv.DictReader(io.StringIO(text)) if r["layer"] not in ("", "prologue")]
+    return [r for r in csv.DictReader(io.StringIO(text)) if r["unit"] == "layer"]
 
 
 def export(db, path, run, **opts):

@@ -84,9 +84,10 @@ def test_page_loads_nothing_and_holds_the_csv_table(con):
 
 
 def test_json_of_a_labelled_number_column_is_valid(con):
-    """The prologue's layer (a NULL in a number column, labelled) is a JSON string, not a bare word."""
+    """The prologue's and the epilogue's layer (NULLs in a number column, labelled) are JSON strings, not bare
+    words."""
     rows = json.loads(render_report(con, "layers", fmt="json", **SEG, pass_spec="3"))["rows"]
-    assert [r["layer"] for r in rows] == ["prologue", 0, 1]
+    assert [r["layer"] for r in rows] == ["prologue", 0, 1, "epilogue"]
 
 
 def test_no_cell_can_end_the_data_block():

@@ -15,10 +15,10 @@ from helpers import assert_one_line_error, cli, store_of
 
 UNIT_COLUMNS = ["run", "step", "pass", "layer", "kernels", "launched", "launch_calls", "launch_us", "delay_p50_us",
                 "delay_p95_us", "delay_max_us", "span_us", "free_us", "host_bound_idle_us", "other_idle_us",
-                "unknown_idle_us", "gaps", "host_bound_gaps"]
+                "unknown_idle_us", "gaps", "host_bound_gaps", "unit"]
 KERNEL_COLUMNS = ["run", "pass", "layer", "name", "short_name", "kind", "launch_api", "count", "launched", "sum_us",
                   "launch_calls", "launch_us", "delay_p50_us", "delay_p95_us", "delay_max_us", "host_bound_idle_us",
-                  "other_idle_us", "unknown_idle_us"]
+                  "other_idle_us", "unknown_idle_us", "unit"]
 
 # A Kineto trace, µs relative to the trace: one host thread, GPU streams 7 and 20, two profiler steps.
 # Each activity: (name, cat, stream, start, end, launch): launch is (api, call start, call duration), None for no

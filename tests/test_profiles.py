@@ -43,7 +43,7 @@ NPU = [  # (kernel name, op type) -> category under qwen3-npu
     ("aclnnAddRmsNorm_AddRmsNorm_AddRmsNorm", "AddRmsNorm", "norm"),
     ("SwiGlu", "SwiGlu", "activation"),
     ("RotaryPositionEmbedding", "RotaryPositionEmbedding", "rope"),
-    ("aclnnMoeGatingTopK_MoeGatingTopK_MoeGatingTopK", "MoeGatingTopK", "topk"),
+    ("aclnnMoeGatingTopK_MoeGatingTopK_MoeGatingTopK", "MoeGatingTopK", "moe"),   # MoE routing
     ("aclnnDynamicQuant_DynamicQuant_DynamicQuant", "DynamicQuant", "quant"),
     ("aclnnExpand_BroadcastToAiCore_BroadcastTo", "BroadcastTo", "other"),
     ("aclnnAdd_AddAiCore_Add", "Add", "other"),

@@ -311,13 +311,13 @@ def test_generated_job_names_the_slow_rank_and_layers(tmp_path, args):
 
 
 def test_generated_job_without_layers_or_anchor(tmp_path):
-    """No --anchor (proposed per rank) and no --layers: the fast ranks wait at every collective, so only the slow
-    rank shows pass breaks; every rank is then cut at its layer count, and the vote is the same."""
+    """No --anchor (proposed per rank) and no --layers: the fast ranks wait at every collective, so no gap shows
+    the pass breaks on them; each rank's ProfilerStep#N does (a step holds its passes), and the vote is the same."""
     db, truth = _generate(tmp_path, "gk", "--ranks", "4", "--layers", "8", "--passes", "3", "--slow-rank", "2",
                           "--slow-layers", "3,5", "--offsets-us", "0,12345,-678,9000", "--seed", "0")
     table, r = _stragglers(db, "gk")
     assert [(t["layer"], t["rank"]) for t in table if t["rank"]] == [("3", "2"), ("5", "2"), ("all", "2")], r.stdout
-    assert "every rank cut into passes of 8 layers" in r.stderr
+    assert "note: run 'gk-rank0': 2 pass breaks at step boundaries" in r.stderr
 
 
 def test_generated_late_arrival_is_the_layers_last_arrival(tmp_path):
@@ -337,7 +337,7 @@ def test_generated_late_arrival_is_the_layers_last_arrival(tmp_path):
 @pytest.mark.real_data
 def test_real_two_ranks_of_one_job(tmp_path):
     """Two sampled ranks of one 128-rank training job (HTA's test data): a layer-norm kernel as anchor gives
-    2 passes of 4 layers on both; every (pass, layer) compares 2 ranks."""
+    2 passes of 4 layers (and their prologue and epilogue) on both; every (pass, unit) compares 2 ranks."""
     db = str(tmp_path / "h.duckdb")
     for r in (0, 1):
         cli("ingest", real_trace("hta-multirank", "trace_filter", f"sampled_rank-{r}.json.gz"), "--db", db,
@@ -346,7 +346,7 @@ def test_real_two_ranks_of_one_job(tmp_path):
               "--format", "csv").stdout
     table = list(csv.DictReader(io.StringIO(out)))
     assert [(t["pass"], t["layer"]) for t in table] == [(str(p), l) for p in (0, 1)
-                                                        for l in ("prologue", "0", "1", "2", "3")]
+                                                        for l in ("prologue", "0", "1", "2", "3", "epilogue")]
     assert {t["ranks"] for t in table} == {"2"}
     for t in table:
         assert Decimal(t["min_compute_us"]) <= Decimal(t["median_compute_us"]) <= Decimal(t["max_compute_us"])

@@ -92,7 +92,8 @@ def test_qwen3_megatron_layers_equal_reference(ingested, layers):
     folder = real_trace(*QWEN3)
     db = ingested(*QWEN3)
     args = ["--anchor", "^FlashAttentionScore$"] + (["--layers", str(layers)] if layers else [])
-    want = reference_layers(f"{folder}/ASCEND_PROFILER_OUTPUT/kernel_details.csv", "FlashAttentionScore", layers)
+    # without --layers, the pipeline send/receive between the two micro-batches splits them as 14 does
+    want = reference_layers(f"{folder}/ASCEND_PROFILER_OUTPUT/kernel_details.csv", "FlashAttentionScore", 14)
     got = cli_layers(db, *args)
     assert len(want) == 28           # 28 FlashAttentionScore = 14 layers x 2 micro-batches
     assert got == want
@@ -348,10 +349,11 @@ def test_swimlane_cores_equal_reference(ingested):
 #   gap inside a pass.
 # - SGLang Qwen3-8B (36 layers) prefill: one pass. vLLM decode on MI300X (24 layers): one pass whose layers
 #   alternate kernel_unified_attention_2d / _3d; the piecewise trace runs _2d in all 24.
-# - DeepSeek training step (4 layers): one forward pass (anchored on the forward kernel, not FlashAttnBwd).
+# - DeepSeek DualPipe training chunk (4 layers): one forward and one backward pass, interleaved kernel by
+#   kernel, each anchored on its own attention kernel.
 # - Megatron Qwen3 on Ascend (14 layers per pipeline stage, 2 micro-batches): the two forward micro-batches
-#   are only 1.7x the largest in-pass gap apart, under the 2x a break needs, so without --layers they are
-#   one stretch of 28; --layers 14 cuts it at that gap.
+#   are only 1.7x the largest in-pass gap apart, but a pipeline send/receive lies between them, so they are
+#   two passes of 14 with or without --layers 14; then the two backward micro-batches.
 EXPECTED_PASSES = [
     (("amd-tracelens", "h100", "Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"), [], [(10, True), (24, False)]),
     (("amd-tracelens", "mi300", "Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"), [], [(11, True), (24, False)]),
@@ -361,9 +363,11 @@ EXPECTED_PASSES = [
      [(36, False)]),
     (("amd-tracelens", "inference", "vllm_decode_full", "graph_execution.json.gz"), [], [(24, False)]),
     (("amd-tracelens", "inference", "vllm_prefilldecode_piecewise", "graph_execution.json.gz"), [], [(24, False)]),
-    (("deepseek-profile-data", "train.json"), [], [(4, False)]),
-    ((*QWEN3, "ASCEND_PROFILER_OUTPUT", "kernel_details.csv"), [], [(28, False)]),
-    ((*QWEN3, "ASCEND_PROFILER_OUTPUT", "kernel_details.csv"), ["--layers", "14"], [(14, False), (14, False)]),
+    (("deepseek-profile-data", "train.json"), [], [(4, False), ("backward", 4, False)]),
+    ((*QWEN3, "ASCEND_PROFILER_OUTPUT", "kernel_details.csv"), [],
+     [(14, False), (14, False), ("backward", 14, False), ("backward", 14, False)]),
+    ((*QWEN3, "ASCEND_PROFILER_OUTPUT", "kernel_details.csv"), ["--layers", "14"],
+     [(14, False), (14, False), ("backward", 14, False), ("backward", 14, False)]),
 ]
 
 
@@ -374,7 +378,9 @@ def test_default_flags_give_the_passes_an_expert_marks(ingested, parts, args, wa
     db = ingested(*parts)
     got = list(csv.DictReader(io.StringIO(cli("report", "passes", "--db", db, "--run", "R", *args, "--format",
                                               "csv").stdout)))
-    assert [(int(r["anchors"]), r["note"] == "partial") for r in got] == want
+    # (anchors, partial) of a forward pass, ("backward", anchors, partial) of a backward one
+    assert [(int(r["anchors"]), r["note"] == "partial") if r["phase"] == "forward" else
+            ("backward", int(r["anchors"]), r["note"] == "partial") for r in got] == want
 
 
 def test_vllm_decode_anchor_is_both_attention_variants(ingested):
@@ -382,8 +388,8 @@ def test_vllm_decode_anchor_is_both_attention_variants(ingested):
     p = cli("report", "layers", "--db", db, "--run", "R", "--format", "csv")
     assert "anchor chosen: kernel_unified_attention_2d | kernel_unified_attention_3d" in p.stderr
     rows = list(csv.DictReader(io.StringIO(p.stdout)))
-    # 24 layers plus the prologue, and every kernel of the trace in one of them (full window)
-    assert [r["layer"] for r in rows] == ["prologue"] + [str(i) for i in range(24)]
+    # 24 layers between the prologue and the epilogue, and every kernel of the trace in one of them (full window)
+    assert [r["layer"] for r in rows] == ["prologue"] + [str(i) for i in range(24)] + ["epilogue"]
     assert sum(int(r["kernels"]) for r in rows) == 434
 
 

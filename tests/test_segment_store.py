@@ -23,26 +23,29 @@ def segmented(tmp_path):
 
 
 def report_cells(db, *args):
-    """(pass, layer, category) -> µs text from report layers' category columns, layer '' for the prologue."""
+    """(pass, layer, category) -> µs text from report layers' category columns; the layer of the prologue and
+    the epilogue is their unit, as kernel_layers' coalesce(layer, unit) gives it."""
     rows = csv.DictReader(io.StringIO(cli("report", "layers", "--db", db, "--run", "tiny", *SEG, *args,
                                           "--format", "csv").stdout))
     out = {}
     for r in rows:
         for col, v in r.items():
             if col.endswith("_us") and col not in ("sum_us", "wall_us", "start_us", "end_us") and float(v):
-                out[(r["pass"], "" if r["layer"] == "prologue" else r["layer"], col[:-3])] = v
+                out[(r["pass"], r["layer"], col[:-3])] = v
     return out
 
 
 def test_kernel_layers_equals_report_layers_per_pass_layer_and_category(segmented):
     view = cli("sql", "--db", segmented, "--format", "csv",
-               "select pass, layer, category, us(sum(dur_ns)) as us from kernel_layers where run = 'tiny' "
-               "and pass is not null group by all order by all").stdout
+               "select pass, coalesce(layer::varchar, unit) as layer, category, us(sum(dur_ns)) as us "
+               "from kernel_layers where run = 'tiny' and pass is not null group by all order by all").stdout
     got = {(r["pass"], r["layer"], r["category"]): r["us"] for r in csv.DictReader(io.StringIO(view))}
     want = report_cells(segmented, "--pass", "all")
     assert got == want
-    # tests/tiny_trace.py, pass 3 full window: layer 1 = FIA 5 + o 6 + hcom 3 + SwiGlu 1 + lm_head 8 + ArgMax 1
-    assert got[("3", "1", "gemm")] == "14.000" and got[("3", "", "other")] == "4.000"
+    # tests/tiny_trace.py, pass 3 full window: layer 1 = FIA 5 + o 6 + hcom 3 + SwiGlu 1, the epilogue lm_head 8
+    # + ArgMax 1, the prologue GatherV2 4 (other) + RmsNorm 2 + MatMul 10
+    assert got[("3", "1", "gemm")] == "6.000" and got[("3", "epilogue", "gemm")] == "8.000"
+    assert got[("3", "prologue", "other")] == "4.000"
 
 
 def test_the_plain_duckdb_cli_reads_kernel_layers_with_the_runs_columns(segmented):

@@ -50,15 +50,16 @@ def test_counts_subdivide_gap_passes_but_never_merge_them(tiny):
     # keeps its 2 anchors, flagged partial, and the note says where the counts disagree with the trace
     b, got = passes(tiny, anchor="FusedInferAttentionScore", layers=3)
     assert [(p, a, part) for p, a, part, _, _ in got] == [(0, 2, True), (1, 2, True), (2, 2, True), (3, 2, True)]
-    assert b.notes == ["run 'tiny': 3 pass breaks at anchor gaps >= 934.0 us, 20.8x the largest gap inside a pass "
-                       "(45.0 us); pass 0 holds 2 of 3 anchors (the capture starts mid-pass: its layers are numbered 1-2, "
+    assert b.notes == ["run 'tiny': 3 pass breaks at step boundaries (Step Id, ProfilerStep#N or serving step "
+                       "annotations); no other anchor gap stands out as a pass break (the largest inside is 45.0 us); "
+                       "pass 0 holds 2 of 3 anchors (the capture starts mid-pass: its layers are numbered 1-2, "
                        "and its kernels before the first anchor are the end of layer 0); pass 1 holds 2 of 3 "
                        "anchors (a short pass between two breaks: --layers may be wrong or anchors missing); pass 2 "
                        "holds 2 of 3 anchors (a short pass between two breaks: --layers may be wrong or anchors "
                        "missing); pass 3 holds 2 of 3 anchors (the capture ends mid-pass)"]
     b, _ = passes(tiny, anchor="FusedInferAttentionScore", layers=2)
-    assert b.notes == ["run 'tiny': 3 pass breaks at anchor gaps >= 934.0 us, 20.8x the largest gap inside a pass "
-                       "(45.0 us)"]
+    assert b.notes == ["run 'tiny': 3 pass breaks at step boundaries (Step Id, ProfilerStep#N or serving step "
+                       "annotations); no other anchor gap stands out as a pass break (the largest inside is 45.0 us)"]
     # --layers 1: each gap pass of 2 anchors is cut into 2 passes of 1
     _, got = passes(tiny, anchor="FusedInferAttentionScore", layers=1)
     assert [(p, a, part) for p, a, part, _, _ in got] == [(p, 1, False) for p in range(8)]
@@ -262,7 +263,7 @@ def test_overlapping_kernels_on_two_streams_assign_by_start(con, tmp_path):
     rows = [["A", "A", "AI_CORE", "0.000", "1.000"], ["B", "B", "AI_CORE", "0.500", "20.000"],
             ["A", "A", "AI_CORE", "10.000", "1.000"], ["C", "C", "AI_CORE", "10.500", "0.500"]]
     tracedb.ingest_trace(con, write_csv(tmp_path / "o.csv", HEADER, rows), name="o")
-    b = segment.bind(con, segment.Options(runs=["o"], anchor="^A$", layers=2))
+    b = segment.bind(con, segment.Options(runs=["o"], anchor="^A$", layers=2, window="strict"))
     segment.find_passes(con, b)
     segment.assign(con, b, segment.select_passes(con, b, "all"))
     got = con.execute("SELECT layer, count(*), sum(dur_ns), max(end_ns) - min(start_ns) FROM _assigned "

@@ -17,8 +17,8 @@ pass start T, at scale s = 1.5, 1.2, 1.0, 1.0 for passes 0..3 (passes 0 and 1 ar
      61        6    aclnnMatmul..MatMulV3 (o)      MatMulV3                  1 in full, outside strict
      68        3    hcom_allReduce__2_0_1 (twice)  hcom_allReduce_           1 in full
      72        1    SwiGlu                         SwiGlu                    1 in full
-     75        8    aclnnMatmul..MatMulV3 (lm_head) MatMulV3                 1 in full
-     85        1    ArgMaxV2                       ArgMaxV2                  1 in full
+     75        8    aclnnMatmul..MatMulV3 (lm_head) MatMulV3                 epilogue in full
+     85        1    ArgMaxV2                       ArgMaxV2                  epilogue in full
 
 Passes start at T = T0 + p x 1000 µs, so the gap between passes (~900 µs) dwarfs the anchor gaps
 (30 x s µs): gap-based and count-based pass finding agree.
@@ -27,7 +27,10 @@ Strict window, scale 1: layer 0 = [20, 55): FIA 5 + MatMul 6 + hcom 3 + SwiGlu 1
 = 27 µs over 6 kernels, wall 20 -> 53 = 33 µs. Layer 1 = [55, 60]: the anchor alone, 5 µs.
 Layer-0 wall by pass: 49.5, 39.6, 33, 33 µs: pass 2 differs from pass 1 by 17 %, pass 3 from pass 2 by
 0 %, so --pass steady picks pass 3. Each pass has 2 hcom ops logged twice: 8 'comm' duplicates.
-Full window: pass 0 starts at the run's first kernel, prologue = GatherV2, RmsNorm, MatMul (16 µs at s=1).
+Full window: pass 0 starts at the run's first kernel, prologue = GatherV2, RmsNorm, MatMul (16 µs at s=1);
+layer 1 = FIA, MatMul (o), hcom, SwiGlu (15 µs), and the epilogue = lm_head MatMul, ArgMaxV2 (9 µs): layer 0
+ends with RmsNorm, MatMul (qkv), as the prologue does (the work before an anchor), so the last layer holds
+at most layer 0's 6 kernels less those 2.
 """
 T0_NS = 1_764_246_877_073_569_640_000 // 1000  # an absolute epoch in ns, 19 digits as Ascend writes it
 SCALES = [(3, 2), (6, 5), (1, 1), (1, 1)]

@@ -4,7 +4,7 @@
 --   ordinal): the kernels of a layer aligned by category (memsets and memcpys apart: 'other:memset'),
 --   module role when every run has one ($kernel_module), and rank within them in time order, so hardware
 --   with different kernel names still lines up while unrelated kernels never pair. The prologue of a full
---   window is the layer NULL.
+--   window is the layer NULL with unit prologue, the epilogue the layer NULL with unit epilogue.
 -- Inputs: _assigned (the selected passes), kernels (names), _rules (category names), _attr (each kernel's
 --   module, from attribute_modules.sql for --by module, else empty: attribute_none.sql).
 -- Parameters:
@@ -17,7 +17,8 @@
 -- Output: TEMP _cmp_pass, one row per run, selected pass and key:
 --   run_id INTEGER: the run
 --   pass BIGINT: the selected pass
---   layer BIGINT: key: the layer; NULL: the prologue
+--   layer BIGINT: key: the layer; NULL: the prologue or the epilogue
+--   unit VARCHAR: key: prologue | epilogue for those, NULL for a layer
 --   category VARCHAR: key by category and by kernel, else NULL
 --   module VARCHAR: key by module, and by kernel with $kernel_module, else NULL
 --   ordinal BIGINT: key by kernel: rank from 0 in time order within (layer, category, module), else NULL
@@ -31,6 +32,7 @@
 --   pass VARCHAR: the pass number as text, or $label
 --   pass_ord BIGINT: the pass number, 0 with $label: the order of passes
 --   layer BIGINT: as in _cmp_pass
+--   unit VARCHAR: as in _cmp_pass
 --   category VARCHAR: as in _cmp_pass
 --   module VARCHAR: as in _cmp_pass
 --   ordinal BIGINT: as in _cmp_pass
@@ -48,35 +50,35 @@
 --   aligned BOOLEAN: every run has the key
 CREATE OR REPLACE TEMP TABLE _cmp_pass AS
 WITH k AS (
-    SELECT a.run_id, a.pass, a.layer, a.dur_ns, kk.name, m.module,
+    SELECT a.run_id, a.pass, a.layer, CASE WHEN a.unit <> 'layer' THEN a.unit END AS unit, a.dur_ns, kk.name, m.module,
         -- by kernel, a memset or memcpy never faces a kernel: its kind is part of the category key
         CASE WHEN $by = 'kernel' AND kk.kind IN ('memset', 'memcpy') THEN c.category || ':' || kk.kind
              ELSE c.category END AS category,
-        row_number() OVER (PARTITION BY a.run_id, a.pass, a.layer ORDER BY a.start_ns, a.seq) AS kpos
+        row_number() OVER (PARTITION BY a.run_id, a.pass, a.layer, a.unit ORDER BY a.start_ns, a.seq) AS kpos
     FROM _assigned a
     JOIN kernels kk USING (run_id, seq)
     JOIN (SELECT DISTINCT category, cat_ord FROM _rules) c USING (cat_ord)
     LEFT JOIN (SELECT run_id, seq, CASE WHEN $by_path THEN module_path ELSE module END AS module FROM _attr) m
         USING (run_id, seq)
 ), keyed AS (
-    SELECT run_id, pass, layer, dur_ns, name, kpos,
+    SELECT run_id, pass, layer, unit, dur_ns, name, kpos,
         CASE WHEN $by IN ('category', 'kernel') THEN category END AS key_category,
         CASE WHEN $by = 'module' OR ($by = 'kernel' AND $kernel_module) THEN module END AS key_module,
         CASE WHEN $by = 'kernel' THEN row_number() OVER (
-            PARTITION BY run_id, pass, layer, category, CASE WHEN $kernel_module THEN module END
+            PARTITION BY run_id, pass, layer, unit, category, CASE WHEN $kernel_module THEN module END
             ORDER BY kpos) - 1 END AS key_ordinal
     FROM k
 )
-SELECT run_id, pass, layer, key_category AS category, key_module AS module, key_ordinal AS ordinal,
+SELECT run_id, pass, layer, unit, key_category AS category, key_module AS module, key_ordinal AS ordinal,
     CASE WHEN $by = 'kernel' THEN any_value(name) END AS name, min(kpos) AS pos, count(*) AS n, sum(dur_ns) AS ns
 FROM keyed
-GROUP BY run_id, pass, layer, key_category, key_module, key_ordinal;
+GROUP BY run_id, pass, layer, unit, key_category, key_module, key_ordinal;
 CREATE OR REPLACE TEMP TABLE _cmp AS
 WITH units AS (
     -- how many selected passes (for --layer mean: full layers) each run averages over
     SELECT run_id, count(DISTINCT pass) AS units FROM _cmp_pass GROUP BY run_id
 ), collapsed AS (
-    SELECT run_id, CASE WHEN $label IS NULL THEN pass END AS pass_key, layer, category, module, ordinal,
+    SELECT run_id, CASE WHEN $label IS NULL THEN pass END AS pass_key, layer, unit, category, module, ordinal,
         arg_min(name, pass) AS name, min(pos) AS pos, sum(n) AS n_total, count(*) AS passes,
         CASE WHEN $label IS NULL THEN 1 ELSE any_value(u.units) END AS units,
         -- a unit without the key counts as 0, so a run's keys add up to its mean pass (or layer)
@@ -90,9 +92,9 @@ WITH units AS (
         count(*) OVER key = len($run_ids) AS aligned,
         max(ns) FILTER (WHERE run_id = $run_ids[1]) OVER key AS ref_ns
     FROM collapsed
-    WINDOW key AS (PARTITION BY pass_key, layer, category, module, ordinal)
+    WINDOW key AS (PARTITION BY pass_key, layer, unit, category, module, ordinal)
 )
-SELECT run_id, coalesce($label, pass_key::VARCHAR) AS pass, coalesce(pass_key, 0) AS pass_ord, layer, category,
+SELECT run_id, coalesce($label, pass_key::VARCHAR) AS pass, coalesce(pass_key, 0) AS pass_ord, layer, unit, category,
     module, ordinal, name, pos, n_total, passes, units, ns, min_ns, max_ns, ns - ref_ns AS delta_ns, ratio3(ns, ref_ns) AS ratio,
     aligned
 FROM flagged;

@@ -4,7 +4,7 @@
 --   $run_ids INTEGER[]: the runs, in output order within a key
 -- Output: rows, one per (key, run); see compare_align.sql:
 --   pass VARCHAR: a number, or steady / auto
---   layer BIGINT: the layer; NULL: the prologue
+--   layer BIGINT: the layer; NULL: the prologue or the epilogue (unit)
 --   category VARCHAR: key by category or kernel
 --   module VARCHAR: key by module (or by kernel within module roles)
 --   ordinal BIGINT: key by kernel
@@ -15,8 +15,9 @@
 --   delta_us DECIMAL(23,3): against the first run
 --   ratio DECIMAL(12,3): against the first run
 --   aligned BOOLEAN: every run has the key
+--   unit VARCHAR: prologue | layer | epilogue
 SELECT c.pass, c.layer, c.category, c.module, c.ordinal, r.name AS run, c.name, c.n_total AS kernels,
-    us(c.ns) AS sum_us, us(c.delta_ns) AS delta_us, c.ratio, c.aligned
+    us(c.ns) AS sum_us, us(c.delta_ns) AS delta_us, c.ratio, c.aligned, coalesce(c.unit, 'layer') AS unit
 FROM _cmp c JOIN runs r USING (run_id)
-ORDER BY c.pass_ord, c.layer NULLS FIRST, c.category NULLS FIRST, c.module NULLS FIRST, c.ordinal NULLS FIRST,
+ORDER BY c.pass_ord, c.unit IS NOT DISTINCT FROM 'epilogue', c.layer NULLS FIRST, c.category NULLS FIRST, c.module NULLS FIRST, c.ordinal NULLS FIRST,
     list_position($run_ids, c.run_id);

@@ -6,7 +6,7 @@
 --   $run_ids INTEGER[]: the runs, in output order within a key
 -- Output: rows, one per (key, run); see compare_align.sql:
 --   pass VARCHAR: 'mean'
---   layer BIGINT: the layer; NULL: the prologue, or with --layer mean every layer
+--   layer BIGINT: the layer; NULL: the prologue or the epilogue (unit), or with --layer mean every layer
 --   category VARCHAR: key by category or kernel
 --   module VARCHAR: key by module (or by kernel within module roles)
 --   ordinal BIGINT: key by kernel
@@ -20,9 +20,10 @@
 --   delta_us DECIMAL(23,3): of the means, against the first run
 --   ratio DECIMAL(12,3): of the means, against the first run
 --   aligned BOOLEAN: every run has the key
+--   unit VARCHAR: prologue | layer | epilogue (with --layer mean: layer)
 SELECT c.pass, c.layer, c.category, c.module, c.ordinal, r.name AS run, c.name, c.passes,
     mean1(c.n_total, c.units) AS kernels, us(c.ns) AS sum_us, us(c.min_ns) AS sum_min_us, us(c.max_ns) AS sum_max_us,
-    us(c.delta_ns) AS delta_us, c.ratio, c.aligned
+    us(c.delta_ns) AS delta_us, c.ratio, c.aligned, coalesce(c.unit, 'layer') AS unit
 FROM _cmp c JOIN runs r USING (run_id)
-ORDER BY c.layer NULLS FIRST, c.category NULLS FIRST, c.module NULLS FIRST, c.ordinal NULLS FIRST,
+ORDER BY c.unit IS NOT DISTINCT FROM 'epilogue', c.layer NULLS FIRST, c.category NULLS FIRST, c.module NULLS FIRST, c.ordinal NULLS FIRST,
     list_position($run_ids, c.run_id);

@@ -14,7 +14,8 @@
 -- Output: rows, per pass its total, then per layer its keys and their sum (the key columns of --by are
 --   kept by the caller, the others dropped):
 --   pass VARCHAR: as in _cmp
---   layer VARCHAR: the layer, 'all' (the pass total) or $null_layer
+--   layer VARCHAR: the layer, 'all' (the pass total), the unit of a NULL layer (prologue, epilogue), or
+--     $null_layer
 --   category VARCHAR: the key's category, 'sum' on a sum row
 --   module VARCHAR: the key's module, 'sum' on a sum row
 --   <run>_kernel VARCHAR: by kernel: the run's kernel (short name), one column per run
@@ -26,27 +27,29 @@
 --   ratio DECIMAL(12,3): each later run / the first (ratio_<run> with three runs or more)
 --   ratio_<run> DECIMAL(12,3): as ratio
 WITH g AS (
-    SELECT run_id, pass, pass_ord, layer AS k_layer, category AS k_category, module AS k_module, ordinal AS k_ordinal,
-        GROUPING(layer, category, module, ordinal) AS level,   -- 0: a key; 7: a layer's sum; 15: the pass total
-        CASE WHEN GROUPING(layer, category, module, ordinal) = 0 THEN coalesce((SELECT kn.short_name FROM kernel_names kn WHERE kn.name = any_value(c.name)),
+    SELECT run_id, pass, pass_ord, layer AS k_layer, unit AS k_unit, category AS k_category, module AS k_module,
+        ordinal AS k_ordinal,
+        GROUPING(layer, unit, category, module, ordinal) AS level,   -- 0: a key; 7: a layer's sum; 31: the pass total
+        CASE WHEN GROUPING(layer, unit, category, module, ordinal) = 0 THEN coalesce((SELECT kn.short_name FROM kernel_names kn WHERE kn.name = any_value(c.name)),
                                                                    simple_name(any_value(c.name))) END AS kernel,
         sum(n_total) AS kernels, sum(mean1(n_total, units)) AS kernels_mean, sum(ns) AS ns, min(pos) AS pos
     FROM _cmp c
-    GROUP BY GROUPING SETS ((run_id, pass, pass_ord, layer, category, module, ordinal), (run_id, pass, pass_ord, layer),
-                            (run_id, pass, pass_ord))
+    GROUP BY GROUPING SETS ((run_id, pass, pass_ord, layer, unit, category, module, ordinal),
+                            (run_id, pass, pass_ord, layer, unit), (run_id, pass, pass_ord))
 ), wide AS (
     SELECT pass,
-        CASE WHEN level = 15 THEN 'all' ELSE coalesce(k_layer::VARCHAR, $null_layer) END AS layer,
+        CASE WHEN level = 31 THEN 'all' ELSE coalesce(k_layer::VARCHAR, k_unit, $null_layer) END AS layer,
         CASE WHEN level > 0 THEN 'sum' ELSE k_category END AS category,
         CASE WHEN level > 0 THEN 'sum' ELSE k_module END AS module,
         {run_columns},
         {diff_columns},
-        pass_ord, k_layer, level, coalesce(min(pos) FILTER (WHERE run_id = $run_ids[1]), min(pos)) AS k_pos,
+        pass_ord, k_layer, k_unit, level, coalesce(min(pos) FILTER (WHERE run_id = $run_ids[1]), min(pos)) AS k_pos,
         k_category, k_module, k_ordinal
     FROM g
     WHERE level <> 7 OR $by <> 'layer'
-    GROUP BY pass, pass_ord, k_layer, k_category, k_module, k_ordinal, level
+    GROUP BY pass, pass_ord, k_layer, k_unit, k_category, k_module, k_ordinal, level
 )
-SELECT * EXCLUDE (pass_ord, k_layer, level, k_pos, k_category, k_module, k_ordinal)
+SELECT * EXCLUDE (pass_ord, k_layer, k_unit, level, k_pos, k_category, k_module, k_ordinal)
 FROM wide
-ORDER BY pass_ord, level = 15 DESC, k_layer NULLS FIRST, level, k_pos, k_category, k_module, k_ordinal;
+ORDER BY pass_ord, level = 31 DESC, k_unit IS NOT DISTINCT FROM 'epilogue', k_layer NULLS FIRST, level, k_pos, k_category,
+    k_module, k_ordinal;

@@ -1,4 +1,5 @@
--- Export `perfetto`: the counter events (ph C) of the annotation process, a step per layer and prologue:
+-- Export `perfetto`: the counter events (ph C) of the annotation process, a step per layer, prologue and
+-- epilogue:
 -- one counter per category with time in the selected passes (its time in the unit) and `comm overlap` (the
 -- unit's communication overlapped by computing), each back to 0 at its pass's end. A value equal to the
 -- counter's previous one is left out: the step is the same without it. Perfetto names each track after the

@@ -1,13 +1,13 @@
--- Export `perfetto`: the passes, layers and prologues of the selected passes, as report layers and report
+-- Export `perfetto`: the passes, layers, prologues and epilogues of the selected passes, as report layers and report
 -- timeline count them (a layer's start is its first kernel's start, its wall first start to last end),
--- with the time per category and, for layers and prologues, the communication overlapped by computing.
+-- with the time per category and, for the units inside a pass, the communication overlapped by computing.
 -- Inputs: _assigned (segment_assign.sql, after module_categories.sql), _bd_units (breakdown_union.sql over
 --   breakdown_activity_layers.sql by layer).
 -- Parameters: none.
--- Output: TEMP _pf_units, one row per pass, (pass, layer) and prologue:
---   unit VARCHAR: pass, layer or prologue
+-- Output: TEMP _pf_units, one row per pass, (pass, layer), prologue and epilogue:
+--   unit VARCHAR: pass, layer, prologue or epilogue
 --   pass BIGINT: the pass
---   layer BIGINT: the layer (NULL for a pass or a prologue)
+--   layer BIGINT: the layer (NULL for a pass, a prologue or an epilogue)
 --   kernels BIGINT: its kernels
 --   start_ns BIGINT: first kernel start
 --   end_ns BIGINT: last kernel end
@@ -19,8 +19,7 @@ CREATE OR REPLACE TEMP TABLE _pf_units AS
 WITH units AS (
     SELECT 'pass' AS unit, pass, NULL::BIGINT AS layer, start_ns, end_ns, dur_ns, is_comm, cat_ord FROM _assigned
     UNION ALL
-    SELECT CASE WHEN layer IS NULL THEN 'prologue' ELSE 'layer' END, pass, layer, start_ns, end_ns, dur_ns, is_comm,
-        cat_ord
+    SELECT unit, pass, layer, start_ns, end_ns, dur_ns, is_comm, cat_ord
     FROM _assigned
 ), cats AS (
     SELECT unit, pass, layer, cat_ord, count(*) AS kernels, min(start_ns) AS start_ns, max(end_ns) AS end_ns,
@@ -33,4 +32,5 @@ SELECT c.unit, c.pass, c.layer, sum(c.kernels)::BIGINT AS kernels, min(c.start_n
          END::BIGINT AS overlap_ns,
     map(list(c.cat_ord::INTEGER ORDER BY c.cat_ord), list(c.ns ORDER BY c.cat_ord)) AS cat_ns
 FROM cats c LEFT JOIN _bd_units o ON c.unit <> 'pass' AND o.pass = c.pass AND o.layer IS NOT DISTINCT FROM c.layer
+    AND o.unit = c.unit
 GROUP BY c.unit, c.pass, c.layer;

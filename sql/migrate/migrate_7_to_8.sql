@@ -10,9 +10,30 @@
 --   unit VARCHAR: prologue | layer | epilogue in a pass; optimizer for the optimizer's kernels; NULL for
 --     the other kernels outside every pass
 --   grad VARCHAR: input | weight for a backward kernel where the trace says which gradient; else NULL
--- Output: VIEW kernel_layers, re-created with those columns after pass and layer:
---   run, pass, layer, block, category, module, name, short_name, op_type, kind, start_ns, dur_ns, seq,
---   run_id, tags, rank, device_name, format (as in v5), then step, microbatch, phase, unit, grad
+-- Output: VIEW kernel_layers, one row per kernel of a stored segmentation, the v5 columns and then those:
+--   run VARCHAR: the run's name
+--   pass BIGINT: kernel_segments.pass
+--   layer BIGINT: kernel_segments.layer (NULL with a pass: the prologue or the epilogue, unit says which)
+--   block BIGINT: kernel_segments.block
+--   category VARCHAR: kernel_segments.category
+--   module VARCHAR: kernel_segments.module
+--   name VARCHAR: the kernel name
+--   short_name VARCHAR: its readable short name (kernel_names)
+--   op_type VARCHAR: the op type (Ascend)
+--   kind VARCHAR: kernel | comm | memcpy | memset | task
+--   start_ns BIGINT: start
+--   dur_ns BIGINT: duration
+--   seq BIGINT: the kernel (kernels.seq)
+--   run_id INTEGER: the run
+--   tags MAP(VARCHAR, VARCHAR): the run's tags
+--   rank INTEGER: the run's rank
+--   device_name VARCHAR: the run's device name
+--   format VARCHAR: the run's format
+--   step BIGINT: kernel_segments.step
+--   microbatch BIGINT: kernel_segments.microbatch
+--   phase VARCHAR: kernel_segments.phase
+--   unit VARCHAR: kernel_segments.unit
+--   grad VARCHAR: kernel_segments.grad
 ALTER TABLE kernel_segments ADD COLUMN phase VARCHAR;
 ALTER TABLE kernel_segments ADD COLUMN step BIGINT;
 ALTER TABLE kernel_segments ADD COLUMN microbatch BIGINT;

@@ -15,6 +15,7 @@
 --   step BIGINT: its step (NULL here; breakdown_steps.sql sets it)
 --   pass BIGINT: its pass (NULL here)
 --   layer BIGINT: its layer (NULL here)
+--   unit VARCHAR: its unit (NULL here)
 --   s BIGINT: start, ns
 --   e BIGINT: end, ns
 --   is_comm BOOLEAN: communication (else computing)
@@ -25,7 +26,7 @@
 --   activities BIGINT: how many
 --   dur_ns BIGINT: their time
 CREATE OR REPLACE TEMP TABLE _bd_act AS
-SELECT k.run_id, k.seq, NULL::BIGINT AS step, NULL::BIGINT AS pass, NULL::BIGINT AS layer,
+SELECT k.run_id, k.seq, NULL::BIGINT AS step, NULL::BIGINT AS pass, NULL::BIGINT AS layer, NULL::VARCHAR AS unit,
     k.start_ns AS s, k.start_ns + k.dur_ns AS e, k.kind = 'comm' OR c.category = 'communication' AS is_comm
 FROM kernels k
 JOIN _cats c ON c.name IS NOT DISTINCT FROM k.name AND c.op_type IS NOT DISTINCT FROM k.op_type

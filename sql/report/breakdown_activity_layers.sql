@@ -12,7 +12,8 @@
 --   seq BIGINT: the activity (kernels.seq)
 --   step BIGINT: NULL (no steps in this mode)
 --   pass BIGINT: its pass
---   layer BIGINT: its layer with $by_layer (NULL: the prologue), else NULL
+--   layer BIGINT: its layer with $by_layer (NULL: the prologue or the epilogue), else NULL
+--   unit VARCHAR: with $by_layer prologue | layer | epilogue (segment_assign.sql), else NULL
 --   s BIGINT: start, ns
 --   e BIGINT: end, ns
 --   is_comm BOOLEAN: communication (else computing)
@@ -24,6 +25,7 @@
 --   dur_ns BIGINT: their time
 CREATE OR REPLACE TEMP TABLE _bd_act AS
 SELECT a.run_id, a.seq, NULL::BIGINT AS step, a.pass, CASE WHEN $by_layer THEN a.layer END AS layer,
+    CASE WHEN $by_layer THEN a.unit END AS unit,
     a.start_ns AS s, a.end_ns AS e, a.is_comm
 FROM _assigned a JOIN kernels k USING (run_id, seq)
 WHERE k.run_id IN (SELECT unnest($run_ids)) AND k.kind IN ('kernel', 'comm');

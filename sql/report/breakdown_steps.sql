@@ -23,6 +23,7 @@
 --   step BIGINT: its step
 --   pass BIGINT: NULL
 --   layer BIGINT: NULL
+--   unit VARCHAR: NULL
 --   s BIGINT: start, ns
 --   e BIGINT: end, ns
 --   is_comm BOOLEAN: communication (else computing)
@@ -69,7 +70,7 @@ SELECT a.run_id, (SELECT count(*) FROM _bd_marks m WHERE m.run_id = a.run_id) AS
     coalesce(sum(a.e - a.s) FILTER (WHERE a.found_step IS NULL), 0)::BIGINT AS unstepped_ns
 FROM _bd_stepped a GROUP BY a.run_id;
 CREATE OR REPLACE TEMP TABLE _bd_act AS
-SELECT run_id, seq, found_step AS step, pass, layer, s, e, is_comm FROM _bd_stepped WHERE found_step IS NOT NULL;
+SELECT run_id, seq, found_step AS step, pass, layer, unit, s, e, is_comm FROM _bd_stepped WHERE found_step IS NOT NULL;
 DROP TABLE _bd_stepped;
 DROP TABLE _bd_launches;
 DROP TABLE _bd_marks;

@@ -14,7 +14,8 @@
 --   run_id INTEGER: the run
 --   step BIGINT: the step (NULL: not by step)
 --   pass BIGINT: the pass (NULL: not by pass or layer)
---   layer BIGINT: the layer (NULL: not by layer, or the prologue)
+--   layer BIGINT: the layer (NULL: not by layer, or the prologue or epilogue)
+--   unit VARCHAR: by layer: prologue | layer | epilogue; else NULL
 --   first_ns BIGINT: first start
 --   last_ns BIGINT: last end
 --   computing_ns BIGINT: length of the union of the computing intervals
@@ -22,18 +23,18 @@
 --   busy_ns BIGINT: length of the union of all intervals
 CREATE OR REPLACE TEMP TABLE _bd_units AS
 WITH ordered AS (
-    SELECT run_id, step, pass, layer, s, e, is_comm,
+    SELECT run_id, step, pass, layer, unit, s, e, is_comm,
         max(e) OVER w AS prev_any,
         max(e) FILTER (WHERE is_comm) OVER w AS prev_comm,
         max(e) FILTER (WHERE NOT is_comm) OVER w AS prev_compute
     FROM _bd_act
-    WINDOW w AS (PARTITION BY run_id, step, pass, layer ORDER BY s, e ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
+    WINDOW w AS (PARTITION BY run_id, step, pass, layer, unit ORDER BY s, e ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
 )
-SELECT run_id, step, pass, layer, min(s) AS first_ns, max(e) AS last_ns,
+SELECT run_id, step, pass, layer, unit, min(s) AS first_ns, max(e) AS last_ns,
     coalesce(sum(greatest(0, e - greatest(s, coalesce(prev_compute, s)))) FILTER (WHERE NOT is_comm), 0)::BIGINT
         AS computing_ns,
     coalesce(sum(greatest(0, e - greatest(s, coalesce(prev_comm, s)))) FILTER (WHERE is_comm), 0)::BIGINT
         AS communication_ns,
     sum(greatest(0, e - greatest(s, coalesce(prev_any, s))))::BIGINT AS busy_ns
 FROM ordered
-GROUP BY run_id, step, pass, layer;
+GROUP BY run_id, step, pass, layer, unit;

@@ -19,7 +19,8 @@
 --   seq BIGINT: the activity (kernels.seq)
 --   step BIGINT: its step (NULL: not by step)
 --   pass BIGINT: its pass (NULL: not by pass or layer)
---   layer BIGINT: its layer (NULL: not by layer, or the prologue)
+--   layer BIGINT: its layer (NULL: not by layer, or the prologue or epilogue)
+--   unit VARCHAR: by layer: prologue | layer | epilogue; else NULL
 --   s BIGINT: start, ns
 --   e BIGINT: end, ns
 --   call_seq BIGINT: its launch call (host_events.seq); NULL: none in the trace
@@ -31,11 +32,11 @@
 --   unknown_ns BIGINT: the gap, when this activity has no launch call
 CREATE OR REPLACE TEMP TABLE _la_act AS
 WITH act AS (
-    SELECT a.run_id, a.seq, a.step, a.pass, a.layer, a.s, a.e, c.call_seq, c.call_ns, c.call_dur_ns
+    SELECT a.run_id, a.seq, a.step, a.pass, a.layer, a.unit, a.s, a.e, c.call_seq, c.call_ns, c.call_dur_ns
     FROM _bd_act a LEFT JOIN _la_calls c USING (run_id, seq)
     WHERE a.run_id IN (SELECT unnest($run_ids))
 ), ordered AS (
-    SELECT *, max(e) OVER (PARTITION BY run_id, step, pass, layer ORDER BY s, call_ns NULLS LAST, seq
+    SELECT *, max(e) OVER (PARTITION BY run_id, step, pass, layer, unit ORDER BY s, call_ns NULLS LAST, seq
                            ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev_end
     FROM act
 ), gaps AS (
@@ -44,7 +45,7 @@ WITH act AS (
              ELSE 0 END AS hb_ns
     FROM ordered
 )
-SELECT run_id, seq, step, pass, layer, s, e, call_seq, call_ns, call_dur_ns, gap_ns::BIGINT AS gap_ns,
+SELECT run_id, seq, step, pass, layer, unit, s, e, call_seq, call_ns, call_dur_ns, gap_ns::BIGINT AS gap_ns,
     hb_ns::BIGINT AS host_bound_ns,
     (CASE WHEN call_ns IS NOT NULL THEN gap_ns - hb_ns ELSE 0 END)::BIGINT AS other_ns,
     (CASE WHEN call_ns IS NULL THEN gap_ns ELSE 0 END)::BIGINT AS unknown_ns

@@ -15,7 +15,8 @@
 -- projection before attention) belong to the previous layer's unit, where they give that rank a smaller
 -- skew (0.3 of the slow layer's in bench/gen_job.py's layers); the vote of report ranks --stragglers
 -- counts only stragglers.
--- Layer keys: the prologue (layer NULL) is keyed as layer -1 (lk) so that joins match it.
+-- Layer keys: the prologue (layer NULL) is keyed as layer -1 (lk) and the epilogue as -2, so that joins
+-- match them.
 -- Inputs: _bd_units (breakdown_union.sql over breakdown_activity_layers.sql by layer), _bd_act,
 --   TEMP _rk_ranks(run_id INTEGER, rank INTEGER, offset_ns BIGINT) (the runs compared, their rank and the
 --   ns added to their timestamps).
@@ -25,7 +26,7 @@
 --   $peak_share DOUBLE: the share of the rank's largest skew in the pass a straggler's skew must reach
 -- Output: TEMP _rk_inst, one row per collective (pass, layer, k-th communication op of the layer):
 --   pass BIGINT: the pass
---   lk BIGINT: the layer (-1: the prologue)
+--   lk BIGINT: the layer (-1: the prologue, -2: the epilogue)
 --   k BIGINT: its order among the layer's communication ops, from 0
 --   ranks BIGINT: the ranks that have it
 --   first_ns BIGINT: the earliest aligned start
@@ -35,8 +36,8 @@
 --   run_id INTEGER: the run
 --   rank INTEGER: its rank
 --   pass BIGINT: the pass
---   layer BIGINT: the layer (NULL: the prologue)
---   lk BIGINT: the layer (-1: the prologue)
+--   layer BIGINT: the layer (NULL: the prologue or the epilogue)
+--   lk BIGINT: the layer (-1: the prologue, -2: the epilogue)
 --   compute_ns BIGINT: union of its non-communication kernels' intervals
 --   comm_ns BIGINT: union of its communication ops' intervals
 --   wall_ns BIGINT: first start to last end of its kernels and communication ops
@@ -45,8 +46,8 @@
 --   late_ns BIGINT: sum over the layer's collectives of (its arrival - earliest arrival)
 -- Output: TEMP _rk_cmp, one row per (pass, layer):
 --   pass BIGINT: the pass
---   layer BIGINT: the layer (NULL: the prologue)
---   lk BIGINT: the layer (-1: the prologue)
+--   layer BIGINT: the layer (NULL: the prologue or the epilogue)
+--   lk BIGINT: the layer (-1: the prologue, -2: the epilogue)
 --   ranks BIGINT: the ranks that have it
 --   min_ns BIGINT: the least compute time
 --   median_ns BIGINT: the lower median compute time
@@ -60,8 +61,8 @@
 --   spread_ns BIGINT: that spread (latest - earliest aligned start)
 -- TEMP _rk_comm (the communication ops with their order and aligned start) is scratch: no other file reads it.
 CREATE OR REPLACE TEMP TABLE _rk_comm AS
-SELECT a.run_id, r.rank, a.pass, coalesce(a.layer, -1) AS lk,
-    row_number() OVER (PARTITION BY a.run_id, a.pass, a.layer ORDER BY a.s, a.seq) - 1 AS k,
+SELECT a.run_id, r.rank, a.pass, coalesce(a.layer, CASE WHEN a.unit = 'epilogue' THEN -2 ELSE -1 END) AS lk,
+    row_number() OVER (PARTITION BY a.run_id, a.pass, a.layer, a.unit ORDER BY a.s, a.seq) - 1 AS k,
     a.s + r.offset_ns AS s
 FROM _bd_act a JOIN _rk_ranks r USING (run_id)
 WHERE a.is_comm AND list_contains($passes, a.pass);
@@ -77,11 +78,12 @@ WITH waits AS (
     FROM _rk_comm c JOIN _rk_inst i USING (pass, lk, k)
     GROUP BY c.run_id, c.pass, c.lk
 )
-SELECT u.run_id, r.rank, u.pass, u.layer, coalesce(u.layer, -1) AS lk,
+SELECT u.run_id, r.rank, u.pass, u.layer, coalesce(u.layer, CASE WHEN u.unit = 'epilogue' THEN -2 ELSE -1 END) AS lk,
     u.computing_ns AS compute_ns, u.communication_ns AS comm_ns, u.last_ns - u.first_ns AS wall_ns,
     coalesce(w.collectives, 0) AS collectives, coalesce(w.wait_ns, 0) AS wait_ns, coalesce(w.late_ns, 0) AS late_ns
 FROM _bd_units u JOIN _rk_ranks r USING (run_id)
-LEFT JOIN waits w ON w.run_id = u.run_id AND w.pass = u.pass AND w.lk = coalesce(u.layer, -1)
+LEFT JOIN waits w ON w.run_id = u.run_id AND w.pass = u.pass
+    AND w.lk = coalesce(u.layer, CASE WHEN u.unit = 'epilogue' THEN -2 ELSE -1 END)
 WHERE list_contains($passes, u.pass);
 CREATE OR REPLACE TEMP TABLE _rk_cmp AS
 WITH ordered AS (

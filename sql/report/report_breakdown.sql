@@ -10,19 +10,20 @@
 --   run VARCHAR: the run's name
 --   step BIGINT: the profiler step (--by step), else NULL
 --   pass BIGINT: the pass (--by pass, layer), else NULL
---   layer BIGINT: the layer (--by layer; NULL with a pass: the prologue), else NULL
+--   layer BIGINT: the layer (--by layer; NULL with a pass: the prologue or epilogue), else NULL
 --   span_us DECIMAL(23,3): first start to last end of the unit's activities
 --   computing_us DECIMAL(23,3): union of the computing intervals
 --   communication_us DECIMAL(23,3): union of the communication intervals
 --   overlapped_us DECIMAL(23,3): computing and communication at once
 --   comm_not_overlapped_us DECIMAL(23,3): communication - overlapped
 --   free_us DECIMAL(23,3): span - union of all intervals
+--   unit VARCHAR: --by layer: prologue | layer | epilogue; else NULL
 SELECT r.name AS run, u.step, u.pass, u.layer,
     us(u.last_ns - u.first_ns) AS span_us,
     us(u.computing_ns) AS computing_us,
     us(u.communication_ns) AS communication_us,
     us(u.computing_ns + u.communication_ns - u.busy_ns) AS overlapped_us,
     us(u.busy_ns - u.computing_ns) AS comm_not_overlapped_us,
-    us(u.last_ns - u.first_ns - u.busy_ns) AS free_us
+    us(u.last_ns - u.first_ns - u.busy_ns) AS free_us, u.unit
 FROM _bd_units u JOIN runs r USING (run_id)
-ORDER BY list_position($run_ids, u.run_id), u.step, u.pass, u.layer NULLS FIRST;
+ORDER BY list_position($run_ids, u.run_id), u.step, u.pass, u.unit IS NOT DISTINCT FROM 'epilogue', u.layer NULLS FIRST;

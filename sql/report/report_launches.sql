@@ -11,7 +11,7 @@
 --   run VARCHAR: the run's name
 --   step BIGINT: the profiler step (--by step), else NULL
 --   pass BIGINT: the pass (--by pass, layer), else NULL
---   layer BIGINT: the layer (--by layer; NULL with a pass: the prologue), else NULL
+--   layer BIGINT: the layer (--by layer; NULL with a pass: the prologue or epilogue), else NULL
 --   kernels BIGINT: kernels and communication ops of the unit
 --   launched BIGINT: those whose launch call is in the trace
 --   launch_calls BIGINT: distinct launch calls of those (a graph launch is one call for many kernels)
@@ -26,8 +26,9 @@
 --   unknown_idle_us DECIMAL(38,3): gaps ended by a kernel without a launch call in the trace
 --   gaps BIGINT: idle gaps
 --   host_bound_gaps BIGINT: gaps with a host-bound part
+--   unit VARCHAR: --by layer: prologue | layer | epilogue; else NULL
 WITH firsts AS (
-    SELECT *, row_number() OVER (PARTITION BY run_id, step, pass, layer, call_seq ORDER BY seq) = 1 AS first_of_call
+    SELECT *, row_number() OVER (PARTITION BY run_id, step, pass, layer, unit, call_seq ORDER BY seq) = 1 AS first_of_call
     FROM _la_act
 )
 SELECT r.name AS run, a.step, a.pass, a.layer, count(*) AS kernels, count(a.call_seq) AS launched,
@@ -42,7 +43,7 @@ SELECT r.name AS run, a.step, a.pass, a.layer, count(*) AS kernels, count(a.call
     us(sum(a.other_ns)) AS other_idle_us,
     us(sum(a.unknown_ns)) AS unknown_idle_us,
     count(*) FILTER (WHERE a.gap_ns > 0) AS gaps,
-    count(*) FILTER (WHERE a.host_bound_ns > 0) AS host_bound_gaps
+    count(*) FILTER (WHERE a.host_bound_ns > 0) AS host_bound_gaps, a.unit
 FROM firsts a JOIN runs r USING (run_id)
-GROUP BY a.run_id, r.name, a.step, a.pass, a.layer
-ORDER BY list_position($run_ids, a.run_id), a.step, a.pass, a.layer NULLS FIRST;
+GROUP BY a.run_id, r.name, a.step, a.pass, a.layer, a.unit
+ORDER BY list_position($run_ids, a.run_id), a.step, a.pass, a.unit IS NOT DISTINCT FROM 'epilogue', a.layer NULLS FIRST;

@@ -22,7 +22,7 @@
 --   comm_count BIGINT: communication kernels
 --   unit VARCHAR: prologue | layer | epilogue (segment_assign.sql); the prologue and epilogue rows have no
 --     layer, and every format but Arrow prints their unit in the layer column
-SELECT r.name AS run, a.pass, CASE WHEN a.unit = 'layer' THEN a.layer END AS layer, count(*) AS kernels,
+SELECT r.name AS run, a.pass, a.layer, count(*) AS kernels,
     us(sum(a.dur_ns)) AS sum_us, us(max(a.end_ns) - min(a.start_ns)) AS wall_us,
     us(min(a.start_ns) - CASE WHEN $absolute THEN 0 ELSE r.first_start_ns END) AS start_us,
     us(max(a.end_ns) - CASE WHEN $absolute THEN 0 ELSE r.first_start_ns END) AS end_us,
@@ -30,5 +30,5 @@ SELECT r.name AS run, a.pass, CASE WHEN a.unit = 'layer' THEN a.layer END AS lay
     count(*) FILTER (WHERE a.is_comm) AS comm_count,
     a.unit
 FROM _assigned a JOIN runs r USING (run_id)
-GROUP BY a.run_id, r.name, r.first_start_ns, a.pass, 3, a.unit
-ORDER BY list_position($run_ids, a.run_id), a.pass, a.unit = 'epilogue', a.unit = 'layer', 3;
+GROUP BY a.run_id, r.name, r.first_start_ns, a.pass, a.layer, a.unit
+ORDER BY list_position($run_ids, a.run_id), a.pass, a.unit = 'epilogue', a.layer NULLS FIRST;

@@ -6,7 +6,7 @@
 -- Parameters: none.
 -- Output: rows, one per (pass, layer):
 --   pass BIGINT: the pass
---   layer BIGINT: the layer; NULL: the prologue
+--   layer BIGINT: the layer; NULL: the prologue or the epilogue (unit)
 --   ranks BIGINT: the ranks compared
 --   min_compute_us DECIMAL(23,3): the least compute time (union of the non-communication kernels)
 --   median_compute_us DECIMAL(23,3): the lower median compute time
@@ -17,8 +17,10 @@
 --   collectives BIGINT: the layer's collectives matched across ranks
 --   last_arrival_rank INTEGER: the rank that arrived last at the collective of the widest arrival spread
 --   arrival_spread_us DECIMAL(23,3): that collective's latest - earliest aligned start
+--   unit VARCHAR: prologue | layer | epilogue
 SELECT pass, layer, ranks, us(min_ns) AS min_compute_us, us(median_ns) AS median_compute_us,
     us(max_ns) AS max_compute_us, slowest_rank, skew, straggler, collectives,
-    last_rank AS last_arrival_rank, us(spread_ns) AS arrival_spread_us
+    last_rank AS last_arrival_rank, us(spread_ns) AS arrival_spread_us,
+    CASE lk WHEN -1 THEN 'prologue' WHEN -2 THEN 'epilogue' ELSE 'layer' END AS unit
 FROM _rk_cmp
-ORDER BY pass, lk;
+ORDER BY pass, lk = -2, lk;

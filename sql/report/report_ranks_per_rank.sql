@@ -5,7 +5,7 @@
 -- Parameters: none.
 -- Output: rows, one per (pass, layer, rank):
 --   pass BIGINT: the pass
---   layer BIGINT: the layer; NULL: the prologue
+--   layer BIGINT: the layer; NULL: the prologue or the epilogue (unit)
 --   rank INTEGER: the rank
 --   run VARCHAR: its run
 --   compute_us DECIMAL(23,3): union of its non-communication kernels' intervals
@@ -16,8 +16,10 @@
 --   late_us DECIMAL(23,3): summed over the layer's collectives: its arrival - the earliest arrival
 --   skew DECIMAL(12,3): (its compute - the layer's median) / median
 --   slowest BOOLEAN: the layer's slowest rank
+--   unit VARCHAR: prologue | layer | epilogue
 SELECT l.pass, l.layer, l.rank, r.name AS run, us(l.compute_ns) AS compute_us, us(l.comm_ns) AS comm_us,
     us(l.wall_ns) AS wall_us, l.collectives, us(l.wait_ns) AS wait_us, us(l.late_ns) AS late_us,
-    ratio3(l.compute_ns - c.median_ns, c.median_ns) AS skew, coalesce(l.rank = c.slowest_rank, false) AS slowest
+    ratio3(l.compute_ns - c.median_ns, c.median_ns) AS skew, coalesce(l.rank = c.slowest_rank, false) AS slowest,
+    CASE l.lk WHEN -1 THEN 'prologue' WHEN -2 THEN 'epilogue' ELSE 'layer' END AS unit
 FROM _rk_layers l JOIN _rk_cmp c USING (pass, lk) JOIN runs r USING (run_id)
-ORDER BY l.pass, l.lk, l.rank;
+ORDER BY l.pass, l.lk = -2, l.lk, l.rank;

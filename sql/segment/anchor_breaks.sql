@@ -1,4 +1,6 @@
 -- Breaks the trace itself puts between two consecutive anchors of a stream, whatever their gap:
+-- * a step boundary: the two anchors lie in different steps (Step Id; the ProfilerStep#N, or the serving
+--   step annotation, around the anchor's launch), since a step holds its passes;
 -- * work of another phase between them (a backward pass and the optimizer step between two forward
 --   passes; a forward micro-batch between two backward ones in 1F1B), or a pipeline send/receive (a
 --   pipeline stage's micro-batches, back to back within one phase);
@@ -7,14 +9,21 @@
 --   one pass.
 -- Also marks the anchors after optimizer work: they start a new training step.
 -- Inputs: _anchors (segment_anchors.sql or anchor_candidates.sql, with src_run, the run the anchor's
---   kernel belongs to), _phase (kernel_phases.sql), kernels.
+--   kernel belongs to), _phase (kernel_phases.sql), kernels, host_events.
 -- Parameters:
 --   $phase VARCHAR: the phase of the stream (forward | backward)
 --   $p2p VARCHAR: RE2 pattern of pipeline send/receive names
 -- Output: TEMP _anchors, the same rows with two columns added:
---   forced BOOLEAN: a pass starts at this anchor, whatever the gap before it
+--   run_id INTEGER: as before (the run, or a candidate's index)
+--   seq BIGINT: as before
+--   start_ns BIGINT: as before
+--   end_ns BIGINT: as before
+--   idx BIGINT: as before
+--   src_run INTEGER: as before
 --   after_optimizer BOOLEAN: optimizer work lies between the previous anchor and this one
--- TEMP _break_marks is scratch, dropped at the end.
+--   step_break BOOLEAN: this anchor lies in another step than the previous one
+--   forced BOOLEAN: a pass starts at this anchor, whatever the gap before it (step_break, or other work)
+-- TEMP _break_marks and _anchor_steps are scratch, dropped at the end.
 CREATE OR REPLACE TEMP TABLE _break_marks AS
 WITH runs AS (
     SELECT DISTINCT src_run AS run_id FROM _anchors
@@ -31,17 +40,45 @@ SELECT run_id, start_ns, count(*) OVER w AS n, count(*) FILTER (WHERE opt) OVER 
 FROM marks
 WINDOW w AS (PARTITION BY run_id ORDER BY start_ns ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW);
 
+CREATE OR REPLACE TEMP TABLE _anchor_steps AS
+WITH launched AS (
+    SELECT a.run_id, a.idx, a.src_run, k.step_id,
+        (SELECT min(h.start_ns) FROM host_events h
+         WHERE h.run_id = a.src_run AND h.correlation_id = k.correlation_id
+           AND h.cat IN ('cuda_runtime', 'cuda_driver', 'privateuse1_runtime', 'privateuse1_driver', 'runtime')) AS t
+    FROM _anchors a JOIN kernels k ON k.run_id = a.src_run AND k.seq = a.seq
+), marks AS (
+    SELECT run_id, start_ns, start_ns + dur_ns AS end_ns, starts_with(name, 'ProfilerStep#') AS profiler_step
+    FROM host_events
+    WHERE run_id IN (SELECT DISTINCT src_run FROM _anchors) AND cat IN ('user_annotation', 'cpu_op')
+      AND (regexp_matches(name, '^ProfilerStep#\d+$') OR regexp_matches(name, '^step\[[A-Z]+ bs=\d+')
+           OR regexp_matches(name, '^execute_(\d+_)?context_\d+\(.*\)_generation_\d+\('))
+), in_profiler_step AS (
+    SELECT l.*, CASE WHEN l.t < m.end_ns THEN m.start_ns END AS ps
+    FROM launched l ASOF LEFT JOIN (SELECT * FROM marks WHERE profiler_step) m ON m.run_id = l.src_run AND l.t >= m.start_ns
+)
+-- the step of each anchor: its Step Id and the start of the innermost ProfilerStep#N and serving step
+-- annotation around its launch
+SELECT l.run_id, l.idx, l.step_id, l.ps, CASE WHEN l.t < m.end_ns THEN m.start_ns END AS sv
+FROM in_profiler_step l ASOF LEFT JOIN (SELECT * FROM marks WHERE NOT profiler_step) m
+    ON m.run_id = l.src_run AND l.t >= m.start_ns;
+
 CREATE OR REPLACE TEMP TABLE _anchors AS
 WITH counted AS (
-    SELECT a.*, coalesce(m.n, 0) AS n_before, coalesce(m.n_opt, 0) AS opt_before
+    SELECT a.*, coalesce(m.n, 0) AS n_before, coalesce(m.n_opt, 0) AS opt_before, s.step_id AS s_id, s.ps, s.sv
     FROM _anchors a ASOF LEFT JOIN _break_marks m ON m.run_id = a.src_run AND a.start_ns > m.start_ns
+    JOIN _anchor_steps s ON s.run_id = a.run_id AND s.idx = a.idx
 ), flagged AS (
     SELECT *, coalesce(n_before > lag(n_before) OVER w, false) AS marked,
-        coalesce(opt_before > lag(opt_before) OVER w, false) AS after_optimizer
+        coalesce(opt_before > lag(opt_before) OVER w, false) AS after_optimizer,
+        idx > 0 AND (s_id IS DISTINCT FROM lag(s_id) OVER w OR ps IS DISTINCT FROM lag(ps) OVER w
+                     OR sv IS DISTINCT FROM lag(sv) OVER w) AS step_break
     FROM counted
     WINDOW w AS (PARTITION BY run_id ORDER BY idx)
 )
-SELECT * EXCLUDE (n_before, opt_before, marked),
-    marked AND coalesce(avg(marked::INTEGER) FILTER (WHERE idx > 0) OVER (PARTITION BY run_id), 0) < 0.5 AS forced
+SELECT * EXCLUDE (n_before, opt_before, marked, s_id, ps, sv),
+    step_break
+    OR marked AND coalesce(avg(marked::INTEGER) FILTER (WHERE idx > 0) OVER (PARTITION BY run_id), 0) < 0.5 AS forced
 FROM flagged;
 DROP TABLE _break_marks;
+DROP TABLE _anchor_steps;

@@ -7,7 +7,7 @@
 -- Output: rows, one per run of a pipeline group of 2 or more stages, in run_id order:
 --   run_id INTEGER: the run
 --   stage INTEGER: its stage (its rank in the group), from 0
---   stages BIGINT: the group's size
+--   stages INTEGER: the group's size
 --   ranks INTEGER[]: the group's global ranks
 --   group_desc VARCHAR: the group's description
 --   per_pass BIGINT: the anchors of its full passes (_passes.expected)

@@ -23,6 +23,7 @@
 --   run_id INTEGER: the run
 --   pass BIGINT: the pass
 --   layer BIGINT: block // $blocks_per_layer (with $reverse counted from the last layer); NULL: the prologue
+--     and the epilogue (unit)
 --   block BIGINT: the block (NULL: the prologue)
 --   half BIGINT: block % $blocks_per_layer, the block within the layer
 --   seq BIGINT: the kernel (kernels.seq)
@@ -36,9 +37,9 @@
 --     after the layer's own work (final norm, lm_head, logits, sampling; a pipeline stage's send). The last
 --     block is laid beside the latest earlier block with the same anchor name: it ends at the first kernel
 --     whose name (digits aside) that block holds no more of, in any order, or that runs over 3x (+5 us)
---     longer than the name does there, and at the latest where the reference block's tail that the prologue also ends with begins (the work before
---     an anchor: input norm, QKV projection, rope, which no next layer holds). Epilogue kernels keep the
---     last layer's number in `layer`, so reports that do not show units count them there as before.
+--     longer than the name does there (communication ops aside: their time includes waiting), and at the latest where the reference block's tail that the prologue also ends with begins (the work before
+--     an anchor: input norm, QKV projection, rope, which no next layer holds). An epilogue kernel has no
+--     layer: every report keys its units on (layer, unit).
 -- TEMP _marks (block boundaries), _blocked and _epilogue are scratch: no other file reads them.
 CREATE OR REPLACE TEMP TABLE _member AS
 WITH w AS (
@@ -86,7 +87,8 @@ WITH last_block AS (
     JOIN kernels k2 ON k2.run_id = a2.run_id AND k2.seq = a2.seq AND k2.name IS NOT DISTINCT FROM k1.name
     GROUP BY ALL
 ), named AS (
-    SELECT b.run_id, b.pass, b.block, b.pos, b.dur_ns, regexp_replace(coalesce(k.name, k.op_type), '\d+', '#', 'g') AS name,
+    SELECT b.run_id, b.pass, b.block, b.pos, b.dur_ns, b.is_comm,
+        regexp_replace(coalesce(k.name, k.op_type), '\d+', '#', 'g') AS name,
         b.start_ns, b.seq
     FROM _blocked b JOIN ref r ON r.run_id = b.run_id AND r.pass = b.pass
      AND (b.block = r.lb OR b.block = r.rb OR b.block IS NULL)
@@ -95,9 +97,9 @@ WITH last_block AS (
     -- the last block follows the reference while each kernel's name (digits aside: HCCL numbers its ops,
     -- hcom_allReduce__170_1_1) is one the reference has not used up yet, in any order (a DualPipe chunk
     -- reorders a layer's kernels around the other chunk's), and it runs no more than 3x (+5 us) longer
-    -- than that name does there
+    -- than that name does there (a communication op whatever its time: it includes the wait for a late rank)
     SELECT c.run_id, c.pass,
-        min(c.pos) FILTER (WHERE rk.n IS NULL OR c.nth > rk.n OR c.dur_ns > 3 * rk.max_dur + 5000) AS miss
+        min(c.pos) FILTER (WHERE rk.n IS NULL OR c.nth > rk.n OR NOT c.is_comm AND c.dur_ns > 3 * rk.max_dur + 5000) AS miss
     FROM (SELECT n.*, row_number() OVER (PARTITION BY n.run_id, n.pass, n.name ORDER BY n.pos) AS nth
           FROM named n JOIN ref r ON r.run_id = n.run_id AND r.pass = n.pass AND n.block = r.lb) c
     LEFT JOIN (SELECT n.run_id, n.pass, n.name, count(*) AS n, max(n.dur_ns) AS max_dur
@@ -125,7 +127,8 @@ FROM ref r LEFT JOIN matched m USING (run_id, pass) LEFT JOIN tail t USING (run_
 WHERE $window = 'full';
 CREATE OR REPLACE TEMP TABLE _assigned AS
 SELECT b.run_id, b.pass,
-    CASE WHEN $reverse THEN p.expected // $blocks_per_layer - 1 - b.block // $blocks_per_layer
+    CASE WHEN b.pos >= e.epilogue_pos THEN NULL
+         WHEN $reverse THEN p.expected // $blocks_per_layer - 1 - b.block // $blocks_per_layer
          ELSE b.block // $blocks_per_layer END AS layer,
     b.block, b.block % $blocks_per_layer AS half,
     b.seq, b.start_ns, b.start_ns + b.dur_ns AS end_ns, b.dur_ns, b.is_comm, b.cat_ord,

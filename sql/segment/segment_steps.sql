@@ -31,7 +31,7 @@
 CREATE OR REPLACE TEMP TABLE _pass_info AS
 WITH firsts AS (
     SELECT a.run_id, a.pass, k.seq, k.start_ns, k.step_id, k.correlation_id,
-        sum(a.after_optimizer::INTEGER) OVER (PARTITION BY a.run_id ORDER BY a.pass) AS opt_steps
+        (sum(a.after_optimizer::INTEGER) OVER (PARTITION BY a.run_id ORDER BY a.pass))::BIGINT AS opt_steps
     FROM _anchor_pass a JOIN kernels k ON k.run_id = a.run_id AND k.seq = a.seq
     WHERE a.k = 0
 ), launched AS (
