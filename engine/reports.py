@@ -73,6 +73,8 @@ def build_report(con, name: str, fmt: str = "table", pass_spec: str = "all", abs
         attribution.categorize_by_module(con, b)
     if name == "layers":
         b.notes += unit_notes.comm_notes(con, b)
+        if spec == "all":   # every pass of the phase: where the run's device time sits
+            b.notes += unit_notes.coverage_notes(b, {b.phase: unit_notes.unit_times(con, b)})
     wanted = [layer, compare_layer] if name == "kernels" else list(timeline_layers or []) if name == "timeline" else []
     _check_layers(con, b, [w for w in wanted if w is not None])
     if name == "layers":
@@ -117,8 +119,8 @@ def _passes(con, fmt, absolute, seg_opts):
         segment.assign(con, b, segment.select_passes(con, b, "all"))
         selection.flag_short_last_layer(con, b)
         per_phase[b.phase] = unit_notes.unit_times(con, b)
-        b.notes += (unit_notes.stage_notes(con, b) if b.phase == "forward" else []) + unit_notes.idle_notes(con, b) \
-            + unit_notes.comm_notes(con, b)
+        b.notes += (unit_notes.stage_notes(con, b) + unit_notes.step_kind_notes(con, b) if b.phase == "forward" else []) \
+            + unit_notes.idle_notes(con, b) + unit_notes.comm_notes(con, b)
         params = {"run_ids": b.run_ids, "absolute": bool(absolute), "phase": b.phase,
                   "steady_tolerance": segment.STEADY_TOLERANCE}
         for stmt in sql.file_statements("report_passes")[:-1]:

@@ -146,7 +146,12 @@ def find_phases(con, prof, run_ids, names) -> tuple[set[int], list[str]]:
     con.execute("CREATE OR REPLACE TEMP TABLE _names AS SELECT DISTINCT name, op_type FROM kernels "
                 "WHERE run_id IN (SELECT unnest($r))", {"r": run_ids})
     sql.run(con, "categories")
-    sql.run(con, "kernel_phases", {"run_ids": run_ids, "backward": BACKWARD.pattern, "optimizer": OPTIMIZER.pattern})
+    params = {"run_ids": run_ids, "backward": BACKWARD.pattern, "optimizer": OPTIMIZER.pattern}
+    if not sql.run(con, "phase_evidence", params).fetchone()[0]:
+        # an inference trace: no kernel is backward or optimizer work, which kernel_phases.sql would find only
+        # after reading every kernel; over no run it makes the empty _phase at once
+        params["run_ids"] = []
+    sql.run(con, "kernel_phases", params)
     rows = con.execute("SELECT run_id, phase, evidence, count(*), sum(dur_ns) FROM _phase GROUP BY ALL").fetchall()
     training = sorted({r[0] for r in rows})
     notes = []

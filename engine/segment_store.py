@@ -8,14 +8,14 @@ import json
 from dataclasses import replace
 
 from tracedb import __version__, sql
-from tracedb.engine import attribution, segment
+from tracedb.engine import attribution, segment, unit_notes
 
 
 def segment_runs(con, opt: segment.Options) -> tuple[list[tuple[str, int, int]], list[str]]:
     """Segment and store the runs `opt` selects. Returns (run, passes, kernels in a pass) per run, and the
     notes of the segmentation (also kept in the `segmentations` table)."""
     con.execute("DROP TABLE IF EXISTS _seg_all")
-    notes, attributed, b = [], False, None
+    notes, attributed, b, per_phase = [], False, None, {}
     # an anchor given without --phase names one phase's passes (bind finds which); else both, in a training run
     for phase in ([opt.phase] if opt.phase or opt.anchor else segment.PHASES):
         if phase == "backward" and not opt.phase and not b.training:
@@ -39,8 +39,9 @@ def segment_runs(con, opt: segment.Options) -> tuple[list[tuple[str, int, int]],
                     "FROM _assigned a JOIN _pass_info i USING (run_id, pass) LIMIT 0")
         con.execute("INSERT INTO _seg_all SELECT a.*, $p, i.step, i.microbatch FROM _assigned a "
                     "JOIN _pass_info i USING (run_id, pass)", {"p": b.phase})
+        per_phase[b.phase] = unit_notes.unit_times(con, b)
         notes += [n for n in b.notes if n not in notes]
-    b.notes = notes
+    b.notes = notes + unit_notes.coverage_notes(b, per_phase)
     options = {"profile": b.profile.name, "anchor": b.anchor, "layers": b.layers,
                "blocks_per_layer": b.blocks_per_layer, "layer_offset": b.layer_offset, "window": b.window,
                "pass_gap": b.pass_gap, "config": opt.config, "passes": b.pass_rule()}
@@ -52,7 +53,7 @@ def segment_runs(con, opt: segment.Options) -> tuple[list[tuple[str, int, int]],
     except BaseException:
         con.execute("ROLLBACK")
         raise
-    counts = con.execute("SELECT run_id, count(DISTINCT (phase, pass)), count(pass) FROM kernel_segments "
+    counts = con.execute("SELECT run_id, count(DISTINCT (phase, pass)) FILTER (WHERE pass IS NOT NULL), count(pass) FROM kernel_segments "
                          "WHERE run_id IN (SELECT unnest($r)) GROUP BY run_id", {"r": b.run_ids}).fetchall()
     by_run = {r: (p, n) for r, p, n in counts}
     return [(b.run_names[r], *by_run.get(r, (0, 0))) for r in b.run_ids], list(b.notes)

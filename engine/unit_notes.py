@@ -88,3 +88,14 @@ def stage_notes(con, b) -> list[str]:
                    f"{first + layers - 1} of {layers * stages} if the stages hold equal shares (the trace does not "
                    "say how the model was split)")
     return out
+
+
+def step_kind_notes(con, b) -> list[str]:
+    """Runs whose passes' step_kind comes from the attention kernels' names, with no serving step annotation
+    (segment_steps.sql): a guess the note names."""
+    rows = con.execute("SELECT run_id, count(*), list(DISTINCT step_kind ORDER BY step_kind) FROM _pass_info "
+                       "WHERE kind_from = 'kernel-names' GROUP BY run_id ORDER BY run_id").fetchall()
+    return [f"run '{b.run_names[rid]}': no serving step annotation; the step_kind of {n} pass{'es' if n > 1 else ''} "
+            f"({', '.join(kinds)}) is read from the attention kernels' names (BatchPrefill / BatchDecode, prefill / "
+            "decode, vLLM's unified_attention_3d for decode batches), and tokens and requests are unknown"
+            for rid, n, kinds in rows]

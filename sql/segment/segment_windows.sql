@@ -1,7 +1,7 @@
 -- Stage 3: the time window of every pass; a kernel belongs to a pass when win_start <= start <= win_end.
 -- strict: [first anchor start, last anchor end].
--- full:   consecutive passes split the idle stretch between them at its largest gap, so embedding,
---   layer-0 pre-attention, the last FFN, lm_head and sampling are counted. Within the stretch after a
+-- full:   consecutive passes of one step split the idle stretch between them at its largest gap, so
+--   embedding, layer-0 pre-attention, the last FFN, lm_head and sampling are counted. Within the stretch after a
 --   pass's last anchor and before the next pass's first anchor, each kernel's gap is its start minus the
 --   latest end seen before it (the anchor end included); the gap before the next first anchor counts
 --   too. Largest gap wins, the earliest on ties. The first pass reaches back to the run's first kernel,
@@ -10,7 +10,9 @@
 --   never absorbs the backward pass and optimizer step that follow it (Megatron on Ascend: 620 ms of
 --   backward counted in a forward pass's last layer otherwise), and the idle stretch between two forward
 --   passes is where the other phases ran.
--- Inputs: _passes, _stream (segment_stream.sql).
+--   Passes of different steps split where the later step starts on the device (the first kernel of its
+--   Step Id, the GPU-side ProfilerStep#N), so a prologue never holds the previous step's tail.
+-- Inputs: _passes, _pass_info (segment_steps.sql), _stream (segment_stream.sql), host_events.
 -- Parameters:
 --   $run_ids INTEGER[]: the selected runs
 --   $window VARCHAR: 'strict' | 'full'
@@ -37,10 +39,31 @@ WITH stretch AS (
         PARTITION BY run_id, pass ORDER BY start_ns, closing, seq
         ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), last_end)) AS gap_ns
     FROM stretch
-), split AS (
+), gap_split AS (
     -- split_ns: the first start that belongs to pass + 1
     SELECT run_id, pass + 1 AS pass, arg_min(start_ns, (-gap_ns, start_ns, closing, seq)) AS split_ns
     FROM gaps GROUP BY ALL
+), step_starts AS (
+    -- where steps start on the device: the first kernel of each Step Id, the GPU-side ProfilerStep#N range
+    SELECT run_id, min(start_ns) AS start_ns FROM _stream
+    WHERE $window = 'full' AND run_id IN (SELECT unnest($run_ids)) AND step_id IS NOT NULL GROUP BY run_id, step_id
+    UNION ALL
+    SELECT run_id, start_ns FROM host_events
+    WHERE $window = 'full' AND run_id IN (SELECT unnest($run_ids)) AND cat = 'gpu_user_annotation'
+      AND regexp_matches(name, '^ProfilerStep#\d+$')
+), step_split AS (
+    -- two passes of different steps: the later step's start, where it lies between them
+    SELECT p.run_id, p.pass, max(ss.start_ns) AS split_ns
+    FROM _passes p
+    JOIN _passes prev ON prev.run_id = p.run_id AND prev.pass = p.pass - 1
+    JOIN _pass_info i ON i.run_id = p.run_id AND i.pass = p.pass
+    JOIN _pass_info ip ON ip.run_id = p.run_id AND ip.pass = p.pass - 1
+    JOIN step_starts ss ON ss.run_id = p.run_id AND ss.start_ns > prev.last_end AND ss.start_ns <= p.first_start
+    WHERE i.step IS DISTINCT FROM ip.step
+    GROUP BY ALL
+), split AS (
+    SELECT g.run_id, g.pass, coalesce(t.split_ns, g.split_ns) AS split_ns
+    FROM gap_split g LEFT JOIN step_split t USING (run_id, pass)
 ), bounds AS (
     SELECT run_id, min(start_ns) AS run_start, max(start_ns) AS run_end
     FROM _stream WHERE run_id IN (SELECT unnest($run_ids)) AND $window = 'full' GROUP BY run_id

@@ -1,0 +1,16 @@
+-- Whether the runs can hold anything but forward work, before kernel_phases.sql reads every kernel: a
+-- kernel name that says backward or optimizer (once per distinct name), or a user annotation that names
+-- a phase. An inference trace has neither, and its segmentation skips the phase stage.
+-- Inputs: _cats (categories.sql: the distinct names of the runs), host_events.
+-- Parameters:
+--   $run_ids INTEGER[]: the runs
+--   $backward VARCHAR: RE2 pattern of backward kernel names
+--   $optimizer VARCHAR: RE2 pattern of optimizer kernel names
+-- Output: one row:
+--   any_phase BOOLEAN: some run may hold backward or optimizer work
+SELECT EXISTS (SELECT 1 FROM _cats WHERE regexp_matches(coalesce(name, ''), $backward)
+                                      OR regexp_matches(coalesce(name, ''), $optimizer))
+    OR EXISTS (SELECT 1 FROM host_events WHERE run_id IN (SELECT unnest($run_ids)) AND cat = 'user_annotation'
+                 AND (regexp_matches(name, '\([FBW]\)$')
+                      OR regexp_matches(name, '(?i)^(forward|fwd|backward|bwd)([-_ ](step|compute|pass))?$')
+                      OR regexp_matches(name, '(?i)^optimizer([-_ ]step)?$'))) AS any_phase;
