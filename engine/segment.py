@@ -141,12 +141,25 @@ def bind_runs(con, runs, tags=(), profile: str | None = None) -> Bound:
 
 def find_phases(con, prof, run_ids, names) -> tuple[set[int], list[str]]:
     """_phase (kernel_phases.sql): the phase of every kernel of the training runs among `run_ids`. Returns
-    those runs and a note per run saying how much device time each phase holds and what decided it."""
+    those runs and a note per run saying how much device time each phase holds and what decided it. Also
+    _p2p_names, the runs' pipeline send/receive names (anchor_breaks.sql)."""
     _load_rules(con, prof)
     con.execute("CREATE OR REPLACE TEMP TABLE _names AS SELECT DISTINCT name, op_type FROM kernels "
                 "WHERE run_id IN (SELECT unnest($r))", {"r": run_ids})
     sql.run(con, "categories")
-    params = {"run_ids": run_ids, "backward": BACKWARD.pattern, "optimizer": OPTIMIZER.pattern}
+    # what the names say, in Python once per distinct name: a pattern bound as a parameter is compiled by
+    # DuckDB again for every row it is matched against (~1.7 ms each for these)
+    kernel_names = [n for (n,) in con.execute("SELECT DISTINCT name FROM _cats WHERE name IS NOT NULL").fetchall()]
+    said = [(n, "backward" if BACKWARD.search(n) else "optimizer" if OPTIMIZER.search(n) else None,
+             "weight" if re.search(r"(?i)wgrad", n) else "input" if re.search(r"(?i)dgrad", n) else None)
+            for n in kernel_names]
+    said = [t for t in said if t[1] or t[2]]
+    con.execute("CREATE OR REPLACE TEMP TABLE _name_phase AS SELECT unnest($n) AS name, unnest($p) AS phase, "
+                "unnest($g) AS grad", {"n": [t[0] for t in said] or [""], "p": [t[1] for t in said] or [None],
+                                       "g": [t[2] for t in said] or [None]})
+    con.execute("CREATE OR REPLACE TEMP TABLE _p2p_names AS SELECT unnest($n)::VARCHAR AS name",
+                {"n": [n for n in kernel_names if PIPELINE_P2P.search(n)]})
+    params = {"run_ids": run_ids}
     if not sql.run(con, "phase_evidence", params).fetchone()[0]:
         # an inference trace: no kernel is backward or optimizer work, which kernel_phases.sql would find only
         # after reading every kernel; over no run it makes the empty _phase at once
@@ -274,7 +287,8 @@ def _candidate_sets(con, rid, attention: list[str]) -> list[list[str]]:
 
 def _anchor_breaks(con, phase: str):
     """Forced breaks between anchors (anchor_breaks.sql): other phases' work, pipeline sends/receives."""
-    sql.run(con, "anchor_breaks", {"phase": phase, "p2p": PIPELINE_P2P.pattern})
+    sql.run(con, "anchor_breaks", {"phase": phase, "p2p_names": [n for (n,) in con.execute(
+        "SELECT name FROM _p2p_names").fetchall()]})
 
 
 def _candidate_stats(con, rid, cands, per_pass, pass_gap, phase="forward") -> list[dict]:

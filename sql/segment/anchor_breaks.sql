@@ -12,7 +12,7 @@
 --   kernel belongs to), _phase (kernel_phases.sql), kernels, host_events.
 -- Parameters:
 --   $phase VARCHAR: the phase of the stream (forward | backward)
---   $p2p VARCHAR: RE2 pattern of pipeline send/receive names
+--   $p2p_names VARCHAR[]: the runs' kernel names of pipeline sends/receives
 -- Output: TEMP _anchors, the same rows with two columns added:
 --   run_id INTEGER: as before (the run, or a candidate's index)
 --   seq BIGINT: as before
@@ -27,14 +27,12 @@
 CREATE OR REPLACE TEMP TABLE _break_marks AS
 WITH runs AS (
     SELECT DISTINCT src_run AS run_id FROM _anchors
-), p2p_names AS (
-    SELECT DISTINCT name FROM kernels WHERE run_id IN (SELECT run_id FROM runs) AND regexp_matches(name, $p2p)
 ), marks AS (
     SELECT run_id, start_ns, phase = 'optimizer' AS opt FROM _phase
     WHERE phase <> $phase AND run_id IN (SELECT run_id FROM runs)
     UNION ALL
-    SELECT k.run_id, k.start_ns, false FROM kernels k JOIN p2p_names USING (name)
-    WHERE k.run_id IN (SELECT run_id FROM runs)
+    SELECT k.run_id, k.start_ns, false FROM kernels k
+    WHERE k.run_id IN (SELECT run_id FROM runs) AND k.name IN (SELECT unnest($p2p_names))
 )
 SELECT run_id, start_ns, count(*) OVER w AS n, count(*) FILTER (WHERE opt) OVER w AS n_opt
 FROM marks
@@ -51,6 +49,8 @@ WITH launched AS (
     SELECT run_id, start_ns, start_ns + dur_ns AS end_ns, starts_with(name, 'ProfilerStep#') AS profiler_step
     FROM host_events
     WHERE run_id IN (SELECT DISTINCT src_run FROM _anchors) AND cat IN ('user_annotation', 'cpu_op')
+      -- the prefixes first: a regular expression per host op costs more than the rest of the query
+      AND (starts_with(name, 'ProfilerStep#') OR starts_with(name, 'step[') OR starts_with(name, 'execute_'))
       AND (regexp_matches(name, '^ProfilerStep#\d+$') OR regexp_matches(name, '^step\[[A-Z]+ bs=\d+')
            OR regexp_matches(name, '^execute_(\d+_)?context_\d+\(.*\)_generation_\d+\('))
 ), in_profiler_step AS (

@@ -6,9 +6,9 @@
 --    forward / backward (forward_step, backward-compute: Megatron and NeMo NVTX ranges), or optimizer.
 -- 2. autograd: a cpu_op of the autograd engine open around the launch (autograd::engine::evaluate_function,
 --    or an op named *Backward0): backward.
--- 3. name: the kernel's name says backward ($backward: Grad, Bwd, backward, dgrad, wgrad) or optimizer
---    ($optimizer: Adam, multi_tensor_apply, ...); a forward attention kernel (category attention, not
---    backward) or a name with fwd / forward says forward.
+-- 3. name: the kernel's name says backward (Grad, Bwd, backward, dgrad, wgrad) or optimizer (Adam,
+--    multi_tensor_apply, ...: _name_phase); a forward attention kernel (category attention, not backward) or
+--    a name with fwd / forward says forward.
 -- 4. order: the kernels with none of these take the phase of the evidence around them: between two
 --    kernels of one phase, that phase; after the last forward evidence and before the first backward
 --    evidence, forward (a forward pass ends where its backward starts: the last layer's MLP, lm_head and
@@ -17,11 +17,12 @@
 --    after it taking the later phase; before the first evidence, its phase (forward before backward
 --    evidence: a step starts with its forward pass); after the last, the last one's.
 -- Only runs with backward or optimizer evidence get rows: every kernel of another run is forward.
--- Inputs: kernels, host_events, _cats (categories.sql: the category of every name of the runs).
+-- Inputs: kernels, host_events, _cats (categories.sql: the category of every name of the runs), TEMP
+--   _name_phase(name VARCHAR, phase VARCHAR, grad VARCHAR): the names that say backward or optimizer, and
+--   the gradient wgrad / dgrad names say (tracedb.engine.segment: a bound pattern would be compiled again
+--   for every name, ~1.7 ms each).
 -- Parameters:
 --   $run_ids INTEGER[]: the runs
---   $backward VARCHAR: RE2 pattern of backward kernel names
---   $optimizer VARCHAR: RE2 pattern of optimizer kernel names
 -- Output: TEMP _phase, one row per kernel of a training run:
 --   run_id INTEGER: the run
 --   seq BIGINT: the kernel (kernels.seq)
@@ -53,14 +54,11 @@ WHERE run_id IN (SELECT unnest($run_ids)) AND (
 CREATE OR REPLACE TEMP TABLE _phase AS
 WITH named AS (
     -- evidence from the kernel's own name, once per distinct name
-    SELECT name, op_type,
-        CASE WHEN regexp_matches(coalesce(name, ''), $backward) THEN 'backward'
-             WHEN regexp_matches(coalesce(name, ''), $optimizer) THEN 'optimizer'
-             WHEN category = 'attention' OR regexp_matches(coalesce(name, ''), '(?i)fwd|forward') THEN 'forward'
-        END AS phase,
-        CASE WHEN regexp_matches(coalesce(name, ''), '(?i)wgrad') THEN 'weight'
-             WHEN regexp_matches(coalesce(name, ''), '(?i)dgrad') THEN 'input' END AS grad
-    FROM _cats
+    SELECT c.name, c.op_type,
+        coalesce(n.phase, CASE WHEN c.category = 'attention' OR regexp_matches(coalesce(c.name, ''), '(?i)fwd|forward')
+                               THEN 'forward' END) AS phase,
+        n.grad
+    FROM _cats c LEFT JOIN _name_phase n ON n.name = c.name
 ), launches AS (
     SELECT k.run_id, k.seq, h.pid, h.tid, h.start_ns AS t
     FROM kernels k
