@@ -43,7 +43,7 @@ WITH scope AS (
     FROM scope k
     JOIN host_events h ON h.run_id = k.run_id AND h.correlation_id = k.correlation_id
     WHERE k.step_id IS NULL AND k.correlation_id IS NOT NULL
-      AND h.cat IN ('cuda_runtime', 'cuda_driver', 'privateuse1_runtime', 'privateuse1_driver', 'runtime')
+      AND launch_call(h.cat)
 ), flow_launches AS (
     -- Ascend trace_view.json: a flow ('s' at the launching op, 'f' at the task's start on its stream)
     SELECT k.run_id, k.seq, s.start_ns AS t

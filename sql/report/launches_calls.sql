@@ -32,7 +32,7 @@ FROM kernels k
 JOIN host_events h ON h.run_id = k.run_id AND h.correlation_id = k.correlation_id
 WHERE k.run_id IN (SELECT unnest($run_ids)) AND k.kind IN ('kernel', 'comm', 'memcpy', 'memset')
   AND k.correlation_id IS NOT NULL
-  AND h.cat IN ('cuda_runtime', 'cuda_driver', 'privateuse1_runtime', 'privateuse1_driver', 'runtime')
+  AND launch_call(h.cat)
 QUALIFY row_number() OVER (PARTITION BY k.run_id, k.seq ORDER BY h.start_ns, h.seq) = 1;
 CREATE OR REPLACE TEMP TABLE _la_runs AS
 WITH acts AS (

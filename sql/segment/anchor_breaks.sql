@@ -43,7 +43,7 @@ WITH launched AS (
     SELECT a.run_id, a.idx, a.src_run, k.step_id,
         (SELECT min(h.start_ns) FROM host_events h
          WHERE h.run_id = a.src_run AND h.correlation_id = k.correlation_id
-           AND h.cat IN ('cuda_runtime', 'cuda_driver', 'privateuse1_runtime', 'privateuse1_driver', 'runtime')) AS t
+           AND launch_call(h.cat)) AS t
     FROM _anchors a JOIN kernels k ON k.run_id = a.src_run AND k.seq = a.seq
 ), marks AS (
     SELECT run_id, start_ns, start_ns + dur_ns AS end_ns, starts_with(name, 'ProfilerStep#') AS profiler_step

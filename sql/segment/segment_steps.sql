@@ -37,7 +37,7 @@ WITH firsts AS (
 ), launched AS (
     SELECT f.*, (SELECT min(h.start_ns) FROM host_events h
                  WHERE h.run_id = f.run_id AND h.correlation_id = f.correlation_id
-                   AND h.cat IN ('cuda_runtime', 'cuda_driver', 'privateuse1_runtime', 'privateuse1_driver', 'runtime')) AS t
+                   AND launch_call(h.cat)) AS t
     FROM firsts f
 ), marks AS (
     SELECT run_id, start_ns, start_ns + dur_ns AS end_ns, name, cat

@@ -3,7 +3,7 @@
 -- Inputs: none.
 -- Parameters: none.
 -- Output: TEMP MACROs us_text_to_ns, us, mean_ns, mean1, ratio3, ms, sec, simple_name, bare_shape,
---   npu_runtime_task.
+--   npu_runtime_task, launch_call.
 
 -- us_text_to_ns(s VARCHAR) -> BIGINT ns: a decimal µs string, TAB/space/quote padded as Ascend writes it,
 --   to integer ns, truncating digits below 1 ns (the torch_npu convert_us2ns rule). Never through DOUBLE:
@@ -41,3 +41,8 @@ CREATE OR REPLACE TEMP MACRO npu_runtime_task(task_type, name) AS
     regexp_matches(coalesce(task_type, '') || chr(10) || coalesce(name, ''),
                    '(?im)^(notify[ _](wait|record)|write[ _]value|sdma(_sqe)?|pcie_dma(_sqe)?|memcpy_async|'
                    || 'event_(record|wait)(_sqe)?|place_holder(_sqe)?|profiling_(enable|disable))$');
+-- launch_call(cat VARCHAR) -> BOOLEAN: a host event of this category launches device work, and its
+--   correlation id is the launched kernel's (Kineto's cuda_runtime and cuda_driver, their NPU twins
+--   privateuse1_*, ROCm's and rocprofv3's runtime).
+CREATE OR REPLACE TEMP MACRO launch_call(cat) AS
+    cat IN ('cuda_runtime', 'cuda_driver', 'privateuse1_runtime', 'privateuse1_driver', 'runtime');
