@@ -17,6 +17,12 @@ from dataclasses import dataclass, field
 from tracedb import sql
 
 
+# Alignment whose collective ends still spread by more than this after the offsets is not trusted: the
+# instances of such ranks get no cross-rank figures (the shared Megatron job aligns to 28 us, generated jobs
+# to 0).
+RESIDUAL_BOUND_NS = 1_000_000
+
+
 @dataclass
 class Alignment:
     offsets: dict = field(default_factory=dict)   # run_id -> ns to ADD to that run's timestamps
@@ -25,6 +31,8 @@ class Alignment:
     note: str = "clocks not aligned"               # one line for the report's notes
     reference: int | None = None                   # the run whose clock the others are moved to
     instances: int = 0                             # collective instances the offsets rest on
+    on_clock: list = field(default_factory=list)   # runs whose times are comparable: the reference's clock
+    why_not: str = ""                              # why the other runs' instances have no cross-rank figures
 
 
 def rank_offsets(con, run_ids: list[int], align: bool = True, profile: str | None = None) -> Alignment:
@@ -75,17 +83,25 @@ def estimate(con, run_ids: list[int], align: bool = True) -> Alignment:
     if not align or not edges:
         _apply(con, offsets)
         why = "--no-align" if not align else "no collective matched across ranks that alignment can use"
-        return Alignment(offsets=offsets, reference=ref, note=f"clocks are raw ({why}): each rank's own timestamps")
+        # --no-align: the user takes the raw clocks as one; otherwise nothing says they are
+        return Alignment(offsets=offsets, reference=ref, note=f"clocks are raw ({why}): each rank's own timestamps",
+                         on_clock=list(run_ids) if not align else [ref],
+                         why_not="clocks not aligned: no collective shared with the other ranks to align on")
     reached = _chain(ref, edges, offsets)
     _apply(con, offsets)
     residual, used = sql.run(con, "align_residual").fetchone()
+    if residual > RESIDUAL_BOUND_NS:
+        reached, why_not = {ref}, f"clocks not aligned: residual {residual / 1000:,.3f} us over {RESIDUAL_BOUND_NS // 1000:,} us"
+    else:
+        why_not = "clocks not aligned: this rank shares no collective with the others"
     shown = ", ".join(f"{names[r]} {offsets[r] / 1000:+,.3f}" for r in run_ids if r != ref)
     alone = [names[r] for r in run_ids if r not in reached]
     note = (f"clocks aligned on {used:,} collectives to {names[ref]}'s clock (offsets in us added: {shown}); "
             f"residual spread of collective ends {residual / 1000:,.3f} us")
     if alone:
         note += f"; no collective shared with the others, left raw: {', '.join(alone)}"
-    return Alignment(offsets=offsets, residual_ns=residual, aligned=True, note=note, reference=ref, instances=used)
+    return Alignment(offsets=offsets, residual_ns=residual, aligned=True, note=note, reference=ref, instances=used,
+                     on_clock=sorted(reached), why_not=why_not)
 
 
 def _chain(ref: int, edges, offsets: dict) -> set:

@@ -15,16 +15,13 @@ DEFINITIONS = (
     "1 (broadcast, reduce, p2p), as nccl-tests defines them")
 
 # columns a table for people leaves out when no row has them (CSV and JSON keep them all)
-SPARSE = {"group_desc", "c10d_seq", "mismatch", "prof_elapse_us", "prof_wait_us", "prof_transit_us", "prof_sync_us",
+SPARSE = {"group_desc", "c10d_seq", "mismatch", "flag", "prof_elapse_us", "prof_wait_us", "prof_transit_us", "prof_sync_us",
           "prof_idle_us"}
 
 
 def build(con, fmt, runs=(), tags=(), profile=None, per_rank=False, no_align=False, **ignored) -> rnd.Result:
     b = segment.bind_runs(con, runs, tags, profile)
     names = b.run_names
-    if len(b.run_ids) < 2:
-        raise UsageError(f"report collectives compares the ranks of a job; run '{names[b.run_ids[0]]}' alone has "
-                         "no one to compare with: select two or more runs (--tag job=JOB or --run 'JOB-rank*')")
     clock.prepare(con, b.run_ids, profile)
     have = dict(con.execute("SELECT run_id, count(*) FROM _coll_ops GROUP BY run_id").fetchall())
     if not have:
@@ -34,6 +31,9 @@ def build(con, fmt, runs=(), tags=(), profile=None, per_rank=False, no_align=Fal
     alignment = clock.estimate(con, b.run_ids, align=not no_align)
     b.notes.append(DEFINITIONS)
     b.notes.append(alignment.note)
+    if len(b.run_ids) < 2:   # a job of one captured rank: its collectives, with no one to compare them with
+        b.notes.append(f"run '{names[b.run_ids[0]]}' is the only rank selected: every instance has one member, so "
+                       "no arrival skew across ranks (select the job's other ranks: --tag job=JOB)")
     for rid in b.run_ids:
         if not have.get(rid):
             b.notes.append(f"run '{names[rid]}' has no communication ops: it is in no instance")
@@ -41,10 +41,16 @@ def build(con, fmt, runs=(), tags=(), profile=None, per_rank=False, no_align=Fal
     meta = {"runs": ", ".join(names[r] for r in b.run_ids), "profile": b.profile.name,
             "clocks": "aligned" if alignment.aligned else "raw",
             "reference": names.get(alignment.reference, "") if alignment.aligned else ""}
+    clock_params = {"on_clock": alignment.on_clock, "why_not": alignment.why_not}
+    off = [names[r] for r in b.run_ids if r not in alignment.on_clock and have.get(r)]
+    if off:
+        b.notes.append(f"{alignment.why_not} ({', '.join(off)}): the instances they are in have no arrival skew, "
+                       "transfer, waiting or bandwidth (see flag); give them a collective in common with the others, "
+                       "or compare raw clocks with --no-align when their clocks are one")
     if per_rank:
-        return rnd.fetch_file(con, fmt, "collectives_per_rank", {}, "collectives", b, meta,
+        return rnd.fetch_file(con, fmt, "collectives_per_rank", clock_params, "collectives", b, meta,
                               "collectives per rank: arrival, wait for the last rank, transfer", sparse=SPARSE)
-    return rnd.fetch_file(con, fmt, "collectives_report", {}, "collectives", b, meta,
+    return rnd.fetch_file(con, fmt, "collectives_report", clock_params, "collectives", b, meta,
                           "collectives across ranks: arrival skew, transfer, bandwidth", sparse=SPARSE)
 
 

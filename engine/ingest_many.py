@@ -21,11 +21,12 @@ class Planned:
 
 def plan(paths, name: str | None = None) -> list[Planned]:
     """What `tracedb ingest PATH...` will load, one entry per run. The traces of a folder are named
-    `<prefix>-rank<N>` (rank from profiler_info, the path, or the trace's distributedInfo), else
-    `<prefix>-<file stem>`; the prefix is `name` or the folder's name. Labels that two traces share get
-    the trace's sub-folders in front (`<prefix>-h100-<stem>`). A rocprofv3 file whose kernels ran on several
-    GPUs gives one run per GPU, `<its name>-gpu<N>` (N: the GPU's index). The runs of a folder of several
-    traces are one job: each gets the tag `job` = `name` or the folder's name (docs/jobs.md)."""
+    `<job>-rank<N>` (rank from profiler_info, the path, or the trace's distributedInfo), else
+    `<job>-<file stem>`. Labels that two traces of a job share get the trace's sub-folders in front
+    (`<job>-h100-<stem>`). A rocprofv3 file whose kernels ran on several GPUs gives one run per GPU,
+    `<its name>-gpu<N>` (N: the GPU's index). The runs of a folder are one job, tagged `job` = `name` or the
+    folder's name, unless the traces say they belong to jobs of different world sizes: each such job is
+    then named after the sub-folder its traces share (`<name>-<sub-folder>`; docs/jobs.md)."""
     if name and len(paths) > 1:
         raise UsageError("--name names one run (or prefixes the runs of one folder); give one path, or omit "
                          "--name to name runs after their files")
@@ -36,8 +37,32 @@ def plan(paths, name: str | None = None) -> list[Planned]:
             out += _per_gpu(Planned(p, name, _size(p)))
             continue
         prefix = name or os.path.basename(os.path.abspath(p))
-        out += [g for f, label in zip(found, _labels(p, found))
-                for g in _per_gpu(Planned(f, f"{prefix}-{label}", _size(f), job=prefix))]
+        for job, traces in _jobs(p, found, prefix):
+            out += [g for f, label in zip(traces, _labels(p, traces))
+                    for g in _per_gpu(Planned(f, f"{job}-{label}", _size(f), job=job))]
+    return out
+
+
+def _jobs(root: str, found: list[str], prefix: str) -> list[tuple[str, list[str]]]:
+    """The jobs of a folder's traces, as the traces say: one job, unless they give different world sizes
+    (HTA's test data: two sampled ranks of a 128-rank job beside a 2-rank job's trace). Traces that do not
+    say join the one job that does, else form their own. A job of several is named after the deepest
+    sub-folder its traces share (`<prefix>-<sub-folder>`), else numbered."""
+    sizes = [sources.trace_world_size(f) for f in found]
+    known = sorted({s for s in sizes if s is not None})
+    if len(known) < 2:
+        return [(prefix, found)]
+    groups: dict = {}
+    for f, s in zip(found, sizes):
+        groups.setdefault(s, []).append(f)
+    named, out = set(), []
+    for i, traces in enumerate(groups.values()):
+        common = os.path.relpath(os.path.commonpath([os.path.dirname(os.path.abspath(f)) for f in traces]),
+                                 os.path.abspath(root))
+        label = "-".join(common.split(os.sep)) if common != os.curdir else f"job{i + 1}"
+        label = label if label not in named else f"{label}-{i + 1}"
+        named.add(label)
+        out.append((f"{prefix}-{label}", traces))
     return out
 
 

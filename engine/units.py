@@ -53,13 +53,21 @@ def unit_columns(res, fmt, by):
 
 
 def check_activities(con, b, by):
-    """Every run has kernels or communication ops to divide (in the selected passes, --by pass and layer)."""
+    """Kernels or communication ops to divide (in the selected passes, --by pass and layer): a run without any
+    is named in a note (a job's other ranks are still reported), and only when no run has any is it an
+    error. A run with communication ops only (an Ascend rank folder without kernel_details.csv) is noted."""
     have = dict(con.execute("SELECT run_id, count(*) FROM _bd_act GROUP BY run_id").fetchall())
-    for rid in b.run_ids:
-        if not have.get(rid):
-            where = " in the selected passes" if by in ("pass", "layer") else ""
-            raise UsageError(f"run '{b.run_names[rid]}' has no kernels or communication ops{where} (memcpy, memset "
-                             "and per-core tasks do not count; per-core traces: `tracedb report cores`)")
+    where = " in the selected passes" if by in ("pass", "layer") else ""
+    missing = [b.run_names[rid] for rid in b.run_ids if not have.get(rid)]
+    if len(missing) == len(b.run_ids):
+        raise UsageError(f"run '{missing[0]}' has no kernels or communication ops{where} (memcpy, memset "
+                         "and per-core tasks do not count; per-core traces: `tracedb report cores`)")
+    if missing:
+        b.notes.append(f"no kernels or communication ops{where}, so no row: " + ", ".join(f"run '{n}'" for n in missing))
+    for rid, ops in con.execute("SELECT run_id, ops FROM _bd_comm_only ORDER BY run_id").fetchall():
+        b.notes.append(f"run '{b.run_names[rid]}' has no kernel rows, only its profiler's communication ops ({ops:,}, "
+                       "communication.json): its communication is their union; computing, overlap and free time "
+                       "are unknown (empty)")
 
 
 def split_steps(con, b):

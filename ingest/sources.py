@@ -396,6 +396,19 @@ def trace_rank(path: str) -> int | None:
     return rank
 
 
+def trace_world_size(path: str) -> int | None:
+    """The world size of the job a trace belongs to, without ingesting it: an Ascend output's
+    profiler_metadata.json, a Chrome trace's distributedInfo; None when the trace does not say."""
+    try:
+        if os.path.isdir(path):
+            return resolve(path).world_size
+        if path.lower().endswith((".json", ".json.gz")) and not rocprof.is_rocprof(sniff.head(path, 256)):
+            return chrome_json.head_facts(path).get("world_size")
+    except InputError:
+        return None
+    return None
+
+
 def trace_stem(path: str) -> str:
     """A short name for a trace of a folder: the file name without .json/.gz/.csv and Kineto's .pt.trace."""
     return sniff.file_stem(path)

@@ -6,7 +6,10 @@
 -- Communication is recognised as in every report (segment_assign.sql): logged as such (Ascend HCCL /
 -- hcom rows, trace_view.json collectives) or in the profile's 'communication' category by name or op
 -- type (NCCL/RCCL kernels, DeepEP, custom all-reduce kernels).
--- Inputs: kernels, _cats (categories.sql over the runs' kernel names).
+-- A rank without kernel rows whose profiler wrote its communication (an Ascend rank folder with
+-- communication.json but no kernel_details.csv) counts its ops of comm_ops as communication, seq NULL:
+-- its computing is unknown, not zero (_bd_comm_only lists such runs).
+-- Inputs: kernels, _cats (categories.sql over the runs' kernel names), comm_ops.
 -- Parameters:
 --   $run_ids INTEGER[]: the runs
 -- Output: TEMP _bd_act, one row per counted kernel or communication op of the runs:
@@ -19,18 +22,31 @@
 --   s BIGINT: start, ns
 --   e BIGINT: end, ns
 --   is_comm BOOLEAN: communication (else computing)
+-- Output: TEMP _bd_comm_only, one row per run without kernels whose communication comes from comm_ops:
+--   run_id INTEGER: the run
+--   ops BIGINT: its communication ops
 -- Output: TEMP _bd_uncounted, one row per run and kind of activity that does not count (memcpy, memset,
 --   task), for the report's note:
 --   run_id INTEGER: the run
 --   kind VARCHAR: the kind
 --   activities BIGINT: how many
 --   dur_ns BIGINT: their time
+CREATE OR REPLACE TEMP TABLE _bd_comm_only AS
+SELECT c.run_id, count(*) AS ops
+FROM comm_ops c
+WHERE c.run_id IN (SELECT unnest($run_ids)) AND c.start_ns IS NOT NULL
+  AND NOT EXISTS (SELECT 1 FROM kernels k WHERE k.run_id = c.run_id)
+GROUP BY c.run_id;
 CREATE OR REPLACE TEMP TABLE _bd_act AS
 SELECT k.run_id, k.seq, NULL::BIGINT AS step, NULL::BIGINT AS pass, NULL::BIGINT AS layer, NULL::VARCHAR AS unit,
     k.start_ns AS s, k.start_ns + k.dur_ns AS e, k.kind = 'comm' OR c.category = 'communication' AS is_comm
 FROM kernels k
 JOIN _cats c ON c.name IS NOT DISTINCT FROM k.name AND c.op_type IS NOT DISTINCT FROM k.op_type
-WHERE k.run_id IN (SELECT unnest($run_ids)) AND k.kind IN ('kernel', 'comm');
+WHERE k.run_id IN (SELECT unnest($run_ids)) AND k.kind IN ('kernel', 'comm')
+UNION ALL
+SELECT c.run_id, NULL, NULL, NULL, NULL, NULL, c.start_ns, c.start_ns + c.elapse_ns, true
+FROM comm_ops c SEMI JOIN _bd_comm_only USING (run_id)
+WHERE c.start_ns IS NOT NULL;
 CREATE OR REPLACE TEMP TABLE _bd_uncounted AS
 SELECT k.run_id, k.kind, count(*) AS activities, sum(k.dur_ns)::BIGINT AS dur_ns
 FROM kernels k

@@ -8,7 +8,8 @@
 --   word in the kernel name (ncclDevKernel_AllReduce_... -> allreduce, hcom_reduceScatter__097_4_1 ->
 --   reducescatter), else the name.
 -- grp: c10d's process group ("Process Group Name"); for an Ascend op the HCCL group id of comm_ops (the
---   text after '@' of the op's key), else the digits after '__' in its name; for a GPU kernel without c10d
+--   text after '@' of the op's key, which run_groups' 'group_name_N' key gives through the macro
+--   hccl_group_id), else the digits after '__' in its name; for a GPU kernel without c10d
 --   metadata 'stream <id>': NCCL runs each communicator on its own stream, and ranks of one job create
 --   their streams in the same order (the report says so in a note).
 -- nbytes: the larger of c10d's In and Out msg nelems times the dtype's size (the message size
@@ -108,5 +109,9 @@ SELECT o.run_id, r.rank, o.kseq, o.name, o.op0 AS op, o.grp,
     p.prof_elapse_ns, p.prof_wait_ns, p.prof_transit_ns, p.prof_sync_ns, p.prof_idle_ns
 FROM ops o
 JOIN runs r USING (run_id)
-LEFT JOIN run_groups g ON g.run_id = o.run_id AND g.group_name = o.grp
+LEFT JOIN (
+    -- an Ascend group is keyed by its HCCL id in communication.json, by 'group_name_N' in the metadata
+    SELECT *, CASE WHEN starts_with(group_name, 'group_name_') THEN hccl_group_id(group_name) END AS hccl_id
+    FROM run_groups
+) g ON g.run_id = o.run_id AND (g.group_name = o.grp OR g.hccl_id = o.grp)
 LEFT JOIN prof p ON p.run_id = o.run_id AND p.name = o.name AND p.start_ns = o.start_ns;

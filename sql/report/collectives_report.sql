@@ -5,9 +5,15 @@
 -- (https://github.com/NVIDIA/nccl-tests/blob/master/doc/PERFORMANCE.md): algbw = bytes / time, here over
 -- transfer; busbw = algbw x 2(n-1)/n for allreduce, (n-1)/n for allgather, reducescatter and alltoall, 1 for
 -- broadcast, reduce and point-to-point, n the group's size. An instance whose members disagree on op or size
--- gets no figures, and the disagreement in `mismatch`.
+-- gets no figures, and the disagreement in `mismatch`. Nor does an instance whose members' clocks are not
+-- one (a member outside $on_clock: engine/align.py could not align it, or the alignment's residual is too
+-- large), or whose earliest end comes before its latest start (no time all members were in it: not one
+-- instance); `flag` says why. No negative duration is printed.
+-- waiting is what the members spent in the collective before the last one came, summed over them.
 -- Inputs: _coll_aligned (align_apply.sql).
--- Parameters: none.
+-- Parameters:
+--   $on_clock INTEGER[]: the runs on the reference clock (aligned, or all with --no-align)
+--   $why_not VARCHAR: the flag of an instance with a member off that clock
 -- Output: rows, one per instance, in order of its first start:
 --   op VARCHAR: the collective (allreduce, allgather, ...; the first by name when members disagree)
 --   group VARCHAR: the process group (c10d pg_name, HCCL group id, or 'stream <id>')
@@ -20,10 +26,13 @@
 --   start_us DECIMAL(23,3): earliest aligned start, from the report's first collective
 --   arrival_skew_us DECIMAL(23,3): latest start - earliest start
 --   transfer_us DECIMAL(23,3): earliest end - latest start
+--   waiting_us DECIMAL(23,3): the members' time in it before the last arrival, summed (latest start - each
+--     member's start)
 --   last_rank INTEGER: the rank that arrived last
 --   algbw_gbps DECIMAL(18,3): bytes / transfer, GB/s (1e9 bytes)
 --   busbw_gbps DECIMAL(18,3): algbw x the op's factor
 --   mismatch VARCHAR: what members disagree on; NULL when they agree
+--   flag VARCHAR: why an instance whose members agree has no cross-rank figures; NULL when it has them
 --   prof_elapse_us DECIMAL(23,3): the Ascend profiler's Elapse Time, the largest over the members
 --   prof_wait_us DECIMAL(23,3): its Wait Time, the largest over the members
 --   prof_transit_us DECIMAL(23,3): its Transit Time, the largest over the members
@@ -34,22 +43,30 @@ WITH inst AS (
         max(c10d_seq) AS c10d_seq, bool_and(consistent) AS ok, count(*) AS rows_,
         min(a_start) AS first_start, max(a_start) AS last_start, min(a_end) AS first_end,
         arg_max(rank, a_start) AS last_rank,
-        max(prof_elapse_ns) AS pe, max(prof_wait_ns) AS pw, max(prof_transit_ns) AS pt, max(prof_sync_ns) AS ps
+        max(prof_elapse_ns) AS pe, max(prof_wait_ns) AS pw, max(prof_transit_ns) AS pt, max(prof_sync_ns) AS ps,
+        count(DISTINCT run_id) = 1 OR bool_and(list_contains($on_clock, run_id)) AS one_clock,
+        count(*) * max(a_start) - sum(a_start) AS waiting_ns
     FROM _coll_aligned
     GROUP BY grp, mkey
-),
-figs AS (
-    SELECT *, CASE WHEN ok AND first_end > last_start THEN b_min / (first_end - last_start) END AS algbw,
-        coalesce(group_size, ranks) AS n
+), flagged AS (
+    SELECT *,
+        CASE WHEN NOT one_clock THEN $why_not
+             WHEN ok AND first_end < last_start THEN 'members end before the last one starts: not one instance' END AS flag
     FROM inst
+), figs AS (
+    SELECT *, ok AND flag IS NULL AS sound,
+        CASE WHEN ok AND flag IS NULL AND first_end > last_start THEN b_min / (first_end - last_start) END AS algbw,
+        coalesce(group_size, ranks) AS n
+    FROM flagged
 )
 SELECT op, grp AS "group", grp_desc AS group_desc,
     dense_rank() OVER (PARTITION BY grp ORDER BY mkey) - 1 AS seq, c10d_seq, ranks, group_size,
     CASE WHEN ok THEN b_min END AS bytes,
     us(first_start - min(first_start) OVER ()) AS start_us,
-    CASE WHEN ok THEN us(last_start - first_start) END AS arrival_skew_us,
-    CASE WHEN ok THEN us(first_end - last_start) END AS transfer_us,
-    CASE WHEN ok THEN last_rank END AS last_rank,
+    CASE WHEN sound THEN us(last_start - first_start) END AS arrival_skew_us,
+    CASE WHEN sound THEN us(first_end - last_start) END AS transfer_us,
+    CASE WHEN sound THEN us(waiting_ns::BIGINT) END AS waiting_us,
+    CASE WHEN sound THEN last_rank END AS last_rank,
     round(algbw, 3)::DECIMAL(18, 3) AS algbw_gbps,
     round(algbw * CASE WHEN op = 'allreduce' THEN 2.0 * (n - 1) / n
                        WHEN op IN ('allgather', 'reducescatter', 'alltoall') THEN (n - 1)::DOUBLE / n
@@ -57,7 +74,7 @@ SELECT op, grp AS "group", grp_desc AS group_desc,
           3)::DECIMAL(18, 3) AS busbw_gbps,
     CASE WHEN op <> op_max THEN 'op: ' || op || ' vs ' || op_max
          WHEN b_min <> b_max THEN 'bytes: ' || b_min || ' vs ' || b_max
-         WHEN rows_ <> ranks THEN 'a rank has the instance twice' END AS mismatch,
+         WHEN rows_ <> ranks THEN 'a rank has the instance twice' END AS mismatch, flag,
     us(pe) AS prof_elapse_us, us(pw) AS prof_wait_us, us(pt) AS prof_transit_us, us(ps) AS prof_sync_us
 FROM figs
 ORDER BY first_start, grp, mkey;

@@ -3,7 +3,7 @@
 -- Inputs: none.
 -- Parameters: none.
 -- Output: TEMP MACROs us_text_to_ns, us, mean_ns, mean1, ratio3, ms, sec, simple_name, bare_shape,
---   npu_runtime_task, launch_call.
+--   npu_runtime_task, launch_call, poly_hash32, hccl_group_id.
 
 -- us_text_to_ns(s VARCHAR) -> BIGINT ns: a decimal µs string, TAB/space/quote padded as Ascend writes it,
 --   to integer ns, truncating digits below 1 ns (the torch_npu convert_us2ns rule). Never through DOUBLE:
@@ -46,3 +46,14 @@ CREATE OR REPLACE TEMP MACRO npu_runtime_task(task_type, name) AS
 --   privateuse1_*, ROCm's and rocprofv3's runtime).
 CREATE OR REPLACE TEMP MACRO launch_call(cat) AS
     cat IN ('cuda_runtime', 'cuda_driver', 'privateuse1_runtime', 'privateuse1_driver', 'runtime');
+-- poly_hash32(s VARCHAR, p BIGINT) -> BIGINT: the polynomial hash h = h * p + code point over s's characters,
+--   modulo 2^32 (kept under 2^32 at every step, so h * p never leaves BIGINT).
+CREATE OR REPLACE TEMP MACRO poly_hash32(s, p) AS
+    list_reduce(list_transform(string_split(s, ''), lambda c: ascii(c)::BIGINT),
+                lambda h, x: (h * p + x) % 4294967296, 0::BIGINT);
+-- hccl_group_id(key VARCHAR) -> VARCHAR: the id an Ascend profiler's communication.json gives a process group
+--   (the text after '@' in an op's key), from the group's key in profiler_metadata.json's
+--   parallel_group_info ('group_name_5' -> '5862276114690318097', the dp_cp group of the shared Megatron
+--   job): msprof-analyze's double_hash, (hash with 29 << 32) | hash with 131.
+CREATE OR REPLACE TEMP MACRO hccl_group_id(key) AS
+    (poly_hash32(key, 29)::HUGEINT * 4294967296 + poly_hash32(key, 131))::VARCHAR;

@@ -1,0 +1,94 @@
+"""Jobs that add up: groups named as the profiler's metadata names them, ranks with communication only in the
+breakdown, jobs told apart by what their traces say, and no cross-rank figure where clocks are not one."""
+import csv
+import glob
+import io
+import json
+import os
+
+import duckdb
+
+import tiny_kineto
+from helpers import cli, real_trace
+from tracedb import sql
+
+
+def rows(text):
+    return list(csv.DictReader(io.StringIO(text)))
+
+
+def test_hccl_group_id_is_msprof_analyzes_double_hash():
+    con = duckdb.connect()
+    sql.run(con, "macros")
+    # the double hash by hand: two polynomial hashes (29, 131) of the key modulo 2^32, (h29 << 32) | h131
+    def h(s, p):
+        v = 0
+        for c in s:
+            v = (v * p + ord(c)) % 2**32
+        return v
+    for key in ("group_name_5", "group_name_19", "a", ""):
+        want = str((h(key, 29) << 32) | h(key, 131))
+        assert con.execute("SELECT hccl_group_id($k)", {"k": key}).fetchone()[0] == want
+    assert con.execute("SELECT hccl_group_id('group_name_5')").fetchone()[0] == "5862276114690318097"
+
+
+def test_real_ascend_collectives_carry_the_metadatas_group_names(tmp_path):
+    folder = os.path.dirname(real_trace("ascend-megatron-job", "rank_0_ascend_pt"))
+    db = str(tmp_path / "m.duckdb")
+    cli("ingest", folder, "--db", db, "--name", "mega")
+    names = {}
+    for meta in glob.glob(os.path.join(folder, "*", "profiler_metadata.json")):
+        for g in json.load(open(meta))["parallel_group_info"].values():
+            names[g["group_name"]] = str(len(g["global_ranks"]))
+    got = rows(cli("report", "collectives", "--db", db, "--tag", "job=mega", "--format", "csv").stdout)
+    assert len(got) == 34
+    assert all(r["group_desc"] in names and r["group_size"] == names[r["group_desc"]] for r in got)
+
+
+def test_real_ranks_with_communication_only_are_in_the_breakdown(tmp_path):
+    folder = os.path.dirname(real_trace("ascend-megatron-job", "rank_0_ascend_pt"))
+    db = str(tmp_path / "m.duckdb")
+    cli("ingest", folder, "--db", db, "--name", "mega")
+    r = cli("report", "breakdown", "--db", db, "--tag", "job=mega", "--format", "csv")
+    got = {row["run"]: row for row in rows(r.stdout)}
+    assert sorted(got) == ["mega-rank0", "mega-rank1", "mega-rank3"]
+    for rank in (1, 3):
+        with open(os.path.join(folder, f"rank_{rank}_ascend_pt", "ASCEND_PROFILER_OUTPUT", "step_trace_time.csv")) as f:
+            want = float(next(csv.DictReader(f))["Communication"])
+        row = got[f"mega-rank{rank}"]
+        # the union of the profiler's communication ops is its own step_trace_time.csv figure; computing unknown
+        assert abs(float(row["communication_us"]) - want) <= 0.001
+        assert row["computing_us"] == row["free_us"] == ""
+        assert f"run 'mega-rank{rank}' has no kernel rows, only its profiler's communication ops" in r.stderr
+
+
+def test_real_folder_of_two_jobs_gives_two_jobs_and_no_negative_figure(tmp_path):
+    folder = os.path.dirname(os.path.dirname(real_trace("hta-multirank", "trace_filter", "sampled_rank-0.json.gz")))
+    real_trace("hta-multirank", "nccl_parser_config", "nccl_data.json.gz")
+    db = str(tmp_path / "h.duckdb")
+    cli("ingest", folder, "--db", db, "--name", "hm")
+    runs = {r["run"]: r["tags"] for r in rows(cli("runs", "--db", db, "--format", "csv").stdout)}
+    # world sizes 128 (two sampled ranks) and 2 (the nccl trace): two jobs, named after their sub-folders
+    assert runs == {"hm-trace_filter-rank0": "job=hm-trace_filter", "hm-trace_filter-rank1": "job=hm-trace_filter",
+                    "hm-nccl_parser_config-rank0": "job=hm-nccl_parser_config"}
+    r = cli("report", "collectives", "--db", db, "--tag", "job=hm-trace_filter", "--format", "csv")
+    got = rows(r.stdout)
+    # the two ranks share no collective to align on: no instance of both has cross-rank figures, each says why
+    both = [g for g in got if g["ranks"] == "2"]
+    assert both and all(g["transfer_us"] == g["arrival_skew_us"] == g["waiting_us"] == "" for g in both)
+    assert all(g["flag"].startswith("clocks not aligned") for g in both)
+    assert all(float(g[c]) >= 0 for g in got for c in ("arrival_skew_us", "transfer_us") if g[c])
+
+
+def test_a_folder_of_one_job_stays_one_job(tmp_path):
+    folder = tmp_path / "job"
+    for rank in (0, 1):
+        os.makedirs(folder / f"node{rank}")
+        doc = tiny_kineto.document()
+        doc["distributedInfo"] = {"backend": "nccl", "rank": rank, "world_size": 2}
+        with open(folder / f"node{rank}" / f"rank{rank}.json", "w") as f:
+            json.dump(doc, f)
+    db = str(tmp_path / "j.duckdb")
+    cli("ingest", str(folder), "--db", db)
+    assert {r["run"]: r["tags"] for r in rows(cli("runs", "--db", db, "--format", "csv").stdout)} == {
+        "job-rank0": "job=job", "job-rank1": "job=job"}
