@@ -44,7 +44,8 @@ plus the transfer (8 µs + bytes at 100 GB/s), plus the end jitter. The next lay
 truth.json: the offsets (`offsets_ns`, and `align_ns`, what to add to each rank), the slow rank, its layers and
 its injected slowdown per rank, layer and pass (`slowdown_ns`: extra ns of compute), the late arrivals
 (`late`: rank, group, seq, late_ns and the instance's true arrival skew), and every collective instance
-(`collectives`: group, seq, op, bytes, ranks, arrival_skew_ns, transfer_ns, the last rank to arrive).
+(`collectives`: group, seq, op, bytes, ranks, arrival_skew_ns, each member's true arrival_ns, transfer_ns, the last
+rank to arrive).
 """
 import argparse
 import json
@@ -164,6 +165,7 @@ def generate(out: str, ranks=4, layers=8, passes=3, tp=None, slow_rank=None, slo
         truth_colls.append({"group": group["pg_name"], "group_desc": group["pg_desc"], "seq": seq, "op": op,
                             "bytes": nbytes, "ranks": len(members),
                             "arrival_skew_ns": max(arrive.values()) - min(arrive.values()),
+                            "arrival_ns": {str(r): arrive[r] for r in members},
                             "transfer_ns": min(ends.values()) - max(arrive.values()), "last_rank": last,
                             "late": {str(r): late_at[(r, seq)] for r in members if late_key and (r, seq) in late_at}})
 

@@ -218,6 +218,22 @@ def ranks(run: RunOpt = None, tag: TagOpt = None, db: DbOpt = None,
 
 @app.command()
 @one_line_errors
+@segmentation_options
+def blame(run: RunOpt = None, tag: TagOpt = None, db: DbOpt = None,
+          pass_: PassOpt = "all",
+          by: Annotated[str, typer.Option("--by", help="kernel: a row per late rank, pass, layer and cause; layer: waited time per layer and late rank.",
+                                         callback=choice("kernel", "layer"))] = "kernel",
+          no_align: NoAlignOpt = False,
+          format: FmtOpt = "table", output: OutOpt = None, open_: OpenOpt = False, seg=None):
+    """Who made the others wait: at every collective of a job (ranks segmented alike, clocks aligned on the
+    collectives), the others' waiting for the last rank, charged to its kernels that ran longer than on the
+    others, or to its host's launch delay; see docs/jobs.md."""
+    _run("blame", db, _format(format, open_), output, run, tag, show=open_, **seg, pass_spec=pass_, by=by,
+         no_align=no_align)
+
+
+@app.command()
+@one_line_errors
 def collectives(run: RunOpt = None, tag: TagOpt = None, db: DbOpt = None, profile: ProfileOpt = None,
                 per_rank: Annotated[bool, typer.Option("--per-rank", help="One row per collective and rank: its start, duration and wait for the last rank.")] = False,
                 no_align: NoAlignOpt = False,

@@ -32,6 +32,7 @@ OPTIONS = {
     "launches": {**SEGMENT, "pass_": "pass_spec", "by": "by"},
     "ranks": {**SEGMENT, "pass_": "pass_spec", "per_rank": "per_rank", "stragglers": "stragglers", "no_align": "no_align"},
     "collectives": {"run": "runs", "tag": "tags", "profile": "profile", "per_rank": "per_rank", "no_align": "no_align"},
+    "blame": {**SEGMENT, "pass_": "pass_spec", "by": "by", "no_align": "no_align"},
     "cores": {"run": "runs", "tag": "tags", "match": "match", "from_": "from_us", "to": "to_us",
               "per_core": "per_core", "scheduler": "scheduler", "stack": "stack", "top_gaps": "top_gaps"},
 }

@@ -10,10 +10,10 @@ from tracedb.engine import render as rnd
 from tracedb.errors import UsageError
 
 REPORTS = ("passes", "layers", "kernels", "timeline", "modules", "cores", "compare", "breakdown", "launches", "ranks",
-           "collectives")
+           "collectives", "blame")
 PROLOGUE = units.PROLOGUE
 # --by of the reports that take it, when not given (the command line's defaults)
-BY_DEFAULT = {"modules": "kernel", "compare": "kernel", "breakdown": "run", "launches": "kernel"}
+BY_DEFAULT = {"modules": "kernel", "compare": "kernel", "breakdown": "run", "launches": "kernel", "blame": "kernel"}
 BREAKDOWN_BY = ("run", "step", "pass", "layer")
 # what `report breakdown` counts, stated in a note of every breakdown (docs/reports.md#report-breakdown)
 BREAKDOWN_DEFINITIONS = (
@@ -52,6 +52,9 @@ def build_report(con, name: str, fmt: str = "table", pass_spec: str = "all", abs
     if name == "collectives":
         from tracedb.engine import collectives
         return collectives.build(con, fmt, **seg_opts)
+    if name == "blame":
+        from tracedb.engine import blame
+        return blame.build(con, fmt, spec, by, **seg_opts)
     if name == "modules":
         return _modules(con, fmt, pass_spec, by, seg_opts, module_path)
     if name == "cores":

@@ -154,7 +154,7 @@ def test_golden(case, tiny_store, update_golden):
 
 # The golden cases of the reports and exports that need stores of their own (a job of several ranks, an
 # exported trace): each module's CASES maps a golden file name to its case.
-OTHER_CASES = ("test_golden_ranks", "test_golden_collectives", "test_golden_perfetto")
+OTHER_CASES = ("test_golden_ranks", "test_golden_collectives", "test_golden_perfetto", "test_golden_blame")
 
 
 def _other_cases() -> dict:

@@ -331,6 +331,7 @@ def observed(tmp_path_factory):
             ("ranks", {**seg, "runs": ["tiny", "tiny_x2"], "stragglers": True}),
             ("collectives", {"runs": ["tiny", "tiny_x2"]}),
             ("collectives", {"runs": ["tiny", "tiny_x2"], "per_rank": True}),
+            ("blame", {**seg, "runs": ["tiny", "tiny_x2"]}),
         ]
         for report, opts in calls:
             for fmt in ("csv", "md") if report == "compare" else ("csv",):

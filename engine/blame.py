@@ -1,0 +1,40 @@
+"""`report blame`: which rank, layer and kernel (or host delay) made the other ranks of a job wait at their
+collectives (sql/report/blame.sql): every rank segmented alike, the clocks aligned on the collectives
+(engine/align.py), each instance's waiting charged to the late rank's excess over the others."""
+from tracedb import sql
+from tracedb.engine import align as clock
+from tracedb.engine import render as rnd
+from tracedb.engine import segment, units
+from tracedb.errors import UsageError
+
+BY = ("kernel", "layer")
+DEFINITIONS = ("waited: at each collective instance, the other members' time between their arrival and the last "
+               "member's, charged to the last member's causes in its segment before the collective (its kernels "
+               "since its previous communication op): a kernel's excess over the median time of the same kernel on "
+               "the other members, or its host-bound idle (device idle until the next launch call) over theirs, "
+               "shared in proportion to the excess; '(unexplained)': the late rank shows no excess")
+
+
+def build(con, fmt, spec="all", by="kernel", no_align=False, **seg_opts) -> rnd.Result:
+    if by not in BY:
+        raise UsageError(f"--by {by!r}: expected kernel or layer")
+    b, meta = units.segmented(con, segment.Options(**seg_opts), spec, segment.select_passes)
+    if len(b.run_ids) < 2:
+        raise UsageError(f"report blame compares the ranks of a job; run '{b.run_names[b.run_ids[0]]}' alone made "
+                         "no one wait: select two or more runs (--tag job=JOB or --run 'JOB-rank*')")
+    clock.prepare(con, b.run_ids, seg_opts.get("profile"))
+    alignment = clock.estimate(con, b.run_ids, align=not no_align)
+    b.notes += [DEFINITIONS, alignment.note]
+    off = [b.run_names[r] for r in b.run_ids if r not in alignment.on_clock]
+    if off:
+        b.notes.append(f"{alignment.why_not} ({', '.join(off)}): their collectives are left out")
+    meta.update(by=by, clocks="aligned" if alignment.aligned else "raw")
+    params = {"run_ids": b.run_ids, "on_clock": alignment.on_clock, "by": by}
+    for stmt in sql.file_statements("blame")[:-1]:
+        con.execute(stmt, sql.used_params(stmt, params))
+    res = rnd.fetch_file(con, fmt, "blame", params,
+                         "blame", b, meta, "who made the others wait: waited time at the collectives by late rank "
+                         + ("and layer" if by == "layer" else "and cause"),
+                         # a NULL layer is the prologue or epilogue (unit), or outside every pass
+                         labels={"layer": ("(no pass)", "run", "unit")})
+    return rnd.drop_columns(res, ["pass", "kernel"]) if by == "layer" and fmt in ("table", "md") else res

@@ -1,0 +1,123 @@
+-- Report `blame`: which rank, layer and kernel (or host delay) made the other ranks of a job wait at their
+-- collectives, and how long. Per collective instance whose members are on one clock (align_apply.sql),
+-- the last member to arrive is the late rank, and waited = the sum over the members of (last arrival - their
+-- arrival). The late rank's cause is looked for in its segment before the collective: its kernels since its
+-- previous communication op ended (any group), each kernel matched with the same kernel (name, n-th of that
+-- name in the segment) on the other members:
+-- * a kernel's excess is its time minus the median time of the same kernel on the other members (a kernel the
+--   others do not run: its whole time); only positive excesses are causes;
+-- * the host's excess is the late rank's host-bound idle in the segment (its device idle until the next
+--   kernel's launch call had started, the collective's own launch included: report launches' host-bound
+--   idle) minus the others' median;
+-- * the instance's waited time is shared among the causes in proportion to their excess; an instance whose
+--   late rank shows no positive excess is '(unexplained)' (the clocks, or work the trace does not show).
+-- Limits: compute that overlaps communication is counted as if it did not; when several ranks are late by
+-- turns, each instance blames only its last arrival; the segment starts at the previous op of any group.
+-- Inputs: _coll_aligned (align_apply.sql), _assigned (segment_assign.sql over every pass of the runs),
+--   kernels, kernel_names, host_events, runs.
+-- Parameters:
+--   $run_ids INTEGER[]: the runs: rows of equal waited time come in their order
+--   $on_clock INTEGER[]: the runs on one clock (engine/align.py): instances with a member off it are skipped
+--   $by VARCHAR: 'kernel' (a row per late rank, pass, layer and cause) | 'layer' (per layer and late rank)
+-- Output: TEMP _bl_rows, one row per instance and cause (scratch for the statement below)
+-- Output: rows, by waited time, largest first:
+--   run VARCHAR: the late rank's run
+--   rank INTEGER: its rank
+--   pass BIGINT: the pass of the cause ($by 'kernel'); NULL for $by 'layer' (every pass)
+--   layer BIGINT: the layer of the cause (a host delay: of the collective); NULL: the prologue or epilogue
+--     (unit), or outside every pass
+--   kernel VARCHAR: the cause: a kernel's short name, '(host)' or '(unexplained)'; NULL for $by 'layer'
+--   excess_us DECIMAL(38,3): the cause's excess, summed over the instances
+--   waited_us DECIMAL(23,3): the other members' waiting it is charged with, summed over the instances (to the
+--     ns: the shares of an instance are fractions of a ns)
+--   instances BIGINT: collective instances charged
+--   unit VARCHAR: prologue | layer | epilogue of the cause; NULL outside every pass
+CREATE OR REPLACE TEMP TABLE _bl_rows AS
+WITH inst AS (
+    -- the late member and the waiting of the others, per instance whose members are on one clock
+    SELECT grp, mkey, arg_max(run_id, (a_start, run_id)) AS late_run,
+        (count(*) * max(a_start) - sum(a_start))::BIGINT AS waited_ns
+    FROM _coll_aligned
+    GROUP BY grp, mkey
+    HAVING count(DISTINCT run_id) >= 2 AND bool_and(consistent) AND bool_and(list_contains($on_clock, run_id))
+       AND max(a_start) > min(a_start)
+), ops AS (
+    -- each member's op, and where its segment starts: the end of its previous communication op
+    SELECT c.grp, c.mkey, c.run_id, c.kseq, c.start_ns,
+        lag(c.end_ns) OVER (PARTITION BY c.run_id ORDER BY c.start_ns, c.kseq) AS seg_start
+    FROM _coll_aligned c
+), seg AS (
+    -- the compute kernels of each op's segment: each kernel meets the first op that starts after it
+    SELECT o.grp, o.mkey, o.run_id, a.seq, a.start_ns, a.end_ns, a.dur_ns, a.pass, a.layer, a.unit, k.name,
+        k.correlation_id
+    FROM _assigned a
+    ASOF JOIN ops o ON o.run_id = a.run_id AND a.start_ns < o.start_ns
+    JOIN kernels k ON k.run_id = a.run_id AND k.seq = a.seq
+    WHERE NOT a.is_comm AND a.start_ns >= coalesce(o.seg_start, a.start_ns)
+), numbered AS (
+    SELECT s.*, row_number() OVER (PARTITION BY s.grp, s.mkey, s.run_id, s.name ORDER BY s.start_ns, s.seq) AS nth
+    FROM seg s SEMI JOIN inst i USING (grp, mkey)
+), others AS (
+    SELECT n.grp, n.mkey, n.name, n.nth, median(n.dur_ns) AS med_ns
+    FROM numbered n JOIN inst i USING (grp, mkey)
+    WHERE n.run_id <> i.late_run
+    GROUP BY ALL
+), kernel_excess AS (
+    SELECT n.grp, n.mkey, n.run_id, n.pass, n.layer, n.unit, n.name AS cause,
+        (n.dur_ns - coalesce(o.med_ns, 0))::BIGINT AS excess_ns
+    FROM numbered n JOIN inst i ON i.grp = n.grp AND i.mkey = n.mkey AND i.late_run = n.run_id
+    LEFT JOIN others o ON o.grp = n.grp AND o.mkey = n.mkey AND o.name = n.name AND o.nth = n.nth
+), timed AS (
+    -- the segment's kernels and the op itself, with their launch calls: the host-bound part of each idle gap
+    SELECT n.grp, n.mkey, n.run_id, n.start_ns, n.end_ns, n.seq, n.correlation_id FROM numbered n
+    UNION ALL
+    SELECT o.grp, o.mkey, o.run_id, o.start_ns, o.start_ns, o.kseq, k.correlation_id
+    FROM ops o SEMI JOIN inst i USING (grp, mkey)
+    JOIN kernels k ON k.run_id = o.run_id AND k.seq = o.kseq
+), gaps AS (
+    SELECT t.grp, t.mkey, t.run_id, t.start_ns,
+        greatest(t.start_ns - coalesce(max(t.end_ns) OVER w, o.seg_start, t.start_ns), 0) AS gap_ns,
+        o.seg_start, max(t.end_ns) OVER w AS prev_end,
+        (SELECT min(h.start_ns) FROM host_events h WHERE h.run_id = t.run_id AND h.correlation_id = t.correlation_id
+           AND launch_call(h.cat)) AS call_ns
+    FROM timed t JOIN ops o ON o.grp = t.grp AND o.mkey = t.mkey AND o.run_id = t.run_id
+    WINDOW w AS (PARTITION BY t.grp, t.mkey, t.run_id ORDER BY t.start_ns, t.seq
+                 ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
+), host AS (
+    SELECT grp, mkey, run_id,
+        sum(CASE WHEN call_ns IS NOT NULL THEN least(greatest(call_ns - coalesce(prev_end, seg_start, start_ns), 0), gap_ns)
+                 ELSE 0 END) AS hb_ns
+    FROM gaps GROUP BY ALL
+), host_excess AS (
+    SELECT i.grp, i.mkey, i.late_run AS run_id,
+        (max(h.hb_ns) FILTER (WHERE h.run_id = i.late_run)
+         - coalesce(median(h.hb_ns) FILTER (WHERE h.run_id <> i.late_run), 0))::BIGINT AS excess_ns
+    FROM inst i JOIN host h USING (grp, mkey)
+    GROUP BY ALL
+), op_units AS (
+    -- where a host delay is charged: the late rank's collective itself
+    SELECT i.grp, i.mkey, a.pass, a.layer, a.unit
+    FROM inst i JOIN ops o ON o.grp = i.grp AND o.mkey = i.mkey AND o.run_id = i.late_run
+    LEFT JOIN _assigned a ON a.run_id = o.run_id AND a.seq = o.kseq
+), causes AS (
+    SELECT grp, mkey, run_id, pass, layer, unit, cause, excess_ns FROM kernel_excess WHERE excess_ns > 0
+    UNION ALL
+    SELECT h.grp, h.mkey, h.run_id, u.pass, u.layer, u.unit, '(host)', h.excess_ns
+    FROM host_excess h JOIN op_units u USING (grp, mkey) WHERE h.excess_ns > 0
+), shared AS (
+    SELECT c.*, i.waited_ns * c.excess_ns / sum(c.excess_ns) OVER (PARTITION BY c.grp, c.mkey) AS waited_share
+    FROM causes c JOIN inst i USING (grp, mkey)
+)
+SELECT grp, mkey, run_id, pass, layer, unit, cause, excess_ns, waited_share AS waited_ns FROM shared
+UNION ALL
+SELECT i.grp, i.mkey, i.late_run, u.pass, u.layer, u.unit, '(unexplained)', 0, i.waited_ns
+FROM inst i JOIN op_units u USING (grp, mkey)
+WHERE NOT EXISTS (SELECT 1 FROM causes c WHERE c.grp = i.grp AND c.mkey = i.mkey);
+SELECT r.name AS run, r.rank, CASE WHEN $by = 'kernel' THEN b.pass END AS pass, b.layer,
+    CASE WHEN $by = 'kernel' THEN coalesce(kn.short_name, b.cause) END AS kernel,
+    us(sum(b.excess_ns)) AS excess_us, us(round(sum(b.waited_ns))::BIGINT) AS waited_us,
+    count(DISTINCT (b.grp, b.mkey)) AS instances,
+    b.unit
+FROM _bl_rows b JOIN runs r USING (run_id) LEFT JOIN kernel_names kn ON kn.name = b.cause
+GROUP BY b.run_id, r.name, r.rank, 3, b.layer, 5, b.unit
+ORDER BY sum(b.waited_ns) DESC, list_position($run_ids, b.run_id), 3, b.layer, 5;
