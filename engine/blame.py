@@ -18,13 +18,26 @@ DEFINITIONS = ("waited: at each collective instance, the other members' time bet
 def build(con, fmt, spec="all", by="kernel", no_align=False, **seg_opts) -> rnd.Result:
     if by not in BY:
         raise UsageError(f"--by {by!r}: expected kernel or layer")
-    b, meta = units.segmented(con, segment.Options(**seg_opts), spec, segment.select_passes)
-    if len(b.run_ids) < 2:
-        raise UsageError(f"report blame compares the ranks of a job; run '{b.run_names[b.run_ids[0]]}' alone made "
-                         "no one wait: select two or more runs (--tag job=JOB or --run 'JOB-rank*')")
-    clock.prepare(con, b.run_ids, seg_opts.get("profile"))
-    alignment = clock.estimate(con, b.run_ids, align=not no_align)
+    job = segment.bind_runs(con, seg_opts.get("runs") or [], seg_opts.get("tags") or [])
+    if len(job.run_ids) < 2:
+        raise UsageError(f"report blame compares the ranks of a job; run '{job.run_names[job.run_ids[0]]}' alone "
+                         "made no one wait: select two or more runs (--tag job=JOB or --run 'JOB-rank*')")
+    # a rank without kernel rows (an Ascend rank folder with communication.json only) takes part in the
+    # collectives; only the ranks with kernels are segmented
+    kernel_runs = [r for (r,) in con.execute("SELECT DISTINCT run_id FROM kernels WHERE run_id IN (SELECT unnest($r))",
+                                             {"r": job.run_ids}).fetchall()]
+    if not kernel_runs:
+        raise UsageError(f"runs {', '.join(job.run_names.values())}: no kernels to blame")
+    b, meta = units.segmented(con, segment.Options(**{**seg_opts, "runs": [job.run_names[r] for r in kernel_runs],
+                                                      "tags": []}), spec, segment.select_passes)
+    clock.prepare(con, job.run_ids, seg_opts.get("profile"))
+    alignment = clock.estimate(con, job.run_ids, align=not no_align)
     b.notes += [DEFINITIONS, alignment.note]
+    bare = [job.run_names[r] for r in job.run_ids if r not in kernel_runs]
+    if bare:
+        b.notes.append(f"no kernel rows, only communication ops: {', '.join(bare)}: they wait and are waited for, and "
+                       "the waiting for them is charged to '(no kernels)'")
+    b.run_ids, b.run_names = job.run_ids, job.run_names
     off = [b.run_names[r] for r in b.run_ids if r not in alignment.on_clock]
     if off:
         b.notes.append(f"{alignment.why_not} ({', '.join(off)}): their collectives are left out")

@@ -92,3 +92,14 @@ def test_a_folder_of_one_job_stays_one_job(tmp_path):
     cli("ingest", str(folder), "--db", db)
     assert {r["run"]: r["tags"] for r in rows(cli("runs", "--db", db, "--format", "csv").stdout)} == {
         "job-rank0": "job=job", "job-rank1": "job=job"}
+
+
+def test_real_blame_takes_the_ranks_without_kernels(tmp_path):
+    folder = os.path.dirname(real_trace("ascend-megatron-job", "rank_0_ascend_pt"))
+    db = str(tmp_path / "m.duckdb")
+    cli("ingest", folder, "--db", db, "--name", "mega")
+    r = cli("report", "blame", "--db", db, "--tag", "job=mega", "--format", "csv")
+    got = rows(r.stdout)
+    # ranks 1 and 3 have communication.json only: waited for, their waiting charged to '(no kernels)'
+    assert {g["run"] for g in got if g["kernel"] == "(no kernels)"} == {"mega-rank1", "mega-rank3"}
+    assert "no kernel rows, only communication ops: mega-rank1, mega-rank3" in r.stderr

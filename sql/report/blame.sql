@@ -10,7 +10,8 @@
 --   kernel's launch call had started, the collective's own launch included: report launches' host-bound
 --   idle) minus the others' median;
 -- * the instance's waited time is shared among the causes in proportion to their excess; an instance whose
---   late rank shows no positive excess is '(unexplained)' (the clocks, or work the trace does not show).
+--   late rank shows no positive excess is '(unexplained)' (the clocks, or work the trace does not show), or
+--   '(no kernels)' when the late rank's trace has no kernel rows (communication ops only).
 -- Limits: compute that overlaps communication is counted as if it did not; when several ranks are late by
 -- turns, each instance blames only its last arrival; the segment starts at the previous op of any group.
 -- Inputs: _coll_aligned (align_apply.sql), _assigned (segment_assign.sql over every pass of the runs),
@@ -26,7 +27,8 @@
 --   pass BIGINT: the pass of the cause ($by 'kernel'); NULL for $by 'layer' (every pass)
 --   layer BIGINT: the layer of the cause (a host delay: of the collective); NULL: the prologue or epilogue
 --     (unit), or outside every pass
---   kernel VARCHAR: the cause: a kernel's short name, '(host)' or '(unexplained)'; NULL for $by 'layer'
+--   kernel VARCHAR: the cause: a kernel's short name, '(host)', '(unexplained)' or '(no kernels)'; NULL for
+--     $by 'layer'
 --   excess_us DECIMAL(38,3): the cause's excess, summed over the instances
 --   waited_us DECIMAL(23,3): the other members' waiting it is charged with, summed over the instances (to the
 --     ns: the shares of an instance are fractions of a ns)
@@ -110,7 +112,9 @@ WITH inst AS (
 )
 SELECT grp, mkey, run_id, pass, layer, unit, cause, excess_ns, waited_share AS waited_ns FROM shared
 UNION ALL
-SELECT i.grp, i.mkey, i.late_run, u.pass, u.layer, u.unit, '(unexplained)', 0, i.waited_ns
+SELECT i.grp, i.mkey, i.late_run, u.pass, u.layer, u.unit,
+    CASE WHEN EXISTS (SELECT 1 FROM _assigned a WHERE a.run_id = i.late_run) THEN '(unexplained)' ELSE '(no kernels)' END,
+    0, i.waited_ns
 FROM inst i JOIN op_units u USING (grp, mkey)
 WHERE NOT EXISTS (SELECT 1 FROM causes c WHERE c.grp = i.grp AND c.mkey = i.mkey);
 SELECT r.name AS run, r.rank, CASE WHEN $by = 'kernel' THEN b.pass END AS pass, b.layer,
