@@ -24,8 +24,9 @@ def build(con, fmt, spec="all", by="kernel", no_align=False, **seg_opts) -> rnd.
                          "made no one wait: select two or more runs (--tag job=JOB or --run 'JOB-rank*')")
     # a rank without kernel rows (an Ascend rank folder with communication.json only) takes part in the
     # collectives; only the ranks with kernels are segmented
-    kernel_runs = [r for (r,) in con.execute("SELECT DISTINCT run_id FROM kernels WHERE run_id IN (SELECT unnest($r))",
-                                             {"r": job.run_ids}).fetchall()]
+    have = {r for (r,) in con.execute("SELECT DISTINCT run_id FROM kernels WHERE run_id IN (SELECT unnest($r))",
+                                      {"r": job.run_ids}).fetchall()}
+    kernel_runs = [r for r in job.run_ids if r in have]
     if not kernel_runs:
         raise UsageError(f"runs {', '.join(job.run_names.values())}: no kernels to blame")
     b, meta = units.segmented(con, segment.Options(**{**seg_opts, "runs": [job.run_names[r] for r in kernel_runs],
