@@ -23,3 +23,16 @@ def con(db_path):
     c = tracedb.connect(db_path)
     yield c
     c.close()
+
+
+@pytest.fixture(scope="module")
+def tiny_job_store(tmp_path_factory):
+    """tests/tiny_job.py's three ranks, ingested as runs job-rank0..2 (tag job=job) into a store of the module's
+    own: an open connection."""
+    import tiny_job
+    import tracedb
+    d = tmp_path_factory.mktemp("tiny_job")
+    con = tracedb.connect(str(d / "j.duckdb"))
+    tiny_job.ingest(con, d)
+    yield con
+    con.close()

@@ -12,7 +12,6 @@ from decimal import Decimal
 
 import pytest
 
-import tiny_job
 import tracedb
 from helpers import ROOT, assert_one_line_error, cli
 from tracedb.engine.reports import render_report
@@ -25,12 +24,8 @@ def rows(text):
 
 
 @pytest.fixture(scope="module")
-def tiny(tmp_path_factory):
-    d = tmp_path_factory.mktemp("blame")
-    con = tracedb.connect(str(d / "t.duckdb"))
-    tiny_job.ingest(con, d)
-    yield con
-    con.close()
+def tiny(tiny_job_store):
+    return tiny_job_store
 
 
 def test_tiny_job_hand_derived(tiny):

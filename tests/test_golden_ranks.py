@@ -6,8 +6,6 @@ import os
 
 import pytest
 
-import tiny_job
-import tracedb
 from helpers import GOLDEN, check_golden
 from tracedb.engine.html_report import embedded
 from tracedb.engine.reports import render_report
@@ -32,19 +30,10 @@ CASES = {
 }
 
 
-@pytest.fixture(scope="module")
-def job_store(tmp_path_factory):
-    d = tmp_path_factory.mktemp("golden_ranks")
-    con = tracedb.connect(str(d / "g.duckdb"))
-    tiny_job.ingest(con, d)
-    yield con
-    con.close()
-
-
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_golden_ranks(case, job_store, update_golden):
+def test_golden_ranks(case, tiny_job_store, update_golden):
     fmt, extra = CASES[case]
-    got = render_report(job_store, "ranks", fmt=fmt, **{**SEG, **extra})
+    got = render_report(tiny_job_store, "ranks", fmt=fmt, **{**SEG, **extra})
     if fmt == "html":
         got = embedded(got)
     check_golden(case, got, update_golden, "report")

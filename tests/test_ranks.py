@@ -23,12 +23,8 @@ US = lambda ns: Decimal(ns) / 1000   # noqa: E731
 
 
 @pytest.fixture(scope="module")
-def store(tmp_path_factory):
-    d = tmp_path_factory.mktemp("ranks")
-    con = tracedb.connect(str(d / "j.duckdb"))
-    tiny_job.ingest(con, d)
-    yield con
-    con.close()
+def store(tiny_job_store):
+    return tiny_job_store
 
 
 def rows(con, **kw):
