@@ -103,3 +103,21 @@ def test_real_blame_takes_the_ranks_without_kernels(tmp_path):
     # ranks 1 and 3 have communication.json only: waited for, their waiting charged to '(no kernels)'
     assert {g["run"] for g in got if g["kernel"] == "(no kernels)"} == {"mega-rank1", "mega-rank3"}
     assert "no kernel rows, only communication ops: mega-rank1, mega-rank3" in r.stderr
+
+
+def test_real_communication_matrix_in_global_ranks(tmp_path):
+    folder = os.path.dirname(real_trace("ascend-megatron-job", "rank_0_ascend_pt"))
+    db = str(tmp_path / "m.duckdb")
+    cli("ingest", folder, "--db", db, "--name", "mega")
+    con = duckdb.connect(db, read_only=True)
+    try:
+        got = con.execute("SELECT DISTINCT r.rank, m.src_rank, m.dst_rank, m.src_global, m.dst_global FROM comm_matrix m "
+                          "JOIN runs r USING (run_id) JOIN run_groups g ON g.run_id = m.run_id "
+                          "AND g.group_desc = 'pp' AND g.group_name LIKE 'group_name_%' "
+                          "WHERE m.src_rank <> m.dst_rank ORDER BY ALL").fetchall()
+        unmapped = con.execute("SELECT count(*) FROM comm_matrix WHERE src_global IS NULL").fetchone()[0]
+    finally:
+        con.close()
+    # every link maps; the pipeline group of ranks 0 and 2: its member 1 is global rank 2
+    assert unmapped == 0
+    assert (0, 0, 1, 0, 2) in got
