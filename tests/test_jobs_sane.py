@@ -121,3 +121,47 @@ def test_real_communication_matrix_in_global_ranks(tmp_path):
     # every link maps; the pipeline group of ranks 0 and 2: its member 1 is global rank 2
     assert unmapped == 0
     assert (0, 0, 1, 0, 2) in got
+
+
+def test_synthetic_comm_only_rank_in_the_breakdown(tmp_path):
+    """A rank folder with communication.json only: two ops, [1000.25, 1000.75) and [1000.5, 1001.5) µs, whose
+    union is 1.25 µs of communication; computing, overlap and free unknown (empty), as the note says."""
+    pt = tmp_path / "rank_5_ascend_pt" / "ASCEND_PROFILER_OUTPUT"
+    pt.mkdir(parents=True)
+    info = {"Transit Time(ms)": 0.1, "Wait Time(ms)": 0.0, "Synchronization Time(ms)": 0.0, "Idle Time(ms)": 0,
+            "Wait Time Ratio": 0, "Synchronization Time Ratio": 0}
+    (pt / "communication.json").write_text(json.dumps({"step1": {"collective": {
+        "hcom_allReduce__001_1_1@77": {"Communication Time Info": {"Start Timestamp(us)": 1000.25, "Elapse Time(ms)": 0.0005,
+                                                                    **info}, "Communication Bandwidth Info": {}},
+        "hcom_allReduce__002_1_1@77": {"Communication Time Info": {"Start Timestamp(us)": 1000.5, "Elapse Time(ms)": 0.001,
+                                                                    **info}, "Communication Bandwidth Info": {}}}}}))
+    db = str(tmp_path / "c.duckdb")
+    cli("ingest", str(pt.parent), "--db", db, "--name", "r5")
+    r = cli("report", "breakdown", "--db", db, "--run", "r5", "--format", "csv")
+    (row,) = rows(r.stdout)
+    assert (row["span_us"], row["communication_us"], row["computing_us"], row["free_us"]) == ("1.250", "1.250", "", "")
+    assert "run 'r5' has no kernel rows, only its profiler's communication ops (2, communication.json)" in r.stderr
+
+
+def test_synthetic_ranks_with_nothing_to_align_on_get_no_cross_rank_figure(tmp_path):
+    """Two ranks whose only communication is NCCL send/receive kernels without c10d metadata (grouped by stream,
+    never used for alignment): their clocks stay apart, so every instance of both is flagged, with no skew,
+    transfer, waiting or bandwidth, whatever their raw times say."""
+    import tiny_steps
+    folder = tmp_path / "pp"
+    folder.mkdir()
+    for rank in (0, 1):
+        doc = tiny_steps.one_f_one_b(layers=2, microbatches=2, steps=1)
+        # the optimizer's all-reduce would align them: only the pipeline's send/receive kernels stay
+        doc["traceEvents"] = [e for e in doc["traceEvents"] if "AllReduce" not in e.get("name", "")]
+        doc["distributedInfo"] = {"backend": "nccl", "rank": rank, "world_size": 2}
+        with open(folder / f"rank{rank}.json", "w") as f:
+            json.dump(doc, f)
+    db = str(tmp_path / "p.duckdb")
+    cli("ingest", str(folder), "--db", db)
+    r = cli("report", "collectives", "--db", db, "--tag", "job=pp", "--format", "csv")
+    got = rows(r.stdout)
+    both = [g for g in got if g["ranks"] == "2"]
+    assert both and all(g["flag"].startswith("clocks not aligned") and g["transfer_us"] == g["arrival_skew_us"]
+                        == g["waiting_us"] == g["algbw_gbps"] == "" for g in both)
+    assert "clocks are raw (no collective matched across ranks that alignment can use)" in r.stderr
