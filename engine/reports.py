@@ -114,9 +114,7 @@ def _passes(con, fmt, absolute, seg_opts):
     for phase in phases:
         if phase == "backward" and not seg_opts.get("phase") and not b.training:
             break
-        b = segment.bind(con, segment.Options(**{**seg_opts, "phase": phase or seg_opts.get("phase")}))
-        if phase == "backward" and not seg_opts.get("anchor"):
-            b.notes = [n for n in b.notes if n not in notes]
+        b = segment.bind(con, segment.Options(**{**seg_opts, "phase": phase}))
         b.notes.append(b.rule() if b.phase == "forward" else f"backward passes: {b.rule()}")
         segment.find_passes(con, b)
         segment.assign(con, b, segment.select_passes(con, b, "all"))

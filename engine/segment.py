@@ -195,10 +195,14 @@ def _phase_of_anchor(con, anchor: str | None, training: set[int]) -> str:
     FlashAttentionScoreGrad asks for backward passes)."""
     if not anchor or not training:
         return "forward"
+    # the pattern once per distinct name (materialized: pushed below the DISTINCT it would run per kernel)
     got = dict(con.execute(
+        "WITH names AS MATERIALIZED (SELECT DISTINCT name, op_type FROM kernels WHERE run_id IN (SELECT unnest($r))), "
+        "hits AS (SELECT * FROM names WHERE regexp_matches(coalesce(name, ''), $a) "
+        "OR regexp_matches(coalesce(op_type, ''), $a)) "
         "SELECT p.phase, count(*) FROM _phase p JOIN kernels k USING (run_id, seq) "
-        "WHERE regexp_matches(coalesce(k.name, ''), $a) OR regexp_matches(coalesce(k.op_type, ''), $a) GROUP BY ALL",
-        {"a": anchor}).fetchall())
+        "JOIN hits h ON h.name IS NOT DISTINCT FROM k.name AND h.op_type IS NOT DISTINCT FROM k.op_type GROUP BY ALL",
+        {"a": anchor, "r": sorted(training)}).fetchall())
     return "backward" if got.get("backward") and not got.get("forward") else "forward"
 
 
