@@ -40,7 +40,7 @@ def build(con, fmt, spec, per_rank=False, stragglers=False, no_align=False, **se
     if per_rank and stragglers:
         raise UsageError("--per-rank and --stragglers are two layouts of report ranks; give one")
     opt = segment.Options(**seg_opts)
-    ids, names, dropped = _runs_with_kernels(con, opt)
+    ids, names, dropped, bare = _runs_with_kernels(con, opt)
     opt.runs, opt.tags = [names[r] for r in ids], []
     b, meta = _segment_alike(con, opt, spec)
     b.notes += dropped
@@ -48,12 +48,20 @@ def build(con, fmt, spec, per_rank=False, stragglers=False, no_align=False, **se
     passes = _common_passes(con, b)
     sql.run(con, "breakdown_activity_layers", {"run_ids": b.run_ids, "by_layer": True})
     sql.run(con, "breakdown_union")
-    clocks = align.rank_offsets(con, b.run_ids, align=not no_align, profile=opt.profile)
+    clocks = align.rank_offsets(con, b.run_ids + bare, align=not no_align, profile=opt.profile)
     offsets = {r: int(clocks.offsets.get(r, 0) or 0) for r in b.run_ids}
     con.execute("CREATE OR REPLACE TEMP TABLE _rk_ranks AS SELECT unnest($r)::INTEGER AS run_id, "
                 "unnest($k)::INTEGER AS rank, unnest($o)::BIGINT AS offset_ns",
                 {"r": b.run_ids, "k": [rank_of[r] for r in b.run_ids], "o": [offsets[r] for r in b.run_ids]})
+    bare_rank = dict(con.execute("SELECT run_id, rank FROM runs WHERE run_id IN (SELECT unnest($i))",
+                                 {"i": bare}).fetchall())
+    con.execute("CREATE OR REPLACE TEMP TABLE _rk_bare AS SELECT unnest($r)::INTEGER AS run_id, unnest($k)::INTEGER "
+                "AS rank", {"r": bare, "k": [bare_rank.get(r) for r in bare]})
     sql.run(con, "ranks_units", {"passes": passes, "min_skew": MIN_SKEW, "peak_share": PEAK_SHARE})
+    placed = {r for (r,) in con.execute("SELECT DISTINCT run_id FROM _rk_layers WHERE compute_ns IS NULL").fetchall()}
+    if bare and not placed:
+        b.notes.append("none of the collectives of the ranks without kernels is one a rank with kernels has in the "
+                       "compared passes: they have no row (report collectives and blame show them)")
     b.notes.append(_clock_note(clocks))
     b.notes.append(DEFINITIONS)
     meta.update({"ranks": ", ".join(f"{rank_of[r]}={b.run_names[r]}" for r in b.run_ids),
@@ -94,9 +102,9 @@ def _segment_alike(con, opt, spec):
 
 
 def _runs_with_kernels(con, opt):
-    """The selected runs that have kernels to compare ((ids, names, notes)). A run without kernels (an Ascend
-    rank folder holding only communication analyses) is left out with a note; fewer than two runs left is
-    an error that says which runs hold kernels."""
+    """The selected runs that have kernels to compare, and those without ((ids, names, notes, bare)). A run
+    without kernels (an Ascend rank folder holding only communication analyses) takes part through its
+    collectives, with a note; a selection of one run, or of no run with kernels, is an error."""
     ids = resolve_runs(con, opt.runs, opt.tags)
     rows = con.execute("SELECT r.run_id, r.name, (SELECT count(*) FROM kernels k WHERE k.run_id = r.run_id AND "
                        "k.kind = 'kernel') FROM runs r WHERE r.run_id IN (SELECT unnest($i))", {"i": ids}).fetchall()
@@ -108,13 +116,12 @@ def _runs_with_kernels(con, opt):
     if len(ids) < 2:
         raise UsageError(f"report ranks compares the ranks of a job: 1 run selected ({listed(ids)}); select its "
                          "ranks, e.g. --run 'JOB-rank*' or --tag job=JOB")
-    if len(kept) < 2:
-        have = f"only {listed(kept)} has kernels" if kept else "none of them has kernels"
-        raise UsageError(f"report ranks compares the kernels of two or more ranks: of the {len(ids)} runs selected, "
-                         f"{have}; {listed(empty)} hold{'s' if len(empty) == 1 else ''} no kernels (a rank folder "
-                         "with communication analyses only)")
-    notes = [f"left out, no kernels: {listed(empty)} (communication analyses only)"] if empty else []
-    return kept, names, notes
+    if not kept:
+        raise UsageError(f"report ranks compares the ranks of a job by layer: none of the {len(ids)} runs selected has "
+                         f"kernels ({listed(empty)}: communication analyses only)")
+    notes = [f"no kernels, communication ops only: {listed(empty)}: their waits and late arrivals at the collectives "
+             "are placed in the layer their instance has on the ranks with kernels; no compute"] if empty else []
+    return kept, names, notes, empty
 
 
 def _ranks(con, b) -> dict[int, int]:

@@ -350,18 +350,24 @@ def test_real_two_ranks_of_one_job(tmp_path):
 
 @pytest.mark.real_data
 def test_real_job_with_one_rank_of_kernels_says_so(tmp_path):
-    """The Ascend Megatron job: ranks 1 and 3 hold communication analyses only."""
+    """The Ascend Megatron job: ranks 1 and 3 hold communication analyses only. The job is reported all the same:
+    rank 0 per layer, and a note that the others' collectives are none rank 0 has in its passes (its
+    batchSendRecvs pair it with rank 2, not captured; its all-reduces run in the optimizer step)."""
     db = str(tmp_path / "a.duckdb")
     cli("ingest", real_trace("ascend-megatron-job"), "--db", db, "--name", "meg")
-    r = cli("report", "ranks", "--db", db, "--tag", "job=meg", check=False)
-    assert_one_line_error(r, "only 'meg-rank0' has kernels")
-    con = tracedb.connect(db)                 # beside ranks with kernels, a rank without is left out with a note
+    r = cli("report", "ranks", "--db", db, "--tag", "job=meg", "--per-rank", "--format", "csv")
+    assert {row.split(",")[3] for row in r.stdout.splitlines()[1:]} == {"meg-rank0"}
+    assert "no kernels, communication ops only: 'meg-rank1', 'meg-rank3'" in r.stderr
+    assert "none of the collectives of the ranks without kernels is one a rank with kernels has" in r.stderr
+    con = tracedb.connect(db)                 # beside ranks with kernels, a rank without is named in a note
     tiny_job.ingest(con, tmp_path)
     con.close()
     r = cli("report", "ranks", "--db", db, "--run", "job-rank*", "--run", "meg-rank1", "--anchor", "attn_fwd",
             "--layers", "2", "--stragglers", "--format", "csv")
-    assert "note: left out, no kernels: 'meg-rank1' (communication analyses only)" in r.stderr
+    assert "note: no kernels, communication ops only: 'meg-rank1'" in r.stderr
     assert r.stdout.splitlines()[-1].startswith("all,2,job-rank2,")
+    only = cli("report", "ranks", "--db", db, "--run", "meg-rank1", "--run", "meg-rank3", check=False)
+    assert_one_line_error(only, "none of the 2 runs selected has kernels")
 
 
 # ------------------------------------------------------------------------------------------- HTML page
@@ -392,3 +398,35 @@ def test_html_pages_render_in_a_browser(store, tmp_path):
             assert {k: got.get(k, 0) for k in expected} == expected
     finally:
         b.close()
+
+
+def test_a_rank_without_kernels_is_placed_by_its_collectives(tmp_path):
+    """A generated 3-rank job whose rank 2 keeps only what an Ascend rank folder of communication analyses
+    would give: its all-reduces as communication ops (group '1', in order), no kernels. Each of its ops goes to
+    the layer its instance has on ranks 0 and 1: a row per (pass, layer) with no compute, its ops' time, and
+    its waits; the compute comparison stays between ranks 0 and 1."""
+    db, truth = _generate(tmp_path, "gb", "--ranks", "3", "--layers", "4", "--passes", "2",
+                          "--offsets-us", "0,0,0", "--seed", "3")
+    con = tracedb.connect(db)
+    try:
+        rid = con.execute("SELECT run_id FROM runs WHERE name = 'gb-rank2'").fetchone()[0]
+        ops = con.execute("SELECT start_ns, dur_ns FROM kernels WHERE run_id = $r AND name LIKE 'ncclDevKernel_AllReduce%' "
+                          "ORDER BY start_ns", {"r": rid}).fetchall()
+        con.execute("DELETE FROM trace_events WHERE run_id = $r AND kind IS NOT NULL", {"r": rid})
+        for i, (start, dur) in enumerate(ops):
+            con.execute("INSERT INTO comm_ops (run_id, step, op_class, op_name, comm_group, start_ns, elapse_ns) "
+                        "VALUES ($r, 'step1', 'collective', $n, '1', $s, $d)",
+                        {"r": rid, "n": f"hcom_allReduce__{i:03d}_1_1", "s": start, "d": dur})
+    finally:
+        con.close()
+    r = cli("report", "ranks", "--db", db, "--tag", "job=gb", "--anchor", truth["anchor"], "--layers", "4",
+            "--per-rank", "--format", "csv")
+    rows = list(csv.DictReader(io.StringIO(r.stdout)))
+    bare = [x for x in rows if x["run"] == "gb-rank2"]
+    assert {(x["pass"], x["layer"]) for x in bare} == {(str(p), str(layer)) for p in (0, 1) for layer in range(4)}
+    assert all(x["compute_us"] == "" and x["wall_us"] == "" and x["collectives"] == "1" and Decimal(x["comm_us"]) > 0
+               for x in bare)
+    assert "no kernels, communication ops only: 'gb-rank2'" in r.stderr
+    per_layer = list(csv.DictReader(io.StringIO(cli("report", "ranks", "--db", db, "--tag", "job=gb", "--anchor",
+                                                    truth["anchor"], "--layers", "4", "--format", "csv").stdout)))
+    assert {x["ranks"] for x in per_layer if x["layer"].isdigit()} == {"2"}

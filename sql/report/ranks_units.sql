@@ -17,9 +17,13 @@
 -- counts only stragglers.
 -- Layer keys: the prologue (layer NULL) is keyed as layer -1 (lk) and the epilogue as -2, so that joins
 -- match them.
--- Inputs: _bd_units (breakdown_union.sql over breakdown_activity_layers.sql by layer), _bd_act,
---   TEMP _rk_ranks(run_id INTEGER, rank INTEGER, offset_ns BIGINT) (the runs compared, their rank and the
---   ns added to their timestamps).
+-- A rank with communication ops only (TEMP _rk_bare) takes part through its collectives: each op goes to
+-- the (pass, layer, k) its instance (_coll_aligned) has on the ranks with kernels; its rows have no compute
+-- or wall, and are left out of the compute comparison.
+-- Inputs: _bd_units (breakdown_union.sql over breakdown_activity_layers.sql by layer), _bd_act, _coll_aligned
+--   (align_apply.sql over every run, those without kernels too), TEMP _rk_ranks(run_id INTEGER, rank INTEGER,
+--   offset_ns BIGINT) (the runs compared, their rank and the ns added to their timestamps), TEMP
+--   _rk_bare(run_id INTEGER, rank INTEGER) (the runs with communication ops only).
 -- Parameters:
 --   $passes BIGINT[]: the passes compared (those every rank has)
 --   $min_skew DOUBLE: the skew from which the slowest rank counts as a straggler
@@ -38,9 +42,9 @@
 --   pass BIGINT: the pass
 --   layer BIGINT: the layer (NULL: the prologue or the epilogue)
 --   lk BIGINT: the layer (-1: the prologue, -2: the epilogue)
---   compute_ns BIGINT: union of its non-communication kernels' intervals
---   comm_ns BIGINT: union of its communication ops' intervals
---   wall_ns BIGINT: first start to last end of its kernels and communication ops
+--   compute_ns BIGINT: union of its non-communication kernels' intervals; NULL for a rank without kernels
+--   comm_ns BIGINT: union of its communication ops' intervals (a rank without kernels: their sum)
+--   wall_ns BIGINT: first start to last end of its kernels and communication ops; NULL without kernels
 --   collectives BIGINT: its communication ops in the layer
 --   wait_ns BIGINT: sum over the layer's collectives of (latest arrival - its arrival)
 --   late_ns BIGINT: sum over the layer's collectives of (its arrival - earliest arrival)
@@ -61,11 +65,23 @@
 --   spread_ns BIGINT: that spread (latest - earliest aligned start)
 -- TEMP _rk_comm (the communication ops with their order and aligned start) is scratch: no other file reads it.
 CREATE OR REPLACE TEMP TABLE _rk_comm AS
-SELECT a.run_id, r.rank, a.pass, coalesce(a.layer, CASE WHEN a.unit = 'epilogue' THEN -2 ELSE -1 END) AS lk,
-    row_number() OVER (PARTITION BY a.run_id, a.pass, a.layer, a.unit ORDER BY a.s, a.seq) - 1 AS k,
-    a.s + r.offset_ns AS s
-FROM _bd_act a JOIN _rk_ranks r USING (run_id)
-WHERE a.is_comm AND list_contains($passes, a.pass);
+WITH placed AS (
+    SELECT a.run_id, r.rank, a.seq, a.pass, coalesce(a.layer, CASE WHEN a.unit = 'epilogue' THEN -2 ELSE -1 END) AS lk,
+        row_number() OVER (PARTITION BY a.run_id, a.pass, a.layer, a.unit ORDER BY a.s, a.seq) - 1 AS k,
+        a.s + r.offset_ns AS s, a.e - a.s AS dur_ns
+    FROM _bd_act a JOIN _rk_ranks r USING (run_id)
+    WHERE a.is_comm AND list_contains($passes, a.pass)
+), instance_place AS (
+    -- a collective instance's place (pass, layer, k) on the ranks with kernels, by its member ops there
+    SELECT c.grp, c.mkey, min(p.pass) AS pass, min(p.lk) AS lk, min(p.k) AS k
+    FROM _coll_aligned c JOIN placed p ON p.run_id = c.run_id AND p.seq = c.kseq
+    GROUP BY c.grp, c.mkey
+)
+SELECT run_id, rank, pass, lk, k, s, dur_ns FROM placed
+UNION ALL
+-- a rank with communication ops only: each of its ops where its instance is on the others
+SELECT c.run_id, r.rank, i.pass, i.lk, i.k, c.a_start, c.end_ns - c.start_ns
+FROM _coll_aligned c JOIN _rk_bare r USING (run_id) JOIN instance_place i USING (grp, mkey);
 CREATE OR REPLACE TEMP TABLE _rk_inst AS
 SELECT pass, lk, k, count(*) AS ranks, min(s) AS first_ns, max(s) AS last_ns,
     first(rank ORDER BY s DESC, rank DESC) AS last_rank
@@ -84,11 +100,19 @@ SELECT u.run_id, r.rank, u.pass, u.layer, coalesce(u.layer, CASE WHEN u.unit = '
 FROM _bd_units u JOIN _rk_ranks r USING (run_id)
 LEFT JOIN waits w ON w.run_id = u.run_id AND w.pass = u.pass
     AND w.lk = coalesce(u.layer, CASE WHEN u.unit = 'epilogue' THEN -2 ELSE -1 END)
-WHERE list_contains($passes, u.pass);
+WHERE list_contains($passes, u.pass)
+UNION ALL
+-- a rank with communication ops only: no compute, no wall; its ops' time and its waits where they are placed
+SELECT c.run_id, c.rank, c.pass, CASE WHEN c.lk >= 0 THEN c.lk END, c.lk, NULL, sum(c.dur_ns)::BIGINT, NULL,
+    count(*), any_value(w.wait_ns), any_value(w.late_ns)
+FROM _rk_comm c JOIN _rk_bare b USING (run_id) JOIN waits w USING (run_id, pass, lk)
+GROUP BY c.run_id, c.rank, c.pass, c.lk;
 CREATE OR REPLACE TEMP TABLE _rk_cmp AS
 WITH ordered AS (
+    -- compute is compared over the ranks with kernels
     SELECT *, count(*) OVER p AS n, row_number() OVER (PARTITION BY pass, lk ORDER BY compute_ns, rank) AS pos
     FROM _rk_layers
+    WHERE compute_ns IS NOT NULL
     WINDOW p AS (PARTITION BY pass, lk)
 ), per_layer AS (
     SELECT pass, any_value(layer) AS layer, lk, count(*) AS ranks, min(compute_ns) AS min_ns,
