@@ -31,8 +31,7 @@ def build(con, fmt, spec="all", by="kernel", no_align=False, **seg_opts) -> rnd.
         raise UsageError(f"runs {', '.join(job.run_names.values())}: no kernels to blame")
     b, meta = units.segmented(con, segment.Options(**{**seg_opts, "runs": [job.run_names[r] for r in kernel_runs],
                                                       "tags": []}), spec, segment.select_passes)
-    clock.prepare(con, job.run_ids, seg_opts.get("profile"))
-    alignment = clock.estimate(con, job.run_ids, align=not no_align)
+    alignment = clock.rank_offsets(con, job.run_ids, align=not no_align, profile=seg_opts.get("profile"))
     b.notes += [DEFINITIONS, alignment.note]
     bare = [job.run_names[r] for r in job.run_ids if r not in kernel_runs]
     if bare:

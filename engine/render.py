@@ -55,7 +55,7 @@ def fetch(con, query: str, query_params: dict, report: str, fmt: str = "table", 
         numeric = numeric_columns(desc)
         if fmt == "csv":
             return Result(report=report, columns=cols, numeric=numeric, rows=[],
-                          csv_body=_copy_csv(con, kw.get("labels") or {}), **kw)
+                          csv_body=_copy_csv(con, kw.get("labels") or {}, set(cols)), **kw)
         rows = con.execute("SELECT COLUMNS(*)::VARCHAR FROM _report").fetchall()
         table = _arrow(con.sql("SELECT * FROM _report")) if ARROW.get() else None
         return Result(report=report, columns=cols, numeric=numeric, rows=rows, table=table, **kw)
@@ -68,7 +68,7 @@ def _arrow(rel):
     return rel.to_arrow_table() if hasattr(rel, "to_arrow_table") else rel.arrow()
 
 
-def _copy_csv(con, labels: dict) -> str:
+def _copy_csv(con, labels: dict, cols: set) -> str:
     import os
     import tempfile
 
@@ -77,7 +77,6 @@ def _copy_csv(con, labels: dict) -> str:
     os.close(fd)
     # a labelled NULL (the prologue's layer) is written as its label, bound as a parameter, or as the text of
     # the label's source column when the report has one (the layer of an epilogue row: its unit)
-    cols = {d[0] for d in con.execute("SELECT * FROM _report LIMIT 0").description}
     swap = ", ".join(
         f"coalesce(CAST({ident(c)} AS VARCHAR), CASE WHEN {ident(lab[1])} IS NOT NULL THEN "
         + (f"coalesce(CAST({ident(lab[2])} AS VARCHAR), $l{i})" if len(lab) > 2 and lab[2] in cols else f"$l{i}")

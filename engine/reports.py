@@ -108,14 +108,9 @@ def _passes(con, fmt, absolute, seg_opts):
     """Every pass of the selected runs: forward passes, then in a training trace (unless --phase picks one)
     its backward passes, each phase segmented in its own stream; one table."""
     con.execute("DROP TABLE IF EXISTS _pass_rows")
-    # an anchor given without --phase names one phase's passes (bind finds which)
-    phases = [seg_opts.get("phase")] if seg_opts.get("phase") or seg_opts.get("anchor") else list(segment.PHASES)
-    notes, b, per_phase = [], None, {}
-    for phase in phases:
-        if phase == "backward" and not seg_opts.get("phase") and not b.training:
-            break
-        b = segment.bind(con, segment.Options(**{**seg_opts, "phase": phase}))
-        b.notes.append(b.rule() if b.phase == "forward" else f"backward passes: {b.rule()}")
+    notes, per_phase = [], {}
+    for b in segment.each_phase(con, segment.Options(**seg_opts)):
+        b.notes.append(b.phase_rule())
         segment.find_passes(con, b)
         segment.assign(con, b, segment.select_passes(con, b, "all"))
         selection.flag_short_last_layer(con, b)
@@ -129,7 +124,7 @@ def _passes(con, fmt, absolute, seg_opts):
         notes += [n for n in b.notes if n not in notes]
         meta = units.params(b, "all")
     b.notes = notes + unit_notes.coverage_notes(b, per_phase)
-    title = "forward and backward passes" if len(phases) == 2 and b.training else f"{b.phase} passes"
+    title = "forward and backward passes" if len(per_phase) == 2 else f"{b.phase} passes"
     res = rnd.fetch_file(con, fmt, "report_passes", {"run_ids": b.run_ids}, "passes", b, meta, title)
     if fmt not in ("table", "md"):
         return res

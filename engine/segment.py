@@ -6,7 +6,7 @@ parameters, checks them, explains the pass split in notes, and picks passes (`N`
 `auto`, `mean`)."""
 import re
 import statistics
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from tracedb import sql
 from tracedb.engine import profiles
@@ -80,6 +80,10 @@ class Bound:
                 else f"passes split at anchor gaps > {self.pass_gap:g}x the median gap")
         return gaps + (f", then cut into {self.per_pass} anchors each" if self.per_pass else "")
 
+    def phase_rule(self) -> str:
+        """The rule, said of the backward passes when those are the ones segmented."""
+        return self.rule() if self.phase == "forward" else f"backward passes: {self.rule()}"
+
     def rule(self) -> str:
         """The window and pass rule, as every report states them."""
         window = ("full (every kernel of a pass is in its prologue or a layer)" if self.window == "full"
@@ -124,6 +128,17 @@ def bind(con, opt: Options) -> Bound:
     if not opt.anchor and prof.anchor_fallback:
         b.anchor = _pick_anchor(con, b, prof.anchor, prof.anchor_fallback)
     return b
+
+
+def each_phase(con, opt: Options):
+    """`opt` bound once per phase to segment (find_passes and assign are the caller's): the phase --phase or a
+    given anchor names, else forward and, when the runs hold backward work, backward."""
+    b = None
+    for phase in ([opt.phase] if opt.phase or opt.anchor else PHASES):
+        if phase == "backward" and not opt.phase and not b.training:
+            return
+        b = bind(con, replace(opt, phase=phase))
+        yield b
 
 
 def bind_runs(con, runs, tags=(), profile: str | None = None) -> Bound:

@@ -5,7 +5,6 @@ The assignment is the one `report layers --pass all` makes with the same options
 for every kernel of each run; a run has one stored segmentation, and segmenting it again replaces it in
 one transaction."""
 import json
-from dataclasses import replace
 
 from tracedb import __version__, sql
 from tracedb.engine import attribution, segment, unit_notes
@@ -15,17 +14,14 @@ def segment_runs(con, opt: segment.Options) -> tuple[list[tuple[str, int, int]],
     """Segment and store the runs `opt` selects. Returns (run, passes, kernels in a pass) per run, and the
     notes of the segmentation (also kept in the `segmentations` table)."""
     con.execute("DROP TABLE IF EXISTS _seg_all")
-    notes, attributed, b, per_phase = [], False, None, {}
-    # an anchor given without --phase names one phase's passes (bind finds which); else both, in a training run
-    for phase in ([opt.phase] if opt.phase or opt.anchor else segment.PHASES):
-        if phase == "backward" and not opt.phase and not b.training:
-            break
-        b = segment.bind(con, replace(opt, phase=phase))
-        b.notes.insert(0, b.rule() if b.phase == "forward" else f"backward passes: {b.rule()}")
+    notes, attributed, has_host, per_phase = [], False, None, {}
+    for b in segment.each_phase(con, opt):
+        b.notes.insert(0, b.phase_rule())
         segment.find_passes(con, b)
         segment.assign(con, b, segment.select_passes(con, b, "all"))
-        has_host = con.execute("SELECT count(*) FROM host_events WHERE run_id IN (SELECT unnest($r))",
-                               {"r": b.run_ids}).fetchone()[0]
+        if has_host is None:
+            has_host = con.execute("SELECT count(*) FROM host_events WHERE run_id IN (SELECT unnest($r))",
+                                   {"r": b.run_ids}).fetchone()[0]
         if has_host:   # one attribution of every kernel serves the modules and the categories by module
             if not attributed:
                 attribution.attribute(con, b)
