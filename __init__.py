@@ -9,20 +9,20 @@ The public Python API (each imported lazily, so `import tracedb` stays cheap for
     r = tracedb.report(con, "layers", run="qwen3-decode", profile="qwen3-npu", pass_="steady")
     r.arrow(), r.df(), r.notes, print(r), r.text("csv")
 """
-__version__ = "0.1.0"
+from tracedb.version import __version__  # noqa: F401
 
 from tracedb.errors import TracedbError, UsageError, InputError, StoreError  # noqa: F401  (no heavy imports)
 
 
 def connect(path=None, read_only=False):
     """A store file (created when missing), or a Parquet dataset folder (`DIR/`), which opens read-only."""
-    from tracedb.engine.dataset import is_dataset_path
-    from tracedb.engine.store import open_store, resolve_path
+    from tracedb.engine.store.dataset import is_dataset_path
+    from tracedb.engine.store.connect import open_store, resolve_path
     return open_store(path, read_only=read_only or is_dataset_path(resolve_path(path)))
 
 
 def ingest_trace(con, path, **kw):
-    from tracedb.engine.ingest import ingest_path
+    from tracedb.engine.loading.single import ingest_path
     return ingest_path(con, path, **kw)
 
 

@@ -26,7 +26,7 @@ def _tracedb():
 
 READER = """
 import sys, time
-from tracedb.engine.store import open_store
+from tracedb.engine.store.connect import open_store
 db, stop = sys.argv[1], sys.argv[2]
 import os
 worst, reads = 0.0, 0

@@ -7,7 +7,7 @@ import sys
 import typer
 from typer.core import TyperGroup
 
-from tracedb import __version__
+from tracedb.version import __version__
 from tracedb.cli.common import click_exceptions, exit_code_of, say_error, stop_on_sigterm
 from tracedb.cli import (check_cmd, demo_cmd, export_cmd, ingest_cmd, migrate_cmd, profiles_cmd, report_cmd, runs_cmd,
                          segment_cmd, sql_cmd)

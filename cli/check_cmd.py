@@ -13,7 +13,7 @@ from tracedb.errors import InputError, UsageError
 def _render(check) -> str:
     """A check's report as CSV, from the `tracedb report` command itself with the check's options."""
     from tracedb.cli.report_cmd import app
-    from tracedb.engine.check import csv_args
+    from tracedb.engine.reports.check import csv_args
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
@@ -34,7 +34,7 @@ def check(
     update: Annotated[bool, typer.Option("--update", help="Rewrite the golden files from the current reports.")] = False,
 ):
     """Render the listed reports and compare each with its golden CSV: exit 0 when all match, 1 on a regression."""
-    from tracedb.engine.check import run_checks
+    from tracedb.engine.reports.check import run_checks
     failed = 0
     for o in run_checks(config, _render, update=update):
         if update:

@@ -160,7 +160,7 @@ def check_not_the_store(output: str | None, db: str | None):
     the command runs, like every other unusable -o."""
     if not output:
         return
-    from tracedb.engine.store import resolve_path
+    from tracedb.engine.store.connect import resolve_path
     store = os.path.realpath(resolve_path(db))
     out = os.path.realpath(output)
     if out in (store, store + ".wal"):
@@ -168,7 +168,7 @@ def check_not_the_store(output: str | None, db: str | None):
 
 
 def emit(text: str | None, output: str | None):
-    from tracedb.engine.reports import write_output
+    from tracedb.engine.rendering.output import write_output
     rest = write_output(text or "", output)
     if rest is not None:
         sys.stdout.write(rest)

@@ -16,6 +16,6 @@ def parquet(
     tag: TagOpt = None,
 ):
     """Write the store's runs (all, or those --run/--tag select) as a Parquet dataset, partitioned by run; read it back with --db DIR/."""
-    from tracedb.engine.parquet_export import export_parquet
+    from tracedb.engine.store.parquet import export_parquet
     res = export_parquet(db, folder, runs=run or [], tags=tag or [])
     typer.echo(res.summary(), err=True)

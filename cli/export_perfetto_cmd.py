@@ -16,8 +16,8 @@ def perfetto(run: RunOpt = None, tag: TagOpt = None, db: DbOpt = None,
     """One run's device activity and host events with a pass track and a layer track (slices equal to report
     layers with the same options) and per-layer counters, in the run's original time base; gzip when -o ends
     in .gz, JSON on stdout without -o."""
-    from tracedb.engine import perfetto as export
-    from tracedb.engine.store import open_store
+    from tracedb.engine.exports import perfetto as export
+    from tracedb.engine.store.connect import open_store
     check_not_the_store(output, db)
     con = open_store(db, read_only=True)
     try:

@@ -33,11 +33,11 @@ def ingest(
                                                      callback=non_empty("a Dask scheduler address"))] = None,
 ):
     """Ingest traces: each trace becomes one run, in its own transaction (all or nothing per run)."""
-    from tracedb.engine.hashing import start_early
+    from tracedb.engine.loading.hashing import start_early
     if len(paths) == 1 and os.path.isfile(paths[0]):   # isfile: a FIFO or device is never opened here
         start_early(paths[0])   # before DuckDB's import: the hash of a big trace overlaps it
-    from tracedb.engine.ingest_many import ingest_all, plan
-    from tracedb.engine.ingest_parallel import workers_for
+    from tracedb.engine.loading.folder import ingest_all, plan
+    from tracedb.engine.loading.parallel import workers_for
     from tracedb.errors import TracedbError
     from tracedb.errors import UsageError as TracedbUsage
     from tracedb.ingest.sources import resolve
@@ -54,7 +54,7 @@ def ingest(
         typer.echo(f"note: {note}", err=True)
     with _Progress(planned) as progress:
         if scheduler is not None:
-            from tracedb.engine.ingest_dask import ingest_on_cluster
+            from tracedb.engine.loading.cluster import ingest_on_cluster
             runner = ingest_on_cluster(scheduler, to, planned, tags=tag, replace=replace, core_rules=core_rule,
                                        on_start=progress.start)
         else:

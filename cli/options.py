@@ -122,9 +122,9 @@ def _layer_or_mean(param, v):
 
 def output_problem(path: str) -> str | None:
     """What would stop a report being written to `path`, or None. The check creates and removes the very
-    temporary file the report is written to (engine.reports.write_output), so whatever would stop that
+    temporary file the report is written to (engine.rendering.output.write_output), so whatever would stop that
     write (a missing or read-only folder, a name too long, no permission) stops the call now instead."""
-    from tracedb.engine.reports import is_stream, temp_path
+    from tracedb.engine.rendering.output import is_stream, temp_path
     if not path:
         return "empty"
     if os.path.isdir(path):

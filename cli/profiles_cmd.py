@@ -13,7 +13,7 @@ profiles_app = typer.Typer(help="Model profiles: anchor kernel, layers, categori
 @one_line_errors
 def profiles_list():
     """Built-in profiles with their anchor and layer count."""
-    from tracedb.engine import profiles
+    from tracedb.engine.segmentation import profiles
     for name in profiles.builtin_names():
         p = profiles.load(name)
         typer.echo(f"{name:<12} anchor={p.anchor or '(--anchor)'} layers={p.layers or '-'} "
@@ -26,5 +26,5 @@ def profiles_show(name: Annotated[str, typer.Argument(help="Profile name or .tom
     """A profile with every category rule, in match order."""
     import json
 
-    from tracedb.engine import profiles
+    from tracedb.engine.segmentation import profiles
     typer.echo(json.dumps(profiles.as_dict(profiles.load(name)), indent=2))

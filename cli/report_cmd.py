@@ -19,21 +19,22 @@ OpenOpt = Annotated[bool, typer.Option("--open", help="Show the HTML page in the
 
 def _format(fmt: str, show: bool) -> str:
     """The checked --format; --open means the HTML page. HTML needs the `html` extra: said before any work."""
-    from tracedb.engine import render
+    from tracedb.engine.rendering import render
     if show and fmt == "table":
         fmt = "html"
     check_format(fmt, render.FORMATS)
     if show and fmt != "html":
         fail(f"--open shows the HTML page; --format {fmt} cannot be opened (use --format html or leave --format out)", 2)
     if fmt == "html":
-        from tracedb.engine import html_report
+        from tracedb.engine.rendering import html as html_report
         html_report.vl_convert()
     return fmt
 
 
 def _run(name, db, fmt, output, run, tag, show=False, **kw):
-    from tracedb.engine import render, reports
-    from tracedb.engine.store import open_store
+    from tracedb.engine.rendering import render
+    from tracedb.engine.reports import registry as reports
+    from tracedb.engine.store.connect import open_store
     check_not_the_store(output, db)
     con = open_store(db, read_only=True)
     try:
@@ -48,7 +49,8 @@ def _run(name, db, fmt, output, run, tag, show=False, **kw):
         _show(name, text)
         return
     emit(text, output)
-    if show and not reports.is_stream(output):
+    from tracedb.engine.rendering.output import is_stream
+    if show and not is_stream(output):
         _open(output)
 
 
@@ -57,7 +59,7 @@ def _show(name, text):
     import os
     import tempfile
 
-    from tracedb.engine.reports import write_output
+    from tracedb.engine.rendering.output import write_output
     fd, path = tempfile.mkstemp(prefix=f"tracedb-{name}-", suffix=".html")
     os.close(fd)
     write_output(text, path)

@@ -16,7 +16,7 @@ PatternsArg = Annotated[List[str], typer.Argument(metavar="RUN|GLOB", help="Run 
 
 def _store(ctx: typer.Context, db: str | None):
     """A subcommand's store: its own --db, else the one given before it (`tracedb runs --db X rm …`)."""
-    from tracedb.engine.store import open_store
+    from tracedb.engine.store.connect import open_store
     return open_store(db or (ctx.obj or {}).get("db"))
 
 
@@ -40,9 +40,9 @@ def runs(ctx: typer.Context, db: DbOpt = None, format: FormatOpt = "table", outp
                              f"`tracedb runs {ctx.invoked_subcommand}`")
         ctx.obj = {"db": db}
         return
-    from tracedb.engine import render
-    from tracedb.engine.runs import listing
-    from tracedb.engine.store import open_store
+    from tracedb.engine.rendering import render
+    from tracedb.engine.reports.runs import listing
+    from tracedb.engine.store.connect import open_store
     check_format(format)
     check_not_the_store(output, db)
     con = open_store(db, read_only=True)
@@ -61,7 +61,7 @@ def runs(ctx: typer.Context, db: DbOpt = None, format: FormatOpt = "table", outp
 @one_line_errors
 def rm(ctx: typer.Context, patterns: PatternsArg, db: DbOpt = None):
     """Remove runs and all their rows, in one transaction; a name or GLOB matching nothing removes nothing."""
-    from tracedb.engine.runs import remove
+    from tracedb.engine.reports.runs import remove
     con = _store(ctx, db)
     try:
         for name, rows in remove(con, patterns):
@@ -75,7 +75,7 @@ def rm(ctx: typer.Context, patterns: PatternsArg, db: DbOpt = None):
 def rename(ctx: typer.Context, old: Annotated[str, typer.Argument(help="Current run name (exact).")],
            new: Annotated[str, typer.Argument(help="New name; must not be taken.", callback=run_name)], db: DbOpt = None):
     """Rename a run; refuses a new name already in the store."""
-    from tracedb.engine import runs as mgmt
+    from tracedb.engine.reports import runs as mgmt
     con = _store(ctx, db)
     try:
         mgmt.rename(con, old, new)
@@ -94,7 +94,7 @@ def tag(ctx: typer.Context,
                                                            show_default=False)] = None,
         db: DbOpt = None):
     """Set tags (KEY=VALUE, replacing a key's value) and remove tags (--untag KEY) on runs, in one transaction."""
-    from tracedb.engine import runs as mgmt
+    from tracedb.engine.reports import runs as mgmt
     first = next((i for i, a in enumerate(args) if "=" in a), len(args))
     patterns, tags = args[:first], args[first:]
     stray = [t for t in tags if "=" not in t]

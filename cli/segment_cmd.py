@@ -11,9 +11,9 @@ def segment(run: RunOpt = None, tag: TagOpt = None, db: DbOpt = None, seg=None):
     """Store each kernel's pass, layer, block, category and module for the runs (one segmentation per run;
     again replaces it): then `select layer, category, sum(dur_ns) from kernel_layers where run = 'R' and
     pass = 0 group by all` in tracedb sql or the duckdb CLI equals `tracedb report layers` for that pass."""
-    from tracedb.engine import segment as segmentation
-    from tracedb.engine.segment_store import segment_runs
-    from tracedb.engine.store import open_store
+    from tracedb.engine.segmentation import segment as segmentation
+    from tracedb.engine.segmentation.persist import segment_runs
+    from tracedb.engine.store.connect import open_store
     con = open_store(db)
     try:
         rows, notes = segment_runs(con, segmentation.Options(runs=run or [], tags=tag or [], **seg))

@@ -15,8 +15,8 @@ def sql(
     output: OutOpt = None,
 ):
     """Run SQL on the store: tables runs, kernels_raw, trace_events; views kernels, host_events, kernel_extras (docs/schema.md)."""
-    from tracedb.engine.adhoc import run_sql
-    from tracedb.engine.store import open_store
+    from tracedb.engine.reports.adhoc import run_sql
+    from tracedb.engine.store.connect import open_store
     check_format(format)
     check_not_the_store(output, db)
     con = open_store(db, read_only=not write)

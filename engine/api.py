@@ -11,7 +11,7 @@ gives the terminal table, any text format, a typed Arrow table or a pandas DataF
 """
 import inspect
 
-from tracedb.engine import render
+from tracedb.engine.rendering import render
 from tracedb.errors import UsageError
 
 # Segmentation options every report with layers takes, named as on the command line (pass_: `pass` is a
@@ -102,7 +102,7 @@ def report(con, name: str, **options) -> Report:
     layers=, blocks_per_layer=, layer_offset=, window=, pass_= (`pass` is a Python keyword), pass_gap=,
     config=, and each report's own (layer=, by=, top=, match=, ...). An option the report does not take is
     a UsageError naming the ones it does."""
-    from tracedb.engine import reports
+    from tracedb.engine.reports import registry as reports
     if name not in OPTIONS:
         raise UsageError(f"unknown report {name!r}; reports: {', '.join(OPTIONS)}")
     allowed = OPTIONS[name]
@@ -117,7 +117,7 @@ def report(con, name: str, **options) -> Report:
         kw[allowed[key]] = value
     own = isinstance(con, str)
     if own:
-        from tracedb.engine.store import open_store
+        from tracedb.engine.store.connect import open_store
         con = open_store(con, read_only=True)
     token = render.ARROW.set(True)
     try:

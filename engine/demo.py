@@ -4,9 +4,9 @@ as real traces do). Ingest both into a fresh store, then report passes and the s
 import os
 from importlib import resources
 
-from tracedb.engine import reports
-from tracedb.engine.ingest import ingest_path
-from tracedb.engine.store import open_store
+from tracedb.engine.reports import registry as reports
+from tracedb.engine.loading.single import ingest_path
+from tracedb.engine.store.connect import open_store
 from tracedb.errors import StoreError, UsageError
 
 SAMPLES = {"qwen3-decode-b16": "qwen3_decode_kernel_details.csv",
@@ -22,7 +22,7 @@ def sample_path(file: str) -> str:
 def _check_replaceable(db: str):
     """The demo replaces its store: only a tracedb store (or an empty file) may be replaced, never a file of
     the user's that happens to be named by --db."""
-    from tracedb.engine.store import EmptyStore
+    from tracedb.engine.store.connect import EmptyStore
     if not os.path.exists(db):
         return
     try:

@@ -40,7 +40,7 @@ SAMPLE_ROWS = 2000          # rows that judge whether an extra column is numeric
 # half full for the next one to rewrite. Each INSERT commits on its own, so memory holds a few such
 # tables whatever the file's size; 111 INSERTs of one parsed block each took twice the time.
 INSERT_ROWS = 2 * 122_880
-# DuckDB's memory_limit while the rows go in and during the run's final transaction (engine/ingest.py):
+# DuckDB's memory_limit while the rows go in and during the run's final transaction (engine/loading/single.py):
 # DuckDB keeps what it has written cached until memory is short; for a 2 GB file the peak RSS was 1.0 GB
 # without the cap and 0.73-0.78 GB with it.
 DUCKDB_MEMORY = 400 << 20

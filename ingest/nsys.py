@@ -10,7 +10,7 @@ id, every NVTX push/pop or start/end range a `user_annotation` on the thread tha
 The export's tables differ between Nsight Systems versions: COLUMNS below is the one place that maps this
 reader's column names to the names the versions use. The rows move from SQLite (Python's sqlite3, the file
 opened read-only and immutable) into DuckDB in Arrow batches of BATCH rows, integers as int64 throughout.
-One run per device: engine/ingest_many.py plans a run per device that devices() lists; a Source without
+One run per device: engine/loading/folder.py plans a run per device that devices() lists; a Source without
 `agent` (the Python API on a file) loads every device into one run, told apart by device_id."""
 import os
 import shutil

@@ -3,7 +3,7 @@
 The file is one JSON object `{"rocprofiler-sdk-tool": [{metadata, agents, kernel_symbols, buffer_records,
 ...}]}`. Kernel dispatches (`buffer_records.kernel_dispatch`) and memory copies (`buffer_records.memory_copy`)
 become device rows with exact integer ns; kernel names come from `kernel_symbols`, GPU names from `agents`.
-One run per GPU agent: `tracedb ingest FILE` plans one run per GPU (engine/ingest_many.py), each a Source
+One run per GPU agent: `tracedb ingest FILE` plans one run per GPU (engine/loading/folder.py), each a Source
 with `agent` set to the GPU's index; a Source without one (the Python API on a file) loads every GPU into
 one run, told apart by device_id.
 

@@ -5,7 +5,9 @@
     segment/  anchors -> passes -> windows -> layers, categories, module attribution, stored segmentations
     report/   one query per report (and the TEMP tables of report cores)
     compare/  report compare: alignment of runs, its notes and its layouts
-    migrate/  schema v1 -> v5, one file per version step
+    export/   a run as a Perfetto trace (Chrome JSON)
+    dataset/  Parquet datasets: runs written as files, and a dataset folder opened as a read-only store
+    migrate/  an older store's schema brought up to date, one file per version step
 
 A name is unique across the folders (`load("segment_passes")` finds `segment/segment_passes.sql`); two files
 of one name make the first `load` fail, naming both. Each file opens with a `--` header: what it computes,

@@ -181,8 +181,8 @@ def _release_frames(exc):
 @contextlib.contextmanager
 def _fresh_process_state(env, cwd):
     """Environment and working folder for one call, restored afterwards, and no hash thread started by
-    one ingest (tracedb.engine.hashing.start_early) left for the next."""
-    from tracedb.engine import hashing
+    one ingest (tracedb.engine.loading.hashing.start_early) left for the next."""
+    from tracedb.engine.loading import hashing
     saved_env, saved_cwd = dict(os.environ), os.getcwd()
     hashing._early.clear()
     try:

@@ -1,4 +1,4 @@
-"""Clock alignment on collectives (engine/align.py) over jobs made by bench/gen_job.py, whose truth file says
+"""Clock alignment on collectives (engine/jobs/align.py) over jobs made by bench/gen_job.py, whose truth file says
 what each rank's clock offset is: recovered exactly when every member ends a collective at the same ns, within
 the injected jitter otherwise, through chains of groups when no collective holds every rank."""
 import json
@@ -11,7 +11,7 @@ import pytest
 import tiny_kineto
 import tracedb
 from helpers import ROOT
-from tracedb.engine import align
+from tracedb.engine.jobs import align
 
 GEN_JOB = os.path.join(ROOT, "bench", "gen_job.py")
 

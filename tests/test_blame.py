@@ -14,7 +14,7 @@ import pytest
 
 import tracedb
 from helpers import ROOT, assert_one_line_error, cli
-from tracedb.engine.reports import render_report
+from tracedb.engine.reports.registry import render_report
 
 GEN_JOB = os.path.join(ROOT, "bench", "gen_job.py")
 

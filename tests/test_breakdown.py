@@ -213,7 +213,8 @@ GPU_NOT_COMMUNICATION = [
 def test_gpu_communication_kernels_are_recognised(profile):
     """NCCL/RCCL, DeepEP, custom all-reduce, userbuffers and MoE all-to-all kernels are in the communication
     category (what every report, breakdown included, counts as communication); their neighbours are not."""
-    from tracedb.engine import profiles, segment
+    from tracedb.engine.segmentation import profiles
+    from tracedb.engine.segmentation import segment
     con = tracedb.connect(":memory:")
     try:
         names = GPU_COMMUNICATION + GPU_NOT_COMMUNICATION

@@ -10,7 +10,7 @@ import pytest
 
 import tiny_kineto
 import tracedb
-from tracedb.engine.reports import render_report
+from tracedb.engine.reports.registry import render_report
 from helpers import cli
 from tracedb.ingest import chrome_json
 from tracedb.ingest.chrome_json import loader

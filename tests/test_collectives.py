@@ -176,7 +176,7 @@ def test_query_headers_match_duckdb_columns(tmp_path, monkeypatch):
     """The columns each collectives and alignment query file documents are the ones DuckDB gives."""
     import test_sql_headers as th
     import tracedb
-    from tracedb.engine.reports import render_report
+    from tracedb.engine.reports.registry import render_report
     db, _ = job(tmp_path, "--ranks", "2", "--layers", "2", "--passes", "1")
     con = tracedb.connect(db)
 
@@ -198,7 +198,7 @@ def test_html_pages_render_offline_with_a_mark_per_collective(tmp_path):
     from browser import Browser, chromium
     from test_html_browser import MARKS_JS
     import tracedb
-    from tracedb.engine.reports import render_report
+    from tracedb.engine.reports.registry import render_report
     exe = chromium()
     if not exe:
         pytest.skip("Chromium is not installed")

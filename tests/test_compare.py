@@ -10,7 +10,7 @@ import tiny_kineto
 import tiny_simulated
 import tiny_trace
 import tracedb
-from tracedb.engine.reports import render_report
+from tracedb.engine.reports.registry import render_report
 from helpers import cli, copy_store, write_csv
 from tracedb.errors import UsageError
 

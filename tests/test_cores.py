@@ -5,7 +5,7 @@ import pytest
 
 import tiny_swimlane
 import tracedb
-from tracedb.engine.reports import render_report
+from tracedb.engine.reports.registry import render_report
 from helpers import cli
 from tracedb.errors import InputError, UsageError
 

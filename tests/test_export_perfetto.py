@@ -16,8 +16,8 @@ import tiny_trace
 import tracedb
 from helpers import assert_one_line_error, cli, real_trace
 from tracedb import sql
-from tracedb.engine import perfetto
-from tracedb.engine.reports import render_report
+from tracedb.engine.exports import perfetto
+from tracedb.engine.reports.registry import render_report
 
 NPU = {"profile": "qwen3-npu", "layers": 2}
 GPU = {"anchor": "flash_fwd", "layers": 2}

@@ -156,7 +156,7 @@ def check_signal(case_id, base_store, tmp_path, trace, sig, delay):
     """SIGINT: exit 130 (or 0 when the ingest ended first) with one `error: interrupted` line and the store as
     it was. SIGTERM, SIGHUP (not handled: the process dies): the store as it was, or the run landed whole
     when the signal came after its commit. Either way the next ingest into
-    the folder succeeds and leaves no side store behind (engine/staging.py)."""
+    the folder succeeds and leaves no side store behind (engine/loading/staging.py)."""
     store = copy_store(base_store, str(tmp_path / "store.duckdb"))
     before = store_state(store)
     out = run_signalled(store, trace, sig, delay, str(tmp_path))

@@ -8,8 +8,8 @@ import os
 import pytest
 
 import tracedb
-from tracedb.engine.html_report import embedded
-from tracedb.engine.reports import render_report
+from tracedb.engine.rendering.html import embedded
+from tracedb.engine.reports.registry import render_report
 import tiny_kineto
 import tiny_simulated
 import tiny_swimlane
@@ -163,8 +163,8 @@ def _other_cases() -> dict:
 
 
 def test_every_report_and_format_has_a_golden_case():
-    from tracedb.engine.render import FORMATS
-    from tracedb.engine.reports import REPORTS
+    from tracedb.engine.rendering.render import FORMATS
+    from tracedb.engine.reports.registry import REPORTS
     covered = {(r, f) for r, f, _ in CASES.values()}
     for name in _other_cases():          # ranks_per_rank.html.json: report ranks, format html
         report = name.split(".")[0].split("_")[0]

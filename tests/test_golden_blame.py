@@ -6,8 +6,8 @@ import os
 import pytest
 
 from helpers import GOLDEN, check_golden
-from tracedb.engine.html_report import embedded
-from tracedb.engine.reports import render_report
+from tracedb.engine.rendering.html import embedded
+from tracedb.engine.reports.registry import render_report
 
 SEG = {"runs": ["job-rank*"], "anchor": "attn_fwd", "layers": 2}
 CASES = {

@@ -10,8 +10,8 @@ import pytest
 
 import tracedb
 from helpers import GOLDEN, ROOT, check_golden
-from tracedb.engine.html_report import embedded
-from tracedb.engine.reports import render_report
+from tracedb.engine.rendering.html import embedded
+from tracedb.engine.reports.registry import render_report
 
 GEN_JOB = os.path.join(ROOT, "bench", "gen_job.py")
 JOB = {"ranks": 3, "layers": 2, "passes": 2, "late": [{"rank": 1, "coll": 1, "ns": 25_000}],
@@ -57,7 +57,7 @@ def test_golden_collectives(case, job_store, update_golden):
 
 
 def test_every_format_has_a_golden_case():
-    from tracedb.engine.render import FORMATS
+    from tracedb.engine.rendering.render import FORMATS
     assert {f for f, _ in CASES.values()} == set(FORMATS)
 
 

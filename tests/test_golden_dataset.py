@@ -7,9 +7,9 @@ import os
 import pytest
 
 import tracedb
-from tracedb.engine.html_report import embedded
-from tracedb.engine.parquet_export import export_store
-from tracedb.engine.reports import render_report
+from tracedb.engine.rendering.html import embedded
+from tracedb.engine.store.parquet import export_store
+from tracedb.engine.reports.registry import render_report
 from helpers import GOLDEN
 from test_golden import CASES, SEG, tiny_store  # noqa: F401  (tiny_store: the fixture the dataset is exported from)
 

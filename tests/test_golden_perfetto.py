@@ -11,7 +11,7 @@ import tiny_kineto
 import tiny_trace
 import tracedb
 from helpers import check_golden
-from tracedb.engine import perfetto
+from tracedb.engine.exports import perfetto
 
 CONFIG = os.path.join(os.path.dirname(__file__), "data", "tiny_config.json")
 CASES = {

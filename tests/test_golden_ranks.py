@@ -7,8 +7,8 @@ import os
 import pytest
 
 from helpers import GOLDEN, check_golden
-from tracedb.engine.html_report import embedded
-from tracedb.engine.reports import render_report
+from tracedb.engine.rendering.html import embedded
+from tracedb.engine.reports.registry import render_report
 
 SEG = {"runs": ["job-rank*"], "anchor": "attn_fwd", "layers": 2}
 RAW = {"no_align": True}   # raw clocks: the cases do not change with the alignment's notes
@@ -40,7 +40,7 @@ def test_golden_ranks(case, tiny_job_store, update_golden):
 
 
 def test_every_format_and_layout_has_a_golden_case():
-    from tracedb.engine.render import FORMATS
+    from tracedb.engine.rendering.render import FORMATS
     assert {f for f, _ in CASES.values()} == set(FORMATS)
     layouts = {("per_rank" in o) + 2 * ("stragglers" in o) for _, o in CASES.values()}
     assert layouts == {0, 1, 2}

@@ -17,8 +17,9 @@ import pytest
 
 import tiny_trace
 from helpers import assert_one_line_error, cli, store_of
-from tracedb.engine import html_report, render
-from tracedb.engine.reports import render_report
+from tracedb.engine.rendering import html as html_report
+from tracedb.engine.rendering import render
+from tracedb.engine.reports.registry import render_report
 
 SEG = {"runs": ["tiny"], "profile": "qwen3-npu", "layers": 2, "window": "full"}
 

@@ -16,9 +16,9 @@ import tiny_swimlane
 from browser import Browser, chromium
 from helpers import real_trace
 from test_golden import CASES, SEG, tiny_store  # noqa: F401  (tiny_store: the golden tests' store, a fixture)
-from tracedb.engine.reports import render_report
+from tracedb.engine.reports.registry import render_report
 
-TOP = 40   # engine/charts.py: the longest kernel and module lists keep their TOP bars
+TOP = 40   # engine/rendering/charts.py: the longest kernel and module lists keep their TOP bars
 
 # golden cases (their options) whose pages are checked: every report and every chart layout
 PAGES = ["passes.csv", "layers_full.csv", "layers_mean.md", "layers_clusters.md", "layers_gpu.csv",

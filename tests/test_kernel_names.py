@@ -5,8 +5,8 @@ import pytest
 import tiny_kineto
 import tracedb
 from helpers import cli
-from tracedb.engine import render
-from tracedb.engine.reports import build_report
+from tracedb.engine.rendering import render
+from tracedb.engine.reports.registry import build_report
 from tracedb.ingest.kernel_names import short_name
 
 REAL = [   # (name as the profiler wrote it, short name): ROCm, CUDA, PyTorch, Tensile, Ascend

@@ -1,13 +1,19 @@
-"""Dependencies run one way: cli -> engine -> ingest, sql; errors from anywhere; no import cycles.
+"""Dependencies run one way: the package root's API -> cli -> engine -> ingest, sql -> the ground modules
+(errors, version, patterns); inside the engine, room by room (tracedb/engine/__init__.py); no import cycles.
 
 Every `import` and `from ... import` of the package's modules is read with `ast` (those inside functions
-too: a lazy import is still a dependency), so a wrong-way or circular import fails here, not in review."""
+too: a lazy import is still a dependency), the package root included, so a wrong-way or circular import fails
+here, not in review."""
 import ast
 import os
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # A module may import modules of its own layer or a lower one.
-LAYER = {"cli": 3, "engine": 2, "ingest": 1, "sql": 1, "errors": 0}
+LAYER = {"__init__": 4, "cli": 3, "engine": 2, "ingest": 1, "sql": 1, "errors": 0, "version": 0, "patterns": 0}
+# Inside the engine a room may import its own modules and the rooms of a lower rank; rooms of one rank are
+# independent of each other. The engine's own top modules (api, demo) sit above every room.
+ROOM = {"store": 0, "rendering": 0, "loading": 1, "segmentation": 1, "jobs": 2, "reports": 3, "exports": 3}
+TOP = 4
 
 
 def _modules():
@@ -15,6 +21,9 @@ def _modules():
     out = {}
     for top in LAYER:
         path = os.path.join(ROOT, top + ".py")
+        if top == "__init__":
+            out["tracedb"] = path
+            continue
         if os.path.exists(path):
             out[f"tracedb.{top}"] = path
             continue
@@ -28,7 +37,7 @@ def _modules():
 
 
 def _imports(path, modules):
-    """The package modules `path` imports (`from tracedb.engine import segment` -> tracedb.engine.segment)."""
+    """The package modules `path` imports (`from tracedb.engine import segment` -> tracedb.engine.segmentation.segment)."""
     found = set()
     for node in ast.walk(ast.parse(open(path, encoding="utf-8").read())):
         names = []
@@ -45,7 +54,20 @@ def _imports(path, modules):
 
 
 def _layer(module):
-    return LAYER[module.split(".")[1]]
+    return LAYER[module.split(".")[1] if "." in module else "__init__"]
+
+
+def _room(module):
+    """The engine room of an engine module (TOP for engine/__init__, api, demo), None outside the engine."""
+    parts = module.split(".")
+    if parts[1:2] != ["engine"]:
+        return None
+    return parts[2] if len(parts) > 2 and parts[2] in ROOM else None
+
+
+def _room_rank(module):
+    room = _room(module)
+    return ROOM[room] if room else TOP
 
 
 def _graph():
@@ -56,6 +78,25 @@ def _graph():
 def test_imports_go_down_the_layers_only():
     wrong = sorted(f"{m} imports {d}" for m, deps in _graph().items() for d in deps if _layer(d) > _layer(m))
     assert not wrong, "imports against the direction cli -> engine -> ingest, sql:\n" + "\n".join(wrong)
+
+
+def test_every_engine_module_is_in_a_room():
+    loose = sorted(m for m in _graph() if m.startswith("tracedb.engine.") and m.count(".") == 2
+                   and m.split(".")[2] not in ROOM and m.split(".")[2] not in ("api", "demo"))
+    assert not loose, "engine modules outside a room (add them to one, or to ROOM): " + ", ".join(loose)
+
+
+def test_engine_rooms_import_lower_rooms_only():
+    wrong = []
+    for m, deps in _graph().items():
+        if not m.startswith("tracedb.engine"):
+            continue
+        for d in deps:
+            if not d.startswith("tracedb.engine") or _room(d) == _room(m) or d == "tracedb.engine":
+                continue
+            if _room_rank(d) >= _room_rank(m):
+                wrong.append(f"{m} ({_room(m) or 'top'}) imports {d} ({_room(d) or 'top'})")
+    assert not wrong, "engine rooms importing a room of the same or a higher rank:\n" + "\n".join(sorted(wrong))
 
 
 def test_no_import_cycles():
@@ -80,5 +121,7 @@ def test_no_import_cycles():
 def test_the_checks_see_the_package():
     """The walk finds the modules it must judge (an empty graph would pass every check above)."""
     graph = _graph()
-    assert {"tracedb.cli.app", "tracedb.engine.reports", "tracedb.engine.segment", "tracedb.sql"} <= set(graph)
-    assert "tracedb.engine.segment" in graph["tracedb.engine.reports"]
+    assert {"tracedb.cli.app", "tracedb.engine.reports.registry", "tracedb.engine.segmentation.segment", "tracedb.sql"} <= set(graph)
+    assert "tracedb.engine.segmentation.segment" in graph["tracedb.engine.reports.registry"]
+    assert {"tracedb", "tracedb.version", "tracedb.engine.store.connect"} <= set(graph)
+    assert "tracedb.engine.store.connect" in graph["tracedb"]   # the root's lazy imports are seen

@@ -13,8 +13,9 @@ import io
 import json
 
 import tracedb
-from tracedb.engine import segment, segment_store
-from tracedb.engine.reports import render_report
+from tracedb.engine.segmentation import segment
+from tracedb.engine.segmentation import persist as segment_store
+from tracedb.engine.reports.registry import render_report
 
 
 def _trace(path):

@@ -22,7 +22,7 @@ from helpers import cli, cli_subprocess, tracedb_exe
 HOLD = textwrap.dedent("""
     import os, re, time
     if os.environ.get("HOLD_NAMES"):
-        from tracedb.engine import ingest
+        from tracedb.engine.loading import single as ingest
         _real = ingest._load_run
 
         def _held(con, job, retry):
@@ -39,7 +39,7 @@ HOLD = textwrap.dedent("""
 
         ingest._load_run = _held
     if os.environ.get("NEVER_PARSE"):         # a trace named like this must be skipped before parsing
-        from tracedb.engine import ingest
+        from tracedb.engine.loading import single as ingest
         _stage = ingest._stage
 
         def _refused(side, job, like=None):
@@ -49,7 +49,7 @@ HOLD = textwrap.dedent("""
 
         ingest._stage = _refused
     if os.environ.get("HOLD_MERGE"):          # the command's own process, inside a merge's transaction
-        from tracedb.engine import staging
+        from tracedb.engine.loading import staging
         _merge = staging.merge
 
         def _held_merge(con, run_id):
@@ -225,7 +225,7 @@ def test_jobs_out_of_range_is_a_wrong_call(tmp_path):
 
 
 def test_workers_are_capped_by_memory(monkeypatch):
-    from tracedb.engine import ingest_parallel as par
+    from tracedb.engine.loading import parallel as par
     monkeypatch.setattr(par, "cores", lambda: 16)
     monkeypatch.setattr(par, "available_memory", lambda: 3 * par.WORKER_BYTES + 5)
     assert par.workers_for(8, None) == (3, None)           # the default: lowered silently

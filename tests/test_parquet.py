@@ -14,7 +14,7 @@ import tiny_trace
 import tracedb
 from helpers import assert_one_line_error, cli, real_trace, store_of
 from tracedb import sql
-from tracedb.engine import dataset
+from tracedb.engine.store import dataset
 
 REPORTS = [
     ["report", "layers", "--run", "tiny", "--profile", "qwen3-npu", "--layers", "2", "--pass", "all", "--format", "csv"],
@@ -78,7 +78,7 @@ def test_another_engine_reads_the_kernels_of_each_run_as_the_store_counts_them(s
 def test_the_manifest_names_runs_tables_views_and_schema_version(store, exported):
     with open(os.path.join(exported, dataset.MANIFEST), encoding="utf-8") as f:
         m = json.load(f)
-    from tracedb.engine.store import SCHEMA_VERSION
+    from tracedb.engine.store.connect import SCHEMA_VERSION
     assert m["format"] == "tracedb-dataset" and m["schema_version"] == SCHEMA_VERSION
     assert [(r["run_id"], r["name"]) for r in m["runs"]] == [(1, "tiny"), (2, "gpu"), (3, "tiny_x2")]
     assert m["runs"][2]["tags"] == {"hw": "slow"}
@@ -202,7 +202,7 @@ def test_files_no_manifest_names_are_never_read(store, exported, tmp_path):
 
 
 def test_a_failed_export_leaves_the_folder_as_it_was(store, tmp_path, monkeypatch):
-    from tracedb.engine import parquet_export
+    from tracedb.engine.store import parquet as parquet_export
 
     def broken(*args):
         raise OSError(28, "No space left on device")

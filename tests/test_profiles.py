@@ -3,7 +3,8 @@
 import duckdb
 import pytest
 
-from tracedb.engine import profiles, segment
+from tracedb.engine.segmentation import profiles
+from tracedb.engine.segmentation import segment
 from tracedb.errors import UsageError
 
 
@@ -127,7 +128,8 @@ def test_model_config_layers_and_types(tmp_path):
 
 
 def test_quantised_expert_gemms_are_moe():
-    from tracedb.engine import profiles, segment
+    from tracedb.engine.segmentation import profiles
+    from tracedb.engine.segmentation import segment
     import tracedb
     con = tracedb.connect(":memory:")
     names = ["_matmul_ogs_NNT_bf16xbf16xmxfp4_128x256x64x1_swiglu", "grouped_gemm_fp8_kernel",

@@ -28,7 +28,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tracedb import sql
-from tracedb.engine.store import resolve_runs
+from tracedb.engine.store.connect import resolve_runs
 from tracedb.errors import InputError, UsageError
 from tracedb.ingest import ascend_csv
 from tracedb.ingest import timefmt
@@ -380,7 +380,7 @@ NAMES = st.lists(st.text(alphabet=NAME_CHARS, min_size=1, max_size=6), min_size=
 
 
 def _selection_repro(names, runs, tags=()):
-    return ("import duckdb; from tracedb.engine.store import resolve_runs; c = duckdb.connect(); "
+    return ("import duckdb; from tracedb.engine.store.connect import resolve_runs; c = duckdb.connect(); "
             "c.execute('CREATE TABLE runs (run_id INTEGER, name VARCHAR, tags MAP(VARCHAR, VARCHAR))'); "
             f"c.executemany('INSERT INTO runs VALUES (?, ?, MAP {{\\'k\\': ?}})', "
             f"{[(i, n, str(i % 2)) for i, n in enumerate(names, start=1)]!r}); "

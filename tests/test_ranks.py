@@ -15,8 +15,8 @@ import tiny_job
 import tracedb
 from helpers import ROOT, assert_one_line_error, cli, real_trace
 from tracedb import sql
-from tracedb.engine import align
-from tracedb.engine.reports import render_report
+from tracedb.engine.jobs import align
+from tracedb.engine.reports.registry import render_report
 
 SEG = {"runs": ["job-rank*"], "anchor": "attn_fwd", "layers": 2}
 US = lambda ns: Decimal(ns) / 1000   # noqa: E731
@@ -36,11 +36,11 @@ def exact_offsets(monkeypatch):
     """align.rank_offsets as a perfect alignment of tiny_job would give it: -CLOCK_US of each rank."""
     def offsets(con, run_ids, align=True, profile=None):
         if not align:
-            return tracedb.engine.align.Alignment(offsets={r: 0 for r in run_ids})
+            return tracedb.engine.jobs.align.Alignment(offsets={r: 0 for r in run_ids})
         names = dict(con.execute("SELECT run_id, name FROM runs").fetchall())
         off = {r: -tiny_job.CLOCK_US[int(names[r][-1])] * 1000 for r in run_ids}
-        return tracedb.engine.align.Alignment(offsets=off, residual_ns=0, aligned=True, note="clocks aligned (test)")
-    import tracedb.engine.ranks as ranks
+        return tracedb.engine.jobs.align.Alignment(offsets=off, residual_ns=0, aligned=True, note="clocks aligned (test)")
+    import tracedb.engine.jobs.ranks as ranks
     monkeypatch.setattr(ranks.align, "rank_offsets", offsets)
 
 
@@ -242,11 +242,11 @@ def test_passes_only_some_ranks_have_are_left_out_with_a_note(tmp_path):
 
 
 def test_real_alignment_when_present(store):
-    """With engine/align.py's estimate on the collectives (every collective of tiny_job ends at one true
+    """With engine/jobs/align.py's estimate on the collectives (every collective of tiny_job ends at one true
     instant on all ranks), the arrivals are the true ones. Skipped while the alignment gives no offsets."""
     clocks = align.rank_offsets(store, [1, 2, 3])
     if not clocks.aligned:
-        pytest.skip("engine/align.py gives no alignment on this store")
+        pytest.skip("engine/jobs/align.py gives no alignment on this store")
     doc = json.loads(render_report(store, "ranks", fmt="json", **SEG), parse_float=Decimal)
     assert [(r["last_arrival_rank"], r["arrival_spread_us"]) for r in doc["rows"] if r["layer"] == 1] == \
         [(2, Decimal("10.000")), (0, Decimal("15.000")), (2, Decimal("10.000"))]

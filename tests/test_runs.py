@@ -9,10 +9,10 @@ import pytest
 import tiny_kineto
 import tiny_trace
 import tracedb
-from tracedb.engine.reports import render_report
+from tracedb.engine.reports.registry import render_report
 from helpers import cli, copy_store
 from test_store import v2_store
-from tracedb.engine.store import resolve_runs
+from tracedb.engine.store.connect import resolve_runs
 from tracedb.errors import UsageError
 
 SEG = {"profile": "qwen3-npu", "layers": 2}
@@ -249,7 +249,7 @@ def test_tag_refusals_change_nothing(store, db_path, args, message):
 
 
 def test_a_failed_change_rolls_back(store):
-    from tracedb.engine import runs as mgmt
+    from tracedb.engine.reports import runs as mgmt
     with pytest.raises(UsageError):
         mgmt.remove(store, ["dsv3-a", "missing"])
     with pytest.raises(UsageError):

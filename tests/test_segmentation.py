@@ -2,10 +2,10 @@
 import pytest
 
 import tracedb
-from tracedb.engine.reports import render_report
+from tracedb.engine.reports.registry import render_report
 import tiny_trace
 from helpers import copy_store, write_csv
-from tracedb.engine import segment
+from tracedb.engine.segmentation import segment
 from tracedb.errors import UsageError
 
 HEADER = ["Name", "Type", "Accelerator Core", "Start Time(us)", "Duration(us)"]

@@ -253,8 +253,12 @@ def last_code(text):
 def observed(tmp_path_factory):
     """Runs ingest, segmentation, every report and `tracedb segment` on tiny traces, recording after each
     query file the columns of what its header documents: (file, object) -> list of column lists."""
-    from tracedb.engine import perfetto, render, runs, segment, segment_store
-    from tracedb.engine.reports import render_report
+    from tracedb.engine.exports import perfetto
+    from tracedb.engine.rendering import render
+    from tracedb.engine.reports import runs
+    from tracedb.engine.segmentation import segment
+    from tracedb.engine.segmentation import persist as segment_store
+    from tracedb.engine.reports.registry import render_report
     seen = {}
     real_run, real_fetch = sql.run, render.fetch
     lines = {n: set(sql.load(n).splitlines()) for n in NAMES}
@@ -388,7 +392,7 @@ def check_headers_over(monkeypatch, names, calls):
     """Hold the query files `names` to their headers over the calls `calls()` makes: every documented
     output is produced and has the documented columns and types (for test files that build stores of
     their own, e.g. a job of several ranks)."""
-    from tracedb.engine import render
+    from tracedb.engine.rendering import render
     seen, real_run, real_fetch = {}, sql.run, render.fetch
 
     def checked_run(con, name, params=None, **placeholders):

@@ -7,9 +7,11 @@ import pytest
 
 import tiny_steps
 from helpers import real_trace
-from tracedb.engine import reports, segment_store, store
-from tracedb.engine.ingest import ingest_file
-from tracedb.engine.segment import Options
+from tracedb.engine.reports import registry as reports
+from tracedb.engine.segmentation import persist as segment_store
+from tracedb.engine.store import connect as store
+from tracedb.engine.loading.single import ingest_file
+from tracedb.engine.segmentation.segment import Options
 
 
 def _open(tmp_path, path):

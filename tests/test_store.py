@@ -11,7 +11,7 @@ import pytest
 import tracedb
 from helpers import cli, cli_subprocess, write_csv
 from tracedb.errors import InputError, StoreError, UsageError
-from tracedb.engine.store import SCHEMA_VERSION
+from tracedb.engine.store.connect import SCHEMA_VERSION
 
 HEADER = ["Task ID", "Stream ID", "Name", "Type", "Accelerator Core", "Start Time(us)", "Duration(us)"]
 T = 1764246877073569
@@ -356,7 +356,7 @@ def test_a_hash_started_early_is_taken_over_only_for_the_same_file(tmp_path):
     when the file is unchanged, and hashes again when it changed in between."""
     import hashlib
     import os
-    from tracedb.engine import hashing
+    from tracedb.engine.loading import hashing
     path = tmp_path / "t.json"
     path.write_bytes(b"[1]")
     early = hashing.start_early(str(path))

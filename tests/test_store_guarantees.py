@@ -20,7 +20,8 @@ from helpers import cli, cli_subprocess, tracedb_exe
 
 DRIVER = textwrap.dedent("""
     import os, sys, time
-    from tracedb.engine import ingest, staging
+    from tracedb.engine.loading import single as ingest
+    from tracedb.engine.loading import staging
     db, path, name, where, ready, go = sys.argv[1:7]
 
     def held(fn):
@@ -156,7 +157,7 @@ def test_ctrl_c_exits_130_in_one_line_and_removes_the_side_store(store, tmp_path
     trace = tiny_kineto.write(tmp_path / "int.json", dur_factor=6)
     code = textwrap.dedent("""
         import sys
-        from tracedb.engine import ingest
+        from tracedb.engine.loading import single as ingest
         def interrupted(*a, **kw):
             raise KeyboardInterrupt
         ingest._load_run = interrupted
@@ -181,7 +182,7 @@ def test_a_failed_first_ingest_creates_no_store_file(tmp_path):
 def test_a_merge_that_fails_to_write_leaves_the_store_unchanged(store, tmp_path, monkeypatch):
     """A write error inside the merge transaction (what a full disk gives): rolled back, one line."""
     import duckdb
-    from tracedb.engine import staging
+    from tracedb.engine.loading import staging
     real = staging.merge
 
     def fails_half_way(con, run_id):
@@ -210,7 +211,7 @@ def test_a_merge_that_cannot_fit_is_refused_before_it_starts(store, tmp_path, mo
 
 
 def test_identical_content_is_skipped_before_parsing_and_the_store_does_not_grow(store, tmp_path, monkeypatch):
-    from tracedb.engine import ingest
+    from tracedb.engine.loading import single as ingest
     size = os.path.getsize(store)
 
     def never(*a, **kw):

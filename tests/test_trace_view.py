@@ -5,7 +5,7 @@ import json
 import pytest
 
 import tracedb
-from tracedb.engine.reports import render_report
+from tracedb.engine.reports.registry import render_report
 from helpers import real_trace
 
 T = 1736412474721000          # an absolute epoch µs, as trace_view.json writes it (a string with 3 decimals)

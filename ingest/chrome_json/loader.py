@@ -70,7 +70,7 @@ def load(con, run_id: int, path: str, parts: int | None = None, safe: bool = Fal
 
 def _cursors_for(con, config: JsonIngestConfig) -> JsonIngestConfig:
     """config with no more cursors than DuckDB threads `con` may use. A connection held to one thread (a
-    worker of a folder ingest that has a core of its own, engine/ingest_parallel.py) parses with one
+    worker of a folder ingest that has a core of its own, engine/loading/parallel.py) parses with one
     cursor, in parts no smaller than a part's size: two cursors would only take turns on its core, and the
     two halves of a 100 MB trace (~100 k events each, under a row group) went through the WAL and were
     written again at the checkpoint: 1.34-1.45 CPU-s per 100 MB trace, against 1.08-1.17 in one part."""

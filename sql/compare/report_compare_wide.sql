@@ -3,7 +3,7 @@
 -- position there) and a 'sum' row (not by layer: the key is the layer); each run's kernel name (by kernel;
 -- short form) or kernel count and its time side by side, then the delta and ratio of each later run
 -- against the first. Sums add the keys' times (for --pass mean, the means).
--- Placeholders (built by tracedb.engine.compare, identifiers through tracedb.sql.ident): `run_columns`,
+-- Placeholders (built by tracedb.engine.reports.compare, identifiers through tracedb.sql.ident): `run_columns`,
 --   per run over the rows of `g` below (column kernel: a short name; kernels / kernels_mean: counts; ns);
 --   `diff_columns`, per later run its delta_us and ratio.
 -- Inputs: _cmp (compare_align.sql), kernel_names.

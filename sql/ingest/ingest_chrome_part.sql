@@ -1,7 +1,7 @@
 -- Insert one part of a Chrome trace-event JSON file into trace_events as run $run_id: every complete ('X')
 -- and metadata ('M') event, straight from DuckDB's JSON reader. Two cursors insert alternate parts at
 -- once, each in its own transaction; the rows stay invisible until the run's final transaction adds its
--- runs row (ingest_chrome_finish); a failed ingest's side store is removed whole (engine/staging.py).
+-- runs row (ingest_chrome_finish); a failed ingest's side store is removed whole (engine/loading/staging.py).
 -- Flow, instant and counter events are not kept: they are a third of a Kineto trace's events. Only the
 -- host-to-device flows of Ascend's trace_view.json (cat async_npu: 's' on the launching op, 'f' on the
 -- device task) are, with their flow id in correlation_id: they give each NPU kernel its launching op.

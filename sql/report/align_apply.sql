@@ -1,4 +1,4 @@
--- The communication ops with their aligned times: each run's offset (engine/align.py: ns to add so that every
+-- The communication ops with their aligned times: each run's offset (engine/jobs/align.py: ns to add so that every
 -- rank reads the reference rank's clock) added to its start and end.
 -- Inputs: _coll_match (collectives_match.sql).
 -- Parameters:

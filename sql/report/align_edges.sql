@@ -1,4 +1,4 @@
--- The clock differences clock alignment estimates (engine/align.py): for each consistent instance of a
+-- The clock differences clock alignment estimates (engine/jobs/align.py): for each consistent instance of a
 -- collective met by two or more runs (alignable: collectives_match.sql), its end on each run against its end on the instance's anchor (the
 -- member of lowest rank, then lowest run id), summarised per (anchor, run) pair by the median. The median
 -- of end differences is the estimator because a collective ends almost together on every member (the last

@@ -18,7 +18,7 @@
 --   kernels, kernel_names, host_events, runs.
 -- Parameters:
 --   $run_ids INTEGER[]: the runs: rows of equal waited time come in their order
---   $on_clock INTEGER[]: the runs on one clock (engine/align.py): instances with a member off it are skipped
+--   $on_clock INTEGER[]: the runs on one clock (engine/jobs/align.py): instances with a member off it are skipped
 --   $by VARCHAR: 'kernel' (a row per late rank, pass, layer and cause) | 'layer' (per layer and late rank)
 -- Output: TEMP _bl_rows, one row per instance and cause (scratch for the statement below)
 -- Output: rows, by waited time, largest first:

@@ -1,5 +1,5 @@
 -- The communication ops of the runs of a job, each with its collective, process group and place in the
--- group's order: what clock alignment (engine/align.py) and `report collectives` match across ranks.
+-- group's order: what clock alignment (engine/jobs/align.py) and `report collectives` match across ranks.
 -- A communication op is what every report counts as communication (breakdown_activity.sql): kind 'comm'
 -- (Ascend HCCL ops) or a kernel of the profile's communication category (NCCL/RCCL, ...). A run with no
 -- such op but the Ascend profiler's communication.json (a rank exported without kernels) takes its ops

@@ -6,7 +6,7 @@
 -- transfer; busbw = algbw x 2(n-1)/n for allreduce, (n-1)/n for allgather, reducescatter and alltoall, 1 for
 -- broadcast, reduce and point-to-point, n the group's size. An instance whose members disagree on op or size
 -- gets no figures, and the disagreement in `mismatch`. Nor does an instance whose members' clocks are not
--- one (a member outside $on_clock: engine/align.py could not align it, or the alignment's residual is too
+-- one (a member outside $on_clock: engine/jobs/align.py could not align it, or the alignment's residual is too
 -- large), or whose earliest end comes before its latest start (no time all members were in it: not one
 -- instance); `flag` says why. No negative duration is printed.
 -- waiting is what the members spent in the collective before the last one came, summed over them.

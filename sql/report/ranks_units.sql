@@ -4,7 +4,7 @@
 -- because the other ranks absorb its delay as waiting inside the collective that follows. The layer's
 -- communication ops are matched across ranks by their order within the layer (the k-th op of the layer
 -- on every rank is one collective); its arrival on a rank is the op's start plus the rank's clock
--- offset (engine/align.py). Per collective: the latest arrival and the rank that made it; per rank, its
+-- offset (engine/jobs/align.py). Per collective: the latest arrival and the rank that made it; per rank, its
 -- wait (latest arrival - its own arrival, summed over the layer's collectives).
 -- The slowest rank of a (pass, layer) is the one with the most compute time (ties: the lower rank; none
 -- when all ranks have the same); its

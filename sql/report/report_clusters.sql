@@ -1,6 +1,6 @@
 -- Report `layers --clusters`: per layer type (from the model config) statistics over the selected passes.
 -- Placeholder `category_shares`: one <category>_pct column per category (share of the type's kernel time).
--- Inputs: _assigned, TEMP _layer_types(layer BIGINT, layer_type VARCHAR) (tracedb.engine.reports), runs.
+-- Inputs: _assigned, TEMP _layer_types(layer BIGINT, layer_type VARCHAR) (tracedb.engine.reports.registry), runs.
 -- Parameters:
 --   $run_ids INTEGER[]: the runs, in output order
 -- Output: rows, one per (run, layer type):

@@ -1,7 +1,7 @@
 -- Report `layers`: one row per (run, pass, layer) of the selected passes; the prologue (kernels of a
 -- full window before the first layer boundary) is a row with an empty layer, first in its pass, and the
 -- epilogue (the work after the last layer: segment_assign.sql) one last in its pass.
--- Placeholder `category_columns` (built by tracedb.engine.reports from the profile's category order,
+-- Placeholder `category_columns` (built by tracedb.engine.reports.registry from the profile's category order,
 --   identifiers quoted by tracedb.sql.ident): one <category>_us column per category.
 -- Inputs: _assigned, runs.
 -- Parameters:

@@ -1,6 +1,6 @@
 -- Report `passes`: one row per pass of the selected runs, forward and backward (a training trace has both).
 -- The first three statements add the rows of the phase just segmented to TEMP _pass_rows; the last one
--- reads them all (tracedb.engine.reports runs the first three once per phase).
+-- reads them all (tracedb.engine.reports.registry runs the first three once per phase).
 -- Inputs: _passes, _assigned (every pass assigned), _pass_info (segment_steps.sql), runs.
 -- Parameters:
 --   $run_ids INTEGER[]: the runs, in output order

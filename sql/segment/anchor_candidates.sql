@@ -1,6 +1,6 @@
 -- Candidate anchors of a run with no anchor given, laid out as segment_anchors.sql lays out a run's anchors
 -- so that segment_passes.sql splits each candidate into passes exactly as a report would.
--- Inputs: _stream (segment_stream.sql: the kernels of the phase being segmented), TEMP _cand_names(cand INTEGER, name VARCHAR) (tracedb.engine.segment): candidate sets
+-- Inputs: _stream (segment_stream.sql: the kernels of the phase being segmented), TEMP _cand_names(cand INTEGER, name VARCHAR) (tracedb.engine.segmentation.segment): candidate sets
 --   (one attention kernel name, or a family of variants of one).
 -- Parameters:
 --   $run_id INTEGER: the run

@@ -1,7 +1,7 @@
 -- Categories of kernel names: the first rule (in ord order) whose RE2 pattern matches the name or the op
 -- type gives the category, else 'other'. Evaluated once per distinct (name, op_type), not per kernel.
 -- Inputs: TEMP _names(name VARCHAR, op_type VARCHAR) and TEMP _rules(ord INTEGER, category VARCHAR, pattern
---   VARCHAR, cat_ord INTEGER) (one 'other' row, NULL pattern), both made by tracedb.engine.segment.
+--   VARCHAR, cat_ord INTEGER) (one 'other' row, NULL pattern), both made by tracedb.engine.segmentation.segment.
 -- Parameters: none.
 -- Output: TEMP _cats, one row per row of _names:
 --   name VARCHAR: the kernel name

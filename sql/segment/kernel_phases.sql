@@ -19,7 +19,7 @@
 -- Only runs with backward or optimizer evidence get rows: every kernel of another run is forward.
 -- Inputs: kernels, host_events, _cats (categories.sql: the category of every name of the runs), TEMP
 --   _name_phase(name VARCHAR, phase VARCHAR, grad VARCHAR): the names that say backward or optimizer, and
---   the gradient wgrad / dgrad names say (tracedb.engine.segment: a bound pattern would be compiled again
+--   the gradient wgrad / dgrad names say (tracedb.engine.segmentation.segment: a bound pattern would be compiled again
 --   for every name, ~1.7 ms each).
 -- Parameters:
 --   $run_ids INTEGER[]: the runs

@@ -7,7 +7,7 @@
 -- Kernels join their window and their block by ASOF JOIN keyed by run_id (a range join with a run_id
 --   equality degenerates to hash join + filter: 60 s instead of 0.07 s on 673k kernels).
 -- Inputs: _stream (segment_stream.sql), _windows, _anchor_pass, _passes, TEMP _sel(run_id INTEGER, pass BIGINT) (the passes to
---   assign, from tracedb.engine.segment), _cats (categories.sql).
+--   assign, from tracedb.engine.segmentation.segment), _cats (categories.sql).
 -- Parameters:
 --   $run_ids INTEGER[]: the selected runs
 --   $layer_offset INTEGER: the layer start offset o (0: layers start at their anchor)

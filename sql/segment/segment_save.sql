@@ -1,6 +1,6 @@
 -- Store the segmentation of the bound runs (tracedb segment): replaces each run's earlier one.
 -- Inputs: kernels, _seg_all (the _assigned rows of every pass of each phase segmented, segment_assign.sql,
---   with phase, step and microbatch: tracedb.engine.segment_store), _phase (kernel_phases.sql), _cats (the
+--   with phase, step and microbatch: tracedb.engine.segmentation.persist), _phase (kernel_phases.sql), _cats (the
 --   profile's category of each name: categories.sql), _rules, _attr (each kernel's module:
 --   attribute_modules.sql, or attribute_none.sql: empty).
 -- Parameters:

@@ -3,7 +3,7 @@
 -- are found, windowed and split into layers each in its own stream, so that a schedule that interleaves
 -- them (DualPipe, 1F1B with overlap) never puts a backward kernel in a forward layer; optimizer kernels
 -- are in neither stream.
--- The view is defined over TEMP tables that tracedb.engine.segment fills for every bound set of runs, so
+-- The view is defined over TEMP tables that tracedb.engine.segmentation.segment fills for every bound set of runs, so
 -- the filters of its readers (run, time range) still reach the scan of kernels.
 -- Inputs: kernels, _phase (kernel_phases.sql).
 -- Parameters:

@@ -1,6 +1,6 @@
 -- Copy the one run of a side store (attached as `staged`, a complete tracedb store of the same schema)
 -- into the store, under a new run id, inside the caller's transaction. An ingest parses its trace into
--- the side store so that the store's write lock is held only for this copy (engine/staging.py).
+-- the side store so that the store's write lock is held only for this copy (engine/loading/staging.py).
 -- Inputs: staged.runs, staged.kernels_raw, staged.kernel_texts, staged.trace_events, staged.tracks, staged.kernel_names,
 --   staged.run_groups, staged.comm_ops, staged.comm_links, staged.comm_matrix.
 -- Parameters:

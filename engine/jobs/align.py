@@ -1,0 +1,126 @@
+"""Clock alignment of a job's ranks on their collectives.
+
+Each rank's profiler stamps events with its own host's clock; across hosts those clocks differ by
+microseconds to milliseconds, more than the skews a cross-rank report looks for. A collective ends almost
+together on every member (NCCL's ring or tree delivers the last chunk to all ranks within a link latency,
+~1-10 µs), so its end is a shared event: for the instances matched across ranks (collectives_match.sql),
+the median over instances of (end on the anchor rank - end on this rank) is the offset between two clocks
+(align_edges.sql says why the median). Every run gets the ns to ADD to its timestamps so that it reads the
+reference rank's clock: the reference is the run of lowest rank. A rank that shares no instance with the
+reference (a TP group of ranks 2-3 when rank 0 is in TP group 0-1) is reached by chaining through shared ranks
+(0 -> 2 over a DP group, then 2 -> 3 over their TP group), the pairs with most shared instances first.
+
+What is left after alignment, the residual, is the largest spread of one instance's aligned ends."""
+import contextlib
+from dataclasses import dataclass, field
+
+from tracedb import sql
+
+
+# Alignment whose collective ends still spread by more than this after the offsets is not trusted: the
+# instances of such ranks get no cross-rank figures (the shared Megatron job aligns to 28 us, generated jobs
+# to 0).
+RESIDUAL_BOUND_NS = 1_000_000
+
+
+@dataclass
+class Alignment:
+    offsets: dict = field(default_factory=dict)   # run_id -> ns to ADD to that run's timestamps
+    residual_ns: int | None = None                 # spread of collective ends left after alignment
+    aligned: bool = False                          # False: raw clocks (no collectives, or --no-align)
+    note: str = "clocks not aligned"               # one line for the report's notes
+    reference: int | None = None                   # the run whose clock the others are moved to
+    instances: int = 0                             # collective instances the offsets rest on
+    on_clock: list = field(default_factory=list)   # runs whose times are comparable: the reference's clock
+    why_not: str = ""                              # why the other runs' instances have no cross-rank figures
+
+
+def rank_offsets(con, run_ids: list[int], align: bool = True, profile: str | None = None) -> Alignment:
+    """Offsets of `run_ids` (a job's runs) from their communication ops; TEMP _coll_ops, _coll_match and
+    _coll_aligned are left in `con` for the report that asked (engine/jobs/collectives.py)."""
+    prepare(con, run_ids, profile)
+    return estimate(con, run_ids, align)
+
+
+def prepare(con, run_ids: list[int], profile: str | None = None):
+    """_coll_ops and _coll_match of the runs: their communication ops, as every report recognises them
+    (the profile's communication category, default generic), keyed for matching."""
+    from tracedb.engine.segmentation import profiles
+    from tracedb.engine.segmentation import segment
+    names = dict(con.execute("SELECT run_id, name FROM runs WHERE run_id IN (SELECT unnest($r))",
+                             {"r": run_ids}).fetchall())
+    b = segment.Bound(run_ids=list(run_ids), run_names=names, profile=profiles.load(profile or "generic"), anchor="",
+                      layers=None, blocks_per_layer=1, layer_offset=0, window="full", pass_gap=None)
+    with _kept(con, ("_names", "_rules", "_cats")):   # a caller's categories (report ranks) stay as they were
+        segment.categorize_kernels(con, b)
+        sql.run(con, "collectives_ops", {"run_ids": list(run_ids)})
+    sql.run(con, "collectives_match")
+
+
+@contextlib.contextmanager
+def _kept(con, tables):
+    """TEMP tables of the caller's segmentation that categorize_kernels replaces, restored afterwards."""
+    have = {r[0] for r in con.execute("SELECT table_name FROM duckdb_tables() WHERE temporary").fetchall()}
+    saved = [t for t in tables if t in have]
+    for t in saved:
+        con.execute(f"CREATE OR REPLACE TEMP TABLE {t}_align_saved AS SELECT * FROM {t}")
+    try:
+        yield
+    finally:
+        for t in saved:
+            con.execute(f"CREATE OR REPLACE TEMP TABLE {t} AS SELECT * FROM {t}_align_saved")
+            con.execute(f"DROP TABLE {t}_align_saved")
+
+
+def estimate(con, run_ids: list[int], align: bool = True) -> Alignment:
+    """The offsets from _coll_match (see the module's docstring); applied in _coll_aligned."""
+    ranks = dict(con.execute("SELECT run_id, rank FROM runs WHERE run_id IN (SELECT unnest($r))",
+                             {"r": run_ids}).fetchall())
+    names = dict(con.execute("SELECT run_id, name FROM runs WHERE run_id IN (SELECT unnest($r))",
+                             {"r": run_ids}).fetchall())
+    ref = min(run_ids, key=lambda r: (ranks.get(r) is None, ranks.get(r) or 0, r))
+    offsets = {r: 0 for r in run_ids}
+    edges = sql.run(con, "align_edges").fetchall() if align else []
+    if not align or not edges:
+        _apply(con, offsets)
+        why = "--no-align" if not align else "no collective matched across ranks that alignment can use"
+        # --no-align: the user takes the raw clocks as one; otherwise nothing says they are
+        return Alignment(offsets=offsets, reference=ref, note=f"clocks are raw ({why}): each rank's own timestamps",
+                         on_clock=list(run_ids) if not align else [ref],
+                         why_not="clocks not aligned: no collective shared with the other ranks to align on")
+    reached = _chain(ref, edges, offsets)
+    _apply(con, offsets)
+    residual, used = sql.run(con, "align_residual").fetchone()
+    if residual > RESIDUAL_BOUND_NS:
+        reached, why_not = {ref}, f"clocks not aligned: residual {residual / 1000:,.3f} us over {RESIDUAL_BOUND_NS // 1000:,} us"
+    else:
+        why_not = "clocks not aligned: this rank shares no collective with the others"
+    shown = ", ".join(f"{names[r]} {offsets[r] / 1000:+,.3f}" for r in run_ids if r != ref)
+    alone = [names[r] for r in run_ids if r not in reached]
+    note = (f"clocks aligned on {used:,} collectives to {names[ref]}'s clock (offsets in us added: {shown}); "
+            f"residual spread of collective ends {residual / 1000:,.3f} us")
+    if alone:
+        note += f"; no collective shared with the others, left raw: {', '.join(alone)}"
+    return Alignment(offsets=offsets, residual_ns=residual, aligned=True, note=note, reference=ref, instances=used,
+                     on_clock=sorted(reached), why_not=why_not)
+
+
+def _chain(ref: int, edges, offsets: dict) -> set:
+    """Offsets by a spanning tree grown from `ref` over the (anchor, run, diff, instances) edges, the edge of
+    most shared instances first (Prim): offset[run] = offset[anchor] + diff, and back. Returns the runs reached."""
+    reached = {ref}
+    while True:
+        best = None
+        for a, r, diff, n in edges:
+            for known, other, sign in ((a, r, 1), (r, a, -1)):
+                if known in reached and other not in reached and other in offsets and (best is None or n > best[0]):
+                    best = (n, other, offsets[known] + sign * int(diff))
+        if best is None:
+            return reached
+        offsets[best[1]] = best[2]
+        reached.add(best[1])
+
+
+def _apply(con, offsets: dict):
+    runs = list(offsets)
+    sql.run(con, "align_apply", {"offset_runs": runs, "offsets": [int(offsets[r]) for r in runs]})

@@ -1,0 +1,54 @@
+"""`report blame`: which rank, layer and kernel (or host delay) made the other ranks of a job wait at their
+collectives (sql/report/blame.sql): every rank segmented alike, the clocks aligned on the collectives
+(engine/jobs/align.py), each instance's waiting charged to the late rank's excess over the others."""
+from tracedb import sql
+from tracedb.engine.jobs import align as clock
+from tracedb.engine.rendering import render as rnd
+from tracedb.engine.segmentation import segment
+from tracedb.engine.segmentation import units
+from tracedb.errors import UsageError
+
+BY = ("kernel", "layer")
+DEFINITIONS = ("waited: at each collective instance, the other members' time between their arrival and the last "
+               "member's, charged to the last member's causes in its segment before the collective (its kernels "
+               "since its previous communication op): a kernel's excess over the median time of the same kernel on "
+               "the other members, or its host-bound idle (device idle until the next launch call) over theirs, "
+               "shared in proportion to the excess; '(unexplained)': the late rank shows no excess")
+
+
+def build(con, fmt, spec="all", by="kernel", no_align=False, **seg_opts) -> rnd.Result:
+    if by not in BY:
+        raise UsageError(f"--by {by!r}: expected kernel or layer")
+    job = segment.bind_runs(con, seg_opts.get("runs") or [], seg_opts.get("tags") or [])
+    if len(job.run_ids) < 2:
+        raise UsageError(f"report blame compares the ranks of a job; run '{job.run_names[job.run_ids[0]]}' alone "
+                         "made no one wait: select two or more runs (--tag job=JOB or --run 'JOB-rank*')")
+    # a rank without kernel rows (an Ascend rank folder with communication.json only) takes part in the
+    # collectives; only the ranks with kernels are segmented
+    have = {r for (r,) in con.execute("SELECT DISTINCT run_id FROM kernels WHERE run_id IN (SELECT unnest($r))",
+                                      {"r": job.run_ids}).fetchall()}
+    kernel_runs = [r for r in job.run_ids if r in have]
+    if not kernel_runs:
+        raise UsageError(f"runs {', '.join(job.run_names.values())}: no kernels to blame")
+    b, meta = units.segmented(con, segment.Options(**{**seg_opts, "runs": [job.run_names[r] for r in kernel_runs],
+                                                      "tags": []}), spec, segment.select_passes)
+    alignment = clock.rank_offsets(con, job.run_ids, align=not no_align, profile=seg_opts.get("profile"))
+    b.notes += [DEFINITIONS, alignment.note]
+    bare = [job.run_names[r] for r in job.run_ids if r not in kernel_runs]
+    if bare:
+        b.notes.append(f"no kernel rows, only communication ops: {', '.join(bare)}: they wait and are waited for, and "
+                       "the waiting for them is charged to '(no kernels)'")
+    b.run_ids, b.run_names = job.run_ids, job.run_names
+    off = [b.run_names[r] for r in b.run_ids if r not in alignment.on_clock]
+    if off:
+        b.notes.append(f"{alignment.why_not} ({', '.join(off)}): their collectives are left out")
+    meta.update(by=by, clocks="aligned" if alignment.aligned else "raw")
+    params = {"run_ids": b.run_ids, "on_clock": alignment.on_clock, "by": by}
+    for stmt in sql.file_statements("blame")[:-1]:
+        con.execute(stmt, sql.used_params(stmt, params))
+    res = rnd.fetch_file(con, fmt, "blame", params,
+                         "blame", b, meta, "who made the others wait: waited time at the collectives by late rank "
+                         + ("and layer" if by == "layer" else "and cause"),
+                         # a NULL layer is the prologue or epilogue (unit), or outside every pass
+                         labels={"layer": ("(no pass)", "run", "unit")})
+    return rnd.drop_columns(res, ["pass", "kernel"]) if by == "layer" and fmt in ("table", "md") else res

@@ -1,0 +1,157 @@
+"""Several traces in one command: `tracedb ingest DIR` where DIR holds one profiler output or trace file
+per rank (or per run). Each trace becomes its own run in its own transaction, so one that fails leaves
+the others in. A path that is a file or a single profiler output stays one run, named as before."""
+import os
+from collections import Counter
+from dataclasses import dataclass
+
+from tracedb.engine.loading.single import IngestResult, ingest_file
+from tracedb.errors import TracedbError, UsageError
+from tracedb.ingest import rocprof, rocprof_csv, sniff, sources, sqlite_export
+
+
+@dataclass
+class Planned:
+    path: str
+    name: str | None      # None: the trace's own default name (a single trace without --name)
+    bytes: int            # size on disk, for progress
+    agent: int | None = None   # a rocprofv3 file of several GPUs: the GPU this run holds
+    job: str | None = None     # a rank of a folder of traces: the job (tag `job`) it belongs to
+
+
+def plan(paths, name: str | None = None) -> list[Planned]:
+    """What `tracedb ingest PATH...` will load, one entry per run. The traces of a folder are named
+    `<job>-rank<N>` (rank from profiler_info, the path, or the trace's distributedInfo), else
+    `<job>-<file stem>`. Labels that two traces of a job share get the trace's sub-folders in front
+    (`<job>-h100-<stem>`). A rocprofv3 file whose kernels ran on several GPUs gives one run per GPU,
+    `<its name>-gpu<N>` (N: the GPU's index). The runs of a folder are one job, tagged `job` = `name` or the
+    folder's name, unless the traces say they belong to jobs of different world sizes: each such job is
+    then named after the sub-folder its traces share (`<name>-<sub-folder>`; docs/jobs.md)."""
+    if name and len(paths) > 1:
+        raise UsageError("--name names one run (or prefixes the runs of one folder); give one path, or omit "
+                         "--name to name runs after their files")
+    out = []
+    for p in paths:
+        found = sources.expand(p)
+        if found in ([p], []):        # a file, one profiler output, or nothing recognisable (resolve says why)
+            out += _per_gpu(Planned(p, name, _size(p)))
+            continue
+        prefix = name or os.path.basename(os.path.abspath(p))
+        for job, traces in _jobs(p, found, prefix):
+            out += [g for f, label in zip(traces, _labels(p, traces))
+                    for g in _per_gpu(Planned(f, f"{job}-{label}", _size(f), job=job))]
+    return out
+
+
+def _jobs(root: str, found: list[str], prefix: str) -> list[tuple[str, list[str]]]:
+    """The jobs of a folder's traces, as the traces say: one job, unless they give different world sizes
+    (HTA's test data: two sampled ranks of a 128-rank job beside a 2-rank job's trace). Traces that do not
+    say join the one job that does, else form their own. A job of several is named after the deepest
+    sub-folder its traces share (`<prefix>-<sub-folder>`), else numbered."""
+    sizes = [sources.trace_world_size(f) for f in found]
+    known = sorted({s for s in sizes if s is not None})
+    if len(known) < 2:
+        return [(prefix, found)]
+    groups: dict = {}
+    for f, s in zip(found, sizes):
+        groups.setdefault(s, []).append(f)
+    named, out = set(), []
+    for i, traces in enumerate(groups.values()):
+        common = os.path.relpath(os.path.commonpath([os.path.dirname(os.path.abspath(f)) for f in traces]),
+                                 os.path.abspath(root))
+        label = "-".join(common.split(os.sep)) if common != os.curdir else f"job{i + 1}"
+        label = label if label not in named else f"{label}-{i + 1}"
+        named.add(label)
+        out.append((f"{prefix}-{label}", traces))
+    return out
+
+
+def _per_gpu(item: Planned) -> list[Planned]:
+    """A rocprofv3 file (JSON, or a CSV kernel trace), or a SQLite export, of several devices as one planned
+    run per device; anything else as it is."""
+    if not os.path.isfile(item.path):
+        return [item]
+    kind = "gpu"          # the run name's device word: `-gpu1`, or `-npu1` for an Ascend export
+    if rocprof.is_rocprof(sniff.head(item.path, 256)):
+        gpus = rocprof.busy_gpus(item.path)
+    elif item.path.lower().endswith(".csv") and rocprof_csv.is_kernel_trace(item.path):
+        gpus = rocprof_csv.devices(item.path)
+    elif sqlite_export.is_sqlite(item.path):
+        try:
+            reader = sqlite_export.reader_for(item.path)
+            gpus, kind = reader.devices(item.path), reader.DEVICE_KIND
+        except TracedbError:
+            return [item]      # the ingest says why, in one line
+    else:
+        return [item]
+    if len(gpus) < 2:    # one GPU ran kernels: one run, named as any trace, on that GPU (its rank)
+        return [Planned(item.path, item.name, item.bytes, agent=gpus[0] if gpus else None, job=item.job)]
+    base = item.name or sources.trace_stem(item.path)
+    return [Planned(item.path, f"{base}-{kind}{idx}", item.bytes, agent=idx, job=item.job) for idx in gpus]
+
+
+def ingest_all(store_path, planned: list[Planned], on_start=None, jobs: int = 1, **kw):
+    """Ingest each planned trace into the store at `store_path` (options as ingest_file); yields (planned, IngestResult) or
+    (planned, TracedbError) when that trace failed, and goes on with the next. `on_start(i, planned)`
+    is called before each. `jobs` > 1: that many worker processes parse at once, the results come in
+    plan order all the same (engine/loading/parallel.py); into a dataset (`to`), the runs are committed
+    together once every trace is converted."""
+    if jobs > 1 and len(planned) > 1:
+        from tracedb.engine.loading import parallel as ingest_parallel
+        if kw.get("to") is not None and set(kw) <= {"to", "tags", "replace", "core_rules"}:
+            yield from ingest_parallel.ingest_to_dataset(
+                kw["to"], planned, jobs, [run_options(item, {"tags": kw.get("tags")}) for item in planned],
+                bool(kw.get("replace")), kw.get("core_rules"), on_start)
+            return
+        if ingest_parallel.supports(kw):
+            yield from ingest_parallel.ingest_parallel(store_path, planned, jobs,
+                                                       [run_options(item, kw) for item in planned], on_start)
+            return
+    for i, item in enumerate(planned):
+        if on_start:
+            on_start(i, item)
+        try:
+            res: IngestResult | TracedbError = ingest_file(store_path, item.path, name=item.name, **run_options(item, kw))
+        except TracedbError as e:
+            res = e
+        yield item, res
+
+
+def run_options(item: Planned, kw) -> dict:
+    """ingest_file's options for one planned run: the command's, its GPU, its job tag."""
+    agent = {"agent": item.agent} if item.agent is not None else {}
+    return {**kw, **agent, **({"tags": _with_job(kw.get("tags"), item.job)} if item.job else {})}
+
+
+def _with_job(tags, job: str) -> dict:
+    """The user's tags plus `job`, unless they set one (a user's --tag job=... wins)."""
+    from tracedb.engine.store.connect import parse_tags
+    given = parse_tags(tags)
+    return given if "job" in given else {"job": job, **given}
+
+
+def _labels(root: str, found: list[str]) -> list[str]:
+    labels = []
+    for f in found:
+        rank = sources.trace_rank(f)
+        labels.append(f"rank{rank}" if rank is not None else sources.trace_stem(f))
+    clash = Counter(labels)
+    for i, f in enumerate(found):
+        if clash[labels[i]] > 1:
+            sub = os.path.relpath(os.path.dirname(os.path.abspath(f)), os.path.abspath(root))
+            if sub != os.curdir:
+                labels[i] = "-".join(sub.split(os.sep) + [labels[i]])
+    left, seen = Counter(labels), Counter()
+    for i, label in enumerate(labels):     # still equal (same folder): number them in path order
+        seen[label] += 1
+        if left[label] > 1:
+            labels[i] = f"{label}-{seen[label]}"
+    return labels
+
+
+def _size(path: str) -> int:
+    """Bytes ingest will read (0 when the path cannot be resolved: ingest will say why)."""
+    try:
+        return sum(os.path.getsize(f) for f in sources.resolve(path).files)
+    except (TracedbError, OSError):
+        return 0

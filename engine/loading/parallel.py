@@ -1,0 +1,395 @@
+"""Several traces parsed at once, one worker process per trace, merged into the store one at a time.
+
+A folder ingest spends almost all its time parsing, and each trace is parsed into a side store of its
+own (engine/loading/staging.py), so the parses need not wait for one another: N worker processes each parse one
+trace into its side store while this process merges the finished ones into the store, in plan order,
+each in its own short transaction (DuckDB lets one process write a file at a time). The runs, their ids,
+names and output lines are those of the serial path (`--jobs 1`).
+
+Why processes, and merges here: DuckDB connections must not cross a fork, so workers come from a
+forkserver (a clean process that imported tracedb once; each worker is forked from it, without any
+connection) and open their own connections. Merging here, in plan order, keeps run ids deterministic,
+and no worker ever waits for the store's write lock: one trace more than the workers is handed out, so
+a worker that ends during a merge (0.3-1.1 s for a 100 MB Kineto trace on a busy 2-core machine) starts
+the next trace at once. Workers that waited out each merge took 15.9 s for 8 traces of 100 MB, against
+9.1 s, in back-to-back runs.
+
+Each worker's DuckDB gets the cores divided by the workers as its threads, and with one thread the JSON
+reader parses on one cursor in whole parts (ingest/chrome_json/loader.py), 20 % less CPU than two cursors
+taking turns on one core. A lone 100 MB Kineto trace keeps ~1.4 cores busy, so on 2 cores 8 such traces
+went 1.85-2.15x faster than 8 one-file ingests, 1.44-1.64x faster than `--jobs 1` (docs/performance.md).
+
+Memory: each worker is budgeted WORKER_BYTES (1 GiB: the highest peak RSS measured for one ingest was
+0.9 GB, a 2 M-row kernel_details.csv; a Kineto trace peaks at 0.3-0.4 GB), so the workers are at most
+the available memory over that, as well as at most the cores and the traces.
+
+Interrupts (Ctrl-C, SIGTERM): every busy worker is stopped (its DuckDB query cut short, its side store
+removed), the merge under way is rolled back, and the side stores parsed but not merged are removed;
+the runs merged before stay, each whole. A worker killed outright (SIGKILL, out of memory) ends the
+command in one line, likewise."""
+import contextlib
+import multiprocessing
+import os
+import signal
+import time
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+
+import duckdb
+
+from tracedb.engine.loading import hashing
+from tracedb.engine.loading import single as ingest
+from tracedb.engine.loading import staging
+from tracedb.errors import InputError, TracedbError
+from tracedb.ingest import sources
+
+WORKER_BYTES = 1 << 30
+
+
+def cores() -> int:
+    """The cores this process may run on (a container's or taskset's limit, not the machine's count)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def available_memory() -> int | None:
+    """Bytes of memory available to new processes (MemAvailable of /proc/meminfo); None when unknown."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def memory_cap() -> int | None:
+    """Workers that fit in the available memory at WORKER_BYTES each (at least 1); None when unknown."""
+    avail = available_memory()
+    return None if avail is None else max(1, avail // WORKER_BYTES)
+
+
+def workers_for(traces: int, jobs: int | None) -> tuple[int, str | None]:
+    """(worker processes, a note when memory lowered the count asked for). `jobs` None: as many as cores;
+    either way at most one per trace and at most the memory cap."""
+    want = min(cores() if jobs is None else jobs, max(1, traces))
+    cap = memory_cap()
+    if cap is None or cap >= want:
+        return want, None
+    note = (f"{want} parallel ingests lowered to {cap}: {available_memory() / 2**30:.1f} GiB of memory available, "
+            f"{WORKER_BYTES / 2**30:.0f} GiB budgeted for each") if jobs is not None else None
+    return cap, note
+
+
+@dataclass
+class _Parsed:
+    """What a worker hands back for the merge: the side store and what the runs row and summary need."""
+    side: str
+    staged: "ingest._Staged"
+    name: str
+    files: list
+    digest: str
+    size: int
+    seconds: float
+
+
+@dataclass
+class _Digest:
+    """A finished content hash, as the merge reads one (join, error, digest, size)."""
+    digest: str
+    size: int
+    error: None = None
+
+    def join(self):
+        pass
+
+
+OPTIONS = {"tags", "replace", "core_rules", "agent"}
+
+
+def supports(kw) -> bool:
+    """Whether the ingest options `kw` (those of engine/ingest.ingest_file) can be run by the workers."""
+    return {k for k, v in kw.items() if v is not None} <= OPTIONS
+
+
+def ingest_parallel(store_path, planned, jobs: int, options: list[dict], on_start=None):
+    """As engine/ingest_many.ingest_all, with `jobs` worker processes parsing at once; `options`: the
+    ingest_file options of each planned run. Yields (planned, IngestResult | TracedbError) in plan order.
+    Another error (an internal one, an interrupt) stops every worker and is raised here."""
+    from tracedb.engine.store.connect import resolve_path
+    store = resolve_path(store_path)
+    staging.sweep_stale(store)
+    stored = _stored_runs(store)      # grows with each merge
+    threads = max(1, cores() // jobs)
+    pool = _pool(jobs)
+    futures, running = {}, set()
+    twin = _earlier_twins(planned)
+    nxt = 0            # the next trace to hand out, in plan order
+
+    def refill():
+        """Keep one trace more than the workers handed out: a worker that ends while this process
+        merges (0.3-1.1 s for a 100 MB trace) starts the next trace at once instead of waiting. A copy
+        of an earlier trace not merged yet waits for it, so that it is skipped before parsing, as one
+        after another would skip it."""
+        nonlocal nxt
+        running.difference_update([f for f in running if f.done()])
+        while len(running) <= jobs and nxt < len(planned) and not (twin[nxt] is not None and twin[nxt] >= nxt_merge):
+            it = planned[nxt]
+            if on_start:
+                on_start(nxt, it)
+            futures[nxt] = pool.submit(_parse, store, it.path, it.name, options[nxt], threads, stored)
+            running.add(futures[nxt])
+            nxt += 1
+
+    nxt_merge = 0      # traces before this one are merged (or failed, or skipped)
+    try:
+        for i, item in enumerate(planned):
+            refill()
+            while not futures[i].done():
+                wait(running, return_when=FIRST_COMPLETED)
+                refill()
+            result = _finish(store, item, futures.pop(i), bool(options[i].get("replace")), stored)
+            nxt_merge = i + 1
+            yield item, result
+    except BaseException:
+        _stop(pool)
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+        for f in futures.values():     # parsed, never merged (an interrupt): their side stores go too
+            if f.done() and not f.cancelled() and f.exception() is None and isinstance(f.result(), _Parsed):
+                staging.remove(f.result().side)
+        staging.sweep_stale(store)     # and those of workers stopped before they could say where theirs was
+
+
+def _stored_runs(store) -> list[tuple]:
+    """(run_id, name, content_hash, source_bytes) of every stored run, read once before the workers start:
+    they check each trace against it before parsing, as engine/loading/single.py checks against the store, so
+    that no worker opens the store (a worker's read would wait for a merge, and the merge for the read).
+    Runs merged meanwhile are checked again by the merge, in its transaction."""
+    from tracedb.engine.store.connect import EmptyStore, open_store
+    if not os.path.exists(store):
+        return []
+    try:
+        ro = open_store(store, read_only=True)
+    except EmptyStore:
+        return []
+    try:
+        return ro.execute("SELECT run_id, name, content_hash, source_bytes FROM runs ORDER BY run_id").fetchall()
+    finally:
+        ro.close()
+
+
+def _known(job, stored) -> str | None:
+    """engine/ingest._known_content against `stored` (_stored_runs): the name of a stored run with the
+    trace's content (None with `replace`), or the refusal of a name taken by other content. The hash is
+    waited for only when a stored run has the trace's byte count."""
+    clash = [h for _, name, h, _ in stored if name == job.name]
+    size = sum(os.path.getsize(f) for f in job.src.files)
+    if not clash and all(b != size for *_, b in stored):
+        return None
+    job.hasher.join()
+    if job.hasher.error:
+        raise InputError(f"{job.hasher.error.filename}: cannot read: {job.hasher.error.strerror}")
+    same = [name for _, name, h, _ in stored if h == job.hasher.digest]
+    if same and not job.replace:
+        return same[0]
+    if clash and not job.replace and clash[0] != job.hasher.digest:
+        raise ingest._name_taken(job.name)
+    return None
+
+
+def _earlier_twins(planned) -> list:
+    """For each planned trace, the index of the last earlier one with the same content (same device of a
+    multi-device file), else None. Only traces of equal byte count are hashed (SHA-256, ~0.1 s per
+    100 MB): a copy of a trace is rare, so this costs nothing on most folders."""
+    by_size, digests, out = {}, {}, []
+    for i, item in enumerate(planned):
+        twin = None
+        for k in reversed(by_size.get((item.bytes, item.agent), []) if item.bytes else []):
+            theirs = _digest(planned[k], digests, k)
+            if theirs is not None and theirs == _digest(item, digests, i):
+                twin = k
+                break
+        out.append(twin)
+        by_size.setdefault((item.bytes, item.agent), []).append(i)
+    return out
+
+
+def _digest(item, cache, i) -> str | None:
+    """The SHA-256 of a planned trace's files (None when they cannot be read: its ingest says why)."""
+    if i not in cache:
+        try:
+            hasher = hashing.Hasher(sources.resolve(item.path).files)
+        except TracedbError:
+            cache[i] = None
+            return None
+        hasher.run()           # on this thread: the caller needs it now
+        cache[i] = hasher.digest
+    return cache[i]
+
+
+def _finish(store, item, future, replace, stored):
+    """The result of one planned trace: its worker's error, its skip, or its merge into the store (then
+    added to `stored`, which the traces handed out later are checked against). A worker that died
+    (SIGKILL, the kernel's out-of-memory killer) ends the whole ingest in one line."""
+    try:
+        out = future.result()
+    except TracedbError as e:
+        return e
+    except BrokenProcessPool:
+        raise TracedbError(f"{item.path}: a process parsing the traces ended abruptly (killed, or out of "
+                           "memory?); the runs reported above are in the store, the others are not") from None
+    if not isinstance(out, _Parsed):
+        return out                # skipped before parsing: identical content is stored
+    try:
+        result = _merge(store, out, replace)
+    except TracedbError as e:
+        return e
+    finally:
+        staging.remove(out.side)
+    if result.status != "skipped":
+        stored.append((result.run_id, result.name, out.digest, out.size))
+    return result
+
+
+def _merge(store, parsed: _Parsed, replace) -> "ingest.IngestResult":
+    """The parsed run into the store, in one transaction (the first run of a missing store: its side
+    store renamed into place), as engine/ingest.ingest_file does after its parse."""
+    from types import SimpleNamespace
+    from tracedb.engine.store.connect import open_store
+    job = SimpleNamespace(name=parsed.name, replace=replace, hasher=_Digest(parsed.digest, parsed.size),
+                          src=SimpleNamespace(files=parsed.files), t0=time.perf_counter() - parsed.seconds)
+    if not os.path.exists(store) and staging.publish(parsed.side, store):
+        return ingest._result(job, "ingested", 1, parsed.staged)
+    con = open_store(store)
+    try:
+        result = ingest._merge(con, parsed.side, job, parsed.staged)
+        if result.status != "skipped":
+            ingest.checkpoint_appended(con)
+    finally:
+        con.close()
+    return result
+
+
+def ingest_to_dataset(folder: str, planned, jobs: int, options: list[dict], replace: bool = False, core_rules=None,
+                      on_start=None):
+    """`ingest --to DIR --jobs N`: the traces converted by `jobs` worker processes into the dataset's
+    staging folder and committed at once (engine/loading/staged.py); `options`: each planned run's tags
+    and agent. Yields (planned, IngestResult |
+    TracedbError) in plan order once the run list is committed; an interrupt stops every worker."""
+    from tracedb.engine.loading import staged as ingest_staged
+    pool = _pool(jobs)
+    try:
+        yield from ingest_staged.ingest_staged(folder, planned, options,
+                                               lambda key, fn, *args: pool.submit(_convert, *args), replace,
+                                               core_rules, on_start, threads=max(1, cores() // jobs))
+    except BaseException:
+        _stop(pool)
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _pool(jobs: int) -> ProcessPoolExecutor:
+    ctx = multiprocessing.get_context("forkserver" if "forkserver" in multiprocessing.get_all_start_methods()
+                                      else "spawn")   # no forkserver on Windows
+    ctx.set_forkserver_preload(["tracedb.engine.loading.parallel"])
+    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=_worker_init)
+    # Every worker started before the executor's watcher thread, as it does for fork: a worker started
+    # on demand (its default for forkserver) is missing from what the watcher waits on until its next
+    # wake-up, so its death went unseen and the command waited forever (a worker killed with SIGKILL
+    # hung 2 runs of 3 here).
+    pool._safe_to_dynamically_spawn_children = False
+    return pool
+
+
+def _stop(pool):
+    """Interrupt each worker (a busy one cuts its DuckDB query short and removes its side store), then
+    wait for them to go."""
+    procs = list((getattr(pool, "_processes", None) or {}).values())   # the executor's own list of them
+    for p in procs:
+        with contextlib.suppress(OSError):
+            os.kill(p.pid, signal.SIGTERM)
+    pool.shutdown(wait=False, cancel_futures=True)
+    deadline = time.monotonic() + 30
+    for p in procs:
+        p.join(max(0.0, deadline - time.monotonic()))
+        if p.is_alive():           # stuck: killed; its side store is swept once it is gone
+            p.kill()
+            p.join(5)
+
+
+# --- in the worker processes ---
+
+_busy = _stopping = False
+
+
+def _worker_init():
+    """A worker stops on SIGTERM (sent by the parent when the command is interrupted) or Ctrl-C (the
+    terminal sends SIGINT to the whole process group): once, so that a second signal cannot cut its
+    clean-up short. Idle, it only notes the stop (a trace handed to it later is refused) and waits for
+    the parent to shut the pool down."""
+    def on_signal(signum, frame):
+        global _stopping
+        first, _stopping = not _stopping, True
+        if _busy and first:
+            raise KeyboardInterrupt
+    signal.signal(signal.SIGINT, on_signal)
+    signal.signal(signal.SIGTERM, on_signal)
+
+
+def _parse(store, path, name, options, threads, stored):
+    """In a worker: one trace parsed into a side store beside the store; returns _Parsed, or the
+    IngestResult of a skip when the store already holds its content. The side store is removed on any
+    failure."""
+    global _busy
+    _busy = True
+    try:
+        if _stopping:
+            raise KeyboardInterrupt
+        with ingest._scratch() as scratch:
+            scratch.execute("SET threads = $t", {"t": threads})
+            job = ingest._prepare(scratch, path, name, options.get("tags"), bool(options.get("replace")),
+                                  options.get("core_rules"), options.get("agent"))
+            known = _known(job, stored)
+            if known:
+                return ingest._skipped(job, known)
+            side = staging.side_path(store)
+            try:
+                staged = ingest._stage(side, job, like=scratch)
+            except BaseException:
+                staging.remove(side)
+                raise
+        return _Parsed(side=side, staged=staged, name=job.name, files=list(job.src.files),
+                       digest=job.hasher.digest, size=job.hasher.size, seconds=time.perf_counter() - job.t0)
+    except (KeyboardInterrupt, duckdb.Error, RuntimeError) as e:
+        if isinstance(e, KeyboardInterrupt) or "interrupted" in str(e).lower():
+            raise KeyboardInterrupt from None     # told to the parent as an interrupt, without a traceback
+        raise
+    finally:
+        _busy = False
+
+
+def _convert(*args):
+    """In a worker: engine/ingest_staged.convert of one trace, stopped by SIGTERM or Ctrl-C as _parse is."""
+    global _busy
+    from tracedb.engine.loading import staged as ingest_staged
+    _busy = True
+    try:
+        if _stopping:
+            raise KeyboardInterrupt
+        return ingest_staged.convert(*args)
+    except (KeyboardInterrupt, duckdb.Error, RuntimeError) as e:
+        if isinstance(e, KeyboardInterrupt) or "interrupted" in str(e).lower():
+            raise KeyboardInterrupt from None
+        raise
+    finally:
+        _busy = False

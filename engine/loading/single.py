@@ -1,0 +1,487 @@
+"""Ingest one trace (file or profiler folder) as one run, in one transaction.
+
+Either the whole run lands (run row, every kernel row, duplicate marks) or the store is unchanged: the
+trace is parsed into a side store (tracedb.engine.loading.staging) and copied into the store in one transaction,
+so a failed or interrupted ingest leaves no row and no growth behind, and other processes read the store
+until that short merge.
+
+The content hash (sha256 over the source bytes, ~0.5 s for 464 MB; tracedb.engine.loading.hashing) runs in a thread
+beside DuckDB's parse, so it costs little wall time. Identical content is skipped before any parsing: when
+a stored run has the trace's byte count, the hash is awaited first (unless `replace`)."""
+import contextlib
+import dataclasses
+import json
+import os
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass
+
+import duckdb
+
+from tracedb import sql
+from tracedb.version import __version__
+from tracedb.errors import InputError, StoreError, UsageError
+from tracedb.engine.loading import hashing
+from tracedb.engine.loading import staging
+from tracedb.patterns import check_regex
+from tracedb.engine.store.connect import NO_NETWORK, parse_tags
+from tracedb.ingest import ascend_comm, ascend_csv, chrome_json, kernel_names, rocprof, rocprof_csv, sources, \
+    sqlite_export
+from tracedb.ingest.duckdb_memory import memory_cap
+
+
+@dataclass
+class IngestResult:
+    name: str
+    run_id: int | None
+    status: str            # ingested | skipped | replaced
+    rows: int = 0
+    duplicates: int = 0
+    seconds: float = 0.0
+    bytes: int = 0
+    same_as: str | None = None
+    truncated: bool = False
+    inflated: int | None = None   # a .gz trace's JSON bytes
+
+    def summary(self, named: bool = False) -> str:
+        """One line; `named`: a skipped trace says which run it would have been (folder ingests)."""
+        if self.status == "skipped":
+            return (f"skipped{f' run {self.name!r}' if named else ''}: identical content is already run "
+                    f"'{self.same_as}' (use --replace to ingest again)")
+        mb, secs = self.bytes / 1e6, max(self.seconds, 1e-9)
+        cut = "; the file is cut short (crashed run?): the complete events were kept" if self.truncated else ""
+        size = (f"{mb:.1f} MB gzip, {self.inflated / 1e6:.1f} MB inflated, in {self.seconds:.2f} s "
+                f"({self.inflated / 1e6 / secs:.0f} MB/s inflated)" if self.inflated is not None
+                else f"{mb:.1f} MB in {self.seconds:.2f} s ({mb / secs:.0f} MB/s)")
+        return (f"{self.status} run '{self.name}': {self.rows:,} kernel rows ({self.duplicates:,} duplicates not "
+                f"counted), {size}{cut}")
+
+
+def checkpoint_appended(con):
+    """Write the run's rows to the file now, without DuckDB's vacuum: at the default checkpoint (on close)
+    it merges the partly filled row groups that each committed part ends with, which rewrote ~11 MB and
+    took 0.4 s after a 1 GB trace for no gain in reading. A checkpoint that cannot run now (another
+    transaction of an API user is open) is left to DuckDB's next one."""
+    before = con.execute("SELECT current_setting('max_vacuum_tasks')").fetchone()[0]   # an API user's own
+    try:
+        con.execute("SET max_vacuum_tasks = 0")
+        con.execute("CHECKPOINT")
+    except duckdb.Error:
+        pass
+    finally:
+        con.execute("SET max_vacuum_tasks = $v", {"v": before})
+
+
+def _parse_core_rules(rules) -> list[tuple[str, str]]:
+    """`REGEX=CLASS` strings -> (pattern, class), in order; checked before the built-in AIC/AIV rules."""
+    out = []
+    for r in rules or []:
+        pat, sep, cls = str(r).rpartition("=")
+        if not sep or not pat or not cls.strip():
+            raise UsageError(f"--core-rule {r!r}: expected REGEX=CLASS, e.g. '^Channel_[0-7]$=AIC'")
+        out.append((pat, cls.strip().upper()))
+    return out
+
+
+@dataclass
+class _Job:
+    """One trace to ingest: what it is, what to call it, and its content hash (running on a thread)."""
+    src: sources.Source
+    name: str
+    tag_map: dict
+    core_rules: list
+    replace: bool
+    hasher: hashing.Hasher
+    t0: float
+
+
+def ingest_path(con, path: str, name: str | None = None, tags=None, replace: bool = False,
+                core_rules=None) -> IngestResult:
+    """Ingest one trace into the store open on `con` (a writable connection, held by the caller). The
+    trace is parsed into a side store first (engine/loading/staging.py) and merged in one transaction."""
+    job = _prepare(con, path, name, tags, replace, core_rules)
+    known = _known_content(con, job)
+    if known:
+        return _skipped(job, known)
+    side = staging.side_path(staging.store_path_of(con) or os.path.join(tempfile.gettempdir(), "tracedb"))
+    try:
+        staged = _stage(side, job, like=con)
+        result = _merge(con, side, job, staged)
+    finally:
+        staging.remove(side)
+    if result.status != "skipped":
+        checkpoint_appended(con)
+    return result
+
+
+def ingest_file(store_path: str | None, path: str, name: str | None = None, tags=None, replace: bool = False,
+                core_rules=None, agent: int | None = None, to: str | None = None) -> IngestResult:
+    """Ingest one trace into the store at `store_path`, holding its write lock only for the final merge:
+    reports, `runs` and `sql` of other processes go on while the trace is parsed. A first ingest into a
+    missing store creates it only when the run is complete (the side store is renamed into place).
+    `agent`: of a rocprofv3 file, the GPU this run holds (engine/loading/folder.py plans one run per GPU).
+    `to`: a Parquet dataset folder to add the run to instead of a store (ingest_to_dataset)."""
+    if to is not None:
+        return ingest_to_dataset(to, path, name=name, tags=tags, replace=replace, core_rules=core_rules, agent=agent)
+    from tracedb.engine.store.connect import open_store, resolve_path
+    store = resolve_path(store_path)
+    with _scratch() if core_rules else contextlib.nullcontext() as scratch:   # a connection checks the regexes
+        job = _prepare(scratch, path, name, tags, replace, core_rules, agent)
+    staging.sweep_stale(store)
+    known = _stored_content(store, job)
+    if known:
+        return _skipped(job, known)
+    side = staging.side_path(store)
+    try:
+        staged = _stage(side, job)
+        if not os.path.exists(store) and staging.publish(side, store):
+            return _result(job, "ingested", 1, staged)
+        con = open_store(store)
+        try:
+            result = _merge(con, side, job, staged)
+            if result.status != "skipped":
+                checkpoint_appended(con)
+        finally:
+            con.close()
+    finally:
+        staging.remove(side)
+    return result
+
+
+def ingest_to_dataset(folder: str, path: str, name: str | None = None, tags=None, replace: bool = False,
+                      core_rules=None, agent: int | None = None) -> IngestResult:
+    """Ingest one trace as one run of the Parquet dataset at `folder` (created when missing): parsed into a
+    side store as for a store, then written as the run's partition files, which the dataset's manifest
+    names only once they are all in place (engine/store/parquet.py). Identical content is skipped."""
+    from tracedb.engine.store import parquet as parquet_export
+    target = parquet_export.prepare_target(folder)
+    staging.sweep_stale(target)
+    result, run = stage_for_dataset(folder, path, name, tags, replace, core_rules, agent,
+                                    side=staging.side_path(target))
+    if run is None:
+        return result
+    try:
+        return commit_staged(folder, result, run, replace)
+    finally:
+        shutil.rmtree(run.stage, ignore_errors=True)
+
+
+def stage_for_dataset(folder: str, path: str, name: str | None = None, tags=None, replace: bool = False,
+                      core_rules=None, agent: int | None = None, side: str | None = None, stage: str | None = None,
+                      threads: int | None = None):
+    """The parse half of an ingest into a dataset (a worker runs it): the trace parsed into the side store
+    `side` (default: a temporary file of this machine), written as files in the staging folder `stage`
+    inside the dataset (default: a new one named after this process). `threads`: DuckDB's threads for
+    the parse (default: DuckDB's own, one per core). Returns (IngestResult, StagedRun), or (the skipped
+    result, None) when the dataset already holds identical content."""
+    from tracedb.engine.store import parquet as parquet_export
+    with _scratch() if core_rules else contextlib.nullcontext() as scratch:
+        job = _prepare(scratch, path, name, tags, replace, core_rules, agent)
+    stored = parquet_export.stored_runs(folder)
+    size = sum(os.path.getsize(f) for f in job.src.files)
+    clash = [r for r in stored if r.get("name") == job.name]
+    if clash or any(r.get("source_bytes") == size for r in stored):   # as _known_content, from the manifest
+        job.hasher.join()
+        if job.hasher.error:
+            raise InputError(f"{job.hasher.error.filename}: cannot read: {job.hasher.error.strerror}")
+        same = [r["name"] for r in stored if r.get("content_hash") == job.hasher.digest]
+        if same and not replace:
+            return _skipped(job, same[0]), None
+        if clash and not replace and clash[0].get("content_hash") != job.hasher.digest:
+            raise _name_taken(job.name)
+    tmp = None
+    if side is None:
+        tmp = tempfile.mkdtemp(prefix="tracedb-side-")
+        side = os.path.join(tmp, "side.duckdb")
+    try:
+        with _scratch() if threads else contextlib.nullcontext() as like:
+            if like is not None:
+                like.execute("SET threads = $t", {"t": threads})
+            staged = _stage(side, job, like=like)
+        run = parquet_export.stage_run(folder, side, stage)
+    finally:
+        staging.remove(side)
+        if tmp:
+            shutil.rmtree(tmp, ignore_errors=True)
+    return _result(job, "ingested", None, staged), run
+
+
+def commit_staged(folder: str, result: IngestResult, run, replace: bool) -> IngestResult:
+    """The commit half for one run: stage_for_dataset's run named by the dataset's manifest."""
+    from tracedb.engine.store import parquet as parquet_export
+    status, run_id, same_as = parquet_export.commit_runs(folder, [run], replace)[0]
+    return settled(result, status, run_id, same_as)
+
+
+def settled(result: IngestResult, status: str, run_id, other) -> IngestResult:
+    """A staged run's result once committed: ingested or replaced with its id, or skipped; a name taken
+    by other content raises (commit_runs returns it as ("error", None, message))."""
+    if status == "error":
+        raise UsageError(other)
+    if status == "skipped":
+        return dataclasses.replace(result, status="skipped", run_id=None, same_as=other)
+    return dataclasses.replace(result, status=status, run_id=run_id)
+
+
+def _stored_content(store: str, job) -> str | None:
+    """_known_content read from the store with a read-only connection (none while nothing is stored)."""
+    from tracedb.engine.store.connect import EmptyStore, open_store
+    if not os.path.exists(store):
+        return None
+    try:
+        ro = open_store(store, read_only=True)
+    except EmptyStore:
+        return None
+    try:
+        return _known_content(ro, job)
+    finally:
+        ro.close()
+
+
+@contextlib.contextmanager
+def _scratch():
+    con = duckdb.connect(config=dict(NO_NETWORK))
+    try:
+        yield con
+    finally:
+        con.close()
+
+
+def _prepare(con, path, name, tags, replace, core_rules, agent=None) -> _Job:
+    """Check the call and the trace before anything is written; starts the content hash."""
+    t0 = time.perf_counter()
+    tag_map = parse_tags(tags)
+    rules = _parse_core_rules(core_rules)
+    for pattern, _ in rules:
+        check_regex(con, pattern, "--core-rule")
+    src = sources.resolve(path)
+    hasher = hashing.hasher_for(src.files)
+    if agent is not None and (src.format in (rocprof.FORMAT, rocprof_csv.FORMAT)
+                              or sqlite_export.by_format(src.format)):
+        src.agent, hasher = agent, rocprof.AgentHasher(hasher, agent)   # one device of the file: its own content
+    return _Job(src=src, name=name or src.default_name, tag_map=tag_map, core_rules=rules, replace=replace,
+                hasher=hasher, t0=t0)
+
+
+def _known_content(con, job) -> str | None:
+    """Before any parsing: the name of a stored run with the trace's content (which `replace` would
+    replace, so None then), and the refusal of a name taken by other content. The hash is waited for only
+    when a stored run has the trace's byte count; otherwise it goes on beside the parse."""
+    clash = con.execute("SELECT content_hash FROM runs WHERE name = $n", {"n": job.name}).fetchone()
+    size = sum(os.path.getsize(f) for f in job.src.files)
+    if not clash and not con.execute("SELECT 1 FROM runs WHERE source_bytes = $b LIMIT 1", {"b": size}).fetchone():
+        return None
+    same = _runs_of_same_content(con, job.hasher)
+    if same and not job.replace:
+        return same[0][1]
+    if clash and not job.replace and clash[0] != job.hasher.digest:
+        raise _name_taken(job.name)
+    return None
+
+
+def _skipped(job, same_as) -> IngestResult:
+    return IngestResult(name=job.name, run_id=None, status="skipped", same_as=same_as,
+                        seconds=time.perf_counter() - job.t0, bytes=sum(os.path.getsize(f) for f in job.src.files))
+
+
+def _result(job, status, run_id, staged) -> IngestResult:
+    return IngestResult(name=job.name, run_id=run_id, status=status, rows=staged.rows, duplicates=staged.dups,
+                        seconds=time.perf_counter() - job.t0, bytes=job.hasher.size, truncated=staged.truncated,
+                        inflated=staged.inflated)
+
+
+@dataclass
+class _Staged:
+    rows: int
+    dups: int
+    truncated: bool
+    inflated: int | None
+
+
+def _stage(side: str, job, like=None) -> _Staged:
+    """Parse the trace into a new side store at `side` as its run 1 (every row, duplicate marks, the runs
+    row with the content hash). Nothing of the store is touched; a failure leaves only the side file,
+    which the caller removes. `like`: an API user's connection, whose memory and thread limits apply."""
+    from tracedb.engine.store.connect import open_store
+    try:
+        con = open_store(side, wait=0)
+    except StoreError as e:
+        raise StoreError(f"{side}: cannot create the ingest's side store beside the store: {e}") from None
+    try:
+        for setting in ("memory_limit", "threads") if like is not None else ():
+            value = like.execute("SELECT current_setting($s)", {"s": setting}).fetchone()[0]
+            con.execute(f"SET {setting} = $v", {"v": value})
+        retry = {"as_text": set(), "parts": None, "safe": False}
+        while True:
+            try:
+                staged = _load_run(con, job, retry)
+                break
+            except ascend_csv.NotNumeric as e:   # rare: a metric column with text past the sampled rows
+                _rollback(con)
+                sql.run(con, "delete_run", {"run_ids": [1]})
+                retry["as_text"].add(e.index)
+            except chrome_json.RetrySafely:      # rare: a cut inside an event, or args of unexpected types
+                _rollback(con)
+                sql.run(con, "delete_run", {"run_ids": [1]})
+                retry.update(parts=1, safe=True)
+        checkpoint_appended(con)
+    except duckdb.IOException as e:
+        raise _write_failed(side, e) from None
+    finally:
+        try:
+            con.close()
+        except duckdb.Error:   # a second Ctrl-C while inserts were being stopped: keep the first error
+            pass
+    return staged
+
+
+def _write_failed(path, e) -> StoreError:
+    return StoreError(f"{os.path.dirname(os.path.abspath(path)) or '.'}: cannot write the ingest's data: "
+                      f"{str(e).strip().splitlines()[0]}; the store is unchanged")
+
+
+def _load_run(con, job, retry) -> _Staged:
+    """The run's rows, then one transaction: duplicate marks, run row, stats (in the side store)."""
+    src, run_id = job.src, 1
+    facts = {"format": src.format, "device_kind": src.device_kind, "clock_domain": src.clock_domain,
+             "rank": src.rank, "world_size": src.world_size, "truncated": False, "inflated_bytes": None}
+    chrome = src.format == "chrome-json"
+    if chrome:
+        facts.update(chrome_json.load(con, run_id, src.files[0], parts=retry["parts"], safe=retry["safe"],
+                                      core_rules=job.core_rules))
+    elif src.format == rocprof.FORMAT:
+        facts.update(rocprof.load(con, run_id, src.files[0], src.agent))
+    elif src.format == rocprof_csv.FORMAT:
+        facts.update(rocprof_csv.load(con, run_id, src.files, src.agent))
+    elif sqlite_export.by_format(src.format):
+        facts.update(sqlite_export.by_format(src.format).load(con, run_id, src))
+    # (metric columns, extra columns) of the runs row: of the JSON and SQLite readers, only the Ascend DB
+    # reader fills metrics (its PMU table), none extra_text
+    metric_columns = facts.pop("metric_columns", [])
+    columns = ascend_csv.load(con, run_id, src.headers, retry["as_text"]) if src.headers else (metric_columns, [])
+    # an Ascend CSV's rows are committed already, duplicates marked: the transaction below only adds the
+    # runs row and its facts (capped anyway: whatever it reads of millions of rows stays under the cap)
+    with memory_cap(con, ascend_csv.DUCKDB_MEMORY) if src.headers else contextlib.nullcontext():
+        return _finish_run(con, job, src, run_id, facts, columns, chrome)
+
+
+def _finish_run(con, job, src, run_id, facts, columns, chrome) -> _Staged:
+    """The run's one transaction over its loaded rows: duplicate marks (and a Chrome trace's tracks, tasks
+    and cores), the runs row, the communication analyses, the stats and the short kernel names."""
+    con.execute("BEGIN")
+    try:
+        _finish_rows(con, run_id, src, job.core_rules, chrome)
+        job.hasher.join()
+        if job.hasher.error:
+            raise InputError(f"{job.hasher.error.filename}: cannot read: {job.hasher.error.strerror}")
+        _insert_run_row(con, run_id, job.name, job.tag_map, src, job.hasher, facts, columns)
+        ascend_comm.insert_groups(con, run_id, facts.get("groups") or src.groups)
+        ascend_comm.load(con, run_id, src.comm_files)
+        rows, dups = sql.run(con, "ingest_run_stats", {"run_id": run_id}).fetchone()
+        if rows == 0 and src.format != ascend_comm.FORMAT:   # a rank of communication analyses only: no kernels
+            raise InputError(f"{src.files[0]}: header only, no kernel rows; expected at least one data line")
+        kernel_names.fill(con, run_id)
+        con.execute("COMMIT")
+    except BaseException:
+        _rollback(con)
+        raise
+    return _Staged(rows=rows, dups=dups, truncated=facts["truncated"], inflated=facts["inflated_bytes"])
+
+
+def _merge(con, side, job, staged) -> IngestResult:
+    """One transaction in the store: the runs this one replaces removed, the staged run copied in. Either
+    it all lands or the store is unchanged."""
+    store = staging.store_path_of(con)
+    if store:
+        staging.check_room(side, store)
+    with staging.attached(con, side):
+        con.execute("BEGIN")
+        try:
+            same = _runs_of_same_content(con, job.hasher)
+            if same and not job.replace:
+                _rollback(con)
+                return _skipped(job, same[0][1])
+            run_id = con.execute("SELECT coalesce(max(run_id), 0) + 1 FROM runs").fetchone()[0]   # before deleting:
+            replaced = _delete_replaced(con, job.name, same, job.replace)   # a replaced run's id is not reused
+            staging.merge(con, run_id)
+            con.execute("COMMIT")
+        except duckdb.IOException as e:
+            _rollback(con)
+            raise _write_failed(store or side, e) from None
+        except BaseException:
+            _rollback(con)
+            raise
+    return _result(job, "replaced" if replaced else "ingested", run_id, staged)
+
+
+def _finish_rows(con, run_id, src, core_rules, chrome):
+    """Inside the run's transaction: a Chrome trace's tracks, tasks and cores (and the check that it holds
+    device activity), or the other readers' file order and duplicate marks."""
+    if not chrome:
+        sql.run(con, "ingest_finish", {"run_id": run_id, "marked": bool(src.headers)})
+        return
+    chrome_json.finish(con, run_id, core_rules)
+    _check_device_activity(con, run_id, src)
+
+
+def _check_device_activity(con, run_id, src):
+    """A Chrome trace without device activity (no event with a kind) is refused, naming the threads seen
+    in case they are cores."""
+    kernels = con.execute("SELECT count(*) FROM trace_events WHERE run_id = $r AND kind IS NOT NULL",
+                          {"r": run_id}).fetchone()[0]
+    if kernels:
+        return
+    seen = [r[0] for r in con.execute(
+        "SELECT DISTINCT thread_name FROM tracks WHERE run_id = $r AND thread_name IS NOT NULL "
+        "ORDER BY 1 LIMIT 8", {"r": run_id}).fetchall()]
+    names = (f"; thread names seen: {', '.join(seen)} — if those are cores, map them with "
+             "--core-rule 'REGEX=AIC'") if seen else ""
+    raise InputError(f"{src.path}: no device activity (no kernel, gpu_memcpy or gpu_memset events, no "
+                     "threads named like cores): a CPU-only profile? Record it with "
+                     f"ProfilerActivity.CUDA (or the NPU activity){names}")
+
+
+def _runs_of_same_content(con, hasher) -> list:
+    """(run_id, name) of the stored runs whose content hash is the source's, once the hash is done."""
+    hasher.join()
+    if hasher.error:
+        raise InputError(f"{hasher.error.filename}: cannot read: {hasher.error.strerror}")
+    return con.execute("SELECT run_id, name FROM runs WHERE content_hash = $h ORDER BY run_id",
+                       {"h": hasher.digest}).fetchall()
+
+
+def _delete_replaced(con, name, same, replace) -> list:
+    """Deletes the runs this one replaces (same content, or same name with `replace`); returns their ids.
+    Another run of this name with other content is an error without `replace`."""
+    clash = con.execute("SELECT run_id FROM runs WHERE name = $n", {"n": name}).fetchone()
+    if clash and not replace:
+        raise _name_taken(name)
+    replaced = list(dict.fromkeys([r[0] for r in same] + ([clash[0]] if clash else [])))
+    if replaced:
+        sql.run(con, "delete_run", {"run_ids": replaced})
+    return replaced
+
+
+def _insert_run_row(con, run_id, name, tag_map, src, hasher, facts, columns):
+    """The runs row that makes the run's rows visible; `columns` is (metric columns, extra columns)."""
+    metric_cols, extra_cols = columns
+    sql.run(con, "insert_run", {
+        "run_id": run_id, "name": name, "tag_keys": list(tag_map), "tag_values": list(tag_map.values()),
+        "source_path": src.path, "source_files": src.files, "source_bytes": hasher.size, "format": facts["format"],
+        "content_hash": hasher.digest, "rank": facts.get("rank"), "device_kind": facts["device_kind"],
+        "device_name": facts.get("device_name"), "world_size": facts.get("world_size"),
+        "clock_domain": facts["clock_domain"], "truncated": facts["truncated"], "metric_columns": metric_cols,
+        "extra_columns": extra_cols, "metadata": json.dumps(src.metadata, sort_keys=True), "version": __version__,
+        "time_base_ns": facts.get("time_base_ns")})
+
+
+def _rollback(con):
+    try:
+        con.execute("ROLLBACK")
+    except duckdb.Error:
+        pass  # the transaction may already be closed by the error
+
+
+def _name_taken(name) -> UsageError:
+    return UsageError(f"run '{name}' already exists with other content; choose another --name or pass --replace")

@@ -1,0 +1,44 @@
+"""Where a report's text goes: printed, or written to a file atomically (a temporary file beside it, then a
+rename), so an interrupted write never leaves half a report where a good one was."""
+import contextlib
+import os
+import stat
+
+
+def temp_path(path: str) -> str:
+    """The temporary file a report is written to before it replaces `path` (same folder: the rename is atomic)."""
+    return f"{path}.tmp-{os.getpid()}"
+
+
+def is_stream(path: str) -> bool:
+    """A path written in place, never replaced by a renamed temporary file: a character device or a named
+    pipe, and anything under /dev or /proc. /dev/stdout is a link to /proc/self/fd/1, which is a regular
+    file when stdout is redirected to one: replacing it would put a plain file where the link was."""
+    real = os.path.realpath(path)
+    if real.startswith(("/dev/", "/proc/")) or os.path.abspath(path).startswith(("/dev/", "/proc/")):
+        return True
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)
+
+
+def write_output(text: str, path: str | None):
+    """Print, or write to a file (atomically: a partial report never replaces a good one)."""
+    if not path:
+        return text
+    if is_stream(path):
+        with open(path, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+        return None
+    tmp = temp_path(path)
+    try:
+        with open(tmp, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return None

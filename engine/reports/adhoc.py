@@ -1,0 +1,67 @@
+"""Ad-hoc SQL (`tracedb sql`): any statement, rendered like a report.
+
+Unlike reports, the query is the user's own text, so results are formatted here in Python: Decimal and
+int print exactly, floats with repr, NULL as an empty cell (null in JSON)."""
+import contextlib
+import decimal
+
+import duckdb
+
+from tracedb.engine.rendering import render
+from tracedb.errors import UsageError
+
+
+def run_sql(con, query: str, fmt: str, write: bool = False) -> str:
+    """Run the text (any number of statements) and render the last one's result. With `write` the whole
+    text runs in one transaction, so a text that fails half-way changes nothing (a text that opens its own
+    transaction is refused by DuckDB with one error line)."""
+    if write:
+        con.execute("BEGIN")
+    try:
+        out = _run(con, query, fmt)
+    except BaseException:
+        if write:
+            with contextlib.suppress(duckdb.Error):
+                con.execute("ROLLBACK")
+        raise
+    if write:
+        try:
+            con.execute("COMMIT")
+        except duckdb.Error as e:
+            raise UsageError(f"sql: {str(e).strip().splitlines()[0]}") from None
+    return out
+
+
+def _run(con, query: str, fmt: str) -> str:
+    try:
+        cur = con.execute(query)
+        if cur is None:   # DuckDB returns no cursor for text with no statement: '', blanks, comments, ';'
+            raise UsageError("sql: no statement in the text; expected SQL such as 'SELECT * FROM runs'")
+        desc = cur.description
+        rows = cur.fetchall() if desc else []
+    except duckdb.Error as e:
+        msg = str(e).strip().splitlines()[0]
+        if "read-only" in msg.lower() or "read only" in msg.lower():
+            msg += " (tracedb sql opens the store read-only; pass --write to change it)"
+        raise UsageError(f"sql: {msg}") from None
+    if not desc:
+        return "ok\n" if fmt == "table" else ""
+    res = render.Result(report="sql", columns=[d[0] for d in desc], numeric=render.numeric_columns(desc),
+                        rows=[tuple(_cell(v) for v in row) for row in rows])
+    return render.render(res, fmt)
+
+
+def _cell(v):
+    if v is None:
+        return None
+    if isinstance(v, (list, tuple)):   # printed as DuckDB prints them: [a, b], NULL inside
+        return "[" + ", ".join("NULL" if x is None else _cell(x) for x in v) + "]"
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{_cell(k)}={'NULL' if x is None else _cell(x)}" for k, x in v.items()) + "}"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, decimal.Decimal, str)):
+        return str(v)
+    if isinstance(v, float):
+        return repr(v)
+    return str(v)

@@ -1,0 +1,164 @@
+"""`report compare`: two or more runs segmented alike, aligned by layer, category, module or kernel.
+
+The stages are SQL (compare_align.sql builds _cmp: per run and key its time over the selected passes,
+matched across runs); this module picks the layout and writes the notes. CSV, JSON and the HTML page get
+the tidy rows (one per key and run, so they load into SQL); the terminal and Markdown tables the wide layout
+of a performance review's per-module table (runs side by side, a sum row per layer). The ratio is each run
+against the first one: with a measured run first and a simulated one (tagged kind=simulated) after it,
+simulated / measured, the M6 metric, which the notes also give over all compared passes."""
+from tracedb import sql
+from tracedb.engine.segmentation import attribution
+from tracedb.engine.rendering import render
+from tracedb.engine.segmentation import segment
+from tracedb.engine.segmentation import selection
+from tracedb.errors import UsageError
+
+BY = ("layer", "category", "module", "kernel")
+
+
+def build(con, fmt, b, spec, by, meta, layer=None, module_path=False):
+    """`layer`: None (every layer), a layer number, or 'mean' (per key the mean over the full layers of the
+    selected passes: one representative layer). `module_path`: modules by instance path, not by role."""
+    if by not in BY:
+        raise UsageError(f"--by: expected {', '.join(BY[:-1])} or {BY[-1]}")
+    if len(b.run_ids) < 2:
+        raise UsageError("report compare needs two or more --run")
+    segment.assign(con, b, selection.select_noted(con, b, spec))
+    selection.flag_short_last_layer(con, b)
+    names = b.run_names
+    kernel_module = False
+    # by kernel, kernels line up within their module role when every run says which module launched them
+    attributed = by == "module" or (by == "kernel" and _all_have_host_events(con, b.run_ids))
+    if attributed:
+        launched = attribution.attribute(con, b)
+        silent = [rid for rid, n in launched.items() if not n]
+        kernel_module = by == "kernel" and not silent
+        if by == "module" and silent:
+            raise UsageError(f"run '{names[silent[0]]}' has no host launches (no runtime call shares a kernel's "
+                             "correlation id): --by module needs a trace with host events (PyTorch profiler "
+                             "/ Kineto); use --by layer, category or kernel")
+    # one attribution of every kernel, when made, serves the categories by module too
+    attribution.categorize_by_module(con, b, attributed=attributed)
+    if not attributed:
+        sql.run(con, "attribute_none")
+    label = spec if spec in ("steady", "auto", "mean") else None
+    null_layer = "prologue"
+    if layer is not None:
+        label, null_layer = _one_layer(con, b, layer, label)
+    params = {"run_ids": b.run_ids, "by": by}
+    sql.run(con, "compare_align", {**params, "label": label, "by_path": bool(module_path),
+                                   "kernel_module": kernel_module})
+    _notes(con, b)
+    if by == "kernel":
+        _unpaired_note(con, b, kernel_module)
+    meta["by"] = by
+    title = f"{' vs '.join(names[r] for r in b.run_ids)} by {by}"
+    title += ", mean of the steady passes" if spec == "mean" else ""
+    title += f", layer {layer}" if layer not in (None, "mean") else ", mean of the full layers" if layer else ""
+    # a NULL layer is the prologue or the epilogue (its unit says which), or with --layer mean every layer
+    labels = {"layer": (null_layer, "pass", "unit") if null_layer == "prologue" else (null_layer, "pass")}
+    if fmt not in render.READING:   # CSV, JSON, HTML: tidy rows
+        res = render.fetch_file(con, fmt, "report_compare_mean" if label == "mean" else "report_compare",
+                                params, "compare", b, meta, title, labels=labels)
+        if layer == "mean":   # the averaged units are layers, not passes
+            res.columns = ["layers" if c == "passes" else c for c in res.columns]
+        return res
+    run_cols, diff_cols = _wide_columns(b, by, label == "mean")
+    res = render.fetch_file(con, fmt, "report_compare_wide", {**params, "null_layer": null_layer}, "compare", b, meta,
+                            title, labels=labels,
+                            run_columns=run_cols, diff_columns=diff_cols)
+    keep = {"layer": (), "category": ("category",), "kernel": ("category",), "module": ("module",)}[by]
+    return render.drop_columns(res, [c for c in ("category", "module") if c not in keep])
+
+
+def _all_have_host_events(con, run_ids) -> bool:
+    return con.execute("SELECT count(DISTINCT run_id) FROM host_events WHERE run_id IN (SELECT unnest($r))",
+                       {"r": list(run_ids)}).fetchone()[0] == len(run_ids)
+
+
+def _one_layer(con, b, layer, label):
+    """Keep one layer of the selected passes (`--layer L`), or turn every full layer into a unit of a mean
+    (`--layer mean`: each (pass, layer) becomes its own pseudo pass of layer NULL, labelled 'mean', and the
+    means over passes average them). Returns the pass label and the label of the NULL layer."""
+    if str(layer).strip().lower() == "mean":
+        # the prologue, and in a capture that starts mid-pass the layer cut at its start, are no full layers
+        con.execute("DELETE FROM _assigned a WHERE layer IS NULL OR EXISTS (SELECT 1 FROM _passes p WHERE p.run_id = "
+                    "a.run_id AND p.pass = a.pass AND a.layer * $bpl < p.block_base)", {"bpl": b.blocks_per_layer})
+        con.execute("UPDATE _assigned SET pass = pass * 1000000 + layer, layer = NULL")
+        units = con.execute("SELECT run_id, count(DISTINCT pass) FROM _assigned GROUP BY run_id ORDER BY run_id").fetchall()
+        b.notes.append("layer mean: per key its time over the full layers of the selected passes divided by their "
+                       "number (a layer without the key counts 0, so the keys add up to the mean layer; the prologue "
+                       "and a layer cut by the capture's start left out): " + ", ".join(f"{b.run_names[r]} {n} layers" for r, n in units)
+                       + "; `layers` (CSV, JSON) counts the layers that have the key")
+        return "mean", "mean"
+    if not str(layer).lstrip("-").isdigit():
+        raise UsageError(f"--layer {layer!r}: expected a layer number or mean")
+    have = {r for (r,) in con.execute("SELECT DISTINCT run_id FROM _assigned WHERE layer = $l", {"l": int(layer)}).fetchall()}
+    missing = [b.run_names[r] for r in b.run_ids if r not in have]
+    if missing:
+        top = con.execute("SELECT max(layer) FROM _assigned").fetchone()[0]
+        raise UsageError(f"--layer {layer}: run {', '.join(map(repr, missing))} has no such layer in the selected "
+                         f"passes (layers 0..{top})")
+    con.execute("DELETE FROM _assigned WHERE layer IS DISTINCT FROM $l", {"l": int(layer)})
+    return label, "prologue"
+
+
+def _unpaired_note(con, b, kernel_module):
+    """Say where the runs' kernel lists do not line up, instead of pairing unrelated kernels."""
+    rows = con.execute("SELECT run_id, count(*) FROM _cmp WHERE NOT aligned GROUP BY run_id").fetchall()
+    key = "(layer, module role, category, kind, order)" if kernel_module else "(layer, category, kind, order)"
+    if rows:
+        b.notes.append("kernels without a counterpart at the same " + key + ", kept unpaired (aligned=false): "
+                       + "; ".join(f"{b.run_names[r]} {n}" for r, n in sorted(rows, key=lambda x: b.run_ids.index(x[0]))))
+    elif not kernel_module and len(b.run_ids) > 1:
+        b.notes.append("kernels lined up by " + key + "; a run without host events gives no module to align by")
+
+
+def _wide_columns(b, by, mean) -> tuple[str, str]:
+    """Per run its kernel name (by kernel) or count and its time; per later run delta and ratio to the first."""
+    ident, runs, diffs = sql.ident, [], []
+    first = "sum(ns) FILTER (WHERE run_id = $run_ids[1])"
+    for i, rid in enumerate(b.run_ids, 1):
+        name, at = b.run_names[rid], f"FILTER (WHERE run_id = $run_ids[{i}])"
+        if by == "kernel":
+            runs.append(f"max(kernel) {at} AS {ident(name + '_kernel')}")
+        else:
+            runs.append(f"sum({'kernels_mean' if mean else 'kernels'}) {at} AS {ident(name + '_kernels')}")
+        runs.append(f"us(sum(ns) {at}) AS {ident(name + '_us')}")
+        if i > 1:
+            suffix = "" if len(b.run_ids) == 2 else f"_{name}"
+            diffs.append(f"us(sum(ns) {at} - {first}) AS {ident('delta_us' + suffix)}")
+            diffs.append(f"ratio3(sum(ns) {at}, {first}) AS {ident('ratio' + suffix)}")
+    return ",\n        ".join(runs), ",\n        ".join(diffs)
+
+
+def _notes(con, b):
+    """Differing pass and layer counts, totals over the compared passes, and M6 for simulated runs."""
+    names, ids = b.run_names, b.run_ids
+    for pass_label, counts in sql.run(con, "compare_shape", {"run_ids": ids}).fetchall():
+        if pass_label is None:
+            b.notes.append(f"pass counts differ: {counts}; passes of one run only are kept, flagged aligned=false, "
+                           "and left out of the totals")
+        else:
+            b.notes.append(f"layer counts differ in pass {pass_label}: {counts}; layers of one run only are kept, "
+                           "flagged aligned=false")
+    totals = _totals(con, ids, ids[0])
+    b.notes.append("device time over the compared passes: " + "; ".join(
+        f"{names[rid]} {us} us" + (f" ({ratio} x {names[ids[0]]})" if rid != ids[0] and ratio else "")
+        for rid, p, us, ratio in totals if p is None))
+    sim = segment.simulated_runs(con, ids)
+    measured = [r for r in ids if r not in sim]
+    if not sim or not measured:
+        return
+    ref = measured[0]
+    rows = totals if ref == ids[0] else _totals(con, ids, ref)
+    for s in (r for r in ids if r in sim):
+        overall = [ratio for rid, p, _, ratio in rows if rid == s and p is None] or [None]
+        per_pass = [f"{p}: {ratio or 'n/a'}" for rid, p, _, ratio in rows if rid == s and p is not None]
+        b.notes.append(f"M6 (simulated / measured device time) {names[s]} / {names[ref]} = {overall[0] or 'n/a'}"
+                       + (f" (by pass: {', '.join(per_pass)})" if len(per_pass) > 1 else ""))
+
+
+def _totals(con, ids, ref):
+    """(run_id, pass or None for all compared passes, sum_us text, ratio to `ref` text)."""
+    return sql.run(con, "compare_totals", {"run_ids": ids, "ref": ref}).fetchall()

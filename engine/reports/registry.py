@@ -1,0 +1,263 @@
+"""Reports: each one binds options, runs the segmentation stages it needs, then one report SQL file,
+and renders the rows. `render_report` is the importable entry point behind `tracedb report ...`."""
+from tracedb import sql
+from tracedb.engine.segmentation import attribution
+from tracedb.engine.reports import compare
+from tracedb.engine.reports import launches
+from tracedb import patterns
+from tracedb.engine.segmentation import segment
+from tracedb.engine.segmentation import selection
+from tracedb.engine.segmentation import unit_notes
+from tracedb.engine.segmentation import units
+from tracedb.engine.rendering import render as rnd
+from tracedb.errors import UsageError
+
+REPORTS = ("passes", "layers", "kernels", "timeline", "modules", "cores", "compare", "breakdown", "launches", "ranks",
+           "collectives", "blame")
+PROLOGUE = units.PROLOGUE
+# --by of the reports that take it, when not given (the command line's defaults)
+BY_DEFAULT = {"modules": "kernel", "compare": "kernel", "breakdown": "run", "launches": "kernel", "blame": "kernel"}
+BREAKDOWN_BY = ("run", "step", "pass", "layer")
+# what `report breakdown` counts, stated in a note of every breakdown (docs/reports.md#report-breakdown)
+BREAKDOWN_DEFINITIONS = (
+    "computing, communication: unions of the compute kernels' and the communication ops' intervals (communication: "
+    "logged so, as HCCL ops, or in the profile's communication category: NCCL/RCCL, DeepEP, custom all-reduce); "
+    "overlapped: both at once; free: span with neither; memcpy and memset count as neither "
+    "(the Ascend profiler's step_trace_time.csv definitions)")
+
+
+def render_report(con, name: str, fmt: str = "table", **opts) -> str:
+    """Text of report `name` in format table, md, csv, json or html (options as build_report)."""
+    if fmt not in rnd.FORMATS:
+        raise UsageError(f"format {fmt!r}: expected one of {', '.join(rnd.FORMATS)}")
+    return rnd.render(build_report(con, name, fmt=fmt, **opts), fmt)
+
+
+def build_report(con, name: str, fmt: str = "table", pass_spec: str = "all", absolute: bool = False,
+                 layer: int | None = None,
+                 compare_layer: int | None = None, flow: bool = False, top: int = 20, order: str = "dur",
+                 timeline_layers: list[int] | None = None, clusters: bool = False, by: str | None = None,
+                 module_path: bool = False, **seg_opts) -> rnd.Result:
+    if name not in REPORTS:
+        raise UsageError(f"unknown report {name!r}; reports: {', '.join(REPORTS)}")
+    spec = str(pass_spec).strip().lower()
+    if spec == "mean" and name in ("kernels", "timeline", "modules", "breakdown", "launches"):
+        raise UsageError(f"--pass mean: report {name} shows single passes; give a pass number, all, steady or auto "
+                         "(layers and compare average the steady passes)")
+    by = by if by is not None else BY_DEFAULT.get(name)
+    if name == "breakdown":
+        return _breakdown(con, fmt, spec, by, seg_opts)
+    if name == "ranks":
+        from tracedb.engine.jobs import ranks
+        return ranks.build(con, fmt, spec, **seg_opts)
+    if name == "launches":
+        return launches.build(con, fmt, spec, by, seg_opts)
+    if name == "collectives":
+        from tracedb.engine.jobs import collectives
+        return collectives.build(con, fmt, **seg_opts)
+    if name == "blame":
+        from tracedb.engine.jobs import blame
+        return blame.build(con, fmt, spec, by, **seg_opts)
+    if name == "modules":
+        return _modules(con, fmt, pass_spec, by, seg_opts, module_path)
+    if name == "cores":
+        return _cores(con, fmt, **seg_opts)
+    if name == "passes":
+        return _passes(con, fmt, absolute, seg_opts)
+    b = segment.bind(con, segment.Options(**seg_opts))
+    b.notes.append(b.rule())
+    segment.find_passes(con, b)
+    base = {"run_ids": b.run_ids, "absolute": bool(absolute)}
+    meta = units.params(b, pass_spec)
+    if name == "compare":
+        return compare.build(con, fmt, b, spec, by, meta, layer=layer, module_path=module_path)
+    if name == "kernels" and (flow or compare_layer is not None) and layer is None:
+        raise UsageError("--layer is needed with --format compute-flow / --flow and with --compare-layer")
+    segment.assign(con, b, selection.select_noted(con, b, spec))
+    selection.flag_short_last_layer(con, b)
+    if name in ("layers", "kernels"):
+        attribution.categorize_by_module(con, b)
+    if name == "layers":
+        b.notes += unit_notes.comm_notes(con, b)
+        if spec == "all":   # every pass of the phase: where the run's device time sits
+            b.notes += unit_notes.coverage_notes(b, {b.phase: unit_notes.unit_times(con, b)})
+    wanted = [layer, compare_layer] if name == "kernels" else list(timeline_layers or []) if name == "timeline" else []
+    _check_layers(con, b, [w for w in wanted if w is not None])
+    if name == "layers":
+        return _clusters(con, fmt, b, meta) if clusters else _layers(con, fmt, b, meta, base, spec == "mean")
+    if name == "timeline":
+        return rnd.fetch_file(con, fmt, "report_timeline", {**base, "layers": list(timeline_layers or [])}, name, b, meta,
+                              "pass and layer time ranges (s from the trace's first event, as Perfetto shows them)",
+                              display={"layer": "(pass)"})
+    meta["layer"] = layer
+    if compare_layer is not None:
+        meta["compare_layer"] = compare_layer
+        return rnd.fetch_file(con, fmt, "report_compare_layers", {"run_ids": b.run_ids, "layer": layer, "layer_b": compare_layer},
+                              name, b, meta, f"layer {layer} (a) vs layer {compare_layer} (b)")
+    if flow:
+        if order not in ("dur", "time"):
+            raise UsageError("--order: expected dur or time")
+        return rnd.fetch_file(con, fmt, "report_flow", {**base, "layer": layer, "order": order}, name, b, meta,
+                              f"compute flow of layer {layer}", labels=PROLOGUE)
+    if top < 0:
+        raise UsageError("--top must be >= 0 (0: every kernel)")
+    res = rnd.fetch_file(con, fmt, "report_kernels", {"run_ids": b.run_ids, "layer": layer, "top": top}, name, b, meta,
+                         "hot kernels" + (f" of layer {layer}" if layer is not None else ""))
+    # a table for people shows the short name; CSV and JSON keep both
+    return rnd.drop_columns(res, ["name"]) if fmt in ("table", "md") else res
+
+
+def _passes(con, fmt, absolute, seg_opts):
+    """Every pass of the selected runs: forward passes, then in a training trace (unless --phase picks one)
+    its backward passes, each phase segmented in its own stream; one table."""
+    con.execute("DROP TABLE IF EXISTS _pass_rows")
+    notes, per_phase = [], {}
+    for b in segment.each_phase(con, segment.Options(**seg_opts)):
+        b.notes.append(b.phase_rule())
+        segment.find_passes(con, b)
+        segment.assign(con, b, segment.select_passes(con, b, "all"))
+        selection.flag_short_last_layer(con, b)
+        per_phase[b.phase] = unit_notes.unit_times(con, b)
+        b.notes += (unit_notes.stage_notes(con, b) + unit_notes.step_kind_notes(con, b) if b.phase == "forward" else []) \
+            + unit_notes.idle_notes(con, b) + unit_notes.comm_notes(con, b)
+        params = {"run_ids": b.run_ids, "absolute": bool(absolute), "phase": b.phase,
+                  "steady_tolerance": segment.STEADY_TOLERANCE}
+        for stmt in sql.file_statements("report_passes")[:-1]:
+            con.execute(stmt, sql.used_params(stmt, params))
+        notes += [n for n in b.notes if n not in notes]
+        meta = units.params(b, "all")
+    b.notes = notes + unit_notes.coverage_notes(b, per_phase)
+    title = "forward and backward passes" if len(per_phase) == 2 else f"{b.phase} passes"
+    res = rnd.fetch_file(con, fmt, "report_passes", {"run_ids": b.run_ids}, "passes", b, meta, title)
+    if fmt not in ("table", "md"):
+        return res
+    # a table for people leaves out the serving columns where no pass has them, and micro-batches where
+    # every step has one pass (CSV and JSON keep a stable column set)
+    at = {c: i for i, c in enumerate(res.columns)}
+    empty = [c for c in ("step_kind", "tokens", "requests", "us_per_token") if all(r[at[c]] is None for r in res.rows)]
+    if all(r[at["microbatch"]] in (None, "0") for r in res.rows):
+        empty.append("microbatch")
+    return rnd.drop_columns(res, empty)
+
+
+def _check_layers(con, b, layers: list[int]):
+    """A layer the selected passes do not have is an error naming the layers they do, not an empty table."""
+    if not layers:
+        return
+    have = dict(con.execute("SELECT run_id, list(DISTINCT layer ORDER BY layer) FROM _assigned WHERE layer IS NOT NULL "
+                            "GROUP BY run_id").fetchall())
+    for rid in b.run_ids:
+        got = have.get(rid) or []
+        missing = [l for l in layers if l not in got]
+        if missing:
+            span = f"layers {got[0]}..{got[-1]}" if got else "no layers"
+            raise UsageError(f"--layer {missing[0]}: run '{b.run_names[rid]}' has {span} in the selected passes")
+
+
+def _layers(con, fmt, b, meta, base, mean):
+    """Per layer, one <category>_us column per category of the profile; --pass mean: per layer over passes."""
+    cats = b.profile.categories
+    per_cat = [f"coalesce(sum(a.dur_ns) FILTER (WHERE a.cat_ord = {i}), 0)" for i in range(len(cats))]
+    kw = {"labels": PROLOGUE, "sparse": {c + "_us" for c in cats}}
+    if mean:
+        sums = ",\n        ".join(f"{e} AS {sql.ident(c + '_ns')}" for e, c in zip(per_cat, cats))
+        means = ",\n    ".join(f"us(mean_ns(sum(p.{sql.ident(c + '_ns')}), count(*))) AS {sql.ident(c + '_us')}"
+                                 for c in cats)
+        return rnd.fetch_file(con, fmt, "report_layers_mean", base, "layers", b, meta, "layers, mean of the steady passes",
+                              category_sums=sums, category_means=means, **kw)
+    cols = ",\n    ".join(f"us({e}) AS {sql.ident(c + '_us')}" for e, c in zip(per_cat, cats))
+    return rnd.fetch_file(con, fmt, "report_layers", base, "layers", b, meta, "layers", category_columns=cols, **kw)
+
+
+def _modules(con, fmt, pass_spec, by, seg_opts, module_path=False):
+    """Device time by launching module. Segmentation is optional: without an anchor (from --anchor or
+    the profile) every kernel has an empty pass and layer."""
+    if by not in ("kernel", "module"):
+        raise UsageError("--by: expected kernel or module")
+    opt = segment.Options(**seg_opts)
+    if units.has_anchor(opt):
+        b, meta = units.segmented(con, opt, pass_spec, segment.select_passes)
+    else:
+        b = segment.bind_runs(con, opt.runs, opt.tags)
+        con.execute("CREATE OR REPLACE TEMP TABLE _assigned (run_id INTEGER, seq BIGINT, pass BIGINT, layer BIGINT, "
+                    "unit VARCHAR)")
+        meta = {"runs": ", ".join(b.run_names[r] for r in b.run_ids), "layers": "none (no anchor)"}
+    attribution.attribute(con, b)
+    meta["by"] = by
+    file, title = ("report_modules_total", "device time by module") if by == "module" else \
+        ("report_modules", "device time by module and kernel")
+    meta["module"] = "instance path" if module_path else "role (instances of one role across layers grouped)"
+    return rnd.fetch_file(con, fmt, file, {"run_ids": b.run_ids, "by_path": bool(module_path)}, "modules", b, meta, title,
+                          labels=PROLOGUE)
+
+
+def _breakdown(con, fmt, spec, by, seg_opts):
+    """Device time per run, step, pass or layer: span, computing, communication, their overlap and the
+    free time (sql/report/breakdown_*.sql). --by pass and layer segment the runs as report layers does;
+    --by run and step need no anchor, only the profile's category rules (what is communication)."""
+    if by not in BREAKDOWN_BY:
+        raise UsageError(f"--by {by!r}: expected one of {', '.join(BREAKDOWN_BY)}")
+    b, meta = units.activity_units(con, spec, by, seg_opts)
+    units.check_activities(con, b, by)
+    if by == "step":
+        units.split_steps(con, b)
+    sql.run(con, "breakdown_union")
+    meta["by"] = by
+    b.notes.append(BREAKDOWN_DEFINITIONS)
+    excluded = con.execute("SELECT run_id, kind, activities, dur_ns FROM _bd_uncounted ORDER BY run_id, kind").fetchall()
+    for rid in dict.fromkeys(r for r, *_ in excluded):
+        b.notes.append(f"run '{b.run_names[rid]}': not counted (neither computing nor communication, so free): "
+                       + ", ".join(f"{n:,} {kind} ({ns / 1000:,.3f} us)" for r, kind, n, ns in excluded if r == rid))
+    res = rnd.fetch_file(con, fmt, "report_breakdown", {"run_ids": b.run_ids}, "breakdown", b, meta,
+                         f"device time by {by}: computing, communication, overlap, free",
+                         labels=PROLOGUE if by == "layer" else None)
+    return units.unit_columns(res, fmt, by)
+
+
+def _cores(con, fmt, runs=(), tags=(), match=None, from_us=None, to_us=None, per_core=False, scheduler=False,
+           stack=False, top_gaps=0, **ignored):
+    """On-core busy time and bubbles of per-core traces (tasks of kind 'task'). Two runs (without
+    --per-core or --stack) give the side-by-side table with the ratio; --scheduler the AICPU phases."""
+    b = segment.bind_runs(con, runs, tags)
+    ids, names = b.run_ids, b.run_names
+    if scheduler:
+        return rnd.fetch_file(con, fmt, "report_cores_scheduler", {"run_ids": ids}, "cores", b,
+                              {"runs": ", ".join(names[r] for r in ids)}, "AICPU scheduler phases")
+    for rid in ids:
+        if not con.execute("SELECT count(*) FROM kernels WHERE run_id = $r AND kind = 'task'", {"r": rid}).fetchone()[0]:
+            raise UsageError(f"run '{names[rid]}' has no per-core tasks (threads named like AIC_0 / AIV 12 outside an "
+                             "AICPU process); `tracedb report cores` reads on-device per-core traces")
+    if match:
+        patterns.check_regex(con, match, "--match")
+        hits = sql.run(con, "cores_match", {"run_ids": ids, "match": match}).fetchall()
+        if not hits[0][0]:
+            raise UsageError(f"--match {match!r}: no task name of the runs matches; most frequent: "
+                             + ", ".join(f"{n} ({c})" for _, n, c in hits if n))
+    to_ns = lambda v: None if v is None else round(float(v) * 1000)   # noqa: E731
+    sql.run(con, "report_cores", {"run_ids": ids, "match": match, "from_ns": to_ns(from_us), "to_ns": to_ns(to_us)})
+    meta = {"runs": ", ".join(names[r] for r in ids), "match": match or "every task",
+            "window": f"{from_us if from_us is not None else 'first task'} .. {to_us if to_us is not None else 'last task'}"}
+    if top_gaps:
+        if top_gaps < 0:
+            raise UsageError("--top-gaps must be positive")
+        return rnd.fetch_file(con, fmt, "report_cores_gaps", {"run_ids": ids, "top": top_gaps}, "cores", b, meta,
+                              f"the {top_gaps} longest idle gaps per core class")
+    if len(ids) == 2 and not per_core and not stack:
+        return rnd.fetch_file(con, fmt, "report_cores_compare", {"run_ids": ids}, "cores", b, meta,
+                              f"on-core time: {names[ids[1]]} vs {names[ids[0]]}")
+    file, title = ("report_cores_core", "per core") if per_core else ("report_cores_class", "per core class")
+    return rnd.fetch_file(con, fmt, file, {"run_ids": ids}, "cores", b, meta, f"on-core time {title}")
+
+
+def _clusters(con, fmt, b, meta):
+    if not b.layer_types:
+        raise UsageError("--clusters needs --config config.json with per-layer types (compress_ratios, "
+                         "layer_types or first_k_dense_replace)")
+    con.execute("CREATE OR REPLACE TEMP TABLE _layer_types AS SELECT unnest(range(len($t))) AS layer, "
+                "unnest($t) AS layer_type", {"t": list(b.layer_types)})
+    shares = ",\n    ".join(
+        f"round(100.0 * (SELECT coalesce(sum(c.ns), 0) FROM per_cat c WHERE c.run_id = l.run_id AND "
+        f"c.layer_type = l.layer_type AND c.cat_ord = {i}) / nullif(sum(l.sum_ns), 0), 2)::DECIMAL(6, 2) "
+        f"AS {sql.ident(c + '_pct')}" for i, c in enumerate(b.profile.categories))
+    return rnd.fetch_file(con, fmt, "report_clusters", {"run_ids": b.run_ids}, "layers", b, meta, "layer clusters by type",
+                          category_shares=shares)

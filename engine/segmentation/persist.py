@@ -1,0 +1,58 @@
+"""`tracedb segment`: store each kernel's pass, layer, block, category and module, so that layers are plain
+SQL (the view `kernel_layers`) from tracedb sql, the duckdb CLI or any DuckDB client.
+
+The assignment is the one `report layers --pass all` makes with the same options (the same SQL stages),
+for every kernel of each run; a run has one stored segmentation, and segmenting it again replaces it in
+one transaction."""
+import json
+
+from tracedb import sql
+from tracedb.version import __version__
+from tracedb.engine.segmentation import attribution
+from tracedb.engine.segmentation import segment
+from tracedb.engine.segmentation import unit_notes
+
+
+def segment_runs(con, opt: segment.Options) -> tuple[list[tuple[str, int, int]], list[str]]:
+    """Segment and store the runs `opt` selects. Returns (run, passes, kernels in a pass) per run, and the
+    notes of the segmentation (also kept in the `segmentations` table)."""
+    con.execute("DROP TABLE IF EXISTS _seg_all")
+    notes, attributed, has_host, per_phase = [], False, None, {}
+    for b in segment.each_phase(con, opt):
+        b.notes.insert(0, b.phase_rule())
+        segment.find_passes(con, b)
+        segment.assign(con, b, segment.select_passes(con, b, "all"))
+        if has_host is None:
+            has_host = con.execute("SELECT count(*) FROM host_events WHERE run_id IN (SELECT unnest($r))",
+                                   {"r": b.run_ids}).fetchone()[0]
+        if has_host:   # one attribution of every kernel serves the modules and the categories by module
+            if not attributed:
+                attribution.attribute(con, b)
+                attributed = True
+            attribution.categorize_by_module(con, b, attributed=True)
+        elif not attributed:
+            sql.run(con, "attribute_none")
+            attributed = True
+        # this phase's kernels, with their pass's step and micro-batch
+        con.execute("CREATE TEMP TABLE IF NOT EXISTS _seg_all AS SELECT a.*, ''::VARCHAR AS phase, i.step, i.microbatch "
+                    "FROM _assigned a JOIN _pass_info i USING (run_id, pass) LIMIT 0")
+        con.execute("INSERT INTO _seg_all SELECT a.*, $p, i.step, i.microbatch FROM _assigned a "
+                    "JOIN _pass_info i USING (run_id, pass)", {"p": b.phase})
+        per_phase[b.phase] = unit_notes.unit_times(con, b)
+        notes += [n for n in b.notes if n not in notes]
+    b.notes = notes + unit_notes.coverage_notes(b, per_phase)
+    options = {"profile": b.profile.name, "anchor": b.anchor, "layers": b.layers,
+               "blocks_per_layer": b.blocks_per_layer, "layer_offset": b.layer_offset, "window": b.window,
+               "pass_gap": b.pass_gap, "config": opt.config, "passes": b.pass_rule()}
+    con.execute("BEGIN")
+    try:
+        sql.run(con, "segment_save", {"run_ids": b.run_ids, "options": json.dumps(options), "notes": b.notes,
+                                      "version": __version__})
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    counts = con.execute("SELECT run_id, count(DISTINCT (phase, pass)) FILTER (WHERE pass IS NOT NULL), count(pass) FROM kernel_segments "
+                         "WHERE run_id IN (SELECT unnest($r)) GROUP BY run_id", {"r": b.run_ids}).fetchall()
+    by_run = {r: (p, n) for r, p, n in counts}
+    return [(b.run_names[r], *by_run.get(r, (0, 0))) for r in b.run_ids], list(b.notes)

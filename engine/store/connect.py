@@ -1,0 +1,269 @@
+"""Open, create and check a tracedb store (a DuckDB file).
+
+The file is created with storage version v1.5.0 so that DuckDB 1.5 clients (the PyPI `duckdb-cli` is
+1.5.6 and cannot read DuckDB 2.0's default format) open it too. Schema changes are numbered; a store
+from an older tracedb is migrated with `tracedb migrate`, one from a newer one is refused.
+"""
+import os
+import re
+import time
+
+import duckdb
+
+from tracedb import sql
+from tracedb.errors import StoreError, UsageError
+
+SCHEMA_VERSION = 8
+STORAGE_VERSION = "v1.5.0"
+DEFAULT_DB = "tracedb.duckdb"
+# Seconds an open waits for another process's write lock (an ingest's merge, `tracedb segment`) before it
+# gives up: merges hold it ~1 s per million events, so 60 s covers traces of tens of GB.
+DEFAULT_WAIT_S = 60.0
+# No extension is ever fetched: a --db that names a SQLite or Postgres file would otherwise make DuckDB
+# download the scanner it needs (and wait on the network) instead of failing at once.
+NO_NETWORK = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
+# Tables every schema-v7 store has (sql/store/schema.sql and the migrations); the views are built on them.
+CORE_TABLES = ("runs", "kernels_raw", "trace_events", "tracks", "kernel_names", "segmentations", "kernel_segments",
+               "run_groups", "comm_ops", "comm_links", "comm_matrix", "kernel_texts")
+# from-version -> sql file that brings the store one version up. A new store is schema.sql (v1) plus
+# every migration, so the migration path runs on every store ever created.
+MIGRATIONS: dict[int, str] = {1: "migrate_1_to_2", 2: "migrate_2_to_3", 3: "migrate_3_to_4", 4: "migrate_4_to_5",
+                              5: "migrate_5_to_6", 6: "migrate_6_to_7",
+                              7: "migrate_7_to_8"}
+
+
+class EmptyStore(StoreError):
+    """A read-only open of a file with no tracedb store in it yet (empty, or a DuckDB file without tables)."""
+
+
+def resolve_path(path: str | None) -> str:
+    return path or os.environ.get("TRACEDB_DB") or DEFAULT_DB
+
+
+def open_store(path: str | None = None, read_only: bool = False, migrate: bool = False, wait: float | None = None):
+    """Connection to the store at `path` (default $TRACEDB_DB, else ./tracedb.duckdb).
+
+    Writable opens create the file and its schema when missing. Read-only opens need an existing store
+    and allow several readers at once. While another process writes the store (the final merge of an
+    ingest, a segmentation), the open waits for it up to `wait` seconds (default $TRACEDB_WAIT, else 60)."""
+    path = resolve_path(path)
+    from tracedb.engine.store import dataset
+    if dataset.is_dataset_path(path):   # a Parquet dataset folder: read-only, through its own catalog
+        if read_only:
+            return dataset.open_dataset(path, lambda p: open_store(p, wait=0), SCHEMA_VERSION, NO_NETWORK)
+        if dataset.has_manifest(path):
+            raise UsageError(f"{path}: a Parquet dataset, which is read-only; this command needs a store file "
+                             "(a DuckDB file); add runs to a dataset with `tracedb ingest TRACE --to FOLDER`")
+        raise UsageError(f"{path}: a folder; expected a tracedb store file (a DuckDB file), e.g. {os.path.join(path, DEFAULT_DB)}")
+    exists = os.path.exists(path)
+    if read_only and not exists:
+        raise UsageError(f"{path}: no store here; create one with `tracedb ingest TRACE --db {path}`")
+    if exists and not (os.path.isfile(path) or os.path.isdir(path)):
+        raise UsageError(f"{path}: not a regular file; expected a tracedb store (a DuckDB file)")
+    if exists and os.path.isfile(path) and os.path.getsize(path) == 0:   # `touch store.duckdb`: no content;
+        if read_only:                                                       # DuckDB refuses to open it
+            raise EmptyStore(f"{path}: empty file; ingest a trace into it first")
+        os.unlink(path)
+        exists = False
+    if exists:
+        _check_header(path)
+    config = dict(NO_NETWORK) if exists else {**NO_NETWORK, "storage_compatibility_version": STORAGE_VERSION}
+    con = _connect_waiting(path, read_only, config, wait_seconds() if wait is None else wait)
+    try:
+        sql.run(con, "macros")   # TEMP, so read-only opens have them too; a migration may use them
+        _check_schema(con, path, read_only, migrate)
+        if not read_only:
+            _discard_unfinished(con)
+    except BaseException:
+        con.close()
+        raise
+    return con
+
+
+def _check_header(path: str):
+    """A file that is not a DuckDB database is named as what it is before DuckDB opens it: DuckDB would
+    take a SQLite file for a database to attach through its sqlite extension (and try to load it), and
+    words other files' errors as I/O errors. A DuckDB file holds the magic `DUCK` at bytes 8-11; an empty
+    file never reaches here (open_store takes it for no store)."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(16)
+    except OSError as e:
+        raise StoreError(f"{path}: cannot read: {e.strerror}") from None
+    if not head or head[8:12] == b"DUCK":
+        return
+    what = "a SQLite database" if head.startswith(b"SQLite format 3\0") else "not a DuckDB file"
+    raise StoreError(f"{path}: {what}; expected a tracedb store (a DuckDB file written by tracedb ingest)")
+
+
+def wait_seconds() -> float:
+    raw = os.environ.get("TRACEDB_WAIT", "")
+    try:
+        value = float(raw) if raw.strip() else DEFAULT_WAIT_S
+    except ValueError:
+        raise UsageError(f"TRACEDB_WAIT={raw!r}: expected a number of seconds, e.g. 60") from None
+    if not 0 <= value < 1e7:
+        raise UsageError(f"TRACEDB_WAIT={raw!r}: expected a number of seconds from 0 to 10,000,000")
+    return value
+
+
+def _connect_waiting(path, read_only, config, wait):
+    """duckdb.connect, retried while another process holds the file's lock, for up to `wait` seconds
+    (polling every 20 ms at first, then up to every 250 ms)."""
+    deadline, pause = time.monotonic() + wait, 0.02
+    while True:
+        try:
+            return duckdb.connect(path, read_only=read_only, config=config)
+        except duckdb.IOException as e:
+            if not _is_lock_error(e) or time.monotonic() + pause > deadline:
+                raise StoreError(_lock_or_io_message(path, e, wait)) from None
+        except duckdb.Error as e:
+            raise StoreError(f"{path}: cannot open as a DuckDB file: {_first_line(e)}") from None
+        time.sleep(pause)
+        pause = min(pause * 2, 0.25)
+
+
+def _is_lock_error(e) -> bool:
+    return "lock" in _first_line(e).lower()
+
+
+def _discard_unfinished(con):
+    """Rows of a Chrome ingest whose process died between its committed parts and its final
+    transaction: invisible (no runs row), removed here by the next writer."""
+    row = con.execute("SELECT value FROM tracedb_meta WHERE key = 'pending_run'").fetchone()
+    if row and str(row[0]).isdigit():
+        sql.run(con, "discard_pending", {"run_id": int(row[0])})
+
+
+def _check_schema(con, path, read_only, migrate):
+    tables = {r[0] for r in con.execute(
+        "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main'").fetchall()}
+    if "tracedb_meta" not in tables:
+        if tables:
+            raise StoreError(f"{path}: a DuckDB file but not a tracedb store (tables: {', '.join(sorted(tables)[:5])})")
+        if read_only:
+            raise EmptyStore(f"{path}: empty DuckDB file; ingest a trace into it first")
+        con.execute("BEGIN")
+        sql.run(con, "schema")
+        for v in range(1, SCHEMA_VERSION):
+            sql.run(con, MIGRATIONS[v])
+        con.execute("INSERT INTO tracedb_meta VALUES ('schema_version', $v)", {"v": str(SCHEMA_VERSION)})
+        con.execute("COMMIT")
+        return
+    row = con.execute("SELECT value FROM tracedb_meta WHERE key = 'schema_version'").fetchone()
+    version = int(row[0]) if row and str(row[0]).isdigit() else -1
+    if version == SCHEMA_VERSION:
+        missing = [t for t in CORE_TABLES if t not in tables]
+        if missing:   # dropped by hand (tracedb sql --write): every command would fail on it later
+            raise StoreError(f"{path}: a tracedb store without its table(s) {', '.join(missing)}; it cannot be "
+                             "used: re-ingest the traces into a new store")
+        return
+    if version > SCHEMA_VERSION:
+        raise StoreError(f"{path}: written by a newer tracedb (schema v{version}, this one reads v{SCHEMA_VERSION}); "
+                         "upgrade tracedb to read it")
+    if version not in MIGRATIONS:
+        raise StoreError(f"{path}: schema v{version} cannot be migrated to v{SCHEMA_VERSION}; "
+                         "re-ingest the traces into a new store")
+    if read_only or not migrate:
+        raise StoreError(f"{path}: schema v{version} is older than v{SCHEMA_VERSION}; run `tracedb migrate --db {path}`")
+    con.execute("BEGIN")
+    while version < SCHEMA_VERSION:
+        sql.run(con, MIGRATIONS[version])
+        version += 1
+    if SCHEMA_VERSION >= 5 > int(row[0]):
+        from tracedb.ingest import kernel_names   # v5: short names of the names already there
+        kernel_names.fill(con)
+    con.execute("UPDATE tracedb_meta SET value = $v WHERE key = 'schema_version'", {"v": str(version)})
+    con.execute("COMMIT")
+
+
+def _first_line(e) -> str:
+    return str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+
+
+def _lock_or_io_message(path, e, wait=0.0) -> str:
+    msg = _first_line(e)
+    if "lock" in msg.lower():
+        pid = re.search(r"PID (\d+)", msg)
+        who = f" (PID {pid.group(1)})" if pid else ""
+        return (f"{path}: the store is in use by another process{who} and stayed so for {wait:g} s; DuckDB "
+                "allows one writer, or many readers with no writer. Close that process's connection, or wait "
+                "longer (TRACEDB_WAIT=seconds)")
+    return f"{path}: {msg}"
+
+
+GLOB_CHARS = frozenset("*?[")
+
+
+def parse_tags(tags) -> dict[str, str]:
+    """Tags to set: `KEY=VALUE` strings (or a dict) -> {key: value}; a later value for a key wins."""
+    if isinstance(tags, dict):
+        return {str(k): str(v) for k, v in tags.items()}
+    out = {}
+    for t in tags or []:
+        k, sep, v = str(t).partition("=")
+        if not sep or not k:
+            raise UsageError(f"tag {t!r}: expected KEY=VALUE")
+        out[k] = v
+    return out
+
+
+def parse_tag_filters(tags) -> list[tuple[str, str | None]]:
+    """`KEY=VALUE` (the tag has this value) or `KEY` (the run has the tag) -> (key, value or None)."""
+    out = []
+    for t in tags or []:
+        k, sep, v = str(t).partition("=")
+        if not k:
+            raise UsageError(f"--tag {t!r}: expected KEY=VALUE or KEY")
+        out.append((k, v if sep else None))
+    return out
+
+
+def resolve_runs(con, runs=(), tags=()) -> list[int]:
+    """Run ids for `--run NAME|GLOB` (repeatable) and `--tag KEY[=VALUE]` (repeatable, all must match).
+
+    A name that exists is taken literally, even if it holds glob characters; otherwise a value with
+    `* ? [` is a DuckDB GLOB whose matches come in store order (run_id). Names keep the order given (the
+    first run is compare's reference, cores' run a); duplicates are dropped. Tags filter the runs named,
+    or select among all runs when no --run is given. Whatever matches nothing is a UsageError."""
+    filters = parse_tag_filters(tags)
+    if not runs and not filters:
+        raise UsageError("give at least one --run NAME|GLOB or --tag KEY[=VALUE] (see `tracedb runs`)")
+    ids = []
+    for r in runs or []:
+        found = _select(con, name=r)
+        if not found and GLOB_CHARS & set(r):
+            found = _select(con, pattern=r)
+            if not found:
+                raise UsageError(f"run pattern {r!r} matches no run name (DuckDB GLOB: * ? [abc] [!abc], "
+                                 f"case-sensitive); {_store_hint(con)}")
+        if not found:
+            raise unknown_run(con, r)
+        ids += found
+    if filters:
+        tagged = _select(con, filters=filters)
+        ids = [i for i in ids if i in frozenset(tagged)] if runs else tagged
+        if not ids:
+            asked = " ".join(f"--tag {t}" for t in tags) + (" among the runs of --run" if runs else "")
+            raise UsageError(f"{asked}: no run matches; {_store_hint(con, with_tags=True)}")
+    return list(dict.fromkeys(ids))
+
+
+def _select(con, name=None, pattern=None, filters=()) -> list[int]:
+    params = {"name": name, "pattern": pattern, "keys": [k for k, _ in filters], "values": [v for _, v in filters]}
+    return [r[0] for r in sql.run(con, "select_runs", params).fetchall()]
+
+
+def unknown_run(con, name: str) -> UsageError:
+    return UsageError(f"unknown run {name!r}; {_store_hint(con)}")
+
+
+def _store_hint(con, with_tags=False, shown=8) -> str:
+    """A few run names (with their tags) for error messages."""
+    rows = con.execute("SELECT name, tags FROM runs ORDER BY run_id").fetchall()
+    if not rows:
+        return "the store has no runs yet"
+    names = [n + (f" ({', '.join(f'{k}={v}' for k, v in (t or {}).items()) or 'no tags'})" if with_tags else "")
+             for n, t in rows[:shown]]
+    more = f", … ({len(rows)} runs)" if len(rows) > shown else ""
+    return f"runs in the store: {', '.join(names)}{more}"
