@@ -16,6 +16,8 @@ from typing import Annotated, List, Optional
 
 import typer
 
+from tracedb.engine.reports import declared
+
 MAX_LAYERS = 100_000          # --layers, and a layer number is below it
 MAX_BLOCKS_PER_LAYER = 1_000  # anchors per layer
 MAX_KERNELS = 1_000_000       # --layer-offset (kernels) and --top (hot list length)
@@ -182,10 +184,19 @@ PhaseOpt = Annotated[Optional[str], typer.Option("--phase", help="forward (defau
                                                 show_default=False, callback=choice("forward", "backward"))]
 ConfigOpt = Annotated[Optional[str], typer.Option("--config", help="Model config.json: num_hidden_layers, layer types.",
                                                   callback=non_empty("a config.json path"))]
-PassOpt = Annotated[str, typer.Option("--pass", help="A pass number, all, steady, auto (the steady pass, else the last full one), or mean (layers, compare: the mean of the steady passes).",
-                                     callback=pass_spec)]
-AbsOpt = Annotated[bool, typer.Option("--absolute", help="Absolute times instead of relative to the run's first kernel.")]
-ModulePathOpt = Annotated[bool, typer.Option("--module-path", help="Modules by instance path (Model_0/Layer_5/Attention_5/Linear_37) instead of their layer-free role.")]
+
+
+def annotated(opt):
+    """The typer parameter type of a declared report option (engine/reports/declare.py): its flags, help and
+    value check (its choices, or the check it names in CHECKS)."""
+    callback = choice(*opt.choices) if opt.choices else CHECKS[opt.check] if opt.check else None
+    return Annotated[opt.type, typer.Option(*opt.flags, help=opt.help, callback=callback)]
+
+
+# the value checks a declared report option names (Option.check)
+CHECKS = {"pass": pass_spec, "layer": layer_number, "layer_or_mean": layer_or_mean,
+          "count": integer(0, MAX_KERNELS), "us": number(0, MAX_WINDOW_US), "pattern": non_empty("an RE2 pattern")}
+PassOpt = annotated(declared.PASS)
 
 # The segmentation options, in help order, with their defaults: the keywords of segment.Options.
 SEGMENTATION = (("profile", ProfileOpt, None), ("anchor", AnchorOpt, None), ("layers", LayersOpt, None),
@@ -214,4 +225,3 @@ def segmentation_options(fn):
     wrapper.__annotations__ = {**{n: a for n, a, _ in SEGMENTATION},
                                **{k: v for k, v in fn.__annotations__.items() if k != "seg"}}
     return wrapper
-NoAlignOpt = Annotated[bool, typer.Option("--no-align", help="Cross-rank reports: raw clocks, without the per-rank offsets estimated on the collectives.")]

@@ -11,6 +11,8 @@ gives the terminal table, any text format, a typed Arrow table or a pandas DataF
 """
 import inspect
 
+from tracedb.engine.reports import declared
+from tracedb.engine.reports.declare import PROFILED, RUNS, SEGMENTED
 from tracedb.engine.rendering import render
 from tracedb.errors import UsageError
 
@@ -19,26 +21,10 @@ from tracedb.errors import UsageError
 SEGMENT = {"run": "runs", "tag": "tags", "profile": "profile", "anchor": "anchor", "layers": "layers",
            "blocks_per_layer": "blocks_per_layer", "layer_offset": "layer_offset", "window": "window",
            "pass_gap": "pass_gap", "config": "config", "phase": "phase"}
-# Per report: its own options (CLI name -> engine name), on top of SEGMENT where the report segments.
-OPTIONS = {
-    "passes": {**SEGMENT, "absolute": "absolute"},
-    "layers": {**SEGMENT, "pass_": "pass_spec", "absolute": "absolute", "clusters": "clusters"},
-    "kernels": {**SEGMENT, "pass_": "pass_spec", "absolute": "absolute", "layer": "layer",
-                "compare_layer": "compare_layer", "flow": "flow", "top": "top", "order": "order"},
-    "timeline": {**SEGMENT, "pass_": "pass_spec", "absolute": "absolute", "layer": "timeline_layers"},
-    "modules": {**SEGMENT, "pass_": "pass_spec", "by": "by", "module_path": "module_path"},
-    "compare": {**SEGMENT, "pass_": "pass_spec", "by": "by", "layer": "layer", "module_path": "module_path"},
-    "breakdown": {**SEGMENT, "pass_": "pass_spec", "by": "by"},
-    "launches": {**SEGMENT, "pass_": "pass_spec", "by": "by"},
-    "ranks": {**SEGMENT, "pass_": "pass_spec", "per_rank": "per_rank", "stragglers": "stragglers", "no_align": "no_align"},
-    "collectives": {"run": "runs", "tag": "tags", "profile": "profile", "per_rank": "per_rank", "no_align": "no_align"},
-    "blame": {**SEGMENT, "pass_": "pass_spec", "by": "by", "no_align": "no_align"},
-    "cores": {"run": "runs", "tag": "tags", "match": "match", "from_": "from_us", "to": "to_us",
-              "per_core": "per_core", "scheduler": "scheduler", "stack": "stack", "top_gaps": "top_gaps"},
-}
-# Defaults that differ from the engine's, as the CLI sets them.
-DEFAULTS = {"kernels": {"pass_spec": "auto"}, "compare": {"by": "layer"}, "breakdown": {"by": "run"},
-            "launches": {"by": "kernel"}}
+SELECTION = {SEGMENTED: SEGMENT, PROFILED: {"run": "runs", "tag": "tags", "profile": "profile"},
+             RUNS: {"run": "runs", "tag": "tags"}}
+# Per report: its options (CLI name -> engine name), from its declaration (engine/reports/declared.py).
+OPTIONS = {r.name: {**SELECTION[r.selection], **{o.key: o.target for o in r.options}} for r in declared.REPORTS}
 
 
 class Report:
@@ -95,7 +81,7 @@ class Report:
 
 
 def report(con, name: str, **options) -> Report:
-    """Run report `name` (passes, layers, kernels, timeline, modules, cores, compare, breakdown, launches) over a store.
+    """Run report `name` ({reports}) over a store, its options defaulting as on the command line.
 
     `con` is a connection from tracedb.connect, or a store path (opened read-only for the call). Options
     are the command line's, with underscores: run= (a name, GLOB or list), tag=, profile=, anchor=,
@@ -103,30 +89,36 @@ def report(con, name: str, **options) -> Report:
     config=, and each report's own (layer=, by=, top=, match=, ...). An option the report does not take is
     a UsageError naming the ones it does."""
     from tracedb.engine.reports import registry as reports
-    if name not in OPTIONS:
-        raise UsageError(f"unknown report {name!r}; reports: {', '.join(OPTIONS)}")
+    decl = declared.get(name)
+    if decl is None:
+        raise UsageError(f"unknown report {name!r}; reports: {', '.join(declared.NAMES)}")
     allowed = OPTIONS[name]
     unknown = [k for k in options if k not in allowed]
     if unknown:
         raise UsageError(f"report {name}: unknown option{'s' if len(unknown) > 1 else ''} "
                          f"{', '.join(map(repr, unknown))}; it takes {', '.join(sorted(allowed))}")
-    kw = dict(DEFAULTS.get(name, {}))
+    kw = {}
     for key, value in options.items():
-        if key in ("run", "tag", "layer") and isinstance(value, (str, int)) and not (name == "compare" and key == "layer"):
-            value = [value] if key != "layer" or name == "timeline" else value
+        own = decl.option(key)
+        if isinstance(value, (str, int)) and (key in ("run", "tag") or (own and own.repeatable)):
+            value = [value]   # one run, tag or timeline layer given alone
         kw[allowed[key]] = value
-    own = isinstance(con, str)
-    if own:
+    opened = isinstance(con, str)
+    if opened:
         from tracedb.engine.store.connect import open_store
         con = open_store(con, read_only=True)
     token = render.ARROW.set(True)
     try:
-        # built as for JSON: rows kept (not a CSV body), and compare's tidy rows (a row per key and run)
+        # built as for JSON: rows kept (not a CSV body), and compare's tidy rows (a row per key and run); the
+        # options not given take their declared defaults there, as on the command line
         return Report(reports.build_report(con, name, fmt="json", **kw))
     finally:
         render.ARROW.reset(token)
-        if own:
+        if opened:
             con.close()
+
+
+report.__doc__ = report.__doc__.replace("{reports}", ", ".join(declared.NAMES))
 
 
 def cli_options(command) -> set[str]:

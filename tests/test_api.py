@@ -68,5 +68,5 @@ def test_df_gives_pandas_or_says_what_is_missing(store):
 @pytest.mark.parametrize("name", sorted(api.OPTIONS))
 def test_api_options_are_the_command_line_options(name):
     """Every option of `tracedb report NAME` is a keyword of tracedb.report(con, NAME) and the reverse."""
-    command = getattr(report_cmd, name)
+    command = report_cmd.COMMANDS[name]
     assert api.cli_options(command) == set(api.OPTIONS[name])

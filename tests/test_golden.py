@@ -83,8 +83,10 @@ CASES = {
     "compare_sim.md": ("compare", "md", {"runs": ["tiny", "tiny_sim"], "pass_spec": "steady", "by": "category"}),
     "compare_sim.csv": ("compare", "csv", {"runs": ["tiny", "tiny_sim"], "pass_spec": "steady", "by": "layer",
                                            "window": "full"}),
-    # runs of different depth (2 and 3 layers; passes by gaps): a note, layers of one run flagged
-    "compare_depth.md": ("compare", "md", {"runs": ["tiny", "tiny_deep"], "pass_spec": "0", "layers": None}),
+    # runs of different depth (2 and 3 layers; passes by gaps): a note, layers of one run flagged, kernels of
+    # one run unpaired
+    "compare_depth.md": ("compare", "md", {"runs": ["tiny", "tiny_deep"], "pass_spec": "0", "layers": None,
+                                           "by": "kernel"}),
     # breakdown: computing / communication / overlap / free; tiny_x2 doubles every duration at the same starts,
     # so its hcom ops overlap the MatMul before and the SwiGlu after them (tests/test_breakdown.py derives it)
     "breakdown.table": ("breakdown", "table", {"runs": ["tiny", "tiny_x2"]}),

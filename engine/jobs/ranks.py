@@ -37,9 +37,6 @@ DEFINITIONS = (
 
 
 def build(con, fmt, spec, per_rank=False, stragglers=False, no_align=False, **seg_opts) -> rnd.Result:
-    if spec == "mean":
-        raise UsageError("--pass mean: report ranks compares single passes across ranks; give a pass number, all, "
-                         "steady or auto")
     if per_rank and stragglers:
         raise UsageError("--per-rank and --stragglers are two layouts of report ranks; give one")
     opt = segment.Options(**seg_opts)

@@ -1,5 +1,6 @@
-"""The chart of each HTML report, as a Vega-Lite spec (https://vega.github.io/vega-lite/), chosen from the
-report and its columns (one layout per variant: `report kernels` hot list, compute flow or layer diff, ...).
+"""The chart of each HTML report, as a Vega-Lite spec (https://vega.github.io/vega-lite/): the layouts, one
+per variant (`report kernels` hot list, compute flow or layer diff, ...); which one a report's rows get is
+declared with the report (engine/reports/declared.py).
 
 Specs are declarative: Vega draws them in the page. A spec reads the data set `rows`, which the page fills
 with the report's JSON rows, so every bar is a number of the table (exact DuckDB text parsed by the browser)
@@ -14,13 +15,14 @@ US = "µs"
 
 
 def spec(res) -> dict | None:
-    """The Vega-Lite spec of the report's chart; None when it has no rows or no chart."""
+    """The Vega-Lite spec of the report's chart: the first of its declared layouts (res.charts, from
+    engine/reports/declared.py) whose columns the rows have; None when it has no rows or no chart."""
     if not res.rows:
         return None
     cols = set(res.columns)
-    for report, needs, build in LAYOUTS:
-        if report == res.report and needs <= cols:
-            return {"$schema": SCHEMA, "data": {"name": "rows"}, **build(res)}
+    for chart in res.charts:
+        if chart.needs <= cols:
+            return {"$schema": SCHEMA, "data": {"name": "rows"}, **LAYOUTS[chart.layout](res)}
     return None
 
 
@@ -352,27 +354,10 @@ def _collectives_per_rank(res):
             **_bars(title, _color("member"), offset="member", value_title=f"wait {US}", tooltip=("member", "run"))}
 
 
-# (report, columns the layout needs, builder): the first match wins, so variants come before the default
-LAYOUTS = [
-    ("passes", {"wall_us", "sum_us", "note"}, _passes),
-    ("layers", {"layer_type"}, _clusters),
-    ("layers", {"layer", "wall_us"}, _layers),
-    ("kernels", {"sum_us_a", "sum_us_b"}, _layer_diff),
-    ("kernels", {"ordinal", "dur_us"}, _flow),
-    ("kernels", {"rank", "sum_us"}, _kernels),
-    ("timeline", {"start_s", "end_s"}, _timeline),
-    ("modules", {"module", "sum_us"}, _modules),
-    ("compare", {"run", "sum_us", "ratio"}, _compare),
-    ("cores", {"busy_us_a", "busy_us_b"}, _cores_compare),
-    ("cores", {"phase", "sum_us"}, _scheduler),
-    ("cores", {"start_us", "end_us"}, _gaps),
-    ("cores", {"busy_us", "idle_us"}, _cores),
-    ("breakdown", {"computing_us", "free_us"}, _breakdown),
-    ("launches", {"name", *IDLE}, _launches_kernels),
-    ("launches", set(IDLE), _launches),
-    ("collectives", {"wait_us", "rank"}, _collectives_per_rank),
-    ("collectives", {"arrival_skew_us", "transfer_us"}, _collectives),
-    ("ranks", {"slowest_count", "rank"}, _stragglers),
-    ("ranks", {"compute_us", "wait_us", "rank"}, _ranks_per_rank),
-    ("ranks", {"min_compute_us", "skew"}, _ranks),
-]
+# the layouts by the name a report's declaration gives (engine/reports/declared.py: which one, for which columns)
+LAYOUTS = {"passes": _passes, "clusters": _clusters, "layers": _layers, "layer_diff": _layer_diff, "flow": _flow,
+           "kernels": _kernels, "timeline": _timeline, "modules": _modules, "compare": _compare,
+           "cores_compare": _cores_compare, "scheduler": _scheduler, "gaps": _gaps, "cores": _cores,
+           "breakdown": _breakdown, "launches_kernels": _launches_kernels, "launches": _launches,
+           "collectives_per_rank": _collectives_per_rank, "collectives": _collectives, "stragglers": _stragglers,
+           "ranks_per_rank": _ranks_per_rank, "ranks": _ranks}

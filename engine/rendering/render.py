@@ -43,6 +43,7 @@ class Result:
                                                   # (CSV, JSON too) where column `guard` is not NULL
     sparse: set = field(default_factory=set)      # columns table/md leave out when zero in every row
     table: object = None                          # the typed rows as a pyarrow Table (Python API calls only)
+    charts: tuple = ()                            # the report's chart layouts (reports/declared.py), first match wins
 
 
 def fetch(con, query: str, query_params: dict, report: str, fmt: str = "table", **kw) -> Result:

@@ -1,6 +1,8 @@
 """Reports: each one binds options, runs the segmentation stages it needs, then one report SQL file,
-and renders the rows. `render_report` is the importable entry point behind `tracedb report ...`."""
+and renders the rows. `build_report` is the entry point behind `tracedb report ...` and tracedb.report
+(engine/api.py), `render_report` its text; the reports and their defaults are declared in declared.py."""
 from tracedb import sql
+from tracedb.engine.reports import declared
 from tracedb.engine.segmentation import attribution
 from tracedb.engine.reports import compare
 from tracedb.engine.reports import launches
@@ -10,13 +12,11 @@ from tracedb.engine.segmentation import selection
 from tracedb.engine.segmentation import unit_notes
 from tracedb.engine.segmentation import units
 from tracedb.engine.rendering import render as rnd
+from tracedb.engine.reports.declare import MEAN_REFUSED
 from tracedb.errors import UsageError
 
-REPORTS = ("passes", "layers", "kernels", "timeline", "modules", "cores", "compare", "breakdown", "launches", "ranks",
-           "collectives", "blame")
+REPORTS = declared.NAMES
 PROLOGUE = units.PROLOGUE
-# --by of the reports that take it, when not given (the command line's defaults)
-BY_DEFAULT = {"modules": "kernel", "compare": "kernel", "breakdown": "run", "launches": "kernel", "blame": "kernel"}
 BREAKDOWN_BY = ("run", "step", "pass", "layer")
 # what `report breakdown` counts, stated in a note of every breakdown (docs/reports.md#report-breakdown)
 BREAKDOWN_DEFINITIONS = (
@@ -33,18 +33,31 @@ def render_report(con, name: str, fmt: str = "table", **opts) -> str:
     return rnd.render(build_report(con, name, fmt=fmt, **opts), fmt)
 
 
-def build_report(con, name: str, fmt: str = "table", pass_spec: str = "all", absolute: bool = False,
-                 layer: int | None = None,
-                 compare_layer: int | None = None, flow: bool = False, top: int = 20, order: str = "dur",
-                 timeline_layers: list[int] | None = None, clusters: bool = False, by: str | None = None,
-                 module_path: bool = False, **seg_opts) -> rnd.Result:
-    if name not in REPORTS:
+def build_report(con, name: str, fmt: str = "table", **opts) -> rnd.Result:
+    """The rows of report `name`: its declared options (engine keywords, declared.py) where not given, then
+    the segmentation options (segment.Options keywords: runs, tags, profile, ...). The result carries the
+    report's chart layouts."""
+    decl = declared.get(name)
+    if decl is None:
         raise UsageError(f"unknown report {name!r}; reports: {', '.join(REPORTS)}")
-    spec = str(pass_spec).strip().lower()
-    if spec == "mean" and name in ("kernels", "timeline", "modules", "breakdown", "launches"):
+    res = _build(con, name, fmt, **{**decl.defaults(), **opts})
+    res.charts = decl.charts
+    return res
+
+
+def _check_pass(name: str, spec: str):
+    if spec == "mean" and declared.get(name).mean == MEAN_REFUSED:
+        averaging = declared.averaging()
         raise UsageError(f"--pass mean: report {name} shows single passes; give a pass number, all, steady or auto "
-                         "(layers and compare average the steady passes)")
-    by = by if by is not None else BY_DEFAULT.get(name)
+                         f"({' and '.join([', '.join(averaging[:-1]), averaging[-1]])} average the steady passes)")
+
+
+def _build(con, name: str, fmt: str, pass_spec: str = "all", absolute: bool = False, layer: int | None = None,
+           compare_layer: int | None = None, flow: bool = False, top: int = 20, order: str = "dur",
+           timeline_layers: list[int] | None = None, clusters: bool = False, by: str | None = None,
+           module_path: bool = False, **seg_opts) -> rnd.Result:
+    spec = str(pass_spec).strip().lower()
+    _check_pass(name, spec)
     if name == "breakdown":
         return _breakdown(con, fmt, spec, by, seg_opts)
     if name == "ranks":

@@ -1,0 +1,343 @@
+"""Every report declared once: its options and their defaults, what it does with `--pass mean`, the SQL
+files it reads, its output columns and its chart layouts (the shape: engine/reports/declare.py). The
+`tracedb report` commands, tracedb.report (engine/api.py), build_report's defaults, the columns tables of
+docs/reports.md (docs/gen_reports.py) and the chart of the HTML page are derived from these declarations;
+tests/test_declared.py holds the columns to the SQL headers."""
+from dataclasses import replace
+from typing import List, Optional
+
+from tracedb.engine.reports.declare import (MEAN_AVERAGED, MEAN_REFUSED, MEAN_STEADY, PROFILED, RUNS, SEGMENTED, Option,
+                                            Report, charts, columns)
+
+PASS = Option("pass_", ("--pass",), str, "all", "A pass number, all, steady, auto (the steady pass, else the last full "
+              "one), or mean (layers, compare: the mean of the steady passes).", check="pass", engine="pass_spec")
+ABSOLUTE = Option("absolute", ("--absolute",), bool, False, "Absolute times instead of relative to the run's first kernel.")
+MODULE_PATH = Option("module_path", ("--module-path",), bool, False, "Modules by instance path "
+                     "(Model_0/Layer_5/Attention_5/Linear_37) instead of their layer-free role.")
+NO_ALIGN = Option("no_align", ("--no-align",), bool, False, "Cross-rank reports: raw clocks, without the per-rank "
+                  "offsets estimated on the collectives.")
+
+
+def _by(default, choices, help_text):
+    return Option("by", ("--by",), str, default, help_text, choices=tuple(choices))
+
+
+def _flag(key, help_text):
+    return Option(key, ("--" + key.replace("_", "-"),), bool, False, help_text)
+
+
+PASSES = Report(
+    "passes", "Forward passes: anchors, kernels, time, average and first layer, cold-start / steady-state / partial.",
+    SEGMENTED, (ABSOLUTE,), None, ("report_passes",),
+    columns("""
+    run VARCHAR: the run's name
+    pass BIGINT: the pass (numbered per phase from 0 in time order)
+    phase VARCHAR: forward | backward
+    step BIGINT: its step (segment_steps.sql: Step Id, ProfilerStep#N, serving step, optimizer steps, pass)
+    microbatch BIGINT: its position among the passes of its step and phase, from 0
+    step_kind VARCHAR: prefill | decode | mixed | train; NULL when unknown
+    tokens BIGINT: tokens of the serving step; NULL when unknown
+    requests BIGINT: requests (context + generation) of the serving step; NULL when unknown
+    anchors BIGINT: its anchors
+    kernels BIGINT: its kernels
+    sum_us DECIMAL(38,3): their time
+    wall_us DECIMAL(23,3): first kernel start to last kernel end
+    start_us DECIMAL(23,3): relative to the run's first kernel unless $absolute
+    end_us DECIMAL(23,3): relative to the run's first kernel unless $absolute
+    avg_layer_us DECIMAL(23,3): mean layer wall
+    first_layer_us DECIMAL(23,3): layer-0 wall
+    us_per_token DECIMAL(23,3): wall_us / tokens; NULL when tokens are unknown
+    note VARCHAR: partial (anchor count differs from the expected), cold-start (a full pass before the first steady one), steady-state (every full pass from the first steady one on), else empty
+    """),
+    charts(("wall_us sum_us note", "passes")))
+
+LAYERS = Report(
+    "layers", "Per layer: kernels, sum and wall time, time per category, communication count.",
+    SEGMENTED, (PASS, ABSOLUTE,
+                _flag("clusters", "Per layer type statistics (needs --config with layer types).")),
+    MEAN_AVERAGED, ("report_layers", "report_layers_mean", "report_clusters"),
+    columns("""
+    run VARCHAR: the run's name
+    pass BIGINT: the pass
+    layer BIGINT: the layer; NULL: the prologue or the epilogue (unit)
+    kernels BIGINT: its kernels
+    sum_us DECIMAL(38,3): their time
+    wall_us DECIMAL(23,3): first kernel start to last kernel end
+    start_us DECIMAL(23,3): relative to the run's first kernel unless $absolute
+    end_us DECIMAL(23,3): relative to the run's first kernel unless $absolute
+    <category>_us DECIMAL(38,3): time of the category's kernels, one column per category in the profile's order
+    comm_count BIGINT: communication kernels
+    unit VARCHAR: prologue | layer | epilogue; every format but Arrow prints the prologue's and epilogue's unit in the layer column
+    """),
+    charts(("layer_type", "clusters"), ("layer wall_us", "layers")))
+
+KERNELS = Report(
+    "kernels", "Hot kernels of a pass or layer; --format compute-flow (or --flow) for the layer's compute flow.",
+    SEGMENTED, (replace(PASS, default="auto"), ABSOLUTE,
+                Option("layer", ("--layer",), Optional[int], None,
+                       "Only this layer (needed for the flow and --compare-layer).", check="layer"),
+                Option("compare_layer", ("--compare-layer",), Optional[int], None,
+                       "Diff the kernel set of --layer against this layer.", check="layer"),
+                _flag("flow", "Every kernel of the layer with category, simplified name, ts and shapes."),
+                Option("top", ("--top",), int, 20, "Hot list length (0: all).", check="count"),
+                Option("order", ("--order",), str, "dur", "Flow order: dur (hottest first) or time.",
+                       choices=("dur", "time"))),
+    MEAN_REFUSED, ("report_kernels", "report_flow", "report_compare_layers"),
+    columns("""
+    run VARCHAR: the run's name
+    pass BIGINT: the pass
+    layer BIGINT: $layer (empty when all layers)
+    rank BIGINT: by time, from 1
+    name VARCHAR: the kernel name
+    short_name VARCHAR: its short name (kernel_names; terminal and Markdown tables show it instead of name)
+    op_type VARCHAR: its op type
+    category VARCHAR: its category
+    count BIGINT: its kernels
+    sum_us DECIMAL(38,3): their time
+    avg_us DECIMAL(23,3): their mean duration
+    share_pct DECIMAL(6,2): share of the selection's kernel time, 2 decimals
+    """),
+    charts(("sum_us_a sum_us_b", "layer_diff"), ("ordinal dur_us", "flow"), ("rank sum_us", "kernels")))
+
+TIMELINE = Report(
+    "timeline", "Pass and layer time ranges in seconds from the trace start, to navigate in Perfetto.",
+    SEGMENTED, (PASS, ABSOLUTE,
+                Option("layer", ("--layer",), Optional[List[int]], None,
+                       "Only these layers (repeatable); passes always.", check="layer", engine="timeline_layers")),
+    MEAN_REFUSED, ("report_timeline",),
+    columns("""
+    run VARCHAR: the run's name
+    pass BIGINT: the pass
+    layer BIGINT: the layer; NULL: the pass's own row
+    start_s DECIMAL(29,9): first kernel start
+    end_s DECIMAL(29,9): last kernel end
+    dur_ms DECIMAL(26,6): end - start
+    ts_ns BIGINT: start in the file's own ns
+    end_ns BIGINT: end in the file's own ns
+    """),
+    charts(("start_s end_s", "timeline")))
+
+MODULES = Report(
+    "modules", "Device time by the host module that launched it (GPU traces with host events); layers with an anchor.",
+    SEGMENTED, (PASS, _by("kernel", ("kernel", "module"),
+                          "kernel: a row per (layer, module, kernel); module: per module totals."), MODULE_PATH),
+    MEAN_REFUSED, ("report_modules", "report_modules_total"),
+    columns("""
+    run VARCHAR: the run's name
+    pass BIGINT: the pass; NULL: outside every window
+    layer BIGINT: the layer; NULL: the prologue or epilogue (unit), or outside every window
+    module VARCHAR: the launching module
+    kernel VARCHAR: the kernel name
+    count BIGINT: its kernels
+    sum_us DECIMAL(38,3): their time
+    unit VARCHAR: prologue | layer | epilogue; NULL outside every window
+    """),
+    charts(("module sum_us", "modules")))
+
+CORES = Report(
+    "cores", "On-core busy time, idle time and bubbles (exposed vs hidden) of per-core NPU traces; two runs side by "
+    "side.",
+    RUNS, (Option("match", ("--match", "-m"), Optional[str], None,
+                  "RE2 on task names: only this kernel set (e.g. attention).", check="pattern"),
+           Option("from_", ("--from",), Optional[float], None, "Window start, µs after the run's first task.",
+                  check="us", engine="from_us"),
+           Option("to", ("--to",), Optional[float], None, "Window end, µs after the run's first task.", check="us",
+                  engine="to_us"),
+           _flag("per_core", "One row per core instead of per core class."),
+           _flag("scheduler", "Time per phase on each AICPU scheduler / orchestrator thread."),
+           _flag("stack", "With two runs: their per-class rows stacked, not side by side."),
+           Option("top_gaps", ("--top-gaps",), int, 0, "The N longest idle gaps per core class, with time ranges.",
+                  check="count")),
+    None, ("report_cores_class", "report_cores_core", "report_cores_compare", "report_cores_scheduler",
+           "report_cores_gaps"),
+    columns("""
+    run VARCHAR: the run's name
+    core_class VARCHAR: the core class
+    cores BIGINT: cores with a task in the window
+    idle_cores BIGINT: cores of the class seen only in metadata
+    tasks HUGEINT: matched tasks in the window
+    window_us DECIMAL(23,3): the window
+    busy_us DECIMAL(38,3): sum over cores of the union of their task intervals
+    idle_us DECIMAL(38,3): cores x window - busy
+    utilisation_pct DECIMAL(6,2): busy / (cores x window)
+    gaps BIGINT: idle intervals
+    gap_p50_us DECIMAL(23,3): their median
+    gap_p95_us DECIMAL(23,3): their 95th percentile
+    gap_max_us DECIMAL(23,3): the longest
+    exposed_us DECIMAL(38,3): every core of the class idle at once
+    hidden_us DECIMAL(38,3): idle - cores x exposed
+    """),
+    charts(("busy_us_a busy_us_b", "cores_compare"), ("phase sum_us", "scheduler"), ("start_us end_us", "gaps"),
+           ("busy_us idle_us", "cores")))
+
+COMPARE = Report(
+    "compare", "Two or more runs segmented alike, aligned by layer, category, module or kernel, with delta and ratio "
+    "to the first (a simulated run after a measured one: simulated / measured, and M6 in the notes).",
+    SEGMENTED, (PASS, _by("layer", ("layer", "category", "module", "kernel"),
+                          "layer, category, module (traces with host events), or kernel (aligned by category, "
+                          "module role and rank)."),
+                Option("layer", ("--layer",), Optional[str], None,
+                       "Only this layer, or mean: per key the mean over the full layers.", check="layer_or_mean"),
+                MODULE_PATH),
+    MEAN_AVERAGED, ("report_compare", "report_compare_mean", "report_compare_wide"),
+    columns("""
+    pass VARCHAR: a number, or steady / auto
+    layer BIGINT: the layer; NULL: the prologue or the epilogue (unit)
+    category VARCHAR: key by category or kernel
+    module VARCHAR: key by module (or by kernel within module roles)
+    ordinal BIGINT: key by kernel
+    run VARCHAR: the run's name
+    name VARCHAR: the kernel's name, by kernel
+    kernels HUGEINT: the key's kernels
+    sum_us DECIMAL(23,3): their time
+    delta_us DECIMAL(23,3): against the first run
+    ratio DECIMAL(12,3): against the first run
+    aligned BOOLEAN: every run has the key
+    unit VARCHAR: prologue | layer | epilogue
+    """),
+    charts(("run sum_us ratio", "compare")))
+
+BREAKDOWN = Report(
+    "breakdown", "Where device time goes: span, computing, communication, overlapped, not-overlapped communication "
+    "and free time per run, step, pass or layer (the Ascend profiler's step_trace_time.csv columns).",
+    SEGMENTED, (_by("run", ("run", "step", "pass", "layer"),
+                    "run, step (Ascend Step Id; Kineto ProfilerStep#N), pass or layer (these two segment like report "
+                    "layers; --profile sets what is communication for all)."), PASS),
+    MEAN_REFUSED, ("report_breakdown",),
+    columns("""
+    run VARCHAR: the run's name
+    step BIGINT: the profiler step (--by step), else NULL
+    pass BIGINT: the pass (--by pass, layer), else NULL
+    layer BIGINT: the layer (--by layer; NULL with a pass: the prologue or epilogue), else NULL
+    span_us DECIMAL(23,3): first start to last end of the unit's activities
+    computing_us DECIMAL(23,3): union of the computing intervals; NULL for a run with communication ops only
+    communication_us DECIMAL(23,3): union of the communication intervals
+    overlapped_us DECIMAL(23,3): computing and communication at once (NULL as computing)
+    comm_not_overlapped_us DECIMAL(23,3): communication - overlapped (NULL as computing)
+    free_us DECIMAL(23,3): span - union of all intervals (NULL as computing)
+    unit VARCHAR: --by layer: prologue | layer | epilogue; else NULL
+    """),
+    charts(("computing_us free_us", "breakdown")))
+
+LAUNCHES = Report(
+    "launches", "Host-side cost of device work (GPU traces with host events): launch calls, launch-to-start delay, "
+    "and idle time host-bound (before the next kernel's launch call) or not, per kernel name, run, step, pass or "
+    "layer.",
+    SEGMENTED, (_by("kernel", ("kernel", "run", "step", "pass", "layer"),
+                    "kernel: a row per kernel name (per pass and layer with an anchor); run, step, pass or layer: a "
+                    "row per unit, its idle time adding up to report breakdown's free_us."), PASS),
+    MEAN_REFUSED, ("report_launches_kernels", "report_launches"),
+    columns("""
+    run VARCHAR: the run's name
+    pass BIGINT: the pass; NULL: no anchor, or outside the selected passes
+    layer BIGINT: the layer; NULL: the prologue or epilogue (unit), or no pass
+    name VARCHAR: the kernel name
+    short_name VARCHAR: its short name (kernel_names; terminal and Markdown tables show it instead of name)
+    kind VARCHAR: kernel, comm, memcpy or memset
+    launch_api VARCHAR: the launch calls' names, comma-separated
+    count BIGINT: its activities
+    launched BIGINT: those whose launch call is in the trace
+    sum_us DECIMAL(38,3): their device time
+    launch_calls BIGINT: distinct launch calls (a graph launch counts once in each row it launched)
+    launch_us DECIMAL(38,3): total duration of those calls, each counted once per row
+    delay_p50_us DECIMAL(23,3): median of start - launch call start
+    delay_p95_us DECIMAL(23,3): its 95th percentile
+    delay_max_us DECIMAL(23,3): its maximum
+    host_bound_idle_us DECIMAL(38,3): idle the device spent before these kernels' launch calls had started
+    other_idle_us DECIMAL(38,3): idle before these kernels after their launch calls had started
+    unknown_idle_us DECIMAL(38,3): idle before those of these kernels without a launch call
+    unit VARCHAR: prologue | layer | epilogue; NULL: no pass
+    """),
+    charts(("name host_bound_idle_us other_idle_us unknown_idle_us", "launches_kernels"),
+           ("host_bound_idle_us other_idle_us unknown_idle_us", "launches")))
+
+RANKS = Report(
+    "ranks", "The ranks of a job compared per layer (each run segmented alike): spread of the compute time, the "
+    "slowest rank and its skew, the last arrival at the layer's collectives; --stragglers names the slow rank and "
+    "layers.",
+    SEGMENTED, (PASS,
+                _flag("per_rank", "One row per (pass, layer, rank): its compute, communication, wait and late "
+                      "arrival."),
+                _flag("stragglers", "The vote across passes: per layer and overall, which rank was the straggler how "
+                      "often."), NO_ALIGN),
+    MEAN_REFUSED, ("report_ranks", "report_ranks_per_rank", "report_ranks_stragglers"),
+    columns("""
+    pass BIGINT: the pass
+    layer BIGINT: the layer; NULL: the prologue or the epilogue (unit)
+    ranks BIGINT: the ranks compared
+    min_compute_us DECIMAL(23,3): the least compute time (union of the non-communication kernels)
+    median_compute_us DECIMAL(23,3): the lower median compute time
+    max_compute_us DECIMAL(23,3): the most compute time
+    slowest_rank INTEGER: the rank with the most compute time; empty when every rank has the same
+    skew DECIMAL(12,3): (max - median) / median
+    straggler BOOLEAN: skew at or above the report's threshold (what --stragglers counts)
+    collectives BIGINT: the layer's collectives matched across ranks
+    last_arrival_rank INTEGER: the rank that arrived last at the collective of the widest arrival spread
+    arrival_spread_us DECIMAL(23,3): that collective's latest - earliest aligned start
+    unit VARCHAR: prologue | layer | epilogue
+    """),
+    charts(("slowest_count rank", "stragglers"), ("compute_us wait_us rank", "ranks_per_rank"),
+           ("min_compute_us skew", "ranks")))
+
+COLLECTIVES = Report(
+    "collectives", "Collectives of a job's ranks matched across each process group: arrival skew, transfer time, "
+    "bytes and nccl-tests bandwidths, in clocks aligned on the collectives (--no-align: raw); see docs/jobs.md.",
+    PROFILED, (_flag("per_rank", "One row per collective and rank: its start, duration and wait for the last rank."),
+               NO_ALIGN),
+    None, ("collectives_report", "collectives_per_rank"),
+    columns("""
+    op VARCHAR: the collective (allreduce, allgather, ...; the first by name when members disagree)
+    group VARCHAR: the process group (c10d pg_name, HCCL group id, or 'stream <id>')
+    group_desc VARCHAR: its description (pg_desc, Ascend group name) when known
+    seq BIGINT: 0-based order of the instance within its group in the profiled window
+    c10d_seq BIGINT: c10d's own sequence number, when the trace has it
+    ranks BIGINT: runs (ranks) that have this instance
+    group_size BIGINT: ranks in the group (c10d Group size, else the run's group record)
+    bytes BIGINT: message size (the larger of c10d's in and out nelems x dtype size); NULL unknown
+    start_us DECIMAL(23,3): earliest aligned start, from the report's first collective
+    arrival_skew_us DECIMAL(23,3): latest start - earliest start
+    transfer_us DECIMAL(23,3): earliest end - latest start
+    waiting_us DECIMAL(23,3): the members' time in it before the last arrival, summed (latest start - each member's start)
+    last_rank INTEGER: the rank that arrived last
+    algbw_gbps DECIMAL(18,3): bytes / transfer, GB/s (1e9 bytes)
+    busbw_gbps DECIMAL(18,3): algbw x the op's factor
+    mismatch VARCHAR: what members disagree on; NULL when they agree
+    flag VARCHAR: why an instance whose members agree has no cross-rank figures; NULL when it has them
+    prof_elapse_us DECIMAL(23,3): the Ascend profiler's Elapse Time, the largest over the members
+    prof_wait_us DECIMAL(23,3): its Wait Time, the largest over the members
+    prof_transit_us DECIMAL(23,3): its Transit Time, the largest over the members
+    prof_sync_us DECIMAL(23,3): its Synchronization Time, the largest over the members
+    """),
+    charts(("wait_us rank", "collectives_per_rank"), ("arrival_skew_us transfer_us", "collectives")))
+
+BLAME = Report(
+    "blame", "Who made the others wait: at every collective of a job (ranks segmented alike, clocks aligned on the "
+    "collectives), the others' waiting for the last rank, charged to its kernels that ran longer than on the "
+    "others, or to its host's launch delay; see docs/jobs.md.",
+    SEGMENTED, (PASS, _by("kernel", ("kernel", "layer"), "kernel: a row per late rank, pass, layer and cause; layer: "
+                          "waited time per layer and late rank."), NO_ALIGN),
+    MEAN_STEADY, ("blame",),
+    columns("""
+    run VARCHAR: the late rank's run
+    rank INTEGER: its rank
+    pass BIGINT: the pass of the cause ($by 'kernel'); NULL for $by 'layer' (every pass)
+    layer BIGINT: the layer of the cause (a host delay: of the collective); NULL: the prologue or epilogue (unit), or outside every pass
+    kernel VARCHAR: the cause: a kernel's short name, '(host)', '(unexplained)' or '(no kernels)'; NULL for $by 'layer'
+    excess_us DECIMAL(38,3): the cause's excess, summed over the instances
+    waited_us DECIMAL(23,3): the other members' waiting it is charged with, summed over the instances (to the ns: the shares of an instance are fractions of a ns)
+    instances BIGINT: collective instances charged
+    unit VARCHAR: prologue | layer | epilogue of the cause; NULL outside every pass
+    """))
+
+REPORTS = (PASSES, LAYERS, KERNELS, TIMELINE, MODULES, CORES, COMPARE, BREAKDOWN, LAUNCHES, RANKS, BLAME, COLLECTIVES)
+BY_NAME = {r.name: r for r in REPORTS}
+NAMES = tuple(BY_NAME)
+
+
+def get(name: str) -> Report | None:
+    return BY_NAME.get(name)
+
+
+def averaging() -> list[str]:
+    """The reports whose `--pass mean` is the mean of the steady passes."""
+    return [r.name for r in REPORTS if r.mean == MEAN_AVERAGED]
