@@ -187,7 +187,7 @@ ConfigOpt = Annotated[Optional[str], typer.Option("--config", help="Model config
 
 
 def annotated(opt):
-    """The typer parameter type of a declared report option (engine/reports/declare.py): its flags, help and
+    """The typer parameter type of a declared report option (engine/reports/declaration.py): its flags, help and
     value check (its choices, or the check it names in CHECKS)."""
     callback = choice(*opt.choices) if opt.choices else CHECKS[opt.check] if opt.check else None
     return Annotated[opt.type, typer.Option(*opt.flags, help=opt.help, callback=callback)]

@@ -8,7 +8,7 @@ import typer
 from tracedb.cli.common import DbOpt, OutOpt, check_format, check_not_the_store, emit, fail, one_line, one_line_errors
 from tracedb.cli.options import ProfileOpt, RunOpt, TagOpt, annotated, segmentation_options
 from tracedb.engine.reports import declared
-from tracedb.engine.reports.declare import PROFILED, SEGMENTED
+from tracedb.engine.reports.declaration import PROFILED, SEGMENTED
 
 app = typer.Typer(help="Reports over one or more runs, segmented into passes and layers by anchor kernels.",
                   no_args_is_help=True)

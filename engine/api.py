@@ -12,7 +12,7 @@ gives the terminal table, any text format, a typed Arrow table or a pandas DataF
 import inspect
 
 from tracedb.engine.reports import declared
-from tracedb.engine.reports.declare import PROFILED, RUNS, SEGMENTED
+from tracedb.engine.reports.declaration import PROFILED, RUNS, SEGMENTED
 from tracedb.engine.rendering import render
 from tracedb.errors import UsageError
 

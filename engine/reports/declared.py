@@ -1,12 +1,12 @@
 """Every report declared once: its options and their defaults, what it does with `--pass mean`, the SQL
-files it reads, its output columns and its chart layouts (the shape: engine/reports/declare.py). The
+files it reads, its output columns and its chart layouts (the shape: engine/reports/declaration.py). The
 `tracedb report` commands, tracedb.report (engine/api.py), build_report's defaults, the columns tables of
 docs/reports.md (docs/gen_reports.py) and the chart of the HTML page are derived from these declarations;
 tests/test_declared.py holds the columns to the SQL headers."""
 from dataclasses import replace
 from typing import List, Optional
 
-from tracedb.engine.reports.declare import (MEAN_AVERAGED, MEAN_REFUSED, MEAN_STEADY, PROFILED, RUNS, SEGMENTED, Option,
+from tracedb.engine.reports.declaration import (MEAN_AVERAGED, MEAN_REFUSED, MEAN_STEADY, PROFILED, RUNS, SEGMENTED, Option,
                                             Report, charts, columns)
 
 PASS = Option("pass_", ("--pass",), str, "all", "A pass number, all, steady, auto (the steady pass, else the last full "
@@ -33,7 +33,7 @@ PASSES = Report(
     run VARCHAR: the run's name
     pass BIGINT: the pass (numbered per phase from 0 in time order)
     phase VARCHAR: forward | backward
-    step BIGINT: its step (segment_steps.sql: Step Id, ProfilerStep#N, serving step, optimizer steps, pass)
+    step BIGINT: its step (Ascend Step Id, ProfilerStep#N, the serving step or the optimizer steps; else the pass)
     microbatch BIGINT: its position among the passes of its step and phase, from 0
     step_kind VARCHAR: prefill | decode | mixed | train; NULL when unknown
     tokens BIGINT: tokens of the serving step; NULL when unknown
@@ -42,8 +42,8 @@ PASSES = Report(
     kernels BIGINT: its kernels
     sum_us DECIMAL(38,3): their time
     wall_us DECIMAL(23,3): first kernel start to last kernel end
-    start_us DECIMAL(23,3): relative to the run's first kernel unless $absolute
-    end_us DECIMAL(23,3): relative to the run's first kernel unless $absolute
+    start_us DECIMAL(23,3): relative to the run's first kernel unless --absolute
+    end_us DECIMAL(23,3): relative to the run's first kernel unless --absolute
     avg_layer_us DECIMAL(23,3): mean layer wall
     first_layer_us DECIMAL(23,3): layer-0 wall
     us_per_token DECIMAL(23,3): wall_us / tokens; NULL when tokens are unknown
@@ -63,8 +63,8 @@ LAYERS = Report(
     kernels BIGINT: its kernels
     sum_us DECIMAL(38,3): their time
     wall_us DECIMAL(23,3): first kernel start to last kernel end
-    start_us DECIMAL(23,3): relative to the run's first kernel unless $absolute
-    end_us DECIMAL(23,3): relative to the run's first kernel unless $absolute
+    start_us DECIMAL(23,3): relative to the run's first kernel unless --absolute
+    end_us DECIMAL(23,3): relative to the run's first kernel unless --absolute
     <category>_us DECIMAL(38,3): time of the category's kernels, one column per category in the profile's order
     comm_count BIGINT: communication kernels
     unit VARCHAR: prologue | layer | epilogue; every format but Arrow prints the prologue's and epilogue's unit in the layer column
@@ -86,10 +86,10 @@ KERNELS = Report(
     columns("""
     run VARCHAR: the run's name
     pass BIGINT: the pass
-    layer BIGINT: $layer (empty when all layers)
+    layer BIGINT: --layer (empty when all layers)
     rank BIGINT: by time, from 1
     name VARCHAR: the kernel name
-    short_name VARCHAR: its short name (kernel_names; terminal and Markdown tables show it instead of name)
+    short_name VARCHAR: its short name (terminal and Markdown tables show it instead of name)
     op_type VARCHAR: its op type
     category VARCHAR: its category
     count BIGINT: its kernels
@@ -153,19 +153,19 @@ CORES = Report(
     columns("""
     run VARCHAR: the run's name
     core_class VARCHAR: the core class
-    cores BIGINT: cores with a task in the window
-    idle_cores BIGINT: cores of the class seen only in metadata
+    cores BIGINT: cores of the class with a task in the window
+    idle_cores BIGINT: cores named in the trace's metadata without a task
     tasks HUGEINT: matched tasks in the window
     window_us DECIMAL(23,3): the window
-    busy_us DECIMAL(38,3): sum over cores of the union of their task intervals
-    idle_us DECIMAL(38,3): cores x window - busy
-    utilisation_pct DECIMAL(6,2): busy / (cores x window)
-    gaps BIGINT: idle intervals
+    busy_us DECIMAL(38,3): union of each core's task intervals (overlapping tasks count once), summed over cores
+    idle_us DECIMAL(38,3): cores × window − busy
+    utilisation_pct DECIMAL(6,2): busy / (cores × window)
+    gaps BIGINT: idle intervals of the class's cores in the window
     gap_p50_us DECIMAL(23,3): their median
     gap_p95_us DECIMAL(23,3): their 95th percentile
     gap_max_us DECIMAL(23,3): the longest
-    exposed_us DECIMAL(38,3): every core of the class idle at once
-    hidden_us DECIMAL(38,3): idle - cores x exposed
+    exposed_us DECIMAL(38,3): time when every core of the class is idle: the window minus the union of the class's busy intervals
+    hidden_us DECIMAL(38,3): idle time while another core of the class works: idle − cores × exposed
     """),
     charts(("busy_us_a busy_us_b", "cores_compare"), ("phase sum_us", "scheduler"), ("start_us end_us", "gaps"),
            ("busy_us idle_us", "cores")))
@@ -232,7 +232,7 @@ LAUNCHES = Report(
     pass BIGINT: the pass; NULL: no anchor, or outside the selected passes
     layer BIGINT: the layer; NULL: the prologue or epilogue (unit), or no pass
     name VARCHAR: the kernel name
-    short_name VARCHAR: its short name (kernel_names; terminal and Markdown tables show it instead of name)
+    short_name VARCHAR: its short name (terminal and Markdown tables show it instead of name)
     kind VARCHAR: kernel, comm, memcpy or memset
     launch_api VARCHAR: the launch calls' names, comma-separated
     count BIGINT: its activities
@@ -320,9 +320,9 @@ BLAME = Report(
     columns("""
     run VARCHAR: the late rank's run
     rank INTEGER: its rank
-    pass BIGINT: the pass of the cause ($by 'kernel'); NULL for $by 'layer' (every pass)
+    pass BIGINT: the pass of the cause (--by kernel); NULL for --by layer (every pass)
     layer BIGINT: the layer of the cause (a host delay: of the collective); NULL: the prologue or epilogue (unit), or outside every pass
-    kernel VARCHAR: the cause: a kernel's short name, '(host)', '(unexplained)' or '(no kernels)'; NULL for $by 'layer'
+    kernel VARCHAR: the cause: a kernel's short name, '(host)', '(unexplained)' or '(no kernels)'; NULL for --by layer
     excess_us DECIMAL(38,3): the cause's excess, summed over the instances
     waited_us DECIMAL(23,3): the other members' waiting it is charged with, summed over the instances (to the ns: the shares of an instance are fractions of a ns)
     instances BIGINT: collective instances charged

@@ -12,7 +12,7 @@ from tracedb.engine.segmentation import selection
 from tracedb.engine.segmentation import unit_notes
 from tracedb.engine.segmentation import units
 from tracedb.engine.rendering import render as rnd
-from tracedb.engine.reports.declare import MEAN_REFUSED
+from tracedb.engine.reports.declaration import MEAN_REFUSED
 from tracedb.errors import UsageError
 
 REPORTS = declared.NAMES
