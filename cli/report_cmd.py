@@ -82,27 +82,30 @@ def _open(path):
         typer.echo(f"note: no browser could be started; open {one_line(path)}", err=True)
 
 
+def _parameters(decl) -> list[inspect.Parameter]:
+    """The command's parameters in --help order: --run, --tag, --db, --profile where the report takes only
+    that of the selection options (the segmentation options are added by segmentation_options), its own
+    declared options, then --format, --output, --open."""
+    def param(name, default, annotation=inspect.Parameter.empty):
+        return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation)
+
+    params = [param("run", None, RunOpt), param("tag", None, TagOpt), param("db", None, DbOpt)]
+    if decl.selection == PROFILED:
+        params.append(param("profile", None, ProfileOpt))
+    params += [param(o.key, o.default, annotated(o)) for o in decl.options]
+    params += [param("format", "table", FmtOpt), param("output", None, OutOpt), param("open_", False, OpenOpt)]
+    return params + ([param("seg", None)] if decl.selection == SEGMENTED else [])
+
+
 def _command(decl):
-    """The `tracedb report NAME` command of a declared report: --run, --tag, --db, its selection's options
-    (the segmentation options, or --profile), its own declared options, then --format, --output, --open."""
+    """The `tracedb report NAME` command of a declared report: its options become the engine's keywords."""
     def command(run=None, tag=None, db=None, format="table", output=None, open_=False, seg=None, **own):
         if decl.name == "kernels" and format == "compute-flow":
             format, own["flow"] = "table", True
         engine = {(decl.option(k).target if decl.option(k) else k): v for k, v in own.items()}
         _run(decl.name, db, _format(format, open_), output, run, tag, show=open_, **(seg or {}), **engine)
 
-    kw = inspect.Parameter.KEYWORD_ONLY
-    params = [inspect.Parameter("run", kw, default=None, annotation=RunOpt),
-              inspect.Parameter("tag", kw, default=None, annotation=TagOpt),
-              inspect.Parameter("db", kw, default=None, annotation=DbOpt)]
-    if decl.selection == PROFILED:
-        params.append(inspect.Parameter("profile", kw, default=None, annotation=ProfileOpt))
-    params += [inspect.Parameter(o.key, kw, default=o.default, annotation=annotated(o)) for o in decl.options]
-    params += [inspect.Parameter("format", kw, default="table", annotation=FmtOpt),
-               inspect.Parameter("output", kw, default=None, annotation=OutOpt),
-               inspect.Parameter("open_", kw, default=False, annotation=OpenOpt)]
-    if decl.selection == SEGMENTED:
-        params.append(inspect.Parameter("seg", kw, default=None))
+    params = _parameters(decl)
     command.__name__ = command.__qualname__ = decl.name
     command.__signature__ = inspect.Signature(params)
     command.__annotations__ = {p.name: p.annotation for p in params if p.annotation is not inspect.Parameter.empty}
