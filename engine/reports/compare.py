@@ -7,13 +7,14 @@ of a performance review's per-module table (runs side by side, a sum row per lay
 against the first one: with a measured run first and a simulated one (tagged kind=simulated) after it,
 simulated / measured, the M6 metric, which the notes also give over all compared passes."""
 from tracedb import sql
+from tracedb.engine.reports import declared
 from tracedb.engine.segmentation import attribution
 from tracedb.engine.rendering import render
 from tracedb.engine.segmentation import segment
 from tracedb.engine.segmentation import selection
 from tracedb.errors import UsageError
 
-BY = ("layer", "category", "module", "kernel")
+BY = declared.COMPARE.option("by").choices
 
 
 def build(con, fmt, b, spec, by, meta, layer=None, module_path=False):

@@ -5,13 +5,14 @@ device's idle time split at the launch of the kernel that ended each gap (launch
 before it, other after it. The units and the idle time are report breakdown's, so the idle columns add up
 to its free_us (docs/reports.md#report-launches)."""
 from tracedb import sql
+from tracedb.engine.reports import declared
 from tracedb.engine.rendering import render as rnd
 from tracedb.engine.segmentation import segment
 from tracedb.engine.segmentation import selection
 from tracedb.engine.segmentation import units
 from tracedb.errors import UsageError
 
-BY = ("kernel", "run", "step", "pass", "layer")
+BY = declared.LAUNCHES.option("by").choices
 CSV_FILES = {"ascend-kernel-details": "kernel_details.csv", "ascend-op-summary": "op_summary CSV"}
 # what `report launches` computes, stated in a note of every launches report
 DEFINITIONS = (

@@ -17,7 +17,7 @@ from tracedb.errors import UsageError
 
 REPORTS = declared.NAMES
 PROLOGUE = units.PROLOGUE
-BREAKDOWN_BY = ("run", "step", "pass", "layer")
+BREAKDOWN_BY = declared.BREAKDOWN.option("by").choices
 # what `report breakdown` counts, stated in a note of every breakdown (docs/reports.md#report-breakdown)
 BREAKDOWN_DEFINITIONS = (
     "computing, communication: unions of the compute kernels' and the communication ops' intervals (communication: "
@@ -53,7 +53,7 @@ def _check_pass(name: str, spec: str):
 
 
 def _build(con, name: str, fmt: str, pass_spec: str = "all", absolute: bool = False, layer: int | None = None,
-           compare_layer: int | None = None, flow: bool = False, top: int = 20, order: str = "dur",
+           compare_layer: int | None = None, flow: bool = False, top: int | None = None, order: str | None = None,
            timeline_layers: list[int] | None = None, clusters: bool = False, by: str | None = None,
            module_path: bool = False, **seg_opts) -> rnd.Result:
     spec = str(pass_spec).strip().lower()
