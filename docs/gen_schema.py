@@ -81,7 +81,8 @@ def column_rows(name: str, columns: list[tuple[str, str]], meanings: dict[str, s
         types = list(dict.fromkeys(t for _, t, _ in keyed[i:j]))
         types = types if len(types) == 1 else [t for _, t, _ in keyed[i:j]]
         names = ", ".join(f"`{c}`" for c, _, _ in keyed[i:j])
-        rows.append(f"| {names} | {_cell(', '.join(types))} | {_cell(text.replace('{schema_version}', str(version)))} |")
+        text = text.replace("{schema_version}", str(version))
+        rows.append(f"| {names} | {_cell(', '.join(types))} | {_cell(text)} |")
         i = j
     return ["| column | type | meaning |", "|---|---|---|"] + rows
 

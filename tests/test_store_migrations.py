@@ -100,7 +100,8 @@ def test_a_current_store_keeps_its_views_on_open(db_path):
 
 def views_code() -> str:
     """views.sql's statements without comments, blanks collapsed."""
-    code = [" ".join(l for l in s.splitlines() if not l.lstrip().startswith("--")) for s in sql.file_statements("views")]
+    code = [" ".join(line for line in s.splitlines() if not line.lstrip().startswith("--"))
+            for s in sql.file_statements("views")]
     return "\n".join(re.sub(r"\s+", " ", s).strip() for s in code)
 
 
@@ -127,7 +128,8 @@ def test_migration_6_to_7_keeps_every_rows_texts(db_path):
                     "input_dtypes, extra_text) VALUES ($r, $s, $s * 10, 5, 'k', $st, $sh, $dt, $x)",
                     {"r": run, "s": seq, "st": state, "sh": shapes, "dt": dtypes, "x": extra})
     # v6's kernels: every column of kernels_raw but dup, metrics and extra_text, in the order v7 keeps
-    kernels_v6 = con.execute("SELECT * EXCLUDE (dup, metrics, extra_text) FROM kernels_raw ORDER BY run_id, seq").fetchall()
+    kernels_v6 = con.execute("SELECT * EXCLUDE (dup, metrics, extra_text) FROM kernels_raw "
+                             "ORDER BY run_id, seq").fetchall()
     con.close()
     cli("migrate", "--db", db_path)
     con = tracedb.connect(db_path, read_only=True)
