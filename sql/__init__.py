@@ -1,13 +1,13 @@
 """Every query of tracedb lives in a `.sql` file of a stage folder here, loaded by its bare name.
 
-    store/    schema, runs (insert, list, select, tag, delete) and the session macros
+    store/    schema (tables; the views in views.sql), runs (insert, list, select, tag, delete), session macros
     ingest/   trace files into kernels_raw / trace_events / tracks, and the run's summary
     segment/  anchors -> passes -> windows -> layers, categories, module attribution, stored segmentations
     report/   one query per report (and the TEMP tables of report cores)
     compare/  report compare: alignment of runs, its notes and its layouts
     export/   a run as a Perfetto trace (Chrome JSON)
     dataset/  Parquet datasets: runs written as files, and a dataset folder opened as a read-only store
-    migrate/  an older store's schema brought up to date, one file per version step
+    migrate/  an older store's tables brought up to date, one file per version step (views: store/views.sql)
 
 A name is unique across the folders (`load("segment_passes")` finds `segment/segment_passes.sql`); two files
 of one name make the first `load` fail, naming both. Each file opens with a `--` header: what it computes,

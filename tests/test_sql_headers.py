@@ -289,7 +289,7 @@ def observed(tmp_path_factory):
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(sql, "run", checked_run)
         mp.setattr(render, "fetch", checked_fetch)
-        con = tracedb.connect(str(d / "h.duckdb"))      # schema.sql and every migration
+        con = tracedb.connect(str(d / "h.duckdb"))      # schema.sql, every migration and views.sql
         tracedb.ingest_trace(con, tiny_trace.write(d / "a.csv"), name="tiny")
         tracedb.ingest_trace(con, tiny_trace.write(d / "b.csv", dur_factor=2), name="tiny_x2")
         tracedb.ingest_trace(con, tiny_kineto.write(d / "g.json"), name="gpu")

@@ -22,11 +22,14 @@ DEFAULT_WAIT_S = 60.0
 # No extension is ever fetched: a --db that names a SQLite or Postgres file would otherwise make DuckDB
 # download the scanner it needs (and wait on the network) instead of failing at once.
 NO_NETWORK = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
-# Tables every schema-v7 store has (sql/store/schema.sql and the migrations); the views are built on them.
+# Tables every store at SCHEMA_VERSION has (sql/store/schema.sql and the migrations); the views
+# (sql/store/views.sql) are built on them.
 CORE_TABLES = ("runs", "kernels_raw", "trace_events", "tracks", "kernel_names", "segmentations", "kernel_segments",
                "run_groups", "comm_ops", "comm_links", "comm_matrix", "kernel_texts")
-# from-version -> sql file that brings the store one version up. A new store is schema.sql (v1) plus
-# every migration, so the migration path runs on every store ever created.
+# from-version -> sql file that brings the store's tables one version up. A new store is schema.sql (v1)
+# plus every migration, so the migration path runs on every store ever created; the views are created
+# after the last one (views.sql). A change to a view needs a new version too: a store already at the
+# current one is never rewritten on open.
 MIGRATIONS: dict[int, str] = {1: "migrate_1_to_2", 2: "migrate_2_to_3", 3: "migrate_3_to_4", 4: "migrate_4_to_5",
                               5: "migrate_5_to_6", 6: "migrate_6_to_7",
                               7: "migrate_7_to_8"}
@@ -145,8 +148,7 @@ def _check_schema(con, path, read_only, migrate):
             raise EmptyStore(f"{path}: empty DuckDB file; ingest a trace into it first")
         con.execute("BEGIN")
         sql.run(con, "schema")
-        for v in range(1, SCHEMA_VERSION):
-            sql.run(con, MIGRATIONS[v])
+        _upgrade(con, 1)
         con.execute("INSERT INTO tracedb_meta VALUES ('schema_version', $v)", {"v": str(SCHEMA_VERSION)})
         con.execute("COMMIT")
         return
@@ -167,14 +169,21 @@ def _check_schema(con, path, read_only, migrate):
     if read_only or not migrate:
         raise StoreError(f"{path}: schema v{version} is older than v{SCHEMA_VERSION}; run `tracedb migrate --db {path}`")
     con.execute("BEGIN")
-    while version < SCHEMA_VERSION:
-        sql.run(con, MIGRATIONS[version])
-        version += 1
-    if SCHEMA_VERSION >= 5 > int(row[0]):
-        from tracedb.ingest import kernel_names   # v5: short names of the names already there
+    _upgrade(con, version)
+    if SCHEMA_VERSION >= 5 > version:
+        from tracedb.ingest import kernel_names   # v5: short names of the names already there (of the kernels view)
         kernel_names.fill(con)
-    con.execute("UPDATE tracedb_meta SET value = $v WHERE key = 'schema_version'", {"v": str(version)})
+    con.execute("UPDATE tracedb_meta SET value = $v WHERE key = 'schema_version'", {"v": str(SCHEMA_VERSION)})
     con.execute("COMMIT")
+
+
+def _upgrade(con, version: int):
+    """The tables of a store at schema `version` brought to SCHEMA_VERSION by the migrations, then every view
+    (re-)created from views.sql: a new store (schema.sql is v1) and a migrated one end with the same
+    catalog, and an older store's views, written by an older tracedb, give way to today's."""
+    for v in range(version, SCHEMA_VERSION):
+        sql.run(con, MIGRATIONS[v])
+    sql.run(con, "views")
 
 
 def _first_line(e) -> str:

@@ -8,9 +8,9 @@ per run (`kernels_raw/run_id=3/data.parquet`), any other table whole files (`ker
 manifest `tracedb-dataset.json` lists the runs and, per run, the files that are complete: a file no
 manifest names (an ingest killed before its commit) is never read.
 
-The connection is a small DuckDB catalog file made for this open in the temp folder: the store's schema
-(sql/store/schema.sql and every migration, so its views are exactly a store's), in which each base
-table is replaced by a view over its Parquet files. The file is reopened read-only and unlinked at once,
+The connection is a small DuckDB catalog file made for this open in the temp folder: a new store
+(sql/store/schema.sql, every migration and sql/store/views.sql, so its views are a store's, defined once),
+in which each base table is replaced by a view over its Parquet files. The file is reopened read-only and unlinked at once,
 so writes are refused as in a read-only store, TEMP tables (what reports build) work, and nothing is left
 behind. Building it takes ~0.12 CPU-s (0.17 with 300 runs), against 0.03 for opening a store file.
 """

@@ -18,8 +18,6 @@
 --   device_name VARCHAR: the device's name when the trace gives it
 --   world_size INTEGER: ranks in the job when the trace gives it
 -- Output: TABLE host_events and TABLE tracks, columns as declared below.
--- Output: VIEW kernels, re-created so that SELECT * picks up the new columns: every column of kernels_raw
---   but dup, metrics and extra_text.
 ALTER TABLE kernels_raw ADD COLUMN grid INTEGER[];
 ALTER TABLE kernels_raw ADD COLUMN block INTEGER[];
 ALTER TABLE kernels_raw ADD COLUMN registers_per_thread INTEGER;
@@ -53,6 +51,3 @@ CREATE TABLE tracks (
     sort_index    INTEGER,
     core_class    VARCHAR            -- per-core traces: AIC / AIV (or a --core-rule class); NULL otherwise
 );
--- views are re-created so that SELECT * picks up the new columns
-CREATE OR REPLACE VIEW kernels AS
-    SELECT * EXCLUDE (dup, metrics, extra_text) FROM kernels_raw WHERE dup IS NULL;

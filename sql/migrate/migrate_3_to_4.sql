@@ -10,30 +10,13 @@
 --   task_id, core_type, function_id, core_id: NPU traces only, filled from extra_args by the run's final
 --     transaction (ingest_chrome_tasks.sql), as are the kinds of tasks told apart by process or thread name
 --     (ingest_chrome_tasks.sql, ingest_chrome_cores.sql, ingest_chrome_devices.sql).
--- host_events becomes a view of trace_events; kernels adds the device activities of trace_events to the
--- kernels_raw rows (Ascend CSV runs, and Chrome runs ingested before v4, which stay where they are). Both
--- views show only rows of runs that have a runs row: an unfinished ingest stays invisible.
+-- The table host_events goes: from v4 on, host_events is a view of trace_events, and the kernels view adds
+-- the device activities of trace_events to the kernels_raw rows (Ascend CSV runs, and Chrome runs ingested
+-- before v4, which stay where they are); both in views.sql.
 -- Inputs: a v3 store.
 -- Parameters: none.
--- Output: TABLE trace_events, columns as declared below (the rows of the old host_events table moved in).
--- Output: VIEW host_events, the host-side complete events of trace_events (kind NULL), one row per event:
---   run_id INTEGER: the run
---   seq BIGINT: file order: part index * 2^32 + position in the part (not dense)
---   start_ns BIGINT: start
---   dur_ns BIGINT: duration
---   name VARCHAR: event name
---   cat VARCHAR: category, lower-cased: cpu_op, user_annotation, python_function, cuda_runtime, ...
---   pid VARCHAR: process id as written
---   tid VARCHAR: thread id as written
---   correlation_id BIGINT: args.correlation: links a runtime launch to its kernel
---   external_id BIGINT: args.External id
---   task_id BIGINT: NPU traces: args.taskId / Task Id
---   function_id BIGINT: per-core traces: FuncId of the runtime event-hint
---   core_id INTEGER: per-core traces: CoreId of the runtime event-hint
--- Output: VIEW kernels, kernels_raw without the duplicates (every column but dup, metrics, extra_text),
---   UNION ALL BY NAME the device activities of trace_events (kind not NULL) of finished runs: device_id
---   falls back to the pid, stream_id to the tid (when numeric).
--- Output: VIEW run_kernels, re-created over the new kernels view (columns as in migrate_2_to_3.sql).
+-- Output: TABLE trace_events, columns as declared below (the rows of the old host_events table moved in);
+--   the table host_events dropped.
 CREATE TABLE trace_events (
     run_id        INTEGER NOT NULL,
     seq           BIGINT NOT NULL,   -- file order: part index * 2^32 + position in the part (not dense)
@@ -64,21 +47,3 @@ SELECT run_id, seq, 'X' AS ph, start_ns, dur_ns, name, cat, pid, tid, correlatio
     function_id, core_id
 FROM host_events;
 DROP TABLE host_events;
-CREATE VIEW host_events AS
-    SELECT run_id, seq, start_ns, dur_ns, name, cat, pid, tid, correlation_id, external_id, task_id,
-        function_id, core_id
-    FROM trace_events
-    WHERE ph = 'X' AND kind IS NULL AND run_id IN (SELECT run_id FROM runs);
-CREATE OR REPLACE VIEW kernels AS
-    SELECT * EXCLUDE (dup, metrics, extra_text) FROM kernels_raw WHERE dup IS NULL
-    UNION ALL BY NAME
-    SELECT run_id, seq, start_ns, dur_ns, name, kind, core_type,
-        coalesce(device_id, TRY_CAST(pid AS INTEGER)) AS device_id,
-        coalesce(stream_id, TRY_CAST(tid AS BIGINT)) AS stream_id, task_id, correlation_id, grid, block,
-        registers_per_thread, shared_mem_bytes, external_id, function_id, core_id
-    FROM trace_events
-    WHERE kind IS NOT NULL AND run_id IN (SELECT run_id FROM runs);
--- re-created over the new kernels view
-CREATE OR REPLACE VIEW run_kernels AS
-    SELECT k.run_id, r.name AS run, r.tags, k.* EXCLUDE (run_id)
-    FROM kernels k JOIN runs r USING (run_id);

@@ -1,6 +1,6 @@
 -- Schema v7 -> v8: stored segmentations of whole steps. A kernel's stored segment gains its phase, step,
--- micro-batch, unit and gradient kind; kernel_layers shows them. The links of an Ascend communication matrix
--- gain their global ranks.
+-- micro-batch, unit and gradient kind; kernel_layers (views.sql) shows them. The links of an Ascend
+-- communication matrix gain their global ranks.
 -- Inputs: a v7 store; the session macro hccl_group_id (macros.sql).
 -- Parameters: none.
 -- Output: kernel_segments gains the columns (earlier rows: phase forward and unit prologue or layer for
@@ -15,30 +15,6 @@
 --   src_global INTEGER: the link's source as a global rank (its rank in the group, mapped through the
 --     group's global_ranks in profiler_metadata.json); NULL when the run's metadata lacks the group
 --   dst_global INTEGER: its destination, likewise
--- Output: VIEW kernel_layers, one row per kernel of a stored segmentation, the v5 columns and then those:
---   run VARCHAR: the run's name
---   pass BIGINT: kernel_segments.pass
---   layer BIGINT: kernel_segments.layer (NULL with a pass: the prologue or the epilogue, unit says which)
---   block BIGINT: kernel_segments.block
---   category VARCHAR: kernel_segments.category
---   module VARCHAR: kernel_segments.module
---   name VARCHAR: the kernel name
---   short_name VARCHAR: its readable short name (kernel_names)
---   op_type VARCHAR: the op type (Ascend)
---   kind VARCHAR: kernel | comm | memcpy | memset | task
---   start_ns BIGINT: start
---   dur_ns BIGINT: duration
---   seq BIGINT: the kernel (kernels.seq)
---   run_id INTEGER: the run
---   tags MAP(VARCHAR, VARCHAR): the run's tags
---   rank INTEGER: the run's rank
---   device_name VARCHAR: the run's device name
---   format VARCHAR: the run's format
---   step BIGINT: kernel_segments.step
---   microbatch BIGINT: kernel_segments.microbatch
---   phase VARCHAR: kernel_segments.phase
---   unit VARCHAR: kernel_segments.unit
---   grad VARCHAR: kernel_segments.grad
 ALTER TABLE comm_matrix ADD COLUMN src_global INTEGER;
 ALTER TABLE comm_matrix ADD COLUMN dst_global INTEGER;
 UPDATE comm_matrix m SET src_global = g.ranks[m.src_rank + 1], dst_global = g.ranks[m.dst_rank + 1]
@@ -51,11 +27,3 @@ ALTER TABLE kernel_segments ADD COLUMN unit VARCHAR;
 ALTER TABLE kernel_segments ADD COLUMN grad VARCHAR;
 UPDATE kernel_segments SET phase = 'forward', unit = CASE WHEN layer IS NULL THEN 'prologue' ELSE 'layer' END
 WHERE pass IS NOT NULL;
-CREATE OR REPLACE VIEW kernel_layers AS
-    SELECT r.name AS run, s.pass, s.layer, s.block, s.category, s.module, k.name, n.short_name, k.op_type, k.kind,
-        k.start_ns, k.dur_ns, k.seq, r.run_id, r.tags, r.rank, r.device_name, r.format,
-        s.step, s.microbatch, s.phase, s.unit, s.grad
-    FROM kernel_segments s
-    JOIN kernels k USING (run_id, seq)
-    JOIN runs r USING (run_id)
-    LEFT JOIN kernel_names n ON n.name = k.name;

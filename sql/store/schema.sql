@@ -1,5 +1,6 @@
 -- Store schema, version 1 (later versions: the migrate_*.sql files of sql/migrate/, applied in order to
--- every new store too). Creates the tables and views every other stage reads.
+-- every new store too). Creates the tables every other stage reads; the views over them are views.sql,
+-- created after the migrations.
 -- Inputs: none.
 -- Parameters: none.
 -- Output: TABLE tracedb_meta, one row per key:
@@ -11,20 +12,6 @@
 --   BIGINT ns; dup names why a row is not counted ('exact': identical to an earlier row in every source
 --   column; 'comm': a communication op logged twice, same run, floor(start µs) and op type). Columns,
 --   types and meanings as declared below.
--- Output: VIEW kernels, the rows reports read: kernels_raw without the duplicates, with every column of
---   kernels_raw but dup, metrics and extra_text (types and meanings as there).
--- Output: VIEW kernel_metrics, numeric source columns that have no column of their own (PMU metrics), one
---   row per kernel and metric:
---   run_id INTEGER: the run
---   seq BIGINT: the kernel (kernels_raw.seq)
---   metric VARCHAR: the source column's name (runs.metric_columns)
---   value DOUBLE: its value (kernels_raw.metrics, same order)
--- Output: VIEW kernel_extras, text source columns that have no column of their own, one row per kernel and
---   column (runs without such columns have no rows):
---   run_id INTEGER: the run
---   seq BIGINT: the kernel (kernels_raw.seq)
---   column_name VARCHAR: the source column's name (runs.extra_columns)
---   value VARCHAR: its text, NULL when empty
 CREATE TABLE tracedb_meta (key VARCHAR PRIMARY KEY, value VARCHAR);
 CREATE TABLE runs (
     run_id        INTEGER PRIMARY KEY,   -- keys every other table
@@ -81,15 +68,3 @@ CREATE TABLE kernels_raw (
                                      -- string stores at a third of the CPU of a VARCHAR[] (2 M rows)
     dup           VARCHAR            -- NULL when counted; 'exact' or 'comm' when a duplicate
 );
-CREATE VIEW kernels AS
-    SELECT * EXCLUDE (dup, metrics, extra_text) FROM kernels_raw WHERE dup IS NULL;
--- Numeric source columns that have no column of their own (PMU metrics), one row per kernel and metric.
-CREATE VIEW kernel_metrics AS
-    SELECT k.run_id, k.seq, unnest(r.metric_columns) AS metric, unnest(k.metrics) AS value
-    FROM kernels_raw k JOIN runs r USING (run_id);
--- Text source columns that have no column of their own, one row per kernel and column.
-CREATE VIEW kernel_extras AS
-    SELECT run_id, seq, column_name, nullif(value, '') AS value FROM (
-        SELECT k.run_id, k.seq, unnest(r.extra_columns) AS column_name,
-               unnest(string_split(coalesce(k.extra_text, ''), chr(31))) AS value
-        FROM kernels_raw k JOIN runs r USING (run_id) WHERE len(r.extra_columns) > 0);

@@ -1,0 +1,82 @@
+-- The views of a store, each defined here only: created with a new store, and re-created after a
+-- `tracedb migrate` (the migrations of sql/migrate/ change tables only), so a migrated store has exactly
+-- a new store's views. A Parquet dataset opened read-only gets them too: its catalog is a new store whose
+-- tables become views over the files (engine/store/dataset.py). The views are stored in the file and use
+-- no macro or UDF, so the plain `duckdb` CLI reads them. They are created in dependency order (a view
+-- after the views it reads), the order a dataset's manifest lists them in for other engines.
+-- A store at the current schema version is never rewritten on open: changing a view here needs a new
+-- schema version (a migration file, even one with no statement) so that `tracedb migrate` brings it to
+-- older stores. Their columns, types and meanings: docs/schema.md, generated from a new store's catalog
+-- by docs/gen_schema.py.
+-- Inputs: the tables runs, kernels_raw, kernel_texts, trace_events, kernel_segments, kernel_names.
+-- Parameters: none.
+-- Output: VIEW kernels, the counted device activities reports read: kernels_raw without the duplicates
+--   (dup NULL) with its texts from kernel_texts, then the device activities of trace_events (kind not
+--   NULL nor 'npu_task') of finished runs, device and stream falling back to the pid and tid.
+-- Output: VIEW host_events, the host-side complete events of trace_events (kind NULL) of finished runs.
+-- Output: VIEW kernel_metrics, one row per kernel and numeric source column without a column of its own.
+-- Output: VIEW kernel_extras, one row per kernel and text source column without a column of its own.
+-- Output: VIEW run_kernels, the kernels view with each run's name and tags.
+-- Output: VIEW run_summary, one row per run (runs without kernels too): kernels, device time and span.
+-- Output: VIEW kernel_stats, one row per run and kernel name: count and duration statistics.
+-- Output: VIEW kernel_layers, one row per kernel of a stored segmentation, with its run and kernel facts.
+-- A view is re-created in place (CREATE OR REPLACE) so that an older store's view of the same name, or a
+-- view over columns a migration changed, gives way to today's.
+CREATE OR REPLACE VIEW kernels AS
+    SELECT k.run_id, k.seq, k.start_ns, k.dur_ns, k.name, k.op_type, k.kind, k.core_type, k.device_id, k.stream_id,
+        k.task_id, k.step_id, k.model_id, k.context_id, k.correlation_id, k.block_dim, k.mix_block_dim, k.wait_ns,
+        t.op_state, t.input_shapes, t.input_dtypes, t.input_formats, t.output_shapes, t.output_dtypes,
+        t.output_formats, k.grid, k.block, k.registers_per_thread, k.shared_mem_bytes, k.external_id,
+        k.function_id, k.core_id
+    FROM kernels_raw k LEFT JOIN kernel_texts t ON t.run_id = k.run_id AND t.text_id = k.text_id
+    WHERE k.dup IS NULL
+    UNION ALL BY NAME
+    SELECT run_id, seq, start_ns, dur_ns, name, kind, core_type,
+        coalesce(device_id, TRY_CAST(pid AS INTEGER)) AS device_id,
+        coalesce(stream_id, TRY_CAST(tid AS BIGINT)) AS stream_id, task_id, correlation_id, grid, block,
+        registers_per_thread, shared_mem_bytes, external_id, function_id, core_id
+    FROM trace_events
+    WHERE kind IS NOT NULL AND kind <> 'npu_task' AND run_id IN (SELECT run_id FROM runs);
+CREATE OR REPLACE VIEW host_events AS
+    SELECT run_id, seq, start_ns, dur_ns, name, cat, pid, tid, correlation_id, external_id, task_id,
+        function_id, core_id
+    FROM trace_events
+    WHERE ph = 'X' AND kind IS NULL AND run_id IN (SELECT run_id FROM runs);
+CREATE OR REPLACE VIEW kernel_metrics AS
+    SELECT k.run_id, k.seq, unnest(r.metric_columns) AS metric, unnest(k.metrics) AS value
+    FROM kernels_raw k JOIN runs r USING (run_id);
+CREATE OR REPLACE VIEW kernel_extras AS
+    SELECT run_id, seq, column_name, nullif(value, '') AS value FROM (
+        SELECT k.run_id, k.seq, unnest(r.extra_columns) AS column_name,
+               unnest(string_split(coalesce(t.extra_text, ''), chr(31))) AS value
+        FROM kernels_raw k JOIN runs r USING (run_id)
+        LEFT JOIN kernel_texts t ON t.run_id = k.run_id AND t.text_id = k.text_id
+        WHERE len(r.extra_columns) > 0);
+CREATE OR REPLACE VIEW run_kernels AS
+    SELECT k.run_id, r.name AS run, r.tags, k.* EXCLUDE (run_id)
+    FROM kernels k JOIN runs r USING (run_id);
+CREATE OR REPLACE VIEW run_summary AS
+    SELECT r.run_id, r.name AS run, r.tags, r.format, r.rank, r.device_name, r.source_bytes,
+        count(k.run_id) AS kernels, coalesce(sum(k.dur_ns), 0) * 0.001 AS device_us,
+        (max(k.start_ns + k.dur_ns) - min(k.start_ns)) * 0.001 AS span_us,
+        min(k.start_ns) AS first_start_ns, max(k.start_ns + k.dur_ns) AS last_end_ns
+    FROM runs r LEFT JOIN kernels k USING (run_id)
+    GROUP BY r.run_id, r.name, r.tags, r.format, r.rank, r.device_name, r.source_bytes;
+-- avg_us: the mean rounded to the ns, in exact DECIMAL µs like the other times
+CREATE OR REPLACE VIEW kernel_stats AS
+    SELECT s.run_id, r.name AS run, r.tags, s.name, n.short_name, s.op_type, s.count,
+        s.sum_ns * 0.001 AS sum_us, round(s.avg_ns)::BIGINT * 0.001 AS avg_us, s.min_ns * 0.001 AS min_us,
+        s.max_ns * 0.001 AS max_us
+    FROM (SELECT run_id, name, min(op_type) AS op_type, count(*) AS count, sum(dur_ns) AS sum_ns,
+                 avg(dur_ns) AS avg_ns, min(dur_ns) AS min_ns, max(dur_ns) AS max_ns
+          FROM kernels GROUP BY run_id, name) s
+    JOIN runs r USING (run_id)
+    LEFT JOIN kernel_names n ON n.name = s.name;
+CREATE OR REPLACE VIEW kernel_layers AS
+    SELECT r.name AS run, s.pass, s.layer, s.block, s.category, s.module, k.name, n.short_name, k.op_type, k.kind,
+        k.start_ns, k.dur_ns, k.seq, r.run_id, r.tags, r.rank, r.device_name, r.format,
+        s.step, s.microbatch, s.phase, s.unit, s.grad
+    FROM kernel_segments s
+    JOIN kernels k USING (run_id, seq)
+    JOIN runs r USING (run_id)
+    LEFT JOIN kernel_names n ON n.name = k.name;
