@@ -13,7 +13,7 @@ invalid UTF-8 and NUL bytes anywhere, lines longer than LINE_LIMIT, a carriage r
 line, a header naming a column twice, time cells that are not plain decimal µs
 (tracedb.ingest.timefmt.csv_us_to_ns), id cells that are not integers, rows of the wrong width. The fast
 path only notices that something is wrong; the Python readers here (header, the sampled rows, the error
-path `_first_problem`) decode strictly, line by line, and say where. LF and CRLF line ends may be mixed.
+path in tracedb.ingest.ascend_csv_problems) decode strictly, line by line, and say where. LF and CRLF line ends may be mixed.
 """
 import contextlib
 import csv
@@ -24,7 +24,7 @@ import duckdb
 
 from tracedb import sql
 from tracedb.errors import InputError
-from tracedb.ingest import sniff, timefmt
+from tracedb.ingest import formats, sniff, timefmt
 from tracedb.ingest.duckdb_memory import memory_cap
 
 # The longest line (so also field) read from a CSV: 4 MiB. The real traces' longest line is 1,351 bytes
@@ -224,14 +224,15 @@ def _csv_error(path: str, line: int, e: csv.Error) -> str:
         return (f"{path}: line {line}: a field longer than {LINE_LIMIT >> 20} MiB; expected CSV fields of at most "
                 f"{LINE_LIMIT >> 20} MiB")
     if "new-line character seen in unquoted field" in text:     # a CR inside a line
-        return _lone_cr(path) or f"{path}: line {line}: a carriage return (CR) inside a line; expected LF or CRLF line ends"
+        from tracedb.ingest.ascend_csv_problems import lone_cr
+        return lone_cr(path) or f"{path}: line {line}: a carriage return (CR) inside a line; expected LF or CRLF line ends"
     if "unexpected end of data" in text or "expected after" in text:
         return (f"{path}: line {line}: a quoted cell is not closed, or has text after its closing quote; expected "
                 "RFC 4180 quoting")
     return f"{path}: line {line}: not valid CSV ({text}); expected an RFC 4180 CSV"
 
 
-class NotNumeric(Exception):
+class NotNumeric(formats.ReadAgain):
     """An extra column judged numeric from the first rows holds text further down: load it as text. The
     caller rolls back and calls load() again with `index` added to as_text (DuckDB cannot go on in a
     transaction after a failed statement, so the retry is the caller's)."""
@@ -239,6 +240,9 @@ class NotNumeric(Exception):
     def __init__(self, index: int):
         super().__init__(index)
         self.index = index
+
+    def adjust(self, options: dict):
+        options["as_text"].add(self.index)
 
 
 def numeric_extras(header: Header, sample_rows: int = SAMPLE_ROWS) -> set[int]:
@@ -251,13 +255,13 @@ def numeric_extras(header: Header, sample_rows: int = SAMPLE_ROWS) -> set[int]:
             break
         for i in list(candidates):
             v = row[i].strip("\t ") if i < len(row) else ""
-            if v not in ("", "N/A") and not _is_number(v):
+            if v not in ("", "N/A") and not is_number(v):
                 candidates.discard(i)
     rows.close()
     return candidates
 
 
-def _is_number(v: str) -> bool:
+def is_number(v: str) -> bool:
     try:
         float(v)
         return True
@@ -320,13 +324,15 @@ def load(con, run_id: int, headers: list[Header], as_text: set[int] = frozenset(
             for table in tables:
                 _insert(con, run_id, table, metrics)
     except arrow.Suspect as e:
-        raise _first_problem(headers, numeric, str(e)) from None
+        from tracedb.ingest.ascend_csv_problems import first_problem
+        raise first_problem(headers, numeric, str(e)) from None
     finally:
         for _, guard in hazards:
             guard.close()
     for path, guard in hazards:
         if guard.nul or guard.lone_cr:        # found again, with its place (a CR inside quotes is data)
-            problem = _first_problem([h for h in headers if h.path == path], numeric, None)
+            from tracedb.ingest.ascend_csv_problems import first_problem
+            problem = first_problem([h for h in headers if h.path == path], numeric, None)
             if problem is not None:
                 raise problem
     _register(con, "ascend_csv_texts", texts.table(),
@@ -359,78 +365,38 @@ def _register(con, name: str, data, statement):
             pass
 
 
-# ----------------------------------------------------------------------------------- error paths only
-def _first_problem(headers, numeric: set[int], hint: str | None):
-    """The first thing wrong with the files, found by a strict read in Python: an InputError naming file
-    and line (raised directly by `records` for invalid UTF-8, NUL bytes, long lines and CSV syntax), or
-    NotNumeric for a column judged numeric that holds text. None when the files are fine and `hint` is
-    None (what the reader took for a problem, a CR inside a quoted cell, is data)."""
-    for h in headers:
-        times = [(h.position[c], h.label(c), signed, required) for c, signed, required in TIMES if c in h.position]
-        ints = [(h.position[c], h.label(c), bits) for c, bits in INT_BITS.items() if c in h.position]
-        rows = records(h.path)
-        next(rows, None)
-        for line, cells in rows:
-            if not cells:
-                continue            # a blank line: the reader skips it too
-            if _is_header(h, cells):
-                return InputError(_repeated_header(h.path, line))
-            if len(cells) != len(h.cells):
-                return InputError(f"{h.path}: line {line}: expected {len(h.cells)} columns, found {len(cells)} "
-                                  "(truncated or malformed row)")
-            ns = []
-            for i, label, signed, required in times:
-                try:
-                    ns.append(timefmt.csv_us_to_ns(cells[i], signed=signed, required=required))
-                except timefmt.BadTime as e:
-                    return InputError(f"{h.path}: line {line}: column '{label}' is {cells[i]!r}; {e}")
-            if ns[0] + ns[1] >= 2**63:
-                return InputError(f"{h.path}: line {line}: the kernel ends ({h.label('start_us')} + "
-                                  f"{h.label('dur_us')}) beyond {timefmt.MAX_US_TEXT} µs; expected it to end "
-                                  "within the BIGINT nanoseconds the store keeps")
-            for i, label, bits in ints:
-                if cells[i] not in timefmt.CSV_MISSING and not _is_integer(cells[i], bits):
-                    return InputError(f"{h.path}: line {line}: column '{label}' is {cells[i]!r}; expected an integer")
-            for i in numeric:
-                if cells[i] not in timefmt.CSV_MISSING and not _is_number(cells[i]):
-                    return NotNumeric(i)
-    if hint is None:
-        return None
-    return InputError(f"{headers[0].path}: cannot read as CSV ({hint.strip().splitlines()[0]}); expected an "
-                      "RFC 4180 CSV")
+# ------------------------------------------------------------------------------------------ the format
+def source(files: list[str]) -> dict:
+    """The Source fields of CSV files of one run (a file, or a profiler folder's slices): their headers, and
+    the format the first header names."""
+    for f in files:
+        sniff.check_regular(f)
+    headers = [read_header(f) for f in files]
+    return {"files": files, "headers": headers, "format": headers[0].format}
 
 
-def _is_integer(cell: str, bits: int) -> bool:
-    """What the reader takes as an integer of `bits` bits: decimal digits with an optional '-' (or a 0x
-    hexadecimal), blanks around them allowed."""
-    text = cell.strip(" \t")
-    if not re.fullmatch(r"-?[0-9]+|0[xX][0-9a-fA-F]+", text):
-        return False
-    value = int(text, 0) if text[:2] in ("0x", "0X") else int(text)
-    return -(1 << (bits - 1)) <= value < (1 << (bits - 1))
+def _found(probe) -> bool:
+    probe.opened()
+    try:
+        read_header(probe.path)
+    except InputError:
+        return False       # some other CSV (step_trace_time.csv, a report)
+    return True
 
 
-def _is_header(header: Header, cells) -> bool:
-    return [normalise(c) for c in cells] == [normalise(c) for c in header.cells]
+def _read(con, run_id: int, src, options) -> dict:
+    metrics, extras = load(con, run_id, src.headers, options["as_text"])
+    return {"metric_columns": metrics, "extra_columns": extras}
 
 
-def _repeated_header(where, line) -> str:
-    return (f"{where}: line {line}: the header again (files joined with `cat`?); expected one header line, "
-            "then rows (ingest the files of one run as a profiler folder instead)")
-
-
-def _lone_cr(path: str) -> str | None:
-    """Where a carriage return does not end a line (CR without LF), which the reader does not take."""
-    line, offset = 1, 0
-    with sniff.open_regular(path) as f:
-        prev = b""
-        while chunk := f.read(1 << 20):
-            buf = prev + chunk
-            for m in re.finditer(rb"\r(?!\n)", buf[:-1]):
-                at, before = m.start(), buf.count(b"\n", 0, m.start())
-                return (f"{path}: line {line + before}, byte offset {offset + at}: a carriage return (CR) that "
-                        "does not end a line; expected LF or CRLF line ends")
-            line += buf.count(b"\n", 0, len(buf) - 1)
-            offset += len(buf) - 1
-            prev = buf[-1:]
-    return None
+READER = formats.Reader(
+    # the catch-all, asked last: any other text is read as an Ascend CSV, whose header check refuses it
+    name="ascend-csv", order=90, recognise=lambda probe: probe.kind in ("text", "empty"), found=_found,
+    suffixes=(".csv",), source=lambda path: source([path]), read=_read, device_kind="npu",
+    clock_domain="unix-epoch-local", memory=DUCKDB_MEMORY,   # rows committed and duplicates marked in load
+    finish=lambda con, run_id, src, core_rules: sql.run(con, "ingest_finish", {"run_id": run_id, "marked": True}),
+    sql=("ingest_ascend_csv", "ingest_ascend_csv_texts"),
+    docs=(formats.Doc("Ascend `kernel_details.csv` (torch_npu profiler)", "`ascend-kernel-details`", "`kernels_raw`"),
+          formats.Doc("msprof `op_summary_*.csv`", "`ascend-op-summary`", "`kernels_raw`"),
+          formats.Doc("A profiler folder (`*_ascend_pt/`, `ASCEND_PROFILER_OUTPUT/`, msprof `PROF_*`)",
+                      "one of the two above, or `ascend-db`", "`kernels_raw`")))

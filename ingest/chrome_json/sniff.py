@@ -6,7 +6,8 @@ import zlib
 from tracedb.errors import InputError
 from tracedb.ingest.sniff import head, is_gzip
 from tracedb.ingest.chrome_json.config import DEFAULT, JsonIngestConfig
-from tracedb.ingest.chrome_json.layout import object_start, run_facts
+from tracedb.ingest.chrome_json.facts import run_facts
+from tracedb.ingest.chrome_json.layout import object_start
 
 
 def looks_like_json(path: str) -> bool:
