@@ -2,7 +2,8 @@
 
 Both are the same table under two sets of column names (torch_npu renames op_summary's columns), with
 drift across versions: Block Dim|Num, Step Id|ID, Device_id optional, Level0 vs Level1/2 column sets,
-PMU columns that depend on aic_metrics. The header is mapped to canonical columns here, in one place;
+PMU columns that depend on aic_metrics. The header is mapped to canonical columns in one place
+(tracedb.ingest.ascend_csv_header);
 every other column is kept: numeric ones (PMU metrics, judged from the first rows) as DOUBLE in
 `metrics`, named by the run's `metric_columns`, the rest verbatim in `extra_text` / `extra_columns`.
 pyarrow's CSV reader parses the rows and tracedb.ingest.ascend_csv_arrow turns them into the store's
@@ -13,7 +14,7 @@ invalid UTF-8 and NUL bytes anywhere, lines longer than LINE_LIMIT, a carriage r
 line, a header naming a column twice, time cells that are not plain decimal µs
 (tracedb.ingest.timefmt.csv_us_to_ns), id cells that are not integers, rows of the wrong width. The fast
 path only notices that something is wrong; the Python readers here (header, the sampled rows, the error
-path in tracedb.ingest.ascend_csv_problems) decode strictly, line by line, and say where. LF and CRLF line ends may be mixed.
+path `_first_problem`) decode strictly, line by line, and say where. LF and CRLF line ends may be mixed.
 """
 import contextlib
 import csv
@@ -25,6 +26,7 @@ import duckdb
 from tracedb import sql
 from tracedb.errors import InputError
 from tracedb.ingest import formats, sniff, timefmt
+from tracedb.ingest.ascend_csv_header import CANONICAL, INT_BITS, SQL_TYPES, TIMES, Header, normalise
 from tracedb.ingest.duckdb_memory import memory_cap
 
 # The longest line (so also field) read from a CSV: 4 MiB. The real traces' longest line is 1,351 bytes
@@ -45,96 +47,6 @@ INSERT_ROWS = 2 * 122_880
 # without the cap and 0.73-0.78 GB with it.
 DUCKDB_MEMORY = 400 << 20
 BOM = b"\xef\xbb\xbf"
-
-# normalised header text -> canonical column (first match wins when a file has both spellings)
-COLUMNS = {
-    "step id": "step_id",
-    "device_id": "device_id",
-    "device id": "device_id",
-    "model id": "model_id",
-    "task id": "task_id",
-    "stream id": "stream_id",
-    "name": "name",
-    "op name": "name",
-    "type": "op_type",
-    "op type": "op_type",
-    "op state": "op_state",
-    "accelerator core": "core_type",
-    "task type": "core_type",
-    "start time(us)": "start_us",
-    "task start time(us)": "start_us",
-    "duration(us)": "dur_us",
-    "task duration(us)": "dur_us",
-    "wait time(us)": "wait_us",
-    "task wait time(us)": "wait_us",
-    "block dim": "block_dim",
-    "block num": "block_dim",
-    "mix block dim": "mix_block_dim",
-    "mix block num": "mix_block_dim",
-    "context id": "context_id",
-    "input shapes": "input_shapes",
-    "input data types": "input_dtypes",
-    "input formats": "input_formats",
-    "output shapes": "output_shapes",
-    "output data types": "output_dtypes",
-    "output formats": "output_formats",
-}
-CANONICAL = list(dict.fromkeys(COLUMNS.values()))
-# The integer canonical columns and their width in bits (the others, and the times, are read as text; the
-# times stay text until tracedb.ingest.ascend_csv_arrow turns them into integer ns exactly).
-INT_BITS = {"device_id": 32, "block_dim": 32, "mix_block_dim": 32, "stream_id": 64, "task_id": 64, "step_id": 64,
-            "model_id": 64, "context_id": 64}
-SQL_TYPES = {c: "INTEGER" if bits == 32 else "BIGINT" for c, bits in INT_BITS.items()}
-REQUIRED = {"name": "Name", "start_us": "Start Time(us)", "dur_us": "Duration(us)"}
-# The time columns, whether a '-' is allowed (Wait Time is a gap the profiler computes) and whether a
-# missing value ('' or N/A) is an error.
-TIMES = (("start_us", False, True), ("dur_us", False, True), ("wait_us", True, False))
-
-
-def normalise(header_cell: str) -> str:
-    return re.sub(r"\s+", " ", header_cell.replace("\ufeff", "").strip().lower())
-
-
-class Header:
-    """Where each canonical column sits in one CSV header, and which columns are extras."""
-
-    def __init__(self, path: str, cells: list[str]):
-        self.path, self.cells = path, cells
-        self.position: dict[str, int] = {}
-        self.extras: list[tuple[str, int]] = []
-        self._check_unique()
-        for i, cell in enumerate(cells):
-            canon = COLUMNS.get(normalise(cell))
-            if canon and canon not in self.position:
-                self.position[canon] = i
-            else:
-                self.extras.append((cell.replace("\ufeff", "").strip(), i))
-        missing = [label for canon, label in REQUIRED.items() if canon not in self.position]
-        if missing:
-            raise InputError(f"{path}: line 1: not an Ascend kernel_details/op_summary header: missing "
-                             f"{', '.join(missing)} (found: {', '.join(cells[:8])}{', ...' if len(cells) > 8 else ''})")
-
-    def _check_unique(self):
-        """A column named twice is refused: which of two `Name` columns is the name, and two metrics of one
-        name would be one metric in kernel_metrics. No real header repeats one (19 real CSVs checked)."""
-        seen: dict[str, int] = {}
-        for i, cell in enumerate(self.cells):
-            n = normalise(cell)
-            if n and n in seen:
-                raise InputError(f"{self.path}: line 1: column {cell.strip()!r} appears twice (columns "
-                                 f"{seen[n] + 1} and {i + 1}); expected each column name once")
-            seen.setdefault(n, i)
-
-    def label(self, canon: str) -> str:
-        """The header's own text for a canonical column (`Task Start Time(us)` in an op_summary)."""
-        return self.cells[self.position[canon]].replace("\ufeff", "").strip()
-
-    @property
-    def format(self) -> str:
-        names = {normalise(c) for c in self.cells}
-        return "ascend-op-summary" if names & {"op name", "task start time(us)", "task duration(us)"} \
-            else "ascend-kernel-details"
-
 
 # ------------------------------------------------------------------------------------------ reading text
 def read_header(path: str) -> Header:
@@ -210,26 +122,6 @@ def _text_lines(path: str, f):
             raise InputError(_utf8_error(path, n, offset, e)) from None
         yield text[1:] if n == 1 and text.startswith("\ufeff") else text
         offset += len(raw)
-
-
-def _utf8_error(path, line, offset, e: UnicodeDecodeError) -> str:
-    bad = " ".join(f"0x{b:02X}" for b in e.object[e.start:e.end])
-    return (f"{path}: line {line}, byte offset {offset + e.start}: invalid UTF-8 ({bad}: {e.reason}); "
-            "expected a UTF-8 text file")
-
-
-def _csv_error(path: str, line: int, e: csv.Error) -> str:
-    text = str(e)
-    if "field larger than field limit" in text:
-        return (f"{path}: line {line}: a field longer than {LINE_LIMIT >> 20} MiB; expected CSV fields of at most "
-                f"{LINE_LIMIT >> 20} MiB")
-    if "new-line character seen in unquoted field" in text:     # a CR inside a line
-        from tracedb.ingest.ascend_csv_problems import lone_cr
-        return lone_cr(path) or f"{path}: line {line}: a carriage return (CR) inside a line; expected LF or CRLF line ends"
-    if "unexpected end of data" in text or "expected after" in text:
-        return (f"{path}: line {line}: a quoted cell is not closed, or has text after its closing quote; expected "
-                "RFC 4180 quoting")
-    return f"{path}: line {line}: not valid CSV ({text}); expected an RFC 4180 CSV"
 
 
 class NotNumeric(formats.ReadAgain):
@@ -324,15 +216,13 @@ def load(con, run_id: int, headers: list[Header], as_text: set[int] = frozenset(
             for table in tables:
                 _insert(con, run_id, table, metrics)
     except arrow.Suspect as e:
-        from tracedb.ingest.ascend_csv_problems import first_problem
-        raise first_problem(headers, numeric, str(e)) from None
+        raise _first_problem(headers, numeric, str(e)) from None
     finally:
         for _, guard in hazards:
             guard.close()
     for path, guard in hazards:
         if guard.nul or guard.lone_cr:        # found again, with its place (a CR inside quotes is data)
-            from tracedb.ingest.ascend_csv_problems import first_problem
-            problem = first_problem([h for h in headers if h.path == path], numeric, None)
+            problem = _first_problem([h for h in headers if h.path == path], numeric, None)
             if problem is not None:
                 raise problem
     _register(con, "ascend_csv_texts", texts.table(),
@@ -365,6 +255,102 @@ def _register(con, name: str, data, statement):
             pass
 
 
+# ----------------------------------------------------------------------------------- error paths only
+def _first_problem(headers, numeric: set[int], hint: str | None):
+    """The first thing wrong with the files, found by a strict read in Python: an InputError naming file
+    and line (raised directly by `records` for invalid UTF-8, NUL bytes, long lines and CSV syntax), or
+    NotNumeric for a column judged numeric that holds text. None when the files are fine and `hint` is
+    None (what the reader took for a problem, a CR inside a quoted cell, is data)."""
+    for h in headers:
+        times = [(h.position[c], h.label(c), signed, required) for c, signed, required in TIMES if c in h.position]
+        ints = [(h.position[c], h.label(c), bits) for c, bits in INT_BITS.items() if c in h.position]
+        rows = records(h.path)
+        next(rows, None)
+        for line, cells in rows:
+            if not cells:
+                continue            # a blank line: the reader skips it too
+            if _is_header(h, cells):
+                return InputError(_repeated_header(h.path, line))
+            if len(cells) != len(h.cells):
+                return InputError(f"{h.path}: line {line}: expected {len(h.cells)} columns, found {len(cells)} "
+                                  "(truncated or malformed row)")
+            ns = []
+            for i, label, signed, required in times:
+                try:
+                    ns.append(timefmt.csv_us_to_ns(cells[i], signed=signed, required=required))
+                except timefmt.BadTime as e:
+                    return InputError(f"{h.path}: line {line}: column '{label}' is {cells[i]!r}; {e}")
+            if ns[0] + ns[1] >= 2**63:
+                return InputError(f"{h.path}: line {line}: the kernel ends ({h.label('start_us')} + "
+                                  f"{h.label('dur_us')}) beyond {timefmt.MAX_US_TEXT} µs; expected it to end "
+                                  "within the BIGINT nanoseconds the store keeps")
+            for i, label, bits in ints:
+                if cells[i] not in timefmt.CSV_MISSING and not _is_integer(cells[i], bits):
+                    return InputError(f"{h.path}: line {line}: column '{label}' is {cells[i]!r}; expected an integer")
+            for i in numeric:
+                if cells[i] not in timefmt.CSV_MISSING and not is_number(cells[i]):
+                    return NotNumeric(i)
+    if hint is None:
+        return None
+    return InputError(f"{headers[0].path}: cannot read as CSV ({hint.strip().splitlines()[0]}); expected an "
+                      "RFC 4180 CSV")
+
+
+def _is_integer(cell: str, bits: int) -> bool:
+    """What the reader takes as an integer of `bits` bits: decimal digits with an optional '-' (or a 0x
+    hexadecimal), blanks around them allowed."""
+    text = cell.strip(" \t")
+    if not re.fullmatch(r"-?[0-9]+|0[xX][0-9a-fA-F]+", text):
+        return False
+    value = int(text, 0) if text[:2] in ("0x", "0X") else int(text)
+    return -(1 << (bits - 1)) <= value < (1 << (bits - 1))
+
+
+def _is_header(header: Header, cells) -> bool:
+    return [normalise(c) for c in cells] == [normalise(c) for c in header.cells]
+
+
+def _repeated_header(where, line) -> str:
+    return (f"{where}: line {line}: the header again (files joined with `cat`?); expected one header line, "
+            "then rows (ingest the files of one run as a profiler folder instead)")
+
+
+def _lone_cr(path: str) -> str | None:
+    """Where a carriage return does not end a line (CR without LF), which the reader does not take."""
+    line, offset = 1, 0
+    with sniff.open_regular(path) as f:
+        prev = b""
+        while chunk := f.read(1 << 20):
+            buf = prev + chunk
+            for m in re.finditer(rb"\r(?!\n)", buf[:-1]):
+                at, before = m.start(), buf.count(b"\n", 0, m.start())
+                return (f"{path}: line {line + before}, byte offset {offset + at}: a carriage return (CR) that "
+                        "does not end a line; expected LF or CRLF line ends")
+            line += buf.count(b"\n", 0, len(buf) - 1)
+            offset += len(buf) - 1
+            prev = buf[-1:]
+    return None
+
+
+def _utf8_error(path, line, offset, e: UnicodeDecodeError) -> str:
+    bad = " ".join(f"0x{b:02X}" for b in e.object[e.start:e.end])
+    return (f"{path}: line {line}, byte offset {offset + e.start}: invalid UTF-8 ({bad}: {e.reason}); "
+            "expected a UTF-8 text file")
+
+
+def _csv_error(path: str, line: int, e: csv.Error) -> str:
+    text = str(e)
+    if "field larger than field limit" in text:
+        return (f"{path}: line {line}: a field longer than {LINE_LIMIT >> 20} MiB; expected CSV fields of at most "
+                f"{LINE_LIMIT >> 20} MiB")
+    if "new-line character seen in unquoted field" in text:     # a CR inside a line
+        return _lone_cr(path) or f"{path}: line {line}: a carriage return (CR) inside a line; expected LF or CRLF line ends"
+    if "unexpected end of data" in text or "expected after" in text:
+        return (f"{path}: line {line}: a quoted cell is not closed, or has text after its closing quote; expected "
+                "RFC 4180 quoting")
+    return f"{path}: line {line}: not valid CSV ({text}); expected an RFC 4180 CSV"
+
+
 # ------------------------------------------------------------------------------------------ the format
 def source(files: list[str]) -> dict:
     """The Source fields of CSV files of one run (a file, or a profiler folder's slices): their headers, and
@@ -393,6 +379,8 @@ READER = formats.Reader(
     # the catch-all, asked last: any other text is read as an Ascend CSV, whose header check refuses it
     name="ascend-csv", order=90, recognise=lambda probe: probe.kind in ("text", "empty"), found=_found,
     suffixes=(".csv",), source=lambda path: source([path]), read=_read, device_kind="npu",
+    recognised="any other text, whose header must name Name, Start Time(us) and Duration(us) (or op_summary's "
+    "names); a folder by its layout",
     clock_domain="unix-epoch-local", memory=DUCKDB_MEMORY,   # rows committed and duplicates marked in load
     finish=lambda con, run_id, src, core_rules: sql.run(con, "ingest_finish", {"run_id": run_id, "marked": True}),
     sql=("ingest_ascend_csv", "ingest_ascend_csv_texts"),

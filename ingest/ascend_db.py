@@ -192,4 +192,5 @@ READER = sqlite_export.declare(
     sql=("ingest_ascend_db_tables", "ingest_ascend_db_check", "ingest_ascend_db_insert", "ingest_ascend_db_metrics",
          "ingest_ascend_db_host", "ingest_ascend_db_facts", "ingest_ascend_db_drop", "ingest_split_texts"),
     docs=(formats.Doc("Ascend SQLite exports: torch_npu `ascend_pytorch_profiler_{rank}.db`, msprof "
-                      "`msprof_{timestamp}.db`", "`ascend-db`", "`kernels_raw` (one run per NPU)"),))
+                      "`msprof_{timestamp}.db`", "`ascend-db`", "`kernels_raw` (one run per NPU)"),),
+    recognised="SQLite holding `STRING_IDS`, `TASK` and `COMPUTE_TASK_INFO`")

@@ -7,7 +7,7 @@ import re
 
 from tracedb.errors import InputError
 from tracedb.ingest import ascend_comm, ascend_csv, ascend_db, ascend_info, sniff, sqlite_export
-from tracedb.ingest.sources import Source, rank_from_path
+from tracedb.ingest.run_source import Source, rank_from_path
 
 OUTPUT_DIRS = ("ASCEND_PROFILER_OUTPUT", "mindstudio_profiler_output")
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from tracedb.errors import InputError, TracedbError
-from tracedb.ingest import sniff
+from tracedb.ingest import sniff, sqlite_file
 
 # ingest SQL that runs for every format (the run's finish, stats and names), not one reader's.
 SHARED_SQL = ("ingest_finish", "ingest_run_stats", "ingest_pending", "discard_pending", "kernel_names_missing")
@@ -54,6 +54,7 @@ class Reader:
     read: Callable                               # (con, run_id, Source, options) -> run facts (dict)
     sql: tuple = ()                              # the sql/ingest files it runs
     docs: tuple = ()                             # rows of the formats table (Doc)
+    recognised: str = ""                         # how a file of it is told, for that table
     suffixes: tuple = ()                         # file names a folder search looks at for it (lowercase)
     found: Callable | None = None                # (Probe) -> bool: a folder search's test (default recognise)
     devices: Callable | None = None              # (path) -> device indexes with activity: several per file
@@ -117,8 +118,7 @@ class Probe:
     def tables(self) -> set[str]:
         """The table names of an SQLite file (an InputError when it cannot be read)."""
         if self._tables is None:
-            from tracedb.ingest import sqlite_export
-            self._tables = sqlite_export.tables(self.path)
+            self._tables = sqlite_file.tables(self.path)
         return self._tables
 
 

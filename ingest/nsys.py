@@ -322,4 +322,5 @@ READER = sqlite_export.declare(
     docs=(formats.Doc("Nsight Systems SQLite export (`nsys export --type sqlite`, the `.sqlite` `nsys stats` writes), "
                       "or a `.nsys-rep` when `nsys` is on PATH", "`nsys`",
                       "`kernels_raw` (one run per GPU); host side in `trace_events`"),),
-    export=_exported)
+    export=_exported, recognised="SQLite holding `StringIds` and the kernel table or the export's metadata table; "
+    "a `.nsys-rep` by its name")

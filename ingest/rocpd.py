@@ -185,4 +185,6 @@ READER = sqlite_export.declare(
     FORMAT, 32, matches, devices, load, DEVICE_KIND, CLOCK_DOMAIN,
     sql=("ingest_rocpd_tables", "ingest_rocpd_resolve", "ingest_rocpd_check", "ingest_rocpd_insert"),
     docs=(formats.Doc("rocprofv3 rocpd SQLite database (`rocprofv3 --output-format rocpd`)", "`rocpd`",
-                      "`kernels_raw` (one run per GPU)"),))
+                      "`kernels_raw` (one run per GPU)"),),
+    recognised="SQLite holding `rocpd_kernel_dispatch`, `rocpd_info_agent` and `rocpd_string` (GUID suffixes "
+    "allowed)")

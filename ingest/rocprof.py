@@ -186,6 +186,7 @@ def read(con, run_id: int, src, options) -> dict:
 
 READER = formats.Reader(
     name=FORMAT, order=10, recognise=_recognise, found=_found, suffixes=(".json", ".json.gz"), read=read,
-    devices=busy_gpus, rank_in_path=False, sql=("ingest_rocprof_read", "ingest_rocprof_check", "ingest_rocprof_insert"),
+    devices=busy_gpus, rank_in_path=False, recognised="a JSON object (plain or gzip) opening with "
+    "`\"rocprofiler-sdk-tool\"`", sql=("ingest_rocprof_read", "ingest_rocprof_check", "ingest_rocprof_insert"),
     docs=(formats.Doc("rocprofv3 JSON (`rocprofv3 --output-format json`), `.json` or `.json.gz`", "`rocprof-json`",
                       "`kernels_raw` (one run per GPU)"),))

@@ -194,6 +194,7 @@ READER = formats.Reader(
     name=FORMAT, order=40, recognise=_recognise, found=_found, suffixes=(".csv",),
     read=lambda con, run_id, src, options: load(con, run_id, src.files, src.agent),
     source=lambda path: {"files": files(path)}, devices=devices, rank_in_path=False,
+    recognised="a CSV header naming `Kernel_Name` and `Agent_Id` (not `Counter_Name`)",
     sql=("ingest_rocprof_csv_tables", "ingest_rocprof_csv_append", "ingest_rocprof_csv_agents",
          "ingest_rocprof_csv_check", "ingest_rocprof_csv_insert"),
     docs=(formats.Doc("rocprofv3 CSV (`rocprofv3 --output-format csv`), `<pid>_kernel_trace.csv` and the CSVs "

@@ -6,43 +6,13 @@ name: the reader registry (ingest/formats.py) tells which reader reads a file, a
 folder is laid out by ingest/ascend_folder.py. What is not a regular file (a named pipe, `<(cat trace.json)`, a device, a socket) is refused from its
 `stat`, before it is opened: reading it would block, or consume the stream a second read needs."""
 import os
-import re
-from dataclasses import dataclass, field
 
 from tracedb.errors import InputError
-from tracedb.ingest import formats, sniff
+from tracedb.ingest import ascend_folder, formats, sniff
+from tracedb.ingest.run_source import Source, rank_from_path
 
-
-@dataclass
-class Source:
-    path: str                    # what the user named
-    format: str                  # runs.format (chrome-json: the trace's own, set when it is read)
-    files: list[str]             # files to read, in order
-    reader: str = ""             # the registered reader (ingest/formats.py); default: the format's name
-    headers: list = field(default_factory=list)
-    rank: int | None = None
-    device_kind: str = "npu"
-    clock_domain: str = "unix-epoch-local"
-    metadata: dict = field(default_factory=dict)
-    agent: int | None = None     # a file of several devices (rocprof-json/-csv, SQLite exports): the device
-                                 # (index) this run reads; None: every device
-    comm_files: list = field(default_factory=list)   # Ascend communication analyses (ingest/ascend_comm.py)
-    groups: list | None = None   # parallel groups (profiler_metadata.json), rows of run_groups
-    world_size: int | None = None
-
-    def __post_init__(self):
-        self.reader = self.reader or self.format
-
-    @property
-    def default_name(self) -> str:
-        """A readable run name: the profiler folder (rank_0_ascend_pt) or the file stem."""
-        p = os.path.abspath(self.path)
-        if os.path.isdir(p):
-            base = os.path.basename(p.rstrip(os.sep))
-            if base in ("ASCEND_PROFILER_OUTPUT", "mindstudio_profiler_output"):
-                base = os.path.basename(os.path.dirname(p))
-            return base
-        return sniff.file_stem(p)
+__all__ = ["Source", "rank_from_path", "resolve", "expand", "is_profiler_output", "trace_rank", "trace_world_size",
+           "trace_stem"]
 
 
 def resolve(path: str, reader: str | None = None) -> Source:
@@ -52,7 +22,6 @@ def resolve(path: str, reader: str | None = None) -> Source:
         dangling = os.path.islink(path)
         raise InputError(f"{path}: {'a symbolic link to a missing file' if dangling else 'no such file or folder'}")
     if os.path.isdir(path):
-        from tracedb.ingest import ascend_folder
         return ascend_folder.resolve(path)
     alt = formats.exported(path)
     if alt:                 # a report read through its export (`.nsys-rep`), named as the report
@@ -63,15 +32,6 @@ def resolve(path: str, reader: str | None = None) -> Source:
     fields = {"format": r.name, "files": [path], **(r.source(path) if r.source else {})}
     return Source(path=path, reader=r.name, rank=rank_from_path(path) if r.rank_in_path else None,
                   device_kind=r.device_kind, clock_domain=r.clock_domain, **fields)
-
-
-def rank_from_path(path: str) -> int | None:
-    """rank_0_ascend_pt, rank0, dp0_tp0_rank3_decode: the innermost path component with a `rank N` word."""
-    for part in reversed(os.path.abspath(path).split(os.sep)):
-        m = re.search(r"(?:^|[_\-.])rank_?(\d+)(?=[_\-.]|$)", part)
-        if m:
-            return int(m.group(1))
-    return None
 
 
 def expand(path: str) -> list[str]:
@@ -95,7 +55,6 @@ def expand(path: str) -> list[str]:
 
 def is_profiler_output(path: str) -> bool:
     """A torch_npu `*_ascend_pt` folder, its ASCEND_PROFILER_OUTPUT, or an msprof output (op_summary files)."""
-    from tracedb.ingest import ascend_folder
     return ascend_folder.is_profiler_output(path)
 
 

@@ -7,42 +7,13 @@ of the devices with activity, one run each when several; [] when they cannot be 
 `load(con, run_id, src) -> dict` (the run's rows into the staging store, device src.agent or every device
 when None; returns run facts as rocprof.load does).
 
-The file is opened read-only and immutable (`mode=ro&immutable=1`): SQLite then takes no lock and
-writes no journal beside a file that may sit on a read-only share."""
-import sqlite3
-from pathlib import Path
-
+The file is opened read-only (ingest/sqlite_file.py)."""
 from tracedb.errors import InputError
-from tracedb.ingest import formats, sniff
+from tracedb.ingest import formats
+from tracedb.ingest.sqlite_file import is_sqlite, open_ro, tables
 
+__all__ = ["is_sqlite", "open_ro", "tables", "declare", "quote", "fits", "arrow_batches", "REAL", "SUFFIXES"]
 SUFFIXES = (".sqlite", ".sqlite3", ".db")    # the names a folder search opens as SQLite (never an ingest's test)
-
-
-def is_sqlite(path: str) -> bool:
-    try:
-        with sniff.open_regular(path) as f:
-            return f.read(len(sniff.SQLITE_MAGIC)) == sniff.SQLITE_MAGIC
-    except (OSError, InputError):
-        return False
-
-
-def open_ro(path: str) -> sqlite3.Connection:
-    """A read-only connection that never writes beside the file; errors name the file."""
-    try:
-        return sqlite3.connect(Path(path).resolve().as_uri() + "?mode=ro&immutable=1", uri=True)
-    except sqlite3.Error as e:
-        raise InputError(f"{path}: cannot open the SQLite database ({e}); expected a profiler's SQLite export") from None
-
-
-def tables(path: str) -> set[str]:
-    """Names of the tables and views of the file."""
-    con = open_ro(path)
-    try:
-        return {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")}
-    except sqlite3.Error as e:
-        raise InputError(f"{path}: cannot read the SQLite database ({e}); expected a profiler's SQLite export") from None
-    finally:
-        con.close()
 
 
 def declare(name: str, order: int, matches, devices, load, device_kind: str, clock_domain: str, sql: tuple,

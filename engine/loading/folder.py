@@ -109,10 +109,20 @@ def ingest_all(store_path, planned: list[Planned], on_start=None, jobs: int = 1,
         if on_start:
             on_start(i, item)
         try:
-            res: IngestResult | TracedbError = ingest_file(store_path, item.path, name=item.name, **run_options(item, kw))
+            res: IngestResult | TracedbError = _ingest_one(store_path, item, kw)
         except TracedbError as e:
             res = e
         yield item, res
+
+
+def _ingest_one(store_path, item: Planned, kw) -> IngestResult:
+    """One planned run into the store, or into the Parquet dataset `kw["to"]`."""
+    options = run_options(item, kw)
+    to = options.pop("to", None)
+    if to is None:
+        return ingest_file(store_path, item.path, name=item.name, **options)
+    from tracedb.engine.loading.to_dataset import ingest_to_dataset
+    return ingest_to_dataset(to, item.path, name=item.name, **options)
 
 
 def run_options(item: Planned, kw) -> dict:

@@ -113,18 +113,13 @@ def ingest_path(con, path: str, name: str | None = None, tags=None, replace: boo
 
 
 def ingest_file(store_path: str | None, path: str, name: str | None = None, tags=None, replace: bool = False,
-                core_rules=None, agent: int | None = None, to: str | None = None,
-                reader: str | None = None) -> IngestResult:
+                core_rules=None, agent: int | None = None, reader: str | None = None) -> IngestResult:
     """Ingest one trace into the store at `store_path`, holding its write lock only for the final merge:
     reports, `runs` and `sql` of other processes go on while the trace is parsed. A first ingest into a
     missing store creates it only when the run is complete (the side store is renamed into place).
     `agent`: of a file of several devices, the device this run holds (engine/loading/folder.py plans one run
-    per device). `to`: a Parquet dataset folder to add the run to instead of a store (engine/loading/to_dataset.py).
-    `reader`: the registered reader of the file when the caller identified it already (ingest/formats.py)."""
-    if to is not None:
-        from tracedb.engine.loading.to_dataset import ingest_to_dataset
-        return ingest_to_dataset(to, path, name=name, tags=tags, replace=replace, core_rules=core_rules, agent=agent,
-                                 reader=reader)
+    per device). `reader`: the registered reader of the file when the caller identified it already
+    (ingest/formats.py). Into a Parquet dataset instead: engine/loading/to_dataset.py."""
     from tracedb.engine.store.connect import open_store, resolve_path
     store = resolve_path(store_path)
     with _scratch() if core_rules else contextlib.nullcontext() as scratch:   # a connection checks the regexes

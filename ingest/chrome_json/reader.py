@@ -1,8 +1,7 @@
 """The Chrome trace format's entry in the reader registry (ingest/formats.py): how a Chrome / Kineto JSON
 file (plain or gzip, Ascend trace_view.json included) is recognised, read and finished."""
 from tracedb.ingest import formats
-from tracedb.ingest.chrome_json.finishing import check_device_activity, finish
-from tracedb.ingest.chrome_json.loader import load
+from tracedb.ingest.chrome_json.finishing import check_device_activity
 from tracedb.ingest.chrome_json.sniff import head_facts
 
 # A Chrome trace names "traceEvents" (or its first event's "ph") well before this: a folder search reads
@@ -28,18 +27,22 @@ def _found(probe) -> bool:
 
 
 def _read(con, run_id: int, src, options) -> dict:
-    return load(con, run_id, src.files[0], parts=options["parts"], safe=options["safe"],
+    from tracedb.ingest import chrome_json      # the package's `load`, as callers (and tests) see it
+    return chrome_json.load(con, run_id, src.files[0], parts=options["parts"], safe=options["safe"],
                 core_rules=options["core_rules"])
 
 
 def _finish(con, run_id: int, src, core_rules):
-    finish(con, run_id, core_rules)
+    from tracedb.ingest import chrome_json
+    chrome_json.finish(con, run_id, core_rules)
     check_device_activity(con, run_id, src.path)
 
 
 READER = formats.Reader(
     # the run's format, device kind and clock come from the trace itself (loader's run facts)
     name="chrome-json", order=20, recognise=_recognise, found=_found, suffixes=(".json", ".json.gz"),
+    recognised="any other JSON object or array, plain or gzip (met in a folder: one naming `traceEvents`, or "
+    "an array of events with `ph`, in its first MB)",
     read=_read, finish=_finish, head_facts=head_facts, device_kind="npu", clock_domain="unix-epoch-local",
     sql=("ingest_chrome_part", "ingest_chrome_check", "ingest_chrome_discard", "ingest_chrome_tracks",
          "ingest_chrome_tasks", "ingest_chrome_cores", "ingest_chrome_devices", "ingest_chrome_finish"),
