@@ -1,7 +1,8 @@
-"""The header of an Ascend kernel_details.csv or msprof op_summary_*.csv mapped to canonical columns, in one
-place: both are the same table under two sets of column names, with drift across versions (Block Dim|Num,
-Step Id|ID, Device_id optional, Level0 vs Level1/2 column sets); every other column is an extra. Which
-of the two formats a file is follows from its header."""
+"""The header of an Ascend kernel_details.csv or msprof op_summary_*.csv mapped to canonical columns.
+
+Both are the same table under two sets of column names, with drift across versions (Block Dim|Num,
+Step Id|ID, Device_id optional, Level0 vs Level1/2 column sets), mapped here in one place; every other
+column is an extra. Which of the two formats a file is follows from its header."""
 import re
 
 from tracedb.errors import InputError

@@ -1,6 +1,8 @@
-"""An Ascend profiler folder as one run: which of its files hold the kernels (kernel_details.csv, the
-op_summary slices msprof wrote, or the SQLite export torch_npu writes with export_type=Db), and the job
-facts beside them (profiler_info, profiler_metadata.json, the communication analyses)."""
+"""An Ascend profiler folder as one run: which of its files hold the kernels, and the job facts beside them.
+
+The kernels come from kernel_details.csv, else the op_summary slices msprof wrote, else the SQLite export
+torch_npu writes with export_type=Db; the job facts from profiler_info, profiler_metadata.json and the
+communication analyses."""
 import glob
 import os
 import re

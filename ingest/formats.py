@@ -17,6 +17,7 @@ once; a run planned in one process names its reader to the process that ingests 
 import importlib
 import os
 import pkgutil
+import re
 from dataclasses import dataclass
 from typing import Callable
 
@@ -126,17 +127,31 @@ _READERS: list[Reader] = []
 _SEEN: dict = {}
 
 
+# A module that declares a reader: `READER = ...` at the top level, or a package's `import ... READER`.
+_DECLARES = re.compile(r"^(READER\s*=|from \S+ import .*\bREADER\b)", re.M)
+
+
 def readers() -> list[Reader]:
-    """Every declared reader, in the order they are asked."""
+    """Every declared reader, in the order they are asked. Only the modules whose source declares one are
+    imported: the others may import what the readers keep for later (pyarrow reserves address space at
+    import, and the JSON and SQLite readers run under tighter limits without it)."""
     if not _READERS:
         import tracedb.ingest as package
         found = []
         for info in pkgutil.iter_modules(package.__path__):
-            if info.name != "formats":
-                found += [r for r in [getattr(importlib.import_module(f"tracedb.ingest.{info.name}"), "READER", None)]
-                          if isinstance(r, Reader)]
+            if _declares(os.path.join(package.__path__[0], info.name), info.ispkg):
+                module = importlib.import_module(f"tracedb.ingest.{info.name}")
+                found += [module.READER] if isinstance(getattr(module, "READER", None), Reader) else []
         _READERS.extend(sorted(found, key=lambda r: (r.order, r.name)))
     return _READERS
+
+
+def _declares(path: str, package: bool) -> bool:
+    try:
+        with open(os.path.join(path, "__init__.py") if package else path + ".py", encoding="utf-8") as f:
+            return bool(_DECLARES.search(f.read()))
+    except OSError:
+        return False
 
 
 def by_name(name: str) -> Reader:
@@ -203,19 +218,6 @@ def exported(path: str) -> str | None:
         if alt:
             return alt
     return None
-
-
-def several_devices(path: str) -> tuple[list[int], str] | None:
-    """(device indexes with activity, the device kind that names their runs: `-gpu1`, `-npu1`) of a file
-    whose format holds several devices; None for any other file and for one that cannot be identified or
-    listed (its ingest says why, in one line)."""
-    if not os.path.isfile(path):
-        return None
-    try:
-        r = identify(path)
-        return (r.devices(path), r.device_kind) if r.several else None
-    except TracedbError:
-        return None
 
 
 def head_facts(path: str) -> dict:

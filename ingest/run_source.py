@@ -1,6 +1,7 @@
-"""What one run reads (Source): the path the user named, the files, the format and reader, and the facts
-known before reading (rank, device kind, clock, the device of a file of several); and the rank a path
-names."""
+"""What one run reads (Source), and the rank a path names.
+
+A Source holds the path the user named, the files, the format and reader, and the facts known before
+reading: rank, device kind, clock, the device of a file of several."""
 import os
 import re
 from dataclasses import dataclass, field

@@ -1,6 +1,7 @@
-"""An SQLite file as the readers open it: told by its magic bytes, opened read-only and immutable
-(`mode=ro&immutable=1`: SQLite then takes no lock and writes no journal beside a file that may sit on a
-read-only share), and its table names, which tell the profilers' exports apart."""
+"""An SQLite file as the readers open it: told by its magic bytes, opened read-only, and its table names.
+
+It is opened immutable (`mode=ro&immutable=1`): SQLite then takes no lock and writes no journal beside a
+file that may sit on a read-only share. The table names tell the profilers' exports apart."""
 import sqlite3
 from pathlib import Path
 
