@@ -7,7 +7,10 @@ until that short merge.
 
 The content hash (sha256 over the source bytes, ~0.5 s for 464 MB; tracedb.engine.loading.hashing) runs in a thread
 beside DuckDB's parse, so it costs little wall time. Identical content is skipped before any parsing: when
-a stored run has the trace's byte count, the hash is awaited first (unless `replace`)."""
+a stored run has the trace's byte count, the hash is awaited first (unless `replace`).
+
+This module knows no format: the trace's reader in the registry (tracedb.ingest.formats) reads its rows,
+finishes them inside the run's transaction and says whether a file holds several devices."""
 import contextlib
 import json
 import os
