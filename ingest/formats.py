@@ -163,11 +163,13 @@ def by_name(name: str) -> Reader:
 
 
 def _identity(path: str):
+    """What a remembered answer is keyed by: the file, its size and its change times (a file rewritten in
+    place is asked again)."""
     try:
         st = os.stat(path)
     except OSError:
         return None
-    return (os.path.realpath(path), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+    return (os.path.realpath(path), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
 def _remember(path: str, reader: Reader) -> Reader:
