@@ -18,6 +18,7 @@ from decimal import Decimal, InvalidOperation
 
 from tracedb import sql
 from tracedb.errors import InputError
+from tracedb.ingest import formats
 
 FORMAT = "ascend-comm"   # a rank folder with communication analyses only (no kernel_details.csv): a run of no kernels
 FILES = ("communication.json", "communication_matrix.json")
@@ -217,3 +218,13 @@ def _num(value) -> float | None:
         return None if value is None or isinstance(value, bool) else float(value)
     except (TypeError, ValueError):
         return None
+
+
+READER = formats.Reader(
+    # never a file of its own: a rank folder of communication analyses only (ingest/ascend_folder.py)
+    name=FORMAT, order=95, recognise=lambda probe: False, read=lambda con, run_id, src, options: {},
+    device_kind="npu", clock_domain="unix-epoch-local", kernels_required=False,
+    recognised="a profiler folder with `communication*.json` and no kernel file",
+    sql=("ingest_comm_groups", "ingest_comm_ops", "ingest_comm_links", "ingest_comm_matrix"),
+    docs=(formats.Doc("A rank folder holding only communication analyses (`communication.json`, "
+                      "`communication_matrix.json`)", "`ascend-comm`", "no kernel rows; collectives in `comm_ops`"),))

@@ -2,7 +2,8 @@
 
 Both are the same table under two sets of column names (torch_npu renames op_summary's columns), with
 drift across versions: Block Dim|Num, Step Id|ID, Device_id optional, Level0 vs Level1/2 column sets,
-PMU columns that depend on aic_metrics. The header is mapped to canonical columns here, in one place;
+PMU columns that depend on aic_metrics. The header is mapped to canonical columns in one place
+(tracedb.ingest.ascend_csv_header);
 every other column is kept: numeric ones (PMU metrics, judged from the first rows) as DOUBLE in
 `metrics`, named by the run's `metric_columns`, the rest verbatim in `extra_text` / `extra_columns`.
 pyarrow's CSV reader parses the rows and tracedb.ingest.ascend_csv_arrow turns them into the store's
@@ -24,7 +25,8 @@ import duckdb
 
 from tracedb import sql
 from tracedb.errors import InputError
-from tracedb.ingest import sniff, timefmt
+from tracedb.ingest import formats, sniff, timefmt
+from tracedb.ingest.ascend_csv_header import CANONICAL, INT_BITS, SQL_TYPES, TIMES, Header, normalise
 from tracedb.ingest.duckdb_memory import memory_cap
 
 # The longest line (so also field) read from a CSV: 4 MiB. The real traces' longest line is 1,351 bytes
@@ -45,96 +47,6 @@ INSERT_ROWS = 2 * 122_880
 # without the cap and 0.73-0.78 GB with it.
 DUCKDB_MEMORY = 400 << 20
 BOM = b"\xef\xbb\xbf"
-
-# normalised header text -> canonical column (first match wins when a file has both spellings)
-COLUMNS = {
-    "step id": "step_id",
-    "device_id": "device_id",
-    "device id": "device_id",
-    "model id": "model_id",
-    "task id": "task_id",
-    "stream id": "stream_id",
-    "name": "name",
-    "op name": "name",
-    "type": "op_type",
-    "op type": "op_type",
-    "op state": "op_state",
-    "accelerator core": "core_type",
-    "task type": "core_type",
-    "start time(us)": "start_us",
-    "task start time(us)": "start_us",
-    "duration(us)": "dur_us",
-    "task duration(us)": "dur_us",
-    "wait time(us)": "wait_us",
-    "task wait time(us)": "wait_us",
-    "block dim": "block_dim",
-    "block num": "block_dim",
-    "mix block dim": "mix_block_dim",
-    "mix block num": "mix_block_dim",
-    "context id": "context_id",
-    "input shapes": "input_shapes",
-    "input data types": "input_dtypes",
-    "input formats": "input_formats",
-    "output shapes": "output_shapes",
-    "output data types": "output_dtypes",
-    "output formats": "output_formats",
-}
-CANONICAL = list(dict.fromkeys(COLUMNS.values()))
-# The integer canonical columns and their width in bits (the others, and the times, are read as text; the
-# times stay text until tracedb.ingest.ascend_csv_arrow turns them into integer ns exactly).
-INT_BITS = {"device_id": 32, "block_dim": 32, "mix_block_dim": 32, "stream_id": 64, "task_id": 64, "step_id": 64,
-            "model_id": 64, "context_id": 64}
-SQL_TYPES = {c: "INTEGER" if bits == 32 else "BIGINT" for c, bits in INT_BITS.items()}
-REQUIRED = {"name": "Name", "start_us": "Start Time(us)", "dur_us": "Duration(us)"}
-# The time columns, whether a '-' is allowed (Wait Time is a gap the profiler computes) and whether a
-# missing value ('' or N/A) is an error.
-TIMES = (("start_us", False, True), ("dur_us", False, True), ("wait_us", True, False))
-
-
-def normalise(header_cell: str) -> str:
-    return re.sub(r"\s+", " ", header_cell.replace("\ufeff", "").strip().lower())
-
-
-class Header:
-    """Where each canonical column sits in one CSV header, and which columns are extras."""
-
-    def __init__(self, path: str, cells: list[str]):
-        self.path, self.cells = path, cells
-        self.position: dict[str, int] = {}
-        self.extras: list[tuple[str, int]] = []
-        self._check_unique()
-        for i, cell in enumerate(cells):
-            canon = COLUMNS.get(normalise(cell))
-            if canon and canon not in self.position:
-                self.position[canon] = i
-            else:
-                self.extras.append((cell.replace("\ufeff", "").strip(), i))
-        missing = [label for canon, label in REQUIRED.items() if canon not in self.position]
-        if missing:
-            raise InputError(f"{path}: line 1: not an Ascend kernel_details/op_summary header: missing "
-                             f"{', '.join(missing)} (found: {', '.join(cells[:8])}{', ...' if len(cells) > 8 else ''})")
-
-    def _check_unique(self):
-        """A column named twice is refused: which of two `Name` columns is the name, and two metrics of one
-        name would be one metric in kernel_metrics. No real header repeats one (19 real CSVs checked)."""
-        seen: dict[str, int] = {}
-        for i, cell in enumerate(self.cells):
-            n = normalise(cell)
-            if n and n in seen:
-                raise InputError(f"{self.path}: line 1: column {cell.strip()!r} appears twice (columns "
-                                 f"{seen[n] + 1} and {i + 1}); expected each column name once")
-            seen.setdefault(n, i)
-
-    def label(self, canon: str) -> str:
-        """The header's own text for a canonical column (`Task Start Time(us)` in an op_summary)."""
-        return self.cells[self.position[canon]].replace("\ufeff", "").strip()
-
-    @property
-    def format(self) -> str:
-        names = {normalise(c) for c in self.cells}
-        return "ascend-op-summary" if names & {"op name", "task start time(us)", "task duration(us)"} \
-            else "ascend-kernel-details"
-
 
 # ------------------------------------------------------------------------------------------ reading text
 def read_header(path: str) -> Header:
@@ -212,26 +124,7 @@ def _text_lines(path: str, f):
         offset += len(raw)
 
 
-def _utf8_error(path, line, offset, e: UnicodeDecodeError) -> str:
-    bad = " ".join(f"0x{b:02X}" for b in e.object[e.start:e.end])
-    return (f"{path}: line {line}, byte offset {offset + e.start}: invalid UTF-8 ({bad}: {e.reason}); "
-            "expected a UTF-8 text file")
-
-
-def _csv_error(path: str, line: int, e: csv.Error) -> str:
-    text = str(e)
-    if "field larger than field limit" in text:
-        return (f"{path}: line {line}: a field longer than {LINE_LIMIT >> 20} MiB; expected CSV fields of at most "
-                f"{LINE_LIMIT >> 20} MiB")
-    if "new-line character seen in unquoted field" in text:     # a CR inside a line
-        return _lone_cr(path) or f"{path}: line {line}: a carriage return (CR) inside a line; expected LF or CRLF line ends"
-    if "unexpected end of data" in text or "expected after" in text:
-        return (f"{path}: line {line}: a quoted cell is not closed, or has text after its closing quote; expected "
-                "RFC 4180 quoting")
-    return f"{path}: line {line}: not valid CSV ({text}); expected an RFC 4180 CSV"
-
-
-class NotNumeric(Exception):
+class NotNumeric(formats.ReadAgain):
     """An extra column judged numeric from the first rows holds text further down: load it as text. The
     caller rolls back and calls load() again with `index` added to as_text (DuckDB cannot go on in a
     transaction after a failed statement, so the retry is the caller's)."""
@@ -239,6 +132,9 @@ class NotNumeric(Exception):
     def __init__(self, index: int):
         super().__init__(index)
         self.index = index
+
+    def adjust(self, options: dict):
+        options["as_text"].add(self.index)
 
 
 def numeric_extras(header: Header, sample_rows: int = SAMPLE_ROWS) -> set[int]:
@@ -251,13 +147,13 @@ def numeric_extras(header: Header, sample_rows: int = SAMPLE_ROWS) -> set[int]:
             break
         for i in list(candidates):
             v = row[i].strip("\t ") if i < len(row) else ""
-            if v not in ("", "N/A") and not _is_number(v):
+            if v not in ("", "N/A") and not is_number(v):
                 candidates.discard(i)
     rows.close()
     return candidates
 
 
-def _is_number(v: str) -> bool:
+def is_number(v: str) -> bool:
     try:
         float(v)
         return True
@@ -392,7 +288,7 @@ def _first_problem(headers, numeric: set[int], hint: str | None):
                 if cells[i] not in timefmt.CSV_MISSING and not _is_integer(cells[i], bits):
                     return InputError(f"{h.path}: line {line}: column '{label}' is {cells[i]!r}; expected an integer")
             for i in numeric:
-                if cells[i] not in timefmt.CSV_MISSING and not _is_number(cells[i]):
+                if cells[i] not in timefmt.CSV_MISSING and not is_number(cells[i]):
                     return NotNumeric(i)
     if hint is None:
         return None
@@ -434,3 +330,61 @@ def _lone_cr(path: str) -> str | None:
             offset += len(buf) - 1
             prev = buf[-1:]
     return None
+
+
+def _utf8_error(path, line, offset, e: UnicodeDecodeError) -> str:
+    bad = " ".join(f"0x{b:02X}" for b in e.object[e.start:e.end])
+    return (f"{path}: line {line}, byte offset {offset + e.start}: invalid UTF-8 ({bad}: {e.reason}); "
+            "expected a UTF-8 text file")
+
+
+def _csv_error(path: str, line: int, e: csv.Error) -> str:
+    text = str(e)
+    if "field larger than field limit" in text:
+        return (f"{path}: line {line}: a field longer than {LINE_LIMIT >> 20} MiB; expected CSV fields of at most "
+                f"{LINE_LIMIT >> 20} MiB")
+    if "new-line character seen in unquoted field" in text:     # a CR inside a line
+        return _lone_cr(path) or f"{path}: line {line}: a carriage return (CR) inside a line; expected LF or CRLF line ends"
+    if "unexpected end of data" in text or "expected after" in text:
+        return (f"{path}: line {line}: a quoted cell is not closed, or has text after its closing quote; expected "
+                "RFC 4180 quoting")
+    return f"{path}: line {line}: not valid CSV ({text}); expected an RFC 4180 CSV"
+
+
+# ------------------------------------------------------------------------------------------ the format
+def source(files: list[str]) -> dict:
+    """The Source fields of CSV files of one run (a file, or a profiler folder's slices): their headers, and
+    the format the first header names."""
+    for f in files:
+        sniff.check_regular(f)
+    headers = [read_header(f) for f in files]
+    return {"files": files, "headers": headers, "format": headers[0].format}
+
+
+def _found(probe) -> bool:
+    probe.opened()
+    try:
+        read_header(probe.path)
+    except InputError:
+        return False       # some other CSV (step_trace_time.csv, a report)
+    return True
+
+
+def _read(con, run_id: int, src, options) -> dict:
+    metrics, extras = load(con, run_id, src.headers, options["as_text"])
+    return {"metric_columns": metrics, "extra_columns": extras}
+
+
+READER = formats.Reader(
+    # the catch-all, asked last: any other text is read as an Ascend CSV, whose header check refuses it
+    name="ascend-csv", order=90, recognise=lambda probe: probe.kind in ("text", "empty"), found=_found,
+    suffixes=(".csv",), source=lambda path: source([path]), read=_read, device_kind="npu",
+    recognised="any other text, whose header must name Name, Start Time(us) and Duration(us) (or op_summary's "
+    "names); a folder by its layout",
+    clock_domain="unix-epoch-local", memory=DUCKDB_MEMORY,   # rows committed and duplicates marked in load
+    finish=lambda con, run_id, src, core_rules: sql.run(con, "ingest_finish", {"run_id": run_id, "marked": True}),
+    sql=("ingest_ascend_csv", "ingest_ascend_csv_texts"),
+    docs=(formats.Doc("Ascend `kernel_details.csv` (torch_npu profiler)", "`ascend-kernel-details`", "`kernels_raw`"),
+          formats.Doc("msprof `op_summary_*.csv`", "`ascend-op-summary`", "`kernels_raw`"),
+          formats.Doc("A profiler folder (`*_ascend_pt/`, `ASCEND_PROFILER_OUTPUT/`, msprof `PROF_*`)",
+                      "one of the two above, or `ascend-db`", "`kernels_raw`")))

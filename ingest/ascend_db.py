@@ -27,7 +27,7 @@ import sqlite3
 
 from tracedb import sql
 from tracedb.errors import InputError
-from tracedb.ingest import sqlite_export
+from tracedb.ingest import formats, sqlite_export
 from tracedb.ingest.duckdb_memory import memory_cap
 from tracedb.ingest.sqlite_export import REAL, arrow_batches, quote
 
@@ -187,4 +187,10 @@ def _column(name, kind) -> str:
             f"OR length({q}) = 19 AND {q} <= '9223372036854775807') THEN CAST({q} AS INTEGER) ELSE {q} END")
 
 
-
+READER = sqlite_export.declare(
+    FORMAT, 31, matches, devices, load, DEVICE_KIND, CLOCK_DOMAIN,
+    sql=("ingest_ascend_db_tables", "ingest_ascend_db_check", "ingest_ascend_db_insert", "ingest_ascend_db_metrics",
+         "ingest_ascend_db_host", "ingest_ascend_db_facts", "ingest_ascend_db_drop", "ingest_split_texts"),
+    docs=(formats.Doc("Ascend SQLite exports: torch_npu `ascend_pytorch_profiler_{rank}.db`, msprof "
+                      "`msprof_{timestamp}.db`", "`ascend-db`", "`kernels_raw` (one run per NPU)"),),
+    recognised="SQLite holding `STRING_IDS`, `TASK` and `COMPUTE_TASK_INFO`")

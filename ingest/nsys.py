@@ -19,7 +19,7 @@ import subprocess
 
 from tracedb import sql
 from tracedb.errors import InputError
-from tracedb.ingest import sqlite_export
+from tracedb.ingest import formats, sqlite_export
 from tracedb.ingest.sqlite_export import arrow_batches, quote
 
 FORMAT = "nsys"
@@ -279,6 +279,11 @@ def is_rep(path: str) -> bool:
     return path.lower().endswith(REP_SUFFIX) and os.path.isfile(path)
 
 
+def _exported(path: str) -> str | None:
+    """A `.nsys-rep` report is read through its SQLite export (named as the report)."""
+    return export_rep(path) if is_rep(path) else None
+
+
 def export_rep(path: str) -> str:
     """The SQLite export of a `.nsys-rep` report: `<stem>.sqlite` beside it, as `nsys stats` writes it (an
     export there newer than the report is used as it is), made with `nsys export --type sqlite` when `nsys`
@@ -310,3 +315,12 @@ def _sh(arg: str) -> str:
     import shlex
     return shlex.quote(arg)
 
+
+READER = sqlite_export.declare(
+    FORMAT, 30, matches, devices, load, DEVICE_KIND, CLOCK_DOMAIN,
+    sql=("ingest_nsys_scratch", "ingest_nsys_check", "ingest_nsys_insert"),
+    docs=(formats.Doc("Nsight Systems SQLite export (`nsys export --type sqlite`, the `.sqlite` `nsys stats` writes), "
+                      "or a `.nsys-rep` when `nsys` is on PATH", "`nsys`",
+                      "`kernels_raw` (one run per GPU); host side in `trace_events`"),),
+    export=_exported, recognised="SQLite holding `StringIds` and the kernel table or the export's metadata table; "
+    "a `.nsys-rep` by its name")

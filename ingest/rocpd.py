@@ -20,7 +20,7 @@ import duckdb
 
 from tracedb import sql
 from tracedb.errors import InputError
-from tracedb.ingest import sqlite_export
+from tracedb.ingest import formats, sqlite_export
 from tracedb.ingest.sqlite_export import arrow_batches, quote
 
 FORMAT = "rocpd"
@@ -181,3 +181,10 @@ def _select(name, kind) -> str:
     return f"CASE WHEN typeof({q}) = 'text' THEN {q} END" if kind == _J else q
 
 
+READER = sqlite_export.declare(
+    FORMAT, 32, matches, devices, load, DEVICE_KIND, CLOCK_DOMAIN,
+    sql=("ingest_rocpd_tables", "ingest_rocpd_resolve", "ingest_rocpd_check", "ingest_rocpd_insert"),
+    docs=(formats.Doc("rocprofv3 rocpd SQLite database (`rocprofv3 --output-format rocpd`)", "`rocpd`",
+                      "`kernels_raw` (one run per GPU)"),),
+    recognised="SQLite holding `rocpd_kernel_dispatch`, `rocpd_info_agent` and `rocpd_string` (GUID suffixes "
+    "allowed)")

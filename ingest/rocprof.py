@@ -9,7 +9,6 @@ one run, told apart by device_id.
 
 The document is read by DuckDB's JSON reader with an explicit schema (sql/ingest/ingest_rocprof_read.sql),
 which holds the whole document in memory at once: MAX_DOC_BYTES bounds it (docs/formats.md)."""
-import hashlib
 import json
 import os
 import re
@@ -19,7 +18,7 @@ import duckdb
 
 from tracedb import sql
 from tracedb.errors import InputError
-from tracedb.ingest import sniff
+from tracedb.ingest import formats, sniff
 
 FORMAT = "rocprof-json"
 KEY = b'"rocprofiler-sdk-tool"'
@@ -173,25 +172,21 @@ def _short(msg: str) -> str:
     return msg if len(msg) <= 200 else msg[:197] + "..."
 
 
-class AgentHasher:
-    """The content hash of one GPU's run of a file: the file's hash with the GPU index mixed in, so that
-    the runs of one file's GPUs are not taken for one another (and a re-ingest of a GPU is still skipped)."""
+def _recognise(probe) -> bool:
+    return probe.kind in ("gzip", "json") and is_rocprof(probe.head(256))
 
-    def __init__(self, inner, agent: int):
-        self.inner, self.agent = inner, agent
 
-    def join(self):
-        self.inner.join()
+def _found(probe) -> bool:
+    return probe.check_json_named() and is_rocprof(probe.head(256))
 
-    @property
-    def error(self):
-        return self.inner.error
 
-    @property
-    def size(self):
-        return self.inner.size
+def read(con, run_id: int, src, options) -> dict:
+    return load(con, run_id, src.files[0], src.agent)
 
-    @property
-    def digest(self):
-        d = self.inner.digest
-        return None if d is None else hashlib.sha256(f"{d}:rocprof-gpu{self.agent}".encode()).hexdigest()
+
+READER = formats.Reader(
+    name=FORMAT, order=10, recognise=_recognise, found=_found, suffixes=(".json", ".json.gz"), read=read,
+    devices=busy_gpus, rank_in_path=False, recognised="a JSON object (plain or gzip) opening with "
+    "`\"rocprofiler-sdk-tool\"`", sql=("ingest_rocprof_read", "ingest_rocprof_check", "ingest_rocprof_insert"),
+    docs=(formats.Doc("rocprofv3 JSON (`rocprofv3 --output-format json`), `.json` or `.json.gz`", "`rocprof-json`",
+                      "`kernels_raw` (one run per GPU)"),))

@@ -22,7 +22,7 @@ import duckdb
 
 from tracedb import sql
 from tracedb.errors import InputError
-from tracedb.ingest import sniff
+from tracedb.ingest import formats, sniff
 
 FORMAT = "rocprof-csv"
 KERNEL_TRACE = "kernel_trace"
@@ -171,3 +171,31 @@ def load(con, run_id: int, paths: list[str], agent: int | None) -> dict:
     sql.run(con, "ingest_rocprof_csv_insert", {"run_id": run_id, "device": agent})
     return {"device_name": ", ".join(names) or None, "rank": agent, "device_kind": "gpu",
             "clock_domain": "monotonic", "inflated_bytes": None}
+
+
+def _recognise(probe) -> bool:
+    """A kernel trace (with the files of its prefix beside it); a file read with one is refused by name."""
+    if probe.kind != "text":
+        return False
+    if is_kernel_trace(probe.path):
+        return True
+    why = sibling_refusal(probe.path)
+    if why:
+        raise InputError(why)
+    return False
+
+
+def _found(probe) -> bool:
+    probe.opened()          # refuses a pipe named .csv, and a file that cannot be read, by name
+    return is_kernel_trace(probe.path)   # the CSVs beside it are read with it
+
+
+READER = formats.Reader(
+    name=FORMAT, order=40, recognise=_recognise, found=_found, suffixes=(".csv",),
+    read=lambda con, run_id, src, options: load(con, run_id, src.files, src.agent),
+    source=lambda path: {"files": files(path)}, devices=devices, rank_in_path=False,
+    recognised="a CSV header naming `Kernel_Name` and `Agent_Id` (not `Counter_Name`)",
+    sql=("ingest_rocprof_csv_tables", "ingest_rocprof_csv_append", "ingest_rocprof_csv_agents",
+         "ingest_rocprof_csv_check", "ingest_rocprof_csv_insert"),
+    docs=(formats.Doc("rocprofv3 CSV (`rocprofv3 --output-format csv`), `<pid>_kernel_trace.csv` and the CSVs "
+                      "beside it", "`rocprof-csv`", "`kernels_raw` (one run per GPU)"),))

@@ -1,76 +1,37 @@
 """Profilers' SQLite exports, told apart by the tables they hold (never by the file name): Nsight Systems'
 `nsys export --type sqlite`, torch_npu / msprof's `export_type=Db` files and rocprofv3's rocpd database.
 
-Each format is one module of this package with the same face:
-  FORMAT                    the runs.format value
-  DEVICE_KIND               'gpu' or 'npu'
-  CLOCK_DOMAIN              the runs.clock_domain value
-  matches(tables) -> bool   the set of table names is this format's
-  devices(path) -> list     the indexes of the devices with activity (one run each when several), [] when
-                            the file's devices cannot be listed
-  load(con, run_id, src) -> dict
-                            the run's rows into the staging store (src.agent: the device this run holds,
-                            or None for every device); returns run facts as rocprof.load does
+Each format is one module of this package, declared with `declare` (ingest/formats.py's registry): its
+`matches(tables) -> bool` (the set of table names is this format's), `devices(path) -> list` (the indexes
+of the devices with activity, one run each when several; [] when they cannot be listed) and
+`load(con, run_id, src) -> dict` (the run's rows into the staging store, device src.agent or every device
+when None; returns run facts as rocprof.load does).
 
-The file is opened read-only and immutable (`mode=ro&immutable=1`): SQLite then takes no lock and
-writes no journal beside a file that may sit on a read-only share."""
-import importlib
-import sqlite3
-from pathlib import Path
-
+The file is opened read-only (ingest/sqlite_file.py)."""
 from tracedb.errors import InputError
-from tracedb.ingest import sniff
+from tracedb.ingest import formats
+from tracedb.ingest.sqlite_file import is_sqlite, open_ro, tables
 
-# In the order they are asked: the first whose matches() accepts the tables reads the file.
-_READERS = ("nsys", "ascend_db", "rocpd")
-
-
-def is_sqlite(path: str) -> bool:
-    try:
-        with sniff.open_regular(path) as f:
-            return f.read(len(sniff.SQLITE_MAGIC)) == sniff.SQLITE_MAGIC
-    except (OSError, InputError):
-        return False
+__all__ = ["is_sqlite", "open_ro", "tables", "declare", "quote", "fits", "arrow_batches", "REAL", "SUFFIXES"]
+SUFFIXES = (".sqlite", ".sqlite3", ".db")    # the names a folder search opens as SQLite (never an ingest's test)
 
 
-def open_ro(path: str) -> sqlite3.Connection:
-    """A read-only connection that never writes beside the file; errors name the file."""
-    try:
-        return sqlite3.connect(Path(path).resolve().as_uri() + "?mode=ro&immutable=1", uri=True)
-    except sqlite3.Error as e:
-        raise InputError(f"{path}: cannot open the SQLite database ({e}); expected a profiler's SQLite export") from None
+def declare(name: str, order: int, matches, devices, load, device_kind: str, clock_domain: str, sql: tuple,
+            docs: tuple, **more) -> formats.Reader:
+    """The registry entry of an SQLite export format: recognised by its tables (any file name); a folder
+    search opens files named SUFFIXES and passes over other databases. `more`: other Reader fields."""
+    def recognise(probe) -> bool:
+        return probe.kind == "sqlite" and matches(probe.tables)
 
+    def found(probe) -> bool:
+        try:
+            return is_sqlite(probe.path) and matches(probe.tables)
+        except InputError:
+            return False
 
-def tables(path: str) -> set[str]:
-    """Names of the tables and views of the file."""
-    con = open_ro(path)
-    try:
-        return {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")}
-    except sqlite3.Error as e:
-        raise InputError(f"{path}: cannot read the SQLite database ({e}); expected a profiler's SQLite export") from None
-    finally:
-        con.close()
-
-
-def readers() -> list:
-    return [importlib.import_module(f"tracedb.ingest.{m}") for m in _READERS]
-
-
-def reader_for(path: str, names: set[str] | None = None):
-    """The module that reads this SQLite file, or one line naming what the file holds instead."""
-    names = tables(path) if names is None else names
-    for mod in readers():
-        if mod.matches(names):
-            return mod
-    shown = ", ".join(sorted(names)[:8]) + (", ..." if len(names) > 8 else "") if names else "no tables"
-    raise InputError(f"{path}: an SQLite database that is no profiler export tracedb reads (it holds {shown}); "
-                     "expected an Nsight Systems export (nsys export --type sqlite), an Ascend profiler DB "
-                     "(ascend_pytorch_profiler_N.db, msprof_N.db) or a rocprofv3 rocpd database")
-
-
-def by_format(fmt: str):
-    """The reader module of a runs.format value, or None when it is no SQLite format."""
-    return next((m for m in readers() if m.FORMAT == fmt), None)
+    return formats.Reader(name=name, order=order, recognise=recognise, found=found, suffixes=SUFFIXES,
+                          read=lambda con, run_id, src, options: load(con, run_id, src), devices=devices,
+                          device_kind=device_kind, clock_domain=clock_domain, sql=sql, docs=docs, **more)
 
 
 def quote(name) -> str:

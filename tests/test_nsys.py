@@ -288,9 +288,9 @@ def test_real_export_every_device_ns_and_module(tmp_path, db_path):
 
 
 def test_sqlite_reader_is_chosen_by_tables(tmp_path):
-    from tracedb.ingest import nsys, sqlite_export
+    from tracedb.ingest import formats, nsys
     p = nsys_synth.profile(tmp_path / "x.db", devices=(0, 3))
-    assert sqlite_export.reader_for(p) is nsys
+    assert formats.identify(p) is nsys.READER
     assert nsys.devices(p) == [0, 3]
 
 

@@ -14,7 +14,7 @@ import rocprof_synth as rs
 import test_rocprof
 import tracedb
 from helpers import assert_one_line_error, cli, real_trace
-from tracedb.ingest import rocpd, sqlite_export
+from tracedb.ingest import formats, rocpd, sqlite_export
 
 
 @pytest.mark.parametrize("timestamps,suffix", [("inline", rs.UUID), ("table", rs.UUID), ("inline", "")])
@@ -42,7 +42,7 @@ def test_recognised_by_its_tables_with_or_without_the_guid_suffix(tmp_path):
     assert "rocpd_kernel_dispatch" in names and f"rocpd_kernel_dispatch{rs.UUID}" in names
     assert rocpd.matches(names) and rocpd.matches({t for t in names if t.endswith(rs.UUID)})
     assert not rocpd.matches({"rocpd_string", "rocpd_info_agent"})
-    assert sqlite_export.reader_for(str(suffixed)) is rocpd
+    assert formats.identify(str(suffixed)) is rocpd.READER
     assert rocpd.devices(str(suffixed)) == [0, 1]
 
 

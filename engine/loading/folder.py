@@ -1,13 +1,14 @@
 """Several traces in one command: `tracedb ingest DIR` where DIR holds one profiler output or trace file
 per rank (or per run). Each trace becomes its own run in its own transaction, so one that fails leaves
 the others in. A path that is a file or a single profiler output stays one run, named as before."""
+import dataclasses
 import os
 from collections import Counter
 from dataclasses import dataclass
 
 from tracedb.engine.loading.single import IngestResult, ingest_file
 from tracedb.errors import TracedbError, UsageError
-from tracedb.ingest import rocprof, rocprof_csv, sniff, sources, sqlite_export
+from tracedb.ingest import formats, sources
 
 
 @dataclass
@@ -15,8 +16,9 @@ class Planned:
     path: str
     name: str | None      # None: the trace's own default name (a single trace without --name)
     bytes: int            # size on disk, for progress
-    agent: int | None = None   # a rocprofv3 file of several GPUs: the GPU this run holds
+    agent: int | None = None   # a file of several devices: the device this run holds
     job: str | None = None     # a rank of a folder of traces: the job (tag `job`) it belongs to
+    reader: str | None = None  # the file's reader (ingest/formats.py), told to the ingest so it is not sniffed again
 
 
 def plan(paths, name: str | None = None) -> list[Planned]:
@@ -34,12 +36,12 @@ def plan(paths, name: str | None = None) -> list[Planned]:
     for p in paths:
         found = sources.expand(p)
         if found in ([p], []):        # a file, one profiler output, or nothing recognisable (resolve says why)
-            out += _per_gpu(Planned(p, name, _size(p)))
+            out += _per_device(Planned(p, name, _size(p)))
             continue
         prefix = name or os.path.basename(os.path.abspath(p))
         for job, traces in _jobs(p, found, prefix):
             out += [g for f, label in zip(traces, _labels(p, traces))
-                    for g in _per_gpu(Planned(f, f"{job}-{label}", _size(f), job=job))]
+                    for g in _per_device(Planned(f, f"{job}-{label}", _size(f), job=job))]
     return out
 
 
@@ -66,28 +68,24 @@ def _jobs(root: str, found: list[str], prefix: str) -> list[tuple[str, list[str]
     return out
 
 
-def _per_gpu(item: Planned) -> list[Planned]:
-    """A rocprofv3 file (JSON, or a CSV kernel trace), or a SQLite export, of several devices as one planned
-    run per device; anything else as it is."""
+def _per_device(item: Planned) -> list[Planned]:
+    """A file whose format holds several devices or ranks (ingest/formats.py: a rocprofv3 JSON or CSV kernel
+    trace, an SQLite export) as one planned run per device that has activity; anything else as it is.
+    Its reader goes with it, so the ingest does not sniff the file again."""
     if not os.path.isfile(item.path):
         return [item]
-    kind = "gpu"          # the run name's device word: `-gpu1`, or `-npu1` for an Ascend export
-    if rocprof.is_rocprof(sniff.head(item.path, 256)):
-        gpus = rocprof.busy_gpus(item.path)
-    elif item.path.lower().endswith(".csv") and rocprof_csv.is_kernel_trace(item.path):
-        gpus = rocprof_csv.devices(item.path)
-    elif sqlite_export.is_sqlite(item.path):
-        try:
-            reader = sqlite_export.reader_for(item.path)
-            gpus, kind = reader.devices(item.path), reader.DEVICE_KIND
-        except TracedbError:
-            return [item]      # the ingest says why, in one line
-    else:
+    try:
+        reader = formats.identify(item.path)
+        devices = reader.devices(item.path) if reader.several else None
+    except TracedbError:
+        return [item]      # the ingest says why, in one line
+    item = dataclasses.replace(item, reader=reader.name)
+    if devices is None:
         return [item]
-    if len(gpus) < 2:    # one GPU ran kernels: one run, named as any trace, on that GPU (its rank)
-        return [Planned(item.path, item.name, item.bytes, agent=gpus[0] if gpus else None, job=item.job)]
-    base = item.name or sources.trace_stem(item.path)
-    return [Planned(item.path, f"{base}-{kind}{idx}", item.bytes, agent=idx, job=item.job) for idx in gpus]
+    if len(devices) < 2:    # one device has activity: one run, named as any trace, on that device (its rank)
+        return [dataclasses.replace(item, agent=devices[0] if devices else None)]
+    base = item.name or sources.trace_stem(item.path)      # the name's device word: `-gpu1`, `-npu1`
+    return [dataclasses.replace(item, name=f"{base}-{reader.device_kind}{idx}", agent=idx) for idx in devices]
 
 
 def ingest_all(store_path, planned: list[Planned], on_start=None, jobs: int = 1, **kw):
@@ -111,16 +109,26 @@ def ingest_all(store_path, planned: list[Planned], on_start=None, jobs: int = 1,
         if on_start:
             on_start(i, item)
         try:
-            res: IngestResult | TracedbError = ingest_file(store_path, item.path, name=item.name, **run_options(item, kw))
+            res: IngestResult | TracedbError = _ingest_one(store_path, item, kw)
         except TracedbError as e:
             res = e
         yield item, res
 
 
+def _ingest_one(store_path, item: Planned, kw) -> IngestResult:
+    """One planned run into the store, or into the Parquet dataset `kw["to"]`."""
+    options = run_options(item, kw)
+    to = options.pop("to", None)
+    if to is None:
+        return ingest_file(store_path, item.path, name=item.name, **options)
+    from tracedb.engine.loading.to_dataset import ingest_to_dataset
+    return ingest_to_dataset(to, item.path, name=item.name, **options)
+
+
 def run_options(item: Planned, kw) -> dict:
-    """ingest_file's options for one planned run: the command's, its GPU, its job tag."""
-    agent = {"agent": item.agent} if item.agent is not None else {}
-    return {**kw, **agent, **({"tags": _with_job(kw.get("tags"), item.job)} if item.job else {})}
+    """ingest_file's options for one planned run: the command's, its device, its reader, its job tag."""
+    own = {k: v for k, v in (("agent", item.agent), ("reader", item.reader)) if v is not None}
+    return {**kw, **own, **({"tags": _with_job(kw.get("tags"), item.job)} if item.job else {})}
 
 
 def _with_job(tags, job: str) -> dict:

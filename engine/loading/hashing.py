@@ -60,3 +60,29 @@ def _identity(files):
         return tuple((os.path.realpath(f), st.st_size, st.st_mtime_ns) for f in files for st in [os.stat(f)])
     except OSError:
         return None
+
+
+class AgentHasher:
+    """The content hash of one device's run of a file of several devices: the file's hash with the device
+    index mixed in, so that the runs of one file's devices are not taken for one another (and a re-ingest
+    of a device is still skipped). The mixed-in text is kept as first written (`rocprof-gpuN`, for every
+    format): stored runs' hashes stay valid."""
+
+    def __init__(self, inner, agent: int):
+        self.inner, self.agent = inner, agent
+
+    def join(self):
+        self.inner.join()
+
+    @property
+    def error(self):
+        return self.inner.error
+
+    @property
+    def size(self):
+        return self.inner.size
+
+    @property
+    def digest(self):
+        d = self.inner.digest
+        return None if d is None else hashlib.sha256(f"{d}:rocprof-gpu{self.agent}".encode()).hexdigest()

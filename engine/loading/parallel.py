@@ -111,7 +111,7 @@ class _Digest:
         pass
 
 
-OPTIONS = {"tags", "replace", "core_rules", "agent"}
+OPTIONS = {"tags", "replace", "core_rules", "agent", "reader"}
 
 
 def supports(kw) -> bool:
@@ -227,7 +227,7 @@ def _digest(item, cache, i) -> str | None:
     """The SHA-256 of a planned trace's files (None when they cannot be read: its ingest says why)."""
     if i not in cache:
         try:
-            hasher = hashing.Hasher(sources.resolve(item.path).files)
+            hasher = hashing.Hasher(sources.resolve(item.path, item.reader).files)
         except TracedbError:
             cache[i] = None
             return None
@@ -358,7 +358,7 @@ def _parse(store, path, name, options, threads, stored):
         with ingest._scratch() as scratch:
             scratch.execute("SET threads = $t", {"t": threads})
             job = ingest._prepare(scratch, path, name, options.get("tags"), bool(options.get("replace")),
-                                  options.get("core_rules"), options.get("agent"))
+                                  options.get("core_rules"), options.get("agent"), options.get("reader"))
             known = _known(job, stored)
             if known:
                 return ingest._skipped(job, known)

@@ -7,12 +7,13 @@ until that short merge.
 
 The content hash (sha256 over the source bytes, ~0.5 s for 464 MB; tracedb.engine.loading.hashing) runs in a thread
 beside DuckDB's parse, so it costs little wall time. Identical content is skipped before any parsing: when
-a stored run has the trace's byte count, the hash is awaited first (unless `replace`)."""
+a stored run has the trace's byte count, the hash is awaited first (unless `replace`).
+
+This module knows no format: the trace's reader in the registry (tracedb.ingest.formats) reads its rows,
+finishes them inside the run's transaction and says whether a file holds several devices."""
 import contextlib
-import dataclasses
 import json
 import os
-import shutil
 import tempfile
 import time
 from dataclasses import dataclass
@@ -26,8 +27,7 @@ from tracedb.engine.loading import hashing
 from tracedb.engine.loading import staging
 from tracedb.patterns import check_regex
 from tracedb.engine.store.connect import NO_NETWORK, parse_tags
-from tracedb.ingest import ascend_comm, ascend_csv, chrome_json, kernel_names, rocprof, rocprof_csv, sources, \
-    sqlite_export
+from tracedb.ingest import ascend_comm, formats, kernel_names, sources
 from tracedb.ingest.duckdb_memory import memory_cap
 
 
@@ -116,18 +116,17 @@ def ingest_path(con, path: str, name: str | None = None, tags=None, replace: boo
 
 
 def ingest_file(store_path: str | None, path: str, name: str | None = None, tags=None, replace: bool = False,
-                core_rules=None, agent: int | None = None, to: str | None = None) -> IngestResult:
+                core_rules=None, agent: int | None = None, reader: str | None = None) -> IngestResult:
     """Ingest one trace into the store at `store_path`, holding its write lock only for the final merge:
     reports, `runs` and `sql` of other processes go on while the trace is parsed. A first ingest into a
     missing store creates it only when the run is complete (the side store is renamed into place).
-    `agent`: of a rocprofv3 file, the GPU this run holds (engine/loading/folder.py plans one run per GPU).
-    `to`: a Parquet dataset folder to add the run to instead of a store (ingest_to_dataset)."""
-    if to is not None:
-        return ingest_to_dataset(to, path, name=name, tags=tags, replace=replace, core_rules=core_rules, agent=agent)
+    `agent`: of a file of several devices, the device this run holds (engine/loading/folder.py plans one run
+    per device). `reader`: the registered reader of the file when the caller identified it already
+    (ingest/formats.py). Into a Parquet dataset instead: engine/loading/to_dataset.py."""
     from tracedb.engine.store.connect import open_store, resolve_path
     store = resolve_path(store_path)
     with _scratch() if core_rules else contextlib.nullcontext() as scratch:   # a connection checks the regexes
-        job = _prepare(scratch, path, name, tags, replace, core_rules, agent)
+        job = _prepare(scratch, path, name, tags, replace, core_rules, agent, reader)
     staging.sweep_stale(store)
     known = _stored_content(store, job)
     if known:
@@ -147,81 +146,6 @@ def ingest_file(store_path: str | None, path: str, name: str | None = None, tags
     finally:
         staging.remove(side)
     return result
-
-
-def ingest_to_dataset(folder: str, path: str, name: str | None = None, tags=None, replace: bool = False,
-                      core_rules=None, agent: int | None = None) -> IngestResult:
-    """Ingest one trace as one run of the Parquet dataset at `folder` (created when missing): parsed into a
-    side store as for a store, then written as the run's partition files, which the dataset's manifest
-    names only once they are all in place (engine/store/parquet.py). Identical content is skipped."""
-    from tracedb.engine.store import parquet as parquet_export
-    target = parquet_export.prepare_target(folder)
-    staging.sweep_stale(target)
-    result, run = stage_for_dataset(folder, path, name, tags, replace, core_rules, agent,
-                                    side=staging.side_path(target))
-    if run is None:
-        return result
-    try:
-        return commit_staged(folder, result, run, replace)
-    finally:
-        shutil.rmtree(run.stage, ignore_errors=True)
-
-
-def stage_for_dataset(folder: str, path: str, name: str | None = None, tags=None, replace: bool = False,
-                      core_rules=None, agent: int | None = None, side: str | None = None, stage: str | None = None,
-                      threads: int | None = None):
-    """The parse half of an ingest into a dataset (a worker runs it): the trace parsed into the side store
-    `side` (default: a temporary file of this machine), written as files in the staging folder `stage`
-    inside the dataset (default: a new one named after this process). `threads`: DuckDB's threads for
-    the parse (default: DuckDB's own, one per core). Returns (IngestResult, StagedRun), or (the skipped
-    result, None) when the dataset already holds identical content."""
-    from tracedb.engine.store import parquet as parquet_export
-    with _scratch() if core_rules else contextlib.nullcontext() as scratch:
-        job = _prepare(scratch, path, name, tags, replace, core_rules, agent)
-    stored = parquet_export.stored_runs(folder)
-    size = sum(os.path.getsize(f) for f in job.src.files)
-    clash = [r for r in stored if r.get("name") == job.name]
-    if clash or any(r.get("source_bytes") == size for r in stored):   # as _known_content, from the manifest
-        job.hasher.join()
-        if job.hasher.error:
-            raise InputError(f"{job.hasher.error.filename}: cannot read: {job.hasher.error.strerror}")
-        same = [r["name"] for r in stored if r.get("content_hash") == job.hasher.digest]
-        if same and not replace:
-            return _skipped(job, same[0]), None
-        if clash and not replace and clash[0].get("content_hash") != job.hasher.digest:
-            raise _name_taken(job.name)
-    tmp = None
-    if side is None:
-        tmp = tempfile.mkdtemp(prefix="tracedb-side-")
-        side = os.path.join(tmp, "side.duckdb")
-    try:
-        with _scratch() if threads else contextlib.nullcontext() as like:
-            if like is not None:
-                like.execute("SET threads = $t", {"t": threads})
-            staged = _stage(side, job, like=like)
-        run = parquet_export.stage_run(folder, side, stage)
-    finally:
-        staging.remove(side)
-        if tmp:
-            shutil.rmtree(tmp, ignore_errors=True)
-    return _result(job, "ingested", None, staged), run
-
-
-def commit_staged(folder: str, result: IngestResult, run, replace: bool) -> IngestResult:
-    """The commit half for one run: stage_for_dataset's run named by the dataset's manifest."""
-    from tracedb.engine.store import parquet as parquet_export
-    status, run_id, same_as = parquet_export.commit_runs(folder, [run], replace)[0]
-    return settled(result, status, run_id, same_as)
-
-
-def settled(result: IngestResult, status: str, run_id, other) -> IngestResult:
-    """A staged run's result once committed: ingested or replaced with its id, or skipped; a name taken
-    by other content raises (commit_runs returns it as ("error", None, message))."""
-    if status == "error":
-        raise UsageError(other)
-    if status == "skipped":
-        return dataclasses.replace(result, status="skipped", run_id=None, same_as=other)
-    return dataclasses.replace(result, status=status, run_id=run_id)
 
 
 def _stored_content(store: str, job) -> str | None:
@@ -248,18 +172,17 @@ def _scratch():
         con.close()
 
 
-def _prepare(con, path, name, tags, replace, core_rules, agent=None) -> _Job:
+def _prepare(con, path, name, tags, replace, core_rules, agent=None, reader=None) -> _Job:
     """Check the call and the trace before anything is written; starts the content hash."""
     t0 = time.perf_counter()
     tag_map = parse_tags(tags)
     rules = _parse_core_rules(core_rules)
     for pattern, _ in rules:
         check_regex(con, pattern, "--core-rule")
-    src = sources.resolve(path)
+    src = sources.resolve(path, reader)
     hasher = hashing.hasher_for(src.files)
-    if agent is not None and (src.format in (rocprof.FORMAT, rocprof_csv.FORMAT)
-                              or sqlite_export.by_format(src.format)):
-        src.agent, hasher = agent, rocprof.AgentHasher(hasher, agent)   # one device of the file: its own content
+    if agent is not None and formats.by_name(src.reader).several:
+        src.agent, hasher = agent, hashing.AgentHasher(hasher, agent)   # one device of the file: its own content
     return _Job(src=src, name=name or src.default_name, tag_map=tag_map, core_rules=rules, replace=replace,
                 hasher=hasher, t0=t0)
 
@@ -312,19 +235,17 @@ def _stage(side: str, job, like=None) -> _Staged:
         for setting in ("memory_limit", "threads") if like is not None else ():
             value = like.execute("SELECT current_setting($s)", {"s": setting}).fetchone()[0]
             con.execute(f"SET {setting} = $v", {"v": value})
-        retry = {"as_text": set(), "parts": None, "safe": False}
+        # what a reader may change when it asks to read again (formats.ReadAgain): an Ascend CSV's metric
+        # column with text past the sampled rows, a Chrome trace's cut inside an event
+        options = {"as_text": set(), "parts": None, "safe": False, "core_rules": job.core_rules}
         while True:
             try:
-                staged = _load_run(con, job, retry)
+                staged = _load_run(con, job, options)
                 break
-            except ascend_csv.NotNumeric as e:   # rare: a metric column with text past the sampled rows
+            except formats.ReadAgain as again:   # rare
                 _rollback(con)
                 sql.run(con, "delete_run", {"run_ids": [1]})
-                retry["as_text"].add(e.index)
-            except chrome_json.RetrySafely:      # rare: a cut inside an event, or args of unexpected types
-                _rollback(con)
-                sql.run(con, "delete_run", {"run_ids": [1]})
-                retry.update(parts=1, safe=True)
+                again.adjust(options)
         checkpoint_appended(con)
     except duckdb.IOException as e:
         raise _write_failed(side, e) from None
@@ -341,37 +262,33 @@ def _write_failed(path, e) -> StoreError:
                       f"{str(e).strip().splitlines()[0]}; the store is unchanged")
 
 
-def _load_run(con, job, retry) -> _Staged:
-    """The run's rows, then one transaction: duplicate marks, run row, stats (in the side store)."""
+def _load_run(con, job, options) -> _Staged:
+    """The run's rows (its reader's `read`), then one transaction: duplicate marks, run row, stats (in the
+    side store)."""
     src, run_id = job.src, 1
+    reader = formats.by_name(src.reader)
     facts = {"format": src.format, "device_kind": src.device_kind, "clock_domain": src.clock_domain,
              "rank": src.rank, "world_size": src.world_size, "truncated": False, "inflated_bytes": None}
-    chrome = src.format == "chrome-json"
-    if chrome:
-        facts.update(chrome_json.load(con, run_id, src.files[0], parts=retry["parts"], safe=retry["safe"],
-                                      core_rules=job.core_rules))
-    elif src.format == rocprof.FORMAT:
-        facts.update(rocprof.load(con, run_id, src.files[0], src.agent))
-    elif src.format == rocprof_csv.FORMAT:
-        facts.update(rocprof_csv.load(con, run_id, src.files, src.agent))
-    elif sqlite_export.by_format(src.format):
-        facts.update(sqlite_export.by_format(src.format).load(con, run_id, src))
-    # (metric columns, extra columns) of the runs row: of the JSON and SQLite readers, only the Ascend DB
-    # reader fills metrics (its PMU table), none extra_text
-    metric_columns = facts.pop("metric_columns", [])
-    columns = ascend_csv.load(con, run_id, src.headers, retry["as_text"]) if src.headers else (metric_columns, [])
+    facts.update(reader.read(con, run_id, src, options))
+    # (metric columns, extra columns) of the runs row: of the readers, only the Ascend CSV and DB readers fill
+    # metrics (the DB's PMU table), only the CSV reader extra_text
+    columns = (facts.pop("metric_columns", []), facts.pop("extra_columns", []))
     # an Ascend CSV's rows are committed already, duplicates marked: the transaction below only adds the
     # runs row and its facts (capped anyway: whatever it reads of millions of rows stays under the cap)
-    with memory_cap(con, ascend_csv.DUCKDB_MEMORY) if src.headers else contextlib.nullcontext():
-        return _finish_run(con, job, src, run_id, facts, columns, chrome)
+    with memory_cap(con, reader.memory) if reader.memory else contextlib.nullcontext():
+        return _finish_run(con, job, reader, run_id, facts, columns)
 
 
-def _finish_run(con, job, src, run_id, facts, columns, chrome) -> _Staged:
+def _finish_run(con, job, reader, run_id, facts, columns) -> _Staged:
     """The run's one transaction over its loaded rows: duplicate marks (and a Chrome trace's tracks, tasks
     and cores), the runs row, the communication analyses, the stats and the short kernel names."""
+    src = job.src
     con.execute("BEGIN")
     try:
-        _finish_rows(con, run_id, src, job.core_rules, chrome)
+        if reader.finish:        # a Chrome trace's tracks, tasks and cores; an Ascend CSV's file order
+            reader.finish(con, run_id, src, job.core_rules)
+        else:                    # the file order and duplicate marks of the other readers' rows
+            sql.run(con, "ingest_finish", {"run_id": run_id, "marked": False})
         job.hasher.join()
         if job.hasher.error:
             raise InputError(f"{job.hasher.error.filename}: cannot read: {job.hasher.error.strerror}")
@@ -379,7 +296,7 @@ def _finish_run(con, job, src, run_id, facts, columns, chrome) -> _Staged:
         ascend_comm.insert_groups(con, run_id, facts.get("groups") or src.groups)
         ascend_comm.load(con, run_id, src.comm_files)
         rows, dups = sql.run(con, "ingest_run_stats", {"run_id": run_id}).fetchone()
-        if rows == 0 and src.format != ascend_comm.FORMAT:   # a rank of communication analyses only: no kernels
+        if rows == 0 and reader.kernels_required:   # not a rank of communication analyses only
             raise InputError(f"{src.files[0]}: header only, no kernel rows; expected at least one data line")
         kernel_names.fill(con, run_id)
         con.execute("COMMIT")
@@ -413,33 +330,6 @@ def _merge(con, side, job, staged) -> IngestResult:
             _rollback(con)
             raise
     return _result(job, "replaced" if replaced else "ingested", run_id, staged)
-
-
-def _finish_rows(con, run_id, src, core_rules, chrome):
-    """Inside the run's transaction: a Chrome trace's tracks, tasks and cores (and the check that it holds
-    device activity), or the other readers' file order and duplicate marks."""
-    if not chrome:
-        sql.run(con, "ingest_finish", {"run_id": run_id, "marked": bool(src.headers)})
-        return
-    chrome_json.finish(con, run_id, core_rules)
-    _check_device_activity(con, run_id, src)
-
-
-def _check_device_activity(con, run_id, src):
-    """A Chrome trace without device activity (no event with a kind) is refused, naming the threads seen
-    in case they are cores."""
-    kernels = con.execute("SELECT count(*) FROM trace_events WHERE run_id = $r AND kind IS NOT NULL",
-                          {"r": run_id}).fetchone()[0]
-    if kernels:
-        return
-    seen = [r[0] for r in con.execute(
-        "SELECT DISTINCT thread_name FROM tracks WHERE run_id = $r AND thread_name IS NOT NULL "
-        "ORDER BY 1 LIMIT 8", {"r": run_id}).fetchall()]
-    names = (f"; thread names seen: {', '.join(seen)} — if those are cores, map them with "
-             "--core-rule 'REGEX=AIC'") if seen else ""
-    raise InputError(f"{src.path}: no device activity (no kernel, gpu_memcpy or gpu_memset events, no "
-                     "threads named like cores): a CPU-only profile? Record it with "
-                     f"ProfilerActivity.CUDA (or the NPU activity){names}")
 
 
 def _runs_of_same_content(con, hasher) -> list:

@@ -18,14 +18,16 @@ from tracedb.errors import InputError, TracedbError
 JOB_PREFIX = ".tracedb-job-"
 
 
-def convert(folder: str, stage: str, path: str, name, tags, replace: bool, core_rules, agent, threads=None):
+def convert(folder: str, stage: str, path: str, name, tags, replace: bool, core_rules, agent, threads=None,
+            reader=None):
     """In a worker: one trace parsed and written as staged files; returns (IngestResult, StagedRun | None)
     or the one-line error of a trace that cannot be ingested (raised errors would carry a traceback).
     `threads`: DuckDB's threads for it (None: DuckDB's default, one per core)."""
-    from tracedb.engine.loading import single as ingest
+    from tracedb.engine.loading import to_dataset
     try:
-        return ingest.stage_for_dataset(folder, path, name, tags, replace, core_rules, agent,
-                                        stage=os.path.join(stage, secrets.token_hex(4)), threads=threads)
+        return to_dataset.stage_for_dataset(folder, path, name, tags, replace, core_rules, agent,
+                                        stage=os.path.join(stage, secrets.token_hex(4)), threads=threads,
+                                        reader=reader)
     except TracedbError as e:
         return e, None
 
@@ -33,11 +35,11 @@ def convert(folder: str, stage: str, path: str, name, tags, replace: bool, core_
 def ingest_staged(folder: str, planned, options: list[dict], submit, replace: bool = False, core_rules=None,
                   on_start=None, threads=None):
     """Yields (planned, IngestResult | TracedbError) per planned trace, in plan order, once the run list is
-    committed. `options`: each planned run's tags and agent (engine/ingest_many.run_options);
+    committed. `options`: each planned run's tags, device and reader (engine/loading/folder.run_options);
     `submit(key, fn, *args)` runs `fn(*args)` somewhere and returns a future (`.result()`);
     `on_start(i, planned)` is called as each task is submitted."""
     from tracedb.engine.store import parquet as parquet_export
-    from tracedb.engine.loading.single import settled
+    from tracedb.engine.loading.to_dataset import settled
     folder = os.path.abspath(folder)
     parquet_export.prepare_target(folder)
     stage = os.path.join(folder, JOB_PREFIX + secrets.token_hex(6))
@@ -50,7 +52,7 @@ def ingest_staged(folder: str, planned, options: list[dict], submit, replace: bo
             kw = options[i]                     # its GPU, and the job tag of a folder's ranks
             futures.append(submit(f"tracedb-ingest-{os.path.basename(stage)}-{i}", convert, folder,
                                   os.path.join(stage, str(i)), os.path.abspath(item.path), item.name, kw.get("tags"),
-                                  replace, core_rules, kw.get("agent"), threads))
+                                  replace, core_rules, kw.get("agent"), threads, kw.get("reader")))
         outcomes = []
         for item, fut in zip(planned, futures):
             try:

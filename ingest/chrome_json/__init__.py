@@ -9,7 +9,7 @@ memory bounded by DuckDB's buffers (the obvious `read_json(format='unstructured'
 applies, the byte offset in it (docs/formats.md, "What JSON input is refused").
 
     config         JsonIngestConfig, the tunables (DEFAULT), passed down from `load`
-    sniff          is this file a Chrome trace, and its rank, without ingesting it
+    sniff          its rank and world size from its head, without ingesting it
     gunzip         a .gz inflated on its own thread while its parts are parsed
     jsonscan       JSON read at byte offsets: an array's values walked, a value's end found within limits
     layout         where the event array lies, where events meet, how the file ends (complete, cut, or
@@ -22,6 +22,8 @@ applies, the byte offset in it (docs/formats.md, "What JSON input is refused").
     inserters      parts inserted on two cursors at once, each committed on its own
     loader         `load`: the steps above for one file, the check of its events, its run facts
     finishing      `finish`: tracks, tasks and cores, inside the run's final transaction
+    facts          what the keys around the events say of the run, checked for type and range
+    reader         the format's entry in the reader registry (ingest/formats.py): how a file is recognised
 """
 from tracedb.ingest.chrome_json.config import DEFAULT, JsonIngestConfig
 from tracedb.ingest.duckdb_memory import memory_cap, size_bytes
@@ -30,10 +32,11 @@ from tracedb.ingest.chrome_json.gunzip import Gunzip
 from tracedb.ingest.chrome_json.layout import locate
 from tracedb.ingest.chrome_json.loader import RetrySafely, load
 from tracedb.ingest.chrome_json.parts import part_bytes, split
+from tracedb.ingest.chrome_json.reader import READER
 from tracedb.ingest.chrome_json.schema import NPU_ARGS, args_keys
-from tracedb.ingest.chrome_json.sniff import head_facts, is_gzip, looks_like_json
+from tracedb.ingest.chrome_json.sniff import head_facts, is_gzip
 from tracedb.ingest.chrome_json.tail_balance import balance_tail
 
 __all__ = ["DEFAULT", "JsonIngestConfig", "memory_cap", "size_bytes", "finish", "Gunzip", "locate",
-           "RetrySafely", "load", "part_bytes", "split", "NPU_ARGS", "args_keys", "head_facts", "is_gzip",
-           "looks_like_json", "balance_tail"]
+           "RetrySafely", "load", "part_bytes", "split", "NPU_ARGS", "args_keys", "head_facts", "is_gzip", "READER",
+           "balance_tail"]

@@ -1,6 +1,8 @@
 """The last steps of a Chrome trace's ingest, inside the run's final transaction: tracks, NPU tasks,
-per-core tasks and the devices of simulators, derived from the events already inserted."""
+per-core tasks and the devices of simulators, derived from the events already inserted, and the check
+that the trace holds device activity."""
 from tracedb import sql
+from tracedb.errors import InputError
 
 DEFAULT_CORE_RULES = [("(?i)^(AIC)([_ (]|$)", "AIC"), ("(?i)^(AIV)([_ (]|$)", "AIV")]
 
@@ -16,3 +18,20 @@ def finish(con, run_id: int, core_rules=()):
                                           "classes": [c for _, c in rules]})
     sql.run(con, "ingest_chrome_devices", {"run_id": run_id})
     sql.run(con, "ingest_chrome_finish")
+
+
+def check_device_activity(con, run_id: int, path: str):
+    """A Chrome trace without device activity (no event with a kind) is refused, naming the threads seen
+    in case they are cores."""
+    kernels = con.execute("SELECT count(*) FROM trace_events WHERE run_id = $r AND kind IS NOT NULL",
+                          {"r": run_id}).fetchone()[0]
+    if kernels:
+        return
+    seen = [r[0] for r in con.execute(
+        "SELECT DISTINCT thread_name FROM tracks WHERE run_id = $r AND thread_name IS NOT NULL "
+        "ORDER BY 1 LIMIT 8", {"r": run_id}).fetchall()]
+    names = (f"; thread names seen: {', '.join(seen)} — if those are cores, map them with "
+             "--core-rule 'REGEX=AIC'") if seen else ""
+    raise InputError(f"{path}: no device activity (no kernel, gpu_memcpy or gpu_memset events, no "
+                     "threads named like cores): a CPU-only profile? Record it with "
+                     f"ProfilerActivity.CUDA (or the NPU activity){names}")

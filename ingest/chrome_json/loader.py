@@ -14,7 +14,8 @@ from tracedb.ingest.chrome_json.config import DEFAULT, JsonIngestConfig
 from tracedb.ingest.duckdb_memory import memory_cap
 from tracedb.ingest.chrome_json.gunzip import Gunzip
 from tracedb.ingest.chrome_json.inserters import Inserters
-from tracedb.ingest.chrome_json.layout import Layout, find_end, locate, read_head, run_facts
+from tracedb.ingest.chrome_json.facts import run_facts
+from tracedb.ingest.chrome_json.layout import Layout, find_end, locate, read_head
 from tracedb.ingest.chrome_json.part_errors import (EndsEarly, RetrySafely, bad_time, describe_event, event_at,
                                                      part_error)
 from tracedb.ingest.chrome_json.part_files import Workdir, store_folder, write_part

@@ -10,6 +10,7 @@ import json
 import re
 
 from tracedb.errors import InputError
+from tracedb.ingest import formats
 from tracedb.ingest.chrome_json.jsonscan import DEEP, ScanStop, walk
 from tracedb.ingest.chrome_json.layout import Layout
 
@@ -18,9 +19,12 @@ _REASON = re.compile(r"(?:record/value \d+|Error): (.*)$")
 _PEEK = 1 << 16
 
 
-class RetrySafely(Exception):
+class RetrySafely(formats.ReadAgain):
     """The fast read failed: a cut between parts fell inside an event, or an args value has a type the
     typed schema does not take. Parse the array again as one part with every args value as JSON."""
+
+    def adjust(self, options: dict):
+        options.update(parts=1, safe=True)
 
 
 class EndsEarly(Exception):

@@ -32,7 +32,7 @@ COMM_ARGS = ("Collective name", "In msg nelems", "Out msg nelems", "Group size",
              "Out split size", "Process Group Name", "Process Group Description", "Process Group Ranks", "Seq")
 
 # Time bounds, so that base + ts + dur stays inside BIGINT ns (9.22e18): |ts| <= 4e15 µs (year 2096 in epoch
-# µs), dur <= 1e15 µs (ingest_chrome_part.sql), baseTimeNanoseconds <= 4e18 (layout.run_facts). A ts
+# µs), dur <= 1e15 µs (ingest_chrome_part.sql), baseTimeNanoseconds <= 4e18 (facts.run_facts). A ts
 # beyond them, NaN or infinite becomes NULL, and ingest_chrome_check refuses the file naming the event.
 TS_MAX_US = "4e15"
 # Below 2^43 µs (101 days) a double's error is under 0.5 ns, so a us.fff number rounds to its exact ns

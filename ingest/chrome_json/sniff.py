@@ -1,17 +1,13 @@
-"""Telling a Chrome trace (plain or gzip) from other files, and reading the rank from its head, without
-ingesting it: what the source resolver asks before it picks a format."""
+"""What a Chrome trace's head says of its rank and world size, without ingesting it: what a folder ingest
+asks to name and group its ranks (how the file is recognised is chrome_json/reader.py's)."""
 import gzip
 import zlib
 
 from tracedb.errors import InputError
 from tracedb.ingest.sniff import head, is_gzip
 from tracedb.ingest.chrome_json.config import DEFAULT, JsonIngestConfig
-from tracedb.ingest.chrome_json.layout import object_start, run_facts
-
-
-def looks_like_json(path: str) -> bool:
-    """First non-blank byte is '{' or '[' (after gunzip): the sniffer's test for this format."""
-    return head(path, 4096)[:1] in (b"{", b"[")
+from tracedb.ingest.chrome_json.facts import run_facts
+from tracedb.ingest.chrome_json.layout import object_start
 
 
 def head_facts(path: str, config: JsonIngestConfig = DEFAULT) -> dict:

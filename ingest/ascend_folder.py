@@ -1,0 +1,118 @@
+"""An Ascend profiler folder as one run: which of its files hold the kernels, and the job facts beside them.
+
+The kernels come from kernel_details.csv, else the op_summary slices msprof wrote, else the SQLite export
+torch_npu writes with export_type=Db; the job facts from profiler_info, profiler_metadata.json and the
+communication analyses."""
+import glob
+import os
+import re
+
+from tracedb.errors import InputError
+from tracedb.ingest import ascend_comm, ascend_csv, ascend_db, ascend_info, sniff, sqlite_export
+from tracedb.ingest.run_source import Source, rank_from_path
+
+OUTPUT_DIRS = ("ASCEND_PROFILER_OUTPUT", "mindstudio_profiler_output")
+
+
+def resolve(path: str) -> Source:
+    """*_ascend_pt/ -> ASCEND_PROFILER_OUTPUT/kernel_details.csv, else the op_summary CSVs msprof wrote
+    (every slice, in slice order); ASCEND_PROFILER_OUTPUT/ or mindstudio_profiler_output/ directly too."""
+    root = path.rstrip(os.sep) or os.sep
+    _check_listable(root)
+    out_dir = os.path.join(root, "ASCEND_PROFILER_OUTPUT")
+    if os.path.isdir(out_dir):
+        _check_listable(out_dir)
+    for cand in (os.path.join(out_dir, "kernel_details.csv"), os.path.join(root, "kernel_details.csv")):
+        if os.path.lexists(cand):      # not isfile: a named pipe there is refused by name, not passed over
+            src = _from_csv_files(path, [cand])
+            break
+    else:
+        slices = _op_summary_files(root)
+        comm = ascend_comm.files_in(out_dir if os.path.isdir(out_dir) else root)
+        db = _sqlite_exports(root) if not slices else []
+        if not slices and not db and comm:   # a rank whose kernels were not exported: its communication analyses
+            src = Source(path=path, format=ascend_comm.FORMAT, files=[], rank=rank_from_path(path))
+        elif not slices:
+            if not db:
+                raise InputError(f"{path}: no kernel_details.csv under ASCEND_PROFILER_OUTPUT/ and no "
+                                 "op_summary_*.csv under PROF_*/mindstudio_profiler_output/; expected an "
+                                 "Ascend profiler output folder (*_ascend_pt)")
+            src = _from_sqlite_export(path, root, db)   # torch_npu with export_type=Db alone writes no CSV
+        else:
+            src = _from_csv_files(path, slices)
+    pt_root = os.path.dirname(root) if os.path.basename(root) == "ASCEND_PROFILER_OUTPUT" else root
+    info = ascend_info.profiler_info(pt_root)
+    if info:
+        src.metadata["profiler_info"] = info
+        src.rank = info.get("rank_id", src.rank)
+    _job_facts(src, pt_root, os.path.join(pt_root, "ASCEND_PROFILER_OUTPUT"))
+    return src
+
+
+def _job_facts(src: Source, pt_root: str, out_dir: str):
+    """A rank of a job: its parallel groups and world size (profiler_metadata.json) and its communication
+    analyses (read after the kernels, hashed with them)."""
+    meta = ascend_comm.metadata(pt_root)
+    if meta.get("groups") is not None:
+        src.groups = meta["groups"]
+    src.world_size = meta.get("world_size")
+    if src.rank is None:
+        src.rank = meta.get("rank")
+    src.comm_files = ascend_comm.files_in(out_dir) if os.path.isdir(out_dir) else []
+    if src.headers or src.format == ascend_comm.FORMAT:   # CSV runs: hashed with the kernels (a SQLite export's
+        src.files = src.files + src.comm_files           # reader keeps its own file list)
+
+
+def _check_listable(folder: str):
+    """A folder whose entries cannot be read would look empty to glob and isfile: say so instead."""
+    if not os.access(folder, os.R_OK | os.X_OK):
+        raise InputError(f"{folder}: cannot read the folder: permission denied; expected a readable profiler "
+                         "output folder")
+
+
+def _from_sqlite_export(path: str, root: str, found: list[str]) -> Source:
+    """The SQLite export of a profiler folder: torch_npu's ascend_pytorch_profiler_N.db (it adds the framework
+    side: steps, rank) before msprof's msprof_N.db of the same capture; two of one kind are refused."""
+    torch_npu = [f for f in found if os.path.basename(f).startswith("ascend_pytorch_profiler")]
+    pick = torch_npu or found
+    if len(pick) > 1:
+        shown = ", ".join(os.path.relpath(f, root) for f in pick)
+        raise InputError(f"{path}: holds {len(pick)} SQLite exports ({shown}); "
+                         "expected one per profiler folder: ingest each file on its own")
+    sniff.check_regular(pick[0])
+    ascend_db.check_tables(pick[0], sqlite_export.tables(pick[0]))
+    return Source(path=path, format=ascend_db.FORMAT, files=[pick[0]], rank=rank_from_path(path),
+                  device_kind=ascend_db.DEVICE_KIND, clock_domain=ascend_db.CLOCK_DOMAIN)
+
+
+def _sqlite_exports(root: str) -> list[str]:
+    """ascend_pytorch_profiler[_N].db / msprof_<ts>.db files of a profiler folder (torch_npu export_type=Db)."""
+    subs = ("", "ASCEND_PROFILER_OUTPUT", os.path.join("PROF_*", "mindstudio_profiler_output"))
+    pats = [os.path.join(glob.escape(root), sub, name) for sub in subs
+            for name in ("ascend_pytorch_profiler*.db", "msprof_*.db")]
+    return sorted(f for p in pats for f in glob.glob(p))
+
+
+def _op_summary_files(root: str) -> list[str]:
+    root = glob.escape(root)     # a folder named like `run[1]` is a name, not a pattern
+    pats = [os.path.join(root, "PROF_*", "mindstudio_profiler_output", "op_summary_*.csv"),
+            os.path.join(root, "mindstudio_profiler_output", "op_summary_*.csv"),
+            os.path.join(root, "op_summary_*.csv")]
+    files = sorted({f for p in pats for f in glob.glob(p)})
+
+    def slice_key(f):  # op_summary_slice_{i}_{ts}.csv: numeric slice order, unsliced files first
+        m = re.search(r"op_summary_slice_(\d+)_", os.path.basename(f))
+        return (os.path.dirname(f), int(m.group(1)) if m else -1, f)
+    return sorted(files, key=slice_key)
+
+
+def _from_csv_files(path: str, files: list[str]) -> Source:
+    return Source(path=path, reader=ascend_csv.READER.name, rank=rank_from_path(path), **ascend_csv.source(files))
+
+
+def is_profiler_output(path: str) -> bool:
+    """A torch_npu `*_ascend_pt` folder, its ASCEND_PROFILER_OUTPUT, or an msprof output (op_summary files)."""
+    base = os.path.basename(os.path.abspath(path))
+    return (base.endswith("_ascend_pt") or base in OUTPUT_DIRS
+            or os.path.isdir(os.path.join(path, "ASCEND_PROFILER_OUTPUT"))
+            or os.path.lexists(os.path.join(path, "kernel_details.csv")) or bool(_op_summary_files(path)))
