@@ -123,10 +123,11 @@ def _layer_or_mean(param, v):
 
 
 def output_problem(path: str) -> str | None:
-    """What would stop a report being written to `path`, or None. The check creates and removes the very
-    temporary file the report is written to (engine.rendering.output.write_output), so whatever would stop that
+    """What would stop a report being written to `path`, or None. The check creates and removes a
+    temporary file where the report's is created (tracedb/atomic.py), so whatever would stop that
     write (a missing or read-only folder, a name too long, no permission) stops the call now instead."""
-    from tracedb.engine.rendering.output import is_stream, temp_path
+    from tracedb import atomic
+    from tracedb.engine.rendering.output import is_stream
     if not path:
         return "empty"
     if os.path.isdir(path):
@@ -136,10 +137,8 @@ def output_problem(path: str) -> str | None:
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
         return f"folder {folder} {'is not a folder' if os.path.exists(folder) else 'does not exist'}"
-    tmp = temp_path(path)
     try:
-        os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
-        os.unlink(tmp)
+        atomic.probe(path)
     except OSError as e:
         return f"cannot write there ({e.strerror})"
     return None

@@ -28,16 +28,24 @@ import re
 WRAPPERS = {"kentry", "Kernel", "Kernel2", "device_kernel", "kernel", "launch_kernel"}
 ELEMENTWISE = re.compile(r"\b((?:vectorized_|unrolled_)?elementwise_kernel(?:_with_index|_manual_unroll)?|reduce_kernel|"
                          r"index_elementwise_kernel)\b")
-# the op of a PyTorch elementwise / reduce kernel, most specific first
+# the op of a PyTorch elementwise / reduce kernel, most specific first. Every repetition that a failed
+# attempt could rescan is bounded ({1,128}), so a search costs O(128 n) on any text: an unbounded lazy `\w+?`
+# before `Functor` rescanned the rest of a long identifier from each start (a 40 KB name took 30-45 s).
 OPS = [re.compile(p) for p in (
-    r"ReduceOp<[^,]+, at::native::(?:func_wrapper_t<[^,]+, at::native::)?(\w+?)(?:Ops|Functor)\b",
+    r"ReduceOp<[^,]{1,256}, at::native::(?:func_wrapper_t<[^,]{1,256}, at::native::)?(\w{1,128}?)(?:Ops|Functor)\b",
     r"CUDAFunctor(?:OnSelf|OnOther)?_(\w+)",
-    r"(?<![A-Za-z])(?!AUnary|BUnary|Binary|Unary)(\w+?)Functor\b",
-    r"at::native::(?:\(anonymous namespace\)::)?(?!gpu_kernel_impl)(\w+?)_(?:kernel_cuda|kernel_impl|cuda_out|cuda)\b",
+    r"(?<![A-Za-z])(?!AUnary|BUnary|Binary|Unary)(\w{1,128}?)Functor\b",
+    r"at::native::(?:\(anonymous namespace\)::)?(?!gpu_kernel_impl)(\w{1,128}?)_(?:kernel_cuda|kernel_impl|cuda_out|cuda)\b",
     # any other function the kernel was instantiated for: silu_kernel(…), sum_functor<…>, _float_to_hfp8_gpu
-    r"::(?:\(anonymous namespace\)::)?(?!gpu_kernel_impl|func_wrapper_t)(?:launch_)?_?([a-z]\w*?)"
+    r"::(?:\(anonymous namespace\)::)?(?!gpu_kernel_impl|func_wrapper_t)(?:launch_)?_?([a-z]\w{0,127}?)"
     r"(?:_cuda_kernel|_kernel_cuda|_kernel_impl|_kernel|_functor|_cuda|_gpu)?[(<]",
 )]
+# Short names are derived from a name's first NAME_CAP characters (the full name stays in the store): the
+# longest kernel names in the real traces tracedb is tested on are 1,956 characters (CUTLASS and ROCm
+# templates), and a cap keeps the demangler and every pattern below bounded on a hostile megabyte name.
+NAME_CAP = 4096
+TRAILING_COUNTERS = re.compile(r"(?:\d+_)+_*")   # `_*(_\d+)+$` read backwards: anchored, so linear
+LENGTH_PREFIX = re.compile(r"\d{1,5}")          # a mangled source name's length (at most NAME_CAP)
 
 
 def fill(con, run_id=None):
@@ -53,11 +61,13 @@ def short_name(name: str | None) -> str | None:
     """The short name of one kernel name (see the module docstring)."""
     if not name:
         return name
+    name = name[:NAME_CAP]
     text = demangle(name) if name.startswith("_Z") else name
     if text.startswith("aclnn") and "_" in text:   # aclnnMatmul_MatMulV3Common_MatMulV3: the op type
         return text.rsplit("_", 1)[1]
-    if text.startswith("hcom_"):
-        return re.sub(r"_*(_\d+)+$", "", text)
+    if text.startswith("hcom_"):   # hcom_allReduce__123_4_1 -> hcom_allReduce
+        m = TRAILING_COUNTERS.match(text[::-1])
+        return text[:len(text) - m.end()] if m else text
     if text.startswith("Cijk_"):
         parts = text.split("_")
         keep = [p for p in parts if re.fullmatch(r"(MT|MI)\d+x\d+x\d+", p)]
@@ -93,11 +103,11 @@ def _identifiers(mangled: str) -> str | None:
     then the longest of the next five (past launch wrappers such as Kernel or kentry)."""
     found, i = [], 2
     while i < len(mangled) and len(found) < 6:
-        m = re.match(r"(\d+)", mangled[i:])
+        m = LENGTH_PREFIX.match(mangled, i)
         if not m:
             i += 1
             continue
-        n, start = int(m.group(1)), i + len(m.group(1))
+        n, start = int(m.group()), m.end()
         ident = mangled[start:start + n]
         if n and re.fullmatch(r"[A-Za-z_]\w*", ident):
             found.append(ident)

@@ -416,11 +416,19 @@ SQL = [
     ("attach-new-file", "ATTACH 'attached.duckdb' AS a", [], U),
     ("attach-store-again", "ATTACH '{store}' AS again", [], {0, 2}),
     ("detach-main", "DETACH store", [], U),
-    ("copy-to-file", "COPY (SELECT * FROM runs) TO 'out.csv'", [], {0}),
+    ("copy-to-file", "COPY (SELECT * FROM runs) TO 'out.csv'", [], U),     # no file written without --write
+    ("write-copy-to-file", "COPY (SELECT * FROM runs) TO 'out.csv'", ["--write"], U),   # nor outside the store
+    ("read-other-file", "SELECT * FROM read_csv('/etc/passwd')", [], U),
+    ("read-blob", "SELECT * FROM read_blob('/etc/hostname')", [], U),
+    ("glob", "SELECT * FROM glob('/etc/*')", [], U),
+    ("export-database", "EXPORT DATABASE 'dump'", [], U),
+    ("write-export-database", "EXPORT DATABASE 'dump'", ["--write"], U),
+    ("autoinstall-on", "SET autoinstall_known_extensions = true; LOAD httpfs", [], U),
+    ("external-access-on", "SET enable_external_access = true", [], U),
     ("copy-to-missing-folder", "COPY runs TO '{tmp}/no/such/out.csv'", [], {1, 2}),
     ("copy-from", "COPY runs FROM 'in.csv'", [], U),
     ("load-httpfs", "LOAD httpfs", [], U),
-    ("set-memory", "SET memory_limit = '1GB'", [], {0}),
+    ("set-memory", "SET memory_limit = '1GB'", [], U),                   # settings are locked
     ("temp-table", "CREATE TEMP TABLE t AS SELECT 1 AS a; SELECT * FROM t", [], {0}),
     ("two-statements", "SELECT 1; SELECT 2", [], {0}),
     ("syntax-error", "SELEC 1", [], U),
@@ -442,7 +450,7 @@ SQL = [
     ("write-delete-then-fail", "DELETE FROM kernels_raw; SELECT nope", ["--write"], U),
     ("write-insert-then-fail", "INSERT INTO runs (run_id, name) VALUES (99, 'x'); SELECT 1 // 'a'", ["--write"], U),
     ("write-begin-no-commit", "BEGIN; DELETE FROM runs", ["--write"], {0, 2}),
-    ("write-attach-new-file", "ATTACH 'attached.duckdb' AS a", ["--write"], {0}),
+    ("write-attach-new-file", "ATTACH 'attached.duckdb' AS a", ["--write"], U),
 ]
 
 

@@ -15,7 +15,7 @@ import os
 import sys
 from dataclasses import dataclass, field
 
-from tracedb import sql
+from tracedb import atomic, sql
 from tracedb.engine.segmentation import attribution
 from tracedb.engine.segmentation import segment
 from tracedb.engine.segmentation import selection
@@ -182,26 +182,29 @@ def _header(facts, name, params, ranges) -> str:
 @contextlib.contextmanager
 def _opened(path: str | None):
     """A text stream to write the trace to: stdout, or a temporary file beside `path` renamed over it once
-    complete (a partial file never replaces a good one); gzip when the name ends in .gz (mtime 0, so the same
+    complete (tracedb/atomic.py: a partial file never replaces a good one); gzip when the name ends in .gz (mtime 0, so the same
     run gives the same bytes)."""
     if not path:
         yield sys.stdout
         return
-    from tracedb.engine.rendering.output import is_stream, temp_path
-    target = path if is_stream(path) else temp_path(path)
-    try:
-        if path.endswith(".gz"):
-            with open(target, "wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0,
-                                                          compresslevel=6) as gz, \
-                    io.TextIOWrapper(gz, encoding="utf-8", newline="") as f:
-                yield f
-        else:
-            with open(target, "w", encoding="utf-8", newline="") as f:
-                yield f
-        if target != path:
-            os.replace(target, path)
-    except BaseException:
-        if target != path:
-            with contextlib.suppress(OSError):
-                os.unlink(target)
-        raise
+    from tracedb.engine.rendering.output import is_stream
+    if is_stream(path):
+        with open(path, "wb") as raw, _text(raw, path) as f:
+            yield f
+        return
+    with atomic.replaced(path, binary=True) as raw, _text(raw, path) as f:
+        yield f
+
+
+@contextlib.contextmanager
+def _text(raw, path: str):
+    """UTF-8 text over the binary stream `raw`, gzip'd when `path` ends in .gz."""
+    if not path.endswith(".gz"):
+        f = io.TextIOWrapper(raw, encoding="utf-8", newline="")
+        yield f
+        f.flush()
+        f.detach()     # `raw` stays open: its owner closes (and renames) it
+        return
+    with gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0, compresslevel=6) as gz, \
+            io.TextIOWrapper(gz, encoding="utf-8", newline="") as f:
+        yield f

@@ -6,13 +6,13 @@ block in the page.
 The data block (`<script type="application/json" id="tracedb-data">`) holds the report exactly as
 `--format json` gives it and the chart's spec, which reads the report's rows; `embedded(page)` returns it
 (golden/*.html.json). The table shows the same cells as text: the CSV report's header and cells."""
-import contextlib
 import html
 import json
 import os
 import re
 from functools import lru_cache
 
+from tracedb import atomic
 from tracedb.engine.rendering import charts
 from tracedb.errors import UsageError
 
@@ -51,15 +51,12 @@ def javascript() -> str:
     except OSError:
         pass
     js = vlc.javascript_bundle(vl_version=version)
-    tmp = f"{path}.tmp-{os.getpid()}"
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(tmp, "w", encoding="utf-8") as f:
+        with atomic.replaced(path) as f:
             f.write(js)
-        os.replace(tmp, path)
     except OSError:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
+        pass
     return js
 
 

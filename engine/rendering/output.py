@@ -1,13 +1,10 @@
-"""Where a report's text goes: printed, or written to a file atomically (a temporary file beside it, then a
-rename), so an interrupted write never leaves half a report where a good one was."""
-import contextlib
+"""Where a report's text goes: printed, or written to a file atomically (tracedb/atomic.py: a temporary file
+beside it, created exclusively, then a rename), so an interrupted write never leaves half a report where a
+good one was."""
 import os
 import stat
 
-
-def temp_path(path: str) -> str:
-    """The temporary file a report is written to before it replaces `path` (same folder: the rename is atomic)."""
-    return f"{path}.tmp-{os.getpid()}"
+from tracedb import atomic
 
 
 def is_stream(path: str) -> bool:
@@ -32,13 +29,6 @@ def write_output(text: str, path: str | None):
         with open(path, "w", encoding="utf-8", newline="") as f:
             f.write(text)
         return None
-    tmp = temp_path(path)
-    try:
-        with open(tmp, "w", encoding="utf-8", newline="") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    with atomic.replaced(path) as f:
+        f.write(text)
     return None

@@ -8,13 +8,17 @@ import decimal
 import duckdb
 
 from tracedb.engine.rendering import render
+from tracedb.engine.store import sandbox
 from tracedb.errors import UsageError
 
 
-def run_sql(con, query: str, fmt: str, write: bool = False) -> str:
-    """Run the text (any number of statements) and render the last one's result. With `write` the whole
-    text runs in one transaction, so a text that fails half-way changes nothing (a text that opens its own
-    transaction is refused by DuckDB with one error line)."""
+def run_sql(con, query: str, fmt: str, write: bool = False, allow_read=()) -> str:
+    """Run the text (any number of statements) and render the last one's result, on `con` confined to the
+    store and `allow_read` (engine/store/sandbox.py). With `write` the whole text runs in one transaction, so
+    a text that fails half-way changes nothing (a text that opens its own transaction is refused by DuckDB
+    with one error line)."""
+    sandbox.confine(con, allow_read)
+    sandbox.refuse_file_writers(con, query, write)
     if write:
         con.execute("BEGIN")
     try:
@@ -43,6 +47,10 @@ def _run(con, query: str, fmt: str) -> str:
         msg = str(e).strip().splitlines()[0]
         if "read-only" in msg.lower() or "read only" in msg.lower():
             msg += " (tracedb sql opens the store read-only; pass --write to change it)"
+        elif "file system operations are disabled" in msg or "external extensions is disabled" in msg:
+            msg = msg.split(" - ")[0] + " (tracedb sql reads the store only; name other files with --allow-read PATH)"
+        elif "the configuration has been locked" in msg:
+            msg = msg.split(" - ")[0] + " (tracedb sql does not change settings; use the duckdb CLI on the file)"
         raise UsageError(f"sql: {msg}") from None
     if not desc:
         return "ok\n" if fmt == "table" else ""

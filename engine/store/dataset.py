@@ -22,7 +22,7 @@ import tempfile
 
 import duckdb
 
-from tracedb import sql
+from tracedb import atomic, sql
 from tracedb.errors import StoreError, UsageError
 
 MANIFEST = "tracedb-dataset.json"
@@ -167,10 +167,6 @@ def write_manifest(folder: str, m: dict):
     """Commit a manifest: written to a temporary name, flushed, then renamed over the old one, so a
     reader sees the old or the new manifest, never a part."""
     path = manifest_path(folder)
-    tmp = os.path.join(folder, f".{MANIFEST}.{os.getpid()}.tmp")
-    with open(tmp, "w", encoding="utf-8") as f:
+    with atomic.replaced(path, fsync=True) as f:
         json.dump(m, f, indent=1, sort_keys=False)
         f.write("\n")
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
