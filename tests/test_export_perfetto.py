@@ -310,6 +310,7 @@ REAL = [
 
 @pytest.mark.real_data
 @pytest.mark.parametrize("parts,opts", REAL, ids=["sglang-mi300x", "ascend-megatron"])
+@pytest.mark.slow
 def test_real_trace_layers_and_round_trip(tmp_path, parts, opts):
     path = real_trace(*parts)
     db = str(tmp_path / "s.duckdb")
@@ -347,6 +348,7 @@ ROUND_TRIP = [
 
 @pytest.mark.real_data
 @pytest.mark.parametrize("parts", ROUND_TRIP, ids=["ascend-trace-view", "npu-swimlane", "tb-profiler"])
+@pytest.mark.slow
 def test_real_trace_round_trip_of_every_kind(tmp_path, parts):
     """No anchor given and none proposed for these: the export holds the device timeline and the host events
     alone, and re-ingests to the same kernels (kinds comm and task included) and host events."""

@@ -287,6 +287,7 @@ def start():
             pass
 
 
+@pytest.mark.subprocess
 def test_sigterm_stops_the_workers_and_leaves_no_side_store(tmp_path, store, held, start):
     env, wait_ready, _ = held
     _traces(tmp_path / "traces", [1, 2, 3])
@@ -304,6 +305,7 @@ def test_sigterm_stops_the_workers_and_leaves_no_side_store(tmp_path, store, hel
     assert cli("report", "passes", "--db", store, "--run", "p-rank0", "--format", "csv").stdout   # the store reads
 
 
+@pytest.mark.subprocess
 def test_sigterm_during_a_merge_rolls_it_back_and_removes_every_side_store(tmp_path, store, held, start):
     env, wait_ready, _ = held
     _traces(tmp_path / "traces", [1, 2, 3])
@@ -331,6 +333,7 @@ def test_a_copy_of_an_earlier_trace_is_skipped_before_parsing(tmp_path, held, st
     assert not _side_files(tmp_path)
 
 
+@pytest.mark.subprocess
 def test_ctrl_c_to_the_process_group_exits_130_and_leaves_the_store_as_it_was(tmp_path, store, held, start):
     env, wait_ready, _ = held
     _traces(tmp_path / "traces", [1, 2])
@@ -343,6 +346,7 @@ def test_ctrl_c_to_the_process_group_exits_130_and_leaves_the_store_as_it_was(tm
     assert out == "" and _state(store) == before and not _side_files(tmp_path)
 
 
+@pytest.mark.subprocess
 def test_a_killed_worker_ends_the_ingest_in_one_line(tmp_path, store, held, start):
     env, wait_ready, hold_dir = held
     hold_dir = hold_dir.parent
@@ -357,6 +361,7 @@ def test_a_killed_worker_ends_the_ingest_in_one_line(tmp_path, store, held, star
     assert out == "" and _state(store) == before and not _side_files(tmp_path)
 
 
+@pytest.mark.subprocess
 def test_readers_are_served_while_workers_parse(tmp_path, store, held, start):
     env, wait_ready, go = held
     _traces(tmp_path / "traces", [1, 2, 3])

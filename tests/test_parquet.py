@@ -247,6 +247,7 @@ def one_line(r, code=2):
 
 
 @pytest.mark.real_data
+@pytest.mark.slow
 def test_real_traces_through_a_dataset(tmp_path):
     """An Ascend kernel_details.csv and an H100 Kineto trace: reports over the exported dataset are the
     store's, byte for byte, and pyarrow reads each run's kernels as the store counts them."""

@@ -75,6 +75,7 @@ def test_the_json_and_the_csv_of_one_capture_give_the_same_runs(tmp_path):
 
 
 @pytest.mark.real_data
+@pytest.mark.slow
 def test_the_real_capture_written_as_csv_gives_the_json_runs(tmp_path):
     path = real_trace("amd-tracelens", "rocprofv3", "908_results.json.gz")
     with gzip.open(path, "rt", encoding="utf-8") as f:

@@ -105,6 +105,7 @@ def _real(tmp_path, rel):
     return _open(tmp_path, real_trace(*rel.split("/")))
 
 
+@pytest.mark.slow
 def test_real_megatron_stage_splits_into_two_microbatches(tmp_path):
     con = _real(tmp_path, "ascend-msinsight/st_level2_qwen3_megatron/rank_0_ascend_pt")
     rows = _passes(con)
@@ -112,6 +113,7 @@ def test_real_megatron_stage_splits_into_two_microbatches(tmp_path):
         ("forward", 14, "13", "0"), ("forward", 14, "13", "1"), ("backward", 14, "13", "0"), ("backward", 14, "13", "1")]
 
 
+@pytest.mark.slow
 def test_real_training_capture_of_50_steps(tmp_path):
     con = _real(tmp_path, "amd-tracelens/rocprofv3/908_results.json.gz")
     rows = [r for r in _passes(con) if r["phase"] == "forward"]
@@ -122,6 +124,7 @@ def test_real_training_capture_of_50_steps(tmp_path):
     assert notes[first:] == ["steady-state"] * (50 - first)      # one contiguous stretch
 
 
+@pytest.mark.slow
 def test_real_dualpipe_phases_follow_the_annotations(tmp_path):
     con = _real(tmp_path, "deepseek-profile-data/train.json")
     segment_store.segment_runs(con, Options(runs=["t"]))
@@ -138,6 +141,7 @@ def test_real_dualpipe_phases_follow_the_annotations(tmp_path):
     ("amd-tracelens/inference/vllm_decode_full/graph_execution.json.gz", ("decode", "32", "32")),
     ("amd-tracelens/inference/vllm_prefilldecode_piecewise/graph_execution.json.gz", ("mixed", "8192", "46")),
 ])
+@pytest.mark.slow
 def test_real_serving_steps(tmp_path, rel, want):
     rows = _passes(_real(tmp_path, rel))
     assert [(r["step_kind"], r["tokens"], r["requests"]) for r in rows] == [want]

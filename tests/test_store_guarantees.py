@@ -238,6 +238,7 @@ def _mount_tmpfs(path, size="24m"):
         pytest.skip("cannot mount a small tmpfs here (needs root): " + p.stderr.decode().strip())
 
 
+@pytest.mark.slow
 def test_a_full_disk_fails_in_one_line_and_leaves_the_store_as_it_was(tmp_path):
     mnt = tmp_path / "small"
     _mount_tmpfs(mnt, "6m")
@@ -277,6 +278,7 @@ def _big_csv(path, rows):
 
 
 @pytest.mark.parametrize("kind, sig", [("csv", signal.SIGINT), ("json", signal.SIGINT), ("json", signal.SIGTERM)])
+@pytest.mark.subprocess
 def test_a_real_signal_during_the_parse_exits_in_one_line(store, tmp_path, kind, sig):
     """The console script itself, sent SIGINT while DuckDB parses (DuckDB turns the signal into an
     interrupted query): exit 130, `error: interrupted`; SIGTERM: exit 143 once the running query returns.
