@@ -113,6 +113,7 @@ def test_two_workers_give_the_runs_names_and_rows_of_one(tmp_path):
     assert not _side_files(tmp_path)
 
 
+@pytest.mark.slow
 def test_into_a_dataset_two_workers_give_the_runs_of_one_and_a_failing_trace_is_told(tmp_path):
     """`--to DIR --jobs 2`: the traces converted by two workers, committed together; the dataset's runs
     and rows are those of one after another, and a trace that fails is told in one line as there."""
@@ -133,6 +134,7 @@ def test_into_a_dataset_two_workers_give_the_runs_of_one_and_a_failing_trace_is_
     assert not [n for n in os.listdir(tmp_path / "ds2") if n.startswith(".tracedb-job-")]
 
 
+@pytest.mark.slow
 def test_into_an_existing_store_and_more_workers_than_traces(tmp_path):
     first = tiny_kineto.write(tmp_path / "first.json", dur_factor=9)
     folder = tmp_path / "traces"

@@ -6,7 +6,7 @@ import io
 import pytest
 
 import tiny_steps
-from helpers import real_trace
+from helpers import real_trace, slow_beyond
 from tracedb.engine.reports import registry as reports
 from tracedb.engine.segmentation import persist as segment_store
 from tracedb.engine.store import connect as store
@@ -35,11 +35,11 @@ def _phases(con):
         "SELECT start_ns, name, phase, unit FROM kernel_layers").fetchall()}
 
 
-@pytest.mark.parametrize("builder,forward,backward", [
+@pytest.mark.parametrize("builder,forward,backward", slow_beyond([
     ("one_f_one_b", [4, 4, 4, 4], [4, 4, 4, 4]),      # 2 steps x 2 micro-batches, split at the pipeline send
     ("dualpipe", [4], [4]),                           # one forward and one backward chunk, interleaved
     ("sequential_training", [4, 4, 4], [4, 4, 4]),    # split where the backward pass and optimizer ran
-])
+], {1, 2}))
 def test_training_schedules_give_whole_passes_of_each_phase(tmp_path, builder, forward, backward):
     con = _store(tmp_path, builder)
     rows = _passes(con)
@@ -54,7 +54,7 @@ def test_one_f_one_b_numbers_steps_and_microbatches(tmp_path):
         [("1", "0"), ("1", "1"), ("2", "0"), ("2", "1")]
 
 
-@pytest.mark.parametrize("builder", ["one_f_one_b", "dualpipe", "sequential_training"])
+@pytest.mark.parametrize("builder", slow_beyond(["one_f_one_b", "dualpipe", "sequential_training"], {0}))
 def test_every_kernel_gets_the_phase_it_was_built_with(tmp_path, builder):
     con = _store(tmp_path, builder)
     got = _phases(con)
@@ -79,7 +79,7 @@ def test_alternating_attention_kernels_count_one_anchor_per_layer(tmp_path):
     assert [int(r["anchors"]) for r in rows] == [6, 6]
 
 
-@pytest.mark.parametrize("kind", ["sglang", "vllm", "vllm_old", "plain"])
+@pytest.mark.parametrize("kind", slow_beyond(["sglang", "vllm", "vllm_old", "plain"], {0, 1}))
 def test_serving_steps_are_labelled_as_annotated(tmp_path, kind):
     rows = _passes(_store(tmp_path, "serving", kind=kind))
     got = [(r["step_kind"], r["tokens"] or None, r["requests"] or None) for r in rows]

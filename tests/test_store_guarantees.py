@@ -125,6 +125,7 @@ def test_two_ingests_parse_at_once_and_both_land(store, tmp_path):
     assert names == ["name", "first", "a", "b"]
 
 
+@pytest.mark.subprocess
 def test_a_killed_ingest_leaves_the_store_as_it_was_and_the_next_one_cleans_up(store, tmp_path):
     before, size = _state(store), os.path.getsize(store)
     proc, _ = _held_ingest(tmp_path, store, "staged")
@@ -136,6 +137,7 @@ def test_a_killed_ingest_leaves_the_store_as_it_was_and_the_next_one_cleans_up(s
     assert not _side_files(tmp_path)
 
 
+@pytest.mark.subprocess
 def test_a_killed_merge_leaves_the_store_as_it_was(store, tmp_path):
     before = _state(store)
     proc, _ = _held_ingest(tmp_path, store, "merge")
