@@ -14,7 +14,7 @@ import pytest
 import tiny_kineto
 import tiny_trace
 import tracedb
-from helpers import assert_one_line_error, cli, real_trace
+from helpers import assert_one_line_error, cli, real_trace, slow_beyond
 from tracedb import sql
 from tracedb.engine.exports import perfetto
 from tracedb.engine.reports.registry import render_report
@@ -67,8 +67,9 @@ def export(db, path, run, **opts):
         con.close()
 
 
-@pytest.mark.parametrize("run,opts", [("tiny", {**NPU, "window": "strict"}), ("tiny", {**NPU, "window": "full"}),
-                                      ("gpu", {**GPU, "window": "full"}), ("gpu", {**GPU, "window": "strict"})])
+@pytest.mark.parametrize("run,opts", slow_beyond([
+    ("tiny", {**NPU, "window": "strict"}), ("tiny", {**NPU, "window": "full"}),
+    ("gpu", {**GPU, "window": "full"}), ("gpu", {**GPU, "window": "strict"})], {0, 2}))
 def test_layer_slices_are_report_layers_in_the_file_time_base(store, tmp_path, run, opts):
     done = export(store, tmp_path / "x.json", run, **opts)
     doc = load(tmp_path / "x.json")
