@@ -24,7 +24,7 @@ import pytest
 
 import tiny_kineto
 import tiny_swimlane
-from helpers import ROOT, cli, slow_beyond, tracedb_exe
+from helpers import ROOT, cli, copy_store, slow_beyond, tracedb_exe
 from tracedb.ingest import chrome_json
 from tracedb.ingest.chrome_json import part_files
 
@@ -56,12 +56,21 @@ def runs(db) -> str:
     return cli("sql", "--db", db, "--format", "csv", "select run_id, name, content_hash from runs").stdout
 
 
-@pytest.fixture
-def store(tmp_path):
-    """A store holding one good run, and its runs rows (what a failed ingest must leave as they are)."""
-    db = str(tmp_path / "store.duckdb")
-    cli("ingest", tiny_kineto.write(tmp_path / "ok.json"), "--db", db, "--name", "ok")
+@pytest.fixture(scope="module")
+def ok_store(tmp_path_factory):
+    """A store holding one good run, built once for the module; each test takes its own copy (`store`)."""
+    folder = tmp_path_factory.mktemp("ok_store")
+    db = str(folder / "store.duckdb")
+    cli("ingest", tiny_kineto.write(folder / "ok.json"), "--db", db, "--name", "ok")
     return db, runs(db)
+
+
+@pytest.fixture
+def store(ok_store, tmp_path):
+    """A store of the test's own holding one good run, and its runs rows (what a failed ingest must leave as
+    they are)."""
+    db, rows = ok_store
+    return copy_store(db, str(tmp_path / "store.duckdb")), rows
 
 
 def refused(store, path, *needles):
