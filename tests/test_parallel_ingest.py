@@ -320,6 +320,7 @@ def test_sigterm_during_a_merge_rolls_it_back_and_removes_every_side_store(tmp_p
     assert out == "" and _state(store) == before and not _side_files(tmp_path)
 
 
+@pytest.mark.subprocess
 def test_a_copy_of_an_earlier_trace_is_skipped_before_parsing(tmp_path, held, start):
     env, _, _ = held
     folder = tmp_path / "traces"

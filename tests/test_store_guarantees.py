@@ -96,6 +96,7 @@ def test_readers_are_served_while_an_ingest_parses(store, tmp_path):
     assert not _side_files(tmp_path)
 
 
+@pytest.mark.subprocess
 def test_a_reader_waits_for_the_merge_and_a_second_writer_gets_one_clear_line(store, tmp_path):
     proc, go = _held_ingest(tmp_path, store, "merge")
     try:
@@ -115,6 +116,7 @@ def test_a_reader_waits_for_the_merge_and_a_second_writer_gets_one_clear_line(st
     assert out.split() == ["name", "first", "second"]      # it waited for the merge, then saw it whole
 
 
+@pytest.mark.subprocess
 def test_two_ingests_parse_at_once_and_both_land(store, tmp_path):
     a, go_a = _held_ingest(tmp_path, store, "staged", name="a")
     b, go_b = _held_ingest(tmp_path, store, "staged", name="b", dur_factor=7)     # both parsed, side by side
