@@ -43,6 +43,29 @@ def real_trace(*parts) -> str:
     return path
 
 
+def slow_beyond(cases, keep, one_arg=False):
+    """Parameters for pytest.mark.parametrize: the cases whose position (an int) or value is in `keep` run in
+    the default tier, every other one is marked `slow` (the full matrix runs with `pytest -m slow`).
+    A tuple case is the values of several arguments unless `one_arg` (one argument whose value is a tuple)."""
+    param_set = type(pytest.param(None))
+    out = []
+    for i, case in enumerate(cases):
+        if isinstance(case, param_set):
+            values, marks, id_ = case.values, tuple(case.marks), case.id
+        else:
+            values, marks, id_ = (case if isinstance(case, tuple) and not one_arg else (case,)), (), None
+        if i in keep or (isinstance(case, str) and case in keep):
+            out.append(case)
+        else:
+            out.append(pytest.param(*values, marks=(*marks, pytest.mark.slow), id=id_))
+    return out
+
+
+def needs_html():
+    """Skip, saying why, when the `html` extra (vl-convert-python) is not installed: --format html needs it."""
+    pytest.importorskip("vl_convert", reason="--format html needs the html extra: pip install 'tracedb[html]'")
+
+
 def assert_one_line_error(r, message: str = "", code: int = 2):
     """A refused call: exit `code`, one `error:` line on stderr holding `message`, nothing on stdout."""
     assert r.returncode == code, r.stderr

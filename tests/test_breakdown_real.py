@@ -55,6 +55,7 @@ def max_differences(ours, theirs):
     # CANN 8.0 worked from unrounded task times; kernel_details.csv rounds them to 1 ns: within 0.03 µs
     (ALEXNET, Decimal("0.03")),
 ])
+@pytest.mark.slow
 def test_kernel_details_equal_the_profilers_step_trace_time(tmp_path, where, tolerance):
     db = ingest(tmp_path, real_trace(*where, "kernel_details.csv"))
     want = step_trace_time(real_trace(*where, "step_trace_time.csv"))
@@ -130,6 +131,7 @@ FIGURES = ["span_us", "computing_us", "communication_us", "overlapped_us", "comm
     # DeepSeek's DualPipe training chunk: DeepEP dispatch/combine (namespace dpsk::ep::internode) and NCCL
     (("deepseek-profile-data", "train.json"), r"^ncclKernel_|::ep::internode::"),
 ])
+@pytest.mark.slow
 def test_gpu_communication_and_steps_match_the_raw_json(tmp_path, parts, comm):
     path = real_trace(*parts)
     db = ingest(tmp_path, path)

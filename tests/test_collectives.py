@@ -13,7 +13,7 @@ from decimal import Decimal
 import pytest
 
 import tiny_kineto
-from helpers import ROOT, assert_one_line_error, cli, real_trace
+from helpers import ROOT, assert_one_line_error, cli, needs_html, real_trace
 
 GEN_JOB = os.path.join(ROOT, "bench", "gen_job.py")
 REQUIRED = ["op", "group", "seq", "ranks", "arrival_skew_us", "transfer_us"]
@@ -140,6 +140,7 @@ def test_size_mismatch_is_reported(tmp_path):
 
 
 @pytest.mark.real_data
+@pytest.mark.slow
 def test_real_ascend_job(tmp_path):
     """The Megatron job on Ascend (ranks 0, 1 and 3; 1 and 3 exported without kernels): instances from rank 0's
     HCCL kernels and the others' communication.json, beside the profiler's own wait and transit."""
@@ -191,6 +192,7 @@ def test_query_headers_match_duckdb_columns(tmp_path, monkeypatch):
 
 
 
+@pytest.mark.browser
 def test_html_pages_render_offline_with_a_mark_per_collective(tmp_path):
     """In headless Chromium (skipped where it is not installed), with no request leaving the page: one bar per
     collective instance (its arrival skew), and with --per-rank one bar per member (its wait: zero for the
@@ -201,7 +203,8 @@ def test_html_pages_render_offline_with_a_mark_per_collective(tmp_path):
     from tracedb.engine.reports.registry import render_report
     exe = chromium()
     if not exe:
-        pytest.skip("Chromium is not installed")
+        pytest.skip("Chromium is not installed (Debian: apt-get install chromium; or set $TRACEDB_CHROMIUM)")
+    needs_html()
     db, _ = job(tmp_path, "--ranks", "3", "--layers", "2", "--passes", "2", "--late", "rank=1,coll=1,us=40")
     con = tracedb.connect(db, read_only=True)
     b = Browser(exe)

@@ -14,7 +14,7 @@ import pytest
 import tiny_kineto
 import tiny_trace
 import tracedb
-from helpers import assert_one_line_error, cli, real_trace
+from helpers import assert_one_line_error, cli, real_trace, slow_beyond
 from tracedb import sql
 from tracedb.engine.exports import perfetto
 from tracedb.engine.reports.registry import render_report
@@ -67,8 +67,9 @@ def export(db, path, run, **opts):
         con.close()
 
 
-@pytest.mark.parametrize("run,opts", [("tiny", {**NPU, "window": "strict"}), ("tiny", {**NPU, "window": "full"}),
-                                      ("gpu", {**GPU, "window": "full"}), ("gpu", {**GPU, "window": "strict"})])
+@pytest.mark.parametrize("run,opts", slow_beyond([
+    ("tiny", {**NPU, "window": "strict"}), ("tiny", {**NPU, "window": "full"}),
+    ("gpu", {**GPU, "window": "full"}), ("gpu", {**GPU, "window": "strict"})], {0, 2}))
 def test_layer_slices_are_report_layers_in_the_file_time_base(store, tmp_path, run, opts):
     done = export(store, tmp_path / "x.json", run, **opts)
     doc = load(tmp_path / "x.json")
@@ -310,6 +311,7 @@ REAL = [
 
 @pytest.mark.real_data
 @pytest.mark.parametrize("parts,opts", REAL, ids=["sglang-mi300x", "ascend-megatron"])
+@pytest.mark.slow
 def test_real_trace_layers_and_round_trip(tmp_path, parts, opts):
     path = real_trace(*parts)
     db = str(tmp_path / "s.duckdb")
@@ -347,6 +349,7 @@ ROUND_TRIP = [
 
 @pytest.mark.real_data
 @pytest.mark.parametrize("parts", ROUND_TRIP, ids=["ascend-trace-view", "npu-swimlane", "tb-profiler"])
+@pytest.mark.slow
 def test_real_trace_round_trip_of_every_kind(tmp_path, parts):
     """No anchor given and none proposed for these: the export holds the device timeline and the host events
     alone, and re-ingests to the same kernels (kinds comm and task included) and host events."""

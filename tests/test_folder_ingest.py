@@ -137,6 +137,7 @@ def test_progress_bar_when_stderr_is_a_terminal(tmp_path, db_path):
 
 # ---------------------------------------------------------------------------------------------- real layouts
 @pytest.mark.real_data
+@pytest.mark.slow
 def test_real_folder_of_kineto_traces(tmp_path, db_path):
     d = real_trace("hta-tests-data")
     p = cli("ingest", d, "--db", db_path, "--tag", "src=hta")
@@ -147,6 +148,7 @@ def test_real_folder_of_kineto_traces(tmp_path, db_path):
 
 
 @pytest.mark.real_data
+@pytest.mark.slow
 def test_real_folder_with_broken_outputs(tmp_path, db_path):
     d = real_trace("ascend-msinsight")
     p = cli("ingest", d, "--db", db_path, "--name", "msi", check=False)

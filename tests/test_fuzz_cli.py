@@ -49,7 +49,7 @@ import tiny_swimlane
 import tiny_trace
 from fuzz_promise import (describe, log_violations, promise_violations, run_inprocess, run_subprocess, store_state,
                           subprocess_env)
-from helpers import cli, copy_store
+from helpers import cli, copy_store, slow_beyond
 
 COMMANDS, PARAMS = fc.enumerate_params()
 READ_ONLY = {("report",), ("runs",), ("profiles",), ("check",), ("sql",)}
@@ -494,7 +494,9 @@ def _fill(a, ctx):
 NOT_STORES = ("notes.txt", "profile.sqlite", "plain.duckdb")
 
 
-@pytest.mark.parametrize("case_id, argv, expect", EXPLICIT, ids=[c[0] for c in EXPLICIT])
+# the default tier runs every other explicit call and SQL case; all of them run with `-m slow`
+@pytest.mark.parametrize("case_id, argv, expect", slow_beyond(EXPLICIT, range(0, len(EXPLICIT), 2)),
+                         ids=[c[0] for c in EXPLICIT])
 def test_call(case_id, argv, expect, world, tmp_path):
     run_call(case_id, argv, expect, world, tmp_path)
 
@@ -512,7 +514,8 @@ def run_call(case_id, argv, expect, world, tmp_path):
     check_call(f"call/{case_id}", ctx, argv, expect=expect, protected=[ctx.path(n) for n in NOT_STORES])
 
 
-@pytest.mark.parametrize("case_id, query, extra, expect", SQL, ids=[c[0] for c in SQL])
+@pytest.mark.parametrize("case_id, query, extra, expect", slow_beyond(SQL, range(0, len(SQL), 2)),
+                         ids=[c[0] for c in SQL])
 def test_sql(case_id, query, extra, expect, world, tmp_path):
     ctx = Ctx(world, tmp_path)
     _prepare(ctx)

@@ -44,7 +44,7 @@ from fuzz_corpus import check_ingest
 from fuzz_promise import (CASE_TIMEOUT_S, Outcome, _limit_memory, _text, describe, landed_run_violations,
                           log_violations, promise_violations, run_inprocess, run_subprocess, store_state,
                           subprocess_env)
-from helpers import cli, copy_store, tracedb_exe
+from helpers import cli, copy_store, slow_beyond, tracedb_exe
 
 FAST = fc.fast_input_cases()
 DEEP = fc.deep_input_cases()
@@ -75,7 +75,14 @@ def run_case(c: fc.InputCase, base_store, tmp_path):
                 os.chmod(os.path.join(root, d), 0o755)
 
 
-@pytest.mark.parametrize("c", FAST, ids=str)
+# the default tier runs every other fast case; the others, and those that build big inputs (a gzip bomb, a
+# huge CSV cell, deep nesting), run with `-m slow`
+EXPENSIVE = {"fs/gzip-bomb-spaces", "ascend/csv-huge@name:1", "fs/deep-nesting-args"}
+DEFAULT_FAST = {i for i, c in enumerate(FAST) if i % 2 == 0 and str(c) not in EXPENSIVE}
+
+
+@pytest.mark.parametrize("c", slow_beyond(FAST, DEFAULT_FAST),
+                         ids=str)
 def test_input(c, base_store, tmp_path):
     run_case(c, base_store, tmp_path)
 
@@ -201,6 +208,7 @@ def check_signal(case_id, base_store, tmp_path, trace, sig, delay):
 
 @pytest.mark.parametrize("sig, delay", [(signal.SIGINT, 1.2)],
                          ids=lambda v: v.name if isinstance(v, signal.Signals) else f"{v}s")
+@pytest.mark.subprocess
 def test_signal(sig, delay, base_store, slow_trace, tmp_path):
     check_signal(f"signal/{sig.name}@{delay}s", base_store, tmp_path, slow_trace, sig, delay)
 

@@ -14,7 +14,7 @@ import tiny_kineto
 import tiny_simulated
 import tiny_swimlane
 import tiny_trace
-from helpers import GOLDEN, check_golden
+from helpers import GOLDEN, check_golden, needs_html
 
 # the strict window unless a case says full: the extraction method these cases were derived for
 SEG = {"runs": ["tiny"], "profile": "qwen3-npu", "layers": 2, "window": "strict"}
@@ -148,6 +148,8 @@ def tiny_store(tmp_path_factory):
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_golden(case, tiny_store, update_golden):
     report, fmt, extra = CASES[case]
+    if fmt == "html":
+        needs_html()       # the html extra is optional: skipped, with the reason, without it
     got = render_report(tiny_store, report, fmt=fmt, **{**SEG, **extra})
     if fmt == "html":
         got = embedded(got)

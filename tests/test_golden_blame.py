@@ -5,7 +5,7 @@ import os
 
 import pytest
 
-from helpers import GOLDEN, check_golden
+from helpers import GOLDEN, check_golden, needs_html
 from tracedb.engine.rendering.html import embedded
 from tracedb.engine.reports.registry import render_report
 
@@ -24,6 +24,8 @@ CASES = {
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_golden_blame(case, tiny_job_store, update_golden):
     fmt, extra = CASES[case]
+    if fmt == "html":
+        needs_html()       # the html extra is optional: skipped, with the reason, without it
     got = render_report(tiny_job_store, "blame", fmt=fmt, **{**SEG, **extra})
     if fmt == "html":
         got = embedded(got)

@@ -9,7 +9,7 @@ import os
 import pytest
 
 import tracedb
-from helpers import GOLDEN, ROOT, check_golden
+from helpers import GOLDEN, ROOT, check_golden, needs_html
 from tracedb.engine.rendering.html import embedded
 from tracedb.engine.reports.registry import render_report
 
@@ -50,6 +50,8 @@ def job_store(tmp_path_factory):
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_golden_collectives(case, job_store, update_golden):
     fmt, extra = CASES[case]
+    if fmt == "html":
+        needs_html()       # the html extra is optional: skipped, with the reason, without it
     got = render_report(job_store, "collectives", fmt=fmt, **{**SEL, **extra})
     if fmt == "html":
         got = embedded(got)

@@ -10,7 +10,7 @@ import tracedb
 from tracedb.engine.rendering.html import embedded
 from tracedb.engine.store.parquet import export_store
 from tracedb.engine.reports.registry import render_report
-from helpers import GOLDEN
+from helpers import GOLDEN, needs_html, slow_beyond
 from test_golden import CASES, SEG, tiny_store  # noqa: F401  (tiny_store: the fixture the dataset is exported from)
 
 
@@ -23,9 +23,18 @@ def tiny_dataset(tiny_store, tmp_path_factory):  # noqa: F811
     con.close()
 
 
-@pytest.mark.parametrize("case", sorted(CASES))
+# The default tier runs one case per report (its first in name order, every report reads the dataset
+# through its own queries) and one page's data block; every format of every report runs with `-m slow`
+# (formats are rendered from the same rows, checked over the store by tests/test_golden.py).
+DEFAULT_CASES = {min(c for c in CASES if CASES[c][0] == report) for report, _, _ in CASES.values()} \
+    | {"layers.html.json"}
+
+
+@pytest.mark.parametrize("case", slow_beyond(sorted(CASES), DEFAULT_CASES))
 def test_golden_over_a_dataset(case, tiny_dataset):
     report, fmt, extra = CASES[case]
+    if fmt == "html":
+        needs_html()       # the html extra is optional: skipped, with the reason, without it
     got = render_report(tiny_dataset, report, fmt=fmt, **{**SEG, **extra})
     if fmt == "html":
         got = embedded(got)

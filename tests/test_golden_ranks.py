@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from helpers import GOLDEN, check_golden
+from helpers import GOLDEN, check_golden, needs_html
 from tracedb.engine.rendering.html import embedded
 from tracedb.engine.reports.registry import render_report
 
@@ -33,6 +33,8 @@ CASES = {
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_golden_ranks(case, tiny_job_store, update_golden):
     fmt, extra = CASES[case]
+    if fmt == "html":
+        needs_html()       # the html extra is optional: skipped, with the reason, without it
     got = render_report(tiny_job_store, "ranks", fmt=fmt, **{**SEG, **extra})
     if fmt == "html":
         got = embedded(got)

@@ -16,7 +16,7 @@ from html.parser import HTMLParser
 import pytest
 
 import tiny_trace
-from helpers import assert_one_line_error, cli, store_of
+from helpers import assert_one_line_error, cli, needs_html, store_of
 from tracedb.engine.rendering import html as html_report
 from tracedb.engine.rendering import render
 from tracedb.engine.reports.registry import render_report
@@ -68,6 +68,7 @@ def _table(page: str) -> list:
 
 
 def test_page_loads_nothing_and_holds_the_csv_table(con):
+    needs_html()
     opts = {**SEG, "pass_spec": "all"}
     page = render_report(con, "layers", fmt="html", **opts)
     assert page.startswith("<!DOCTYPE html>")
@@ -138,6 +139,7 @@ def _no_browser(url):
 
 
 def test_open_without_a_display_prints_the_temporary_page(db, monkeypatch):
+    needs_html()
     monkeypatch.setattr(webbrowser, "open", _no_browser)
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
     r = cli("report", "passes", "--db", db, "--run", "tiny", "-p", "qwen3-npu", "--layers", "2", "--open", env=env)
@@ -151,6 +153,7 @@ def test_open_without_a_display_prints_the_temporary_page(db, monkeypatch):
 
 
 def test_open_with_a_display_opens_the_written_page(db, monkeypatch, tmp_path):
+    needs_html()
     opened = []
     monkeypatch.setattr(webbrowser, "open", lambda url: opened.append(url) or True)
     out = tmp_path / "layers.html"
@@ -166,6 +169,7 @@ def test_open_is_refused_for_other_formats(db):
 
 
 def test_python_api_gives_the_page(con):
+    needs_html()
     import tracedb
     page = tracedb.report(con, "passes", run="tiny", profile="qwen3-npu", layers=2).text("html")
     assert json.loads(html_report.embedded(page))["report"]["title"] == "forward passes"

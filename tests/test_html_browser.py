@@ -14,9 +14,11 @@ import pytest
 import tracedb
 import tiny_swimlane
 from browser import Browser, chromium
-from helpers import real_trace
+from helpers import needs_html, real_trace
 from test_golden import CASES, SEG, tiny_store  # noqa: F401  (tiny_store: the golden tests' store, a fixture)
 from tracedb.engine.reports.registry import render_report
+
+pytestmark = pytest.mark.browser
 
 TOP = 40   # engine/rendering/charts.py: the longest kernel and module lists keep their TOP bars
 
@@ -37,6 +39,7 @@ def browser():
     exe = chromium()
     if not exe:
         pytest.skip("Chromium is not installed (Debian: apt-get install chromium; or set $TRACEDB_CHROMIUM)")
+    needs_html()
     b = Browser(exe)
     yield b
     b.close()

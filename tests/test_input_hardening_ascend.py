@@ -15,7 +15,7 @@ import zlib
 import pytest
 
 import tracedb
-from helpers import cli, copy_store, real_data_dir, real_trace, write_csv
+from helpers import cli, copy_store, real_data_dir, real_trace, slow_beyond, write_csv
 from helpers import store_snapshot as snapshot
 from tracedb.errors import InputError
 from tracedb.ingest import ascend_csv, sources
@@ -225,7 +225,7 @@ def test_mixed_line_ends_in_one_op_summary_slice(tmp_path, db):
 
 
 # ------------------------------------------------------------------------------------ 4. time cells
-@pytest.mark.parametrize("col, value, why", [
+@pytest.mark.parametrize("col, value, why", slow_beyond([
     (DUR, "-5.0", "expected a number of microseconds of at least 0"),
     (START, "-1764246877073569.640\t", "expected a number of microseconds of at least 0"),
     (DUR, "1_000", "expected a number of microseconds in plain decimal digits like 1892.920 (no sign, exponent, "
@@ -248,7 +248,7 @@ def test_mixed_line_ends_in_one_op_summary_slice(tmp_path, db):
     (WAIT, "1e3", "expected a number of microseconds in plain decimal digits like 1892.920 (no sign, exponent, "
                   "digit separator or bare decimal point)"),
     (WAIT, "--1", "expected a number of microseconds"),
-])
+], range(0, 99, 2)))
 def test_bad_time_cell_is_refused_naming_line_and_column(db, tmp_path, col, value, why):
     # the times are checked by the load's SQL on every row, then found again in Python for the message
     rows = [row(i) for i in range(5)]
@@ -284,7 +284,13 @@ CELLS = ["0", "1", "1892.920", "1881.080000", "400.1239", "0.0009999999995", "7.
          "0000000000000000000000000000001.5", "12345678901234567", "1.5 x", "0x10", "1,5"]
 
 
-@pytest.mark.parametrize("cell", CELLS)
+# the default tier checks one cell of each kind (plain, tiny, trailing dot, negative, exponent, blank, N/A,
+# padded, inf, beyond the BIGINT range, a non-ASCII digit, a comma); every cell runs with `-m slow`
+DEFAULT_CELLS = {"1892.920", "0.0009999999995", "7.", "-1", "1e3", "", "N/A", " 5 ", "inf",
+                 "9223372036854775.808", "\u0663", "1,5"}
+
+
+@pytest.mark.parametrize("cell", slow_beyond(CELLS, DEFAULT_CELLS))
 @pytest.mark.parametrize("col, signed, required", [(DUR, False, True), (WAIT, True, False)])
 def test_sql_and_python_time_rules_agree(con, tmp_path, cell, col, signed, required):
     # quoted: the reader keeps the blanks; start 0: a duration up to the BIGINT maximum still ends within it
@@ -302,6 +308,7 @@ def test_sql_and_python_time_rules_agree(con, tmp_path, cell, col, signed, requi
 
 
 @pytest.mark.real_data
+@pytest.mark.slow
 def test_real_ascend_times_are_the_digits_of_every_cell(tmp_path):
     """Every real Ascend CSV loads (but the msprof fixture with a cut row), and each stored start, duration
     and wait is the Python rule applied to its cell: nothing of what the profilers write is refused."""

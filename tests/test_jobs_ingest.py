@@ -83,6 +83,7 @@ def test_real_nccl_kernels_keep_their_collective(tmp_path):
 
 
 @pytest.mark.real_data
+@pytest.mark.slow
 def test_real_ascend_job_with_comm_only_ranks(tmp_path):
     """ascend-megatron-job: rank 0 with kernel_details.csv, ranks 1 and 3 with their communication analyses only:
     three runs of the job, the comm-only ones with no kernels; every rank's groups and profiler figures."""

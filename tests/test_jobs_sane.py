@@ -7,6 +7,7 @@ import json
 import os
 
 import duckdb
+import pytest
 
 import tiny_kineto
 from helpers import cli, real_trace
@@ -62,6 +63,7 @@ def test_real_ranks_with_communication_only_are_in_the_breakdown(tmp_path):
         assert f"run 'mega-rank{rank}' has no kernel rows, only its profiler's communication ops" in r.stderr
 
 
+@pytest.mark.slow
 def test_real_folder_of_two_jobs_gives_two_jobs_and_no_negative_figure(tmp_path):
     folder = os.path.dirname(os.path.dirname(real_trace("hta-multirank", "trace_filter", "sampled_rank-0.json.gz")))
     real_trace("hta-multirank", "nccl_parser_config", "nccl_data.json.gz")
@@ -94,6 +96,7 @@ def test_a_folder_of_one_job_stays_one_job(tmp_path):
         "job-rank0": "job=job", "job-rank1": "job=job"}
 
 
+@pytest.mark.slow
 def test_real_blame_takes_the_ranks_without_kernels(tmp_path):
     folder = os.path.dirname(real_trace("ascend-megatron-job", "rank_0_ascend_pt"))
     db = str(tmp_path / "m.duckdb")

@@ -157,6 +157,7 @@ PER_KERNEL = ["count", "launched", "sum_us", "launch_calls", "launch_us", "delay
 
 
 @pytest.mark.parametrize("trace", sorted(TRACES))
+@pytest.mark.slow
 def test_launches_match_the_raw_json(tmp_path, trace):
     path = real_trace(*TRACES[trace])
     db = str(tmp_path / "r.duckdb")

@@ -113,6 +113,7 @@ def test_two_workers_give_the_runs_names_and_rows_of_one(tmp_path):
     assert not _side_files(tmp_path)
 
 
+@pytest.mark.slow
 def test_into_a_dataset_two_workers_give_the_runs_of_one_and_a_failing_trace_is_told(tmp_path):
     """`--to DIR --jobs 2`: the traces converted by two workers, committed together; the dataset's runs
     and rows are those of one after another, and a trace that fails is told in one line as there."""
@@ -133,6 +134,7 @@ def test_into_a_dataset_two_workers_give_the_runs_of_one_and_a_failing_trace_is_
     assert not [n for n in os.listdir(tmp_path / "ds2") if n.startswith(".tracedb-job-")]
 
 
+@pytest.mark.slow
 def test_into_an_existing_store_and_more_workers_than_traces(tmp_path):
     first = tiny_kineto.write(tmp_path / "first.json", dur_factor=9)
     folder = tmp_path / "traces"
@@ -287,6 +289,7 @@ def start():
             pass
 
 
+@pytest.mark.subprocess
 def test_sigterm_stops_the_workers_and_leaves_no_side_store(tmp_path, store, held, start):
     env, wait_ready, _ = held
     _traces(tmp_path / "traces", [1, 2, 3])
@@ -304,6 +307,7 @@ def test_sigterm_stops_the_workers_and_leaves_no_side_store(tmp_path, store, hel
     assert cli("report", "passes", "--db", store, "--run", "p-rank0", "--format", "csv").stdout   # the store reads
 
 
+@pytest.mark.subprocess
 def test_sigterm_during_a_merge_rolls_it_back_and_removes_every_side_store(tmp_path, store, held, start):
     env, wait_ready, _ = held
     _traces(tmp_path / "traces", [1, 2, 3])
@@ -316,6 +320,7 @@ def test_sigterm_during_a_merge_rolls_it_back_and_removes_every_side_store(tmp_p
     assert out == "" and _state(store) == before and not _side_files(tmp_path)
 
 
+@pytest.mark.subprocess
 def test_a_copy_of_an_earlier_trace_is_skipped_before_parsing(tmp_path, held, start):
     env, _, _ = held
     folder = tmp_path / "traces"
@@ -331,6 +336,7 @@ def test_a_copy_of_an_earlier_trace_is_skipped_before_parsing(tmp_path, held, st
     assert not _side_files(tmp_path)
 
 
+@pytest.mark.subprocess
 def test_ctrl_c_to_the_process_group_exits_130_and_leaves_the_store_as_it_was(tmp_path, store, held, start):
     env, wait_ready, _ = held
     _traces(tmp_path / "traces", [1, 2])
@@ -343,6 +349,7 @@ def test_ctrl_c_to_the_process_group_exits_130_and_leaves_the_store_as_it_was(tm
     assert out == "" and _state(store) == before and not _side_files(tmp_path)
 
 
+@pytest.mark.subprocess
 def test_a_killed_worker_ends_the_ingest_in_one_line(tmp_path, store, held, start):
     env, wait_ready, hold_dir = held
     hold_dir = hold_dir.parent
@@ -357,6 +364,7 @@ def test_a_killed_worker_ends_the_ingest_in_one_line(tmp_path, store, held, star
     assert out == "" and _state(store) == before and not _side_files(tmp_path)
 
 
+@pytest.mark.subprocess
 def test_readers_are_served_while_workers_parse(tmp_path, store, held, start):
     env, wait_ready, go = held
     _traces(tmp_path / "traces", [1, 2, 3])

@@ -12,7 +12,7 @@ import pytest
 import tiny_kineto
 import tiny_trace
 import tracedb
-from helpers import assert_one_line_error, cli, real_trace, store_of
+from helpers import assert_one_line_error, cli, real_trace, slow_beyond, store_of
 from tracedb import sql
 from tracedb.engine.store import dataset
 
@@ -108,7 +108,7 @@ def test_every_table_and_view_holds_the_stores_rows_and_types(store, exported):
         d.close()
 
 
-@pytest.mark.parametrize("args", REPORTS, ids=lambda a: "-".join(a[:2]))
+@pytest.mark.parametrize("args", slow_beyond(REPORTS, {0, 3}, one_arg=True), ids=lambda a: "-".join(a[:2]))
 def test_reports_over_the_dataset_are_byte_identical(store, exported, args):
     a = cli(*args[:2], "--db", store, *args[2:]) if args[0] == "report" else cli(args[0], "--db", store, *args[1:])
     b = cli(*args[:2], "--db", exported + "/", *args[2:]) if args[0] == "report" else \
@@ -247,6 +247,7 @@ def one_line(r, code=2):
 
 
 @pytest.mark.real_data
+@pytest.mark.slow
 def test_real_traces_through_a_dataset(tmp_path):
     """An Ascend kernel_details.csv and an H100 Kineto trace: reports over the exported dataset are the
     store's, byte for byte, and pyarrow reads each run's kernels as the store counts them."""

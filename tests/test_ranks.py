@@ -13,7 +13,7 @@ import pytest
 
 import tiny_job
 import tracedb
-from helpers import ROOT, assert_one_line_error, cli, real_trace
+from helpers import ROOT, assert_one_line_error, cli, needs_html, real_trace, slow_beyond
 from tracedb import sql
 from tracedb.engine.jobs import align
 from tracedb.engine.reports.registry import render_report
@@ -287,13 +287,13 @@ def _stragglers(db, name, *args):
     return list(csv.DictReader(io.StringIO(r.stdout))), r
 
 
-@pytest.mark.parametrize("args", [
+@pytest.mark.parametrize("args", slow_beyond([
     ("--ranks", "4", "--layers", "8", "--passes", "3", "--slow-rank", "2", "--slow-layers", "3,5",
      "--offsets-us", "0,12345,-678,9000", "--late", "rank=1,coll=7,us=150", "--seed", "0"),
     ("--ranks", "4", "--layers", "8", "--passes", "3", "--slow-rank", "1", "--slow-layers", "2", "--slow-factor", "1.2",
      "--tp", "2", "--offsets-us", "0,500,-300,70", "--jitter-ns", "200", "--seed", "2"),
     ("--ranks", "8", "--layers", "6", "--passes", "4", "--slow-rank", "5", "--slow-layers", "0,5", "--seed", "1"),
-], ids=["4-ranks-late", "tp2-jitter-factor1.2", "8-ranks-layer0"])
+], {0}, one_arg=True), ids=["4-ranks-late", "tp2-jitter-factor1.2", "8-ranks-layer0"])
 def test_generated_job_names_the_slow_rank_and_layers(tmp_path, args):
     """bench/gen_job.py: a rank slower in chosen layers, clock offsets; --stragglers names that rank in exactly
     those layers (every pass) and overall, and no rank in the others."""
@@ -331,6 +331,7 @@ def test_generated_late_arrival_is_the_layers_last_arrival(tmp_path):
 
 # ------------------------------------------------------------------------------------------- real traces
 @pytest.mark.real_data
+@pytest.mark.slow
 def test_real_two_ranks_of_one_job(tmp_path):
     """Two sampled ranks of one 128-rank training job (HTA's test data): a layer-norm kernel as anchor gives
     2 passes of 4 layers (and their prologue and epilogue) on both; every (pass, unit) compares 2 ranks."""
@@ -349,6 +350,7 @@ def test_real_two_ranks_of_one_job(tmp_path):
 
 
 @pytest.mark.real_data
+@pytest.mark.slow
 def test_real_job_with_one_rank_of_kernels_says_so(tmp_path):
     """The Ascend Megatron job: ranks 1 and 3 hold communication analyses only. The job is reported all the same:
     rank 0 per layer, and a note that the others' collectives are none rank 0 has in its passes (its
@@ -371,6 +373,7 @@ def test_real_job_with_one_rank_of_kernels_says_so(tmp_path):
 
 
 # ------------------------------------------------------------------------------------------- HTML page
+@pytest.mark.browser
 def test_html_pages_render_in_a_browser(store, tmp_path):
     """Each layout's page in headless Chromium (skipped without it): nothing fetched, no console problem, and
     one mark per non-zero value shown (the per-layer page: min, median and max bars, and a skew point per row;
@@ -379,7 +382,8 @@ def test_html_pages_render_in_a_browser(store, tmp_path):
     from test_html_browser import MARKS_JS
     exe = chromium()
     if not exe:
-        pytest.skip("Chromium is not installed")
+        pytest.skip("Chromium is not installed (Debian: apt-get install chromium; or set $TRACEDB_CHROMIUM)")
+    needs_html()
     b = Browser(exe)
     try:
         for kw, want in (({}, lambda t: {"bars": sum(Decimal(r[c]) > 0 for r in t for c in ("min_compute_us",

@@ -88,6 +88,7 @@ def cli_layers(db, *args):
 
 
 @pytest.mark.parametrize("layers", [14, None])
+@pytest.mark.slow
 def test_qwen3_megatron_layers_equal_reference(ingested, layers):
     folder = real_trace(*QWEN3)
     db = ingested(*QWEN3)
@@ -133,6 +134,7 @@ def test_malformed_op_summary_names_its_line(tmp_path):
     ("ascend-msprof-op_summary-vllm-ascend-tmp", "op_summary_20260823165421.csv"),
     ("ascend-msinsight", "alexnet_level2_text", "rank0_ascend_pt"),
 ])
+@pytest.mark.slow
 def test_other_real_files_ingest_exactly(tmp_path, parts):
     path = real_trace(*parts)
     db = str(tmp_path / "r.duckdb")
@@ -177,6 +179,7 @@ def read_chrome_trace(path):
     return device, (doc.get("baseTimeNanoseconds", 0) if isinstance(doc, dict) else 0)
 
 
+@pytest.mark.slow
 def test_sglang_mi300x_layers_equal_reference(ingested):
     path = real_trace(*SGLANG)
     db = ingested(*SGLANG)
@@ -214,6 +217,7 @@ def test_sglang_modules_account_for_all_device_time(ingested):
     ("hta-tests-data", "trace_diff", "control", "control.json.gz"),
     ("torch-tb-profiler-sample", "worker0.1623143089861.pt.trace.json.gz"),
 ])
+@pytest.mark.slow
 def test_real_gpu_traces_ingest_every_device_event_exactly(ingested, parts):
     path = real_trace(*parts)
     db = ingested(*parts)
@@ -252,6 +256,7 @@ def compare_rows(db, by):
     return list(csv.DictReader(io.StringIO(p.stdout))), p.stderr
 
 
+@pytest.mark.slow
 def test_h100_vs_mi300_by_kernel_accounts_for_every_kernel(qwen15):
     db, paths = qwen15
     got, notes = compare_rows(db, "kernel")
@@ -283,6 +288,7 @@ def test_h100_vs_mi300_by_kernel_accounts_for_every_kernel(qwen15):
         "h100", "mi300"}
 
 
+@pytest.mark.slow
 def test_h100_vs_mi300_by_module_uses_report_modules_attribution(qwen15):
     db, _ = qwen15
     got, _ = compare_rows(db, "module")
@@ -307,6 +313,7 @@ def test_h100_vs_mi300_by_module_uses_report_modules_attribution(qwen15):
 # ------------------------------------------------------------------------------------ per-core NPU traces
 SWIMLANE = ("npu-swimlane-simpler", "yanghaoran29_simpler", "merged_swimlane.json")
 
+@pytest.mark.slow
 def test_swimlane_cores_equal_reference(ingested):
     import json
     import re
@@ -374,6 +381,7 @@ EXPECTED_PASSES = [
 @pytest.mark.parametrize("parts, args, want", EXPECTED_PASSES,
                          ids=[f"{p[-1] if len(p[-1]) > 24 else '/'.join(p[-2:])}{' ' + ' '.join(a) if a else ''}"
                               for p, a, _ in EXPECTED_PASSES])
+@pytest.mark.slow
 def test_default_flags_give_the_passes_an_expert_marks(ingested, parts, args, want):
     db = ingested(*parts)
     got = list(csv.DictReader(io.StringIO(cli("report", "passes", "--db", db, "--run", "R", *args, "--format",
@@ -393,6 +401,7 @@ def test_vllm_decode_anchor_is_both_attention_variants(ingested):
     assert sum(int(r["kernels"]) for r in rows) == 434
 
 
+@pytest.mark.slow
 def test_timeline_counts_from_the_traces_first_event_as_perfetto_does(ingested):
     # vLLM decode on MI300X: the first event (a host op) is 8,370.878 us before the first kernel; Perfetto's
     # UI puts its zero there, and its SQL sees the file's ts x 1000 (baseTimeNanoseconds not added)
@@ -402,6 +411,7 @@ def test_timeline_counts_from_the_traces_first_event_as_perfetto_does(ingested):
     assert (rows[0]["layer"], rows[0]["start_s"], rows[0]["ts_ns"]) == ("", "0.008370878", "6520618861858561")
 
 
+@pytest.mark.slow
 def test_runs_lists_the_device_name_and_npu_for_per_core_traces(tmp_path):
     db = str(tmp_path / "d.duckdb")
     cli("ingest", real_trace("amd-tracelens", "h100", "Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"), "--db", db, "--name", "h")

@@ -13,11 +13,12 @@ import pytest
 import rocprof_synth as rs
 import test_rocprof
 import tracedb
-from helpers import assert_one_line_error, cli, real_trace
+from helpers import assert_one_line_error, cli, real_trace, slow_beyond
 from tracedb.ingest import formats, rocpd, sqlite_export
 
 
-@pytest.mark.parametrize("timestamps,suffix", [("inline", rs.UUID), ("table", rs.UUID), ("inline", "")])
+@pytest.mark.parametrize("timestamps,suffix", slow_beyond([("inline", rs.UUID), ("table", rs.UUID), ("inline", "")],
+                                                         {0}))
 def test_one_run_per_gpu_with_exact_ns(tmp_path, db_path, timestamps, suffix):
     cap = rs.capture(busy=(0, 3))
     p = rs.write_rocpd(tmp_path / "908_results.db", cap, timestamps=timestamps, suffix=suffix)
@@ -70,6 +71,7 @@ def test_the_json_and_the_rocpd_of_one_capture_give_the_same_runs(tmp_path):
 
 
 @pytest.mark.real_data
+@pytest.mark.slow
 def test_the_real_capture_written_as_rocpd_gives_the_json_runs(tmp_path):
     path = real_trace("amd-tracelens", "rocprofv3", "908_results.json.gz")
     with gzip.open(path, "rt", encoding="utf-8") as f:
@@ -123,7 +125,7 @@ def sql_on(path, statement):
 T = rs.UUID
 
 
-@pytest.mark.parametrize("statement,message", [
+@pytest.mark.parametrize("statement,message", slow_beyond([
     (f'UPDATE "rocpd_kernel_dispatch{T}" SET "end" = "start" - 1 WHERE id = 4',
      "rocpd_kernel_dispatch id 4 ends before it starts"),
     (f'UPDATE "rocpd_kernel_dispatch{T}" SET kernel_id = 77 WHERE id = 2',
@@ -135,7 +137,7 @@ T = rs.UUID
     (f'UPDATE "rocpd_kernel_dispatch{T}" SET "start" = \'soon\' WHERE id = 5',
      "table rocpd_kernel_dispatch, row 5: column start holds 'soon' (str); expected an integer"),
     ('DROP VIEW "rocpd_string"', None),
-])
+], range(0, 99, 2)))
 def test_refusals_are_one_line(tmp_path, db_path, statement, message):
     p = rs.write_rocpd(tmp_path / "bad.db", rs.capture(busy=(0,)))
     sql_on(p, statement)

@@ -209,6 +209,7 @@ def test_refusals_are_one_line(tmp_path, db_path, change, message):
 
 
 @pytest.mark.real_data
+@pytest.mark.slow
 def test_real_rocprofv3_capture(tmp_path, db_path):
     path = real_trace("amd-tracelens", "rocprofv3", "908_results.json.gz")
     with gzip.open(path, "rt", encoding="utf-8") as f:

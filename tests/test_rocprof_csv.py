@@ -13,7 +13,7 @@ import pytest
 import rocprof_synth as rs
 import test_rocprof
 import tracedb
-from helpers import assert_one_line_error, cli, real_trace
+from helpers import assert_one_line_error, cli, real_trace, slow_beyond
 
 
 def test_one_run_per_gpu_with_exact_ns(tmp_path, db_path):
@@ -38,12 +38,12 @@ def test_one_run_per_gpu_with_exact_ns(tmp_path, db_path):
     assert cli("ingest", p, "--db", db_path).stdout.count("skipped") == 2
 
 
-@pytest.mark.parametrize("version,agent_index,agent_info", [
+@pytest.mark.parametrize("version,agent_index,agent_info", slow_beyond([
     ("rocm6", "relative", True),              # bare node ids, Private/Group_Segment_Size
     ("rocm7", "absolute", True),
     ("rocm7", "type-relative", True),         # GPU N
     ("rocm7", "type-relative", False),        # GPU N needs no agent info
-])
+], {0, 2}))
 def test_every_layout_gives_the_same_runs(tmp_path, db_path, version, agent_index, agent_info):
     cap = rs.capture(busy=(1, 5))
     p = rs.write_csv(tmp_path / "out", cap, version=version, agent_index=agent_index, agent_info=agent_info)
@@ -75,6 +75,7 @@ def test_the_json_and_the_csv_of_one_capture_give_the_same_runs(tmp_path):
 
 
 @pytest.mark.real_data
+@pytest.mark.slow
 def test_the_real_capture_written_as_csv_gives_the_json_runs(tmp_path):
     path = real_trace("amd-tracelens", "rocprofv3", "908_results.json.gz")
     with gzip.open(path, "rt", encoding="utf-8") as f:
@@ -127,7 +128,7 @@ def edit(path, line, column, value):
         csv.writer(f, lineterminator="\n").writerows(rows)
 
 
-@pytest.mark.parametrize("change,message", [
+@pytest.mark.parametrize("change,message", slow_beyond([
     (lambda p: edit(p, 3, "Start_Timestamp", "soon"), "908_kernel_trace.csv: line 3: Start_Timestamp is 'soon'; "
                                                       "expected integer timestamps in ns"),
     (lambda p: edit(p, 4, "End_Timestamp", str(rs.T0)), "908_kernel_trace.csv: line 4: ends before it starts"),
@@ -140,7 +141,7 @@ def edit(path, line, column, value):
     (lambda p: p.write_text(p.read_text() + '"KERNEL_DISPATCH","Agent 2",1\n'), "cannot read the CSV"),
     (lambda p: edit(p.parent / "908_hip_api_trace.csv", 2, "End_Timestamp", "1"),
      "908_hip_api_trace.csv: line 2: ends before it starts"),
-])
+], range(0, 99, 2)))
 def test_refusals_are_one_line(tmp_path, db_path, change, message):
     p = Path(rs.write_csv(tmp_path / "out", rs.capture(busy=(0,))))
     change(p)

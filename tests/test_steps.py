@@ -6,7 +6,7 @@ import io
 import pytest
 
 import tiny_steps
-from helpers import real_trace
+from helpers import real_trace, slow_beyond
 from tracedb.engine.reports import registry as reports
 from tracedb.engine.segmentation import persist as segment_store
 from tracedb.engine.store import connect as store
@@ -35,11 +35,11 @@ def _phases(con):
         "SELECT start_ns, name, phase, unit FROM kernel_layers").fetchall()}
 
 
-@pytest.mark.parametrize("builder,forward,backward", [
+@pytest.mark.parametrize("builder,forward,backward", slow_beyond([
     ("one_f_one_b", [4, 4, 4, 4], [4, 4, 4, 4]),      # 2 steps x 2 micro-batches, split at the pipeline send
     ("dualpipe", [4], [4]),                           # one forward and one backward chunk, interleaved
     ("sequential_training", [4, 4, 4], [4, 4, 4]),    # split where the backward pass and optimizer ran
-])
+], {1, 2}))
 def test_training_schedules_give_whole_passes_of_each_phase(tmp_path, builder, forward, backward):
     con = _store(tmp_path, builder)
     rows = _passes(con)
@@ -54,7 +54,7 @@ def test_one_f_one_b_numbers_steps_and_microbatches(tmp_path):
         [("1", "0"), ("1", "1"), ("2", "0"), ("2", "1")]
 
 
-@pytest.mark.parametrize("builder", ["one_f_one_b", "dualpipe", "sequential_training"])
+@pytest.mark.parametrize("builder", slow_beyond(["one_f_one_b", "dualpipe", "sequential_training"], {0}))
 def test_every_kernel_gets_the_phase_it_was_built_with(tmp_path, builder):
     con = _store(tmp_path, builder)
     got = _phases(con)
@@ -79,7 +79,7 @@ def test_alternating_attention_kernels_count_one_anchor_per_layer(tmp_path):
     assert [int(r["anchors"]) for r in rows] == [6, 6]
 
 
-@pytest.mark.parametrize("kind", ["sglang", "vllm", "vllm_old", "plain"])
+@pytest.mark.parametrize("kind", slow_beyond(["sglang", "vllm", "vllm_old", "plain"], {0, 1}))
 def test_serving_steps_are_labelled_as_annotated(tmp_path, kind):
     rows = _passes(_store(tmp_path, "serving", kind=kind))
     got = [(r["step_kind"], r["tokens"] or None, r["requests"] or None) for r in rows]
@@ -105,6 +105,7 @@ def _real(tmp_path, rel):
     return _open(tmp_path, real_trace(*rel.split("/")))
 
 
+@pytest.mark.slow
 def test_real_megatron_stage_splits_into_two_microbatches(tmp_path):
     con = _real(tmp_path, "ascend-msinsight/st_level2_qwen3_megatron/rank_0_ascend_pt")
     rows = _passes(con)
@@ -112,6 +113,7 @@ def test_real_megatron_stage_splits_into_two_microbatches(tmp_path):
         ("forward", 14, "13", "0"), ("forward", 14, "13", "1"), ("backward", 14, "13", "0"), ("backward", 14, "13", "1")]
 
 
+@pytest.mark.slow
 def test_real_training_capture_of_50_steps(tmp_path):
     con = _real(tmp_path, "amd-tracelens/rocprofv3/908_results.json.gz")
     rows = [r for r in _passes(con) if r["phase"] == "forward"]
@@ -122,6 +124,7 @@ def test_real_training_capture_of_50_steps(tmp_path):
     assert notes[first:] == ["steady-state"] * (50 - first)      # one contiguous stretch
 
 
+@pytest.mark.slow
 def test_real_dualpipe_phases_follow_the_annotations(tmp_path):
     con = _real(tmp_path, "deepseek-profile-data/train.json")
     segment_store.segment_runs(con, Options(runs=["t"]))
@@ -138,6 +141,7 @@ def test_real_dualpipe_phases_follow_the_annotations(tmp_path):
     ("amd-tracelens/inference/vllm_decode_full/graph_execution.json.gz", ("decode", "32", "32")),
     ("amd-tracelens/inference/vllm_prefilldecode_piecewise/graph_execution.json.gz", ("mixed", "8192", "46")),
 ])
+@pytest.mark.slow
 def test_real_serving_steps(tmp_path, rel, want):
     rows = _passes(_real(tmp_path, rel))
     assert [(r["step_kind"], r["tokens"], r["requests"]) for r in rows] == [want]

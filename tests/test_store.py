@@ -11,7 +11,7 @@ import pytest
 import tracedb
 from helpers import cli, cli_subprocess, write_csv
 from tracedb.errors import InputError, StoreError, UsageError
-from tracedb.engine.store.connect import SCHEMA_VERSION
+from tracedb.engine.store.connect import SCHEMA_VERSION, wait_seconds
 
 HEADER = ["Task ID", "Stream ID", "Name", "Type", "Accelerator Core", "Start Time(us)", "Duration(us)"]
 T = 1764246877073569
@@ -175,7 +175,9 @@ def test_second_writer_gets_one_line_error(tmp_path, db_path):
         assert holder.stdout.readline().strip() == "ready", holder.stderr.read()
         # two processes: the holder's lock is a file lock, which another connection of this process would
         # not meet (DuckDB shares one database instance per file within a process)
-        p = cli_subprocess("ingest", trace, "--db", db_path, check=False)   # the holder sleeps on stdin meanwhile
+        # the refused ingest waits TRACEDB_WAIT for the lock (60 s by default: test_default_wait_is_60_s)
+        env = {**os.environ, "TRACEDB_WAIT": "0.5"}
+        p = cli_subprocess("ingest", trace, "--db", db_path, check=False, env=env)   # the holder sleeps on stdin
     finally:
         holder.stdin.close()              # releases the holder: it returns from read() and exits
         holder.wait()
@@ -184,11 +186,19 @@ def test_second_writer_gets_one_line_error(tmp_path, db_path):
     lines = p.stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith(f"error: {db_path}: ")
     assert "in use" in lines[0] or "lock" in lines[0].lower()
+    assert "stayed so for 0.5 s" in lines[0]
     assert p.stdout == ""
     # the store is free again and was not written by the refused ingest
     con = tracedb.connect(db_path)
     assert con.execute("SELECT count(*) FROM runs").fetchone() == (0,)
     con.close()
+
+
+def test_default_wait_is_60_s(monkeypatch):
+    monkeypatch.delenv("TRACEDB_WAIT", raising=False)
+    assert wait_seconds() == 60
+    monkeypatch.setenv("TRACEDB_WAIT", "0.5")
+    assert wait_seconds() == 0.5
 
 
 # ---------------------------------------------------------------------------------------------- location

@@ -96,6 +96,7 @@ def test_readers_are_served_while_an_ingest_parses(store, tmp_path):
     assert not _side_files(tmp_path)
 
 
+@pytest.mark.subprocess
 def test_a_reader_waits_for_the_merge_and_a_second_writer_gets_one_clear_line(store, tmp_path):
     proc, go = _held_ingest(tmp_path, store, "merge")
     try:
@@ -115,6 +116,7 @@ def test_a_reader_waits_for_the_merge_and_a_second_writer_gets_one_clear_line(st
     assert out.split() == ["name", "first", "second"]      # it waited for the merge, then saw it whole
 
 
+@pytest.mark.subprocess
 def test_two_ingests_parse_at_once_and_both_land(store, tmp_path):
     a, go_a = _held_ingest(tmp_path, store, "staged", name="a")
     b, go_b = _held_ingest(tmp_path, store, "staged", name="b", dur_factor=7)     # both parsed, side by side
@@ -125,6 +127,7 @@ def test_two_ingests_parse_at_once_and_both_land(store, tmp_path):
     assert names == ["name", "first", "a", "b"]
 
 
+@pytest.mark.subprocess
 def test_a_killed_ingest_leaves_the_store_as_it_was_and_the_next_one_cleans_up(store, tmp_path):
     before, size = _state(store), os.path.getsize(store)
     proc, _ = _held_ingest(tmp_path, store, "staged")
@@ -136,6 +139,7 @@ def test_a_killed_ingest_leaves_the_store_as_it_was_and_the_next_one_cleans_up(s
     assert not _side_files(tmp_path)
 
 
+@pytest.mark.subprocess
 def test_a_killed_merge_leaves_the_store_as_it_was(store, tmp_path):
     before = _state(store)
     proc, _ = _held_ingest(tmp_path, store, "merge")
@@ -238,6 +242,7 @@ def _mount_tmpfs(path, size="24m"):
         pytest.skip("cannot mount a small tmpfs here (needs root): " + p.stderr.decode().strip())
 
 
+@pytest.mark.slow
 def test_a_full_disk_fails_in_one_line_and_leaves_the_store_as_it_was(tmp_path):
     mnt = tmp_path / "small"
     _mount_tmpfs(mnt, "6m")
@@ -277,6 +282,7 @@ def _big_csv(path, rows):
 
 
 @pytest.mark.parametrize("kind, sig", [("csv", signal.SIGINT), ("json", signal.SIGINT), ("json", signal.SIGTERM)])
+@pytest.mark.subprocess
 def test_a_real_signal_during_the_parse_exits_in_one_line(store, tmp_path, kind, sig):
     """The console script itself, sent SIGINT while DuckDB parses (DuckDB turns the signal into an
     interrupted query): exit 130, `error: interrupted`; SIGTERM: exit 143 once the running query returns.

@@ -68,6 +68,7 @@ def test_a_flow_gives_the_kernel_its_launching_op_and_module(tv):
 
 
 @pytest.mark.real_data
+@pytest.mark.slow
 def test_alexnet_trace_view_equals_its_kernel_details():
     folder = real_trace("ascend-msinsight", "alexnet_level2_text", "rank0_ascend_pt", "ASCEND_PROFILER_OUTPUT")
     con = tracedb.connect(":memory:")
