@@ -43,7 +43,7 @@ def _run(name, db, fmt, output, run, tag, show=False, **kw):
         con.close()
     if fmt == "csv":   # CSV carries data only: notes (fallback anchor, misaligned passes) go to stderr
         for note in res.notes:
-            typer.echo(f"note: {note}", err=True)
+            typer.echo(f"note: {one_line(note)}", err=True)
     text = render.render(res, fmt, width=None if output else render.terminal_width())
     if show and not output:
         _show(name, text)

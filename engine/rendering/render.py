@@ -7,9 +7,12 @@ a page per format plus partials, with StrictUndefined so a misspelt context key 
 NULL prints as an empty cell in every text format and as null in JSON. The HTML page (html_report.py)
 embeds the JSON text and shows its cells in a table beside a chart."""
 import contextvars
+import html
 import json
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
+
+from tracedb.shown import printable
 
 FORMATS = ("table", "md", "csv", "json", "html")
 # the layouts for people to read: fewer columns, short names, compare's wide table; the others keep every column
@@ -122,13 +125,32 @@ def render(res: Result, fmt: str, width: int | None = None) -> str:
     if fmt in READING and res.sparse:
         res = _without_empty_columns(res)
     if fmt in READING:
-        res = _without_label_sources(res)
+        res = _printable(_without_label_sources(res), fmt)
     if fmt == "html":
         from tracedb.engine.rendering import html as html_report
         report_json = _env().get_template("json.j2").render(**_context(res, "json"))
         return html_report.page(res, report_json, [_labelled(res, row) for row in res.rows], _env())
     ctx = _context(res, fmt, width if fmt == "table" else None)
     return _env().get_template(f"{fmt}.j2").render(**ctx)
+
+
+def _printable(res: Result, fmt: str) -> Result:
+    """The text of a table for people, neutralised (tracedb/shown.py): what could restyle or split a terminal
+    line escaped, the trace's text and ours alike (CSV and JSON keep the exact text); in Markdown also
+    `&`, `<` and `>` in cells as entities, so a name like `<img onerror=…>` is text in any renderer (the title,
+    notes and parameters escape `&` and `<`, enough that no tag can open, and keep their `->`)."""
+    md = fmt == "md"
+
+    def cell(v):
+        return None if v is None else html.escape(printable(str(v)), quote=False) if md else printable(str(v))
+
+    def text(v):
+        v = printable(str(v))
+        return v.replace("&", "&amp;").replace("<", "&lt;") if md else v
+    return replace(res, columns=[cell(c) for c in res.columns], title=text(res.title),
+                   notes=[text(n) for n in res.notes], params={text(k): text(v) for k, v in res.params.items()},
+                   rows=[tuple(cell(v) for v in row) for row in res.rows],
+                   display={cell(k): cell(v) for k, v in res.display.items()})
 
 
 def _without_empty_columns(res: Result) -> Result:
@@ -203,7 +225,7 @@ def _context(res: Result, fmt: str, width: int | None = None) -> dict:
     else:
         shown = _displayed(res)
         if fmt == "md":
-            ctx["header"] = "| " + " | ".join(res.columns) + " |"
+            ctx["header"] = "| " + " | ".join(_md_cell(c) for c in res.columns) + " |"
             ctx["rule"] = "|" + "|".join("---:" if n else "---" for n in res.numeric) + "|"
             ctx["lines"] = ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in shown]
         else:
@@ -250,7 +272,7 @@ def _csv_cell(v) -> str:
 
 
 def _md_cell(v: str) -> str:
-    return v.replace("|", "\\|").replace("\n", " ")
+    return v.replace("|", "\\|")     # controls are escaped already (_printable): no CR or LF splits a row
 
 
 def _json_cell(v, numeric: bool) -> str:
