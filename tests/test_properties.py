@@ -6,7 +6,7 @@
   trace_view path) agreeing with it on plain decimals of up to 9 decimals;
 - ingest/timefmt.csv_us_to_ns (the Ascend CSV time cells): plain decimal digits (TAB/space padded, a '-'
   when signed) give the exact ns by Decimal, every other spelling and anything beyond BIGINT ns is BadTime;
-- ingest/ascend_csv.normalise and Header: header cells in any case, spacing, BOM and order map to the
+- ingest/ascend_csv_header.normalise and Header: header cells in any case, spacing, BOM and order map to the
   canonical columns, the first spelling of a column wins, every other cell is an extra, a missing required
   column is an InputError naming it, and no header text raises anything else;
 - engine/store.resolve_runs (`--run NAME|GLOB`): an existing name is taken literally even when it holds GLOB
@@ -30,7 +30,7 @@ from hypothesis import strategies as st
 from tracedb import sql
 from tracedb.engine.store.connect import resolve_runs
 from tracedb.errors import InputError, UsageError
-from tracedb.ingest import ascend_csv
+from tracedb.ingest import ascend_csv_header as ascend_csv
 from tracedb.ingest import timefmt
 from tracedb.ingest.timefmt import ns_to_us_text, us_text_to_ns
 
