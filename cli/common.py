@@ -23,7 +23,7 @@ except ImportError:   # pragma: no cover - depends on the installed typer
 
 DbOpt = Annotated[Optional[str], typer.Option("--db", help="Store file (default: $TRACEDB_DB, else ./tracedb.duckdb), or a Parquet dataset folder, DIR/ (read-only).",
                                               show_default=False, callback=non_empty("a store file path"))]
-FormatOpt = Annotated[str, typer.Option("--format", "-f", help="table (terminal), md, csv or json.")]
+FormatOpt = Annotated[str, typer.Option("--format", "-f", help="table (terminal), md, csv, json, or spreadsheet (CSV whose text cells never start a formula).")]
 OutOpt = Annotated[Optional[str], typer.Option(
     "--output", "-o", help="Write to this file instead of stdout (its folder must exist and be writable; checked "
                            "before the command runs).", callback=checked_output)]
@@ -153,7 +153,7 @@ def emit(text: str | None, output: str | None):
     elif output:
         typer.echo(f"wrote {one_line(output)}", err=True)
 
-def check_format(fmt: str, allowed=("table", "md", "csv", "json")) -> str:
+def check_format(fmt: str, allowed=("table", "md", "csv", "json", "spreadsheet")) -> str:
     if fmt not in allowed:
         fail(f"--format {fmt!r}: expected one of {', '.join(allowed)}", 2)
     return fmt

@@ -51,7 +51,7 @@ def runs(ctx: typer.Context, db: DbOpt = None, format: FormatOpt = "table", outp
                       layers=layers, blocks_per_layer=blocks_per_layer, pass_gap=pass_gap)
     finally:
         con.close()
-    if format == "csv":
+    if format in ("csv", "spreadsheet"):
         for note in res.notes:
             typer.echo(f"note: {one_line(note)}", err=True)
     emit(render.render(res, format), output)

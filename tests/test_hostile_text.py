@@ -55,3 +55,12 @@ def test_a_run_named_from_a_file_obeys_the_rules_of_name(tmp_path, db_path):
     runs = json.loads(cli("runs", "--db", db_path, "--format", "json").stdout)["rows"]
     assert [r["run"] for r in runs] == ["evil_[31m"]   # the stem without .pt.trace.json, ESC as _
     assert os.path.exists(tmp_path / "evil\x1b[31m.pt.trace.json")
+
+
+def test_spreadsheet_csv_never_starts_a_formula_and_csv_stays_exact(db_path, tmp_path):
+    _store(tmp_path, db_path)
+    query = "SELECT -1.5 AS n, '=HYPERLINK(\"http://x\",\"y\")' AS a, '+1' AS b, '@SUM(A1)' AS c, 'plain' AS d"
+    sheet = cli("sql", "--db", db_path, "--format", "spreadsheet", query).stdout.splitlines()
+    assert sheet[1] == '-1.5,"\'=HYPERLINK(""http://x"",""y"")",\'+1,\'@SUM(A1),plain'
+    exact = cli("sql", "--db", db_path, "--format", "csv", query).stdout.splitlines()
+    assert exact[1] == '-1.5,"=HYPERLINK(""http://x"",""y"")",+1,@SUM(A1),plain'

@@ -14,7 +14,13 @@ from functools import lru_cache
 
 from tracedb.shown import printable
 
-FORMATS = ("table", "md", "csv", "json", "html")
+FORMATS = ("table", "md", "csv", "json", "html", "spreadsheet")
+# CSV for data tools keeps every text exact; `spreadsheet` is CSV for Excel, LibreOffice and Google Sheets,
+# which run a cell starting with = + - @ (or a tab or CR before one) as a formula: such a text cell gets a
+# leading ' (shown by the spreadsheet as the text itself), the advice of OWASP's CSV-injection page;
+# numbers are never changed. A trace's names can then never run a formula (=HYPERLINK, =WEBSERVICE).
+CSV_FORMATS = ("csv", "spreadsheet")
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 # the layouts for people to read: fewer columns, short names, compare's wide table; the others keep every column
 READING = ("table", "md")
 NUMERIC = ("INTEGER", "BIGINT", "HUGEINT", "DECIMAL", "DOUBLE", "FLOAT", "SMALLINT", "TINYINT", "UBIGINT",
@@ -131,7 +137,7 @@ def render(res: Result, fmt: str, width: int | None = None) -> str:
         report_json = _env().get_template("json.j2").render(**_context(res, "json"))
         return html_report.page(res, report_json, [_labelled(res, row) for row in res.rows], _env())
     ctx = _context(res, fmt, width if fmt == "table" else None)
-    return _env().get_template(f"{fmt}.j2").render(**ctx)
+    return _env().get_template(f"{'csv' if fmt in CSV_FORMATS else fmt}.j2").render(**ctx)
 
 
 def _printable(res: Result, fmt: str) -> Result:
@@ -207,11 +213,13 @@ def _fit(rows: list, columns: list[str], numeric: list[bool], width: int, table)
 def _context(res: Result, fmt: str, width: int | None = None) -> dict:
     ctx = {"report": res.report, "title": res.title, "params": res.params, "notes": res.notes,
            "columns": res.columns, "row_count": len(res.rows)}
-    if fmt == "csv":
+    if fmt in CSV_FORMATS:
+        sheet = fmt == "spreadsheet"
         body = res.csv_body if res.csv_body is not None else "".join(
-            ",".join(_csv_cell(c) for c in _labelled(res, row)) + "\n" for row in res.rows)
+            ",".join(_csv_cell(_inert(c) if sheet and not n else c) for c, n in zip(_labelled(res, row), res.numeric))
+            + "\n" for row in res.rows)
         ctx["body"] = body
-        ctx["header"] = ",".join(_csv_cell(c) for c in res.columns)
+        ctx["header"] = ",".join(_csv_cell(_inert(c) if sheet else c) for c in res.columns)
     elif fmt == "json":
         ctx["params_json"] = json.dumps(res.params, sort_keys=True)
         ctx["columns_json"] = json.dumps(res.columns)
@@ -269,6 +277,11 @@ def _csv_cell(v) -> str:
     if any(ch in v for ch in ',"\n\r'):
         return '"' + v.replace('"', '""') + '"'
     return v
+
+
+def _inert(v):
+    """A spreadsheet cell that is text and not a formula (FORMULA_START)."""
+    return "'" + v if v and v.startswith(FORMULA_START) else v
 
 
 def _md_cell(v: str) -> str:
