@@ -5,7 +5,6 @@ Exit codes: 0 done, 1 the run failed (bad input, a store that cannot be used, an
 wrong call (usage), 130 interrupted (128 + SIGINT, as a shell reports a Ctrl-C), 143 terminated (SIGTERM)."""
 import functools
 import os
-import re
 import signal
 import sys
 from typing import Annotated, Optional
@@ -15,6 +14,7 @@ import typer
 from tracedb.cli.options import checked_output, non_empty
 from tracedb.errors import TracedbError
 from tracedb.errors import UsageError as TracedbUsage
+from tracedb.shown import printable
 
 try:   # typer >= 0.20 carries its own copy of click; older typer uses the click package
     from typer._click import exceptions as click_exceptions
@@ -23,7 +23,7 @@ except ImportError:   # pragma: no cover - depends on the installed typer
 
 DbOpt = Annotated[Optional[str], typer.Option("--db", help="Store file (default: $TRACEDB_DB, else ./tracedb.duckdb), or a Parquet dataset folder, DIR/ (read-only).",
                                               show_default=False, callback=non_empty("a store file path"))]
-FormatOpt = Annotated[str, typer.Option("--format", "-f", help="table (terminal), md, csv or json.")]
+FormatOpt = Annotated[str, typer.Option("--format", "-f", help="table (terminal), md, csv, json, or spreadsheet (CSV whose text cells never start a formula).")]
 OutOpt = Annotated[Optional[str], typer.Option(
     "--output", "-o", help="Write to this file instead of stdout (its folder must exist and be writable; checked "
                            "before the command runs).", callback=checked_output)]
@@ -31,12 +31,10 @@ OutOpt = Annotated[Optional[str], typer.Option(
 INTERRUPTED = 130          # 128 + SIGINT (2)
 TERMINATED = 143           # 128 + SIGTERM (15)
 
-
 class Terminated(KeyboardInterrupt):
     """SIGTERM (a job scheduler's stop, `kill`), raised in the main thread so that the command unwinds
     as on Ctrl-C: its transaction rolled back, its side store removed. A running DuckDB query is not
     cut short (DuckDB itself handles only SIGINT): the exception comes when the query returns."""
-
 
 def stop_on_sigterm():
     def handler(signum, frame):
@@ -44,40 +42,28 @@ def stop_on_sigterm():
     signal.signal(signal.SIGTERM, handler)
 DEBUG_VAR = "TRACEDB_DEBUG"
 
-# Characters that would end a line on a terminal or for str.splitlines(): C0 and C1 controls (\n, \r,
-# \x0b, \x0c, \x1c-\x1e, \x85, and ESC, which could restyle the terminal) and the Unicode line and
-# paragraph separators. A run name or a path with one of them must not split an error over two lines.
-_LINE_BREAKERS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
-
-
 def one_line(message: str) -> str:
-    """`message` on one line: the characters above shown as Python escapes (a newline as \\n)."""
-    return _LINE_BREAKERS.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), str(message))
-
+    """`message` on one line, nothing in it obeyed by the terminal (tracedb/shown.py: a newline as \\n)."""
+    return printable(message)
 
 def say_error(message: str):
     """The one `error:` line every failure prints (stderr may be closed: then nothing is printed)."""
     typer.echo(f"error: {one_line(message)}", err=True)
 
-
 def fail(message: str, code: int = 1):
     say_error(message)
     raise typer.Exit(code)
-
 
 def _first_line(e: BaseException) -> str:
     lines = str(e).strip().splitlines()
     return lines[0] if lines else ""
 
-
 def _is_duckdb(e: BaseException) -> bool:
     return type(e).__module__.split(".")[0] in ("duckdb", "_duckdb")
-
 
 # What DuckDB's Python module raises (a plain RuntimeError, checked with DuckDB 2.0) when SIGINT arrives
 # while a query runs: it handles the signal itself and interrupts the query.
 QUERY_INTERRUPTED = "Query interrupted"
-
 
 def interrupted(e: BaseException) -> bool:
     """Ctrl-C: Python's KeyboardInterrupt, or DuckDB's interrupt of a running query (its InterruptException,
@@ -85,7 +71,6 @@ def interrupted(e: BaseException) -> bool:
     return (isinstance(e, (KeyboardInterrupt, typer.Abort))
             or (_is_duckdb(e) and type(e).__name__ == "InterruptException")
             or (type(e) is RuntimeError and str(e) == QUERY_INTERRUPTED))
-
 
 def quiet_stdout():
     """`tracedb ... | head`: the reader has gone. Later writes, and the interpreter's flush at exit, go to
@@ -95,12 +80,10 @@ def quiet_stdout():
     except (OSError, ValueError):   # stdout is not a real file (a test's capture): nothing to redirect
         pass
 
-
 def expected(e: BaseException) -> bool:
     """An error tracedb knows how to word for a user; anything else is an internal error, whose traceback
     TRACEDB_DEBUG=1 shows."""
     return isinstance(e, (TracedbError, OSError, MemoryError)) or interrupted(e) or _is_duckdb(e)
-
 
 def describe(e: BaseException) -> tuple[str | None, int]:
     """The error line (None: say nothing) and the exit code for an exception that ended a command."""
@@ -124,7 +107,6 @@ def describe(e: BaseException) -> tuple[str | None, int]:
     return (f"internal error: {type(e).__name__}{': ' + first if first else ''} "
             f"(set {DEBUG_VAR}=1 for the traceback)"), 1
 
-
 def exit_code_of(e: BaseException) -> int:
     """Print the error line for `e` and return its exit code; with TRACEDB_DEBUG set, an internal error
     is raised again so that its traceback shows."""
@@ -135,11 +117,9 @@ def exit_code_of(e: BaseException) -> int:
         say_error(message)
     return code
 
-
 # Left to the root command (cli/app.py): they carry their own exit code, or are usage errors that it
 # words with the command's --help.
 PASS_THROUGH = (typer.Exit, click_exceptions.ClickException)
-
 
 def one_line_errors(fn):
     """A command's errors as one `error:` line and an exit code (2: usage, 1: failed run, 130: Ctrl-C),
@@ -154,7 +134,6 @@ def one_line_errors(fn):
             raise typer.Exit(exit_code_of(e)) from e
     return wrapper
 
-
 def check_not_the_store(output: str | None, db: str | None):
     """-o naming the store (or its write-ahead log) would replace the store with a report: refused before
     the command runs, like every other unusable -o."""
@@ -166,7 +145,6 @@ def check_not_the_store(output: str | None, db: str | None):
     if out in (store, store + ".wal"):
         raise TracedbUsage(f"-o/--output {one_line(output)!r}: that is the store ({store}); expected another file")
 
-
 def emit(text: str | None, output: str | None):
     from tracedb.engine.rendering.output import write_output
     rest = write_output(text or "", output)
@@ -175,8 +153,7 @@ def emit(text: str | None, output: str | None):
     elif output:
         typer.echo(f"wrote {one_line(output)}", err=True)
 
-
-def check_format(fmt: str, allowed=("table", "md", "csv", "json")) -> str:
+def check_format(fmt: str, allowed=("table", "md", "csv", "json", "spreadsheet")) -> str:
     if fmt not in allowed:
         fail(f"--format {fmt!r}: expected one of {', '.join(allowed)}", 2)
     return fmt

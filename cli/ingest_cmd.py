@@ -7,7 +7,7 @@ from typing import Annotated, List, Optional
 
 import typer
 
-from tracedb.cli.common import DbOpt, one_line_errors
+from tracedb.cli.common import DbOpt, one_line, one_line_errors
 from tracedb.cli.options import integer, non_empty, run_name
 
 MAX_JOBS = 1024     # worker processes: far beyond any one machine's cores; only refuses a typo
@@ -51,7 +51,7 @@ def ingest(
     failed = []
     workers, note = workers_for(len(planned), jobs)
     if note:
-        typer.echo(f"note: {note}", err=True)
+        typer.echo(f"note: {one_line(note)}", err=True)
     with _Progress(planned) as progress:
         if scheduler is not None:
             from tracedb.engine.loading.cluster import ingest_on_cluster

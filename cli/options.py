@@ -17,13 +17,14 @@ from typing import Annotated, List, Optional
 import typer
 
 from tracedb.engine.reports import declared
+from tracedb.ingest.run_source import MAX_NAME
+from tracedb.shown import CONTROL
 
 MAX_LAYERS = 100_000          # --layers, and a layer number is below it
 MAX_BLOCKS_PER_LAYER = 1_000  # anchors per layer
 MAX_KERNELS = 1_000_000       # --layer-offset (kernels) and --top (hot list length)
 MAX_PASSES = 10_000_000       # a pass number is below it (a 10k-token decode has 10k passes)
 MAX_PASS_GAP = 1e6            # --pass-gap factor
-MAX_NAME = 200                # run name length
 MAX_WINDOW_US = 1e12          # --from / --to: 11.6 days after the first task, far inside a BIGINT of ns
 
 
@@ -89,7 +90,7 @@ def _run_name(param, v):
     would split every table row and error line that names the run), no edge blanks, at most 200 characters."""
     if not v or v != v.strip():
         refuse(param, v, "empty or with leading/trailing blanks", "a run name such as h100-decode")
-    if any(ord(c) < 32 or 127 <= ord(c) < 160 for c in v):
+    if CONTROL.search(v):
         refuse(param, v, "holds a control character", "a run name without newlines, tabs or escapes")
     if len(v) > MAX_NAME:
         refuse(param, v[:40] + "...", f"{len(v)} characters", f"at most {MAX_NAME}")

@@ -13,7 +13,7 @@ from tracedb.engine.reports.declaration import PROFILED, SEGMENTED
 app = typer.Typer(help="Reports over one or more runs, segmented into passes and layers by anchor kernels.",
                   no_args_is_help=True)
 
-FmtOpt = Annotated[str, typer.Option("--format", "-f", help="table, md, csv, json or html (a page with a chart; kernels: also compute-flow).")]
+FmtOpt = Annotated[str, typer.Option("--format", "-f", help="table, md, csv, json, html (a page with a chart; kernels: also compute-flow) or spreadsheet (CSV whose text cells never start a formula).")]
 OpenOpt = Annotated[bool, typer.Option("--open", help="Show the HTML page in the default browser (implies --format html; without -o it is written to a temporary file, whose path is printed).")]
 
 
@@ -41,9 +41,9 @@ def _run(name, db, fmt, output, run, tag, show=False, **kw):
         res = reports.build_report(con, name, fmt=fmt, runs=run or [], tags=tag or [], **kw)
     finally:
         con.close()
-    if fmt == "csv":   # CSV carries data only: notes (fallback anchor, misaligned passes) go to stderr
+    if fmt in ("csv", "spreadsheet"):   # CSV carries data only: notes (fallback anchor, misaligned passes) go to stderr
         for note in res.notes:
-            typer.echo(f"note: {note}", err=True)
+            typer.echo(f"note: {one_line(note)}", err=True)
     text = render.render(res, fmt, width=None if output else render.terminal_width())
     if show and not output:
         _show(name, text)

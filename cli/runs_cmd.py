@@ -3,7 +3,7 @@ from typing import Annotated, List, Optional
 
 import typer
 
-from tracedb.cli.common import DbOpt, FormatOpt, OutOpt, check_format, check_not_the_store, emit, one_line_errors
+from tracedb.cli.common import DbOpt, FormatOpt, OutOpt, check_format, check_not_the_store, emit, one_line, one_line_errors
 from tracedb.cli.options import AnchorOpt, BplOpt, GapOpt, LayersOpt, ProfileOpt, RunOpt, TagOpt, run_name
 from tracedb.errors import UsageError
 
@@ -51,9 +51,9 @@ def runs(ctx: typer.Context, db: DbOpt = None, format: FormatOpt = "table", outp
                       layers=layers, blocks_per_layer=blocks_per_layer, pass_gap=pass_gap)
     finally:
         con.close()
-    if format == "csv":
+    if format in ("csv", "spreadsheet"):
         for note in res.notes:
-            typer.echo(f"note: {note}", err=True)
+            typer.echo(f"note: {one_line(note)}", err=True)
     emit(render.render(res, format), output)
 
 

@@ -1,7 +1,7 @@
 """`tracedb segment`: store the pass, layer, category and module of every kernel of some runs (view kernel_layers)."""
 import typer
 
-from tracedb.cli.common import DbOpt, one_line_errors
+from tracedb.cli.common import DbOpt, one_line, one_line_errors
 from tracedb.cli.options import RunOpt, TagOpt, segmentation_options
 
 
@@ -20,7 +20,7 @@ def segment(run: RunOpt = None, tag: TagOpt = None, db: DbOpt = None, seg=None):
     finally:
         con.close()
     for note in notes:
-        typer.echo(f"note: {note}", err=True)
+        typer.echo(f"note: {one_line(note)}", err=True)
     for name, passes, kernels in rows:
         typer.echo(f"segmented run '{name}': {passes} pass{'es' if passes != 1 else ''}, {kernels:,} kernels "
                    "in a pass (view kernel_layers)")

@@ -20,7 +20,7 @@ REGENERATE = "python docs/gen_modules.py --write"
 # the folders in dependency order, top first; the engine's rooms in the order of engine/__init__.py
 FOLDERS = ("cli", "engine", "engine/reports", "engine/exports", "engine/jobs", "engine/segmentation",
            "engine/loading", "engine/rendering", "engine/store", "ingest", "ingest/chrome_json", "sql")
-GROUND = ("__init__.py", "errors.py", "version.py", "patterns.py", "atomic.py")
+GROUND = ("__init__.py", "errors.py", "version.py", "patterns.py", "atomic.py", "shown.py")
 
 
 def _doc(path: str) -> str:

@@ -95,6 +95,7 @@ def devices(path) -> list:
             "SELECT DISTINCT deviceId FROM TASK WHERE globalTaskId IN (SELECT globalTaskId FROM COMPUTE_TASK_INFO) "
             "AND deviceId IS NOT NULL ORDER BY 1")]
     except sqlite3.Error:
+        sqlite_export.raise_if_stopped()
         return []       # the ingest refuses the file with its own line
     finally:
         con.close()
@@ -134,7 +135,7 @@ def load(con, run_id: int, src) -> dict:
 
 def _columns(lite, path) -> dict[str, set[str]]:
     """Table -> its columns, for the tables read; a required table or column that is missing is refused."""
-    names = {r[0] for r in lite.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")}
+    names = {r[0] for r in lite.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     check_tables(path, names)
     have = {}
     for table, (_, required, _opt) in _TABLES.items():
@@ -166,7 +167,9 @@ def _copy(lite, con, path, table, target, required, optional, cols):
 
 
 def _read_error(path, e: sqlite3.Error) -> InputError:
-    """sqlite3's error as one line: its message quotes the text it could not decode, newlines and all."""
+    """sqlite3's error as one line: its message quotes the text it could not decode, newlines and all (what
+    stopped the query, a signal or the time budget, is raised instead)."""
+    sqlite_export.raise_if_stopped()
     msg = str(e)
     if msg.startswith("Could not decode to UTF-8"):
         column = msg.split("'")[1] if msg.count("'") >= 2 else "?"

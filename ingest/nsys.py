@@ -92,7 +92,10 @@ def devices(path) -> list:
     try:
         with _Export(path) as x:
             return x.devices()
-    except (InputError, sqlite3.Error):
+    except sqlite3.Error:
+        sqlite_export.raise_if_stopped()
+        return []
+    except InputError:
         return []
 
 
@@ -154,7 +157,7 @@ class _Export:
         self.version = None
         try:
             self.tables = self._try(lambda: {r[0] for r in self.con.execute(
-                "SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")})
+                "SELECT name FROM sqlite_master WHERE type = 'table'")})
         except InputError:
             self.con.close()
             raise
@@ -169,6 +172,7 @@ class _Export:
         try:
             return fn()
         except sqlite3.DatabaseError as e:
+            sqlite_export.raise_if_stopped()
             raise InputError(f"{self.path}: cannot read the SQLite database ({e}): a corrupt or cut file? "
                              "Expected an Nsight Systems export (nsys export --type sqlite)") from None
 

@@ -134,6 +134,7 @@ def _stage(con, path, which):
                 name, cols = have[base]
                 _copy(lite, con, path, name, target, required + optional, cols)
     except sqlite3.Error as e:
+        sqlite_export.raise_if_stopped()
         raise InputError(f"{path}: cannot read the SQLite database ({e}); {_EXPECTED}") from None
     finally:
         lite.close()
@@ -142,7 +143,7 @@ def _stage(con, path, which):
 
 def _columns(lite, path) -> dict[str, tuple[str, set[str]]]:
     """rocpd table -> (its name in the file, its columns); a required table or column missing is refused."""
-    names = _names({r[0] for r in lite.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")})
+    names = _names({r[0] for r in lite.execute("SELECT name FROM sqlite_master WHERE type = 'table'")})
     missing = [t for t in REQUIRED_TABLES if t not in names]
     if missing:
         raise InputError(f"{path}: no table {', '.join(missing)}; {_EXPECTED}")

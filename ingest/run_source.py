@@ -7,6 +7,17 @@ import re
 from dataclasses import dataclass, field
 
 from tracedb.ingest import sniff
+from tracedb.shown import CONTROL
+
+MAX_NAME = 200   # characters of a run name
+SUFFIX_ROOM = 24   # a name made from a path leaves room for the suffixes folder ingests add (-gpu7, -rank127)
+
+
+def clean_name(raw: str) -> str:
+    """A run name made from a path obeys the rules `--name` is held to (cli/options.py): controls become
+    `_`, edge blanks go, at most MAX_NAME - SUFFIX_ROOM characters; `run` when nothing is left."""
+    name = CONTROL.sub("_", raw).strip()[:MAX_NAME - SUFFIX_ROOM].strip()
+    return name or "run"
 
 
 @dataclass
@@ -37,8 +48,8 @@ class Source:
             base = os.path.basename(p.rstrip(os.sep))
             if base in ("ASCEND_PROFILER_OUTPUT", "mindstudio_profiler_output"):
                 base = os.path.basename(os.path.dirname(p))
-            return base
-        return sniff.file_stem(p)
+            return clean_name(base)
+        return clean_name(sniff.file_stem(p))
 
 
 def rank_from_path(path: str) -> int | None:

@@ -10,9 +10,9 @@ when None; returns run facts as rocprof.load does).
 The file is opened read-only (ingest/sqlite_file.py)."""
 from tracedb.errors import InputError
 from tracedb.ingest import formats
-from tracedb.ingest.sqlite_file import is_sqlite, open_ro, tables
+from tracedb.ingest.sqlite_file import is_sqlite, open_ro, raise_if_stopped, tables
 
-__all__ = ["is_sqlite", "open_ro", "tables", "declare", "quote", "fits", "arrow_batches", "REAL", "SUFFIXES"]
+__all__ = ["is_sqlite", "open_ro", "raise_if_stopped", "tables", "declare", "quote", "fits", "arrow_batches", "REAL", "SUFFIXES"]
 SUFFIXES = (".sqlite", ".sqlite3", ".db")    # the names a folder search opens as SQLite (never an ingest's test)
 
 

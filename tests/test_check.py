@@ -80,6 +80,12 @@ def test_counts_and_rows_are_exact(gate):
     ('[[check]]\nreport = "layers"\nargs = [\n', "not valid TOML"),
     ('[[check]]\nreport = "layers"\ngolden = "g.csv"\ntolerance = 1\n', "unknown keys tolerance"),
     ('title = "x"\n', "expected one or more [[check]] tables"),
+    ('check = [1, 2]\n', "[[check]] #1: expected a table"),
+    ('[[check]]\nreport = "layers"\ngolden = "g.csv"\nrel_tol = nan\n', "rel_tol is nan; expected a finite number"),
+    ('[[check]]\nreport = "layers"\ngolden = "g.csv"\nabs_tol_us = -1\n', "abs_tol_us is -1"),
+    ('[[check]]\nreport = "layers"\ngolden = "g.csv"\nrel_tol = inf\n', "rel_tol is inf"),
+    ('[[check]]\nreport = "layers"\ngolden = "g.csv"\nrel_tol = true\n', "rel_tol is True"),
+    ('[[check]]\nreport = "layers"\ngolden = "g.csv"\nkeys = "run"\n', "keys must be a list"),
 ])
 def test_malformed_config_is_a_usage_error(tmp_path, text, message):
     cfg = tmp_path / "bad.toml"

@@ -7,11 +7,20 @@ a page per format plus partials, with StrictUndefined so a misspelt context key 
 NULL prints as an empty cell in every text format and as null in JSON. The HTML page (html_report.py)
 embeds the JSON text and shows its cells in a table beside a chart."""
 import contextvars
+import html
 import json
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
-FORMATS = ("table", "md", "csv", "json", "html")
+from tracedb.shown import printable
+
+FORMATS = ("table", "md", "csv", "json", "html", "spreadsheet")
+# CSV for data tools keeps every text exact; `spreadsheet` is CSV for Excel, LibreOffice and Google Sheets,
+# which run a cell starting with = + - @ (or a tab or CR before one) as a formula: such a text cell gets a
+# leading ' (shown by the spreadsheet as the text itself), the advice of OWASP's CSV-injection page;
+# numbers are never changed. A trace's names can then never run a formula (=HYPERLINK, =WEBSERVICE).
+CSV_FORMATS = ("csv", "spreadsheet")
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 # the layouts for people to read: fewer columns, short names, compare's wide table; the others keep every column
 READING = ("table", "md")
 NUMERIC = ("INTEGER", "BIGINT", "HUGEINT", "DECIMAL", "DOUBLE", "FLOAT", "SMALLINT", "TINYINT", "UBIGINT",
@@ -122,13 +131,32 @@ def render(res: Result, fmt: str, width: int | None = None) -> str:
     if fmt in READING and res.sparse:
         res = _without_empty_columns(res)
     if fmt in READING:
-        res = _without_label_sources(res)
+        res = _printable(_without_label_sources(res), fmt)
     if fmt == "html":
         from tracedb.engine.rendering import html as html_report
         report_json = _env().get_template("json.j2").render(**_context(res, "json"))
         return html_report.page(res, report_json, [_labelled(res, row) for row in res.rows], _env())
     ctx = _context(res, fmt, width if fmt == "table" else None)
-    return _env().get_template(f"{fmt}.j2").render(**ctx)
+    return _env().get_template(f"{'csv' if fmt in CSV_FORMATS else fmt}.j2").render(**ctx)
+
+
+def _printable(res: Result, fmt: str) -> Result:
+    """The text of a table for people, neutralised (tracedb/shown.py): what could restyle or split a terminal
+    line escaped, the trace's text and ours alike (CSV and JSON keep the exact text); in Markdown also
+    `&`, `<` and `>` in cells as entities, so a name like `<img onerror=…>` is text in any renderer (the title,
+    notes and parameters escape `&` and `<`, enough that no tag can open, and keep their `->`)."""
+    md = fmt == "md"
+
+    def cell(v):
+        return None if v is None else html.escape(printable(str(v)), quote=False) if md else printable(str(v))
+
+    def text(v):
+        v = printable(str(v))
+        return v.replace("&", "&amp;").replace("<", "&lt;") if md else v
+    return replace(res, columns=[cell(c) for c in res.columns], title=text(res.title),
+                   notes=[text(n) for n in res.notes], params={text(k): text(v) for k, v in res.params.items()},
+                   rows=[tuple(cell(v) for v in row) for row in res.rows],
+                   display={cell(k): cell(v) for k, v in res.display.items()})
 
 
 def _without_empty_columns(res: Result) -> Result:
@@ -185,11 +213,13 @@ def _fit(rows: list, columns: list[str], numeric: list[bool], width: int, table)
 def _context(res: Result, fmt: str, width: int | None = None) -> dict:
     ctx = {"report": res.report, "title": res.title, "params": res.params, "notes": res.notes,
            "columns": res.columns, "row_count": len(res.rows)}
-    if fmt == "csv":
+    if fmt in CSV_FORMATS:
+        sheet = fmt == "spreadsheet"
         body = res.csv_body if res.csv_body is not None else "".join(
-            ",".join(_csv_cell(c) for c in _labelled(res, row)) + "\n" for row in res.rows)
+            ",".join(_csv_cell(_inert(c) if sheet and not n else c) for c, n in zip(_labelled(res, row), res.numeric))
+            + "\n" for row in res.rows)
         ctx["body"] = body
-        ctx["header"] = ",".join(_csv_cell(c) for c in res.columns)
+        ctx["header"] = ",".join(_csv_cell(_inert(c) if sheet else c) for c in res.columns)
     elif fmt == "json":
         ctx["params_json"] = json.dumps(res.params, sort_keys=True)
         ctx["columns_json"] = json.dumps(res.columns)
@@ -203,7 +233,7 @@ def _context(res: Result, fmt: str, width: int | None = None) -> dict:
     else:
         shown = _displayed(res)
         if fmt == "md":
-            ctx["header"] = "| " + " | ".join(res.columns) + " |"
+            ctx["header"] = "| " + " | ".join(_md_cell(c) for c in res.columns) + " |"
             ctx["rule"] = "|" + "|".join("---:" if n else "---" for n in res.numeric) + "|"
             ctx["lines"] = ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in shown]
         else:
@@ -249,8 +279,13 @@ def _csv_cell(v) -> str:
     return v
 
 
+def _inert(v):
+    """A spreadsheet cell that is text and not a formula (FORMULA_START)."""
+    return "'" + v if v and v.startswith(FORMULA_START) else v
+
+
 def _md_cell(v: str) -> str:
-    return v.replace("|", "\\|").replace("\n", " ")
+    return v.replace("|", "\\|")     # controls are escaped already (_printable): no CR or LF splits a row
 
 
 def _json_cell(v, numeric: bool) -> str:

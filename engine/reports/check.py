@@ -12,6 +12,7 @@ Rows are matched by their key columns (default: the identifying columns the repo
 pass, layer, core_class, module, kernel); other text cells must match exactly."""
 import csv
 import io
+import math
 import os
 import tomllib
 from dataclasses import dataclass, field
@@ -57,6 +58,8 @@ def load_config(path: str) -> list[Check]:
     out = []
     for i, e in enumerate(entries, 1):
         where = f"{path}: [[check]] #{i}"
+        if not isinstance(e, dict):
+            raise UsageError(f"{where}: expected a table of report, args, golden, ... (write it as [[check]])")
         unknown = set(e) - _FIELDS
         if unknown:
             raise UsageError(f"{where}: unknown keys {', '.join(sorted(unknown))}; known: {', '.join(sorted(_FIELDS))}")
@@ -65,16 +68,26 @@ def load_config(path: str) -> list[Check]:
         args = e.get("args", [])
         if not isinstance(args, list) or not all(isinstance(a, (str, int, float)) for a in args):
             raise UsageError(f"{where}: args must be a list of command-line options")
-        try:
-            rel, absolute = float(e.get("rel_tol", 0.0)), float(e.get("abs_tol_us", 0.0))
-        except (TypeError, ValueError):
-            raise UsageError(f"{where}: rel_tol and abs_tol_us must be numbers") from None
+        rel, absolute = _tolerance(where, e, "rel_tol"), _tolerance(where, e, "abs_tol_us")
+        keys = e.get("keys")
+        if keys is not None and not (isinstance(keys, list) and all(isinstance(k, str) for k in keys)):
+            raise UsageError(f"{where}: keys must be a list of column names")
+        if not isinstance(e.get("name", ""), str):
+            raise UsageError(f"{where}: name must be a text")
         golden = e["golden"] if os.path.isabs(e["golden"]) else os.path.join(base, e["golden"])
         out.append(Check(name=e.get("name") or f"{e['report']} -> {e['golden']}", report=e["report"],
                          args=_paths_from(base, [str(a) for a in args]), golden=golden, rel_tol=rel,
                          abs_tol_us=absolute,
                          keys=e.get("keys")))
     return out
+
+
+def _tolerance(where: str, e: dict, key: str) -> float:
+    """A tolerance: a finite number of 0 or more (a NaN would pass every cell, a negative one fail all)."""
+    v = e.get(key, 0.0)
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0:
+        raise UsageError(f"{where}: {key} is {v!r}; expected a finite number of 0 or more")
+    return float(v)
 
 
 PATH_OPTIONS = ("--db", "--config")   # and --profile/-p when it names a .toml file

@@ -17,6 +17,7 @@ behind. Building it takes ~0.12 CPU-s (0.17 with 300 runs), against 0.03 for ope
 import contextlib
 import json
 import os
+import re
 import shutil
 import tempfile
 
@@ -30,6 +31,7 @@ FORMAT = "tracedb-dataset"
 FORMAT_VERSION = 1
 PARTITION = "run_id"
 KERNELS = "kernels"          # the counted kernels, written as a table for other engines
+DATA_FILE = "data.parquet"
 
 
 def is_dataset_path(path: str | None) -> bool:
@@ -65,7 +67,82 @@ def read_manifest(folder: str) -> dict:
     if not isinstance(m, dict) or m.get("format") != FORMAT or not isinstance(m.get("runs"), list) \
             or not isinstance(m.get("tables"), dict):
         raise StoreError(f"{path}: not a tracedb dataset manifest; expected \"format\": \"{FORMAT}\" with tables and runs")
+    check_manifest(path, m)
     return m
+
+
+def _is_int(v, least: int) -> bool:
+    return type(v) is int and v >= least
+
+
+def _bad(path: str, where: str, got, expected: str):
+    shown = json.dumps(got)
+    raise StoreError(f"{path}: {where} is {shown[:60] + '…' if len(shown) > 60 else shown}; expected {expected}")
+
+
+def check_manifest(path: str, m: dict) -> None:
+    """The manifest holds what tracedb writes and nothing else, checked before any file it names is read,
+    written or deleted: this format's version, tables with plain names, each run once (id and name), and
+    every file at the very path the dataset itself writes for its table and run (so no absolute path, no
+    `..`, no glob character, no file of another dataset or another run)."""
+    if not _is_int(m.get("format_version"), 0) or m["format_version"] != FORMAT_VERSION:
+        _bad(path, "format_version", m.get("format_version"), f"{FORMAT_VERSION}, the dataset format this tracedb reads")
+    if not _is_int(m.get("schema_version"), 1):
+        _bad(path, "schema_version", m.get("schema_version"), "a schema version (an integer)")
+    if "next_run_id" in m and not _is_int(m["next_run_id"], 1):
+        _bad(path, "next_run_id", m["next_run_id"], "an integer from 1")
+    for table, desc in m["tables"].items():
+        if not IDENT.fullmatch(table) or not isinstance(desc, dict) or desc.get("partition_by") not in (None, PARTITION):
+            _bad(path, f"tables.{table[:40]}", desc, f"a table of a plain name, partitioned by {PARTITION} or not")
+    ids, names = set(), set()
+    for i, run in enumerate(m["runs"]):
+        where = f"runs[{i}]"
+        if not isinstance(run, dict) or not _is_int(run.get("run_id"), 1) or run["run_id"] in ids:
+            _bad(path, f"{where}.run_id", run.get("run_id") if isinstance(run, dict) else run,
+                 "an integer from 1, once per dataset")
+        if not isinstance(run.get("name"), str) or not run["name"] or run["name"] in names:
+            _bad(path, f"{where}.name", run.get("name"), "a run name, once per dataset")
+        ids.add(run["run_id"])
+        names.add(run["name"])
+        files = run.get("files") or {}
+        if not isinstance(files, dict):
+            _bad(path, f"{where}.files", files, "an object of table -> file path")
+        for table, rel in files.items():
+            if rel not in run_file_paths(table, run["run_id"]) or (table not in m["tables"] and table != KERNELS):
+                _bad(path, f"{where}.files.{table[:40]}", rel,
+                     " or ".join(run_file_paths(table, run["run_id"])) + " (the path the dataset writes)")
+    shared = m.get("shared") or {}
+    if not isinstance(shared, dict):
+        _bad(path, "shared", shared, "an object of table -> file paths")
+    for table, rels in shared.items():
+        if table not in m["tables"] or rels != [shared_file_path(table)]:
+            _bad(path, f"shared.{table[:40]}", rels, f"[{json.dumps(shared_file_path(table))}]")
+
+
+IDENT = re.compile(r"[a-z_][a-z0-9_]{0,62}")
+
+
+def run_file_paths(table: str, run_id: int) -> tuple[str, ...]:
+    """The paths a dataset writes a run's file of `table` at, relative to its folder: the partition file, or
+    a whole file per run (a table without run_id, added by `ingest --to`)."""
+    if not IDENT.fullmatch(table):
+        return ()
+    return (f"{table}/{PARTITION}={run_id}/{DATA_FILE}", f"{table}/run-{run_id}.parquet")
+
+
+def shared_file_path(table: str) -> str:
+    return f"{table}/{DATA_FILE}"
+
+
+def inside(folder: str, rel: str) -> str:
+    """The absolute path of `rel` in the dataset at `folder`, refused when it resolves outside the folder (a
+    symlinked table folder or file pointing elsewhere)."""
+    root = os.path.realpath(folder)
+    real = os.path.realpath(os.path.join(root, rel))
+    if os.path.commonpath([root, real]) != root:
+        raise StoreError(f"{os.path.join(folder, rel)}: resolves to {real}, outside the dataset {folder}; expected "
+                         "the dataset's own file")
+    return os.path.join(folder, rel)
 
 
 def check_version(m: dict, where: str, schema_version: int):
@@ -83,9 +160,9 @@ def table_files(folder: str, m: dict) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {t: [] for t in m["tables"]}
     for run in m["runs"]:
         for table, rel in (run.get("files") or {}).items():
-            out.setdefault(table, []).append(os.path.join(folder, rel))
+            out.setdefault(table, []).append(inside(folder, rel))
     for table, rels in (m.get("shared") or {}).items():
-        out.setdefault(table, []).extend(os.path.join(folder, r) for r in rels)
+        out.setdefault(table, []).extend(inside(folder, r) for r in rels)
     return out
 
 
@@ -115,6 +192,10 @@ def open_dataset(path: str, new_store, schema_version: int, config: dict):
     try:
         sql.run(con, "macros")
         sql.run(con, "dataset_files", {"files": _files_param(files)})
+        bad = sql.run(con, "dataset_check_times").fetchone() if "kernels_raw" in files else None
+        if bad:
+            raise StoreError(f"{path}: run {bad[0]}: kernel {bad[1][:60]!r} lasts {bad[2]} ns; expected durations "
+                             "of 0 or more, as tracedb writes them")
     except BaseException:
         con.close()
         raise

@@ -18,7 +18,7 @@ from tracedb.engine.store import dataset
 from tracedb.errors import StoreError, UsageError
 from tracedb.ingest import leftovers
 
-DATA_FILE = "data.parquet"
+DATA_FILE = dataset.DATA_FILE
 STAGE_PREFIX = ".tracedb-write-"     # + pid and a random part: a writer's staging folder inside the dataset
 
 
@@ -342,8 +342,15 @@ def add_run(folder: str, side: str, name: str, content_hash: str, replace: bool)
 
 
 def _remove_run_files(folder: str, run: dict):
-    for rel in (run.get("files") or {}).values():
-        path = os.path.join(folder, rel)
+    """The replaced run's files: only at the paths the dataset writes for that run (the manifest was checked
+    on reading) and only where they resolve inside the folder."""
+    for table, rel in (run.get("files") or {}).items():
+        if rel not in dataset.run_file_paths(table, run["run_id"]):
+            continue
+        try:
+            path = dataset.inside(folder, rel)
+        except StoreError:
+            continue
         try:
             os.unlink(path)
         except FileNotFoundError:
