@@ -59,7 +59,7 @@ def test_golden_collectives(case, job_store, update_golden):
 
 
 def test_every_format_has_a_golden_case():
-    from tracedb.engine.rendering.render import FORMATS
+    from test_golden import FORMATS
     assert {f for f, _ in CASES.values()} == set(FORMATS)
 
 

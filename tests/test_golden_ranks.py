@@ -42,7 +42,7 @@ def test_golden_ranks(case, tiny_job_store, update_golden):
 
 
 def test_every_format_and_layout_has_a_golden_case():
-    from tracedb.engine.rendering.render import FORMATS
+    from test_golden import FORMATS
     assert {f for f, _ in CASES.values()} == set(FORMATS)
     layouts = {("per_rank" in o) + 2 * ("stragglers" in o) for _, o in CASES.values()}
     assert layouts == {0, 1, 2}

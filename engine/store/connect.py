@@ -4,8 +4,11 @@ The file is created with storage version v1.5.0 so that DuckDB 1.5 clients (the 
 1.5.6 and cannot read DuckDB 2.0's default format) open it too. Schema changes are numbered; a store
 from an older tracedb is migrated with `tracedb migrate`, one from a newer one is refused.
 """
+import functools
 import os
 import re
+import shutil
+import tempfile
 import time
 
 import duckdb
@@ -68,6 +71,8 @@ def open_store(path: str | None = None, read_only: bool = False, migrate: bool =
             raise EmptyStore(f"{path}: empty file; ingest a trace into it first")
         os.unlink(path)
         exists = False
+    if not exists and not read_only:
+        exists = _create(path)
     if exists:
         _check_header(path)
     config = dict(NO_NETWORK) if exists else {**NO_NETWORK, "storage_compatibility_version": STORAGE_VERSION}
@@ -81,6 +86,52 @@ def open_store(path: str | None = None, read_only: bool = False, migrate: bool =
         con.close()
         raise
     return con
+
+
+@functools.lru_cache(maxsize=1)
+def _new_store_bytes() -> bytes | None:
+    """The bytes of a new, empty store (schema.sql, every migration, the views), built once per process in a
+    temporary folder that is removed at once; None where that folder cannot be made. A new store, each
+    ingest's side store among them, is then one file write (~1 ms) instead of ~45 ms of DDL."""
+    try:
+        folder = tempfile.mkdtemp(prefix="tracedb-new-store-")
+    except OSError:
+        return None
+    try:
+        path = os.path.join(folder, "new.duckdb")
+        con = duckdb.connect(path, config={**NO_NETWORK, "storage_compatibility_version": STORAGE_VERSION})
+        try:
+            sql.run(con, "macros")
+            _check_schema(con, path, False, False)
+        finally:
+            con.close()
+        with open(path, "rb") as f:
+            return f.read()
+    except (OSError, duckdb.Error):
+        return None
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _create(path: str) -> bool:
+    """Write a new, empty store at `path` (exclusively: a file another process made meanwhile is left as it
+    is); False when no copy could be made, so the open creates the schema in place."""
+    data = _new_store_bytes()
+    if data is None:
+        return False
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    except FileExistsError:
+        return True
+    except OSError:
+        return False    # the open names what stops it (a missing folder, no permission)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+    except BaseException:
+        os.unlink(path)
+        raise
+    return True
 
 
 def _check_header(path: str):
