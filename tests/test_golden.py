@@ -15,7 +15,7 @@ import tiny_kineto
 import tiny_simulated
 import tiny_swimlane
 import tiny_trace
-from helpers import GOLDEN, check_golden, needs_html
+from helpers import GOLDEN, check_golden, needs_html, slow_beyond
 
 # the strict window unless a case says full: the extraction method these cases were derived for
 SEG = {"runs": ["tiny"], "profile": "qwen3-npu", "layers": 2, "window": "strict"}
@@ -161,7 +161,7 @@ def test_golden(case, tiny_store, update_golden):
 FORMATS = tuple(f for f in render.FORMATS if f != "spreadsheet")
 
 
-@pytest.mark.parametrize("case", sorted(c for c in CASES if CASES[c][1] == "csv"))
+@pytest.mark.parametrize("case", slow_beyond(sorted(c for c in CASES if CASES[c][1] == "csv"), {0, 1, 2}))
 def test_spreadsheet_is_the_csv_where_no_cell_starts_a_formula(case, tiny_store):
     """The tiny traces' names start no formula, so `--format spreadsheet` must give the CSV byte for byte
     (it is written from the rows in Python, the CSV by DuckDB)."""

@@ -16,6 +16,7 @@ import rocprof_synth
 import tiny_kineto
 import tiny_trace
 from fuzz_promise import CASE_TIMEOUT_S, subprocess_env, tracedb_exe
+from helpers import slow_beyond
 
 MB = 1 << 20
 HOSTILE = {
@@ -74,7 +75,7 @@ def _nsys(folder, names, monkeypatch):
 WRITERS = {"kineto": _kineto, "ascend-csv": _ascend, "rocprof-csv": _rocprof_csv, "rocpd": _rocpd, "nsys": _nsys}
 
 
-@pytest.mark.parametrize("fmt", sorted(WRITERS))
+@pytest.mark.parametrize("fmt", slow_beyond(sorted(WRITERS), {1}))     # kineto by default, every reader with -m slow
 def test_megabyte_names_ingest_in_bounded_time_and_are_kept_whole(tmp_path, fmt, monkeypatch):
     names = list(HOSTILE.values())
     writer = WRITERS[fmt]

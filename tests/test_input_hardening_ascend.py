@@ -539,8 +539,8 @@ UNPACK = "tracedb reads plain or gzip-compressed traces: decompress it first wit
      "cannot read the SQLite database (file is not a database); expected a profiler's SQLite export"),
     ("t.json", b"", "empty file; expected a trace (a Chrome trace JSON object or event array)"),
     ("t.json.gz", b"", "empty file; expected a trace (a Chrome trace JSON object or event array)"),
-    ("t.json.gz", gzip.compress(b""), "gzip-compressed empty file; expected a gzip-compressed Chrome trace JSON"),
-    ("k.csv.gz", gzip.compress(b"Step Id,Name,Start Time(us),Duration(us)\n"),
+    ("t.json.gz", gzip.compress(b"", mtime=0), "gzip-compressed empty file; expected a gzip-compressed Chrome trace JSON"),
+    ("k.csv.gz", gzip.compress(b"Step Id,Name,Start Time(us),Duration(us)\n", mtime=0),
      "gzip-compressed data that is not a JSON trace (it starts with 'Step Id,Name,Start Time(us),Duration(us)'); "
      "tracedb reads gzip only for Chrome trace JSON: decompress it first with `gzip -d`"),
     ("k.csv", "Name,Start Time(us),Duration(us)\n".encode("utf-16"),
