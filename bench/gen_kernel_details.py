@@ -73,7 +73,6 @@ What is realistic, and why
   (benchmarks), --passes P after P forward passes (samples), whichever comes first.
 '''
 import argparse
-import os
 import random
 import sys
 import time

@@ -77,11 +77,11 @@ def statements(text: str) -> list[str]:
         cur.append(line)
         if line.rstrip().endswith(";"):
             stmt = "\n".join(cur).strip()
-            if any(l.strip() and not l.strip().startswith("--") for l in cur):
+            if any(ln.strip() and not ln.strip().startswith("--") for ln in cur):
                 out.append(stmt)
             cur = []
     rest = "\n".join(cur).strip()
-    if rest and any(l.strip() and not l.strip().startswith("--") for l in cur):
+    if rest and any(ln.strip() and not ln.strip().startswith("--") for ln in cur):
         out.append(rest)
     return out
 

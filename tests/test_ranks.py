@@ -14,7 +14,6 @@ import pytest
 import tiny_job
 import tracedb
 from helpers import ROOT, assert_one_line_error, cli, needs_html, real_trace, slow_beyond
-from tracedb import sql
 from tracedb.engine.jobs import align
 from tracedb.engine.reports.registry import render_report
 
@@ -50,7 +49,7 @@ def layer_of(row):
 
 def test_per_layer_compute_spread_slowest_rank_and_skew(store):
     got = rows(store)
-    assert [(int(r["pass"]), layer_of(r)) for r in got] == [(p, l) for p in range(3) for l in (None, 0, 1)]
+    assert [(int(r["pass"]), layer_of(r)) for r in got] == [(p, layer) for p in range(3) for layer in (None, 0, 1)]
     for r in got:
         p, layer = int(r["pass"]), layer_of(r)
         comp = [tiny_job.compute_ns(p, layer, k) for k in range(tiny_job.RANKS)]
@@ -299,7 +298,7 @@ def test_generated_job_names_the_slow_rank_and_layers(tmp_path, args):
     those layers (every pass) and overall, and no rank in the others."""
     db, truth = _generate(tmp_path, "gj", *args)
     table, r = _stragglers(db, "gj", "--anchor", truth["anchor"], "--layers", str(truth["layers"]))
-    slow, layers = str(truth["slow_rank"]), {str(l) for l in truth["slow_layers"]}
+    slow, layers = str(truth["slow_rank"]), {str(layer) for layer in truth["slow_layers"]}
     assert {t["layer"] for t in table if t["rank"] == slow} == layers | {"all"}, r.stdout
     assert {t["layer"] for t in table if t["rank"] not in ("", slow)} == set(), r.stdout
     assert all(t["slowest_count"] == str(truth["passes"]) for t in table if t["layer"] in layers), r.stdout
@@ -342,8 +341,8 @@ def test_real_two_ranks_of_one_job(tmp_path):
     out = cli("report", "ranks", "--db", db, "--tag", "job=hta", "--anchor", "vectorized_layer_norm_kernel",
               "--format", "csv").stdout
     table = list(csv.DictReader(io.StringIO(out)))
-    assert [(t["pass"], t["layer"]) for t in table] == [(str(p), l) for p in (0, 1)
-                                                        for l in ("prologue", "0", "1", "2", "3", "epilogue")]
+    assert [(t["pass"], t["layer"]) for t in table] == [(str(p), layer) for p in (0, 1)
+                                                        for layer in ("prologue", "0", "1", "2", "3", "epilogue")]
     assert {t["ranks"] for t in table} == {"2"}
     for t in table:
         assert Decimal(t["min_compute_us"]) <= Decimal(t["median_compute_us"]) <= Decimal(t["max_compute_us"])

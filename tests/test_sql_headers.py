@@ -216,7 +216,7 @@ def test_comments_keep_statements_and_placeholders_intact(name):
     text = sql.load(name)
     assert not re.search(r"[{}]", comments_only(text)), f"{name}: braces in a comment"
     for stmt in sql.statements(text)[:-1]:
-        code = [l for l in stmt.splitlines() if l.strip() and not l.lstrip().startswith("--")]
+        code = [ln for ln in stmt.splitlines() if ln.strip() and not ln.lstrip().startswith("--")]
         assert code[-1].rstrip().endswith(";"), f"{name}: a comment line ending with ';' splits a statement:\n{stmt}"
 
 
@@ -246,7 +246,7 @@ def result_columns(con, query, params):
 
 def last_code(text):
     stmt = sql.statements(text)[-1]
-    return "\n".join(l for l in stmt.splitlines() if not l.lstrip().startswith("--")).rstrip().rstrip(";")
+    return "\n".join(ln for ln in stmt.splitlines() if not ln.lstrip().startswith("--")).rstrip().rstrip(";")
 
 
 @pytest.fixture(scope="module")
@@ -354,9 +354,13 @@ def column_match(documented, actual, subset):
     if subset:
         missing = [c for c in documented if c not in actual]
         return f"missing {missing}" if missing else None
-    pattern = lambda name: re.compile("^" + re.sub(r"<[^>]*>", ".+", re.sub(r"\[([^\]]*)\]", r"(?:\1)?", name))
-                                      + "$")
-    wild = lambda name: "<" in name or "[" in name
+
+    def pattern(name):
+        return re.compile("^" + re.sub(r"<[^>]*>", ".+", re.sub(r"\[([^\]]*)\]", r"(?:\1)?", name)) + "$")
+
+    def wild(name):
+        return "<" in name or "[" in name
+
     i, j = 0, 0
     while i < len(documented):
         name, typ = documented[i]

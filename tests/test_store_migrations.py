@@ -44,7 +44,10 @@ def old_store(path, version):
 def catalog(con) -> dict:
     """Tables, columns, constraints and views of the store's own schema, as DuckDB's catalog has them."""
     own = "schema_name = 'main' AND database_name = current_database()"
-    q = lambda text: con.execute(text).fetchall()
+
+    def q(text):
+        return con.execute(text).fetchall()
+
     return {"tables": q(f"SELECT table_name FROM duckdb_tables() WHERE {own} ORDER BY 1"),
             "columns": q("SELECT table_name, column_index, column_name, data_type, is_nullable, column_default "
                          f"FROM duckdb_columns() WHERE {own} ORDER BY 1, 2"),
@@ -137,7 +140,10 @@ def test_migration_6_to_7_keeps_every_rows_texts(db_path):
         assert con.execute("SELECT * FROM kernels ORDER BY run_id, seq").fetchall() == kernels_v6
         assert len(kernels_v6) == len(rows)
         # one row per kernel and extra column of run 1 (run 2 has none); an empty or missing value is NULL
-        both = lambda seq, hf32, note: [(1, seq, "HF32 Eligible", hf32), (1, seq, "Note", note)]
+
+        def both(seq, hf32, note):
+            return [(1, seq, "HF32 Eligible", hf32), (1, seq, "Note", note)]
+
         assert con.execute("SELECT * FROM kernel_extras ORDER BY ALL").fetchall() == sorted(
             both(0, "NO", "x") + both(1, "NO", "x") + both(2, "YES", None) + both(3, None, None) + both(4, "NO", "x"),
             key=lambda r: (r[0], r[1], r[2]))

@@ -11,7 +11,6 @@ import contextlib
 import gzip
 import io
 import json
-import os
 import sys
 from dataclasses import dataclass, field
 

@@ -161,7 +161,7 @@ def _check_layers(con, b, layers: list[int]):
                             "GROUP BY run_id").fetchall())
     for rid in b.run_ids:
         got = have.get(rid) or []
-        missing = [l for l in layers if l not in got]
+        missing = [layer for layer in layers if layer not in got]
         if missing:
             span = f"layers {got[0]}..{got[-1]}" if got else "no layers"
             raise UsageError(f"--layer {missing[0]}: run '{b.run_names[rid]}' has {span} in the selected passes")
