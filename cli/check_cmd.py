@@ -30,8 +30,12 @@ def _render(check) -> str:
 
 @one_line_errors
 def check(
-    config: Annotated[str, typer.Option("--config", "-c", help="TOML file of \\[\\[check]] entries (report, args, golden, tolerances); relative paths in it (golden, --db, --config, a --profile .toml) are relative to the file.", callback=non_empty("a TOML file"))],
-    update: Annotated[bool, typer.Option("--update", help="Rewrite the golden files from the current reports.")] = False,
+    config: Annotated[str, typer.Option(
+        "--config", "-c", help="TOML file of \\[\\[check]] entries (report, args, golden, tolerances); relative paths "
+                               "in it (golden, --db, --config, a --profile .toml) are relative to the file.",
+        callback=non_empty("a TOML file"))],
+    update: Annotated[bool, typer.Option(
+        "--update", help="Rewrite the golden files from the current reports.")] = False,
 ):
     """Render the listed reports and compare each with its golden CSV: exit 0 when all match, 1 on a regression."""
     from tracedb.engine.reports.check import run_checks

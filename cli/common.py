@@ -21,9 +21,12 @@ try:   # typer >= 0.20 carries its own copy of click; older typer uses the click
 except ImportError:   # pragma: no cover - depends on the installed typer
     from click import exceptions as click_exceptions
 
-DbOpt = Annotated[Optional[str], typer.Option("--db", help="Store file (default: $TRACEDB_DB, else ./tracedb.duckdb), or a Parquet dataset folder, DIR/ (read-only).",
-                                              show_default=False, callback=non_empty("a store file path"))]
-FormatOpt = Annotated[str, typer.Option("--format", "-f", help="table (terminal), md, csv, json, or spreadsheet (CSV whose text cells never start a formula).")]
+DbOpt = Annotated[Optional[str], typer.Option(
+    "--db", help="Store file (default: $TRACEDB_DB, else ./tracedb.duckdb), or a Parquet dataset folder, DIR/ "
+                 "(read-only).", show_default=False, callback=non_empty("a store file path"))]
+FormatOpt = Annotated[str, typer.Option(
+    "--format", "-f", help="table (terminal), md, csv, json, or spreadsheet (CSV whose text cells never start "
+                           "a formula).")]
 OutOpt = Annotated[Optional[str], typer.Option(
     "--output", "-o", help="Write to this file instead of stdout (its folder must exist and be writable; checked "
                            "before the command runs).", callback=checked_output)]

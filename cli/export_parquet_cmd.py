@@ -15,7 +15,8 @@ def parquet(
     run: RunOpt = None,
     tag: TagOpt = None,
 ):
-    """Write the store's runs (all, or those --run/--tag select) as a Parquet dataset, partitioned by run; read it back with --db DIR/."""
+    """Write the store's runs (all, or those --run/--tag select) as a Parquet dataset, partitioned by run; \
+read it back with --db DIR/."""
     from tracedb.engine.store.parquet import export_parquet
     res = export_parquet(db, folder, runs=run or [], tags=tag or [])
     typer.echo(res.summary(), err=True)

@@ -6,7 +6,8 @@ import typer
 from tracedb.cli.common import DbOpt, OutOpt, check_not_the_store, one_line, one_line_errors
 from tracedb.cli.options import PassOpt, RunOpt, TagOpt, segmentation_options
 
-RangesOpt = Annotated[bool, typer.Option("--ranges", help="Only the pass and layer tracks (no device activity), to open beside the original trace.")]
+RangesOpt = Annotated[bool, typer.Option(
+    "--ranges", help="Only the pass and layer tracks (no device activity), to open beside the original trace.")]
 
 
 @one_line_errors

@@ -15,22 +15,32 @@ MAX_JOBS = 1024     # worker processes: far beyond any one machine's cores; only
 
 @one_line_errors
 def ingest(
-    paths: Annotated[List[str], typer.Argument(help="Trace files, profiler output folders (*_ascend_pt, ASCEND_PROFILER_OUTPUT), or folders of them (one run per trace).",
-                                      callback=non_empty("a trace file or folder"))],
+    paths: Annotated[List[str], typer.Argument(
+        help="Trace files, profiler output folders (*_ascend_pt, ASCEND_PROFILER_OUTPUT), or folders of them "
+             "(one run per trace).", callback=non_empty("a trace file or folder"))],
     db: DbOpt = None,
-    name: Annotated[Optional[str], typer.Option("--name", "-n", help="Run name (default: folder or file name); for a folder of traces, the prefix of their names.",
-                                                      callback=run_name)] = None,
+    name: Annotated[Optional[str], typer.Option(
+        "--name", "-n", help="Run name (default: folder or file name); for a folder of traces, the prefix of their "
+                             "names.", callback=run_name)] = None,
     tag: Annotated[Optional[List[str]], typer.Option("--tag", "-t", help="KEY=VALUE, repeatable; applies to every run.",
                                                              callback=non_empty("KEY=VALUE"))] = None,
-    replace: Annotated[bool, typer.Option("--replace", help="Replace a run with the same name or identical content.")] = False,
-    core_rule: Annotated[Optional[List[str]], typer.Option("--core-rule", help="Per-core traces: REGEX=CLASS maps thread names to a core class, before the built-in AIC/AIV rules; repeatable.",
-                                                                  callback=non_empty("REGEX=CLASS"))] = None,
-    jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", help="Traces parsed at once, a process each (default: one per core, at most one per trace and per GiB of available memory); 1: one after another.",
-                                                callback=integer(1, MAX_JOBS))] = None,
-    to: Annotated[Optional[str], typer.Option("--to", metavar="DIR", help="Add each run to the Parquet dataset DIR (created when missing) instead of a store; read it with --db DIR/.",
-                                              callback=non_empty("a dataset folder"))] = None,
-    scheduler: Annotated[Optional[str], typer.Option("--scheduler", metavar="ADDRESS", help="With --to: convert the traces on the Dask cluster at ADDRESS (tcp://HOST:8786), one task per trace; DIR and the traces must be at the same paths on the workers (extra tracedb[dask]).",
-                                                     callback=non_empty("a Dask scheduler address"))] = None,
+    replace: Annotated[bool, typer.Option(
+        "--replace", help="Replace a run with the same name or identical content.")] = False,
+    core_rule: Annotated[Optional[List[str]], typer.Option(
+        "--core-rule", help="Per-core traces: REGEX=CLASS maps thread names to a core class, before the built-in "
+                            "AIC/AIV rules; repeatable.", callback=non_empty("REGEX=CLASS"))] = None,
+    jobs: Annotated[Optional[int], typer.Option(
+        "--jobs", "-j", help="Traces parsed at once, a process each (default: one per core, at most one per trace "
+                             "and per GiB of available memory); 1: one after another.",
+        callback=integer(1, MAX_JOBS))] = None,
+    to: Annotated[Optional[str], typer.Option(
+        "--to", metavar="DIR", help="Add each run to the Parquet dataset DIR (created when missing) instead of a "
+                                    "store; read it with --db DIR/.", callback=non_empty("a dataset folder"))] = None,
+    scheduler: Annotated[Optional[str], typer.Option(
+        "--scheduler", metavar="ADDRESS",
+        help="With --to: convert the traces on the Dask cluster at ADDRESS (tcp://HOST:8786), one task per trace; "
+             "DIR and the traces must be at the same paths on the workers (extra tracedb[dask]).",
+        callback=non_empty("a Dask scheduler address"))] = None,
 ):
     """Ingest traces: each trace becomes one run, in its own transaction (all or nothing per run)."""
     from tracedb.engine.loading.hashing import start_early

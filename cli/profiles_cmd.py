@@ -22,7 +22,8 @@ def profiles_list():
 
 @profiles_app.command("show")
 @one_line_errors
-def profiles_show(name: Annotated[str, typer.Argument(help="Profile name or .toml path.", callback=non_empty("a profile name or .toml path"))]):
+def profiles_show(name: Annotated[str, typer.Argument(help="Profile name or .toml path.",
+                                                     callback=non_empty("a profile name or .toml path"))]):
     """A profile with every category rule, in match order."""
     import json
 

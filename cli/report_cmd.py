@@ -13,8 +13,12 @@ from tracedb.engine.reports.declaration import PROFILED, SEGMENTED
 app = typer.Typer(help="Reports over one or more runs, segmented into passes and layers by anchor kernels.",
                   no_args_is_help=True)
 
-FmtOpt = Annotated[str, typer.Option("--format", "-f", help="table, md, csv, json, html (a page with a chart; kernels: also compute-flow) or spreadsheet (CSV whose text cells never start a formula).")]
-OpenOpt = Annotated[bool, typer.Option("--open", help="Show the HTML page in the default browser (implies --format html; without -o it is written to a temporary file, whose path is printed).")]
+FmtOpt = Annotated[str, typer.Option(
+    "--format", "-f", help="table, md, csv, json, html (a page with a chart; kernels: also compute-flow) or "
+                           "spreadsheet (CSV whose text cells never start a formula).")]
+OpenOpt = Annotated[bool, typer.Option(
+    "--open", help="Show the HTML page in the default browser (implies --format html; without -o it is written to "
+                   "a temporary file, whose path is printed).")]
 
 
 def _format(fmt: str, show: bool) -> str:
@@ -24,7 +28,8 @@ def _format(fmt: str, show: bool) -> str:
         fmt = "html"
     check_format(fmt, render.FORMATS)
     if show and fmt != "html":
-        fail(f"--open shows the HTML page; --format {fmt} cannot be opened (use --format html or leave --format out)", 2)
+        fail(f"--open shows the HTML page; --format {fmt} cannot be opened "
+             "(use --format html or leave --format out)", 2)
     if fmt == "html":
         from tracedb.engine.rendering import html as html_report
         html_report.vl_convert()

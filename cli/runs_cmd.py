@@ -3,7 +3,8 @@ from typing import Annotated, List, Optional
 
 import typer
 
-from tracedb.cli.common import DbOpt, FormatOpt, OutOpt, check_format, check_not_the_store, emit, one_line, one_line_errors
+from tracedb.cli.common import (DbOpt, FormatOpt, OutOpt, check_format, check_not_the_store, emit, one_line,
+                                one_line_errors)
 from tracedb.cli.options import AnchorOpt, BplOpt, GapOpt, LayersOpt, ProfileOpt, RunOpt, TagOpt, run_name
 from tracedb.errors import UsageError
 
@@ -73,7 +74,8 @@ def rm(ctx: typer.Context, patterns: PatternsArg, db: DbOpt = None):
 @app.command("rename")
 @one_line_errors
 def rename(ctx: typer.Context, old: Annotated[str, typer.Argument(help="Current run name (exact).")],
-           new: Annotated[str, typer.Argument(help="New name; must not be taken.", callback=run_name)], db: DbOpt = None):
+           new: Annotated[str, typer.Argument(help="New name; must not be taken.", callback=run_name)],
+           db: DbOpt = None):
     """Rename a run; refuses a new name already in the store."""
     from tracedb.engine.reports import runs as mgmt
     con = _store(ctx, db)
