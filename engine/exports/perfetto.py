@@ -181,8 +181,8 @@ def _header(facts, name, params, ranges) -> str:
 @contextlib.contextmanager
 def _opened(path: str | None):
     """A text stream to write the trace to: stdout, or a temporary file beside `path` renamed over it once
-    complete (tracedb/atomic.py: a partial file never replaces a good one); gzip when the name ends in .gz (mtime 0, so the same
-    run gives the same bytes)."""
+    complete (tracedb/atomic.py: a partial file never replaces a good one); gzip when the name ends in .gz
+    (mtime 0, so the same run gives the same bytes)."""
     if not path:
         yield sys.stdout
         return

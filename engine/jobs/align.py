@@ -92,7 +92,8 @@ def estimate(con, run_ids: list[int], align: bool = True) -> Alignment:
     _apply(con, offsets)
     residual, used = sql.run(con, "align_residual").fetchone()
     if residual > RESIDUAL_BOUND_NS:
-        reached, why_not = {ref}, f"clocks not aligned: residual {residual / 1000:,.3f} us over {RESIDUAL_BOUND_NS // 1000:,} us"
+        reached, why_not = {ref}, (f"clocks not aligned: residual {residual / 1000:,.3f} us "
+                                   f"over {RESIDUAL_BOUND_NS // 1000:,} us")
     else:
         why_not = "clocks not aligned: this rank shares no collective with the others"
     shown = ", ".join(f"{names[r]} {offsets[r] / 1000:+,.3f}" for r in run_ids if r != ref)

@@ -15,8 +15,8 @@ DEFINITIONS = (
     "1 (broadcast, reduce, p2p), as nccl-tests defines them")
 
 # columns a table for people leaves out when no row has them (CSV and JSON keep them all)
-SPARSE = {"group_desc", "c10d_seq", "mismatch", "flag", "prof_elapse_us", "prof_wait_us", "prof_transit_us", "prof_sync_us",
-          "prof_idle_us"}
+SPARSE = {"group_desc", "c10d_seq", "mismatch", "flag", "prof_elapse_us", "prof_wait_us", "prof_transit_us",
+          "prof_sync_us", "prof_idle_us"}
 
 
 def build(con, fmt, runs=(), tags=(), profile=None, per_rank=False, no_align=False, **ignored) -> rnd.Result:

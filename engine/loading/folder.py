@@ -89,11 +89,11 @@ def _per_device(item: Planned) -> list[Planned]:
 
 
 def ingest_all(store_path, planned: list[Planned], on_start=None, jobs: int = 1, **kw):
-    """Ingest each planned trace into the store at `store_path` (options as ingest_file); yields (planned, IngestResult) or
-    (planned, TracedbError) when that trace failed, and goes on with the next. `on_start(i, planned)`
-    is called before each. `jobs` > 1: that many worker processes parse at once, the results come in
-    plan order all the same (engine/loading/parallel.py); into a dataset (`to`), the runs are committed
-    together once every trace is converted."""
+    """Ingest each planned trace into the store at `store_path` (options as ingest_file); yields
+    (planned, IngestResult) or (planned, TracedbError) when that trace failed, and goes on with the next.
+    `on_start(i, planned)` is called before each. `jobs` > 1: that many worker processes parse at once, the
+    results come in plan order all the same (engine/loading/parallel.py); into a dataset (`to`), the runs are
+    committed together once every trace is converted."""
     if jobs > 1 and len(planned) > 1:
         from tracedb.engine.loading import parallel as ingest_parallel
         if kw.get("to") is not None and set(kw) <= {"to", "tags", "replace", "core_rules"}:

@@ -68,7 +68,8 @@ SHORT_LABEL = "length(datum.label) > 48 ? slice(datum.label, 0, 14) + '…' + sl
 
 def _axis(field, title):
     """The units along an axis, in the report's row order."""
-    return {"field": field, "type": "ordinal", "title": title, "sort": None, "axis": {"labelExpr": SHORT_LABEL, "labelLimit": 400}}
+    return {"field": field, "type": "ordinal", "title": title, "sort": None,
+            "axis": {"labelExpr": SHORT_LABEL, "labelLimit": 400}}
 
 
 def _tip(*fields):
@@ -247,7 +248,8 @@ def _compare(res):
     bars = {"transform": [{"filter": "datum.us > 0"}], **_bars(title, run, offset="run", tooltip=("run",))}
     ratio = {"name": "ratio", "transform": [{"filter": f"datum.run != {json.dumps(first)} && datum.ratio != null"}],
              "mark": {"type": "point", "filled": True}, "encoding": {
-                 "x": _axis("unit", title), "y": {"field": "ratio", "type": "quantitative", "title": f"ratio to {first}"},
+                 "x": _axis("unit", title),
+                 "y": {"field": "ratio", "type": "quantitative", "title": f"ratio to {first}"},
                  "color": run, "tooltip": _tip("unit", "run", "ratio")}}
     one = {"data": {"values": [{}]}, "mark": {"type": "rule", "strokeDash": [4, 4]}, "encoding": {"y": {"datum": 1}}}
     return {"transform": [unit, *keyed], "vconcat": [bars, {"height": 120, "layer": [ratio, one]}],

@@ -299,5 +299,5 @@ def fetch_file(con, fmt, file, params, name, b, meta, title, display=None, spars
     report's notes (`b.notes`); `params` filtered to the ones the query names."""
     from tracedb import sql
     query = sql.file_statements(file, **placeholders)[-1].rstrip().rstrip(";")
-    return fetch(con, query, sql.used_params(query, params), name, fmt=fmt, title=title, params=meta, notes=list(b.notes),
-                     display=display or {}, sparse=sparse or set(), labels=labels or {})
+    return fetch(con, query, sql.used_params(query, params), name, fmt=fmt, title=title, params=meta,
+                 notes=list(b.notes), display=display or {}, sparse=sparse or set(), labels=labels or {})

@@ -86,15 +86,18 @@ def _one_layer(con, b, layer, label):
         con.execute("DELETE FROM _assigned a WHERE layer IS NULL OR EXISTS (SELECT 1 FROM _passes p WHERE p.run_id = "
                     "a.run_id AND p.pass = a.pass AND a.layer * $bpl < p.block_base)", {"bpl": b.blocks_per_layer})
         con.execute("UPDATE _assigned SET pass = pass * 1000000 + layer, layer = NULL")
-        units = con.execute("SELECT run_id, count(DISTINCT pass) FROM _assigned GROUP BY run_id ORDER BY run_id").fetchall()
+        units = con.execute("SELECT run_id, count(DISTINCT pass) FROM _assigned GROUP BY run_id "
+                            "ORDER BY run_id").fetchall()
         b.notes.append("layer mean: per key its time over the full layers of the selected passes divided by their "
                        "number (a layer without the key counts 0, so the keys add up to the mean layer; the prologue "
-                       "and a layer cut by the capture's start left out): " + ", ".join(f"{b.run_names[r]} {n} layers" for r, n in units)
+                       "and a layer cut by the capture's start left out): "
+                       + ", ".join(f"{b.run_names[r]} {n} layers" for r, n in units)
                        + "; `layers` (CSV, JSON) counts the layers that have the key")
         return "mean", "mean"
     if not str(layer).lstrip("-").isdigit():
         raise UsageError(f"--layer {layer!r}: expected a layer number or mean")
-    have = {r for (r,) in con.execute("SELECT DISTINCT run_id FROM _assigned WHERE layer = $l", {"l": int(layer)}).fetchall()}
+    have = {r for (r,) in con.execute("SELECT DISTINCT run_id FROM _assigned WHERE layer = $l",
+                                      {"l": int(layer)}).fetchall()}
     missing = [b.run_names[r] for r in b.run_ids if r not in have]
     if missing:
         top = con.execute("SELECT max(layer) FROM _assigned").fetchone()[0]
@@ -110,7 +113,8 @@ def _unpaired_note(con, b, kernel_module):
     key = "(layer, module role, category, kind, order)" if kernel_module else "(layer, category, kind, order)"
     if rows:
         b.notes.append("kernels without a counterpart at the same " + key + ", kept unpaired (aligned=false): "
-                       + "; ".join(f"{b.run_names[r]} {n}" for r, n in sorted(rows, key=lambda x: b.run_ids.index(x[0]))))
+                       + "; ".join(f"{b.run_names[r]} {n}"
+                                   for r, n in sorted(rows, key=lambda x: b.run_ids.index(x[0]))))
     elif not kernel_module and len(b.run_ids) > 1:
         b.notes.append("kernels lined up by " + key + "; a run without host events gives no module to align by")
 

@@ -6,12 +6,13 @@ tests/test_declared.py holds the columns to the SQL headers."""
 from dataclasses import replace
 from typing import List, Optional
 
-from tracedb.engine.reports.declaration import (MEAN_AVERAGED, MEAN_REFUSED, MEAN_STEADY, PROFILED, RUNS, SEGMENTED, Option,
-                                            Report, charts, columns)
+from tracedb.engine.reports.declaration import (MEAN_AVERAGED, MEAN_REFUSED, MEAN_STEADY, PROFILED, RUNS, SEGMENTED,
+                                                Option, Report, charts, columns)
 
 PASS = Option("pass_", ("--pass",), str, "all", "A pass number, all, steady, auto (the steady pass, else the last full "
               "one), or mean (layers, compare: the mean of the steady passes).", check="pass", engine="pass_spec")
-ABSOLUTE = Option("absolute", ("--absolute",), bool, False, "Absolute times instead of relative to the run's first kernel.")
+ABSOLUTE = Option("absolute", ("--absolute",), bool, False,
+                  "Absolute times instead of relative to the run's first kernel.")
 MODULE_PATH = Option("module_path", ("--module-path",), bool, False, "Modules by instance path "
                      "(Model_0/Layer_5/Attention_5/Linear_37) instead of their layer-free role.")
 NO_ALIGN = Option("no_align", ("--no-align",), bool, False, "Cross-rank reports: raw clocks, without the per-rank "
@@ -47,7 +48,8 @@ PASSES = Report(
     avg_layer_us DECIMAL(23,3): mean layer wall
     first_layer_us DECIMAL(23,3): layer-0 wall
     us_per_token DECIMAL(23,3): wall_us / tokens; NULL when tokens are unknown
-    note VARCHAR: partial (anchor count differs from the expected), cold-start (a full pass before the first steady one), steady-state (every full pass from the first steady one on), else empty
+    note VARCHAR: partial (anchor count differs from the expected), cold-start (a full pass before the first steady \
+one), steady-state (every full pass from the first steady one on), else empty
     """),
     charts(("wall_us sum_us note", "passes")))
 
@@ -67,7 +69,8 @@ LAYERS = Report(
     end_us DECIMAL(23,3): relative to the run's first kernel unless --absolute
     <category>_us DECIMAL(38,3): time of the category's kernels, one column per category in the profile's order
     comm_count BIGINT: communication kernels
-    unit VARCHAR: prologue | layer | epilogue; every format but Arrow prints the prologue's and epilogue's unit in the layer column
+    unit VARCHAR: prologue | layer | epilogue; every format but Arrow prints the prologue's and epilogue's \
+unit in the layer column
     """),
     charts(("layer_type", "clusters"), ("layer wall_us", "layers")))
 
@@ -164,7 +167,8 @@ CORES = Report(
     gap_p50_us DECIMAL(23,3): their median
     gap_p95_us DECIMAL(23,3): their 95th percentile
     gap_max_us DECIMAL(23,3): the longest
-    exposed_us DECIMAL(38,3): time when every core of the class is idle: the window minus the union of the class's busy intervals
+    exposed_us DECIMAL(38,3): time when every core of the class is idle: the window minus \
+the union of the class's busy intervals
     hidden_us DECIMAL(38,3): idle time while another core of the class works: idle − cores × exposed
     """),
     charts(("busy_us_a busy_us_b", "cores_compare"), ("phase sum_us", "scheduler"), ("start_us end_us", "gaps"),
@@ -297,7 +301,8 @@ COLLECTIVES = Report(
     start_us DECIMAL(23,3): earliest aligned start, from the report's first collective
     arrival_skew_us DECIMAL(23,3): latest start - earliest start
     transfer_us DECIMAL(23,3): earliest end - latest start
-    waiting_us DECIMAL(23,3): the members' time in it before the last arrival, summed (latest start - each member's start)
+    waiting_us DECIMAL(23,3): the members' time in it before the last arrival, summed \
+(latest start - each member's start)
     last_rank INTEGER: the rank that arrived last
     algbw_gbps DECIMAL(18,3): bytes / transfer, GB/s (1e9 bytes)
     busbw_gbps DECIMAL(18,3): algbw x the op's factor
@@ -321,10 +326,12 @@ BLAME = Report(
     run VARCHAR: the late rank's run
     rank INTEGER: its rank
     pass BIGINT: the pass of the cause (--by kernel); NULL for --by layer (every pass)
-    layer BIGINT: the layer of the cause (a host delay: of the collective); NULL: the prologue or epilogue (unit), or outside every pass
+    layer BIGINT: the layer of the cause (a host delay: of the collective); NULL: the prologue or epilogue (unit), \
+or outside every pass
     kernel VARCHAR: the cause: a kernel's short name, '(host)', '(unexplained)' or '(no kernels)'; NULL for --by layer
     excess_us DECIMAL(38,3): the cause's excess, summed over the instances
-    waited_us DECIMAL(23,3): the other members' waiting it is charged with, summed over the instances (to the ns: the shares of an instance are fractions of a ns)
+    waited_us DECIMAL(23,3): the other members' waiting it is charged with, summed over the instances \
+(to the ns: the shares of an instance are fractions of a ns)
     instances BIGINT: collective instances charged
     unit VARCHAR: prologue | layer | epilogue of the cause; NULL outside every pass
     """))

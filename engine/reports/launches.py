@@ -36,10 +36,13 @@ def build(con, fmt, spec, by, seg_opts) -> rnd.Result:
     if by == "kernel":
         sql.run(con, "launches_gaps", {"run_ids": b.run_ids})
         res = rnd.fetch_file(con, fmt, "report_launches_kernels", {"run_ids": b.run_ids}, "launches", b, meta,
-                             "host launches by kernel: launch calls, launch-to-start delay, idle time before the kernel",
+                             "host launches by kernel: launch calls, launch-to-start delay, idle time before the "
+                             "kernel",
                              labels=units.PROLOGUE)
         # a table for people shows the short name, and pass and layer only when segmented
-        return rnd.drop_columns(res, ["name"] + ([] if segmented else ["pass", "layer"])) if fmt in ("table", "md") else res
+        if fmt not in ("table", "md"):
+            return res
+        return rnd.drop_columns(res, ["name"] + ([] if segmented else ["pass", "layer"]))
     units.check_activities(con, b, by)
     if by == "step":
         units.split_steps(con, b)
@@ -81,7 +84,8 @@ def _keep_launched_runs(con, b, meta):
         if not launched:
             missing[rid] = _why_no_launches(fmt_, activities, host_events)
     if len(missing) == len(b.run_ids):
-        raise UsageError("; ".join(f"run '{b.run_names[rid]}' has no host launch calls: {why}" for rid, why in missing.items())
+        raise UsageError("; ".join(f"run '{b.run_names[rid]}' has no host launch calls: {why}"
+                                   for rid, why in missing.items())
                          + "; report launches needs a GPU trace recorded with its CPU side (PyTorch profiler / Kineto)")
     for rid, why in missing.items():
         b.notes.append(f"run '{b.run_names[rid]}' left out: no host launch calls ({why})")
@@ -92,7 +96,8 @@ def _keep_launched_runs(con, b, meta):
         if launched < activities:
             b.notes.append(f"run '{b.run_names[rid]}': {activities - launched:,} of {activities:,} device activities "
                            f"({unlaunched_ns / 1000:,.3f} us) have no launch call in the trace (run before the host "
-                           "side of the capture began, or without a correlation id); the gaps they end are unknown_idle")
+                           "side of the capture began, or without a correlation id); the gaps they end are "
+                           "unknown_idle")
         if devices > 1:
             b.notes.append(f"run '{b.run_names[rid]}': its activities are on {devices} devices; the gaps are those of "
                            "the union over all of them, as report breakdown counts a run")

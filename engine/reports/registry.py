@@ -99,13 +99,15 @@ def _build(con, name: str, fmt: str, pass_spec: str = "all", absolute: bool = Fa
     if name == "layers":
         return _clusters(con, fmt, b, meta) if clusters else _layers(con, fmt, b, meta, base, spec == "mean")
     if name == "timeline":
-        return rnd.fetch_file(con, fmt, "report_timeline", {**base, "layers": list(timeline_layers or [])}, name, b, meta,
+        return rnd.fetch_file(con, fmt, "report_timeline", {**base, "layers": list(timeline_layers or [])}, name,
+                              b, meta,
                               "pass and layer time ranges (s from the trace's first event, as Perfetto shows them)",
                               display={"layer": "(pass)"})
     meta["layer"] = layer
     if compare_layer is not None:
         meta["compare_layer"] = compare_layer
-        return rnd.fetch_file(con, fmt, "report_compare_layers", {"run_ids": b.run_ids, "layer": layer, "layer_b": compare_layer},
+        return rnd.fetch_file(con, fmt, "report_compare_layers",
+                              {"run_ids": b.run_ids, "layer": layer, "layer_b": compare_layer},
                               name, b, meta, f"layer {layer} (a) vs layer {compare_layer} (b)")
     if flow:
         if order not in ("dur", "time"):
@@ -131,8 +133,9 @@ def _passes(con, fmt, absolute, seg_opts):
         segment.assign(con, b, segment.select_passes(con, b, "all"))
         selection.flag_short_last_layer(con, b)
         per_phase[b.phase] = unit_notes.unit_times(con, b)
-        b.notes += (unit_notes.stage_notes(con, b) + unit_notes.step_kind_notes(con, b) if b.phase == "forward" else []) \
-            + unit_notes.idle_notes(con, b) + unit_notes.comm_notes(con, b)
+        if b.phase == "forward":
+            b.notes += unit_notes.stage_notes(con, b) + unit_notes.step_kind_notes(con, b)
+        b.notes += unit_notes.idle_notes(con, b) + unit_notes.comm_notes(con, b)
         params = {"run_ids": b.run_ids, "absolute": bool(absolute), "phase": b.phase,
                   "steady_tolerance": segment.STEADY_TOLERANCE}
         for stmt in sql.file_statements("report_passes")[:-1]:
@@ -176,7 +179,8 @@ def _layers(con, fmt, b, meta, base, mean):
         sums = ",\n        ".join(f"{e} AS {sql.ident(c + '_ns')}" for e, c in zip(per_cat, cats))
         means = ",\n    ".join(f"us(mean_ns(sum(p.{sql.ident(c + '_ns')}), count(*))) AS {sql.ident(c + '_us')}"
                                  for c in cats)
-        return rnd.fetch_file(con, fmt, "report_layers_mean", base, "layers", b, meta, "layers, mean of the steady passes",
+        return rnd.fetch_file(con, fmt, "report_layers_mean", base, "layers", b, meta,
+                              "layers, mean of the steady passes",
                               category_sums=sums, category_means=means, **kw)
     cols = ",\n    ".join(f"us({e}) AS {sql.ident(c + '_us')}" for e, c in zip(per_cat, cats))
     return rnd.fetch_file(con, fmt, "report_layers", base, "layers", b, meta, "layers", category_columns=cols, **kw)
@@ -200,8 +204,8 @@ def _modules(con, fmt, pass_spec, by, seg_opts, module_path=False):
     file, title = ("report_modules_total", "device time by module") if by == "module" else \
         ("report_modules", "device time by module and kernel")
     meta["module"] = "instance path" if module_path else "role (instances of one role across layers grouped)"
-    return rnd.fetch_file(con, fmt, file, {"run_ids": b.run_ids, "by_path": bool(module_path)}, "modules", b, meta, title,
-                          labels=PROLOGUE)
+    return rnd.fetch_file(con, fmt, file, {"run_ids": b.run_ids, "by_path": bool(module_path)}, "modules", b, meta,
+                          title, labels=PROLOGUE)
 
 
 def _breakdown(con, fmt, spec, by, seg_opts):
@@ -217,7 +221,8 @@ def _breakdown(con, fmt, spec, by, seg_opts):
     sql.run(con, "breakdown_union")
     meta["by"] = by
     b.notes.append(BREAKDOWN_DEFINITIONS)
-    excluded = con.execute("SELECT run_id, kind, activities, dur_ns FROM _bd_uncounted ORDER BY run_id, kind").fetchall()
+    excluded = con.execute("SELECT run_id, kind, activities, dur_ns FROM _bd_uncounted "
+                           "ORDER BY run_id, kind").fetchall()
     for rid in dict.fromkeys(r for r, *_ in excluded):
         b.notes.append(f"run '{b.run_names[rid]}': not counted (neither computing nor communication, so free): "
                        + ", ".join(f"{n:,} {kind} ({ns / 1000:,.3f} us)" for r, kind, n, ns in excluded if r == rid))
@@ -237,7 +242,8 @@ def _cores(con, fmt, runs=(), tags=(), match=None, from_us=None, to_us=None, per
         return rnd.fetch_file(con, fmt, "report_cores_scheduler", {"run_ids": ids}, "cores", b,
                               {"runs": ", ".join(names[r] for r in ids)}, "AICPU scheduler phases")
     for rid in ids:
-        if not con.execute("SELECT count(*) FROM kernels WHERE run_id = $r AND kind = 'task'", {"r": rid}).fetchone()[0]:
+        if not con.execute("SELECT count(*) FROM kernels WHERE run_id = $r AND kind = 'task'",
+                           {"r": rid}).fetchone()[0]:
             raise UsageError(f"run '{names[rid]}' has no per-core tasks (threads named like AIC_0 / AIV 12 outside an "
                              "AICPU process); `tracedb report cores` reads on-device per-core traces")
     if match:
@@ -249,7 +255,8 @@ def _cores(con, fmt, runs=(), tags=(), match=None, from_us=None, to_us=None, per
     to_ns = lambda v: None if v is None else round(float(v) * 1000)   # noqa: E731
     sql.run(con, "report_cores", {"run_ids": ids, "match": match, "from_ns": to_ns(from_us), "to_ns": to_ns(to_us)})
     meta = {"runs": ", ".join(names[r] for r in ids), "match": match or "every task",
-            "window": f"{from_us if from_us is not None else 'first task'} .. {to_us if to_us is not None else 'last task'}"}
+            "window": f"{from_us if from_us is not None else 'first task'} .. "
+                      f"{to_us if to_us is not None else 'last task'}"}
     if top_gaps:
         if top_gaps < 0:
             raise UsageError("--top-gaps must be positive")
@@ -272,5 +279,5 @@ def _clusters(con, fmt, b, meta):
         f"round(100.0 * (SELECT coalesce(sum(c.ns), 0) FROM per_cat c WHERE c.run_id = l.run_id AND "
         f"c.layer_type = l.layer_type AND c.cat_ord = {i}) / nullif(sum(l.sum_ns), 0), 2)::DECIMAL(6, 2) "
         f"AS {sql.ident(c + '_pct')}" for i, c in enumerate(b.profile.categories))
-    return rnd.fetch_file(con, fmt, "report_clusters", {"run_ids": b.run_ids}, "layers", b, meta, "layer clusters by type",
-                          category_shares=shares)
+    return rnd.fetch_file(con, fmt, "report_clusters", {"run_ids": b.run_ids}, "layers", b, meta,
+                          "layer clusters by type", category_shares=shares)

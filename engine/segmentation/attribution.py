@@ -37,17 +37,20 @@ def categorize_by_module(con, b: Bound, attributed: bool = False):
     ords = {c: cats.index(c) if c in cats else None for c in ("other", "moe", "topk", "gemm", "gemm_quant")}
     other = ords["other"]
     if not attributed:
-        sql.run(con, "attribute_scope_other", {"ords": [o for o in (other, ords["moe"], ords["topk"]) if o is not None]})
+        scoped = [o for o in (other, ords["moe"], ords["topk"]) if o is not None]
+        sql.run(con, "attribute_scope_other", {"ords": scoped})
         sql.run(con, "attribute_modules", {"run_ids": b.run_ids})
     sql.run(con, "module_categories", {"other_ord": other, "moe_ord": ords["moe"], "topk_ord": ords["topk"],
                                        "gemm_ord": ords["gemm"], "gemm_quant_ord": ords["gemm_quant"] or ords["gemm"],
                                        "quant_pattern": QUANT_GEMM})
     # passes none of whose generic kernels has a module frame while others' do: names alone decided there
     bare = con.execute(
-        "SELECT s.run_id, s.pass, sum(s.dur_ns) FILTER (WHERE s.cat_ord = $o) FROM _assigned s JOIN _attr a USING (run_id, seq) "
+        "SELECT s.run_id, s.pass, sum(s.dur_ns) FILTER (WHERE s.cat_ord = $o) "
+        "FROM _assigned s JOIN _attr a USING (run_id, seq) "
         "GROUP BY ALL HAVING count(a.nn_module) = 0 AND count(*) FILTER (WHERE s.cat_ord = $o) > 0 ORDER BY ALL",
         {"o": other}).fetchall()
-    framed_runs = {r for (r,) in con.execute("SELECT DISTINCT s.run_id FROM _assigned s JOIN _attr a USING (run_id, seq) "
+    framed_runs = {r for (r,) in con.execute("SELECT DISTINCT s.run_id FROM _assigned s "
+                                             "JOIN _attr a USING (run_id, seq) "
                                              "WHERE a.nn_module IS NOT NULL").fetchall()}
     if not attributed:
         con.execute("DROP TABLE _attr")
@@ -60,7 +63,8 @@ def categorize_by_module(con, b: Bound, attributed: bool = False):
     if framed:
         b.notes.append(f"{sum(n for _, _, n in framed) / 1000:,.3f} us categorised by the module or annotation that "
                        "launched them rather than by name (a grouped GEMM under attention is a GEMM, a top-k under "
-                       "an MoE block is routing): " + ", ".join(f"to {c} {ns / 1000:,.3f} us ({k})" for c, k, ns in framed))
+                       "an MoE block is routing): "
+                       + ", ".join(f"to {c} {ns / 1000:,.3f} us ({k})" for c, k, ns in framed))
     rows = con.execute("SELECT category, kernels, ns FROM _by_module WHERE how = 'module'").fetchall()
     moved = [r for r in rows if r[0] is not None]
     if moved:

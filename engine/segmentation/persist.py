@@ -34,7 +34,8 @@ def segment_runs(con, opt: segment.Options) -> tuple[list[tuple[str, int, int]],
             sql.run(con, "attribute_none")
             attributed = True
         # this phase's kernels, with their pass's step and micro-batch
-        con.execute("CREATE TEMP TABLE IF NOT EXISTS _seg_all AS SELECT a.*, ''::VARCHAR AS phase, i.step, i.microbatch "
+        con.execute("CREATE TEMP TABLE IF NOT EXISTS _seg_all AS "
+                    "SELECT a.*, ''::VARCHAR AS phase, i.step, i.microbatch "
                     "FROM _assigned a JOIN _pass_info i USING (run_id, pass) LIMIT 0")
         con.execute("INSERT INTO _seg_all SELECT a.*, $p, i.step, i.microbatch FROM _assigned a "
                     "JOIN _pass_info i USING (run_id, pass)", {"p": b.phase})
@@ -52,7 +53,8 @@ def segment_runs(con, opt: segment.Options) -> tuple[list[tuple[str, int, int]],
     except BaseException:
         con.execute("ROLLBACK")
         raise
-    counts = con.execute("SELECT run_id, count(DISTINCT (phase, pass)) FILTER (WHERE pass IS NOT NULL), count(pass) FROM kernel_segments "
-                         "WHERE run_id IN (SELECT unnest($r)) GROUP BY run_id", {"r": b.run_ids}).fetchall()
+    counts = con.execute("SELECT run_id, count(DISTINCT (phase, pass)) FILTER (WHERE pass IS NOT NULL), count(pass) "
+                         "FROM kernel_segments WHERE run_id IN (SELECT unnest($r)) GROUP BY run_id",
+                         {"r": b.run_ids}).fetchall()
     by_run = {r: (p, n) for r, p, n in counts}
     return [(b.run_names[r], *by_run.get(r, (0, 0))) for r in b.run_ids], list(b.notes)

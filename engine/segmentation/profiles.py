@@ -40,7 +40,8 @@ def _builtin_dir():
 
 
 def builtin_names() -> list[str]:
-    return sorted(p.name[:-5] for p in _builtin_dir().iterdir() if p.name.endswith(".toml") and not p.name.startswith("_"))
+    return sorted(p.name[:-5] for p in _builtin_dir().iterdir()
+                  if p.name.endswith(".toml") and not p.name.startswith("_"))
 
 
 def _read(name_or_path: str) -> tuple[dict, str]:
@@ -64,7 +65,8 @@ def load(name_or_path: str, _seen: tuple = ()) -> Profile:
     data, source = _read(name_or_path)
     unknown = set(data) - _KEYS
     if unknown:
-        raise UsageError(f"profile {source}: unknown keys {', '.join(sorted(unknown))}; known: {', '.join(sorted(_KEYS))}")
+        raise UsageError(f"profile {source}: unknown keys {', '.join(sorted(unknown))}; "
+                         f"known: {', '.join(sorted(_KEYS))}")
     name = os.path.splitext(os.path.basename(name_or_path))[0]
     rules = []
     for i, c in enumerate(data.get("category", [])):

@@ -105,7 +105,8 @@ def bind(con, opt: Options) -> Bound:
         check_regex(con, pat, f"profile {prof.source} category {cat}")
     if opt.anchor:
         check_regex(con, opt.anchor, "--anchor")
-    names = dict(con.execute("SELECT run_id, name FROM runs WHERE run_id IN (SELECT unnest($ids))", {"ids": ids}).fetchall())
+    names = dict(con.execute("SELECT run_id, name FROM runs WHERE run_id IN (SELECT unnest($ids))",
+                             {"ids": ids}).fetchall())
     training, phase_notes = find_phases(con, prof, ids, names)
     phase = opt.phase or _phase_of_anchor(con, opt.anchor or prof.anchor, training)
     if phase == "backward" and not training:
@@ -145,7 +146,8 @@ def bind_runs(con, runs, tags=(), profile: str | None = None) -> Bound:
     """The runs alone, for reports that need no segmentation (cores, modules without an anchor, breakdown
     by run or step); `profile` (default generic) gives the category rules, checked as bind checks them."""
     ids = resolve_runs(con, runs, tags)
-    names = dict(con.execute("SELECT run_id, name FROM runs WHERE run_id IN (SELECT unnest($i))", {"i": ids}).fetchall())
+    names = dict(con.execute("SELECT run_id, name FROM runs WHERE run_id IN (SELECT unnest($i))",
+                             {"i": ids}).fetchall())
     prof = profiles.load(profile or "generic")
     if profile:
         for cat, pat in prof.rules:
@@ -381,14 +383,15 @@ def split_notes(con, b: Bound) -> list[str]:
                     f"serving step annotations); {'other breaks: ' if breaks else ''}" + head)
         passes = con.execute("SELECT pass, anchors, expected, partial, grp, block_base FROM _passes WHERE run_id = $r "
                              "ORDER BY pass", {"r": rid}).fetchall()
-        groups = con.execute("SELECT grp, passes, first_pass, cut_min_ns FROM _pass_groups WHERE run_id = $r ORDER BY grp",
-                             {"r": rid}).fetchall()
+        groups = con.execute("SELECT grp, passes, first_pass, cut_min_ns FROM _pass_groups WHERE run_id = $r "
+                             "ORDER BY grp", {"r": rid}).fetchall()
         extra, last = [], len(passes) - 1
         for p, anchors, expected, partial, _, base in passes:
             if not partial:
                 continue
             bpl = b.blocks_per_layer
-            where = (f"the capture starts mid-pass: its layers are numbered {base // bpl}-{(base + anchors - 1) // bpl}, "
+            where = (f"the capture starts mid-pass: its layers are numbered "
+                     f"{base // bpl}-{(base + anchors - 1) // bpl}, "
                      f"and its kernels before the first anchor are the end of layer {(base - 1) // bpl}"
                      if p == 0 and base > 0 else
                      "the capture starts mid-pass" if p == 0 and last > 0 else

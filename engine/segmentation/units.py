@@ -49,8 +49,8 @@ def activity_units(con, spec, by, seg_opts):
 def unit_columns(res, fmt, by):
     """A table for people shows the unit columns (step, pass, layer) its --by fills; CSV and JSON keep every column.
     (The `unit` column of --by layer, prologue or epilogue, shows in the layer column.)"""
-    unused = [c for c in ("step", "pass", "layer", "unit") if c not in {"step": ["step"], "pass": ["pass"],
-                                                                          "layer": ["pass", "layer", "unit"]}.get(by, [])]
+    shown = {"step": ["step"], "pass": ["pass"], "layer": ["pass", "layer", "unit"]}.get(by, [])
+    unused = [c for c in ("step", "pass", "layer", "unit") if c not in shown]
     return rnd.drop_columns(res, unused) if fmt in ("table", "md") else res
 
 
@@ -65,7 +65,8 @@ def check_activities(con, b, by):
         raise UsageError(f"run '{missing[0]}' has no kernels or communication ops{where} (memcpy, memset "
                          "and per-core tasks do not count; per-core traces: `tracedb report cores`)")
     if missing:
-        b.notes.append(f"no kernels or communication ops{where}, so no row: " + ", ".join(f"run '{n}'" for n in missing))
+        b.notes.append(f"no kernels or communication ops{where}, so no row: "
+                       + ", ".join(f"run '{n}'" for n in missing))
     for rid, ops in con.execute("SELECT run_id, ops FROM _bd_comm_only ORDER BY run_id").fetchall():
         b.notes.append(f"run '{b.run_names[rid]}' has no kernel rows, only its profiler's communication ops ({ops:,}, "
                        "communication.json): its communication is their union; computing, overlap and free time "

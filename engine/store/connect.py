@@ -60,7 +60,8 @@ def open_store(path: str | None = None, read_only: bool = False, migrate: bool =
         if dataset.has_manifest(path):
             raise UsageError(f"{path}: a Parquet dataset, which is read-only; this command needs a store file "
                              "(a DuckDB file); add runs to a dataset with `tracedb ingest TRACE --to FOLDER`")
-        raise UsageError(f"{path}: a folder; expected a tracedb store file (a DuckDB file), e.g. {os.path.join(path, DEFAULT_DB)}")
+        raise UsageError(f"{path}: a folder; expected a tracedb store file (a DuckDB file), "
+                         f"e.g. {os.path.join(path, DEFAULT_DB)}")
     exists = os.path.exists(path)
     if read_only and not exists:
         raise UsageError(f"{path}: no store here; create one with `tracedb ingest TRACE --db {path}`")
@@ -218,7 +219,8 @@ def _check_schema(con, path, read_only, migrate):
         raise StoreError(f"{path}: schema v{version} cannot be migrated to v{SCHEMA_VERSION}; "
                          "re-ingest the traces into a new store")
     if read_only or not migrate:
-        raise StoreError(f"{path}: schema v{version} is older than v{SCHEMA_VERSION}; run `tracedb migrate --db {path}`")
+        raise StoreError(f"{path}: schema v{version} is older than v{SCHEMA_VERSION}; "
+                         f"run `tracedb migrate --db {path}`")
     con.execute("BEGIN")
     _upgrade(con, version)
     if SCHEMA_VERSION >= 5 > version:

@@ -10,9 +10,9 @@ manifest names (an ingest killed before its commit) is never read.
 
 The connection is a small DuckDB catalog file made for this open in the temp folder: a new store
 (sql/store/schema.sql, every migration and sql/store/views.sql, so its views are a store's, defined once),
-in which each base table is replaced by a view over its Parquet files. The file is reopened read-only and unlinked at once,
-so writes are refused as in a read-only store, TEMP tables (what reports build) work, and nothing is left
-behind. Building it takes ~0.12 CPU-s (0.17 with 300 runs), against 0.03 for opening a store file.
+in which each base table is replaced by a view over its Parquet files. The file is reopened read-only and
+unlinked at once, so writes are refused as in a read-only store, TEMP tables (what reports build) work, and
+nothing is left behind. Building it takes ~0.12 CPU-s (0.17 with 300 runs), against 0.03 for opening a store file.
 """
 import contextlib
 import json
@@ -66,7 +66,8 @@ def read_manifest(folder: str) -> dict:
         raise StoreError(f"{path}: not JSON ({e}); expected the manifest of a tracedb dataset") from None
     if not isinstance(m, dict) or m.get("format") != FORMAT or not isinstance(m.get("runs"), list) \
             or not isinstance(m.get("tables"), dict):
-        raise StoreError(f"{path}: not a tracedb dataset manifest; expected \"format\": \"{FORMAT}\" with tables and runs")
+        raise StoreError(f"{path}: not a tracedb dataset manifest; "
+                         f"expected \"format\": \"{FORMAT}\" with tables and runs")
     check_manifest(path, m)
     return m
 
@@ -86,13 +87,15 @@ def check_manifest(path: str, m: dict) -> None:
     every file at the very path the dataset itself writes for its table and run (so no absolute path, no
     `..`, no glob character, no file of another dataset or another run)."""
     if not _is_int(m.get("format_version"), 0) or m["format_version"] != FORMAT_VERSION:
-        _bad(path, "format_version", m.get("format_version"), f"{FORMAT_VERSION}, the dataset format this tracedb reads")
+        _bad(path, "format_version", m.get("format_version"),
+             f"{FORMAT_VERSION}, the dataset format this tracedb reads")
     if not _is_int(m.get("schema_version"), 1):
         _bad(path, "schema_version", m.get("schema_version"), "a schema version (an integer)")
     if "next_run_id" in m and not _is_int(m["next_run_id"], 1):
         _bad(path, "next_run_id", m["next_run_id"], "an integer from 1")
     for table, desc in m["tables"].items():
-        if not IDENT.fullmatch(table) or not isinstance(desc, dict) or desc.get("partition_by") not in (None, PARTITION):
+        if not IDENT.fullmatch(table) or not isinstance(desc, dict) \
+                or desc.get("partition_by") not in (None, PARTITION):
             _bad(path, f"tables.{table[:40]}", desc, f"a table of a plain name, partitioned by {PARTITION} or not")
     ids, names = set(), set()
     for i, run in enumerate(m["runs"]):

@@ -263,7 +263,8 @@ def stage_run(folder: str, side: str, stage: str | None = None) -> StagedRun:
             rel = os.path.join(table, DATA_FILE)
             os.makedirs(os.path.join(stage, table), exist_ok=True)
             if table in partitioned(tables):
-                sql.run(con, "dataset_write_run", {"run_id": 1, "path": os.path.join(stage, rel)}, table=sql.ident(table))
+                sql.run(con, "dataset_write_run", {"run_id": 1, "path": os.path.join(stage, rel)},
+                        table=sql.ident(table))
             else:
                 sql.run(con, "dataset_write_whole", {"path": os.path.join(stage, rel)}, table=sql.ident(table))
             staged[table] = rel
@@ -292,7 +293,8 @@ def commit_runs(folder: str, runs: list[StagedRun], replace: bool) -> list[tuple
         m = dataset.read_manifest(folder)
         dataset.check_version(m, folder, runs[0].fresh["schema_version"])
         fresh = runs[0].fresh
-        if {t: d.get("columns") for t, d in m["tables"].items()} != {t: d["columns"] for t, d in fresh["tables"].items()}:
+        theirs = {t: d.get("columns") for t, d in m["tables"].items()}
+        if theirs != {t: d["columns"] for t, d in fresh["tables"].items()}:
             raise StoreError(f"--to {folder}: the dataset's tables differ from this tracedb's (written by tracedb "
                              f"{m.get('tracedb_version')}); ingest into a new folder")
         for run in runs:
