@@ -344,7 +344,8 @@ def _csv_error(path: str, line: int, e: csv.Error) -> str:
         return (f"{path}: line {line}: a field longer than {LINE_LIMIT >> 20} MiB; expected CSV fields of at most "
                 f"{LINE_LIMIT >> 20} MiB")
     if "new-line character seen in unquoted field" in text:     # a CR inside a line
-        return _lone_cr(path) or f"{path}: line {line}: a carriage return (CR) inside a line; expected LF or CRLF line ends"
+        return _lone_cr(path) or (f"{path}: line {line}: a carriage return (CR) inside a line; "
+                                   "expected LF or CRLF line ends")
     if "unexpected end of data" in text or "expected after" in text:
         return (f"{path}: line {line}: a quoted cell is not closed, or has text after its closing quote; expected "
                 "RFC 4180 quoting")

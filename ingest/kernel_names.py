@@ -1,22 +1,34 @@
 """Readable short names for kernel names, computed once per distinct name at ingest (table kernel_names).
 
-Real names are long and vendor-shaped; a table needs the part that says what the kernel is:
+Real names are long and vendor-shaped; a table needs the part that says what the kernel is (each name as the
+profiler writes it in real traces, then its short name):
 
-| name as the profiler writes it (real traces)                                         | short name |
-|---|---|
-| `_ZN7ck_tile6kentryILi2ENS_38FmhaBatchPrefillWithPagedKVCacheKernelI…` (867 chars)   | `ck_tile::FmhaBatchPrefillWithPagedKVCacheKernel` |
-| `_ZN5aiter24add_rmsnorm_quant_kernelIDF16bDF16bLi64E…`                               | `aiter::add_rmsnorm_quant_kernel` |
-| `Cijk_Alik_Bljk_BBS_BH_Bias_HA_S_SAV_UserArgs_MT32x32x256_MI16x16x1_SN_…` (447)      | `Cijk_Alik_Bljk_BBS_BH MT32x32x256 MI16x16x1` |
-| `void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<…`    | `vectorized_elementwise_kernel[add]` |
-| `void at::native::elementwise_kernel<128, 2, …BinaryFunctor<…MulFunctor<float> > >…`| `elementwise_kernel[mul]` |
-| `void at::native::vectorized_elementwise_kernel<4, at::native::rsqrt_kernel_cuda(…`  | `vectorized_elementwise_kernel[rsqrt]` |
-| `void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, …MeanOps<…`      | `reduce_kernel[mean]` |
-| `void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_64x64_32x4_tn_align1>(…)`        | `cutlass::Kernel<cutlass_80_tensorop_s1688gemm_64x64_32x4_tn_align1>` |
-| `void cutlass::device_kernel<flash::FlashAttnBwd<flash::CollectiveMainloopBwd<2, …`  | `flash::FlashAttnBwd` |
-| `void pytorch_flash::flash_fwd_kernel<pytorch_flash::Flash_fwd_kernel_traits<64, 128, 128, 4, …` | `pytorch_flash::flash_fwd_kernel<Flash_fwd_kernel_traits<64, 128, 128, 4>>` |
-| `hcom_allReduce__271_0_1`                                                            | `hcom_allReduce` |
-| `aclnnMatmul_MatMulV3Common_MatMulV3`                                                 | `MatMulV3` |
-| `volta_sgemm_32x128_nn`, `RmsNorm`                                                    | unchanged |
+    `_ZN7ck_tile6kentryILi2ENS_38FmhaBatchPrefillWithPagedKVCacheKernelI…` (867 chars)
+        -> `ck_tile::FmhaBatchPrefillWithPagedKVCacheKernel`
+    `_ZN5aiter24add_rmsnorm_quant_kernelIDF16bDF16bLi64E…`
+        -> `aiter::add_rmsnorm_quant_kernel`
+    `Cijk_Alik_Bljk_BBS_BH_Bias_HA_S_SAV_UserArgs_MT32x32x256_MI16x16x1_SN_…` (447)
+        -> `Cijk_Alik_Bljk_BBS_BH MT32x32x256 MI16x16x1`
+    `void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<…`
+        -> `vectorized_elementwise_kernel[add]`
+    `void at::native::elementwise_kernel<128, 2, …BinaryFunctor<…MulFunctor<float> > >…`
+        -> `elementwise_kernel[mul]`
+    `void at::native::vectorized_elementwise_kernel<4, at::native::rsqrt_kernel_cuda(…`
+        -> `vectorized_elementwise_kernel[rsqrt]`
+    `void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, …MeanOps<…`
+        -> `reduce_kernel[mean]`
+    `void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_64x64_32x4_tn_align1>(…)`
+        -> `cutlass::Kernel<cutlass_80_tensorop_s1688gemm_64x64_32x4_tn_align1>`
+    `void cutlass::device_kernel<flash::FlashAttnBwd<flash::CollectiveMainloopBwd<2, …`
+        -> `flash::FlashAttnBwd`
+    `void pytorch_flash::flash_fwd_kernel<pytorch_flash::Flash_fwd_kernel_traits<64, 128, 128, 4, …`
+        -> `pytorch_flash::flash_fwd_kernel<Flash_fwd_kernel_traits<64, 128, 128, 4>>`
+    `hcom_allReduce__271_0_1`
+        -> `hcom_allReduce`
+    `aclnnMatmul_MatMulV3Common_MatMulV3`
+        -> `MatMulV3`
+    `volta_sgemm_32x128_nn`, `RmsNorm`
+        -> unchanged
 
 Itanium-mangled names are demangled with `cxxfilt` (libstdc++'s abi::__cxa_demangle through ctypes: no
 build step, ~10 µs a name). libstdc++ before GCC 13 does not know `DF16b` (std::bfloat16_t), which every
@@ -26,8 +38,8 @@ ROCm bf16 kernel carries, so it is read as another builtin type of the same gram
 import re
 
 WRAPPERS = {"kentry", "Kernel", "Kernel2", "device_kernel", "kernel", "launch_kernel"}
-ELEMENTWISE = re.compile(r"\b((?:vectorized_|unrolled_)?elementwise_kernel(?:_with_index|_manual_unroll)?|reduce_kernel|"
-                         r"index_elementwise_kernel)\b")
+ELEMENTWISE = re.compile(r"\b((?:vectorized_|unrolled_)?elementwise_kernel(?:_with_index|_manual_unroll)?|"
+                         r"reduce_kernel|index_elementwise_kernel)\b")
 # the op of a PyTorch elementwise / reduce kernel, most specific first. Every repetition that a failed
 # attempt could rescan is bounded ({1,128}), so a search costs O(128 n) on any text: an unbounded lazy `\w+?`
 # before `Functor` rescanned the rest of a long identifier from each start (a 40 KB name took 30-45 s).
@@ -35,7 +47,8 @@ OPS = [re.compile(p) for p in (
     r"ReduceOp<[^,]{1,256}, at::native::(?:func_wrapper_t<[^,]{1,256}, at::native::)?(\w{1,128}?)(?:Ops|Functor)\b",
     r"CUDAFunctor(?:OnSelf|OnOther)?_(\w+)",
     r"(?<![A-Za-z])(?!AUnary|BUnary|Binary|Unary)(\w{1,128}?)Functor\b",
-    r"at::native::(?:\(anonymous namespace\)::)?(?!gpu_kernel_impl)(\w{1,128}?)_(?:kernel_cuda|kernel_impl|cuda_out|cuda)\b",
+    r"at::native::(?:\(anonymous namespace\)::)?(?!gpu_kernel_impl)(\w{1,128}?)"
+    r"_(?:kernel_cuda|kernel_impl|cuda_out|cuda)\b",
     # any other function the kernel was instantiated for: silu_kernel(…), sum_functor<…>, _float_to_hfp8_gpu
     r"::(?:\(anonymous namespace\)::)?(?!gpu_kernel_impl|func_wrapper_t)(?:launch_)?_?([a-z]\w{0,127}?)"
     r"(?:_cuda_kernel|_kernel_cuda|_kernel_impl|_kernel|_functor|_cuda|_gpu)?[(<]",
@@ -54,7 +67,8 @@ def fill(con, run_id=None):
     from tracedb import sql
     new = [n for (n,) in sql.run(con, "kernel_names_missing", {"run_id": run_id}).fetchall()]
     if new:
-        con.execute("INSERT INTO kernel_names SELECT unnest($n), unnest($s)", {"n": new, "s": [short_name(n) for n in new]})
+        con.execute("INSERT INTO kernel_names SELECT unnest($n), unnest($s)",
+                    {"n": new, "s": [short_name(n) for n in new]})
 
 
 def short_name(name: str | None) -> str | None:

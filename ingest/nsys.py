@@ -239,7 +239,8 @@ class _Export:
         if label and not cols["label"]:
             return {}
         rows = self._try(lambda: self.con.execute(
-            f"SELECT {quote(cols['id'])}, {quote(cols['label'] if label else cols['name'])} FROM {quote(table)}").fetchall())
+            f"SELECT {quote(cols['id'])}, {quote(cols['label'] if label else cols['name'])} "
+            f"FROM {quote(table)}").fetchall())
         return {i: n for i, n in rows if isinstance(i, int)} if label else \
             {n: i for i, n in rows if isinstance(i, int)}
 

@@ -151,7 +151,8 @@ def _check_shape(con, path):
 
 def _too_big(path):
     return InputError(f"{path}: a rocprofv3 JSON document larger than {MAX_DOC_BYTES / (1 << 30):g} GiB; tracedb reads "
-                      "it whole: record a shorter capture, or use rocprofv3's CSV or rocpd output (--output-format csv|rocpd)")
+                      "it whole: record a shorter capture, or use rocprofv3's CSV or rocpd output "
+                      "(--output-format csv|rocpd)")
 
 
 def _read_error(path: str, e: duckdb.Error) -> InputError:

@@ -87,7 +87,8 @@ def refusal(path: str, first: bytes) -> str | None:
         return (f"{path}: zlib-compressed data (deflate without a gzip header); {_COMPRESSED_HINT}: "
                 "recompress it with gzip")
     if _looks_utf16(first):
-        return f"{path}: UTF-16 text without a byte order mark; expected UTF-8: convert it with `iconv -f UTF-16LE -t UTF-8`"
+        return (f"{path}: UTF-16 text without a byte order mark; expected UTF-8: "
+                "convert it with `iconv -f UTF-16LE -t UTF-8`")
     return None
 
 

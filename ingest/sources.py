@@ -3,8 +3,9 @@ for a folder of several profiler outputs or trace files (one per rank), the trac
 
 The format is taken from the content (magic bytes, the first JSON byte, the CSV header), not from the file
 name: the reader registry (ingest/formats.py) tells which reader reads a file, and an Ascend profiler
-folder is laid out by ingest/ascend_folder.py. What is not a regular file (a named pipe, `<(cat trace.json)`, a device, a socket) is refused from its
-`stat`, before it is opened: reading it would block, or consume the stream a second read needs."""
+folder is laid out by ingest/ascend_folder.py. What is not a regular file (a named pipe, `<(cat trace.json)`,
+a device, a socket) is refused from its `stat`, before it is opened: reading it would block, or consume the
+stream a second read needs."""
 import os
 
 from tracedb.errors import InputError

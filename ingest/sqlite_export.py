@@ -12,7 +12,8 @@ from tracedb.errors import InputError
 from tracedb.ingest import formats
 from tracedb.ingest.sqlite_file import is_sqlite, open_ro, raise_if_stopped, tables
 
-__all__ = ["is_sqlite", "open_ro", "raise_if_stopped", "tables", "declare", "quote", "fits", "arrow_batches", "REAL", "SUFFIXES"]
+__all__ = ["is_sqlite", "open_ro", "raise_if_stopped", "tables", "declare", "quote", "fits", "arrow_batches", "REAL",
+           "SUFFIXES"]
 SUFFIXES = (".sqlite", ".sqlite3", ".db")    # the names a folder search opens as SQLite (never an ingest's test)
 
 

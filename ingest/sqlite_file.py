@@ -50,7 +50,8 @@ def open_ro(path: str) -> sqlite3.Connection:
     try:
         con = sqlite3.connect(Path(path).resolve().as_uri() + "?mode=ro&immutable=1", uri=True)
     except sqlite3.Error as e:
-        raise InputError(f"{path}: cannot open the SQLite database ({e}); expected a profiler's SQLite export") from None
+        raise InputError(f"{path}: cannot open the SQLite database ({e}); "
+                         "expected a profiler's SQLite export") from None
     con.set_authorizer(_tables_only)
     con.set_progress_handler(_progress(path, time.monotonic() + budget_seconds(path)), PROGRESS_STEPS)
     return con
@@ -105,6 +106,7 @@ def tables(path: str) -> set[str]:
         return {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     except sqlite3.Error as e:
         raise_if_stopped()
-        raise InputError(f"{path}: cannot read the SQLite database ({e}); expected a profiler's SQLite export") from None
+        raise InputError(f"{path}: cannot read the SQLite database ({e}); "
+                         "expected a profiler's SQLite export") from None
     finally:
         con.close()

@@ -55,7 +55,8 @@ def _pg_config(source: str, groups, rank) -> list[dict]:
             ranks = []
         size = g.get("pg_size")
         size = _int_in(source, f"{where}.pg_size", size, 0, INT32_MAX) if size is not None else len(ranks) or None
-        text = {k: (str(g[k])[:1024] if g.get(k) is not None else None) for k in ("pg_name", "pg_desc", "backend_config")}
+        text = {k: (str(g[k])[:1024] if g.get(k) is not None else None)
+                for k in ("pg_name", "pg_desc", "backend_config")}
         out.append({"name": text["pg_name"] or str(i), "desc": text["pg_desc"], "backend": text["backend_config"],
                     "size": size, "ranks": ranks, "group_rank": ranks.index(rank) if rank in ranks else None})
     return out
