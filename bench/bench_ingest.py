@@ -8,8 +8,9 @@ its descendants sampled from /proc every 50 ms, and `/usr/bin/time -f %M` when t
     python bench/bench_ingest.py [--rows 2000000] [--model qwen3-decode] [--repeat 2] [--cache-dir DIR]
 
 Steps:
-  0. generate (once, cached under a name that includes the generator's hash) a --rows row Ascend kernel_details.csv with PMU columns and double-logged
-     hcom rows, with bench/gen_kernel_details.py, into --cache-dir (default $TMPDIR/tracedb-bench);
+  0. generate (once, cached under a name that includes the generator's hash) a --rows row Ascend
+     kernel_details.csv with PMU columns and double-logged hcom rows, with bench/gen_kernel_details.py,
+     into --cache-dir (default $TMPDIR/tracedb-bench);
   a. baseline: csv.DictReader over the file, every `Start Time(us)` turned into integer ns exactly
      (split on '.', no float), rows counted;
   b. `tracedb ingest FILE --db TMP.duckdb --name bench` (MB/s, and baseline/ingest ratio);
@@ -218,7 +219,8 @@ def main(argv=None):
     with open(GENERATOR, "rb") as f:     # a changed generator makes a new cached file, never a stale hit
         gen_id = hashlib.sha1(f.read()).hexdigest()[:8]
     pmu = "nopmu" if a.no_pmu else "pmu"
-    trace = a.file or os.path.join(a.cache_dir, f"kernel_details_{a.model}_{a.rows}rows_L{layers}_s{a.seed}_{pmu}_g{gen_id}.csv")
+    trace = a.file or os.path.join(
+        a.cache_dir, f"kernel_details_{a.model}_{a.rows}rows_L{layers}_s{a.seed}_{pmu}_g{gen_id}.csv")
 
     tdb = print_machine()
 

@@ -176,7 +176,8 @@ def main(argv=None):
                         ratios.append(ratio)
                     extra = f" ({json_mb / m.wall:.1f} MB/s of JSON)" if layout == "gzip" else ""
                     print(f"  (b) tracedb ingest:                     {m.wall:7.2f} s  peak RSS {mb(m.peak):7.1f} MB  "
-                          f"{mb(size) / m.wall:6.1f} MB/s{extra}" + (f"  baseline/ingest {ratio:.2f}x" if ratio else ""))
+                          f"{mb(size) / m.wall:6.1f} MB/s{extra}"
+                          + (f"  baseline/ingest {ratio:.2f}x" if ratio else ""))
                     print(f"      -> {last_line(m.stdout) or last_line(m.stderr)}")
                 else:
                     report_failure("(b) tracedb ingest", m)
@@ -241,7 +242,8 @@ def main(argv=None):
             print(f"  {r['layout']:<8} {r['file_mb']:8.1f} {r['json_mb']:8.1f} {f(r['base'], '10.2f')} "
                   f"{f(r['base_rss'] and mb(r['base_rss']), '11.1f')} {f(r['ingest'], '9.2f')} "
                   f"{f(r['ingest'] and r['file_mb'] / r['ingest'], '7.1f')} "
-                  f"{f(r['ingest_rss'] and mb(r['ingest_rss']), '10.1f')} {(f(ratio, '10.2f') + 'x') if ratio else '-':>11} "
+                  f"{f(r['ingest_rss'] and mb(r['ingest_rss']), '10.1f')} "
+                  f"{(f(ratio, '10.2f') + 'x') if ratio else '-':>11} "
                   f"{f(r['report'], '8.2f')} {f(r['zcat'], '7.2f')}  {r['check']}")
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -65,9 +65,9 @@ What is realistic, and why
   Communication rows have N/A there.
 * Communication. msprof adds one aggregate row per collective (Task ID, Stream ID, OP State and the
   other detail columns N/A, Accelerator Core COMMUNICATION, name `hcom_allReduce__<n>_0_1` with n the
-  op's position in the pass, type `hcom_allReduce_`). Real traces also log the same op on a hardware (HCCL) stream with a real Task
-  ID, same start and duration: --double-hcom (the default) writes both rows, adjacent, the aggregate
-  first. --no-double-hcom writes the aggregate only.
+  op's position in the pass, type `hcom_allReduce_`). Real traces also log the same op on a hardware
+  (HCCL) stream with a real Task ID, same start and duration: --double-hcom (the default) writes both
+  rows, adjacent, the aggregate first. --no-double-hcom writes the aggregate only.
 * Size and speed. Rows are built with f-strings from per-kernel pre-formatted pieces and written in
   large chunks: about 2 M rows (with PMU) in well under a minute. --rows N stops after exactly N rows
   (benchmarks), --passes P after P forward passes (samples), whichever comes first.

@@ -652,7 +652,8 @@ def main(argv=None):
     t = generate(a.out, target_bytes=int(a.mb * 1e6), passes=a.passes, compact=a.compact, use_gzip=a.gzip,
                  seed=a.seed, layers=a.layers, dense_layers=a.dense_layers, memcpy=a.memcpy)
     dt = time.perf_counter() - t0
-    print(f"{a.out}: {t['json_bytes'] / 1e6:.1f} MB JSON ({t['layout']}{', gzip ' + format(t['file_bytes'] / 1e6, '.1f') + ' MB' if t['gzip'] else ''}), "
+    gz = f", gzip {t['file_bytes'] / 1e6:.1f} MB" if t['gzip'] else ""
+    print(f"{a.out}: {t['json_bytes'] / 1e6:.1f} MB JSON ({t['layout']}{gz}), "
           f"{t['events']:,} events, {t['kernels']:,} kernels, {t['passes']} passes x {t['layers']} layers, "
           f"kernel time {t['kernel_dur_ns']:,} ns; {dt:.1f} s ({t['json_bytes'] / 1e6 / dt:.0f} MB/s)",
           file=sys.stderr)

@@ -127,8 +127,8 @@ def render() -> str:
             subs = [(n, s) for n, s in subs if s is not None and not s.hidden]
             if subs:
                 out += ["| subcommand | what it does |", "|---|---|"]
-                out += [f"| [`{path} {n}`](#{_anchor(f'{path} {n}')}) | {_cell(_text(s.get_short_help_str(limit=1000)))} |"
-                        for n, s in subs]
+                out += [f"| [`{path} {n}`](#{_anchor(f'{path} {n}')}) "
+                        f"| {_cell(_text(s.get_short_help_str(limit=1000)))} |" for n, s in subs]
                 out.append("")
     return "\n".join(out).rstrip("\n") + "\n"
 
