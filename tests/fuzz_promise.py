@@ -89,7 +89,8 @@ def store_state(path: str) -> StoreState:
             "SELECT run_id, count(*), count(*) FILTER (WHERE dup IS NULL), sum(dur_ns) FILTER (WHERE dup IS NULL) "
             "FROM kernels_raw GROUP BY run_id ORDER BY run_id").fetchall()
         events = con.execute("SELECT run_id, count(*) FROM trace_events GROUP BY run_id ORDER BY run_id").fetchall()
-        kernels = con.execute("SELECT run_id, count(*), sum(dur_ns) FROM kernels GROUP BY run_id ORDER BY run_id").fetchall()
+        kernels = con.execute("SELECT run_id, count(*), sum(dur_ns) FROM kernels GROUP BY run_id "
+                              "ORDER BY run_id").fetchall()
     except duckdb.Error as e:
         return StoreState(size=size, error=f"cannot read: {str(e).splitlines()[0]}")
     finally:
@@ -207,7 +208,8 @@ def describe(case_id: str, out: Outcome, violations, cwd=None) -> str:
     head = [f"FUZZ[{cls}] {case_id}: {detail}" for cls, detail in violations]
     err, std = out.stderr.splitlines()[:3], out.stdout.splitlines()[:3]
     return "\n".join(head + [f"  repro: {cmd}" + (f"   (in {cwd})" if cwd else ""), f"  exit: {out.returncode}",
-                             *(f"  stderr| {line[:300]}" for line in err), *(f"  stdout| {line[:300]}" for line in std)])
+                             *(f"  stderr| {line[:300]}" for line in err),
+                             *(f"  stdout| {line[:300]}" for line in std)])
 
 
 def log_violations(case_id: str, out: Outcome, violations):

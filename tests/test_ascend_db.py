@@ -289,7 +289,8 @@ def test_pmu_metrics_of_compute_tasks_are_kept_by_name(tmp_path):
     assert [m for k, d, m in rows if k == "kernel"] == [[0.25, d * 2, d * 0.75] for k, d, m in rows if k == "kernel"]
     n = len(cap.compute)
     durs = sum(d for k, d, _ in rows if k == "kernel")
-    assert view == [("aic_mac_ratio", n, 0.25 * n), ("aic_total_cycles", n, 2.0 * durs), ("aic_total_time", n, 0.75 * durs)]
+    assert view == [("aic_mac_ratio", n, 0.25 * n), ("aic_total_cycles", n, 2.0 * durs),
+                    ("aic_total_time", n, 0.75 * durs)]
 
 
 def test_a_pmu_metric_missing_or_given_twice_is_null_for_that_task(tmp_path):

@@ -197,7 +197,8 @@ def profiler_folder(tmp_path, rows=None):
 def test_profiler_folder(con, tmp_path, sub):
     pt = profiler_folder(tmp_path)
     res = tracedb.ingest_trace(con, str(pt / sub) if sub else str(pt))
-    assert (res.name, res.rows) == ("x_ascend_pt", 1)       # profiler_folder() writes 1 row       # the folder name, never ASCEND_PROFILER_OUTPUT
+    # profiler_folder() writes 1 row; the run is named after the folder, never ASCEND_PROFILER_OUTPUT
+    assert (res.name, res.rows) == ("x_ascend_pt", 1)
     (name, rank, files, meta), = q(con, "SELECT name, rank, source_files, metadata FROM runs")
     assert (name, rank) == ("x_ascend_pt", 3)                # rank_id 3 of profiler_info_3.json
     assert [os.path.realpath(f) for f in files] == \

@@ -141,7 +141,8 @@ def test_bad_start_time_at_line_n(db, tmp_path, value, shown):
     rows = [row(i) for i in range(20)]
     rows[11] = row(11, start=value)              # row index 11 is on line 13 (line 1 is the header)
     f = write_csv(tmp_path / "k.csv", FULL, rows)
-    assert failed_ingest(db, f) == f"error: {f}: line 13: column 'Start Time(us)' is {shown}; expected a number of microseconds"
+    assert failed_ingest(db, f) == (f"error: {f}: line 13: column 'Start Time(us)' is {shown}; "
+                                    "expected a number of microseconds")
 
 
 def test_na_start_time_at_line_n(db, tmp_path):

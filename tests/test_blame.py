@@ -42,7 +42,8 @@ def test_tiny_job_hand_derived(tiny):
         ("1", "0", "0", "gemm_kernel", "0.500", "1.000", "1"),
         ("1", "1", "0", "gemm_kernel", "0.500", "1.000", "1"),
         ("1", "2", "0", "gemm_kernel", "0.500", "1.000", "1")]
-    by_layer = rows(render_report(tiny, "blame", fmt="csv", runs=["job-rank*"], anchor="attn_fwd", layers=2, by="layer"))
+    by_layer = rows(render_report(tiny, "blame", fmt="csv", runs=["job-rank*"], anchor="attn_fwd", layers=2,
+                                  by="layer"))
     assert [(r["rank"], r["layer"], r["waited_us"], r["instances"]) for r in by_layer] == [
         ("2", "1", "40.000", "2"), ("0", "1", "20.000", "1"), ("1", "0", "3.000", "3")]
 

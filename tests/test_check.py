@@ -9,7 +9,8 @@ from helpers import cli
 CONFIG = """[[check]]
 name = "tiny layers"
 report = "layers"
-args = ["--db", "{db}", "--run", "tiny", "--profile", "qwen3-npu", "--layers", "2", "--pass", "all", "--window", "strict"]
+args = ["--db", "{db}", "--run", "tiny", "--profile", "qwen3-npu", "--layers", "2", "--pass", "all",
+        "--window", "strict"]
 golden = "ci/tiny-layers.csv"
 rel_tol = 0.05
 abs_tol_us = 1.0

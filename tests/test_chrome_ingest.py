@@ -237,7 +237,8 @@ def test_ascend_trace_view_string_ts_is_exact(con, tmp_path):
     tracedb.ingest_trace(con, str(path), name="a")
     assert q(con, "SELECT name, start_ns, dur_ns, stream_id, task_id, core_type, correlation_id FROM kernels") == [
         ("aclnnMatmul_MatMulV3_MatMulV3", 1704161511422904204, 1350, 3, 279, "AI_CORE", 8)]
-    assert q(con, "SELECT format, device_kind, clock_domain FROM runs") == [("ascend-trace-view", "npu", "unix-epoch-local")]
+    assert q(con, "SELECT format, device_kind, clock_domain FROM runs") == [
+        ("ascend-trace-view", "npu", "unix-epoch-local")]
     assert q(con, "SELECT start_ns FROM host_events") == [(1704161511422900001,)]
 
 
@@ -405,7 +406,8 @@ def test_parts_aim_at_more_than_a_row_group_of_kept_events(tmp_path):
         layout = chrome_json.locate(str(path), str(path))
         got = chrome_json.part_bytes(layout.path, layout.start, layout.end, config)
         assert got == pytest.approx(want, abs=1)
-        assert chrome_json.part_bytes(layout.path, layout.start, None, config) == pytest.approx(got, abs=1)   # the head alone
+        # the head alone
+        assert chrome_json.part_bytes(layout.path, layout.start, None, config) == pytest.approx(got, abs=1)
 
 
 def test_kineto_traces_skip_the_npu_args_and_other_traces_read_them(con, tmp_path):

@@ -30,8 +30,8 @@ def test_version_and_help():
 def test_every_command_is_documented_in_the_readme():
     with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
         readme = f.read()
-    commands = ["ingest", "check", "report passes", "report layers", "report kernels", "report timeline", "report modules",
-                "report cores", "report compare", "sql", "runs", "runs rm", "runs rename", "runs tag",
+    commands = ["ingest", "check", "report passes", "report layers", "report kernels", "report timeline",
+                "report modules", "report cores", "report compare", "sql", "runs", "runs rm", "runs rename", "runs tag",
                 "profiles list", "profiles show", "demo", "migrate"]
     missing = [c for c in commands if f"tracedb {c}" not in readme]
     assert not missing, f"README lacks a CLI reference entry for: {missing}"
@@ -128,7 +128,8 @@ def test_profiles_list_and_show():
     listing = cli("profiles", "list").stdout
     assert re.search(r"^qwen3-npu\s+anchor=FusedInferAttentionScore", listing, re.M)
     shown = json.loads(cli("profiles", "show", "dsv4-gpu").stdout)
-    assert (shown["anchor"], shown["blocks_per_layer"], shown["categories"][0]["name"]) == ("mhc_post_tilelang", 2, "mhc")
+    assert (shown["anchor"], shown["blocks_per_layer"], shown["categories"][0]["name"]) == (
+        "mhc_post_tilelang", 2, "mhc")
 
 
 def test_migrate_on_current_store(tiny_db):
@@ -162,8 +163,10 @@ def test_demo_runs_the_main_job(tmp_path):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["kernels", "--pass", "3", "--layer", "99"], "error: --layer 99: run 'tiny' has layers 0..1 in the selected passes"),
-    (["kernels", "--pass", "3", "--layer", "0", "--compare-layer", "7"], "error: --layer 7: run 'tiny' has layers 0..1"),
+    (["kernels", "--pass", "3", "--layer", "99"],
+     "error: --layer 99: run 'tiny' has layers 0..1 in the selected passes"),
+    (["kernels", "--pass", "3", "--layer", "0", "--compare-layer", "7"],
+     "error: --layer 7: run 'tiny' has layers 0..1"),
     (["timeline", "--layer", "5"], "error: --layer 5: run 'tiny' has layers 0..1"),
 ])
 def test_a_layer_that_does_not_exist_is_an_error_not_an_empty_table(tiny_db, args, message):

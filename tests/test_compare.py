@@ -14,7 +14,8 @@ from tracedb.engine.reports.registry import render_report
 from helpers import cli, copy_store, write_csv
 from tracedb.errors import UsageError
 
-# the strict window (the per-pass extraction method of docs/segmentation.md) unless a test says full: the numbers below are derived for it
+# the strict window (the per-pass extraction method of docs/segmentation.md) unless a test says full: the
+# numbers below are derived for it
 SEG = {"profile": "qwen3-npu", "layers": 2, "pass_spec": "all", "window": "strict"}
 
 

@@ -304,7 +304,8 @@ def test_sql_headers_match_what_duckdb_gives(store, tmp_path, monkeypatch):
 REAL = [
     (("amd-tracelens", "inference", "sglang_prefilldecode", "sglang_Qwen3-8B_prefilldecode.json.gz"),
      {"anchor": "FmhaBatchPrefillWithPagedKVCache", "layers": 36}),
-    (("ascend-msinsight", "st_level2_qwen3_megatron", "rank_0_ascend_pt", "ASCEND_PROFILER_OUTPUT", "kernel_details.csv"),
+    (("ascend-msinsight", "st_level2_qwen3_megatron", "rank_0_ascend_pt", "ASCEND_PROFILER_OUTPUT",
+      "kernel_details.csv"),
      {"anchor": "^FlashAttentionScore$", "layers": 14}),
 ]
 
@@ -366,7 +367,8 @@ def test_real_trace_round_trip_of_every_kind(tmp_path, parts):
     con = tracedb.connect(db2)
     try:
         tracedb.ingest_trace(con, str(out), name="R")
-        assert con.execute("SELECT count(*) FROM host_events WHERE cat IS DISTINCT FROM 'tracedb'").fetchone()[0] == hosts
+        assert con.execute("SELECT count(*) FROM host_events "
+                           "WHERE cat IS DISTINCT FROM 'tracedb'").fetchone()[0] == hosts
     finally:
         con.close()
     assert kernel_rows(db2, "R") == kernel_rows(db, "R")

@@ -75,7 +75,8 @@ def test_each_format_recognises_its_sample_and_no_reader_before_it_claims_it(tmp
 def test_a_folder_search_finds_each_sample_by_one_reader(tmp_path, reader, name, write):
     path = _sample(tmp_path, name, write)
     probe = lambda: formats.Probe(path)     # noqa: E731 - a fresh probe per reader, as if asked alone
-    found = [r.name for r in formats.readers() if probe().name.endswith(r.suffixes) and (r.found or r.recognise)(probe())]
+    found = [r.name for r in formats.readers()
+             if probe().name.endswith(r.suffixes) and (r.found or r.recognise)(probe())]
     assert found == [reader]
     assert formats.in_folder(path).name == reader
 

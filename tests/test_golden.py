@@ -19,6 +19,7 @@ from helpers import GOLDEN, check_golden, needs_html, slow_beyond
 
 # the strict window unless a case says full: the extraction method these cases were derived for
 SEG = {"runs": ["tiny"], "profile": "qwen3-npu", "layers": 2, "window": "strict"}
+TINY_CONFIG = os.path.join(os.path.dirname(__file__), "data", "tiny_config.json")
 CASES = {
     # name: (report, format, options)
     "passes.table": ("passes", "table", {}),
@@ -43,7 +44,7 @@ CASES = {
                                             "order": "time"}),
     "kernels_compare.csv": ("kernels", "csv", {"pass_spec": "3", "window": "full", "layer": 0, "compare_layer": 1}),
     "layers_clusters.md": ("layers", "md", {"pass_spec": "all", "window": "full", "layers": None, "clusters": True,
-                                            "config": os.path.join(os.path.dirname(__file__), "data", "tiny_config.json")}),
+                                            "config": TINY_CONFIG}),
     # GPU trace (run "gpu"): module attribution with and without layers
     "modules.table": ("modules", "table", {"runs": ["gpu"], "profile": None, "layers": None}),
     "modules.md": ("modules", "md", {"runs": ["gpu"], "profile": None, "layers": None, "by": "module"}),
@@ -96,15 +97,16 @@ CASES = {
     "breakdown.json": ("breakdown", "json", {"runs": ["tiny_x2"], "by": "pass", "pass_spec": "3"}),
     "breakdown_layer.md": ("breakdown", "md", {"runs": ["tiny_x2"], "by": "layer", "pass_spec": "steady"}),
     "breakdown_gpu.csv": ("breakdown", "csv", {"runs": ["gpu"], "profile": None, "layers": None}),
-    # launches: launch calls, launch-to-start delay, idle time host-bound or not, over the GPU trace (tests/test_launches.py
-    # derives the run's figures); the Ascend run has no host launches: left out with a note
+    # launches: launch calls, launch-to-start delay, idle time host-bound or not, over the GPU trace
+    # (tests/test_launches.py derives the run's figures); the Ascend run has no host launches: left out with a note
     "launches.table": ("launches", "table", {"runs": ["gpu"], "profile": None, "layers": None}),
-    "launches.md": ("launches", "md", {"runs": ["gpu", "gpu_x2", "tiny"], "profile": None, "layers": None, "by": "run"}),
+    "launches.md": ("launches", "md", {"runs": ["gpu", "gpu_x2", "tiny"], "profile": None, "layers": None,
+                                       "by": "run"}),
     "launches.csv": ("launches", "csv", {"runs": ["gpu"], "profile": None, "anchor": "flash_fwd"}),
     "launches.json": ("launches", "json", {"runs": ["gpu"], "profile": None, "anchor": "flash_fwd", "by": "pass",
                                            "window": "full"}),
-    "launches_layer.csv": ("launches", "csv", {"runs": ["gpu_x2"], "profile": None, "anchor": "flash_fwd", "by": "layer",
-                                               "window": "full"}),
+    "launches_layer.csv": ("launches", "csv", {"runs": ["gpu_x2"], "profile": None, "anchor": "flash_fwd",
+                                               "by": "layer", "window": "full"}),
     "timeline.table": ("timeline", "table", {}),
     "timeline.md": ("timeline", "md", {"window": "full"}),
     "timeline.csv": ("timeline", "csv", {"timeline_layers": [1]}),
@@ -113,11 +115,12 @@ CASES = {
     "passes.html.json": ("passes", "html", {}),
     "layers.html.json": ("layers", "html", {"pass_spec": "all", "window": "full"}),
     "layers_mean.html.json": ("layers", "html", {"runs": ["tiny_jitter"], "pass_spec": "mean"}),
-    "layers_clusters.html.json": ("layers", "html", {"pass_spec": "all", "window": "full", "layers": None, "clusters": True,
-                                                     "config": os.path.join(os.path.dirname(__file__), "data", "tiny_config.json")}),
+    "layers_clusters.html.json": ("layers", "html", {"pass_spec": "all", "window": "full", "layers": None,
+                                                     "clusters": True, "config": TINY_CONFIG}),
     "kernels.html.json": ("kernels", "html", {"pass_spec": "3", "window": "full", "top": 0}),
     "kernels_flow.html.json": ("kernels", "html", {"pass_spec": "3", "layer": 0, "flow": True}),
-    "kernels_compare.html.json": ("kernels", "html", {"pass_spec": "3", "window": "full", "layer": 0, "compare_layer": 1}),
+    "kernels_compare.html.json": ("kernels", "html", {"pass_spec": "3", "window": "full", "layer": 0,
+                                                     "compare_layer": 1}),
     "timeline.html.json": ("timeline", "html", {}),
     "modules.html.json": ("modules", "html", {"runs": ["gpu"], "profile": None, "anchor": "flash_fwd", "layers": 2}),
     "compare.html.json": ("compare", "html", {"runs": ["tiny", "tiny_x2"], "pass_spec": "3", "by": "category"}),
@@ -125,7 +128,8 @@ CASES = {
                                                      "window": "full"}),
     "cores.html.json": ("cores", "html", {"runs": ["cores"], "per_core": True}),
     "breakdown.html.json": ("breakdown", "html", {"runs": ["tiny_x2"], "by": "layer", "window": "full"}),
-    "launches.html.json": ("launches", "html", {"runs": ["gpu", "gpu_x2"], "profile": None, "layers": None, "by": "run"}),
+    "launches.html.json": ("launches", "html", {"runs": ["gpu", "gpu_x2"], "profile": None, "layers": None,
+                                                "by": "run"}),
     "launches_kernel.html.json": ("launches", "html", {"runs": ["gpu"], "profile": None, "anchor": "flash_fwd"}),
 }
 
@@ -191,5 +195,6 @@ def test_every_report_and_format_has_a_golden_case():
 
 def test_no_stray_golden_files():
     """A golden file no case writes is a test that silently stopped running."""
-    stray = {f for f in os.listdir(GOLDEN) if os.path.isfile(os.path.join(GOLDEN, f))} - set(CASES) - set(_other_cases())
+    files = {f for f in os.listdir(GOLDEN) if os.path.isfile(os.path.join(GOLDEN, f))}
+    stray = files - set(CASES) - set(_other_cases())
     assert not stray

@@ -79,7 +79,8 @@ def test_negative_durations_in_a_datasets_files_are_refused(ds):
     rel = json.loads((folder / dataset.MANIFEST).read_text())["runs"][0]["files"]["kernels_raw"]
     path = str(folder / rel)
     con = duckdb.connect()
-    con.execute(f"COPY (SELECT * REPLACE (-dur_ns AS dur_ns) FROM read_parquet('{path}')) TO '{path}.new' (FORMAT parquet)")
+    con.execute(f"COPY (SELECT * REPLACE (-dur_ns AS dur_ns) FROM read_parquet('{path}')) "
+                f"TO '{path}.new' (FORMAT parquet)")
     con.close()
     os.replace(path + ".new", path)
     assert "expected durations of 0 or more" in _refused(folder)

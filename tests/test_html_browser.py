@@ -126,7 +126,8 @@ TABLE_JS = """(function () {
   var t = document.getElementById("rows");
   var text = function (c) { return c.textContent; };
   return [Array.prototype.map.call(t.tHead.rows[0].cells, text),
-          Array.prototype.map.call(t.tBodies[0].rows, function (r) { return Array.prototype.map.call(r.cells, text); })];
+          Array.prototype.map.call(t.tBodies[0].rows,
+                                   function (r) { return Array.prototype.map.call(r.cells, text); })];
 })()"""
 MARKS_JS = """(function () {
   var out = {};

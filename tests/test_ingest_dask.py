@@ -10,7 +10,8 @@ import pytest
 import tiny_kineto
 from helpers import cli
 
-distributed = pytest.importorskip("distributed", reason="dask.distributed is not installed (the dask extra: pip install 'tracedb[dask]')")
+distributed = pytest.importorskip(
+    "distributed", reason="dask.distributed is not installed (the dask extra: pip install 'tracedb[dask]')")
 
 PER_RUN = ("SELECT r.name, r.tags, r.content_hash, count(k.dur_ns) AS n, sum(k.dur_ns) AS dur "
            "FROM runs r LEFT JOIN kernels k USING (run_id) GROUP BY ALL ORDER BY r.name")

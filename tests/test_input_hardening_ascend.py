@@ -209,7 +209,8 @@ def test_mixed_line_ends_keep_line_numbers_in_errors(db, tmp_path):
     lines = csv_bytes(rows).split(b"\n")[:-1]
     mixed = b"\r\n".join(lines[:500]) + b"\r\n" + b"\n".join(lines[500:]) + b"\n"
     f = write(tmp_path / "k.csv", mixed)
-    assert refused(db, f) == f"error: {f}: line 2082: column 'Start Time(us)' is '12x.5'; expected a number of microseconds"
+    assert refused(db, f) == (f"error: {f}: line 2082: column 'Start Time(us)' is '12x.5'; "
+                              "expected a number of microseconds")
 
 
 def test_mixed_line_ends_in_one_op_summary_slice(tmp_path, db):
@@ -376,7 +377,8 @@ def test_profiler_info_field_of_wrong_type_or_range(db, tmp_path, info, why):
                                        "profiler_info JSON (3 levels)"),
     (b'{"config": {"experimental', "line 1 column 13: not valid JSON (Unterminated string starting at); expected "
                                    "torch_npu's profiler_info JSON"),
-    (b'{"x": "' + b"a" * (2 << 20) + b'"}', "larger than 1 MiB; expected torch_npu's profiler_info JSON (about 1.5 KB)"),
+    (b'{"x": "' + b"a" * (2 << 20) + b'"}',
+     "larger than 1 MiB; expected torch_npu's profiler_info JSON (about 1.5 KB)"),
     (b'{"rank_id": 1' + b"0" * 5000 + b"}", "a number of more than 4300 digits; expected torch_npu's profiler_info "
                                             "JSON"),
     (b'{"cann_version": "8.0\xff"}', "byte offset 21: invalid UTF-8; expected a JSON text file"),
@@ -539,7 +541,8 @@ UNPACK = "tracedb reads plain or gzip-compressed traces: decompress it first wit
      "cannot read the SQLite database (file is not a database); expected a profiler's SQLite export"),
     ("t.json", b"", "empty file; expected a trace (a Chrome trace JSON object or event array)"),
     ("t.json.gz", b"", "empty file; expected a trace (a Chrome trace JSON object or event array)"),
-    ("t.json.gz", gzip.compress(b"", mtime=0), "gzip-compressed empty file; expected a gzip-compressed Chrome trace JSON"),
+    ("t.json.gz", gzip.compress(b"", mtime=0),
+     "gzip-compressed empty file; expected a gzip-compressed Chrome trace JSON"),
     ("k.csv.gz", gzip.compress(b"Step Id,Name,Start Time(us),Duration(us)\n", mtime=0),
      "gzip-compressed data that is not a JSON trace (it starts with 'Step Id,Name,Start Time(us),Duration(us)'); "
      "tracedb reads gzip only for Chrome trace JSON: decompress it first with `gzip -d`"),

@@ -114,7 +114,8 @@ def test_real_communication_matrix_in_global_ranks(tmp_path):
     cli("ingest", folder, "--db", db, "--name", "mega")
     con = duckdb.connect(db, read_only=True)
     try:
-        got = con.execute("SELECT DISTINCT r.rank, m.src_rank, m.dst_rank, m.src_global, m.dst_global FROM comm_matrix m "
+        got = con.execute("SELECT DISTINCT r.rank, m.src_rank, m.dst_rank, m.src_global, m.dst_global "
+                          "FROM comm_matrix m "
                           "JOIN runs r USING (run_id) JOIN run_groups g ON g.run_id = m.run_id "
                           "AND g.group_desc = 'pp' AND g.group_name LIKE 'group_name_%' "
                           "WHERE m.src_rank <> m.dst_rank ORDER BY ALL").fetchall()
@@ -134,10 +135,12 @@ def test_synthetic_comm_only_rank_in_the_breakdown(tmp_path):
     info = {"Transit Time(ms)": 0.1, "Wait Time(ms)": 0.0, "Synchronization Time(ms)": 0.0, "Idle Time(ms)": 0,
             "Wait Time Ratio": 0, "Synchronization Time Ratio": 0}
     (pt / "communication.json").write_text(json.dumps({"step1": {"collective": {
-        "hcom_allReduce__001_1_1@77": {"Communication Time Info": {"Start Timestamp(us)": 1000.25, "Elapse Time(ms)": 0.0005,
-                                                                    **info}, "Communication Bandwidth Info": {}},
-        "hcom_allReduce__002_1_1@77": {"Communication Time Info": {"Start Timestamp(us)": 1000.5, "Elapse Time(ms)": 0.001,
-                                                                    **info}, "Communication Bandwidth Info": {}}}}}))
+        "hcom_allReduce__001_1_1@77": {
+            "Communication Time Info": {"Start Timestamp(us)": 1000.25, "Elapse Time(ms)": 0.0005, **info},
+            "Communication Bandwidth Info": {}},
+        "hcom_allReduce__002_1_1@77": {
+            "Communication Time Info": {"Start Timestamp(us)": 1000.5, "Elapse Time(ms)": 0.001, **info},
+            "Communication Bandwidth Info": {}}}}}))
     db = str(tmp_path / "c.duckdb")
     cli("ingest", str(pt.parent), "--db", db, "--name", "r5")
     r = cli("report", "breakdown", "--db", db, "--run", "r5", "--format", "csv")

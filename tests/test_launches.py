@@ -223,8 +223,8 @@ def test_tiny_gpu_trace_by_run(store):
     24); between the passes 91.5-1010 (gemm launched at 1002: host-bound 910.5, other 8)."""
     (row,) = rows(store, "--run", "gpu", "--by", "run")
     got = typed(row)
-    assert (got["span_us"], got["free_us"], got["host_bound_idle_us"], got["other_idle_us"], got["unknown_idle_us"]) == \
-        (D("1081.5"), D("1018.5"), D("942.5"), D(28), D(48))
+    idle = ("span_us", "free_us", "host_bound_idle_us", "other_idle_us", "unknown_idle_us")
+    assert tuple(got[c] for c in idle) == (D("1081.5"), D("1018.5"), D("942.5"), D(28), D(48))
     assert (got["kernels"], got["launched"], got["gaps"], got["host_bound_gaps"]) == (10, 8, 9, 3)
     # delays: gemm 8 (4 times), flash 15 (4 times): nearest rank p50 = 4th of 8 = 8, p95 = 8th = 15
     assert (got["delay_p50_us"], got["delay_p95_us"], got["delay_max_us"]) == (D(8), D(15), D(15))

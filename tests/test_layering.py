@@ -1,5 +1,6 @@
 """Dependencies run one way: the package root's API -> cli -> engine -> ingest, sql -> the ground modules
-(errors, version, patterns, atomic, shown); inside the engine, room by room (tracedb/engine/__init__.py); no import cycles.
+(errors, version, patterns, atomic, shown); inside the engine, room by room (tracedb/engine/__init__.py); no
+import cycles.
 
 Every `import` and `from ... import` of the package's modules is read with `ast` (those inside functions
 too: a lazy import is still a dependency), the package root included, so a wrong-way or circular import fails
@@ -9,7 +10,8 @@ import os
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # A module may import modules of its own layer or a lower one.
-LAYER = {"__init__": 4, "cli": 3, "engine": 2, "ingest": 1, "sql": 1, "errors": 0, "version": 0, "patterns": 0, "atomic": 0, "shown": 0}
+LAYER = {"__init__": 4, "cli": 3, "engine": 2, "ingest": 1, "sql": 1,
+         "errors": 0, "version": 0, "patterns": 0, "atomic": 0, "shown": 0}
 # Inside the engine a room may import its own modules and the rooms of a lower rank; rooms of one rank are
 # independent of each other. The engine's own top modules (api, demo) sit above every room.
 ROOM = {"store": 0, "rendering": 0, "loading": 1, "segmentation": 1, "jobs": 2, "reports": 3, "exports": 3}
@@ -37,7 +39,8 @@ def _modules():
 
 
 def _imports(path, modules):
-    """The package modules `path` imports (`from tracedb.engine import segment` -> tracedb.engine.segmentation.segment)."""
+    """The package modules `path` imports
+    (`from tracedb.engine import segment` -> tracedb.engine.segmentation.segment)."""
     found = set()
     for node in ast.walk(ast.parse(open(path, encoding="utf-8").read())):
         names = []
@@ -121,7 +124,8 @@ def test_no_import_cycles():
 def test_the_checks_see_the_package():
     """The walk finds the modules it must judge (an empty graph would pass every check above)."""
     graph = _graph()
-    assert {"tracedb.cli.app", "tracedb.engine.reports.registry", "tracedb.engine.segmentation.segment", "tracedb.sql"} <= set(graph)
+    assert {"tracedb.cli.app", "tracedb.engine.reports.registry", "tracedb.engine.segmentation.segment",
+            "tracedb.sql"} <= set(graph)
     assert "tracedb.engine.segmentation.segment" in graph["tracedb.engine.reports.registry"]
     assert {"tracedb", "tracedb.version", "tracedb.engine.store.connect"} <= set(graph)
     assert "tracedb.engine.store.connect" in graph["tracedb"]   # the root's lazy imports are seen

@@ -116,6 +116,9 @@ def test_roles_number_distinct_instances_and_group_calls_of_one(con, tmp_path):
     sql.run(con, "attribute_scope_runs", {"run_ids": [1]})
     sql.run(con, "attribute_modules", {"run_ids": [1]})
     got = con.execute("SELECT module, module_path FROM _attr ORDER BY launch_ns").fetchall()
-    assert got == [("Model/Layer/Linear#0", "Model_0/Layer_0/Linear_0"), ("Model/Layer/Linear#1", "Model_0/Layer_0/Linear_1"),
-                   ("Model/Layer/Linear#0", "Model_0/Layer_1/Linear_2"), ("Model/Layer/Linear#1", "Model_0/Layer_1/Linear_3"),
-                   ("Model/Graph", "Model_0/Graph_0"), ("Model/Graph", "Model_0/Graph_0"), ("Model/Graph", "Model_0/Graph_0")]
+    assert got == [("Model/Layer/Linear#0", "Model_0/Layer_0/Linear_0"),
+                   ("Model/Layer/Linear#1", "Model_0/Layer_0/Linear_1"),
+                   ("Model/Layer/Linear#0", "Model_0/Layer_1/Linear_2"),
+                   ("Model/Layer/Linear#1", "Model_0/Layer_1/Linear_3"),
+                   ("Model/Graph", "Model_0/Graph_0"), ("Model/Graph", "Model_0/Graph_0"),
+                   ("Model/Graph", "Model_0/Graph_0")]

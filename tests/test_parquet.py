@@ -17,7 +17,8 @@ from tracedb import sql
 from tracedb.engine.store import dataset
 
 REPORTS = [
-    ["report", "layers", "--run", "tiny", "--profile", "qwen3-npu", "--layers", "2", "--pass", "all", "--format", "csv"],
+    ["report", "layers", "--run", "tiny", "--profile", "qwen3-npu", "--layers", "2", "--pass", "all",
+     "--format", "csv"],
     ["report", "modules", "--run", "gpu", "--by", "module", "--format", "csv"],
     ["report", "compare", "--run", "tiny", "--run", "tiny_x2", "--profile", "qwen3-npu", "--layers", "2",
      "--pass", "3", "--by", "kernel", "--format", "md"],
@@ -83,7 +84,8 @@ def test_the_manifest_names_runs_tables_views_and_schema_version(store, exported
     assert [(r["run_id"], r["name"]) for r in m["runs"]] == [(1, "tiny"), (2, "gpu"), (3, "tiny_x2")]
     assert m["runs"][2]["tags"] == {"hw": "slow"}
     assert m["tables"]["kernels_raw"]["columns"]["start_ns"] == "BIGINT"
-    assert m["tables"]["kernels_raw"]["partition_by"] == "run_id" and m["tables"]["kernel_names"]["partition_by"] is None
+    assert m["tables"]["kernels_raw"]["partition_by"] == "run_id"
+    assert m["tables"]["kernel_names"]["partition_by"] is None
     views = {v["name"]: v["sql"] for v in m["views"]}
     assert {"kernels", "run_kernels", "run_summary", "kernel_stats"} <= set(views)
     assert views["kernels"].startswith("CREATE VIEW kernels")
@@ -175,7 +177,8 @@ def test_ingest_to_a_dataset_equals_the_store(store, tmp_path):
     for args in REPORTS[:3]:
         assert cli(*args[:2], "--db", store, *args[2:]).stdout == cli(*args[:2], "--db", f"{d}/", *args[2:]).stdout
     c = tiny_trace.write(tmp_path / "c.csv", dur_factor=3)
-    assert_one_line_error(cli("ingest", c, "--to", d, "--name", "tiny", check=False), "already exists with other content")
+    assert_one_line_error(cli("ingest", c, "--to", d, "--name", "tiny", check=False),
+                          "already exists with other content")
     assert "replaced run 'tiny'" in cli("ingest", c, "--to", d, "--name", "tiny", "--replace").stdout
     m = dataset.read_manifest(str(d))
     assert [(r["run_id"], r["name"]) for r in m["runs"]] == [(2, "gpu"), (3, "tiny_x2"), (4, "tiny")]

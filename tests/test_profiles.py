@@ -33,12 +33,14 @@ def test_expected_builtins_and_anchors():
 
 
 NPU = [  # (kernel name, op type) -> category under qwen3-npu
-    ("aclnnFusedInferAttentionScoreV3_FusedInferAttentionScore_FusedInferAttentionScore", "FusedInferAttentionScore", "attention"),
+    ("aclnnFusedInferAttentionScoreV3_FusedInferAttentionScore_FusedInferAttentionScore", "FusedInferAttentionScore",
+     "attention"),
     ("aclnnMatmul_MatMulV3Common_MatMulV3", "MatMulV3", "gemm"),
     ("aclnnMatmul_MatMulCommon_MatMulV2", "MatMulV2", "gemm"),
     ("aclnnQuantMatmulV4_QuantBatchMatmulV3_QuantBatchMatmulV3", "QuantBatchMatmulV3", "gemm_quant"),
     ("aclnnGroupedMatmulV4_GroupedMatmul_GroupedMatmul", "GroupedMatmul", "moe"),
-    ("aclnnMoeDistributeDispatch_MoeDistributeDispatch_MoeDistributeDispatch", "MoeDistributeDispatch", "communication"),
+    ("aclnnMoeDistributeDispatch_MoeDistributeDispatch_MoeDistributeDispatch", "MoeDistributeDispatch",
+     "communication"),
     ("hcom_allReduce__428_0_1", "hcom_allReduce_", "communication"),
     ("RmsNorm", "RmsNorm", "norm"),
     ("aclnnAddRmsNorm_AddRmsNorm_AddRmsNorm", "AddRmsNorm", "norm"),
@@ -119,7 +121,8 @@ def test_unknown_profile_lists_builtins():
 def test_model_config_layers_and_types(tmp_path):
     f = tmp_path / "config.json"
     f.write_text('{"num_hidden_layers": 4, "compress_ratios": [0, 4, 128, 4]}')
-    assert profiles.model_config(str(f)) == {"layers": 4, "layer_types": ["FULL_ATTN", "C4_LIGHT", "C128_HEAVY", "C4_LIGHT"]}
+    assert profiles.model_config(str(f)) == {"layers": 4,
+                                             "layer_types": ["FULL_ATTN", "C4_LIGHT", "C128_HEAVY", "C4_LIGHT"]}
     f.write_text('{"num_hidden_layers": 3, "first_k_dense_replace": 1, "n_routed_experts": 256}')
     assert profiles.model_config(str(f))["layer_types"] == ["dense", "moe", "moe"]
     f.write_text('{"hidden_size": 3}')

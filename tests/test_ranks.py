@@ -38,7 +38,8 @@ def exact_offsets(monkeypatch):
             return tracedb.engine.jobs.align.Alignment(offsets={r: 0 for r in run_ids})
         names = dict(con.execute("SELECT run_id, name FROM runs").fetchall())
         off = {r: -tiny_job.CLOCK_US[int(names[r][-1])] * 1000 for r in run_ids}
-        return tracedb.engine.jobs.align.Alignment(offsets=off, residual_ns=0, aligned=True, note="clocks aligned (test)")
+        return tracedb.engine.jobs.align.Alignment(offsets=off, residual_ns=0, aligned=True,
+                                                   note="clocks aligned (test)")
     import tracedb.engine.jobs.ranks as ranks
     monkeypatch.setattr(ranks.align, "rank_offsets", offsets)
 
@@ -413,8 +414,9 @@ def test_a_rank_without_kernels_is_placed_by_its_collectives(tmp_path):
     con = tracedb.connect(db)
     try:
         rid = con.execute("SELECT run_id FROM runs WHERE name = 'gb-rank2'").fetchone()[0]
-        ops = con.execute("SELECT start_ns, dur_ns FROM kernels WHERE run_id = $r AND name LIKE 'ncclDevKernel_AllReduce%' "
-                          "ORDER BY start_ns", {"r": rid}).fetchall()
+        ops = con.execute("SELECT start_ns, dur_ns FROM kernels "
+                          "WHERE run_id = $r AND name LIKE 'ncclDevKernel_AllReduce%' ORDER BY start_ns",
+                          {"r": rid}).fetchall()
         con.execute("DELETE FROM trace_events WHERE run_id = $r AND kind IS NOT NULL", {"r": rid})
         for i, (start, dur) in enumerate(ops):
             con.execute("INSERT INTO comm_ops (run_id, step, op_class, op_name, comm_group, start_ns, elapse_ns) "

@@ -293,8 +293,10 @@ def test_h100_vs_mi300_by_module_uses_report_modules_attribution(qwen15):
     db, _ = qwen15
     got, _ = compare_rows(db, "module")
     for run in ("h100", "mi300"):
-        out = cli("report", "modules", "--db", db, "--run", run, *QWEN15_SEG, "--by", "module", "--format", "csv").stdout
-        want = {(r["pass"], r["layer"], r["module"], r["kernels"], r["sum_us"]) for r in csv.DictReader(io.StringIO(out))}
+        out = cli("report", "modules", "--db", db, "--run", run, *QWEN15_SEG, "--by", "module",
+                  "--format", "csv").stdout
+        want = {(r["pass"], r["layer"], r["module"], r["kernels"], r["sum_us"])
+                for r in csv.DictReader(io.StringIO(out))}
         assert {(r["pass"], r["layer"], r["module"], r["kernels"], r["sum_us"]) for r in got if r["run"] == run} == want
     # pass 1 was recorded with modules: per layer the same module roles on both GPUs, the seven projections
     # apart (q, k, v, o: Linear#0-3 of the attention; gate, up, down: Linear#0-2 of the MLP), the two norms
@@ -321,7 +323,8 @@ def test_swimlane_cores_equal_reference(ingested):
     with open(path) as f:
         ev = json.load(f)["traceEvents"]
     pname = {e["pid"]: e["args"]["name"] for e in ev if e.get("ph") == "M" and e.get("name") == "process_name"}
-    tname = {(e["pid"], e["tid"]): e["args"]["name"] for e in ev if e.get("ph") == "M" and e.get("name") == "thread_name"}
+    tname = {(e["pid"], e["tid"]): e["args"]["name"]
+             for e in ev if e.get("ph") == "M" and e.get("name") == "thread_name"}
     per = {}
     for e in ev:
         key = (e.get("pid"), e.get("tid"))
@@ -414,7 +417,8 @@ def test_timeline_counts_from_the_traces_first_event_as_perfetto_does(ingested):
 @pytest.mark.slow
 def test_runs_lists_the_device_name_and_npu_for_per_core_traces(tmp_path):
     db = str(tmp_path / "d.duckdb")
-    cli("ingest", real_trace("amd-tracelens", "h100", "Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"), "--db", db, "--name", "h")
+    cli("ingest", real_trace("amd-tracelens", "h100", "Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"),
+        "--db", db, "--name", "h")
     cli("ingest", real_trace(*SWIMLANE), "--db", db, "--name", "s")
     rows = {r["run"]: r["device"] for r in csv.DictReader(io.StringIO(cli("runs", "--db", db, "-f", "csv").stdout))}
     assert rows == {"h": "NVIDIA H100 80GB HBM3", "s": "npu"}

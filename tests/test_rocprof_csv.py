@@ -23,7 +23,8 @@ def test_one_run_per_gpu_with_exact_ns(tmp_path, db_path):
     assert [line.split(":")[0] for line in r.stdout.splitlines()] == ["ingested run '908_kernel_trace-gpu0'",
                                                                       "ingested run '908_kernel_trace-gpu1'"]
     want = rs.expected(cap)
-    assert rs.per_run(db_path) == [(f"908_kernel_trace-gpu{g}", g, rs.GPU_NAME, "rocprof-csv", *want[g]) for g in (0, 1)]
+    assert rs.per_run(db_path) == [(f"908_kernel_trace-gpu{g}", g, rs.GPU_NAME, "rocprof-csv", *want[g])
+                                   for g in (0, 1)]
     con = tracedb.connect(db_path, read_only=True)
     first = con.execute("SELECT kind, name, start_ns, dur_ns, device_id, stream_id, correlation_id, grid, block, "
                         "shared_mem_bytes FROM kernels WHERE run_id = 1 ORDER BY start_ns LIMIT 2").fetchall()

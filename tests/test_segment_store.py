@@ -61,8 +61,8 @@ def test_the_plain_duckdb_cli_reads_kernel_layers_with_the_runs_columns(segmente
 def test_segmenting_again_replaces_the_assignment_and_records_the_options(segmented):
     cli("segment", "--db", segmented, "--run", "tiny", *SEG, "--window", "strict")
     rows = cli("sql", "--db", segmented, "--format", "csv",
-               "select count(*) as n, count(pass) as in_pass, count(*) filter (where pass is not null and layer is null) "
-               "as prologue from kernel_segments").stdout
+               "select count(*) as n, count(pass) as in_pass, "
+               "count(*) filter (where pass is not null and layer is null) as prologue from kernel_segments").stdout
     # 60 kernels, still one row each; strict: 7 per pass (6 in layer 0, the anchor of layer 1), no prologue
     assert rows.splitlines()[1] == "60,28,0"
     opts = cli("sql", "--db", segmented, "--format", "csv",

@@ -39,7 +39,7 @@ def test_count_and_gap_based_passes_agree_on_tiny(tiny):
     _, by_count = passes(tiny, anchor="FusedInferAttentionScore", layers=2)
     _, by_gap = passes(tiny, anchor="FusedInferAttentionScore")
     assert by_count == by_gap
-    assert [(p, a, part) for p, a, part, _, _ in by_count] == [(0, 2, False), (1, 2, False), (2, 2, False), (3, 2, False)]
+    assert [(p, a, part) for p, a, part, _, _ in by_count] == [(p, 2, False) for p in range(4)]
     # pass 3 strict window: first anchor at T0 + 3000 + 20 us, last anchor ends at T0 + 3000 + 60 us
     t3 = tiny_trace.T0_NS + 3_000_000
     assert by_count[3][3:] == (t3 + 20_000, t3 + 60_000)
@@ -149,7 +149,8 @@ def test_a_full_window_stops_before_the_backward_pass(con, tmp_path):
     anchors_at(con, tmp_path, "train", [0, 10], extra=[("F", 15), ("AGrad", 30), ("MatMulGrad", 40), ("F", 50)])
     b = segment.bind(con, segment.Options(runs=["train"], anchor="^A$", window="full"))
     segment.find_passes(con, b)
-    t0 = con.execute("SELECT min(start_ns) FROM kernels k JOIN runs r USING (run_id) WHERE r.name = 'train'").fetchone()[0]
+    t0 = con.execute("SELECT min(start_ns) FROM kernels k JOIN runs r USING (run_id) "
+                     "WHERE r.name = 'train'").fetchone()[0]
     assert con.execute("SELECT win_start - $t, win_end - $t FROM _windows", {"t": t0}).fetchall() == [(0, 15_000)]
     assert b.phase == "forward"
     assert b.notes[0].startswith("run 'train': a training trace: forward 3 kernels (0.003 ms), backward 3 kernels")
@@ -205,7 +206,8 @@ def test_no_steady_pass_lists_layer0_walls(con, tmp_path):
     # layer-0 wall in the full window (anchor start to that kernel's end: 2 + d us) never settles within 5 %
     rows = []
     for p, d in enumerate([10, 15, 22, 33]):
-        rows += [["A", "A", "AI_CORE", f"{p * 1000}.000", "1.000"], ["B", "B", "AI_CORE", f"{p * 1000 + 2}.000", f"{d}.000"]]
+        rows += [["A", "A", "AI_CORE", f"{p * 1000}.000", "1.000"],
+                 ["B", "B", "AI_CORE", f"{p * 1000 + 2}.000", f"{d}.000"]]
     tracedb.ingest_trace(con, write_csv(tmp_path / "s.csv", HEADER, rows), name="s")
     b, _ = passes(con, runs=["s"], anchor="^A$", layers=1, window="full")
     with pytest.raises(UsageError, match=r"no steady pass.*0: 12\.000, 1: 17\.000, 2: 24\.000, 3: 35\.000"):
@@ -236,7 +238,8 @@ def test_mean_takes_the_steady_passes_near_the_median(con, tmp_path):
 
 def test_a_simulated_run_has_no_cold_start(con, tmp_path):
     import tiny_simulated
-    tracedb.ingest_trace(con, tiny_simulated.write(tmp_path / "s.json", passes=2), name="sim", tags={"kind": "simulated"})
+    tracedb.ingest_trace(con, tiny_simulated.write(tmp_path / "s.json", passes=2), name="sim",
+                         tags={"kind": "simulated"})
     tracedb.ingest_trace(con, tiny_simulated.write(tmp_path / "u.json", passes=3), name="untagged")
     b, _ = passes(con, runs=["sim"], anchor="FusedInferAttentionScore", layers=2)
     assert segment.select_passes(con, b, "steady") == [(b.run_ids[0], 0)]
@@ -254,7 +257,8 @@ def test_anchor_fallback_of_dsv4(con, tmp_path):
     segment.find_passes(con, b)
     segment.assign(con, b, segment.select_passes(con, b, "all"))
     # 4 anchors, 2 blocks per layer -> layers 0, 0, 1, 1 with halves 0, 1, 0, 1
-    assert con.execute("SELECT layer, half FROM _assigned ORDER BY start_ns").fetchall() == [(0, 0), (0, 1), (1, 0), (1, 1)]
+    assert con.execute("SELECT layer, half FROM _assigned ORDER BY start_ns").fetchall() == [
+        (0, 0), (0, 1), (1, 0), (1, 1)]
 
 
 def test_overlapping_kernels_on_two_streams_assign_by_start(con, tmp_path):
@@ -307,7 +311,8 @@ def test_the_proposal_takes_alternating_variants_as_one_anchor(con, tmp_path):
     for p in range(2):
         for layer in range(6):
             t = p * 1000 + layer * 20
-            ks += [(f"kernel_unified_attention_{2 if layer % 2 == 0 else 3}d", t), ("gemm_x", t + 5), ("gemm_y", t + 10)]
+            attention = f"kernel_unified_attention_{2 if layer % 2 == 0 else 3}d"
+            ks += [(attention, t), ("gemm_x", t + 5), ("gemm_y", t + 10)]
     b = proposal(con, tmp_path, "vllm", ks)
     assert b.anchor == "^(kernel_unified_attention_2d|kernel_unified_attention_3d)$"
     assert "2 variants of one attention kernel, one per layer, seen 6 times in 2 of 2 passes" in b.notes[0]

@@ -271,7 +271,8 @@ def observed(tmp_path_factory):
                 code = last_code(text)
                 p = {k: v for k, v in (params or {}).items() if f"${k}" in code}
                 seen.setdefault((name, obj), []).append(result_columns(con, code, p))
-                cur = con.execute(code, p) if p else con.execute(code)   # the caller reads the result of the file's last statement
+                # the caller reads the result of the file's last statement
+                cur = con.execute(code, p) if p else con.execute(code)
             else:
                 got = describe(con, obj)
                 if got is not None:

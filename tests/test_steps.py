@@ -110,7 +110,8 @@ def test_real_megatron_stage_splits_into_two_microbatches(tmp_path):
     con = _real(tmp_path, "ascend-msinsight/st_level2_qwen3_megatron/rank_0_ascend_pt")
     rows = _passes(con)
     assert [(r["phase"], int(r["anchors"]), r["step"], r["microbatch"]) for r in rows] == [
-        ("forward", 14, "13", "0"), ("forward", 14, "13", "1"), ("backward", 14, "13", "0"), ("backward", 14, "13", "1")]
+        ("forward", 14, "13", "0"), ("forward", 14, "13", "1"),
+        ("backward", 14, "13", "0"), ("backward", 14, "13", "1")]
 
 
 @pytest.mark.slow

@@ -76,7 +76,8 @@ def test_alexnet_trace_view_equals_its_kernel_details():
     tracedb.ingest_trace(con, f"{folder}/kernel_details.csv", name="kd")
     # kernel_details.csv: 191 kernels, 108,841.491 us; trace_view.json has sub-ns durations (55.1610625 us)
     # where the CSV has 3 decimals: within 1 ns a kernel
-    (n_tv, us_tv), (n_kd, us_kd) = con.execute("SELECT kernels, device_us FROM run_summary ORDER BY run").fetchall()[::-1]
+    (n_tv, us_tv), (n_kd, us_kd) = con.execute("SELECT kernels, device_us FROM run_summary "
+                                               "ORDER BY run").fetchall()[::-1]
     assert n_tv == n_kd == 191 and abs(us_tv - us_kd) <= 0.191 and str(us_kd) == "108841.491"
     # every kernel pairs with one of the CSV by name and start (within 1 ns), its duration within 1 ns
     paired = con.execute(
