@@ -215,11 +215,11 @@ def test_gpu_communication_kernels_are_recognised(profile):
     """NCCL/RCCL, DeepEP, custom all-reduce, userbuffers and MoE all-to-all kernels are in the communication
     category (what every report, breakdown included, counts as communication); their neighbours are not."""
     from tracedb.engine.segmentation import profiles
-    from tracedb.engine.segmentation import segment
+    from tracedb.engine.segmentation import categories
     con = tracedb.connect(":memory:")
     try:
         names = GPU_COMMUNICATION + GPU_NOT_COMMUNICATION
-        got = segment.categorize(con, profiles.load(profile), [(n, None) for n in names])
+        got = categories.categorize(con, profiles.load(profile), [(n, None) for n in names])
     finally:
         con.close()
     assert got[:len(GPU_COMMUNICATION)] == ["communication"] * len(GPU_COMMUNICATION)

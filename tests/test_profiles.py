@@ -4,7 +4,7 @@ import duckdb
 import pytest
 
 from tracedb.engine.segmentation import profiles
-from tracedb.engine.segmentation import segment
+from tracedb.engine.segmentation import categories
 from tracedb.errors import UsageError
 
 
@@ -74,17 +74,17 @@ GPU = [  # DeepSeek H800/B200 kernel names -> category under dsv3-gpu
 
 
 def test_npu_categories():
-    got = segment.categorize(duckdb.connect(), profiles.load("qwen3-npu"), [(n, o) for n, o, _ in NPU])
+    got = categories.categorize(duckdb.connect(), profiles.load("qwen3-npu"), [(n, o) for n, o, _ in NPU])
     assert got == [c for _, _, c in NPU]
 
 
 def test_gpu_categories():
-    got = segment.categorize(duckdb.connect(), profiles.load("dsv3-gpu"), [(n, None) for n, _ in GPU])
+    got = categories.categorize(duckdb.connect(), profiles.load("dsv3-gpu"), [(n, None) for n, _ in GPU])
     assert got == [c for _, c in GPU]
 
 
 def test_dsv4_own_categories_come_first():
-    got = segment.categorize(duckdb.connect(), profiles.load("dsv4-gpu"),
+    got = categories.categorize(duckdb.connect(), profiles.load("dsv4-gpu"),
                              [("mhc_post_tilelang_kernel", None), ("hadamard_transform_kernel", None)])
     assert got == ["mhc", "hadamard"]
 
@@ -96,7 +96,7 @@ def test_user_profile_file_extends_builtin(tmp_path):
     p = profiles.load(str(f))
     assert (p.name, p.anchor, p.layers) == ("mine", "MyAttn", 3)
     assert p.categories[0] == "my_attn" and p.categories[-1] == "other"
-    assert segment.categorize(duckdb.connect(), p, [("MyAttn", None), ("RmsNorm", "RmsNorm")]) == ["my_attn", "norm"]
+    assert categories.categorize(duckdb.connect(), p, [("MyAttn", None), ("RmsNorm", "RmsNorm")]) == ["my_attn", "norm"]
 
 
 @pytest.mark.parametrize("text, message", [
@@ -132,10 +132,10 @@ def test_model_config_layers_and_types(tmp_path):
 
 def test_quantised_expert_gemms_are_moe():
     from tracedb.engine.segmentation import profiles
-    from tracedb.engine.segmentation import segment
+    from tracedb.engine.segmentation import categories
     import tracedb
     con = tracedb.connect(":memory:")
     names = ["_matmul_ogs_NNT_bf16xbf16xmxfp4_128x256x64x1_swiglu", "grouped_gemm_fp8_kernel",
              "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64"]
-    cats = segment.categorize(con, profiles.load("generic"), [(n, None) for n in names])
+    cats = categories.categorize(con, profiles.load("generic"), [(n, None) for n in names])
     assert cats == ["moe", "moe", "gemm"]

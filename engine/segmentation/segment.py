@@ -4,30 +4,19 @@ Every stage is a file in sql/ creating TEMP tables in the session (the store its
 segment_anchors -> segment_passes -> segment_windows -> segment_assign. This module only decides
 parameters, checks them, explains the pass split in notes, and picks passes (`N`, `all`, `steady`,
 `auto`, `mean`)."""
-import re
 import statistics
 from dataclasses import dataclass, field, replace
 
 from tracedb import sql
 from tracedb.engine.segmentation import profiles
+from tracedb.engine.segmentation.anchors import (PASS_BREAK_JUMP, anchor_breaks, find_phases, phase_of_anchor,
+                                                 pick_anchor, propose_anchor)
+from tracedb.engine.segmentation.categories import categorize_kernels, load_rules
 from tracedb.patterns import check_regex
 from tracedb.engine.store.connect import resolve_runs
 from tracedb.errors import NoAnchor, UsageError
 
 STEADY_TOLERANCE = 0.05   # --pass steady: layer-0 wall within 5 % of the previous pass's
-# A pass break is an anchor gap at least 2x every gap inside a pass. On real traces a break after a whole
-# pass (last FFN, lm_head, sampling, the next embedding) is 2.2-2.6x the largest gap inside a pass
-# (Qwen1.5 H100 2.2x, MI300X 2.6x); single-pass traces show no jump above 1.03x. Back-to-back training
-# micro-batches (Megatron on Ascend) are only 1.7x apart: they split once --layers gives the count.
-PASS_BREAK_JUMP = 2.0
-# Kernel names of the backward pass (training traces hold both directions).
-BACKWARD = re.compile(r"(?i)(grad|bwd|backward|dgrad|wgrad)")
-# Kernel names of the optimizer step: PyTorch's fused and foreach Adam/AdamW/SGD (multi_tensor_apply, also
-# its grad-norm and scaling kernels), Apex/TransformerEngine FusedAdam, Ascend's ApplyAdamW and friends.
-OPTIMIZER = re.compile(r"(?i)(adam|multi_tensor_apply|optimizer|sgd_|_sgd|lamb_|apply_?momentum|ApplyAdamW|ApplyAdam)")
-# Pipeline-parallel send/receive between stages: HCCL batchSendRecv/send/receive, NCCL SendRecv kernels.
-PIPELINE_P2P = re.compile(r"(?i)(batchSendRecv|^hcom_send|^hcom_receive|SendRecv|ncclDevKernel_Send|ncclDevKernel_Recv|"
-                          r"ncclKernel_Send|ncclKernel_Recv)")
 PHASES = ("forward", "backward")
 
 
@@ -108,7 +97,7 @@ def bind(con, opt: Options) -> Bound:
     names = dict(con.execute("SELECT run_id, name FROM runs WHERE run_id IN (SELECT unnest($ids))",
                              {"ids": ids}).fetchall())
     training, phase_notes = find_phases(con, prof, ids, names)
-    phase = opt.phase or _phase_of_anchor(con, opt.anchor or prof.anchor, training)
+    phase = opt.phase or phase_of_anchor(con, opt.anchor or prof.anchor, training)
     if phase == "backward" and not training:
         raise UsageError("--phase backward: none of the selected runs has backward kernels (a training trace has "
                          "them: names with Grad, Bwd or backward, (B)/(W) annotations, autograd frames)")
@@ -127,7 +116,7 @@ def bind(con, opt: Options) -> Bound:
     if b.layers is not None and b.layers < 1 or b.blocks_per_layer < 1 or b.layer_offset < 0:
         raise UsageError("--layers and --blocks-per-layer must be >= 1, --layer-offset >= 0")
     if not opt.anchor and prof.anchor_fallback:
-        b.anchor = _pick_anchor(con, b, prof.anchor, prof.anchor_fallback)
+        b.anchor = pick_anchor(con, b, prof.anchor, prof.anchor_fallback)
     return b
 
 
@@ -156,188 +145,6 @@ def bind_runs(con, runs, tags=(), profile: str | None = None) -> Bound:
                  blocks_per_layer=1, layer_offset=0, window="full", pass_gap=None)
 
 
-def find_phases(con, prof, run_ids, names) -> tuple[set[int], list[str]]:
-    """_phase (kernel_phases.sql): the phase of every kernel of the training runs among `run_ids`. Returns
-    those runs and a note per run saying how much device time each phase holds and what decided it. Also
-    _p2p_names, the runs' pipeline send/receive names (anchor_breaks.sql)."""
-    _load_rules(con, prof)
-    con.execute("CREATE OR REPLACE TEMP TABLE _names AS SELECT DISTINCT name, op_type FROM kernels "
-                "WHERE run_id IN (SELECT unnest($r))", {"r": run_ids})
-    sql.run(con, "categories")
-    # what the names say, in Python once per distinct name: a pattern bound as a parameter is compiled by
-    # DuckDB again for every row it is matched against (~1.7 ms each for these)
-    kernel_names = [n for (n,) in con.execute("SELECT DISTINCT name FROM _cats WHERE name IS NOT NULL").fetchall()]
-    said = [(n, "backward" if BACKWARD.search(n) else "optimizer" if OPTIMIZER.search(n) else None,
-             "weight" if re.search(r"(?i)wgrad", n) else "input" if re.search(r"(?i)dgrad", n) else None)
-            for n in kernel_names]
-    said = [t for t in said if t[1] or t[2]]
-    con.execute("CREATE OR REPLACE TEMP TABLE _name_phase AS SELECT unnest($n) AS name, unnest($p) AS phase, "
-                "unnest($g) AS grad", {"n": [t[0] for t in said] or [""], "p": [t[1] for t in said] or [None],
-                                       "g": [t[2] for t in said] or [None]})
-    con.execute("CREATE OR REPLACE TEMP TABLE _p2p_names AS SELECT unnest($n)::VARCHAR AS name",
-                {"n": [n for n in kernel_names if PIPELINE_P2P.search(n)]})
-    params = {"run_ids": run_ids}
-    if not sql.run(con, "phase_evidence", params).fetchone()[0]:
-        # an inference trace: no kernel is backward or optimizer work, which kernel_phases.sql would find only
-        # after reading every kernel; over no run it makes the empty _phase at once
-        params["run_ids"] = []
-    sql.run(con, "kernel_phases", params)
-    rows = con.execute("SELECT run_id, phase, evidence, count(*), sum(dur_ns) FROM _phase GROUP BY ALL").fetchall()
-    training = sorted({r[0] for r in rows})
-    notes = []
-    ms = lambda ns: f"{ns / 1e6:,.3f} ms"   # noqa: E731  (notes only)
-    for rid in training:
-        mine = [r for r in rows if r[0] == rid]
-        per_phase = {}
-        for _, ph, _, n, ns in mine:
-            k, t = per_phase.get(ph, (0, 0))
-            per_phase[ph] = (k + n, t + ns)
-        per_ev = {}
-        for _, _, ev, _, ns in mine:
-            per_ev[ev] = per_ev.get(ev, 0) + ns
-        notes.append(f"run '{names[rid]}': a training trace: "
-                     + ", ".join(f"{ph} {per_phase[ph][0]:,} kernels ({ms(per_phase[ph][1])})"
-                                 for ph in ("forward", "backward", "optimizer") if ph in per_phase)
-                     + "; each kernel's phase decided by "
-                     + ", ".join(f"{ev} {ms(per_ev[ev])}" for ev in ("annotation", "autograd", "name", "order")
-                                 if ev in per_ev)
-                     + " (annotation: (F)/(B)/(W) or forward/backward ranges around the launch; autograd: the "
-                       "autograd engine's frames; name: Grad, Bwd, backward, Adam, forward attention; order: "
-                       "the phase of the work around it)")
-    return set(training), notes
-
-
-def _phase_of_anchor(con, anchor: str | None, training: set[int]) -> str:
-    """Forward, unless the given anchor matches only backward kernels of the training runs (an anchor on
-    FlashAttentionScoreGrad asks for backward passes)."""
-    if not anchor or not training:
-        return "forward"
-    # the pattern once per distinct name (materialized: pushed below the DISTINCT it would run per kernel)
-    got = dict(con.execute(
-        "WITH names AS MATERIALIZED (SELECT DISTINCT name, op_type FROM kernels WHERE run_id IN (SELECT unnest($r))), "
-        "hits AS (SELECT * FROM names WHERE regexp_matches(coalesce(name, ''), $a) "
-        "OR regexp_matches(coalesce(op_type, ''), $a)) "
-        "SELECT p.phase, count(*) FROM _phase p JOIN kernels k USING (run_id, seq) "
-        "JOIN hits h ON h.name IS NOT DISTINCT FROM k.name AND h.op_type IS NOT DISTINCT FROM k.op_type GROUP BY ALL",
-        {"a": anchor, "r": sorted(training)}).fetchall())
-    return "backward" if got.get("backward") and not got.get("forward") else "forward"
-
-
-def propose_anchor(con, prof, run_ids, opt, cfg, phase="forward") -> tuple[str, list[str]]:
-    """No anchor given: per run, the attention anchor whose count per pass is the most steady (equal to
-    the layer count when one is known), passes found exactly as a report finds them. Candidates are each
-    attention kernel name and each family of variants that differ only in digits (vLLM runs
-    `kernel_unified_attention_2d` or `_3d` per layer): a family counts when its members take turns, not
-    when they run side by side in one layer. Forward kernels are preferred when the trace also holds
-    backward ones. Returns an exact-name pattern and notes saying what was chosen and why; refuses when
-    no candidate repeats steadily."""
-    want = (opt.layers or cfg.get("layers") or prof.layers)
-    bpl = opt.blocks_per_layer or prof.blocks_per_layer
-    names, notes = [], []
-    for rid in run_ids:
-        run = con.execute("SELECT name FROM runs WHERE run_id = $r", {"r": rid}).fetchone()[0]
-        pairs = con.execute("SELECT DISTINCT name, op_type FROM _stream WHERE run_id = $r AND name IS NOT NULL",
-                            {"r": rid}).fetchall()
-        attention = sorted({n for (n, _), c in zip(pairs, categorize(con, prof, pairs)) if c == "attention"})
-        cands = _candidate_sets(con, rid, attention)
-        stats = _candidate_stats(con, rid, cands, want * bpl if want else None, opt.pass_gap, phase)
-        alone = {s["names"][0]: s for s in stats if len(s["names"]) == 1}
-        # a set of names holds at least as many anchors per pass as each member and no more passes than they
-        # have together: two kernels side by side in a layer (a backward attention kernel and its dQ
-        # post-processing) would turn every layer into a pass of two; kernels that take turns layer by layer
-        # (sliding-window and full attention) or pass by pass (prefill and decode) pass
-        good = [s for s in stats if s["steady"] * 2 >= s["passes"] and s["per_pass"] >= 2
-                and (not want or s["per_pass"] == want * bpl)
-                and (len(s["names"]) == 1 or s["tight"]
-                     and all(s["per_pass"] >= alone[n]["per_pass"] for n in s["names"] if n in alone)
-                     and s["passes"] <= sum(alone[n]["passes"] for n in s["names"] if n in alone))]
-        forward = [s for s in good if (phase == "backward") == any(BACKWARD.search(n) for n in s["names"])]
-        skipped = sorted({n for s in good for n in s["names"]} - {n for s in forward for n in s["names"]})
-        good = forward or good
-        if not good:
-            seen = "; ".join(f"{' | '.join(s['names'])} ({s['per_pass']}/pass in {s['steady']} of {s['passes']} passes)"
-                             for s in stats[:3])
-            raise NoAnchor(f"run '{run}': no anchor given and no attention kernel repeats a steady number of "
-                           f"times per pass{f' equal to {want} layers' if want else ''}"
-                           f"{'; candidates: ' + seen if seen else ''}. Give --anchor REGEX")
-        best = good[0]
-        names += best["names"]
-        what = (f"{len(best['names'])} variants of one attention kernel, one per layer" if len(best["names"]) > 1
-                else "an attention kernel")
-        shown = " | ".join(_short_names(con, best["names"]))
-        whole = " | ".join(best["names"])
-        notes.append(f"run '{run}': anchor chosen: {shown} — {what}, seen {best['per_pass']} "
-                     f"times in {best['steady']} of {best['passes']} passes"
-                     f"{'' if want else '; pass --layers to check'}"
-                     + (f"; {'backward' if phase == 'forward' else 'forward'} kernels not considered: "
-                        f"{', '.join(_short_names(con, skipped))}" if forward and skipped else "")
-                     + (f"; full name: {whole}" if whole != shown else ""))
-    pattern = "^(" + "|".join(re.escape(n) for n in dict.fromkeys(names)) + ")$"
-    return pattern, notes
-
-
-def _short_names(con, names: list[str]) -> list[str]:
-    """The stored short names (table kernel_names) of kernel names, each name itself when it has none."""
-    got = dict(con.execute("SELECT name, short_name FROM kernel_names WHERE name IN (SELECT unnest($n))",
-                           {"n": list(names)}).fetchall())
-    return [got.get(n) or n for n in names]
-
-
-def _candidate_sets(con, rid, attention: list[str]) -> list[list[str]]:
-    """Each attention name alone; each family of two or more names equal once digits are ignored, or once
-    template and call arguments are (a sliding-window and a full-attention instance of one kernel differ in
-    a `true`/`false` argument); and each pair of distinct names whose kernels take turns (gpt-oss and Gemma
-    alternate sliding-window and full-attention layers, whatever their kernels are called). The passes
-    decide: a pair that runs side by side in one layer is not tight and is dropped."""
-    out = [[n] for n in attention]
-    for key in (lambda n: re.sub(r"\d+", "#", n), lambda n: re.sub(r"[<(].*", "", n)):
-        families: dict[str, list[str]] = {}
-        for n in attention:
-            families.setdefault(key(n), []).append(n)
-        out += [f for f in families.values() if len(f) > 1 and f not in out]
-    counts = dict(con.execute("SELECT name, count(*) FROM _stream WHERE run_id = $r AND name IN (SELECT unnest($n)) "
-                              "GROUP BY name", {"r": rid, "n": attention}).fetchall())
-    # the 12 most frequent names, pairs of like counts (a layer of each kind per pair of layers)
-    top = sorted(attention, key=lambda n: (-counts.get(n, 0), n))[:12]
-    for i, a in enumerate(top):
-        for c in top[i + 1:]:
-            if counts.get(c, 0) * 2 >= counts.get(a, 0) and sorted([a, c]) not in out:
-                out.append(sorted([a, c]))
-    return out
-
-
-def _anchor_breaks(con, phase: str):
-    """Forced breaks between anchors (anchor_breaks.sql): other phases' work, pipeline sends/receives."""
-    sql.run(con, "anchor_breaks", {"phase": phase, "p2p_names": [n for (n,) in con.execute(
-        "SELECT name FROM _p2p_names").fetchall()]})
-
-
-def _candidate_stats(con, rid, cands, per_pass, pass_gap, phase="forward") -> list[dict]:
-    """Each candidate set's anchors split into passes by segment_passes.sql (candidate index in place of
-    the run id), best first: steadiest count per pass, then most anchors per pass, then name."""
-    if not cands:
-        return []
-    con.execute("CREATE OR REPLACE TEMP TABLE _cand_names AS SELECT unnest($c)::INTEGER AS cand, unnest($n) AS name",
-                {"c": [i for i, c in enumerate(cands) for _ in c], "n": [n for c in cands for n in c]})
-    sql.run(con, "anchor_candidates", {"run_id": rid})
-    _anchor_breaks(con, phase)
-    sql.run(con, "segment_passes", {"per_pass": per_pass, "min_jump": PASS_BREAK_JUMP,
-                                    "gap_factor": None if pass_gap is None else float(pass_gap)})
-    out = [{"names": cands[c], "occurrences": occ, "passes": ps, "per_pass": per, "steady": st, "tight": tight}
-           for c, occ, ps, per, st, tight in sql.run(con, "anchor_candidate_stats").fetchall()]
-    out.sort(key=lambda s: (-s["steady"] / s["passes"], -s["steady"], -s["per_pass"], s["names"]))
-    return out
-
-
-def _pick_anchor(con, b, primary, fallback):
-    """The profile's anchor, or its fallback when the primary matches nothing in these runs."""
-    sql.run(con, "segment_anchors", {"run_ids": b.run_ids, "anchor": primary})
-    if con.execute("SELECT count(*) FROM _anchors").fetchone()[0]:
-        return primary
-    b.notes.append(f"no kernel matches {primary!r}; using the profile's fallback anchor {fallback!r}")
-    return fallback
-
-
 def find_passes(con, b: Bound):
     """Stages 1-3: anchors, passes, windows for every pass of the bound runs. Raises when a run has no
     anchor, naming its most frequent kernels so the user can pick one."""
@@ -349,12 +156,12 @@ def find_passes(con, b: Bound):
             top = con.execute(sql.load("top_names"), {"run_id": rid}).fetchall()
             raise NoAnchor(f"run '{b.run_names[rid]}': no kernel name or op type matches anchor {b.anchor!r}; "
                            f"most frequent: {', '.join(f'{n} ({c})' for n, c in top)}")
-    _anchor_breaks(con, b.phase)
+    anchor_breaks(con, b.phase)
     sql.run(con, "segment_passes", p)
     sql.run(con, "segment_steps")
     b.notes += split_notes(con, b)
     sql.run(con, "segment_windows", p)
-    _load_rules(con, b.profile)
+    load_rules(con, b.profile)
 
 
 def split_notes(con, b: Bound) -> list[str]:
@@ -407,24 +214,6 @@ def split_notes(con, b: Bound) -> list[str]:
     return notes
 
 
-def categorize(con, prof: profiles.Profile, pairs: list[tuple[str, str | None]]) -> list[str]:
-    """Category of each (name, op_type) under a profile's rules: the SQL every report uses."""
-    _load_rules(con, prof)
-    con.execute("CREATE OR REPLACE TEMP TABLE _names AS SELECT unnest($n) AS name, unnest($o) AS op_type",
-                {"n": [n for n, _ in pairs], "o": [o for _, o in pairs]})
-    sql.run(con, "categories")
-    got = {(n, o): c for n, o, c in con.execute("SELECT name, op_type, category FROM _cats").fetchall()}
-    return [got[(n, o)] for n, o in pairs]
-
-
-def _load_rules(con, prof):
-    order = {c: i for i, c in enumerate(prof.categories)}
-    rules = prof.rules + [("other", None)]   # NULL pattern: never matches, only names the column
-    con.execute("CREATE OR REPLACE TEMP TABLE _rules AS SELECT unnest(range(len($c)))::INTEGER AS ord, "
-                "unnest($c) AS category, unnest($p) AS pattern, unnest($o)::INTEGER AS cat_ord",
-                {"c": [c for c, _ in rules], "p": [p for _, p in rules], "o": [order[c] for c, _ in rules]})
-
-
 def assign(con, b: Bound, selection: list[tuple[int, int]]):
     """Stage 4 for the given (run_id, pass) pairs: creates _assigned."""
     # one statement over lists: executemany costs ~0.7 ms a row (1.2 s for 1,700 passes)
@@ -433,15 +222,6 @@ def assign(con, b: Bound, selection: list[tuple[int, int]]):
     categorize_kernels(con, b)
     lo, hi = con.execute("SELECT min(win_start), max(win_end) FROM _windows JOIN _sel USING (run_id, pass)").fetchone()
     sql.run(con, "segment_assign", {**b.params(), "win_lo": lo, "win_hi": hi})
-
-
-def categorize_kernels(con, b: Bound):
-    """_cats (categories.sql): the category of every distinct (name, op type) of the bound runs' kernels
-    under the bound profile's rules."""
-    _load_rules(con, b.profile)
-    con.execute("CREATE OR REPLACE TEMP TABLE _names AS SELECT DISTINCT name, op_type FROM kernels "
-                "WHERE run_id IN (SELECT unnest($r))", {"r": b.run_ids})
-    sql.run(con, "categories")
 
 
 def select_passes(con, b: Bound, spec: str, fallbacks: set | None = None) -> list[tuple[int, int]]:
