@@ -287,6 +287,8 @@ def observed(tmp_path_factory):
         return real_fetch(con, query, query_params, *args, **kw)
 
     d = tmp_path_factory.mktemp("headers")
+    from tracedb.engine.store import connect
+    connect._new_store_bytes.cache_clear()   # a new store copies one built per process: build it here, observed
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(sql, "run", checked_run)
         mp.setattr(render, "fetch", checked_fetch)
