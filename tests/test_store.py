@@ -385,3 +385,16 @@ def test_a_hash_started_early_is_taken_over_only_for_the_same_file(tmp_path):
     early.join()
     assert early.digest == hashlib.sha256(b"[1]").hexdigest()
     assert late.digest == hashlib.sha256(b"[1, 2]").hexdigest()
+
+
+def test_an_in_memory_store_writes_no_file(tmp_path, monkeypatch):
+    """`:memory:` is DuckDB's in-memory database: a new store there gets its schema in place, and no file of
+    that name appears in the working folder (new stores on disk are written from a per-process copy)."""
+    import tracedb
+    monkeypatch.chdir(tmp_path)
+    con = tracedb.connect(":memory:")
+    try:
+        assert con.execute("SELECT value FROM tracedb_meta WHERE key = 'schema_version'").fetchone()[0]
+    finally:
+        con.close()
+    assert os.listdir(tmp_path) == []

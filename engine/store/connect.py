@@ -72,7 +72,7 @@ def open_store(path: str | None = None, read_only: bool = False, migrate: bool =
             raise EmptyStore(f"{path}: empty file; ingest a trace into it first")
         os.unlink(path)
         exists = False
-    if not exists and not read_only:
+    if not exists and not read_only and not path.startswith(":memory:"):   # DuckDB's in-memory database
         exists = _create(path)
     if exists:
         _check_header(path)
