@@ -166,34 +166,6 @@ RunOpt = Annotated[Optional[List[str]], typer.Option(
 TagOpt = Annotated[Optional[List[str]], typer.Option(
     "--tag", "-t", help="Only runs tagged KEY=VALUE (or having KEY); repeatable, all must match.",
     show_default=False, callback=non_empty("KEY=VALUE or KEY"))]
-ProfileOpt = Annotated[Optional[str], typer.Option(
-    "--profile", "-p", help="Built-in profile name or a .toml path (default: generic).",
-    callback=non_empty("a profile name or a .toml path"))]
-AnchorOpt = Annotated[Optional[str], typer.Option(
-    "--anchor", "-a", help="RE2 pattern for the anchor kernel (name or op type); overrides the profile's.",
-    callback=non_empty("an RE2 pattern matching the anchor kernel"))]
-LayersOpt = Annotated[Optional[int], typer.Option(
-    "--layers", "-l", help="Layers per pass: passes by anchor count (else by gaps).",
-    callback=integer(1, MAX_LAYERS))]
-BplOpt = Annotated[Optional[int], typer.Option("--blocks-per-layer", help="Anchors per layer (default: profile's, 1).",
-                                              callback=integer(1, MAX_BLOCKS_PER_LAYER))]
-OffsetOpt = Annotated[Optional[int], typer.Option(
-    "--layer-offset", help="Move every layer boundary this many kernels before its anchor.",
-    callback=integer(0, MAX_KERNELS))]
-WindowOpt = Annotated[str, typer.Option(
-    "--window", "-w", help="full (default): every kernel of a pass in its prologue or a layer; strict: first to "
-                           "last anchor (the last layer ends at its anchor).", callback=choice("full", "strict"))]
-GapOpt = Annotated[Optional[float], typer.Option(
-    "--pass-gap", help="Split passes where the anchor gap exceeds G x the median gap (default: at gaps >= 2x every "
-                       "gap inside a pass, found per run).", show_default=False,
-    callback=number(0, MAX_PASS_GAP, lo_open=True))]
-PhaseOpt = Annotated[Optional[str], typer.Option(
-    "--phase", help="forward (default) or backward: which passes of a training trace (a backward --anchor picks "
-                    "backward).", show_default=False, callback=choice("forward", "backward"))]
-ConfigOpt = Annotated[Optional[str], typer.Option("--config", help="Model config.json: num_hidden_layers, layer types.",
-                                                  callback=non_empty("a config.json path"))]
-
-
 def annotated(opt):
     """The typer parameter type of a declared report option (engine/reports/declaration.py): its flags, help and
     value check (its choices, or the check it names in CHECKS)."""
@@ -203,13 +175,18 @@ def annotated(opt):
 
 # the value checks a declared report option names (Option.check)
 CHECKS = {"pass": pass_spec, "layer": layer_number, "layer_or_mean": layer_or_mean,
-          "count": integer(0, MAX_KERNELS), "us": number(0, MAX_WINDOW_US), "pattern": non_empty("an RE2 pattern")}
+          "count": integer(0, MAX_KERNELS), "us": number(0, MAX_WINDOW_US), "pattern": non_empty("an RE2 pattern"),
+          "profile": non_empty("a profile name or a .toml path"),
+          "anchor": non_empty("an RE2 pattern matching the anchor kernel"), "layers": integer(1, MAX_LAYERS),
+          "blocks": integer(1, MAX_BLOCKS_PER_LAYER), "gap": number(0, MAX_PASS_GAP, lo_open=True),
+          "config": non_empty("a config.json path")}
 PassOpt = annotated(declared.PASS)
 
-# The segmentation options, in help order, with their defaults: the keywords of segment.Options.
-SEGMENTATION = (("profile", ProfileOpt, None), ("anchor", AnchorOpt, None), ("layers", LayersOpt, None),
-                ("blocks_per_layer", BplOpt, None), ("layer_offset", OffsetOpt, None), ("window", WindowOpt, "full"),
-                ("pass_gap", GapOpt, None), ("config", ConfigOpt, None), ("phase", PhaseOpt, None))
+# the segmentation options (engine/reports/declared.py SEGMENTATION): (keyword, typer type, default)
+_SEG = {o.key: annotated(o) for o in declared.SEGMENTATION}
+SEGMENTATION = tuple((o.key, _SEG[o.key], o.default) for o in declared.SEGMENTATION)
+ProfileOpt, AnchorOpt, LayersOpt = _SEG["profile"], _SEG["anchor"], _SEG["layers"]
+BplOpt, GapOpt = _SEG["blocks_per_layer"], _SEG["pass_gap"]
 
 
 def segmentation_options(fn):

@@ -18,9 +18,7 @@ from tracedb.errors import UsageError
 
 # Segmentation options every report with layers takes, named as on the command line (pass_: `pass` is a
 # Python keyword), and what the engine calls them.
-SEGMENT = {"run": "runs", "tag": "tags", "profile": "profile", "anchor": "anchor", "layers": "layers",
-           "blocks_per_layer": "blocks_per_layer", "layer_offset": "layer_offset", "window": "window",
-           "pass_gap": "pass_gap", "config": "config", "phase": "phase"}
+SEGMENT = {"run": "runs", "tag": "tags", **{o.key: o.target for o in declared.SEGMENTATION}}
 SELECTION = {SEGMENTED: SEGMENT, PROFILED: {"run": "runs", "tag": "tags", "profile": "profile"},
              RUNS: {"run": "runs", "tag": "tags"}}
 # Per report: its options (CLI name -> engine name), from its declaration (engine/reports/declared.py).
