@@ -8,7 +8,7 @@ from typing import Annotated, List, Optional
 import typer
 
 from tracedb.cli.common import DbOpt, one_line, one_line_errors
-from tracedb.cli.options import integer, non_empty, run_name
+from tracedb.cli.options import integer, non_empty, run_name, scheduler_address
 
 MAX_JOBS = 1024     # worker processes: far beyond any one machine's cores; only refuses a typo
 
@@ -40,7 +40,7 @@ def ingest(
         "--scheduler", metavar="ADDRESS",
         help="With --to: convert the traces on the Dask cluster at ADDRESS (tcp://HOST:8786), one task per trace; "
              "DIR and the traces must be at the same paths on the workers (extra tracedb[dask]).",
-        callback=non_empty("a Dask scheduler address"))] = None,
+        callback=scheduler_address)] = None,
 ):
     """Ingest traces: each trace becomes one run, in its own transaction (all or nothing per run)."""
     from tracedb.engine.loading.hashing import start_early

@@ -12,6 +12,7 @@ import functools
 import inspect
 import math
 import os
+import re
 from typing import Annotated, List, Optional
 
 import typer
@@ -94,6 +95,19 @@ def _run_name(param, v):
         refuse(param, v, "holds a control character", "a run name without newlines, tabs or escapes")
     if len(v) > MAX_NAME:
         refuse(param, v[:40] + "...", f"{len(v)} characters", f"at most {MAX_NAME}")
+
+
+_SCHEDULER = re.compile(r"(?:(?:tcp|tls|ucx|ws|wss)://)?(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):([0-9]{1,5})")
+
+
+def _scheduler_address(param, v):
+    """--scheduler: a Dask scheduler's address, [tcp|tls|ucx|ws|wss://]HOST:PORT, checked before any work."""
+    m = _SCHEDULER.fullmatch(v or "")
+    if not m or not 1 <= int(m.group(2)) <= 65535:
+        refuse(param, v, "not a scheduler address", "[tcp://]HOST:PORT, e.g. tcp://10.0.0.1:8786")
+
+
+scheduler_address = _each(_scheduler_address)
 
 
 def choice(*allowed: str):

@@ -67,3 +67,11 @@ def test_scheduler_needs_a_dataset(tmp_path):
     r = cli("ingest", str(_job(tmp_path, n=1)), "--scheduler", "tcp://127.0.0.1:1", check=False)
     assert r.returncode == 2
     assert r.stderr.strip() == "error: --scheduler: give --to DIR, the dataset on storage the workers share"
+
+
+@pytest.mark.parametrize("address", ["nonsense", "tcp://host:99999", "tcp://:8786", "http://host:8786", ""])
+def test_a_wrong_scheduler_address_is_refused_before_any_work(tmp_path, address):
+    out = tmp_path / "out"
+    r = cli("ingest", str(_job(tmp_path, n=1)), "--to", str(out), "--scheduler", address, check=False)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "--scheduler" in r.stderr, r.stderr
+    assert not out.exists()

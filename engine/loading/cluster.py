@@ -27,9 +27,9 @@ def _client(address: str):
         from distributed import Client
     except ImportError:
         raise UsageError("--scheduler needs dask.distributed: pip install 'tracedb[dask]'") from None
-    try:
-        return Client(address, timeout="30s", set_as_default=False)
-    except (OSError, TimeoutError) as e:
+    try:   # 10 s: Dask retries a refused connection until then, for a scheduler that is still starting
+        return Client(address, timeout="10s", set_as_default=False)
+    except (OSError, TimeoutError, ValueError) as e:
         raise UsageError(f"--scheduler {address}: cannot connect to the Dask scheduler ({e})") from None
 
 
