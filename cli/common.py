@@ -34,39 +34,58 @@ OutOpt = Annotated[Optional[str], typer.Option(
 INTERRUPTED = 130          # 128 + SIGINT (2)
 TERMINATED = 143           # 128 + SIGTERM (15)
 
+
 class Terminated(KeyboardInterrupt):
     """SIGTERM (a job scheduler's stop, `kill`), raised in the main thread so that the command unwinds
     as on Ctrl-C: its transaction rolled back, its side store removed. A running DuckDB query is not
     cut short (DuckDB itself handles only SIGINT): the exception comes when the query returns."""
 
+
+# Set once SIGTERM arrives: the exit code is then 143 whatever exception the unwinding ends with (a DuckDB
+# query interrupted on the way out, a worker thread's KeyboardInterrupt re-raised in the main thread).
+SIGTERM_SEEN: list = []
+
+
 def stop_on_sigterm():
+    SIGTERM_SEEN.clear()      # a command run in-process (tests, the API) starts with none
+
     def handler(signum, frame):
+        SIGTERM_SEEN.append(signum)
         raise Terminated()
     signal.signal(signal.SIGTERM, handler)
+
+
 DEBUG_VAR = "TRACEDB_DEBUG"
+
 
 def one_line(message: str) -> str:
     """`message` on one line, nothing in it obeyed by the terminal (tracedb/shown.py: a newline as \\n)."""
     return printable(message)
 
+
 def say_error(message: str):
     """The one `error:` line every failure prints (stderr may be closed: then nothing is printed)."""
     typer.echo(f"error: {one_line(message)}", err=True)
+
 
 def fail(message: str, code: int = 1):
     say_error(message)
     raise typer.Exit(code)
 
+
 def _first_line(e: BaseException) -> str:
     lines = str(e).strip().splitlines()
     return lines[0] if lines else ""
 
+
 def _is_duckdb(e: BaseException) -> bool:
     return type(e).__module__.split(".")[0] in ("duckdb", "_duckdb")
+
 
 # What DuckDB's Python module raises (a plain RuntimeError, checked with DuckDB 2.0) when SIGINT arrives
 # while a query runs: it handles the signal itself and interrupts the query.
 QUERY_INTERRUPTED = "Query interrupted"
+
 
 def interrupted(e: BaseException) -> bool:
     """Ctrl-C: Python's KeyboardInterrupt, or DuckDB's interrupt of a running query (its InterruptException,
@@ -74,6 +93,7 @@ def interrupted(e: BaseException) -> bool:
     return (isinstance(e, (KeyboardInterrupt, typer.Abort))
             or (_is_duckdb(e) and type(e).__name__ == "InterruptException")
             or (type(e) is RuntimeError and str(e) == QUERY_INTERRUPTED))
+
 
 def quiet_stdout():
     """`tracedb ... | head`: the reader has gone. Later writes, and the interpreter's flush at exit, go to
@@ -83,17 +103,19 @@ def quiet_stdout():
     except (OSError, ValueError):   # stdout is not a real file (a test's capture): nothing to redirect
         pass
 
+
 def expected(e: BaseException) -> bool:
     """An error tracedb knows how to word for a user; anything else is an internal error, whose traceback
     TRACEDB_DEBUG=1 shows."""
     return isinstance(e, (TracedbError, OSError, MemoryError)) or interrupted(e) or _is_duckdb(e)
 
+
 def describe(e: BaseException) -> tuple[str | None, int]:
     """The error line (None: say nothing) and the exit code for an exception that ended a command."""
+    if isinstance(e, Terminated) or SIGTERM_SEEN:    # whatever the unwinding ended with
+        return "terminated (SIGTERM)", TERMINATED
     if isinstance(e, TracedbError):
         return str(e), e.exit_code
-    if isinstance(e, Terminated):
-        return "terminated (SIGTERM)", TERMINATED
     if interrupted(e):
         return "interrupted", INTERRUPTED
     if isinstance(e, BrokenPipeError):
@@ -110,6 +132,7 @@ def describe(e: BaseException) -> tuple[str | None, int]:
     return (f"internal error: {type(e).__name__}{': ' + first if first else ''} "
             f"(set {DEBUG_VAR}=1 for the traceback)"), 1
 
+
 def exit_code_of(e: BaseException) -> int:
     """Print the error line for `e` and return its exit code; with TRACEDB_DEBUG set, an internal error
     is raised again so that its traceback shows."""
@@ -120,9 +143,11 @@ def exit_code_of(e: BaseException) -> int:
         say_error(message)
     return code
 
+
 # Left to the root command (cli/app.py): they carry their own exit code, or are usage errors that it
 # words with the command's --help.
 PASS_THROUGH = (typer.Exit, click_exceptions.ClickException)
+
 
 def one_line_errors(fn):
     """A command's errors as one `error:` line and an exit code (2: usage, 1: failed run, 130: Ctrl-C),
@@ -137,6 +162,7 @@ def one_line_errors(fn):
             raise typer.Exit(exit_code_of(e)) from e
     return wrapper
 
+
 def check_not_the_store(output: str | None, db: str | None):
     """-o naming the store (or its write-ahead log) would replace the store with a report: refused before
     the command runs, like every other unusable -o."""
@@ -148,6 +174,7 @@ def check_not_the_store(output: str | None, db: str | None):
     if out in (store, store + ".wal"):
         raise TracedbUsage(f"-o/--output {one_line(output)!r}: that is the store ({store}); expected another file")
 
+
 def emit(text: str | None, output: str | None):
     from tracedb.engine.rendering.output import write_output
     rest = write_output(text or "", output)
@@ -155,6 +182,7 @@ def emit(text: str | None, output: str | None):
         sys.stdout.write(rest)
     elif output:
         typer.echo(f"wrote {one_line(output)}", err=True)
+
 
 def check_format(fmt: str, allowed=("table", "md", "csv", "json", "spreadsheet")) -> str:
     if fmt not in allowed:

@@ -151,3 +151,15 @@ def test_output_to_dev_stdout_writes_in_place_even_when_stdout_is_a_file(db, tmp
                             "-o", "/dev/stdout"], stdout=f, stderr=subprocess.PIPE, text=True)
     assert p.returncode == 0, p.stderr
     assert os.path.islink("/dev/stdout") and log.read_text().startswith("run,")
+
+
+def test_once_sigterm_arrived_the_exit_is_143_whatever_the_unwinding_raised(monkeypatch):
+    """A worker thread's KeyboardInterrupt, a DuckDB query interrupted on the way out, or a reader's error
+    after the signal: the command still exits 143, as a job scheduler expects of a SIGTERM."""
+    from tracedb.cli import common
+    from tracedb.errors import InputError
+    monkeypatch.setattr(common, "SIGTERM_SEEN", [15])
+    for e in (KeyboardInterrupt(), RuntimeError(common.QUERY_INTERRUPTED), InputError("x.csv: cut short")):
+        assert common.describe(e) == ("terminated (SIGTERM)", common.TERMINATED)
+    monkeypatch.setattr(common, "SIGTERM_SEEN", [])
+    assert common.describe(KeyboardInterrupt()) == ("interrupted", common.INTERRUPTED)
