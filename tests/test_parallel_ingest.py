@@ -382,3 +382,21 @@ def test_readers_are_served_while_workers_parse(tmp_path, store, held, start):
     assert [line.split("'")[1] for line in out.splitlines()] == ["p-rank0", "p-rank1", "p-rank2"]
     names = cli("sql", "--db", store, "--format", "csv", "SELECT name FROM runs ORDER BY run_id").stdout.split()
     assert names == ["name", "first", "p-rank0", "p-rank1", "p-rank2"] and not _side_files(tmp_path)
+
+
+def test_a_killed_jobs_staging_folder_is_removed_by_the_next_job(tmp_path):
+    """A job's staging folder inside DIR is named for its client process (pid and host, as side stores are):
+    one whose client is gone is removed by the next `--to DIR --jobs N` from this machine; a live one stays."""
+    from tracedb.engine.loading import staged
+    from tracedb.ingest import leftovers
+    folder = tmp_path / "traces"
+    _traces(folder, [1, 2])
+    ds = tmp_path / "ds"
+    cli("ingest", folder, "--to", str(ds), "--name", "p", "--jobs", "2")
+    dead = ds / f"{staged.JOB_PREFIX}999999999.{leftovers.HOST}-0000abcd"
+    live = ds / f"{staged.JOB_PREFIX}{os.getpid()}.{leftovers.HOST}-0000abcd"
+    for d in (dead, live):
+        (d / "0").mkdir(parents=True)
+    cli("ingest", folder, "--to", str(ds), "--name", "q", "--jobs", "2")
+    assert not dead.exists() and live.exists()
+    assert not [e for e in os.listdir(ds) if e.startswith(staged.JOB_PREFIX) and e != live.name]

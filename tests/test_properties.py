@@ -9,7 +9,7 @@
 - ingest/ascend_csv_header.normalise and Header: header cells in any case, spacing, BOM and order map to the
   canonical columns, the first spelling of a column wins, every other cell is an extra, a missing required
   column is an InputError naming it, and no header text raises anything else;
-- engine/store.resolve_runs (`--run NAME|GLOB`): an existing name is taken literally even when it holds GLOB
+- engine/store/connect.resolve_runs (`--run NAME|GLOB`): an existing name is taken literally even when it holds GLOB
   characters; results are store order without duplicates; anything else raises only UsageError.
 
 Deterministic (derandomize=True, no example database) and bounded: the fast tier runs 100 examples a

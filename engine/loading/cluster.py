@@ -1,19 +1,20 @@
-"""Traces ingested on a Dask cluster into a Parquet dataset on shared storage:
-`tracedb ingest JOBDIR --to DIR --scheduler tcp://HOST:8786` (the optional extra `tracedb[dask]`).
+"""Traces ingested on a Dask cluster into a Parquet dataset on shared storage: `tracedb ingest JOBDIR --to DIR
+--scheduler tcp://HOST:8786` (the optional extra `tracedb[dask]`).
 
-The client plans the runs as a folder ingest does (engine/ingest_many.plan) and submits one task per trace
-(engine/loading/staged.py, which `--jobs N` uses with local processes). A worker parses its trace into a side
-store in its own temporary folder and writes the run's files into a staging folder of this job inside DIR
-(`.tracedb-job-<id>/<task>-<attempt>/`); only file names and a small result (the run's facts and file list, a
-few hundred bytes) travel back. A worker that dies has its task run again elsewhere (Dask reschedules the
-tasks of a lost worker; `retries` also covers a task that raised an OSError on a flaky share). The client
-commits the run list once, when every task has ended: one manifest write under the dataset's lock names all
-the runs that were converted (engine/parquet_export.commit_runs); until then readers of DIR see the dataset as
-it was. A trace that fails is reported in one line, as in a folder ingest, and the others land. The job's
-staging folder is removed at the end, whatever happened (files of a worker that died mid-write included).
+The client plans the runs as a folder ingest does (engine/loading/folder.plan) and submits one task per trace
+(engine/loading/staged.py, which `--jobs N` uses with local processes). A worker parses its trace into a side store
+in its own temporary folder and writes the run's files into a staging folder of this job inside DIR
+(`.tracedb-job-<pid>.<host>-<random>/<task>-<attempt>/`, named for the client process, so that the next job from
+this machine removes the folder of a client that was killed); only file names and a small result (the run's facts
+and file list, a few hundred bytes) travel back. A worker that dies has its task run again elsewhere (Dask
+reschedules the tasks of a lost worker; `retries` also covers a task that raised an OSError on a flaky share). The
+client commits the run list once, when every task has ended: one manifest write under the dataset's lock names all
+the runs that were converted (engine/store/parquet.commit_runs); until then readers of DIR see the dataset as it
+was. A trace that fails is reported in one line, as in a folder ingest, and the others land. The job's staging
+folder is removed at the end, whatever happened (files of a worker that died mid-write included).
 
-Workers need tracedb (the same version) installed and DIR and the traces at the same paths as the
-client: the paths are sent as they are, made absolute."""
+Workers need tracedb (the same version) installed and DIR and the traces at the same paths as the client: the paths
+are sent as they are, made absolute."""
 from tracedb.engine.loading import staged as ingest_staged
 from tracedb.engine.loading.single import IngestResult
 from tracedb.engine.loading.folder import run_options

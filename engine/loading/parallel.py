@@ -115,12 +115,12 @@ OPTIONS = {"tags", "replace", "core_rules", "agent", "reader"}
 
 
 def supports(kw) -> bool:
-    """Whether the ingest options `kw` (those of engine/ingest.ingest_file) can be run by the workers."""
+    """Whether the ingest options `kw` (those of engine/loading/single.ingest_file) can be run by the workers."""
     return {k for k, v in kw.items() if v is not None} <= OPTIONS
 
 
 def ingest_parallel(store_path, planned, jobs: int, options: list[dict], on_start=None):
-    """As engine/ingest_many.ingest_all, with `jobs` worker processes parsing at once; `options`: the
+    """As engine/loading/folder.ingest_all, with `jobs` worker processes parsing at once; `options`: the
     ingest_file options of each planned run. Yields (planned, IngestResult | TracedbError) in plan order.
     Another error (an internal one, an interrupt) stops every worker and is raised here."""
     from tracedb.engine.store.connect import resolve_path
@@ -188,7 +188,7 @@ def _stored_runs(store) -> list[tuple]:
 
 
 def _known(job, stored) -> str | None:
-    """engine/ingest._known_content against `stored` (_stored_runs): the name of a stored run with the
+    """engine/loading/single._known_content against `stored` (_stored_runs): the name of a stored run with the
     trace's content (None with `replace`), or the refusal of a name taken by other content. The hash is
     waited for only when a stored run has the trace's byte count."""
     clash = [h for _, name, h, _ in stored if name == job.name]
@@ -262,7 +262,7 @@ def _finish(store, item, future, replace, stored):
 
 def _merge(store, parsed: _Parsed, replace) -> "ingest.IngestResult":
     """The parsed run into the store, in one transaction (the first run of a missing store: its side
-    store renamed into place), as engine/ingest.ingest_file does after its parse."""
+    store renamed into place), as engine/loading/single.ingest_file does after its parse."""
     from types import SimpleNamespace
     from tracedb.engine.store.connect import open_store
     job = SimpleNamespace(name=parsed.name, replace=replace, hasher=_Digest(parsed.digest, parsed.size),
@@ -379,7 +379,7 @@ def _parse(store, path, name, options, threads, stored):
 
 
 def _convert(*args):
-    """In a worker: engine/ingest_staged.convert of one trace, stopped by SIGTERM or Ctrl-C as _parse is."""
+    """In a worker: engine/loading/staged.convert of one trace, stopped by SIGTERM or Ctrl-C as _parse is."""
     global _busy
     from tracedb.engine.loading import staged as ingest_staged
     _busy = True

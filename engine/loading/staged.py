@@ -3,9 +3,9 @@ committed once: the shared part of `ingest --to DIR --scheduler ADDRESS` (a Dask
 engine/loading/cluster.py) and `ingest --to DIR --jobs N` (N local worker processes).
 
 Each task parses one trace into a side store and writes the run's files into this job's staging folder
-inside DIR (`.tracedb-job-<id>/<task>-<attempt>/`); only file names and a small result (the run's facts
+inside DIR (`.tracedb-job-<pid>.<host>-<random>/<task>-<attempt>/`); only file names and a small result (the run's facts
 and file list, a few hundred bytes) come back. When every task has ended, one manifest write under the
-dataset's lock names all the runs that were converted (engine/parquet_export.commit_runs); until then
+dataset's lock names all the runs that were converted (engine/store/parquet.commit_runs); until then
 readers of DIR see the dataset as it was. A trace that fails is reported in one line, as in a folder
 ingest, and the others land. The staging folder is removed at the end, whatever happened.
 """
@@ -14,6 +14,7 @@ import secrets
 import shutil
 
 from tracedb.errors import InputError, TracedbError
+from tracedb.ingest import leftovers
 
 JOB_PREFIX = ".tracedb-job-"
 
@@ -42,7 +43,10 @@ def ingest_staged(folder: str, planned, options: list[dict], submit, replace: bo
     from tracedb.engine.loading.to_dataset import settled
     folder = os.path.abspath(folder)
     parquet_export.prepare_target(folder)
-    stage = os.path.join(folder, JOB_PREFIX + secrets.token_hex(6))
+    # named with this client's pid and host, like side stores: a job whose client was killed leaves its
+    # folder behind, and the next job into DIR from this machine removes it
+    leftovers.sweep(folder, JOB_PREFIX)
+    stage = os.path.join(folder, leftovers.own_name(JOB_PREFIX))
     os.makedirs(stage)
     try:
         futures = []
