@@ -25,7 +25,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
-from tracedb.ingest import sniff
+from tracedb.ingest import arrow_pool, sniff
+
+arrow_pool.fit_to_limits()
 
 QUEUE_BLOCKS = 2                           # parsed blocks waiting for conversion (memory: ~2 blocks' rows)
 QUEUE_TABLES = 2                           # converted tables waiting for their INSERT

@@ -9,7 +9,7 @@ when None; returns run facts as rocprof.load does).
 
 The file is opened read-only (ingest/sqlite_file.py)."""
 from tracedb.errors import InputError
-from tracedb.ingest import formats
+from tracedb.ingest import arrow_pool, formats
 from tracedb.ingest.sqlite_file import is_sqlite, open_ro, raise_if_stopped, tables
 
 __all__ = ["is_sqlite", "open_ro", "raise_if_stopped", "tables", "declare", "quote", "fits", "arrow_batches", "REAL",
@@ -60,6 +60,7 @@ def arrow_batches(cur, columns, refuse, rows_per_batch: int = 1 << 16):
     (float64: SQLite's NUMERIC holds 0 as an integer beside 0.5) and False for int64. Yields (rows before
     this batch, table). A value of another type (text in an integer column, a float, a blob) raises
     `refuse(column, row number from 1, value, kind)`, the reader's own one-line error."""
+    arrow_pool.fit_to_limits()
     import pyarrow as pa
     done = 0
     while True:

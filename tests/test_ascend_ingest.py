@@ -375,3 +375,23 @@ def test_cli_ingest_name_tag_replace(tmp_path):
     got = cli("sql", "--db", db, "--format", "csv",
               "select name, tags['hw'] as hw, kernel_count from runs order by run_id").stdout
     assert got.splitlines() == ["name,hw,kernel_count", "n2,,2"]      # the replacing run has no tags
+
+
+def test_an_address_space_limit_does_not_hang_the_csv_reader(tmp_path):
+    """Under `ulimit -v 2G` pyarrow's default allocator once left the CSV reader waiting forever (every
+    thread in a futex wait); ingest/arrow_pool.py switches to the system allocator where a limit is set."""
+    import resource
+    import subprocess
+
+    import tiny_trace
+    from helpers import tracedb_exe
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+    trace = tiny_trace.write(str(tmp_path / "kernel_details.csv"))
+    try:
+        out = subprocess.run([tracedb_exe(), "ingest", trace, "--db", str(tmp_path / "s.duckdb")], capture_output=True,
+                             text=True, preexec_fn=limit, timeout=60)
+    except subprocess.TimeoutExpired:
+        pytest.fail("the ingest under a 2 GiB address-space limit ran past 60 s")
+    assert out.returncode == 0, out.stderr
