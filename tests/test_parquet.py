@@ -267,3 +267,15 @@ def test_real_traces_through_a_dataset(tmp_path):
                   "--format", "csv"]):
         a = cli(*args[:2], "--db", db, *args[2:]).stdout
         assert a.count("\n") > 5 and a == cli(*args[:2], "--db", f"{tmp_path}/ds/", *args[2:]).stdout
+
+
+def test_an_export_killed_midway_leaves_a_folder_the_next_export_takes(store, tmp_path):
+    """A killed export leaves only its staging folder (named for its pid and host) in the target: the next
+    export removes it and writes the dataset, where it would otherwise refuse a folder that is not empty."""
+    from tracedb.engine.store import parquet
+    from tracedb.ingest import leftovers
+    out = tmp_path / "ds"
+    (out / f"{parquet.STAGE_PREFIX}999999999.{leftovers.HOST}-0000abcd" / "runs").mkdir(parents=True)
+    cli("export", "parquet", "--db", store, str(out), "--run", "tiny")
+    assert dataset.has_manifest(str(out))
+    assert not [e for e in os.listdir(out) if e.startswith(parquet.STAGE_PREFIX)]

@@ -151,8 +151,10 @@ def _empty(folder: str):
 
 
 def _check_new_folder(folder: str) -> bool:
-    """The export's folder: missing (created, its parent must exist: True) or an empty folder (False)."""
+    """The export's folder: missing (created, its parent must exist: True) or an empty folder (False). The
+    staging folder of an export that was killed does not count: it is removed first."""
     if os.path.isdir(folder):
+        leftovers.sweep(folder, STAGE_PREFIX)
         if dataset.has_manifest(folder):
             raise UsageError(f"{folder}: already a tracedb dataset; export into a new folder, or add runs to it "
                              "with `tracedb ingest TRACE --to FOLDER`")
