@@ -84,3 +84,13 @@ def test_negative_durations_in_a_datasets_files_are_refused(ds):
     con.close()
     os.replace(path + ".new", path)
     assert "expected durations of 0 or more" in _refused(folder)
+
+
+def test_a_symlink_at_the_lock_file_is_refused_and_its_target_untouched(ds, tmp_path):
+    folder, trace = ds
+    victim = tmp_path / "victim.txt"
+    (folder / ".tracedb-dataset.lock").unlink()
+    os.symlink(victim, folder / ".tracedb-dataset.lock")
+    r = cli("ingest", trace, "--to", str(folder), "--name", "b", "--replace", check=False)
+    assert r.returncode == 1 and ".tracedb-dataset.lock" in r.stderr and r.stderr.count("\n") == 1, r.stderr
+    assert not victim.exists()

@@ -239,7 +239,12 @@ def locked(folder: str):
     """An exclusive lock on the dataset's manifest while it is read, changed and written (several ingests
     into one folder at once, from processes or machines sharing the folder where flock works)."""
     import fcntl
-    fd = os.open(os.path.join(folder, ".tracedb-dataset.lock"), os.O_RDWR | os.O_CREAT, 0o644)
+    path = os.path.join(folder, ".tracedb-dataset.lock")
+    try:   # O_NOFOLLOW: a symlink planted at the lock's name is refused, never opened (or created) through
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+    except OSError as e:
+        raise StoreError(f"{path}: cannot open the dataset's lock file ({e.strerror}); expected a plain file "
+                         "that tracedb made") from None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield
