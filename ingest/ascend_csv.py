@@ -286,7 +286,8 @@ def _first_problem(headers, numeric: set[int], hint: str | None):
                                   "within the BIGINT nanoseconds the store keeps")
             for i, label, bits in ints:
                 if cells[i] not in timefmt.CSV_MISSING and not _is_integer(cells[i], bits):
-                    return InputError(f"{h.path}: line {line}: column '{label}' is {cells[i]!r}; expected an integer")
+                    shown = cells[i] if len(cells[i]) <= 60 else cells[i][:60] + "…"
+                    return InputError(f"{h.path}: line {line}: column '{label}' is {shown!r}; expected an integer")
             for i in numeric:
                 if cells[i] not in timefmt.CSV_MISSING and not is_number(cells[i]):
                     return NotNumeric(i)
@@ -300,7 +301,8 @@ def _is_integer(cell: str, bits: int) -> bool:
     """What the reader takes as an integer of `bits` bits: decimal digits with an optional '-' (or a 0x
     hexadecimal), blanks around them allowed."""
     text = cell.strip(" \t")
-    if not re.fullmatch(r"-?[0-9]+|0[xX][0-9a-fA-F]+", text):
+    # 40 characters hold any 64-bit integer, leading zeros aside; Python refuses int() of over 4,300 digits
+    if len(text.lstrip("-").lstrip("0")) > 40 or not re.fullmatch(r"-?[0-9]+|0[xX][0-9a-fA-F]+", text):
         return False
     value = int(text, 0) if text[:2] in ("0x", "0X") else int(text)
     return -(1 << (bits - 1)) <= value < (1 << (bits - 1))
