@@ -14,7 +14,8 @@ import tempfile
 PREFIX = ".tracedb-write-"
 
 
-def _mode() -> int:
+def file_mode() -> int:
+    """The mode a new file gets from open(): 0o666 less the process's umask."""
     mask = os.umask(0)
     os.umask(mask)
     return 0o666 & ~mask
@@ -27,7 +28,7 @@ def replaced(path: str, binary: bool = False, fsync: bool = False):
     folder = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(dir=folder, prefix=f"{PREFIX}{os.getpid()}-", suffix=".tmp")
     try:
-        os.fchmod(fd, _mode())
+        os.fchmod(fd, file_mode())
         kw = {} if binary else {"encoding": "utf-8", "newline": ""}
         with os.fdopen(fd, "wb" if binary else "w", **kw) as f:
             yield f

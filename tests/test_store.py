@@ -398,3 +398,16 @@ def test_an_in_memory_store_writes_no_file(tmp_path, monkeypatch):
     finally:
         con.close()
     assert os.listdir(tmp_path) == []
+
+
+def test_a_new_store_is_linked_into_place_whole_and_never_over_another(tmp_path):
+    """A new store is written beside its path and hard-linked there: a file made meanwhile by another process
+    is kept as it is, and no temporary file stays behind."""
+    from tracedb.engine.store import connect
+    other = tmp_path / "s.duckdb"
+    other.write_bytes(b"another process's store")
+    assert connect._create(str(other)) is True
+    assert other.read_bytes() == b"another process's store"
+    fresh = tmp_path / "t.duckdb"
+    assert connect._create(str(fresh)) is True and fresh.read_bytes() == connect._new_store_bytes()
+    assert sorted(os.listdir(tmp_path)) == ["s.duckdb", "t.duckdb"]

@@ -4,6 +4,7 @@ The file is created with storage version v1.5.0 so that DuckDB 1.5 clients (the 
 1.5.6 and cannot read DuckDB 2.0's default format) open it too. Schema changes are numbered; a store
 from an older tracedb is migrated with `tracedb migrate`, one from a newer one is refused.
 """
+import contextlib
 import functools
 import os
 import re
@@ -13,7 +14,7 @@ import time
 
 import duckdb
 
-from tracedb import sql
+from tracedb import atomic, sql
 from tracedb.errors import StoreError, UsageError
 
 SCHEMA_VERSION = 8
@@ -115,23 +116,29 @@ def _new_store_bytes() -> bytes | None:
 
 
 def _create(path: str) -> bool:
-    """Write a new, empty store at `path` (exclusively: a file another process made meanwhile is left as it
-    is); False when no copy could be made, so the open creates the schema in place."""
+    """Put a new, empty store at `path`, whole or not at all: the bytes go to a temporary file beside it, which
+    is then hard-linked to `path` (a link never replaces a file, so a store another process made meanwhile is
+    kept, and no process ever opens a half-written file). False when no copy could be made: the open then
+    creates the schema in place, as on a file system without hard links."""
     data = _new_store_bytes()
     if data is None:
         return False
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-    except FileExistsError:
-        return True
+        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(path)), prefix=".tracedb-new-store-")
     except OSError:
         return False    # the open names what stops it (a missing folder, no permission)
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
-    except BaseException:
-        os.unlink(path)
-        raise
+        os.chmod(tmp, atomic.file_mode())
+        os.link(tmp, path)
+    except FileExistsError:
+        return True
+    except OSError:
+        return False
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
     return True
 
 
