@@ -89,10 +89,12 @@ QUERY_INTERRUPTED = "Query interrupted"
 
 def interrupted(e: BaseException) -> bool:
     """Ctrl-C: Python's KeyboardInterrupt, or DuckDB's interrupt of a running query (its InterruptException,
-    or the RuntimeError its Python module raises), or click's Abort (Ctrl-C or end of input at a prompt)."""
+    or the RuntimeError its Python module raises), or an SQLite query a foreign export's reader stopped on the
+    signal (ingest/sqlite_file.py), or click's Abort (Ctrl-C or end of input at a prompt)."""
     return (isinstance(e, (KeyboardInterrupt, typer.Abort))
             or (_is_duckdb(e) and type(e).__name__ == "InterruptException")
-            or (type(e) is RuntimeError and str(e) == QUERY_INTERRUPTED))
+            or (type(e) is RuntimeError and str(e) == QUERY_INTERRUPTED)
+            or (type(e).__name__ == "OperationalError" and type(e).__module__ == "sqlite3" and str(e) == "interrupted"))
 
 
 def quiet_stdout():

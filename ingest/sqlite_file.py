@@ -47,6 +47,7 @@ def open_ro(path: str) -> sqlite3.Connection:
     """A read-only connection that never writes beside the file, reads tables only and stops on a signal or
     past its time budget; errors name the file."""
     _refuse_pending_changes(path)
+    _STOPPED.clear()     # what stopped a query of an earlier file was raised or is moot by now
     try:
         con = sqlite3.connect(Path(path).resolve().as_uri() + "?mode=ro&immutable=1", uri=True)
     except sqlite3.Error as e:

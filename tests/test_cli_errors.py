@@ -163,3 +163,5 @@ def test_once_sigterm_arrived_the_exit_is_143_whatever_the_unwinding_raised(monk
         assert common.describe(e) == ("terminated (SIGTERM)", common.TERMINATED)
     monkeypatch.setattr(common, "SIGTERM_SEEN", [])
     assert common.describe(KeyboardInterrupt()) == ("interrupted", common.INTERRUPTED)
+    import sqlite3      # a foreign export's query its progress handler stopped on Ctrl-C
+    assert common.describe(sqlite3.OperationalError("interrupted")) == ("interrupted", common.INTERRUPTED)
