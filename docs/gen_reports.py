@@ -11,6 +11,9 @@ from pathlib import Path
 
 from tracedb.engine.reports import declared
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import marked_block  # noqa: E402  (beside this file)
+
 DOC = Path(__file__).resolve().parent / "reports.md"
 REGENERATE = "python docs/gen_reports.py --write"
 END = "<!-- end of columns -->"
@@ -36,8 +39,7 @@ def updated(text: str) -> str:
         mark = begin(report.name)
         if mark not in text:
             raise SystemExit(f"docs/reports.md has no columns table of report {report.name} (marker line: {mark})")
-        head, rest = text.split(mark, 1)
-        text = head + table(report) + rest.split(END, 1)[1]
+        text = marked_block.replaced(text, mark, END, table(report))
     return text
 
 
