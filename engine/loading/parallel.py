@@ -93,11 +93,20 @@ class _Parsed:
     """What a worker hands back for the merge: the side store and what the runs row and summary need."""
     side: str
     staged: "ingest._Staged"
+    staged_id: int        # its run id in the side store
     name: str
     files: list
     digest: str
     size: int
     seconds: float
+
+
+@dataclass
+class _Batch:
+    """A worker's batch: its side store (None when nothing was staged) and, per trace in plan order, its
+    _Parsed, its skip (IngestResult) or its error."""
+    side: str | None
+    entries: list
 
 
 @dataclass
@@ -129,44 +138,75 @@ def ingest_parallel(store_path, planned, jobs: int, options: list[dict], on_star
     stored = _stored_runs(store)      # grows with each merge
     threads = max(1, cores() // jobs)
     pool = _pool(jobs)
-    futures, running = {}, set()
+    batches = batches_of(planned, jobs)
     twin = _earlier_twins(planned)
-    nxt = 0            # the next trace to hand out, in plan order
+    futures, running = {}, set()
+    nxt = 0            # the next batch to hand out, in plan order
+
+    def waits(k):
+        """A batch holding a copy of a trace of an earlier batch not merged yet waits for that merge, so
+        that the copy is skipped before parsing, as one after another would skip it."""
+        return any(twin[i] is not None and twin[i] < batches[k][0] and twin[i] >= nxt_merge for i in batches[k])
 
     def refill():
-        """Keep one trace more than the workers handed out: a worker that ends while this process
-        merges (0.3-1.1 s for a 100 MB trace) starts the next trace at once instead of waiting. A copy
-        of an earlier trace not merged yet waits for it, so that it is skipped before parsing, as one
-        after another would skip it."""
+        """Keep one batch more than the workers handed out: a worker that ends while this process
+        merges (0.3-1.1 s for a 100 MB trace) starts the next batch at once instead of waiting."""
         nonlocal nxt
         running.difference_update([f for f in running if f.done()])
-        while len(running) <= jobs and nxt < len(planned) and not (twin[nxt] is not None and twin[nxt] >= nxt_merge):
-            it = planned[nxt]
-            if on_start:
-                on_start(nxt, it)
-            futures[nxt] = pool.submit(_parse, store, it.path, it.name, options[nxt], threads, stored)
+        while len(running) <= jobs and nxt < len(batches) and not waits(nxt):
+            items = []
+            for i in batches[nxt]:
+                if on_start:
+                    on_start(i, planned[i])
+                inside = twin[i] is not None and twin[i] >= batches[nxt][0]     # a copy of a trace of this batch
+                items.append((planned[i].path, planned[i].name, options[i],
+                              batches[nxt].index(twin[i]) if inside else None))
+            futures[nxt] = pool.submit(_parse_batch, store, items, threads, stored)
             running.add(futures[nxt])
             nxt += 1
 
     nxt_merge = 0      # traces before this one are merged (or failed, or skipped)
     try:
-        for i, item in enumerate(planned):
+        for k, batch in enumerate(batches):
             refill()
-            while not futures[i].done():
+            while not futures[k].done():
                 wait(running, return_when=FIRST_COMPLETED)
                 refill()
-            result = _finish(store, item, futures.pop(i), bool(options[i].get("replace")), stored)
-            nxt_merge = i + 1
-            yield item, result
+            results = _finish(store, [planned[i] for i in batch], futures.pop(k),
+                              [bool(options[i].get("replace")) for i in batch], stored)
+            nxt_merge = batch[-1] + 1
+            yield from zip((planned[i] for i in batch), results)
     except BaseException:
         _stop(pool)
         raise
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
         for f in futures.values():     # parsed, never merged (an interrupt): their side stores go too
-            if f.done() and not f.cancelled() and f.exception() is None and isinstance(f.result(), _Parsed):
+            if f.done() and not f.cancelled() and f.exception() is None and f.result().side:
                 staging.remove(f.result().side)
         staging.sweep_stale(store)     # and those of workers stopped before they could say where theirs was
+
+
+# A batch: the traces a worker parses into one side store and this process merges in one transaction. Each
+# trace of a 128-rank job (2.6 MB) cost ~0.1 s of opening, creating, checkpointing and merging stores when
+# each had a side store and a merge of its own, as much as its parse; a batch pays that once. Batches hold at
+# most BATCH_BYTES (a 100 MB trace stays alone, so memory and the first merge do not wait for many) and
+# BATCH_TRACES, and at least two batches go to each worker so that merges overlap parsing.
+BATCH_BYTES = 64 << 20
+BATCH_TRACES = 32
+
+
+def batches_of(planned, jobs: int) -> list[list[int]]:
+    """The planned traces' indices in plan order, cut into batches (BATCH_BYTES, BATCH_TRACES)."""
+    per = max(1, min(BATCH_TRACES, -(-len(planned) // (2 * jobs))))
+    out, size = [], 0
+    for i, item in enumerate(planned):
+        if not out or len(out[-1]) >= per or size + item.bytes > BATCH_BYTES:
+            out.append([])
+            size = 0
+        out[-1].append(i)
+        size += item.bytes
+    return out
 
 
 def _stored_runs(store) -> list[tuple]:
@@ -236,47 +276,55 @@ def _digest(item, cache, i) -> str | None:
     return cache[i]
 
 
-def _finish(store, item, future, replace, stored):
-    """The result of one planned trace: its worker's error, its skip, or its merge into the store (then
-    added to `stored`, which the traces handed out later are checked against). A worker that died
+def _finish(store, items, future, replace: list[bool], stored) -> list:
+    """The results of one batch, in plan order: each trace's error, its skip, or its merge into the store
+    (then added to `stored`, which the traces handed out later are checked against). A worker that died
     (SIGKILL, the kernel's out-of-memory killer) ends the whole ingest in one line."""
     try:
         out = future.result()
     except TracedbError as e:
-        return e
+        return [e] * len(items)
     except BrokenProcessPool:
-        raise TracedbError(f"{item.path}: a process parsing the traces ended abruptly (killed, or out of "
+        raise TracedbError(f"{items[0].path}: a process parsing the traces ended abruptly (killed, or out of "
                            "memory?); the runs reported above are in the store, the others are not") from None
-    if not isinstance(out, _Parsed):
-        return out                # skipped before parsing: identical content is stored
+    results = list(out.entries)
+    parsed = [k for k, e in enumerate(results) if isinstance(e, _Parsed)]
+    if not parsed:
+        return results
     try:
-        result = _merge(store, out, replace)
+        merged = _merge(store, out.side, [results[k] for k in parsed], [replace[k] for k in parsed])
     except TracedbError as e:
-        return e
+        merged = [e] * len(parsed)
     finally:
         staging.remove(out.side)
-    if result.status != "skipped":
-        stored.append((result.run_id, result.name, out.digest, out.size))
-    return result
+    for k, result in zip(parsed, merged):
+        if isinstance(result, ingest.IngestResult) and result.status != "skipped":
+            stored.append((result.run_id, result.name, results[k].digest, results[k].size))
+        results[k] = result
+    return results
 
 
-def _merge(store, parsed: _Parsed, replace) -> "ingest.IngestResult":
-    """The parsed run into the store, in one transaction (the first run of a missing store: its side
-    store renamed into place), as engine/loading/single.ingest_file does after its parse."""
+def _merge(store, side, parsed: list[_Parsed], replace: list[bool]) -> list:
+    """The batch's parsed runs into the store, in one transaction (the first batch into a missing store: its
+    side store renamed into place when it holds them as runs 1..n), as engine/loading/single.ingest_file
+    does after its parse. Returns an IngestResult, or the error of a run refused (a name taken by other
+    content), per run."""
     from types import SimpleNamespace
     from tracedb.engine.store.connect import open_store
-    job = SimpleNamespace(name=parsed.name, replace=replace, hasher=_Digest(parsed.digest, parsed.size),
-                          src=SimpleNamespace(files=parsed.files), t0=time.perf_counter() - parsed.seconds)
-    if not os.path.exists(store) and staging.publish(parsed.side, store):
-        return ingest._result(job, "ingested", 1, parsed.staged)
+    t0 = time.perf_counter()
+    jobs = [SimpleNamespace(name=p.name, replace=r, hasher=_Digest(p.digest, p.size),
+                            src=SimpleNamespace(files=p.files), t0=t0 - p.seconds) for p, r in zip(parsed, replace)]
+    if (not os.path.exists(store) and [p.staged_id for p in parsed] == list(range(1, len(parsed) + 1))
+            and len({p.digest for p in parsed}) == len(parsed) and staging.publish(side, store)):
+        return [ingest._result(job, "ingested", p.staged_id, p.staged) for job, p in zip(jobs, parsed)]
     con = open_store(store)
     try:
-        result = ingest._merge(con, parsed.side, job, parsed.staged)
-        if result.status != "skipped":
+        results = ingest.merge_batch(con, side, jobs, [(p.staged_id, p.staged) for p in parsed])
+        if any(isinstance(r, ingest.IngestResult) and r.status != "skipped" for r in results):
             ingest.checkpoint_appended(con)
     finally:
         con.close()
-    return result
+    return results
 
 
 def ingest_to_dataset(folder: str, planned, jobs: int, options: list[dict], replace: bool = False, core_rules=None,
@@ -346,36 +394,66 @@ def _worker_init():
     signal.signal(signal.SIGTERM, on_signal)
 
 
-def _parse(store, path, name, options, threads, stored):
-    """In a worker: one trace parsed into a side store beside the store; returns _Parsed, or the
-    IngestResult of a skip when the store already holds its content. The side store is removed on any
-    failure."""
+def _parse_batch(store, items, threads, stored) -> _Batch:
+    """In a worker: a batch of traces parsed into one side store beside the store, each as its own run;
+    `items`: (path, name, options, index in the batch of an earlier copy of it, or None). A trace that fails
+    leaves no row there and the others go on; a trace whose content the store holds, or an earlier trace of
+    the batch holds, is skipped before parsing. The side store is removed when nothing was staged, and on
+    an interrupt."""
     global _busy
     _busy = True
+    side, con, entries = staging.side_path(store), None, []
     try:
         if _stopping:
             raise KeyboardInterrupt
-        with ingest._scratch() as scratch:
-            scratch.execute("SET threads = $t", {"t": threads})
-            job = ingest._prepare(scratch, path, name, options.get("tags"), bool(options.get("replace")),
-                                  options.get("core_rules"), options.get("agent"), options.get("reader"))
-            known = _known(job, stored)
-            if known:
-                return ingest._skipped(job, known)
-            side = staging.side_path(store)
-            try:
-                staged = ingest._stage(side, job, like=scratch)
-            except BaseException:
-                staging.remove(side)
-                raise
-        return _Parsed(side=side, staged=staged, name=job.name, files=list(job.src.files),
-                       digest=job.hasher.digest, size=job.hasher.size, seconds=time.perf_counter() - job.t0)
-    except (KeyboardInterrupt, duckdb.Error, RuntimeError) as e:
-        if isinstance(e, KeyboardInterrupt) or "interrupted" in str(e).lower():
+        con = ingest.open_side(side)
+        con.execute("SET threads = $t", {"t": threads})
+        for path, name, options, copy_of in items:
+            entries.append(_parse_one(con, side, path, name, options, stored,
+                                      entries[copy_of] if copy_of is not None else None,
+                                      1 + sum(isinstance(e, _Parsed) for e in entries)))
+        if any(isinstance(e, _Parsed) for e in entries):
+            ingest.checkpoint_appended(con)
+        con.close()
+        con = None
+        if not any(isinstance(e, _Parsed) for e in entries):
+            staging.remove(side)
+            side = None
+        return _Batch(side=side, entries=entries)
+    except BaseException as e:
+        if con is not None:
+            with contextlib.suppress(duckdb.Error):
+                con.close()
+        staging.remove(side)
+        if isinstance(e, KeyboardInterrupt) or isinstance(e, (duckdb.Error, RuntimeError)) and \
+                "interrupted" in str(e).lower():
             raise KeyboardInterrupt from None     # told to the parent as an interrupt, without a traceback
         raise
     finally:
         _busy = False
+
+
+def _parse_one(con, side, path, name, options, stored, earlier, run_id):
+    """One trace of a batch into the side store open on `con` as `run_id`: _Parsed, the IngestResult of a
+    skip, or the TracedbError saying why it failed (its rows removed again)."""
+    try:
+        job = ingest._prepare(con, path, name, options.get("tags"), bool(options.get("replace")),
+                              options.get("core_rules"), options.get("agent"), options.get("reader"))
+        known = _known(job, stored)
+        if known:
+            return ingest._skipped(job, known)
+        if isinstance(earlier, _Parsed) and not job.replace:
+            return ingest._skipped(job, earlier.name)
+        try:
+            staged = ingest.stage_into(con, job, run_id)
+        except duckdb.IOException as e:
+            raise ingest._write_failed(side, e) from None
+    except TracedbError as e:
+        with contextlib.suppress(duckdb.Error):
+            ingest.discard(con, run_id)
+        return e
+    return _Parsed(side=side, staged=staged, staged_id=run_id, name=job.name, files=list(job.src.files),
+                   digest=job.hasher.digest, size=job.hasher.size, seconds=time.perf_counter() - job.t0)
 
 
 def _convert(*args):

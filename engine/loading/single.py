@@ -22,7 +22,7 @@ import duckdb
 
 from tracedb import sql
 from tracedb.version import __version__
-from tracedb.errors import InputError, StoreError, UsageError
+from tracedb.errors import InputError, StoreError, TracedbError, UsageError
 from tracedb.engine.loading import hashing
 from tracedb.engine.loading import staging
 from tracedb.patterns import check_regex
@@ -226,26 +226,12 @@ def _stage(side: str, job, like=None) -> _Staged:
     """Parse the trace into a new side store at `side` as its run 1 (every row, duplicate marks, the runs
     row with the content hash). Nothing of the store is touched; a failure leaves only the side file,
     which the caller removes. `like`: an API user's connection, whose memory and thread limits apply."""
-    from tracedb.engine.store.connect import open_store
-    try:
-        con = open_store(side, wait=0)
-    except StoreError as e:
-        raise StoreError(f"{side}: cannot create the ingest's side store beside the store: {e}") from None
+    con = open_side(side)
     try:
         for setting in ("memory_limit", "threads") if like is not None else ():
             value = like.execute("SELECT current_setting($s)", {"s": setting}).fetchone()[0]
             con.execute(f"SET {setting} = $v", {"v": value})
-        # what a reader may change when it asks to read again (formats.ReadAgain): an Ascend CSV's metric
-        # column with text past the sampled rows, a Chrome trace's cut inside an event
-        options = {"as_text": set(), "parts": None, "safe": False, "core_rules": job.core_rules}
-        while True:
-            try:
-                staged = _load_run(con, job, options)
-                break
-            except formats.ReadAgain as again:   # rare
-                _rollback(con)
-                sql.run(con, "delete_run", {"run_ids": [1]})
-                again.adjust(options)
+        staged = stage_into(con, job, 1)
         checkpoint_appended(con)
     except duckdb.IOException as e:
         raise _write_failed(side, e) from None
@@ -257,15 +243,44 @@ def _stage(side: str, job, like=None) -> _Staged:
     return staged
 
 
+def open_side(side: str):
+    """A new side store at `side`, open for writing."""
+    from tracedb.engine.store.connect import open_store
+    try:
+        return open_store(side, wait=0)
+    except StoreError as e:
+        raise StoreError(f"{side}: cannot create the ingest's side store beside the store: {e}") from None
+
+
+def stage_into(con, job, run_id: int) -> _Staged:
+    """Parse the trace into the side store open on `con` as run `run_id`. On failure its rows may be left
+    there: `discard` removes them (a folder ingest's worker goes on with its next trace)."""
+    # what a reader may change when it asks to read again (formats.ReadAgain): an Ascend CSV's metric
+    # column with text past the sampled rows, a Chrome trace's cut inside an event
+    options = {"as_text": set(), "parts": None, "safe": False, "core_rules": job.core_rules}
+    while True:
+        try:
+            return _load_run(con, job, options, run_id)
+        except formats.ReadAgain as again:   # rare
+            discard(con, run_id)
+            again.adjust(options)
+
+
+def discard(con, run_id: int):
+    """The rows of a staged run that failed, out of its side store."""
+    _rollback(con)
+    sql.run(con, "delete_run", {"run_ids": [run_id]})
+
+
 def _write_failed(path, e) -> StoreError:
     return StoreError(f"{os.path.dirname(os.path.abspath(path)) or '.'}: cannot write the ingest's data: "
                       f"{str(e).strip().splitlines()[0]}; the store is unchanged")
 
 
-def _load_run(con, job, options) -> _Staged:
+def _load_run(con, job, options, run_id: int) -> _Staged:
     """The run's rows (its reader's `read`), then one transaction: duplicate marks, run row, stats (in the
     side store)."""
-    src, run_id = job.src, 1
+    src = job.src
     reader = formats.by_name(src.reader)
     facts = {"format": src.format, "device_kind": src.device_kind, "clock_domain": src.clock_domain,
              "rank": src.rank, "world_size": src.world_size, "truncated": False, "inflated_bytes": None}
@@ -309,19 +324,43 @@ def _finish_run(con, job, reader, run_id, facts, columns) -> _Staged:
 def _merge(con, side, job, staged) -> IngestResult:
     """One transaction in the store: the runs this one replaces removed, the staged run copied in. Either
     it all lands or the store is unchanged."""
+    result = merge_batch(con, side, [job], [(1, staged)])[0]
+    if isinstance(result, TracedbError):
+        raise result
+    return result
+
+
+def merge_batch(con, side, jobs, staged: list[tuple[int, _Staged]]) -> list:
+    """Runs of the side store at `side` into the store open on `con`, in one transaction, by one copy
+    (staging.merge): `staged` holds each job's (side store run id, _Staged). Per job, in order: its
+    IngestResult (ingested, replaced, or skipped when the store or an earlier job of the batch holds its
+    content), or the UsageError refusing a name that other content holds, that job left out. Any other
+    failure leaves the store unchanged and is raised."""
     store = staging.store_path_of(con)
     if store:
         staging.check_room(side, store)
+    out, ids, taken = [], [], {}
     with staging.attached(con, side):
         con.execute("BEGIN")
         try:
-            same = _runs_of_same_content(con, job.hasher)
-            if same and not job.replace:
-                _rollback(con)
-                return _skipped(job, same[0][1])
             run_id = con.execute("SELECT coalesce(max(run_id), 0) + 1 FROM runs").fetchone()[0]   # before deleting:
-            replaced = _delete_replaced(con, job.name, same, job.replace)   # a replaced run's id is not reused
-            staging.merge(con, run_id)
+            for job, (staged_id, st) in zip(jobs, staged):                           # a replaced run's id is not reused
+                same = _runs_of_same_content(con, job.hasher)
+                known = taken.get(job.hasher.digest) or (same[0][1] if same else None)
+                if known and not job.replace:
+                    out.append(_skipped(job, known))
+                    continue
+                try:
+                    replaced = _delete_replaced(con, job.name, same, job.replace)
+                except UsageError as e:
+                    out.append(e)
+                    continue
+                ids.append((staged_id, run_id))
+                taken[job.hasher.digest] = job.name
+                out.append(_result(job, "replaced" if replaced else "ingested", run_id, st))
+                run_id += 1
+            if ids:
+                staging.merge(con, ids)
             con.execute("COMMIT")
         except duckdb.IOException as e:
             _rollback(con)
@@ -329,7 +368,7 @@ def _merge(con, side, job, staged) -> IngestResult:
         except BaseException:
             _rollback(con)
             raise
-    return _result(job, "replaced" if replaced else "ingested", run_id, staged)
+    return out
 
 
 def _runs_of_same_content(con, hasher) -> list:
