@@ -39,6 +39,7 @@ from dataclasses import dataclass
 import duckdb
 
 from tracedb.engine.loading import hashing
+from tracedb.engine.loading.batches import batches_of
 from tracedb.engine.loading import single as ingest
 from tracedb.engine.loading import staging
 from tracedb.errors import InputError, TracedbError
@@ -187,28 +188,6 @@ def ingest_parallel(store_path, planned, jobs: int, options: list[dict], on_star
         staging.sweep_stale(store)     # and those of workers stopped before they could say where theirs was
 
 
-# A batch: the traces a worker parses into one side store and this process merges in one transaction. Each
-# trace of a 128-rank job (2.6 MB) cost ~0.1 s of opening, creating, checkpointing and merging stores when
-# each had a side store and a merge of its own, as much as its parse; a batch pays that once. Batches hold at
-# most BATCH_BYTES (a 100 MB trace stays alone, so memory and the first merge do not wait for many) and
-# BATCH_TRACES, and at least two batches go to each worker so that merges overlap parsing.
-BATCH_BYTES = 64 << 20
-BATCH_TRACES = 32
-
-
-def batches_of(planned, jobs: int) -> list[list[int]]:
-    """The planned traces' indices in plan order, cut into batches (BATCH_BYTES, BATCH_TRACES)."""
-    per = max(1, min(BATCH_TRACES, -(-len(planned) // (2 * jobs))))
-    out, size = [], 0
-    for i, item in enumerate(planned):
-        if not out or len(out[-1]) >= per or size + item.bytes > BATCH_BYTES:
-            out.append([])
-            size = 0
-        out[-1].append(i)
-        size += item.bytes
-    return out
-
-
 def _stored_runs(store) -> list[tuple]:
     """(run_id, name, content_hash, source_bytes) of every stored run, read once before the workers start:
     they check each trace against it before parsing, as engine/loading/single.py checks against the store, so
@@ -338,7 +317,7 @@ def ingest_to_dataset(folder: str, planned, jobs: int, options: list[dict], repl
     try:
         yield from ingest_staged.ingest_staged(folder, planned, options,
                                                lambda key, fn, *args: pool.submit(_convert, *args), replace,
-                                               core_rules, on_start, threads=max(1, cores() // jobs))
+                                               core_rules, on_start, threads=max(1, cores() // jobs), workers=jobs)
     except BaseException:
         _stop(pool)
         raise
@@ -457,14 +436,15 @@ def _parse_one(con, side, path, name, options, stored, earlier, run_id):
 
 
 def _convert(*args):
-    """In a worker: engine/loading/staged.convert of one trace, stopped by SIGTERM or Ctrl-C as _parse is."""
+    """In a worker: engine/loading/staged.convert_batch of a batch of traces, stopped by SIGTERM or Ctrl-C as
+    _parse_batch is."""
     global _busy
     from tracedb.engine.loading import staged as ingest_staged
     _busy = True
     try:
         if _stopping:
             raise KeyboardInterrupt
-        return ingest_staged.convert(*args)
+        return ingest_staged.convert_batch(*args)
     except (KeyboardInterrupt, duckdb.Error, RuntimeError) as e:
         if isinstance(e, KeyboardInterrupt) or "interrupted" in str(e).lower():
             raise KeyboardInterrupt from None
