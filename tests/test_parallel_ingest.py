@@ -4,7 +4,7 @@ is skipped; an interrupt stops the workers and leaves no side store; readers are
 
 Workers are held at a chosen point by a `sitecustomize` module put on PYTHONPATH for the command's
 process tree (the workers are separate processes, so a patch made in the command's process would not
-reach them): after a trace named like $HOLD_NAMES is parsed into its side store, its worker writes
+reach them): after a trace named like $HOLD_NAMES is parsed and finished in its side store, its worker writes
 `ready-<name>` and waits for the file `go`; with $HOLD_MERGE, the command's process does the same inside
 the transaction of its first merge (`ready-merge`). No sleeps decide what the tests see."""
 import json
@@ -23,13 +23,15 @@ HOLD = textwrap.dedent("""
     import os, re, time
     if os.environ.get("HOLD_NAMES"):
         from tracedb.engine.loading import single as ingest
-        _real = ingest._load_run
+        _real = ingest.finish_loaded
 
-        def _held(con, job, retry, run_id):
-            out = _real(con, job, retry, run_id)
-            if re.search(os.environ["HOLD_NAMES"], job.name):
+        def _held(con, loaded):
+            out = _real(con, loaded)
+            for item in loaded:
+                if not re.search(os.environ["HOLD_NAMES"], item.job.name):
+                    continue
                 folder = os.environ["HOLD_DIR"]
-                ready = os.path.join(folder, "ready-" + job.name)
+                ready = os.path.join(folder, "ready-" + item.job.name)
                 with open(ready + ".part", "w") as f:      # renamed once written: never read half-written
                     f.write(str(os.getpid()))
                 os.replace(ready + ".part", ready)
@@ -37,17 +39,17 @@ HOLD = textwrap.dedent("""
                     time.sleep(0.01)
             return out
 
-        ingest._load_run = _held
+        ingest.finish_loaded = _held
     if os.environ.get("NEVER_PARSE"):         # a trace named like this must be skipped before parsing
         from tracedb.engine.loading import single as ingest
-        _stage = ingest.stage_into
+        _read = ingest._read_rows
 
-        def _refused(con, job, run_id):
+        def _refused(con, job, options, run_id):
             if re.search(os.environ["NEVER_PARSE"], job.name):
                 raise AssertionError(job.name + " was parsed")
-            return _stage(con, job, run_id)
+            return _read(con, job, options, run_id)
 
-        ingest.stage_into = _refused
+        ingest._read_rows = _refused
     if os.environ.get("HOLD_MERGE"):          # the command's own process, inside a merge's transaction
         from tracedb.engine.loading import staging
         _merge = staging.merge
@@ -261,8 +263,8 @@ def test_a_copy_of_a_batch_mate_is_skipped_before_parsing(tmp_path, monkeypatch)
     a, b = _traces(tmp_path / "traces", [1, 2])
     copy = tmp_path / "traces" / "a2.json"
     copy.write_bytes(open(a, "rb").read())
-    parsed, real = [], ingest.stage_into
-    monkeypatch.setattr(ingest, "stage_into",
+    parsed, real = [], ingest.read_into
+    monkeypatch.setattr(ingest, "read_into",
                         lambda con, job, run_id: parsed.append(job.name) or real(con, job, run_id))
     items = [(a, "x", {}, None), (str(copy), "y", {}, 0), (b, "z", {}, None)]
     batch = parallel._parse_batch(str(tmp_path / "s.duckdb"), items, 1, [])

@@ -111,6 +111,12 @@ class _Batch:
 
 
 @dataclass
+class _Copy:
+    """A trace of a batch with the content of an earlier trace of it: not parsed."""
+    job: object
+
+
+@dataclass
 class _Digest:
     """A finished content hash, as the merge reads one (join, error, digest, size)."""
     digest: str
@@ -375,27 +381,44 @@ def _worker_init():
 
 def _parse_batch(store, items, threads, stored) -> _Batch:
     """In a worker: a batch of traces parsed into one side store beside the store, each as its own run;
-    `items`: (path, name, options, index in the batch of an earlier copy of it, or None). A trace that fails
-    leaves no row there and the others go on; a trace whose content the store holds, or an earlier trace of
-    the batch holds, is skipped before parsing. The side store is removed when nothing was staged, and on
-    an interrupt."""
+    `items`: (path, name, options, index in the batch of an earlier copy of it, or None). Every trace's rows
+    are read first, then the runs are finished together (engine/loading/single.finish_loaded). A trace that
+    fails leaves no row there and the others go on; a trace whose content the store holds, or an earlier
+    trace of the batch holds, is skipped before parsing. The side store is removed when nothing was staged,
+    and on an interrupt."""
     global _busy
     _busy = True
-    side, con, entries = staging.side_path(store), None, []
+    side, con = staging.side_path(store), None
+    entries: list = [None] * len(items)
     try:
         if _stopping:
             raise KeyboardInterrupt
         con = ingest.open_side(side)
         con.execute("SET threads = $t", {"t": threads})
-        for path, name, options, copy_of in items:
-            entries.append(_parse_one(con, side, path, name, options, stored,
-                                      entries[copy_of] if copy_of is not None else None,
-                                      1 + sum(isinstance(e, _Parsed) for e in entries)))
-        if any(isinstance(e, _Parsed) for e in entries):
+        loaded, where = [], []
+        for k, (path, name, options, copy_of) in enumerate(items):
+            got = _read_one(con, side, path, name, options, stored,
+                            copy_of is not None and copy_of in where, 1 + len(loaded))
+            if isinstance(got, ingest.Loaded):
+                loaded.append(got)
+                where.append(k)
+            else:
+                entries[k] = got
+        for k, item, done in zip(where, loaded, _finish_read(con, side, loaded)):
+            entries[k] = done if not isinstance(done, ingest._Staged) else _Parsed(
+                side=side, staged=done, staged_id=item.run_id, name=item.job.name, files=list(item.job.src.files),
+                digest=item.job.hasher.digest, size=item.job.hasher.size, seconds=time.perf_counter() - item.job.t0)
+        for k, entry in enumerate(entries):      # a copy of a batch-mate: skipped naming it, once it is in
+            if isinstance(entry, _Copy):
+                mate = entries[items[k][3]]
+                entries[k] = (ingest._skipped(entry.job, mate.name) if isinstance(mate, _Parsed) else
+                              InputError(f"{items[k][0]}: the same content as {items[items[k][3]][0]}, refused above"))
+        staged = any(isinstance(e, _Parsed) for e in entries)
+        if staged:
             ingest.checkpoint_appended(con)
         con.close()
         con = None
-        if not any(isinstance(e, _Parsed) for e in entries):
+        if not staged:
             staging.remove(side)
             side = None
         return _Batch(side=side, entries=entries)
@@ -412,27 +435,34 @@ def _parse_batch(store, items, threads, stored) -> _Batch:
         _busy = False
 
 
-def _parse_one(con, side, path, name, options, stored, earlier, run_id):
-    """One trace of a batch into the side store open on `con` as `run_id`: _Parsed, the IngestResult of a
-    skip, or the TracedbError saying why it failed (its rows removed again)."""
+def _read_one(con, side, path, name, options, stored, copy, run_id):
+    """One trace of a batch read into the side store open on `con` as `run_id`: its single.Loaded, the
+    IngestResult of a skip (_Copy for a copy of a batch-mate, settled once that one is), or the
+    TracedbError saying why it failed (its rows removed again)."""
     try:
         job = ingest._prepare(con, path, name, options.get("tags"), bool(options.get("replace")),
                               options.get("core_rules"), options.get("agent"), options.get("reader"))
         known = _known(job, stored)
         if known:
             return ingest._skipped(job, known)
-        if isinstance(earlier, _Parsed) and not job.replace:
-            return ingest._skipped(job, earlier.name)
+        if copy and not job.replace:
+            return _Copy(job)
         try:
-            staged = ingest.stage_into(con, job, run_id)
+            return ingest.read_into(con, job, run_id)
         except duckdb.IOException as e:
             raise ingest._write_failed(side, e) from None
     except TracedbError as e:
         with contextlib.suppress(duckdb.Error):
             ingest.discard(con, run_id)
         return e
-    return _Parsed(side=side, staged=staged, staged_id=run_id, name=job.name, files=list(job.src.files),
-                   digest=job.hasher.digest, size=job.hasher.size, seconds=time.perf_counter() - job.t0)
+
+
+def _finish_read(con, side, loaded) -> list:
+    """The batch's read runs finished (single.finish_loaded): per run its _Staged or its error."""
+    try:
+        return ingest.finish_loaded(con, loaded)
+    except duckdb.IOException as e:
+        return [ingest._write_failed(side, e)] * len(loaded)
 
 
 def _convert(*args):

@@ -280,6 +280,24 @@ def _write_failed(path, e) -> StoreError:
 def _load_run(con, job, options, run_id: int) -> _Staged:
     """The run's rows (its reader's `read`), then one transaction: duplicate marks, run row, stats (in the
     side store)."""
+    result = finish_loaded(con, [_read_rows(con, job, options, run_id)])[0]
+    if isinstance(result, TracedbError):
+        raise result
+    return result
+
+
+@dataclass
+class Loaded:
+    """A run whose rows are read into a side store, not yet finished (no runs row: invisible)."""
+    job: _Job
+    run_id: int
+    reader: formats.Reader
+    facts: dict
+    columns: tuple
+
+
+def _read_rows(con, job, options, run_id: int) -> Loaded:
+    """The run's rows, by its reader's `read`: a Loaded, its facts as the runs row wants them."""
     src = job.src
     reader = formats.by_name(src.reader)
     facts = {"format": src.format, "device_kind": src.device_kind, "clock_domain": src.clock_domain,
@@ -288,10 +306,78 @@ def _load_run(con, job, options, run_id: int) -> _Staged:
     # (metric columns, extra columns) of the runs row: of the readers, only the Ascend CSV and DB readers fill
     # metrics (the DB's PMU table), only the CSV reader extra_text
     columns = (facts.pop("metric_columns", []), facts.pop("extra_columns", []))
-    # an Ascend CSV's rows are committed already, duplicates marked: the transaction below only adds the
-    # runs row and its facts (capped anyway: whatever it reads of millions of rows stays under the cap)
-    with memory_cap(con, reader.memory) if reader.memory else contextlib.nullcontext():
-        return _finish_run(con, job, reader, run_id, facts, columns)
+    return Loaded(job, run_id, reader, facts, columns)
+
+
+def read_into(con, job, run_id: int) -> Loaded:
+    """As stage_into, the rows only: `finish_loaded` finishes them (a folder ingest's worker reads a batch
+    of traces, then finishes them together)."""
+    options = {"as_text": set(), "parts": None, "safe": False, "core_rules": job.core_rules}
+    while True:
+        try:
+            return _read_rows(con, job, options, run_id)
+        except formats.ReadAgain as again:   # rare
+            discard(con, run_id)
+            again.adjust(options)
+
+
+def finish_loaded(con, loaded: list[Loaded]) -> list:
+    """The loaded runs finished: per run its _Staged, or the TracedbError refusing it (its rows removed).
+    Runs of one reader that can finish several at once (formats.Reader.finish_many) are finished in one
+    transaction; should any of them be refused there, or anything fail, that transaction is rolled back and
+    every run is finished on its own, so that the run at fault says why and the others land."""
+    if len(loaded) > 1 and _together(loaded):
+        try:
+            return _finish_together(con, loaded)
+        except (TracedbError, duckdb.Error):
+            pass
+    out = []
+    for item in loaded:
+        try:
+            # an Ascend CSV's rows are committed already, duplicates marked: its transaction only adds the
+            # runs row and its facts (capped anyway: whatever it reads of millions of rows stays under the cap)
+            with memory_cap(con, item.reader.memory) if item.reader.memory else contextlib.nullcontext():
+                out.append(_finish_run(con, item.job, item.reader, item.run_id, item.facts, item.columns))
+        except TracedbError as e:
+            discard(con, item.run_id)
+            out.append(e)
+    return out
+
+
+def _together(loaded: list[Loaded]) -> bool:
+    first = loaded[0]
+    return (first.reader.finish_many is not None and first.reader.memory is None
+            and all(x.reader is first.reader and x.job.core_rules == first.job.core_rules for x in loaded))
+
+
+class _NotTogether(TracedbError):
+    """A run of the batch must be finished on its own (it would be refused, or its hash failed)."""
+
+
+def _finish_together(con, loaded: list[Loaded]) -> list[_Staged]:
+    """_finish_run of several runs of one reader in one transaction, each statement over all of them."""
+    ids = [x.run_id for x in loaded]
+    con.execute("BEGIN")
+    try:
+        if loaded[0].reader.finish_many(con, ids, loaded[0].job.core_rules):
+            raise _NotTogether("a run without device activity")
+        for x in loaded:
+            x.job.hasher.join()
+            if x.job.hasher.error:
+                raise _NotTogether("a file that cannot be read")
+            _insert_run_row(con, x.run_id, x.job.name, x.job.tag_map, x.job.src, x.job.hasher, x.facts, x.columns)
+            ascend_comm.insert_groups(con, x.run_id, x.facts.get("groups") or x.job.src.groups)
+            ascend_comm.load(con, x.run_id, x.job.src.comm_files)
+        stats = {r: (n, d) for r, n, d in sql.run(con, "ingest_run_stats", {"run_ids": ids}).fetchall()}
+        if loaded[0].reader.kernels_required and any(stats[r][0] == 0 for r in ids):
+            raise _NotTogether("a run without kernel rows")
+        kernel_names.fill(con, ids)
+        con.execute("COMMIT")
+    except BaseException:
+        _rollback(con)
+        raise
+    return [_Staged(rows=stats[x.run_id][0], dups=stats[x.run_id][1], truncated=x.facts["truncated"],
+                    inflated=x.facts["inflated_bytes"]) for x in loaded]
 
 
 def _finish_run(con, job, reader, run_id, facts, columns) -> _Staged:
@@ -310,10 +396,10 @@ def _finish_run(con, job, reader, run_id, facts, columns) -> _Staged:
         _insert_run_row(con, run_id, job.name, job.tag_map, src, job.hasher, facts, columns)
         ascend_comm.insert_groups(con, run_id, facts.get("groups") or src.groups)
         ascend_comm.load(con, run_id, src.comm_files)
-        rows, dups = sql.run(con, "ingest_run_stats", {"run_id": run_id}).fetchone()
+        _, rows, dups = sql.run(con, "ingest_run_stats", {"run_ids": [run_id]}).fetchone()
         if rows == 0 and reader.kernels_required:   # not a rank of communication analyses only
             raise InputError(f"{src.files[0]}: header only, no kernel rows; expected at least one data line")
-        kernel_names.fill(con, run_id)
+        kernel_names.fill(con, [run_id])
         con.execute("COMMIT")
     except BaseException:
         _rollback(con)
