@@ -255,15 +255,7 @@ def open_side(side: str):
 def stage_into(con, job, run_id: int) -> _Staged:
     """Parse the trace into the side store open on `con` as run `run_id`. On failure its rows may be left
     there: `discard` removes them (a folder ingest's worker goes on with its next trace)."""
-    # what a reader may change when it asks to read again (formats.ReadAgain): an Ascend CSV's metric
-    # column with text past the sampled rows, a Chrome trace's cut inside an event
-    options = {"as_text": set(), "parts": None, "safe": False, "core_rules": job.core_rules}
-    while True:
-        try:
-            return _load_run(con, job, options, run_id)
-        except formats.ReadAgain as again:   # rare
-            discard(con, run_id)
-            again.adjust(options)
+    return _load_run(con, job, run_id)
 
 
 def discard(con, run_id: int):
@@ -277,10 +269,10 @@ def _write_failed(path, e) -> StoreError:
                       f"{str(e).strip().splitlines()[0]}; the store is unchanged")
 
 
-def _load_run(con, job, options, run_id: int) -> _Staged:
+def _load_run(con, job, run_id: int) -> _Staged:
     """The run's rows (its reader's `read`), then one transaction: duplicate marks, run row, stats (in the
     side store)."""
-    result = finish_loaded(con, [_read_rows(con, job, options, run_id)])[0]
+    result = finish_loaded(con, [read_into(con, job, run_id)])[0]
     if isinstance(result, TracedbError):
         raise result
     return result
@@ -310,8 +302,11 @@ def _read_rows(con, job, options, run_id: int) -> Loaded:
 
 
 def read_into(con, job, run_id: int) -> Loaded:
-    """As stage_into, the rows only: `finish_loaded` finishes them (a folder ingest's worker reads a batch
-    of traces, then finishes them together)."""
+    """The trace's rows read into the side store open on `con` as run `run_id`, not finished:
+    `finish_loaded` finishes them (a folder ingest's worker reads a batch of traces, then finishes them
+    together)."""
+    # what a reader may change when it asks to read again (formats.ReadAgain): an Ascend CSV's metric
+    # column with text past the sampled rows, a Chrome trace's cut inside an event
     options = {"as_text": set(), "parts": None, "safe": False, "core_rules": job.core_rules}
     while True:
         try:
