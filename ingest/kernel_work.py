@@ -1,0 +1,20 @@
+"""The floating-point operations and bytes of each kernel, from the trace's own shapes and dtypes, computed
+once per run at ingest (table kernel_work; formulas in docs/roofline.md and the SQL files named below).
+
+Kernels of Ascend CSVs and exports carry their shapes (ingest_work_npu.sql); kernels of PyTorch-profiler
+traces take the shapes of the op that launched them (ingest_work_ops.sql). A kernel without a formula or
+without shapes has no row: its FLOPs and bytes are NULL, never guessed.
+"""
+from tracedb import sql
+
+
+def fill(con, run_id=None):
+    """kernel_work rows of run `run_id` (every run without any when None: a store just migrated)."""
+    if run_id is None:
+        ids = [r[0] for r in con.execute(
+            "SELECT run_id FROM runs WHERE run_id NOT IN (SELECT run_id FROM kernel_work) ORDER BY 1").fetchall()]
+    else:
+        ids = [run_id]
+    for rid in ids:
+        sql.run(con, "ingest_work_npu", {"run_id": rid})
+        sql.run(con, "ingest_work_ops", {"run_id": rid})
