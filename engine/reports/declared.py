@@ -364,7 +364,42 @@ or outside every pass
     unit VARCHAR: prologue | layer | epilogue of the cause; NULL outside every pass
     """))
 
-REPORTS = (PASSES, LAYERS, KERNELS, TIMELINE, MODULES, CORES, COMPARE, BREAKDOWN, LAUNCHES, RANKS, BLAME, COLLECTIVES)
+ROOFLINE = Report(
+    "roofline", "How far from the hardware: FLOPs and bytes per kernel from the trace's own shapes, achieved TFLOP/s "
+    "and TB/s, % of the device's peak (compute or memory bound) and MFU, per kernel name, category, layer, pass or "
+    "run (docs/roofline.md).",
+    SEGMENTED, (_by("kernel", ("kernel", "category", "layer", "pass", "run"),
+                    "kernel (a row per kernel name), category, layer, pass or run."), PASS,
+                Option("peak_tflops", ("--peak-tflops",), Optional[float], None,
+                       "The device's peak dense TFLOP/s, for every dtype (default: the peak table by device name)."),
+                Option("peak_tbs", ("--peak-tbs",), Optional[float], None,
+                       "The device's peak memory bandwidth in TB/s (default: the peak table by device name).")),
+    MEAN_REFUSED, ("report_roofline",),
+    columns("""
+    run VARCHAR: the run's name
+    pass BIGINT: the pass (by pass, layer)
+    layer BIGINT: the layer (by layer; NULL with a pass: the prologue or the epilogue)
+    category VARCHAR: the category (by category, kernel)
+    name VARCHAR: the kernel name (by kernel)
+    short_name VARCHAR: its short name (terminal and Markdown tables show it instead of name)
+    count BIGINT: kernels
+    sum_us DECIMAL(38,3): their time
+    flops HUGEINT: their floating-point operations, where known
+    bytes HUGEINT: their bytes read and written, where known
+    intensity DECIMAL(18,2): flops / bytes over the kernels with both
+    tflops_s DECIMAL(18,3): flops / the time of the kernels with flops, TFLOP/s
+    tbytes_s DECIMAL(18,3): bytes / the time of the kernels with bytes, TB/s
+    bound VARCHAR: compute | memory: which roofline term dominates the group's ideal time
+    pct_peak DECIMAL(7,1): ideal time at peak over measured time, %; empty above 100 % (flag)
+    mfu_pct DECIMAL(7,1): FLOPs at peak over the group's whole time, % (per pass: MFU)
+    device_mac_pct DECIMAL(7,1): the device's own measure (Ascend aic_mac_ratio), time-weighted, %
+    coverage_pct DECIMAL(6,1): share of the group's time in kernels with FLOPs or bytes
+    flag VARCHAR: above 100 % of peak: a wrong shape, dtype or peak
+    flops_source VARCHAR: the formulas of the group's kernels
+    """))
+
+REPORTS = (PASSES, LAYERS, KERNELS, TIMELINE, MODULES, CORES, COMPARE, BREAKDOWN, LAUNCHES, RANKS, BLAME, COLLECTIVES,
+           ROOFLINE)
 BY_NAME = {r.name: r for r in REPORTS}
 NAMES = tuple(BY_NAME)
 

@@ -55,7 +55,8 @@ def _check_pass(name: str, spec: str):
 def _build(con, name: str, fmt: str, pass_spec: str = "all", absolute: bool = False, layer: int | None = None,
            compare_layer: int | None = None, flow: bool = False, top: int | None = None, order: str | None = None,
            timeline_layers: list[int] | None = None, clusters: bool = False, by: str | None = None,
-           module_path: bool = False, **seg_opts) -> rnd.Result:
+           module_path: bool = False, peak_tflops: float | None = None, peak_tbs: float | None = None,
+           **seg_opts) -> rnd.Result:
     spec = str(pass_spec).strip().lower()
     _check_pass(name, spec)
     if name == "breakdown":
@@ -71,6 +72,10 @@ def _build(con, name: str, fmt: str, pass_spec: str = "all", absolute: bool = Fa
     if name == "blame":
         from tracedb.engine.jobs import blame
         return blame.build(con, fmt, spec, by, **seg_opts)
+    if name == "roofline":
+        from tracedb.engine.reports import roofline
+        b, meta = roofline.segment_runs(con, spec, seg_opts)
+        return roofline.build(con, fmt, spec, by, meta, b, peak_tflops, peak_tbs)
     if name == "modules":
         return _modules(con, fmt, pass_spec, by, seg_opts, module_path)
     if name == "cores":

@@ -16,7 +16,7 @@
 -- Parameters:
 --   $run_id INTEGER: the run
 -- Output: the run's rows in kernel_work (columns: migrate_8_to_9.sql).
-INSERT INTO kernel_work (run_id, seq, flops, bytes, flops_source)
+INSERT INTO kernel_work (run_id, seq, flops, bytes, flops_source, dtype)
 WITH tuples AS (
     SELECT DISTINCT k.text_id, k.op_type, k.core_type, t.input_shapes, t.input_dtypes, t.input_formats,
         t.output_shapes, t.output_dtypes
@@ -75,6 +75,7 @@ WITH tuples AS (
              WHEN attention
              THEN CASE WHEN band_mask THEN 'attention bwd causal 10BNSqSkD/2' ELSE 'attention bwd 10BNSqSkD' END
              ELSE 'memory r+w' END AS flops_source,
+        dtype_name(in_types[1]) AS dtype,
         gemm OR (attention AND NOT other_mask)
             OR core_type IN ('AI_VECTOR_CORE', 'MIX_AIV')
             OR regexp_matches(op_type, '(?i)^(Add|Adds|AddN|Sub|Subs|Mul|Muls|Div|RealDiv|Cast|Neg|Exp|Sqrt|Rsqrt|Pows|'
@@ -85,7 +86,7 @@ WITH tuples AS (
     FROM shaped
     WHERE NOT fractal
 )
-SELECT k.run_id, k.seq, w.flops, w.bytes, w.flops_source
+SELECT k.run_id, k.seq, w.flops, w.bytes, w.flops_source, w.dtype
 FROM kernels_raw k
 JOIN work w ON w.text_id = k.text_id AND w.op_type IS NOT DISTINCT FROM k.op_type
     AND w.core_type IS NOT DISTINCT FROM k.core_type

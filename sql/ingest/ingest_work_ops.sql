@@ -38,7 +38,7 @@ SELECT c.seq, c.dur_ns, o.op_seq, o.name AS op_name, o.extra_args
 FROM calls c
 JOIN ops o ON o.pid = c.pid AND o.tid = c.tid AND o.bucket = c.t // 1000000 AND o.start_ns <= c.t AND c.t <= o.end_ns
 QUALIFY row_number() OVER (PARTITION BY c.seq ORDER BY o.dur_ns, o.start_ns DESC, o.op_seq) = 1;
-INSERT INTO kernel_work (run_id, seq, flops, bytes, flops_source)
+INSERT INTO kernel_work (run_id, seq, flops, bytes, flops_source, dtype)
 WITH ops AS (
     SELECT DISTINCT op_seq, op_name,
         TRY_CAST(json_extract(extra_args, '$.dims') AS BIGINT[][]) AS dims,
@@ -90,13 +90,15 @@ WITH ops AS (
         CASE WHEN is_gemm OR op_name = 'aten::linear' THEN 'gemm 2MNK'
              WHEN causal_at IS NOT NULL AND iq = 2 THEN CASE WHEN causal THEN 'attention bwd causal 10BHSqSkD/2' ELSE 'attention bwd 10BHSqSkD' END
              WHEN causal_at IS NOT NULL THEN CASE WHEN causal THEN 'attention causal 4BHSqSkD/2' ELSE 'attention 4BHSqSkD' END
-             ELSE 'memory r+w' END AS flops_source
+             ELSE 'memory r+w' END AS flops_source,
+        dtype_name(CASE WHEN is_gemm OR causal_at IS NOT NULL OR op_name = 'aten::linear' THEN types[ia]
+                        ELSE types[1] END) AS dtype
     FROM attn_dims
 )
 SELECT $run_id, l.seq,
     CASE WHEN main THEN w.flops WHEN w.flops IS NOT NULL THEN 0 END,
     CASE WHEN main THEN w.bytes WHEN w.bytes IS NOT NULL THEN 0 END,
-    CASE WHEN main THEN w.flops_source ELSE w.flops_source || ' (on its op''s longest kernel)' END
+    CASE WHEN main THEN w.flops_source ELSE w.flops_source || ' (on its op''s longest kernel)' END, w.dtype
 FROM (SELECT *, row_number() OVER (PARTITION BY op_seq ORDER BY dur_ns DESC, seq) = 1 AS main FROM _work_launch) l
 JOIN work w USING (op_seq)
 WHERE w.flops IS NOT NULL OR w.bytes IS NOT NULL;

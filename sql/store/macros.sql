@@ -4,7 +4,7 @@
 -- Parameters: none.
 -- Output: TEMP MACROs us_text_to_ns, us, mean_ns, mean1, ratio3, ms, sec, simple_name, bare_shape,
 --   npu_runtime_task, launch_call, poly_hash32, hccl_group_id, dtype_bytes, shape_dims, numel, gemm_options,
---   gemm_flops.
+--   gemm_flops, dtype_name.
 
 -- us_text_to_ns(s VARCHAR) -> BIGINT ns: a decimal µs string, TAB/space/quote padded as Ascend writes it,
 --   to integer ns, truncating digits below 1 ns (the torch_npu convert_us2ns rule). Never through DOUBLE:
@@ -94,3 +94,13 @@ CREATE OR REPLACE TEMP MACRO gemm_options(a, b, c) AS
 --   (gemm_options has one value), else NULL.
 CREATE OR REPLACE TEMP MACRO gemm_flops(a, b, c) AS
     CASE WHEN len(gemm_options(a, b, c)) = 1 THEN gemm_options(a, b, c)[1] END;
+-- dtype_name(t VARCHAR) -> VARCHAR: a dtype as profilers write it, named as the peak table names them: bf16,
+--   fp16, fp32, fp64, fp8, int8; other dtypes lower-cased as written.
+CREATE OR REPLACE TEMP MACRO dtype_name(t) AS
+    CASE WHEN regexp_full_match(regexp_replace(upper(trim(t)), '^(DT_|C10::|TORCH\.)', ''), 'BF16|BFLOAT16') THEN 'bf16'
+         WHEN regexp_full_match(regexp_replace(upper(trim(t)), '^(DT_|C10::|TORCH\.)', ''), 'FLOAT16|HALF|FP16') THEN 'fp16'
+         WHEN regexp_full_match(regexp_replace(upper(trim(t)), '^(DT_|C10::|TORCH\.)', ''), 'FLOAT|FLOAT32|FP32') THEN 'fp32'
+         WHEN regexp_full_match(regexp_replace(upper(trim(t)), '^(DT_|C10::|TORCH\.)', ''), 'DOUBLE|FLOAT64') THEN 'fp64'
+         WHEN regexp_full_match(regexp_replace(upper(trim(t)), '^(DT_|C10::|TORCH\.)', ''), '(HI)?FLOAT8.*|FP8.*') THEN 'fp8'
+         WHEN regexp_full_match(regexp_replace(upper(trim(t)), '^(DT_|C10::|TORCH\.)', ''), 'INT8') THEN 'int8'
+         ELSE lower(trim(t)) END;

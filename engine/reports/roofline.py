@@ -1,0 +1,48 @@
+"""`report roofline`: how far each kernel name, category, layer, pass or run is from what the device can do —
+FLOPs and bytes per kernel (kernel_work, from the trace's shapes) against the device's peaks (peaks.py), with
+the share of time the formulas cover (sql/report/report_roofline.sql, docs/roofline.md)."""
+from tracedb.engine.reports import declared
+from tracedb.engine.reports import peaks
+from tracedb.engine.rendering import render as rnd
+from tracedb.engine.segmentation import segment
+from tracedb.engine.segmentation import selection
+from tracedb.errors import UsageError
+
+BY = declared.ROOFLINE.option("by").choices
+DEFINITIONS = (
+    "flops, bytes: from each kernel's shapes and dtypes (flops_source names the formula; kernels without one are "
+    "not counted in tflops_s, tbytes_s, pct_peak); pct_peak: ideal time at the device's peak (the longer of "
+    "flops / peak FLOP/s of the kernel's dtype and bytes / peak bytes/s) over the measured time; mfu_pct: FLOPs "
+    "at peak over the whole time; device_mac_pct: the device's own cube-unit busy share (Ascend aic_mac_ratio), "
+    "which counts cycles the MAC units run, not useful FLOPs: it is above pct_peak when tiles are padded")
+
+
+def build(con, fmt, spec, by, units_meta, b, peak_tflops=None, peak_tbs=None) -> rnd.Result:
+    """The roofline rows of the runs bound in `b`, segmented and assigned by the caller."""
+    if by not in BY:
+        raise UsageError(f"--by {by!r}: expected one of {', '.join(BY)}")
+    for value, flag in ((peak_tflops, "--peak-tflops"), (peak_tbs, "--peak-tbs")):
+        if value is not None and not value > 0:
+            raise UsageError(f"{flag} {value}: expected a positive number")
+    b.notes += peaks.load(con, b.run_ids, peak_tflops, peak_tbs)
+    b.notes.append(DEFINITIONS)
+    units_meta["by"] = by
+    res = rnd.fetch_file(con, fmt, "report_roofline", {"run_ids": b.run_ids, "by": by}, "roofline", b, units_meta,
+                         f"roofline by {by}: achieved TFLOP/s and TB/s against the device's peak")
+    if fmt in ("table", "md"):
+        keep = {"kernel": ["pass", "layer", "name"], "category": ["pass", "layer", "name", "short_name"],
+                "layer": ["category", "name", "short_name"], "pass": ["layer", "category", "name", "short_name"],
+                "run": ["pass", "layer", "category", "name", "short_name"]}[by]
+        return rnd.drop_columns(res, keep)
+    return res
+
+
+def segment_runs(con, spec, seg_opts):
+    """Segment and assign the runs as report layers does: (bound runs, report meta)."""
+    from tracedb.engine.segmentation import units
+    b = segment.bind(con, segment.Options(**seg_opts))
+    b.notes.append(b.rule())
+    segment.find_passes(con, b)
+    meta = units.params(b, spec)
+    segment.assign(con, b, selection.select_noted(con, b, spec))
+    return b, meta
