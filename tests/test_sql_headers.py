@@ -339,6 +339,8 @@ def observed(tmp_path_factory):
             ("collectives", {"runs": ["tiny", "tiny_x2"]}),
             ("collectives", {"runs": ["tiny", "tiny_x2"], "per_rank": True}),
             ("blame", {**seg, "runs": ["tiny", "tiny_x2"]}),
+            ("roofline", {**seg}),
+            ("roofline", {**gpu, "by": "layer", "pass_spec": "all"}),
         ]
         for report, opts in calls:
             for fmt in ("csv", "md") if report == "compare" else ("csv",):
