@@ -396,7 +396,10 @@ ROOFLINE = Report(
     coverage_pct DECIMAL(6,1): share of the group's time in kernels with FLOPs or bytes
     flag VARCHAR: above 100 % of peak: a wrong shape, dtype or peak
     flops_source VARCHAR: the formulas of the group's kernels
-    """))
+    unit VARCHAR: by layer: prologue | layer | epilogue; every format but Arrow prints the prologue's and \
+epilogue's unit in the layer column
+    """),
+    charts(("intensity tflops_s", "roofline")))
 
 REPORTS = (PASSES, LAYERS, KERNELS, TIMELINE, MODULES, CORES, COMPARE, BREAKDOWN, LAUNCHES, RANKS, BLAME, COLLECTIVES,
            ROOFLINE)

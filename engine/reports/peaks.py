@@ -59,13 +59,13 @@ def load(con, run_ids, peak_tflops=None, peak_tbs=None) -> list[str]:
         for dtype, tf in (table or {None: None}).items():
             rows.append((rid, device, dtype, tf * 1e12 if tf is not None else None,
                          tbs * 1e12 if tbs is not None else None))
-        given = ", ".join(f"{d} {v:g}" for d, v in table.items() if d) or (
-            f"{peak_tflops:g} TFLOP/s (--peak-tflops)" if peak_tflops is not None else "no FLOP/s peak")
+        flops_text = (f"{peak_tflops:g} TFLOP/s dense for every dtype (--peak-tflops)" if peak_tflops is not None
+                      else ", ".join(f"{d} {v:g}" for d, v in table.items()) + " TFLOP/s dense (datasheet)"
+                      if table else "no FLOP/s peak")
+        bw_text = (f"{tbs:g} TB/s HBM" + (" (--peak-tbs)" if peak_tbs is not None else " (datasheet)")
+                   if tbs is not None else "no bandwidth peak")
         if found or peak_tflops is not None or peak_tbs is not None:
-            notes.append(f"run '{names[rid]}': peaks of {device}: {given} TFLOP/s dense; "
-                         f"{tbs if tbs is not None else 'no'} TB/s HBM" + (
-                             " (given)" if peak_tflops is not None or peak_tbs is not None else
-                             " (datasheet, docs/roofline.md)"))
+            notes.append(f"run '{names[rid]}': peaks of {device}: {flops_text}; {bw_text} (docs/roofline.md)")
         else:
             notes.append(f"run '{names[rid]}': device {device!r} is not in the peak table: pct_peak is empty; "
                          "give --peak-tflops and --peak-tbs")

@@ -6,6 +6,7 @@ from tracedb.engine.reports import peaks
 from tracedb.engine.rendering import render as rnd
 from tracedb.engine.segmentation import segment
 from tracedb.engine.segmentation import selection
+from tracedb.engine.segmentation import units
 from tracedb.errors import UsageError
 
 BY = declared.ROOFLINE.option("by").choices
@@ -28,18 +29,19 @@ def build(con, fmt, spec, by, units_meta, b, peak_tflops=None, peak_tbs=None) ->
     b.notes.append(DEFINITIONS)
     units_meta["by"] = by
     res = rnd.fetch_file(con, fmt, "report_roofline", {"run_ids": b.run_ids, "by": by}, "roofline", b, units_meta,
-                         f"roofline by {by}: achieved TFLOP/s and TB/s against the device's peak")
+                         f"roofline by {by}: achieved TFLOP/s and TB/s against the device's peak",
+                         labels=units.PROLOGUE if by == "layer" else None)
     if fmt in ("table", "md"):
-        keep = {"kernel": ["pass", "layer", "name"], "category": ["pass", "layer", "name", "short_name"],
-                "layer": ["category", "name", "short_name"], "pass": ["layer", "category", "name", "short_name"],
-                "run": ["pass", "layer", "category", "name", "short_name"]}[by]
-        return rnd.drop_columns(res, keep)
+        names = ["name", "short_name", "unit"]
+        drop = {"kernel": ["pass", "layer", "name", "unit"], "category": ["pass", "layer", *names],
+                "layer": ["category", "name", "short_name"], "pass": ["layer", "category", *names],
+                "run": ["pass", "layer", "category", *names]}[by]
+        return rnd.drop_columns(res, drop)
     return res
 
 
 def segment_runs(con, spec, seg_opts):
     """Segment and assign the runs as report layers does: (bound runs, report meta)."""
-    from tracedb.engine.segmentation import units
     b = segment.bind(con, segment.Options(**seg_opts))
     b.notes.append(b.rule())
     segment.find_passes(con, b)

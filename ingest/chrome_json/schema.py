@@ -20,7 +20,7 @@ ARGS = {  # the args keys tracedb reads (matched case-insensitively: legacy "ext
     "Process Group Description": "VARCHAR", "Process Group Ranks": "VARCHAR", "Seq": "BIGINT",
     # a PyTorch op's shapes and dtypes (record_shapes=True), as JSON text: the FLOPs and bytes of the kernels
     # it launches (tracedb.ingest.kernel_work). Kept on the cpu_ops that launched a kernel only.
-    "Input Dims": "VARCHAR", "Input type": "VARCHAR", "Concrete Inputs": "VARCHAR",
+    "Input Dims": "JSON", "Input type": "JSON", "Concrete Inputs": "JSON",
 }
 # Keys only Ascend's trace_view.json and on-device NPU traces write. A Kineto trace (its top-level keys say
 # so: KINETO_KEYS) is read without them: every key of the reader's args struct is a child vector filled

@@ -86,7 +86,7 @@ WITH tuples AS (
     FROM shaped
     WHERE NOT fractal
 )
-SELECT k.run_id, k.seq, w.flops, w.bytes, w.flops_source, w.dtype
+SELECT k.run_id, k.seq, TRY_CAST(w.flops AS BIGINT), TRY_CAST(w.bytes AS BIGINT), w.flops_source, w.dtype
 FROM kernels_raw k
 JOIN work w ON w.text_id = k.text_id AND w.op_type IS NOT DISTINCT FROM k.op_type
     AND w.core_type IS NOT DISTINCT FROM k.core_type

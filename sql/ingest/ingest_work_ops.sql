@@ -96,8 +96,8 @@ WITH ops AS (
     FROM attn_dims
 )
 SELECT $run_id, l.seq,
-    CASE WHEN main THEN w.flops WHEN w.flops IS NOT NULL THEN 0 END,
-    CASE WHEN main THEN w.bytes WHEN w.bytes IS NOT NULL THEN 0 END,
+    TRY_CAST(CASE WHEN main THEN w.flops WHEN w.flops IS NOT NULL THEN 0 END AS BIGINT),
+    TRY_CAST(CASE WHEN main THEN w.bytes WHEN w.bytes IS NOT NULL THEN 0 END AS BIGINT),
     CASE WHEN main THEN w.flops_source ELSE w.flops_source || ' (on its op''s longest kernel)' END, w.dtype
 FROM (SELECT *, row_number() OVER (PARTITION BY op_seq ORDER BY dur_ns DESC, seq) = 1 AS main FROM _work_launch) l
 JOIN work w USING (op_seq)

@@ -8,16 +8,17 @@
 --   runs already stored when a store is migrated):
 --   run_id INTEGER: the run
 --   seq BIGINT: the kernel (kernels.seq)
---   flops HUGEINT: floating-point operations (a multiply-add is 2), exact; NULL when only bytes are known
---   bytes HUGEINT: bytes the formula says the kernel reads and writes at least, exact; NULL when unknown
+--   flops BIGINT: floating-point operations (a multiply-add is 2), exact; NULL when only bytes are known (or
+--     beyond BIGINT: never rounded)
+--   bytes BIGINT: bytes the formula says the kernel reads and writes at least, exact; NULL when unknown
 --   flops_source VARCHAR: the formula that gave them (gemm 2MNK, attention causal ..., memory r+w, ...)
 --   dtype VARCHAR: the data type the work is done in (its first input's: bf16, fp16, fp32, fp8, int8, ...),
 --     which picks the device's peak
 CREATE TABLE kernel_work (
     run_id        INTEGER NOT NULL,
     seq           BIGINT NOT NULL,
-    flops         HUGEINT,
-    bytes         HUGEINT,
+    flops         BIGINT,
+    bytes         BIGINT,
     flops_source  VARCHAR,
     dtype         VARCHAR
 );

@@ -33,10 +33,11 @@
 --   flag VARCHAR: why pct_peak or mfu_pct is empty although work is known: above 100 % of peak means a wrong
 --     shape, dtype or peak
 --   flops_source VARCHAR: the formulas of the group's kernels (kernel_work.flops_source), distinct, sorted
+--   unit VARCHAR: by layer: prologue | layer | epilogue; else NULL
 WITH bw AS (
     SELECT run_id, max(bytes_s) AS bytes_s FROM _peaks GROUP BY run_id
 ), k AS (
-    SELECT a.run_id, a.pass, a.layer, a.dur_ns, c.category, kk.name, w.flops, w.bytes, w.flops_source,
+    SELECT a.run_id, a.pass, a.layer, a.unit, a.dur_ns, c.category, kk.name, w.flops, w.bytes, w.flops_source,
         w.flops / coalesce(p.flops_s, pa.flops_s) AS t_flops, w.bytes / bw.bytes_s AS t_bytes, m.value AS mac
     FROM _assigned a
     JOIN kernels kk USING (run_id, seq)
@@ -55,6 +56,7 @@ WITH bw AS (
     SELECT run_id,
         CASE WHEN $by IN ('pass', 'layer') THEN pass END AS pass,
         CASE WHEN $by = 'layer' THEN layer END AS layer,
+        CASE WHEN $by = 'layer' THEN unit END AS unit,
         CASE WHEN $by IN ('category', 'kernel') THEN category END AS category,
         CASE WHEN $by = 'kernel' THEN name END AS name,
         count(*) AS n, sum(dur_ns) AS ns, sum(flops) AS flops, sum(bytes) AS bytes,
@@ -84,7 +86,7 @@ SELECT r.name AS run, g.pass, g.layer, g.category, g.name, coalesce(kn.short_nam
     round(100.0 * coalesce(g.ns_w, 0) / nullif(g.ns, 0), 1)::DECIMAL(6, 1) AS coverage_pct,
     CASE WHEN g.pct > 100 OR g.mfu > 100
          THEN 'over 100 % of peak (' || round(greatest(g.pct, g.mfu), 1) || ' %): wrong shape, dtype or peak' END AS flag,
-    g.sources AS flops_source
+    g.sources AS flops_source, g.unit
 FROM rated g JOIN runs r USING (run_id) LEFT JOIN kernel_names kn ON kn.name = g.name
-ORDER BY list_position($run_ids, g.run_id), g.pass NULLS FIRST, g.layer NULLS FIRST,
+ORDER BY list_position($run_ids, g.run_id), g.pass NULLS FIRST, g.unit = 'epilogue', g.layer NULLS FIRST,
     CASE WHEN $by IN ('kernel', 'category') THEN -g.ns END, g.category, g.name;
