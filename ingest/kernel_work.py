@@ -16,5 +16,10 @@ def fill(con, run_id=None):
     else:
         ids = [run_id]
     for rid in ids:
-        sql.run(con, "ingest_work_npu", {"run_id": rid})
-        sql.run(con, "ingest_work_ops", {"run_id": rid})
+        # each formula set only where its shapes are: a JSON trace without record_shapes skips the launch join
+        if con.execute("SELECT 1 FROM kernel_texts WHERE run_id = $r AND input_shapes IS NOT NULL LIMIT 1",
+                       {"r": rid}).fetchone():
+            sql.run(con, "ingest_work_npu", {"run_id": rid})
+        if con.execute("SELECT 1 FROM trace_events WHERE run_id = $r AND cat = 'cpu_op' "
+                       "AND starts_with(extra_args, '{\"dims\"') LIMIT 1", {"r": rid}).fetchone():
+            sql.run(con, "ingest_work_ops", {"run_id": rid})
