@@ -73,6 +73,13 @@ def test_npu_formulas(tmp_path):
         assert got[name][2] == source, name
     assert got["mm_ambiguous"][:3] == (None, None, None)
     assert got["mm_plain"][3] == "bf16" and got["mm_square"][3] == "fp32"
+    # the report: given peaks, and the device's own aic_mac_ratio (0.5 on every row) beside
+    rows = {r["name"]: r for r in _roofline(db, "n", "--anchor", "FlashAttentionScore", "--window", "full",
+                                            "--peak-tflops", "1000", "--peak-tbs", "100")}
+    mm = rows["mm_plain"]
+    # 25,769,803,776 FLOPs in 10 µs = 2576.980 TFLOP/s: above the 1000 given, flagged and left empty
+    assert (mm["tflops_s"], mm["pct_peak"], mm["device_mac_pct"]) == ("2576.980", "", "50.0")
+    assert "over 100 %" in mm["flag"]
 
 
 def _kineto(path):
