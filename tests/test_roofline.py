@@ -209,3 +209,20 @@ def test_real_kineto_gemm_ops(tmp_path):
     rows = _roofline(db, "h")
     pct = [float(r["pct_peak"]) for r in rows if r["pct_peak"]]
     assert pct and max(pct) <= 100
+
+
+def test_layers_roofline_columns_are_the_roofline_reports(tmp_path):
+    """report layers --roofline: per layer the tflops_s and pct_peak that report roofline --by layer gives."""
+    db = tmp_path / "n.duckdb"
+    cli("ingest", tiny_trace.write(tmp_path / "kernel_details.csv"), "--db", db, "--name", "t")
+    seg = ("--profile", "qwen3-npu", "--layers", "2", "--pass", "3", "--window", "full", "--peak-tflops", "300",
+           "--peak-tbs", "8")
+    layers = list(csv.DictReader(io.StringIO(cli("report", "layers", "--db", db, "--run", "t", "--roofline", *seg,
+                                                 "--format", "csv").stdout)))
+    roof = _roofline(db, "t", "--by", "layer", *seg)
+    assert [(r["layer"], r["tflops_s"], r["pct_peak"]) for r in layers] == \
+        [(r["layer"], r["tflops_s"], r["pct_peak"]) for r in roof]
+    # layer 0 of the tiny trace: two MatMulV3 of 16x4096 by 4096x4096 (2*16*4096*4096 FLOPs each) in 16 µs
+    assert layers[1]["tflops_s"] == "67.109" and layers[1]["pct_peak"] == "44.8"
+    plain = cli("report", "layers", "--db", db, "--run", "t", *seg[:-4], "--format", "csv").stdout
+    assert "tflops_s" not in plain.splitlines()[0]

@@ -340,6 +340,7 @@ def observed(tmp_path_factory):
             ("collectives", {"runs": ["tiny", "tiny_x2"], "per_rank": True}),
             ("blame", {**seg, "runs": ["tiny", "tiny_x2"]}),
             ("roofline", {**seg}),
+            ("layers", {**seg, "roofline": True, "peak_tflops": 300, "peak_tbs": 1.6}),
             ("roofline", {**gpu, "by": "layer", "pass_spec": "all"}),
         ]
         for report, opts in calls:

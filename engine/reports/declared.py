@@ -81,10 +81,18 @@ one), steady-state (every full pass from the first steady one on), else empty
     """),
     charts(("wall_us sum_us note", "passes")))
 
+PEAK_TFLOPS = Option("peak_tflops", ("--peak-tflops",), Optional[float], None,
+                     "The device's peak dense TFLOP/s, for every dtype (default: the peak table by device name).")
+PEAK_TBS = Option("peak_tbs", ("--peak-tbs",), Optional[float], None,
+                  "The device's peak memory bandwidth in TB/s (default: the peak table by device name).")
+
 LAYERS = Report(
-    "layers", "Per layer: kernels, sum and wall time, time per category, communication count.",
+    "layers", "Per layer: kernels, sum and wall time, time per category, communication count; --roofline adds "
+    "achieved TFLOP/s and % of the device's peak.",
     SEGMENTED, (PASS, ABSOLUTE,
-                _flag("clusters", "Per layer type statistics (needs --config with layer types).")),
+                _flag("clusters", "Per layer type statistics (needs --config with layer types)."),
+                _flag("roofline", "Add tflops_s and pct_peak per layer (report roofline's; docs/roofline.md)."),
+                PEAK_TFLOPS, PEAK_TBS),
     MEAN_AVERAGED, ("report_layers", "report_layers_mean", "report_clusters"),
     columns("""
     run VARCHAR: the run's name
@@ -97,6 +105,9 @@ LAYERS = Report(
     end_us DECIMAL(23,3): relative to the run's first kernel unless --absolute
     <category>_us DECIMAL(38,3): time of the category's kernels, one column per category in the profile's order
     comm_count BIGINT: communication kernels
+    [tflops_s] DECIMAL(18,3): --roofline: the layer's FLOPs / the time of its kernels with FLOPs, TFLOP/s
+    [pct_peak] DECIMAL(7,1): --roofline: its ideal time at the device's peak over its measured time, %; empty \
+above 100 %
     unit VARCHAR: prologue | layer | epilogue; every format but Arrow prints the prologue's and epilogue's \
 unit in the layer column
     """),
@@ -369,11 +380,7 @@ ROOFLINE = Report(
     "and TB/s, % of the device's peak (compute or memory bound) and MFU, per kernel name, category, layer, pass or "
     "run (docs/roofline.md).",
     SEGMENTED, (_by("kernel", ("kernel", "category", "layer", "pass", "run"),
-                    "kernel (a row per kernel name), category, layer, pass or run."), PASS,
-                Option("peak_tflops", ("--peak-tflops",), Optional[float], None,
-                       "The device's peak dense TFLOP/s, for every dtype (default: the peak table by device name)."),
-                Option("peak_tbs", ("--peak-tbs",), Optional[float], None,
-                       "The device's peak memory bandwidth in TB/s (default: the peak table by device name).")),
+                    "kernel (a row per kernel name), category, layer, pass or run."), PASS, PEAK_TFLOPS, PEAK_TBS),
     MEAN_REFUSED, ("report_roofline",),
     columns("""
     run VARCHAR: the run's name

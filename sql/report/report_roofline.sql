@@ -3,9 +3,8 @@
 -- (the peak of its dtype) and bytes / peak bytes/s: the roofline. A group's pct_peak is the sum of its
 -- kernels' ideal times over the sum of their durations (kernels with known work and peaks only); its bound
 -- is compute when the FLOP terms of those ideal times outweigh the byte terms (intensity above the ridge).
--- Inputs: _assigned, kernels, kernel_work, kernel_names, kernel_metrics, _rules, runs, TEMP _peaks (run_id
---   INTEGER, device VARCHAR, dtype VARCHAR, flops_s DOUBLE, bytes_s DOUBLE: engine/reports/peaks.py; dtype
---   NULL: every dtype).
+-- Inputs: _assigned, kernels, kernel_names, kernel_metrics, _rules, runs, TEMP _rl_kernels (roofline_kernels.sql:
+--   each kernel's work and ideal times).
 -- Parameters:
 --   $run_ids INTEGER[]: the runs, in output order
 --   $by VARCHAR: kernel | category | layer | pass | run
@@ -34,24 +33,15 @@
 --     shape, dtype or peak
 --   flops_source VARCHAR: the formulas of the group's kernels (kernel_work.flops_source), distinct, sorted
 --   unit VARCHAR: by layer: prologue | layer | epilogue; else NULL
-WITH bw AS (
-    SELECT run_id, max(bytes_s) AS bytes_s FROM _peaks GROUP BY run_id
-), k AS (
+WITH ideal AS (
     SELECT a.run_id, a.pass, a.layer, a.unit, a.dur_ns, c.category, kk.name, w.flops, w.bytes, w.flops_source,
-        w.flops / coalesce(p.flops_s, pa.flops_s) AS t_flops, w.bytes / bw.bytes_s AS t_bytes, m.value AS mac
+        w.t_flops, w.t_bytes, w.rated, m.value AS mac
     FROM _assigned a
     JOIN kernels kk USING (run_id, seq)
     JOIN (SELECT DISTINCT category, cat_ord FROM _rules) c USING (cat_ord)
-    LEFT JOIN kernel_work w USING (run_id, seq)
-    LEFT JOIN _peaks p ON p.run_id = a.run_id AND p.dtype = w.dtype
-    LEFT JOIN _peaks pa ON pa.run_id = a.run_id AND pa.dtype IS NULL
-    LEFT JOIN bw ON bw.run_id = a.run_id
+    JOIN _rl_kernels w USING (run_id, seq)
     LEFT JOIN (SELECT run_id, seq, value FROM kernel_metrics
                WHERE metric = 'aic_mac_ratio' AND run_id IN (SELECT unnest($run_ids))) m USING (run_id, seq)
-), ideal AS (   -- a kernel's roofline time counts when its work is known and every term has its peak
-    SELECT *, (flops IS NOT NULL OR bytes IS NOT NULL) AND (flops IS NULL OR t_flops IS NOT NULL)
-                  AND (bytes IS NULL OR t_bytes IS NOT NULL) AS rated
-    FROM k
 ), g AS (
     SELECT run_id,
         CASE WHEN $by IN ('pass', 'layer') THEN pass END AS pass,
