@@ -1,6 +1,8 @@
 """`report roofline`: how far each kernel name, category, layer, pass or run is from what the device can do —
 FLOPs and bytes per kernel (kernel_work, from the trace's shapes) against the device's peaks (peaks.py), with
 the share of time the formulas cover (sql/report/report_roofline.sql, docs/roofline.md)."""
+import math
+
 from tracedb import sql
 from tracedb.engine.reports import declared
 from tracedb.engine.reports import peaks
@@ -23,8 +25,8 @@ def load_kernels(con, b, peak_tflops=None, peak_tbs=None):
     """TEMP _peaks and _rl_kernels (each assigned kernel's work and ideal times) for the runs bound in `b`; the
     peak notes go to b.notes. Used by report roofline and report layers --roofline."""
     for value, flag in ((peak_tflops, "--peak-tflops"), (peak_tbs, "--peak-tbs")):
-        if value is not None and not value > 0:
-            raise UsageError(f"{flag} {value}: expected a positive number")
+        if value is not None and not (value > 0 and math.isfinite(value)):
+            raise UsageError(f"{flag} {value}: expected a positive finite number")
     b.notes += peaks.load(con, b.run_ids, peak_tflops, peak_tbs)
     sql.run(con, "roofline_kernels")
 
