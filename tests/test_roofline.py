@@ -5,6 +5,7 @@ import io
 import json
 
 import duckdb
+import pytest
 
 import tiny_trace
 from helpers import cli, real_trace, write_csv
@@ -226,3 +227,13 @@ def test_layers_roofline_columns_are_the_roofline_reports(tmp_path):
     assert layers[1]["tflops_s"] == "67.109" and layers[1]["pct_peak"] == "44.8"
     plain = cli("report", "layers", "--db", db, "--run", "t", *seg[:-4], "--format", "csv").stdout
     assert "tflops_s" not in plain.splitlines()[0]
+
+
+@pytest.mark.parametrize("name,device", [("NVIDIA H100 80GB HBM3", "H100 SXM"), ("NVIDIA H100 PCIe", "H100 PCIe"),
+                                         ("NVIDIA H800", "H800 SXM"), ("AMD Instinct MI300X VF", "MI300X"),
+                                         ("NVIDIA B200", "B200 (HGX)"), ("Ascend910B3", "Ascend 910B3"),
+                                         ("gfx942", None), (None, None)])
+def test_peak_table_matches_device_names(name, device):
+    from tracedb.engine.reports import peaks
+    got = peaks.match(name)
+    assert (got[0] if got else None) == device

@@ -7,6 +7,10 @@ page each comes from. fp32 is the figure without tensor cores / matrix cores whe
 """
 import re
 
+ASCEND_910B = "Ascend 910B"
+# Huawei publishes no per-variant datasheet of the 910B chips: their figures are the ones commonly reported
+# (docs/roofline.md), and a run measured against them says so.
+UNVERIFIED = (ASCEND_910B,)
 # (device-name pattern, device, HBM TB/s, {dtype: dense TFLOP/s}); first match wins, so variants come first
 PEAKS = (
     (r"A100.*(40\s*GB|PCIE-40)", "A100 40GB", 1.555, {"bf16": 312, "fp16": 312, "fp32": 19.5, "int8": 624}),
@@ -21,10 +25,10 @@ PEAKS = (
     (r"MI325X", "MI325X", 6.0, {"bf16": 1307.4, "fp16": 1307.4, "fp32": 163.4, "fp8": 2614.9, "int8": 2614.9}),
     (r"MI355X", "MI355X", 8.0, {"bf16": 2516.6, "fp16": 2516.6, "fp32": 157.3, "fp8": 5033.2, "int8": 5033.2}),
     (r"MI350X", "MI350X", 8.0, {"bf16": 2306.9, "fp16": 2306.9, "fp32": 144.2, "fp8": 4613.7, "int8": 4613.7}),
-    (r"910B1", "Ascend 910B1", 1.6, {"bf16": 414, "fp16": 414}),
-    (r"910B2", "Ascend 910B2", 1.6, {"bf16": 376, "fp16": 376}),
-    (r"910B3", "Ascend 910B3", 1.6, {"bf16": 313, "fp16": 313}),
-    (r"910B4", "Ascend 910B4", 0.8, {"bf16": 280, "fp16": 280}),
+    (r"910B1", ASCEND_910B + "1", 1.6, {"bf16": 414, "fp16": 414}),
+    (r"910B2", ASCEND_910B + "2", 1.6, {"bf16": 376, "fp16": 376}),
+    (r"910B3", ASCEND_910B + "3", 1.6, {"bf16": 313, "fp16": 313}),
+    (r"910B4", ASCEND_910B + "4", 0.8, {"bf16": 280, "fp16": 280}),
 )
 # the device names Kineto writes (deviceProperties.name) and AMD's marketing names: AMD Instinct MI300X
 # reports its gfx942 architecture name in some traces, which matches no single product and stays unknown.
@@ -65,7 +69,9 @@ def load(con, run_ids, peak_tflops=None, peak_tbs=None) -> list[str]:
         bw_text = (f"{tbs:g} TB/s HBM" + (" (--peak-tbs)" if peak_tbs is not None else " (datasheet)")
                    if tbs is not None else "no bandwidth peak")
         if found or peak_tflops is not None or peak_tbs is not None:
-            notes.append(f"run '{names[rid]}': peaks of {device}: {flops_text}; {bw_text} (docs/roofline.md)")
+            caveat = ("; these figures are commonly reported, not from a vendor datasheet: check them, or give "
+                      "--peak-tflops and --peak-tbs" if device.startswith(UNVERIFIED) and peak_tflops is None else "")
+            notes.append(f"run '{names[rid]}': peaks of {device}: {flops_text}; {bw_text} (docs/roofline.md){caveat}")
         else:
             notes.append(f"run '{names[rid]}': device {device!r} is not in the peak table: pct_peak is empty; "
                          "give --peak-tflops and --peak-tbs")
