@@ -193,7 +193,9 @@ CHECKS = {"pass": pass_spec, "layer": layer_number, "layer_or_mean": layer_or_me
           "profile": non_empty("a profile name or a .toml path"),
           "anchor": non_empty("an RE2 pattern matching the anchor kernel"), "layers": integer(1, MAX_LAYERS),
           "blocks": integer(1, MAX_BLOCKS_PER_LAYER), "gap": number(0, MAX_PASS_GAP, lo_open=True),
-          "config": non_empty("a config.json path")}
+          "config": non_empty("a config.json path"),
+          # a device's peak: above 0, at most 1e6 TFLOP/s (an exaFLOP/s) and 1e4 TB/s, far beyond any chip
+          "peak_tflops": number(0, 1e6, lo_open=True), "peak_tbs": number(0, 1e4, lo_open=True)}
 PassOpt = annotated(declared.PASS)
 
 # the segmentation options (engine/reports/declared.py SEGMENTATION): (keyword, typer type, default)

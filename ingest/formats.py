@@ -25,7 +25,8 @@ from tracedb.errors import InputError, TracedbError
 from tracedb.ingest import sniff, sqlite_file
 
 # ingest SQL that runs for every format (the run's finish, stats and names), not one reader's.
-SHARED_SQL = ("ingest_finish", "ingest_run_stats", "ingest_pending", "discard_pending", "kernel_names_missing")
+SHARED_SQL = ("ingest_finish", "ingest_run_stats", "ingest_pending", "discard_pending", "kernel_names_missing",
+              "ingest_work_npu", "ingest_work_ops")
 
 
 class ReadAgain(Exception):

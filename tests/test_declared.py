@@ -61,7 +61,8 @@ TINY = {"run": "tiny", "profile": "qwen3-npu", "layers": 2}
 JOB = {"run": "job-rank*", "anchor": "attn_fwd", "layers": 2}
 SELECTION = {"passes": TINY, "layers": TINY, "kernels": TINY, "timeline": TINY, "breakdown": TINY,
              "compare": {**TINY, "run": ["tiny", "tiny_x2"]}, "modules": {"run": "gpu"}, "launches": {"run": "gpu"},
-             "cores": {"run": "cores"}, "ranks": JOB, "blame": JOB, "collectives": {"run": "job-rank*"}}
+             "cores": {"run": "cores"}, "ranks": JOB, "blame": JOB, "collectives": {"run": "job-rank*"},
+             "roofline": TINY}
 
 
 @pytest.fixture(scope="module")

@@ -107,6 +107,14 @@ CASES = {
                                            "window": "full"}),
     "launches_layer.csv": ("launches", "csv", {"runs": ["gpu_x2"], "profile": None, "anchor": "flash_fwd",
                                                "by": "layer", "window": "full"}),
+    # roofline: the tiny Ascend run's MatMulV3 (16,4096 x 4096,4096) and vector ops against a given peak; the
+    # GPU run's aten::mm shapes (tests/tiny_kineto.py)
+    "roofline.table": ("roofline", "table", {"pass_spec": "3", "peak_tflops": 300, "peak_tbs": 1.6}),
+    "roofline.md": ("roofline", "md", {"by": "layer", "pass_spec": "3", "window": "full", "peak_tflops": 300,
+                                       "peak_tbs": 8}),
+    "roofline.csv": ("roofline", "csv", {"by": "pass", "pass_spec": "all", "peak_tflops": 300, "peak_tbs": 1.6}),
+    "roofline.json": ("roofline", "json", {"runs": ["gpu"], "profile": None, "anchor": "flash_fwd",
+                                           "by": "category"}),
     "timeline.table": ("timeline", "table", {}),
     "timeline.md": ("timeline", "md", {"window": "full"}),
     "timeline.csv": ("timeline", "csv", {"timeline_layers": [1]}),
@@ -131,6 +139,7 @@ CASES = {
     "launches.html.json": ("launches", "html", {"runs": ["gpu", "gpu_x2"], "profile": None, "layers": None,
                                                 "by": "run"}),
     "launches_kernel.html.json": ("launches", "html", {"runs": ["gpu"], "profile": None, "anchor": "flash_fwd"}),
+    "roofline.html.json": ("roofline", "html", {"pass_spec": "3", "peak_tflops": 300, "peak_tbs": 1.6}),
 }
 
 

@@ -339,6 +339,9 @@ def observed(tmp_path_factory):
             ("collectives", {"runs": ["tiny", "tiny_x2"]}),
             ("collectives", {"runs": ["tiny*"], "per_rank": True}),      # a GLOB: select_runs
             ("blame", {**seg, "runs": ["tiny", "tiny_x2"]}),
+            ("roofline", {**seg}),
+            ("layers", {**seg, "roofline": True, "peak_tflops": 300, "peak_tbs": 1.6}),
+            ("roofline", {**gpu, "by": "layer", "pass_spec": "all"}),
         ]
         for report, opts in calls:
             for fmt in ("csv", "md") if report == "compare" else ("csv",):

@@ -18,7 +18,8 @@ VIEWS_SINCE = {1: ("kernels", "kernel_metrics", "kernel_extras"), 3: ("run_kerne
                4: ("host_events",), 5: ("kernel_layers",)}
 # The view definitions of SCHEMA_VERSION (views.sql without comments and spacing). A store at the current
 # version keeps its views (it is never rewritten on open), so changing one needs a new version.
-VIEWS_DIGEST = {8: "3a5994b33c8719745dbc231f3122b9396fc11d365d3e3fa0e7b866b5887a0153"}
+VIEWS_DIGEST = {8: "3a5994b33c8719745dbc231f3122b9396fc11d365d3e3fa0e7b866b5887a0153",
+                9: "509102023fa36d4ec7f3b62341a91eadc86bf4365ec0e5cb4e2ff15d97a78183"}
 
 
 def old_store(path, version):

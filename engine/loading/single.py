@@ -27,7 +27,7 @@ from tracedb.engine.loading import hashing
 from tracedb.engine.loading import staging
 from tracedb.patterns import check_regex
 from tracedb.engine.store.connect import NO_NETWORK, parse_tags
-from tracedb.ingest import ascend_comm, formats, kernel_names, sources
+from tracedb.ingest import ascend_comm, formats, kernel_names, kernel_work, sources
 from tracedb.ingest.duckdb_memory import memory_cap
 
 
@@ -367,6 +367,7 @@ def _finish_together(con, loaded: list[Loaded]) -> list[_Staged]:
         if loaded[0].reader.kernels_required and any(stats[r][0] == 0 for r in ids):
             raise _NotTogether("a run without kernel rows")
         kernel_names.fill(con, ids)
+        kernel_work.fill(con, ids)
         con.execute("COMMIT")
     except BaseException:
         _rollback(con)
@@ -395,6 +396,7 @@ def _finish_run(con, job, reader, run_id, facts, columns) -> _Staged:
         if rows == 0 and reader.kernels_required:   # not a rank of communication analyses only
             raise InputError(f"{src.files[0]}: header only, no kernel rows; expected at least one data line")
         kernel_names.fill(con, [run_id])
+        kernel_work.fill(con, [run_id])
         con.execute("COMMIT")
     except BaseException:
         _rollback(con)

@@ -356,10 +356,25 @@ def _collectives_per_rank(res):
             **_bars(title, _color("member"), offset="member", value_title=f"wait {US}", tooltip=("member", "run"))}
 
 
+def _roofline(res):
+    """The roofline: one point per kernel group at its intensity (FLOP/byte) and achieved TFLOP/s, both axes
+    logarithmic, coloured by its bound; groups without both figures are left out."""
+    unit, _ = _unit(res, ("run", "pass", "layer", "category"),
+                    suffix="datum.short_name" if "short_name" in res.columns else None, name="group")
+    return {"transform": [unit, {"filter": "datum.intensity > 0 && datum.tflops_s > 0"}],
+            "mark": {"type": "point", "name": "points", "filled": True},
+            "encoding": {"x": {"field": "intensity", "type": "quantitative", "scale": {"type": "log"},
+                               "title": "intensity (FLOP/byte)"},
+                         "y": {"field": "tflops_s", "type": "quantitative", "scale": {"type": "log"},
+                               "title": "achieved TFLOP/s"},
+                         "color": _color("bound"), "size": {"field": "sum_us", "type": "quantitative", "title": US},
+                         "tooltip": _tip("unit", "intensity", "tflops_s", "tbytes_s", "pct_peak", "sum_us")}}
+
+
 # the layouts by the name a report's declaration gives (engine/reports/declared.py: which one, for which columns)
 LAYOUTS = {"passes": _passes, "clusters": _clusters, "layers": _layers, "layer_diff": _layer_diff, "flow": _flow,
            "kernels": _kernels, "timeline": _timeline, "modules": _modules, "compare": _compare,
            "cores_compare": _cores_compare, "scheduler": _scheduler, "gaps": _gaps, "cores": _cores,
            "breakdown": _breakdown, "launches_kernels": _launches_kernels, "launches": _launches,
            "collectives_per_rank": _collectives_per_rank, "collectives": _collectives, "stragglers": _stragglers,
-           "ranks_per_rank": _ranks_per_rank, "ranks": _ranks}
+           "ranks_per_rank": _ranks_per_rank, "ranks": _ranks, "roofline": _roofline}

@@ -8,52 +8,9 @@ from typing import List, Optional
 
 from tracedb.engine.reports.declaration import (MEAN_AVERAGED, MEAN_REFUSED, MEAN_STEADY, PROFILED, RUNS, SEGMENTED,
                                                 Option, Report, charts, columns)
-
-PASS = Option("pass_", ("--pass",), str, "all", "A pass number, all, steady, auto (the steady pass, else the last full "
-              "one), or mean (layers, compare: the mean of the steady passes).", check="pass", engine="pass_spec")
-ABSOLUTE = Option("absolute", ("--absolute",), bool, False,
-                  "Absolute times instead of relative to the run's first kernel.")
-MODULE_PATH = Option("module_path", ("--module-path",), bool, False, "Modules by instance path "
-                     "(Model_0/Layer_5/Attention_5/Linear_37) instead of their layer-free role.")
-NO_ALIGN = Option("no_align", ("--no-align",), bool, False, "Cross-rank reports: raw clocks, without the per-rank "
-                  "offsets estimated on the collectives.")
-
-
-# The segmentation options every segmenting report (and `tracedb segment`, `export perfetto`) takes, in help
-# order: the keywords of segment.Options. The command line adds them to each such command; the Python API
-# takes them by the same keys.
-SEGMENTATION = (
-    Option("profile", ("--profile", "-p"), Optional[str], None,
-           "Built-in profile name or a .toml path (default: generic).", check="profile"),
-    Option("anchor", ("--anchor", "-a"), Optional[str], None,
-           "RE2 pattern for the anchor kernel (name or op type); overrides the profile's.", check="anchor"),
-    Option("layers", ("--layers", "-l"), Optional[int], None,
-           "Layers per pass: passes by anchor count (else by gaps).", check="layers"),
-    Option("blocks_per_layer", ("--blocks-per-layer",), Optional[int], None,
-           "Anchors per layer (default: profile's, 1).", check="blocks"),
-    Option("layer_offset", ("--layer-offset",), Optional[int], None,
-           "Move every layer boundary this many kernels before its anchor.", check="count"),
-    Option("window", ("--window", "-w"), str, "full",
-           "full (default): every kernel of a pass in its prologue or a layer; strict: first to last anchor (the "
-           "last layer ends at its anchor).", choices=("full", "strict")),
-    Option("pass_gap", ("--pass-gap",), Optional[float], None,
-           "Split passes where the anchor gap exceeds G x the median gap (default: at gaps >= 2x every gap inside "
-           "a pass, found per run).", check="gap"),
-    Option("config", ("--config",), Optional[str], None,
-           "Model config.json: num_hidden_layers, layer types.", check="config"),
-    Option("phase", ("--phase",), Optional[str], None,
-           "forward (default) or backward: which passes of a training trace (a backward --anchor picks backward).",
-           choices=("forward", "backward")),
-)
-
-
-def _by(default, choices, help_text):
-    return Option("by", ("--by",), str, default, help_text, choices=tuple(choices))
-
-
-def _flag(key, help_text):
-    return Option(key, ("--" + key.replace("_", "-"),), bool, False, help_text)
-
+from tracedb.engine.reports.shared_options import (ABSOLUTE, MODULE_PATH, NO_ALIGN, PASS, PEAK_TBS, PEAK_TFLOPS,
+                                                   _by, _flag)
+from tracedb.engine.reports.shared_options import SEGMENTATION   # noqa: F401 (the CLI and API read it here)
 
 PASSES = Report(
     "passes", "Forward passes: anchors, kernels, time, average and first layer, cold-start / steady-state / partial.",
@@ -82,9 +39,12 @@ one), steady-state (every full pass from the first steady one on), else empty
     charts(("wall_us sum_us note", "passes")))
 
 LAYERS = Report(
-    "layers", "Per layer: kernels, sum and wall time, time per category, communication count.",
+    "layers", "Per layer: kernels, sum and wall time, time per category, communication count; --roofline adds "
+    "achieved TFLOP/s and % of the device's peak.",
     SEGMENTED, (PASS, ABSOLUTE,
-                _flag("clusters", "Per layer type statistics (needs --config with layer types).")),
+                _flag("clusters", "Per layer type statistics (needs --config with layer types)."),
+                _flag("roofline", "Add tflops_s and pct_peak per layer (report roofline's; docs/roofline.md)."),
+                PEAK_TFLOPS, PEAK_TBS),
     MEAN_AVERAGED, ("report_layers", "report_layers_mean", "report_clusters"),
     columns("""
     run VARCHAR: the run's name
@@ -97,6 +57,9 @@ LAYERS = Report(
     end_us DECIMAL(23,3): relative to the run's first kernel unless --absolute
     <category>_us DECIMAL(38,3): time of the category's kernels, one column per category in the profile's order
     comm_count BIGINT: communication kernels
+    [tflops_s] DECIMAL(18,3): --roofline: the layer's FLOPs / the time of its kernels with FLOPs, TFLOP/s
+    [pct_peak] DECIMAL(7,1): --roofline: its ideal time at the device's peak over its measured time, %; empty \
+above 100 %
     unit VARCHAR: prologue | layer | epilogue; every format but Arrow prints the prologue's and epilogue's \
 unit in the layer column
     """),
@@ -364,7 +327,41 @@ or outside every pass
     unit VARCHAR: prologue | layer | epilogue of the cause; NULL outside every pass
     """))
 
-REPORTS = (PASSES, LAYERS, KERNELS, TIMELINE, MODULES, CORES, COMPARE, BREAKDOWN, LAUNCHES, RANKS, BLAME, COLLECTIVES)
+ROOFLINE = Report(
+    "roofline", "How far from the hardware: FLOPs and bytes per kernel from the trace's own shapes, achieved TFLOP/s "
+    "and TB/s, % of the device's peak (compute or memory bound) and MFU, per kernel name, category, layer, pass or "
+    "run (docs/roofline.md).",
+    SEGMENTED, (_by("kernel", ("kernel", "category", "layer", "pass", "run"),
+                    "kernel (a row per kernel name), category, layer, pass or run."), PASS, PEAK_TFLOPS, PEAK_TBS),
+    MEAN_REFUSED, ("report_roofline",),
+    columns("""
+    run VARCHAR: the run's name
+    pass BIGINT: the pass (by pass, layer)
+    layer BIGINT: the layer (by layer; NULL with a pass: the prologue or the epilogue)
+    category VARCHAR: the category (by category, kernel)
+    name VARCHAR: the kernel name (by kernel)
+    short_name VARCHAR: its short name (terminal and Markdown tables show it instead of name)
+    count BIGINT: kernels
+    sum_us DECIMAL(38,3): their time
+    flops HUGEINT: their floating-point operations, where known
+    bytes HUGEINT: their bytes read and written, where known
+    intensity DECIMAL(18,2): flops / bytes over the kernels with both
+    tflops_s DECIMAL(18,3): flops / the time of the kernels with flops, TFLOP/s
+    tbytes_s DECIMAL(18,3): bytes / the time of the kernels with bytes, TB/s
+    bound VARCHAR: compute | memory: which roofline term dominates the group's ideal time
+    pct_peak DECIMAL(7,1): ideal time at peak over measured time, %; empty above 100 % (flag)
+    mfu_pct DECIMAL(7,1): FLOPs at peak over the group's whole time, % (per pass: MFU)
+    device_mac_pct DECIMAL(7,1): the device's own measure (Ascend aic_mac_ratio), time-weighted, %
+    coverage_pct DECIMAL(6,1): share of the group's time in kernels with FLOPs or bytes
+    flag VARCHAR: above 100 % of peak: a wrong shape, dtype or peak
+    flops_source VARCHAR: the formulas of the group's kernels
+    unit VARCHAR: by layer: prologue | layer | epilogue; every format but Arrow prints the prologue's and \
+epilogue's unit in the layer column
+    """),
+    charts(("intensity tflops_s", "roofline")))
+
+REPORTS = (PASSES, LAYERS, KERNELS, TIMELINE, MODULES, CORES, COMPARE, BREAKDOWN, LAUNCHES, RANKS, BLAME, COLLECTIVES,
+           ROOFLINE)
 BY_NAME = {r.name: r for r in REPORTS}
 NAMES = tuple(BY_NAME)
 

@@ -55,7 +55,8 @@ def _check_pass(name: str, spec: str):
 def _build(con, name: str, fmt: str, pass_spec: str = "all", absolute: bool = False, layer: int | None = None,
            compare_layer: int | None = None, flow: bool = False, top: int | None = None, order: str | None = None,
            timeline_layers: list[int] | None = None, clusters: bool = False, by: str | None = None,
-           module_path: bool = False, **seg_opts) -> rnd.Result:
+           module_path: bool = False, peak_tflops: float | None = None, peak_tbs: float | None = None,
+           roofline: bool = False, **seg_opts) -> rnd.Result:
     spec = str(pass_spec).strip().lower()
     _check_pass(name, spec)
     if name == "breakdown":
@@ -71,6 +72,10 @@ def _build(con, name: str, fmt: str, pass_spec: str = "all", absolute: bool = Fa
     if name == "blame":
         from tracedb.engine.jobs import blame
         return blame.build(con, fmt, spec, by, **seg_opts)
+    if name == "roofline":
+        from tracedb.engine.reports import roofline
+        b, meta = roofline.segment_runs(con, spec, seg_opts)
+        return roofline.build(con, fmt, spec, by, meta, b, peak_tflops, peak_tbs)
     if name == "modules":
         return _modules(con, fmt, pass_spec, by, seg_opts, module_path)
     if name == "cores":
@@ -97,7 +102,14 @@ def _build(con, name: str, fmt: str, pass_spec: str = "all", absolute: bool = Fa
     wanted = [layer, compare_layer] if name == "kernels" else list(timeline_layers or []) if name == "timeline" else []
     _check_layers(con, b, [w for w in wanted if w is not None])
     if name == "layers":
-        return _clusters(con, fmt, b, meta) if clusters else _layers(con, fmt, b, meta, base, spec == "mean")
+        if roofline and (clusters or spec == "mean"):
+            raise UsageError("--roofline: per layer of single passes; not with --clusters or --pass mean "
+                             "(report roofline --by layer gives each pass's)")
+        if clusters:
+            return _clusters(con, fmt, b, meta)
+        from tracedb.engine.reports import roofline as rl
+        return _layers(con, fmt, b, meta, base, spec == "mean",
+                       rl.layer_placeholders(con, b, roofline, peak_tflops, peak_tbs))
     if name == "timeline":
         return rnd.fetch_file(con, fmt, "report_timeline", {**base, "layers": list(timeline_layers or [])}, name,
                               b, meta,
@@ -170,7 +182,7 @@ def _check_layers(con, b, layers: list[int]):
             raise UsageError(f"--layer {missing[0]}: run '{b.run_names[rid]}' has {span} in the selected passes")
 
 
-def _layers(con, fmt, b, meta, base, mean):
+def _layers(con, fmt, b, meta, base, mean, roofline_sql=None):
     """Per layer, one <category>_us column per category of the profile; --pass mean: per layer over passes."""
     cats = b.profile.categories
     per_cat = [f"coalesce(sum(a.dur_ns) FILTER (WHERE a.cat_ord = {i}), 0)" for i in range(len(cats))]
@@ -183,7 +195,8 @@ def _layers(con, fmt, b, meta, base, mean):
                               "layers, mean of the steady passes",
                               category_sums=sums, category_means=means, **kw)
     cols = ",\n    ".join(f"us({e}) AS {sql.ident(c + '_us')}" for e, c in zip(per_cat, cats))
-    return rnd.fetch_file(con, fmt, "report_layers", base, "layers", b, meta, "layers", category_columns=cols, **kw)
+    return rnd.fetch_file(con, fmt, "report_layers", base, "layers", b, meta, "layers", category_columns=cols,
+                          **(roofline_sql or {"roofline_columns": "", "roofline_join": ""}), **kw)
 
 
 def _modules(con, fmt, pass_spec, by, seg_opts, module_path=False):

@@ -18,6 +18,9 @@ ARGS = {  # the args keys tracedb reads (matched case-insensitively: legacy "ext
     "Collective name": "VARCHAR", "In msg nelems": "BIGINT", "Out msg nelems": "BIGINT", "Group size": "BIGINT",
     "dtype": "VARCHAR", "In split size": "VARCHAR", "Out split size": "VARCHAR", "Process Group Name": "VARCHAR",
     "Process Group Description": "VARCHAR", "Process Group Ranks": "VARCHAR", "Seq": "BIGINT",
+    # a PyTorch op's shapes and dtypes (record_shapes=True), as JSON text: the FLOPs and bytes of the kernels
+    # it launches (tracedb.ingest.kernel_work). Kept on the cpu_ops that launched a kernel only.
+    "Input Dims": "JSON", "Input type": "JSON", "Concrete Inputs": "JSON",
 }
 # Keys only Ascend's trace_view.json and on-device NPU traces write. A Kineto trace (its top-level keys say
 # so: KINETO_KEYS) is read without them: every key of the reader's args struct is a child vector filled

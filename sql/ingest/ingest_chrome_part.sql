@@ -28,7 +28,9 @@
 --   c10d metadata (NCCL/RCCL kernels and record_param_comms: "Collective name", "In msg nelems", "Out msg
 --   nelems", "Group size", "dtype", "In/Out split size", "Process Group Name/Description/Ranks", "Seq") goes
 --   there as a JSON object of keys collective, in_nelems, out_nelems, group_size, dtype, in_split, out_split,
---   pg_name, pg_desc, pg_ranks, seq.
+--   pg_name, pg_desc, pg_ranks, seq. A cpu_op's shapes (PyTorch's record_shapes: "Input Dims", "Input type",
+--   "Concrete Inputs") go there as a JSON object of keys dims, types, concrete (the args' JSON as written);
+--   ingest_work_prune later drops them from the cpu_ops that launched no kernel.
 -- Inputs: the part's file.
 -- Parameters:
 --   $file VARCHAR: the part: a JSON array of events
@@ -62,7 +64,10 @@ SELECT $run_id, $base_seq + ordinality, ph,
                                   dtype := {arg[dtype]}, in_split := {arg[In split size]},
                                   out_split := {arg[Out split size]}, pg_name := {arg[Process Group Name]},
                                   pg_desc := {arg[Process Group Description]},
-                                  pg_ranks := {arg[Process Group Ranks]}, seq := {arg[Seq]})) END
+                                  pg_ranks := {arg[Process Group Ranks]}, seq := {arg[Seq]}))
+         WHEN cat = 'cpu_op' AND {arg[Input Dims]} IS NOT NULL AND {arg[Input Dims]} <> '[]'
+         THEN '{{"dims":' || {arg[Input Dims]} || ',"types":' || coalesce({arg[Input type]}, 'null')
+              || ',"concrete":' || coalesce({arg[Concrete Inputs]}, 'null') || '}}' END
 FROM (SELECT *, CASE WHEN d BETWEEN 0 AND 1e15 THEN CAST(round(d * 1000) AS BIGINT) END AS dur_ns
       FROM (SELECT * REPLACE (lower(cat) AS cat), TRY_CAST(dur AS DOUBLE) AS d
             FROM read_json($file, format = 'array', columns = $cols) WITH ORDINALITY))

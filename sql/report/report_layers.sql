@@ -3,7 +3,9 @@
 -- epilogue (the work after the last layer: segment_assign.sql) one last in its pass.
 -- Placeholder `category_columns` (built by tracedb.engine.reports.registry from the profile's category order,
 --   identifiers quoted by tracedb.sql.ident): one <category>_us column per category.
--- Inputs: _assigned, runs.
+-- Placeholders `roofline_columns` and `roofline_join` (tracedb.engine.reports.roofline, --roofline): the
+--   columns tflops_s and pct_peak and the join of _rl_kernels (roofline_kernels.sql) they read; else empty.
+-- Inputs: _assigned, runs; with --roofline _rl_kernels.
 -- Parameters:
 --   $run_ids INTEGER[]: the runs, in output order
 --   $absolute BOOLEAN: start_us and end_us in the store's absolute time instead of from the run's first
@@ -20,6 +22,9 @@
 --   <category>_us DECIMAL(38,3): time of the category's kernels, one column per category in the profile's
 --     order
 --   comm_count BIGINT: communication kernels
+--   [tflops_s] DECIMAL(18,3): --roofline: the layer's FLOPs / the time of its kernels with FLOPs, TFLOP/s
+--   [pct_peak] DECIMAL(7,1): --roofline: its ideal time at the device's peak over its measured time, %;
+--     empty above 100 %
 --   unit VARCHAR: prologue | layer | epilogue (segment_assign.sql); the prologue and epilogue rows have no
 --     layer, and every format but Arrow prints their unit in the layer column
 SELECT r.name AS run, a.pass, a.layer, count(*) AS kernels,
@@ -27,8 +32,8 @@ SELECT r.name AS run, a.pass, a.layer, count(*) AS kernels,
     us(min(a.start_ns) - CASE WHEN $absolute THEN 0 ELSE r.first_start_ns END) AS start_us,
     us(max(a.end_ns) - CASE WHEN $absolute THEN 0 ELSE r.first_start_ns END) AS end_us,
     {category_columns},
-    count(*) FILTER (WHERE a.is_comm) AS comm_count,
+    count(*) FILTER (WHERE a.is_comm) AS comm_count,{roofline_columns}
     a.unit
-FROM _assigned a JOIN runs r USING (run_id)
+FROM _assigned a JOIN runs r USING (run_id){roofline_join}
 GROUP BY a.run_id, r.name, r.first_start_ns, a.pass, a.layer, a.unit
 ORDER BY list_position($run_ids, a.run_id), a.pass, a.unit = 'epilogue', a.layer NULLS FIRST;

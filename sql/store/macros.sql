@@ -3,7 +3,8 @@
 -- Inputs: none.
 -- Parameters: none.
 -- Output: TEMP MACROs us_text_to_ns, us, mean_ns, mean1, ratio3, ms, sec, simple_name, bare_shape,
---   npu_runtime_task, launch_call, poly_hash32, hccl_group_id.
+--   npu_runtime_task, launch_call, poly_hash32, hccl_group_id, dtype_bytes, shape_dims, numel, gemm_options,
+--   gemm_flops, dtype_name.
 
 -- us_text_to_ns(s VARCHAR) -> BIGINT ns: a decimal µs string, TAB/space/quote padded as Ascend writes it,
 --   to integer ns, truncating digits below 1 ns (the torch_npu convert_us2ns rule). Never through DOUBLE:
@@ -57,3 +58,49 @@ CREATE OR REPLACE TEMP MACRO poly_hash32(s, p) AS
 --   job): msprof-analyze's double_hash, (hash with 29 << 32) | hash with 131.
 CREATE OR REPLACE TEMP MACRO hccl_group_id(key) AS
     (poly_hash32(key, 29)::HUGEINT * 4294967296 + poly_hash32(key, 131))::VARCHAR;
+-- dtype_bytes(t VARCHAR) -> INTEGER: bytes of one element of a dtype as profilers write it (Ascend DT_BF16,
+--   FLOAT16, FLOAT, INT64; PyTorch c10::BFloat16, c10::Half, float, double, long int, c10::Float8_e4m3fn);
+--   NULL for a dtype it does not know (never a guess).
+CREATE OR REPLACE TEMP MACRO dtype_bytes(t) AS
+    CASE WHEN regexp_full_match(regexp_replace(upper(trim(t)), '^(DT_|C10::|TORCH\.)', ''),
+                                'INT8|UINT8|BOOL|CHAR|SIGNED CHAR|UNSIGNED CHAR|(HI)?FLOAT8.*|FP8.*') THEN 1
+         WHEN regexp_full_match(regexp_replace(upper(trim(t)), '^(DT_|C10::|TORCH\.)', ''),
+                                'BF16|BFLOAT16|FLOAT16|HALF|FP16|INT16|UINT16|SHORT') THEN 2
+         WHEN regexp_full_match(regexp_replace(upper(trim(t)), '^(DT_|C10::|TORCH\.)', ''),
+                                'FLOAT|FLOAT32|FP32|INT32|UINT32|INT|UNSIGNED INT|COMPLEX32') THEN 4
+         WHEN regexp_full_match(regexp_replace(upper(trim(t)), '^(DT_|C10::|TORCH\.)', ''),
+                                'DOUBLE|FLOAT64|INT64|UINT64|LONG|LONG INT|LONG LONG|COMPLEX64') THEN 8 END;
+-- shape_dims(s VARCHAR) -> BIGINT[]: one tensor's shape as Ascend writes it ('4096,1024') as a list;
+--   NULL for an empty or malformed one.
+CREATE OR REPLACE TEMP MACRO shape_dims(s) AS
+    CASE WHEN regexp_full_match(trim(s), '\d{1,18}(,\d{1,18})*')
+         THEN list_transform(string_split(trim(s), ','), lambda x: x::BIGINT) END;
+-- numel(dims BIGINT[]) -> HUGEINT: the product of a shape's dimensions, exact (1 for []; NULL for NULL).
+CREATE OR REPLACE TEMP MACRO numel(dims) AS list_reduce(dims, lambda p, x: p * x, 1::HUGEINT);
+-- gemm_options(a, b, c BIGINT[]) -> HUGEINT[]: the distinct 2*M*N*K (times the batch: c's leading
+--   dimensions, else the larger of a's and b's) that the shapes of A, B and the output C allow, trying A and
+--   B each as written and transposed (A [M,K] or [K,M], B [K,N] or [N,K]; K the dimension they share, M and
+--   N the output's when c is given). One value: the shapes settle it; none or two: they do not.
+CREATE OR REPLACE TEMP MACRO gemm_options(a, b, c) AS
+    CASE WHEN len(a) >= 2 AND len(b) >= 2 AND (c IS NULL OR len(c) >= 2) THEN
+        list_transform(list_distinct([
+            CASE WHEN a[-1] = b[-2] AND (c IS NULL OR (a[-2] = c[-2] AND b[-1] = c[-1])) THEN 2 * a[-2]::HUGEINT * b[-1] * a[-1] END,
+            CASE WHEN a[-2] = b[-2] AND (c IS NULL OR (a[-1] = c[-2] AND b[-1] = c[-1])) THEN 2 * a[-1]::HUGEINT * b[-1] * a[-2] END,
+            CASE WHEN a[-1] = b[-1] AND (c IS NULL OR (a[-2] = c[-2] AND b[-2] = c[-1])) THEN 2 * a[-2]::HUGEINT * b[-2] * a[-1] END,
+            CASE WHEN a[-2] = b[-1] AND (c IS NULL OR (a[-1] = c[-2] AND b[-2] = c[-1])) THEN 2 * a[-1]::HUGEINT * b[-2] * a[-2] END]),
+            lambda f: f * CASE WHEN c IS NOT NULL THEN numel(c[1:len(c) - 2])
+                               ELSE greatest(numel(a[1:len(a) - 2]), numel(b[1:len(b) - 2])) END) END;
+-- gemm_flops(a, b, c BIGINT[]) -> HUGEINT: 2*M*N*K (times the batch) when the shapes settle it
+--   (gemm_options has one value), else NULL.
+CREATE OR REPLACE TEMP MACRO gemm_flops(a, b, c) AS
+    CASE WHEN len(gemm_options(a, b, c)) = 1 THEN gemm_options(a, b, c)[1] END;
+-- dtype_name(t VARCHAR) -> VARCHAR: a dtype as profilers write it, named as the peak table names them: bf16,
+--   fp16, fp32, fp64, fp8, int8; other dtypes lower-cased as written.
+CREATE OR REPLACE TEMP MACRO dtype_name(t) AS
+    CASE WHEN regexp_full_match(regexp_replace(upper(trim(t)), '^(DT_|C10::|TORCH\.)', ''), 'BF16|BFLOAT16') THEN 'bf16'
+         WHEN regexp_full_match(regexp_replace(upper(trim(t)), '^(DT_|C10::|TORCH\.)', ''), 'FLOAT16|HALF|FP16') THEN 'fp16'
+         WHEN regexp_full_match(regexp_replace(upper(trim(t)), '^(DT_|C10::|TORCH\.)', ''), 'FLOAT|FLOAT32|FP32') THEN 'fp32'
+         WHEN regexp_full_match(regexp_replace(upper(trim(t)), '^(DT_|C10::|TORCH\.)', ''), 'DOUBLE|FLOAT64') THEN 'fp64'
+         WHEN regexp_full_match(regexp_replace(upper(trim(t)), '^(DT_|C10::|TORCH\.)', ''), '(HI)?FLOAT8.*|FP8.*') THEN 'fp8'
+         WHEN regexp_full_match(regexp_replace(upper(trim(t)), '^(DT_|C10::|TORCH\.)', ''), 'INT8') THEN 'int8'
+         ELSE lower(trim(t)) END;

@@ -8,7 +8,7 @@
 -- schema version (a migration file, even one with no statement) so that `tracedb migrate` brings it to
 -- older stores. Their columns, types and meanings: docs/schema.md, generated from a new store's catalog
 -- by docs/gen_schema.py.
--- Inputs: the tables runs, kernels_raw, kernel_texts, trace_events, kernel_segments, kernel_names.
+-- Inputs: the tables runs, kernels_raw, kernel_texts, kernel_work, trace_events, kernel_segments, kernel_names.
 -- Parameters: none.
 -- Output: VIEW kernels, the counted device activities reports read: kernels_raw without the duplicates
 --   (dup NULL) with its texts from kernel_texts, then the device activities of trace_events (kind not
@@ -19,7 +19,8 @@
 -- Output: VIEW run_kernels, the kernels view with each run's name and tags.
 -- Output: VIEW run_summary, one row per run (runs without kernels too): kernels, device time and span.
 -- Output: VIEW kernel_stats, one row per run and kernel name: count and duration statistics.
--- Output: VIEW kernel_layers, one row per kernel of a stored segmentation, with its run and kernel facts.
+-- Output: VIEW kernel_layers, one row per kernel of a stored segmentation, with its run and kernel facts
+--   and its work (kernel_work: flops, bytes, flops_source; NULL where tracedb has no formula or shapes).
 -- A view is re-created in place (CREATE OR REPLACE) so that an older store's view of the same name, or a
 -- view over columns a migration changed, gives way to today's.
 CREATE OR REPLACE VIEW kernels AS
@@ -75,8 +76,9 @@ CREATE OR REPLACE VIEW kernel_stats AS
 CREATE OR REPLACE VIEW kernel_layers AS
     SELECT r.name AS run, s.pass, s.layer, s.block, s.category, s.module, k.name, n.short_name, k.op_type, k.kind,
         k.start_ns, k.dur_ns, k.seq, r.run_id, r.tags, r.rank, r.device_name, r.format,
-        s.step, s.microbatch, s.phase, s.unit, s.grad
+        s.step, s.microbatch, s.phase, s.unit, s.grad, w.flops, w.bytes, w.flops_source
     FROM kernel_segments s
     JOIN kernels k USING (run_id, seq)
     JOIN runs r USING (run_id)
+    LEFT JOIN kernel_work w USING (run_id, seq)
     LEFT JOIN kernel_names n ON n.name = k.name;

@@ -1,0 +1,79 @@
+"""The device peaks a roofline is measured against: a table of datasheet figures (dense FLOP/s per dtype and
+HBM bandwidth) per device, matched from the run's device name, or the user's --peak-tflops / --peak-tbs.
+
+Every figure is the vendor's published dense (no structured sparsity) number; docs/roofline.md cites the
+page each comes from. fp32 is the figure without tensor cores / matrix cores where the vendor gives both
+(PyTorch runs fp32 matmuls in fp32 unless TF32 is allowed).
+"""
+import re
+
+ASCEND_910B = "Ascend 910B"
+# Huawei publishes no per-variant datasheet of the 910B chips: their figures are the ones commonly reported
+# (docs/roofline.md), and a run measured against them says so.
+UNVERIFIED = (ASCEND_910B,)
+# (device-name pattern, device, HBM TB/s, {dtype: dense TFLOP/s}); first match wins, so variants come first
+PEAKS = (
+    (r"A100.*(40\s*GB|PCIE-40)", "A100 40GB", 1.555, {"bf16": 312, "fp16": 312, "fp32": 19.5, "int8": 624}),
+    (r"A100", "A100 80GB SXM", 2.039, {"bf16": 312, "fp16": 312, "fp32": 19.5, "int8": 624}),
+    (r"H100.*(PCIe|PCIE)", "H100 PCIe", 2.0, {"bf16": 756, "fp16": 756, "fp32": 51, "fp8": 1513, "int8": 1513}),
+    (r"H100.*NVL", "H100 NVL", 3.9, {"bf16": 835, "fp16": 835, "fp32": 60, "fp8": 1670, "int8": 1670}),
+    (r"H100", "H100 SXM", 3.35, {"bf16": 989, "fp16": 989, "fp32": 67, "fp8": 1979, "int8": 1979}),
+    (r"H800", "H800 SXM", 3.35, {"bf16": 989, "fp16": 989, "fp32": 67, "fp8": 1979, "int8": 1979}),
+    (r"H200", "H200 SXM", 4.8, {"bf16": 989, "fp16": 989, "fp32": 67, "fp8": 1979, "int8": 1979}),
+    (r"B200", "B200 (HGX)", 8.0, {"bf16": 2250, "fp16": 2250, "fp32": 75, "fp8": 4500, "int8": 4500}),
+    (r"MI300X", "MI300X", 5.3, {"bf16": 1307.4, "fp16": 1307.4, "fp32": 163.4, "fp8": 2614.9, "int8": 2614.9}),
+    (r"MI325X", "MI325X", 6.0, {"bf16": 1307.4, "fp16": 1307.4, "fp32": 163.4, "fp8": 2614.9, "int8": 2614.9}),
+    (r"MI355X", "MI355X", 8.0, {"bf16": 2516.6, "fp16": 2516.6, "fp32": 157.3, "fp8": 5033.2, "int8": 5033.2}),
+    (r"MI350X", "MI350X", 8.0, {"bf16": 2306.9, "fp16": 2306.9, "fp32": 144.2, "fp8": 4613.7, "int8": 4613.7}),
+    (r"910B1", ASCEND_910B + "1", 1.6, {"bf16": 414, "fp16": 414}),
+    (r"910B2", ASCEND_910B + "2", 1.6, {"bf16": 376, "fp16": 376}),
+    (r"910B3", ASCEND_910B + "3", 1.6, {"bf16": 313, "fp16": 313}),
+    (r"910B4", ASCEND_910B + "4", 0.8, {"bf16": 280, "fp16": 280}),
+)
+# the device names Kineto writes (deviceProperties.name) and AMD's marketing names: AMD Instinct MI300X
+# reports its gfx942 architecture name in some traces, which matches no single product and stays unknown.
+
+
+def match(device_name: str | None):
+    """(device, TB/s, {dtype: TFLOP/s}) of the first table row whose pattern the name contains; None."""
+    for pattern, device, tbs, tflops in PEAKS:
+        if device_name and re.search(pattern, device_name, re.IGNORECASE):
+            return device, tbs, tflops
+    return None
+
+
+def load(con, run_ids, peak_tflops=None, peak_tbs=None) -> list[str]:
+    """TEMP _peaks (run_id INTEGER, device VARCHAR, dtype VARCHAR, flops_s DOUBLE, bytes_s DOUBLE): one row per
+    run and dtype (dtype NULL: every dtype, for a --peak-tflops override). Returns notes: which peak each run
+    is measured against, or that it has none."""
+    con.execute("CREATE OR REPLACE TEMP TABLE _peaks (run_id INTEGER, device VARCHAR, dtype VARCHAR, "
+                "flops_s DOUBLE, bytes_s DOUBLE)")
+    notes, rows = [], []
+    names = dict(con.execute("SELECT run_id, name FROM runs WHERE run_id IN (SELECT unnest($r))",
+                             {"r": list(run_ids)}).fetchall())
+    devices = dict(con.execute("SELECT run_id, device_name FROM runs WHERE run_id IN (SELECT unnest($r))",
+                               {"r": list(run_ids)}).fetchall())
+    for rid in run_ids:
+        found = match(devices.get(rid))
+        device, tbs, table = found if found else (devices.get(rid) or "unknown device", None, {})
+        if peak_tbs is not None:
+            tbs = peak_tbs
+        if peak_tflops is not None:
+            table = {None: peak_tflops}
+        for dtype, tf in (table or {None: None}).items():
+            rows.append((rid, device, dtype, tf * 1e12 if tf is not None else None,
+                         tbs * 1e12 if tbs is not None else None))
+        flops_text = (f"{peak_tflops:g} TFLOP/s dense for every dtype (--peak-tflops)" if peak_tflops is not None
+                      else ", ".join(f"{d} {v:g}" for d, v in table.items()) + " TFLOP/s dense (datasheet)"
+                      if table else "no FLOP/s peak")
+        bw_text = (f"{tbs:g} TB/s HBM" + (" (--peak-tbs)" if peak_tbs is not None else " (datasheet)")
+                   if tbs is not None else "no bandwidth peak")
+        if found or peak_tflops is not None or peak_tbs is not None:
+            caveat = ("; these figures are commonly reported, not from a vendor datasheet: check them, or give "
+                      "--peak-tflops and --peak-tbs" if device.startswith(UNVERIFIED) and peak_tflops is None else "")
+            notes.append(f"run '{names[rid]}': peaks of {device}: {flops_text}; {bw_text} (docs/roofline.md){caveat}")
+        else:
+            notes.append(f"run '{names[rid]}': device {device!r} is not in the peak table: pct_peak is empty; "
+                         "give --peak-tflops and --peak-tbs")
+    con.executemany("INSERT INTO _peaks VALUES (?, ?, ?, ?, ?)", rows)
+    return notes

@@ -1,0 +1,80 @@
+"""`report roofline`: how far each kernel name, category, layer, pass or run is from what the device can do —
+FLOPs and bytes per kernel (kernel_work, from the trace's shapes) against the device's peaks (peaks.py), with
+the share of time the formulas cover (sql/report/report_roofline.sql, docs/roofline.md)."""
+import math
+
+from tracedb import sql
+from tracedb.engine.reports import declared
+from tracedb.engine.reports import peaks
+from tracedb.engine.rendering import render as rnd
+from tracedb.engine.segmentation import segment
+from tracedb.engine.segmentation import selection
+from tracedb.engine.segmentation import units
+from tracedb.errors import UsageError
+
+BY = declared.ROOFLINE.option("by").choices
+DEFINITIONS = (
+    "flops, bytes: from each kernel's shapes and dtypes (flops_source names the formula; kernels without one are "
+    "not counted in tflops_s, tbytes_s, pct_peak); pct_peak: ideal time at the device's peak (the longer of "
+    "flops / peak FLOP/s of the kernel's dtype and bytes / peak bytes/s) over the measured time; mfu_pct: FLOPs "
+    "at peak over the whole time; device_mac_pct: the device's own cube-unit busy share (Ascend aic_mac_ratio), "
+    "which counts cycles the MAC units run, not useful FLOPs: it is above pct_peak when tiles are padded")
+
+
+def load_kernels(con, b, peak_tflops=None, peak_tbs=None):
+    """TEMP _peaks and _rl_kernels (each assigned kernel's work and ideal times) for the runs bound in `b`; the
+    peak notes go to b.notes. Used by report roofline and report layers --roofline."""
+    for value, flag in ((peak_tflops, "--peak-tflops"), (peak_tbs, "--peak-tbs")):
+        if value is not None and not (value > 0 and math.isfinite(value)):
+            raise UsageError(f"{flag} {value}: expected a positive finite number")
+    b.notes += peaks.load(con, b.run_ids, peak_tflops, peak_tbs)
+    sql.run(con, "roofline_kernels")
+
+
+def build(con, fmt, spec, by, units_meta, b, peak_tflops=None, peak_tbs=None) -> rnd.Result:
+    """The roofline rows of the runs bound in `b`, segmented and assigned by the caller."""
+    if by not in BY:
+        raise UsageError(f"--by {by!r}: expected one of {', '.join(BY)}")
+    load_kernels(con, b, peak_tflops, peak_tbs)
+    b.notes.append(DEFINITIONS)
+    units_meta["by"] = by
+    res = rnd.fetch_file(con, fmt, "report_roofline", {"run_ids": b.run_ids, "by": by}, "roofline", b, units_meta,
+                         f"roofline by {by}: achieved TFLOP/s and TB/s against the device's peak",
+                         labels=units.PROLOGUE if by == "layer" else None)
+    if fmt in ("table", "md"):
+        names = ["name", "short_name", "unit"]
+        drop = {"kernel": ["pass", "layer", "name", "unit"], "category": ["pass", "layer", *names],
+                "layer": ["category", "name", "short_name"], "pass": ["layer", "category", *names],
+                "run": ["pass", "layer", "category", *names]}[by]
+        return rnd.drop_columns(res, drop)
+    return res
+
+
+def segment_runs(con, spec, seg_opts):
+    """Segment and assign the runs as report layers does: (bound runs, report meta)."""
+    b = segment.bind(con, segment.Options(**seg_opts))
+    b.notes.append(b.rule())
+    segment.find_passes(con, b)
+    meta = units.params(b, spec)
+    segment.assign(con, b, selection.select_noted(con, b, spec))
+    return b, meta
+
+
+# report layers --roofline: each layer's achieved TFLOP/s and % of peak (the same definitions as report roofline)
+LAYER_COLUMNS = """
+    round(sum(w.flops) / nullif(sum(a.dur_ns) FILTER (WHERE w.flops IS NOT NULL), 0) / 1000, 3)::DECIMAL(18, 3)
+        AS tflops_s,
+    CASE WHEN {pct} <= 100 THEN round({pct}, 1)::DECIMAL(7, 1) END AS pct_peak,""".format(
+    pct="100 * sum(greatest(coalesce(w.t_flops, 0), coalesce(w.t_bytes, 0))) FILTER (WHERE w.rated) "
+        "/ (sum(a.dur_ns) FILTER (WHERE w.rated) * 1e-9)")
+LAYER_NOTE = ("tflops_s, pct_peak: as report roofline --by layer computes them (docs/roofline.md); pct_peak is "
+              "empty where it would be above 100 % (a wrong shape, dtype or peak: report roofline flags it)")
+
+
+def layer_placeholders(con, b, on: bool, peak_tflops=None, peak_tbs=None) -> dict:
+    """The placeholders of report_layers.sql: the --roofline columns and their join, or nothing."""
+    if not on:
+        return {"roofline_columns": "", "roofline_join": ""}
+    load_kernels(con, b, peak_tflops, peak_tbs)
+    b.notes.append(LAYER_NOTE)
+    return {"roofline_columns": LAYER_COLUMNS, "roofline_join": " LEFT JOIN _rl_kernels w USING (run_id, seq)"}

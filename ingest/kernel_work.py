@@ -1,0 +1,25 @@
+"""The floating-point operations and bytes of each kernel, from the trace's own shapes and dtypes, computed
+once per run at ingest (table kernel_work; formulas in docs/roofline.md and the SQL files named below).
+
+Kernels of Ascend CSVs and exports carry their shapes (ingest_work_npu.sql); kernels of PyTorch-profiler
+traces take the shapes of the op that launched them (ingest_work_ops.sql). A kernel without a formula or
+without shapes has no row: its FLOPs and bytes are NULL, never guessed.
+"""
+from tracedb import sql
+
+
+def fill(con, run_ids=None):
+    """kernel_work rows of the runs `run_ids` (every run without any when None: a store just migrated)."""
+    if run_ids is None:
+        ids = [r[0] for r in con.execute(
+            "SELECT run_id FROM runs WHERE run_id NOT IN (SELECT run_id FROM kernel_work) ORDER BY 1").fetchall()]
+    else:
+        ids = list(run_ids)
+    for rid in ids:
+        # each formula set only where its shapes are: a JSON trace without record_shapes skips the launch join
+        if con.execute("SELECT 1 FROM kernel_texts WHERE run_id = $r AND input_shapes IS NOT NULL LIMIT 1",
+                       {"r": rid}).fetchone():
+            sql.run(con, "ingest_work_npu", {"run_id": rid})
+        if con.execute("SELECT 1 FROM trace_events WHERE run_id = $r AND cat = 'cpu_op' "
+                       "AND starts_with(extra_args, '{\"dims\"') LIMIT 1", {"r": rid}).fetchone():
+            sql.run(con, "ingest_work_ops", {"run_id": rid})
