@@ -345,3 +345,26 @@ def test_no_proposal_when_the_layer_count_does_not_fit(tiny):
     with pytest.raises(UsageError, match=r"no attention kernel repeats a steady number of times per pass equal "
                                          r"to 3 layers; candidates: aclnnFusedInfer.* \(3/pass in 0 of 4 passes\)"):
         segment.bind(tiny, segment.Options(runs=["tiny"], layers=3))
+
+
+def _split_tables(con):
+    return {t: con.execute(f"SELECT * FROM {t} ORDER BY ALL").fetchall()
+            for t in ("_anchors", "_anchor_pass", "_passes", "_pass_split", "_pass_groups")}
+
+
+@pytest.mark.parametrize("layers", [None, 2])
+def test_a_proposed_anchor_s_pass_split_is_the_one_segment_passes_gives(tiny_job_store, layers):
+    """With no anchor given, the proposal splits each run's chosen candidate into passes; find_passes takes that
+    split as the runs' own (candidate_passes.sql) instead of computing it again: the same rows as computing
+    afresh with the proposed pattern."""
+    con = tiny_job_store
+    opt = segment.Options(tags=["job=job"], layers=layers)
+    b = segment.bind(con, opt)
+    assert b.proposed          # every rank chose the same kernel: the split is reused
+    segment.find_passes(con, b)
+    reused = _split_tables(con)
+    fresh = segment.bind(con, opt)
+    fresh.proposed = None
+    segment.find_passes(con, fresh)
+    assert fresh.anchor == b.anchor and _split_tables(con) == reused
+    assert len(reused["_passes"]) == 9          # three ranks of three passes

@@ -91,14 +91,15 @@ def phase_of_anchor(con, anchor: str | None, training: set[int]) -> str:
     return "backward" if got.get("backward") and not got.get("forward") else "forward"
 
 
-def propose_anchor(con, prof, run_ids, opt, cfg, phase="forward") -> tuple[str, list[str]]:
+def propose_anchor(con, prof, run_ids, opt, cfg, phase="forward") -> tuple[str, list[str], bool]:
     """No anchor given: per run, the attention anchor whose count per pass is the most steady (equal to
     the layer count when one is known), passes found exactly as a report finds them. Candidates are each
     attention kernel name and each family of variants that differ only in digits (vLLM runs
     `kernel_unified_attention_2d` or `_3d` per layer): a family counts when its members take turns, not
     when they run side by side in one layer. Forward kernels are preferred when the trace also holds
-    backward ones. Returns an exact-name pattern and notes saying what was chosen and why; refuses when
-    no candidate repeats steadily."""
+    backward ones. Returns an exact-name pattern, notes saying what was chosen and why, and whether the
+    chosen candidates' pass split stands for the runs' own (TEMP _chosen: candidate_passes.sql); refuses
+    when no candidate repeats steadily."""
     want = (opt.layers or cfg.get("layers") or prof.layers)
     bpl = opt.blocks_per_layer or prof.blocks_per_layer
     names, notes = [], []
@@ -114,6 +115,8 @@ def propose_anchor(con, prof, run_ids, opt, cfg, phase="forward") -> tuple[str, 
                  for rid in run_ids}
     all_stats = _candidate_stats(con, _candidate_sets(con, attention), want * bpl if want else None,
                                  opt.pass_gap, phase)
+    short = _short_names(con, sorted({n for names in attention.values() for n in names}))
+    chosen: dict[int, dict] = {}
     for rid in run_ids:
         run, stats = run_names[rid], all_stats.get(rid, [])
         alone = {s["names"][0]: s for s in stats if len(s["names"]) == 1}
@@ -137,25 +140,39 @@ def propose_anchor(con, prof, run_ids, opt, cfg, phase="forward") -> tuple[str, 
                            f"{'; candidates: ' + seen if seen else ''}. Give --anchor REGEX")
         best = good[0]
         names += best["names"]
+        chosen[rid] = best
         what = (f"{len(best['names'])} variants of one attention kernel, one per layer" if len(best["names"]) > 1
                 else "an attention kernel")
-        shown = " | ".join(_short_names(con, best["names"]))
+        shown = " | ".join(short.get(n) or n for n in best["names"])
         whole = " | ".join(best["names"])
         notes.append(f"run '{run}': anchor chosen: {shown} — {what}, seen {best['per_pass']} "
                      f"times in {best['steady']} of {best['passes']} passes"
                      f"{'' if want else '; pass --layers to check'}"
                      + (f"; {'backward' if phase == 'forward' else 'forward'} kernels not considered: "
-                        f"{', '.join(_short_names(con, skipped))}" if forward and skipped else "")
+                        f"{', '.join(short.get(n) or n for n in skipped)}" if forward and skipped else "")
                      + (f"; full name: {whole}" if whole != shown else ""))
     pattern = "^(" + "|".join(re.escape(n) for n in dict.fromkeys(names)) + ")$"
-    return pattern, notes
+    return pattern, notes, _keep_chosen(con, chosen, triples)
 
 
-def _short_names(con, names: list[str]) -> list[str]:
-    """The stored short names (table kernel_names) of kernel names, each name itself when it has none."""
-    got = dict(con.execute("SELECT name, short_name FROM kernel_names WHERE name IN (SELECT unnest($n))",
-                           {"n": list(names)}).fetchall())
-    return [got.get(n) or n for n in names]
+def _keep_chosen(con, chosen: dict[int, dict], triples) -> bool:
+    """TEMP _chosen (run -> its chosen candidate), when each run's anchors under the proposed pattern are
+    exactly its chosen candidate's kernels: no run holds a name another run chose beside its own, and no op
+    type equals a chosen name (the pattern matches op types too). Then the candidates' pass split is the
+    runs' (candidate_passes.sql)."""
+    every = {n for best in chosen.values() for n in best["names"]}
+    for rid, name, op_type in triples:
+        if rid in chosen and (name in every and name not in chosen[rid]["names"] or op_type in every):
+            return False
+    con.execute("CREATE OR REPLACE TEMP TABLE _chosen AS SELECT unnest($c)::INTEGER AS cand, "
+                "unnest($r)::INTEGER AS run_id", {"c": [b["cand"] for b in chosen.values()], "r": list(chosen)})
+    return True
+
+
+def _short_names(con, names: list[str]) -> dict[str, str]:
+    """The stored short names (table kernel_names) of kernel names: name -> short name, where it has one."""
+    return dict(con.execute("SELECT name, short_name FROM kernel_names WHERE name IN (SELECT unnest($n))",
+                            {"n": list(names)}).fetchall())
 
 
 def _candidate_sets(con, attention: dict[int, list[str]]) -> dict[int, list[list[str]]]:
@@ -215,7 +232,7 @@ def _candidate_stats(con, cands: dict[int, list[list[str]]], per_pass, pass_gap,
     for c, occ, ps, per, st, tight in sql.run(con, "anchor_candidate_stats").fetchall():
         rid, names = keys[c]
         out.setdefault(rid, []).append({"names": names, "occurrences": occ, "passes": ps, "per_pass": per,
-                                        "steady": st, "tight": tight})
+                                        "steady": st, "tight": tight, "cand": c})
     for stats in out.values():
         stats.sort(key=lambda s: (-s["steady"] / s["passes"], -s["steady"], -s["per_pass"], s["names"]))
     return out

@@ -52,6 +52,7 @@ class Bound:
     notes: list[str] = field(default_factory=list)
     phase: str = "forward"            # the stream segmented: forward or backward passes
     training: set[int] = field(default_factory=set)   # runs with backward or optimizer kernels (_phase rows)
+    proposed: bool | None = None      # the anchor was proposed and its pass split stands (TEMP _chosen)
 
     @property
     def per_pass(self) -> int | None:
@@ -103,9 +104,9 @@ def bind(con, opt: Options) -> Bound:
                          "them: names with Grad, Bwd or backward, (B)/(W) annotations, autograd frames)")
     sql.run(con, "segment_stream", {"phase": phase})
     anchor = opt.anchor or prof.anchor
-    proposal_notes = []
+    proposal_notes, proposed = [], False
     if not anchor:
-        anchor, proposal_notes = propose_anchor(con, prof, ids, opt, cfg, phase)
+        anchor, proposal_notes, proposed = propose_anchor(con, prof, ids, opt, cfg, phase)
     check_regex(con, anchor, "--anchor")
     b = Bound(run_ids=ids, run_names=names, profile=prof, anchor=anchor, phase=phase, training=training,
               layers=opt.layers or cfg.get("layers") or prof.layers,
@@ -117,6 +118,8 @@ def bind(con, opt: Options) -> Bound:
         raise UsageError("--layers and --blocks-per-layer must be >= 1, --layer-offset >= 0")
     if not opt.anchor and prof.anchor_fallback:
         b.anchor = pick_anchor(con, b, prof.anchor, prof.anchor_fallback)
+    # the proposal split every run's chosen anchor into passes already, with these very parameters
+    b.proposed = proposed and b.anchor == anchor or None
     return b
 
 
@@ -149,15 +152,19 @@ def find_passes(con, b: Bound):
     """Stages 1-3: anchors, passes, windows for every pass of the bound runs. Raises when a run has no
     anchor, naming its most frequent kernels so the user can pick one."""
     p = b.params()
-    sql.run(con, "segment_anchors", p)
-    found = dict(con.execute("SELECT run_id, count(*) FROM _anchors GROUP BY run_id").fetchall())
-    for rid in b.run_ids:
-        if not found.get(rid):
-            top = con.execute(sql.load("top_names"), {"run_id": rid}).fetchall()
-            raise NoAnchor(f"run '{b.run_names[rid]}': no kernel name or op type matches anchor {b.anchor!r}; "
-                           f"most frequent: {', '.join(f'{n} ({c})' for n, c in top)}")
-    anchor_breaks(con, b.phase)
-    sql.run(con, "segment_passes", p)
+    if b.proposed:      # the proposal's split of the chosen candidates is the runs' own
+        sql.run(con, "candidate_passes")
+        b.proposed = None      # once: a later find_passes on these Bound options computes afresh
+    else:
+        sql.run(con, "segment_anchors", p)
+        found = dict(con.execute("SELECT run_id, count(*) FROM _anchors GROUP BY run_id").fetchall())
+        for rid in b.run_ids:
+            if not found.get(rid):
+                top = con.execute(sql.load("top_names"), {"run_id": rid}).fetchall()
+                raise NoAnchor(f"run '{b.run_names[rid]}': no kernel name or op type matches anchor {b.anchor!r}; "
+                               f"most frequent: {', '.join(f'{n} ({c})' for n, c in top)}")
+        anchor_breaks(con, b.phase)
+        sql.run(con, "segment_passes", p)
     sql.run(con, "segment_steps")
     b.notes += split_notes(con, b)
     sql.run(con, "segment_windows", p)
@@ -170,6 +177,14 @@ def split_notes(con, b: Bound) -> list[str]:
     cut by count where the trace shows no break."""
     us = lambda ns: f"{ns / 1000:,.1f} us"   # noqa: E731  (notes only; reports print exact decimals)
     notes = []
+    # every run's passes and groups in one query each (a job of 128 ranks: 2 statements, not 256)
+    all_passes, all_groups = {}, {}
+    for rid, *row in con.execute("SELECT run_id, pass, anchors, expected, partial, grp, block_base FROM _passes "
+                                 "ORDER BY run_id, pass").fetchall():
+        all_passes.setdefault(rid, []).append(tuple(row))
+    for rid, *row in con.execute("SELECT run_id, grp, passes, first_pass, cut_min_ns FROM _pass_groups "
+                                 "ORDER BY run_id, grp").fetchall():
+        all_groups.setdefault(rid, []).append(tuple(row))
     for rid, rule, threshold, inside, breaks, forced, stepped in con.execute(
             "SELECT run_id, rule, threshold_ns, inside_max_ns, breaks, forced_breaks, step_breaks FROM _pass_split "
             "ORDER BY run_id").fetchall():
@@ -188,10 +203,7 @@ def split_notes(con, b: Bound) -> list[str]:
         if stepped:
             head = (f"{stepped} pass break{'s' if stepped > 1 else ''} at step boundaries (Step Id, ProfilerStep#N or "
                     f"serving step annotations); {'other breaks: ' if breaks else ''}" + head)
-        passes = con.execute("SELECT pass, anchors, expected, partial, grp, block_base FROM _passes WHERE run_id = $r "
-                             "ORDER BY pass", {"r": rid}).fetchall()
-        groups = con.execute("SELECT grp, passes, first_pass, cut_min_ns FROM _pass_groups WHERE run_id = $r "
-                             "ORDER BY grp", {"r": rid}).fetchall()
+        passes, groups = all_passes.get(rid, []), all_groups.get(rid, [])
         extra, last = [], len(passes) - 1
         for p, anchors, expected, partial, _, base in passes:
             if not partial:
