@@ -119,7 +119,7 @@ def _build(con, name: str, fmt: str, pass_spec: str = "all", absolute: bool = Fa
     res = rnd.fetch_file(con, fmt, "report_kernels", {"run_ids": b.run_ids, "layer": layer, "top": top}, name, b, meta,
                          "hot kernels" + (f" of layer {layer}" if layer is not None else ""))
     # a table for people shows the short name; CSV and JSON keep both
-    return rnd.drop_columns(res, ["name"]) if fmt in ("table", "md") else res
+    return rnd.for_people(res) if fmt in ("table", "md") else res
 
 
 def _passes(con, fmt, absolute, seg_opts):
