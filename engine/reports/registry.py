@@ -6,6 +6,7 @@ from tracedb.engine.reports import declared
 from tracedb.engine.segmentation import attribution
 from tracedb.engine.reports import compare
 from tracedb.engine.reports import launches
+from tracedb.engine.reports import run_wide
 from tracedb import patterns
 from tracedb.engine.segmentation import segment
 from tracedb.engine.segmentation import selection
@@ -13,7 +14,7 @@ from tracedb.engine.segmentation import unit_notes
 from tracedb.engine.segmentation import units
 from tracedb.engine.rendering import render as rnd
 from tracedb.engine.reports.declaration import MEAN_REFUSED
-from tracedb.errors import UsageError
+from tracedb.errors import NoAnchor, UsageError
 
 REPORTS = declared.NAMES
 PROLOGUE = units.PROLOGUE
@@ -77,9 +78,15 @@ def _build(con, name: str, fmt: str, pass_spec: str = "all", absolute: bool = Fa
         return _cores(con, fmt, **seg_opts)
     if name == "passes":
         return _passes(con, fmt, absolute, seg_opts)
-    b = segment.bind(con, segment.Options(**seg_opts))
-    b.notes.append(b.rule())
-    segment.find_passes(con, b)
+    try:
+        b = segment.bind(con, segment.Options(**seg_opts))
+        b.notes.append(b.rule())
+        segment.find_passes(con, b)
+    except NoAnchor as e:   # kernels and timeline answer over the whole run instead
+        if name not in ("kernels", "timeline") or not run_wide.possible(seg_opts, layer, flow, compare_layer,
+                                                                       timeline_layers):
+            raise
+        return run_wide.build(con, name, fmt, e, seg_opts, top, absolute)
     base = {"run_ids": b.run_ids, "absolute": bool(absolute)}
     meta = units.params(b, pass_spec)
     if name == "compare":
@@ -116,7 +123,8 @@ def _build(con, name: str, fmt: str, pass_spec: str = "all", absolute: bool = Fa
                               f"compute flow of layer {layer}", labels=PROLOGUE)
     if top < 0:
         raise UsageError("--top must be >= 0 (0: every kernel)")
-    res = rnd.fetch_file(con, fmt, "report_kernels", {"run_ids": b.run_ids, "layer": layer, "top": top}, name, b, meta,
+    res = rnd.fetch_file(con, fmt, "report_kernels", {"run_ids": b.run_ids, "layer": layer, "top": top, "rest": False},
+                         name, b, meta,
                          "hot kernels" + (f" of layer {layer}" if layer is not None else ""))
     # a table for people shows the short name; CSV and JSON keep both
     return rnd.for_people(res) if fmt in ("table", "md") else res

@@ -127,7 +127,7 @@ def propose_anchor(con, prof, run_ids, opt, cfg, phase="forward") -> tuple[str, 
                              for s in stats[:3])
             raise NoAnchor(f"run '{run}': no anchor given and no attention kernel repeats a steady number of "
                            f"times per pass{f' equal to {want} layers' if want else ''}"
-                           f"{'; candidates: ' + seen if seen else ''}. Give --anchor REGEX")
+                           f"{'; candidates: ' + seen if seen else ''}; {repeating(con, rid)}. Give --anchor REGEX")
         best = good[0]
         names += best["names"]
         what = (f"{len(best['names'])} variants of one attention kernel, one per layer" if len(best["names"]) > 1
@@ -142,6 +142,16 @@ def propose_anchor(con, prof, run_ids, opt, cfg, phase="forward") -> tuple[str, 
                      + (f"; full name: {whole}" if whole != shown else ""))
     pattern = "^(" + "|".join(re.escape(n) for n in dict.fromkeys(names)) + ")$"
     return pattern, notes
+
+
+def repeating(con, rid) -> str:
+    """The kernels of a run that repeat most (those that could anchor its layers), with their counts, for an
+    error that asks for --anchor."""
+    top = [(n, c) for n, c in con.execute(sql.load("top_names"), {"run_id": rid}).fetchall() if c > 1]
+    if not top:
+        return "no kernel repeats"
+    shown = _short_names(con, [n for n, _ in top])
+    return "kernels that repeat most (could anchor): " + ", ".join(f"{s} ({c})" for s, (_, c) in zip(shown, top))
 
 
 def _short_names(con, names: list[str]) -> list[str]:
