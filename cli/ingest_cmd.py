@@ -58,7 +58,9 @@ def ingest(
     planned = plan(paths, name)
     if len(planned) == 1:   # a trace that cannot be read fails here, before anything is written
         resolve(planned[0].path)
-    failed = []
+    failed, read = [], []
+    folders = [p for p in paths if os.path.isdir(p)]    # a folder ingest says what it loaded and what not
+    said = set()
     workers, note = workers_for(len(planned), jobs)
     if note:
         typer.echo(f"note: {one_line(note)}", err=True)
@@ -77,11 +79,34 @@ def ingest(
                 failed += [res] if isinstance(res, TracedbError) else []
                 progress.done(item, f"error: {res}" if isinstance(res, TracedbError) else
                               res.summary(named=len(planned) > 1), isinstance(res, TracedbError))
+                if not isinstance(res, TracedbError):
+                    read += res.files
+                    if folders:
+                        said.update(_loaded(progress, res))
+    if folders:
+        from tracedb.engine.loading import unread
+        done = {os.path.abspath(f) for f in read} | said
+        extra = [u for u in unread.beside([], folders) if os.path.abspath(u[0]) not in done]
+        for line in unread.grouped(extra):
+            typer.echo(f"  {one_line(line)}")
     if len(failed) > 1:     # one failure: its own line says it all
         typer.echo(f"error: {len(failed)} of {len(planned)} traces failed (above); the other runs are in the store",
                    err=True)
     if failed:
         raise typer.Exit(min(e.exit_code for e in failed))   # 2 only when every failure was a wrong call
+
+
+def _loaded(progress, res) -> set[str]:
+    """Under a run's line: the files it loaded, and those beside them it did not, with the reason; returns
+    the files named."""
+    from tracedb.engine.loading import unread
+    base = os.path.dirname(os.path.abspath(res.files[0])) if res.files else ""
+    names = [os.path.relpath(os.path.abspath(f), base) for f in res.files]
+    progress.note(f"  loaded: {', '.join(names)}" + (f" (in {base})" if base else ""))
+    beside = unread.beside(list(res.files))
+    for line in unread.grouped(beside):
+        progress.note(f"  {line}")
+    return {os.path.abspath(f) for f, _ in beside}
 
 
 class _Progress:
@@ -106,6 +131,14 @@ class _Progress:
         if self.bar is not None:
             self.bar.label = f"[{i + 1}/{self.n}] {item.name or os.path.basename(item.path)}"
             self.bar.render_progress()
+
+    def note(self, line: str):
+        from tracedb.engine.rendering.render import terminal_width
+        width = terminal_width()
+        if width:
+            from tracedb.engine.rendering.names import wrapped
+            line = wrapped("", one_line(line), width)
+        typer.echo(line if width else one_line(line))
 
     def done(self, item, line: str, err: bool):
         if self.bar is not None:
