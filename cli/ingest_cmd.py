@@ -60,7 +60,6 @@ def ingest(
         resolve(planned[0].path)
     failed, read = [], []
     folders = [p for p in paths if os.path.isdir(p)]    # a folder ingest says what it loaded and what not
-    said = set()
     workers, note = workers_for(len(planned), jobs)
     if note:
         typer.echo(f"note: {one_line(note)}", err=True)
@@ -79,16 +78,16 @@ def ingest(
                 failed += [res] if isinstance(res, TracedbError) else []
                 progress.done(item, f"error: {res}" if isinstance(res, TracedbError) else
                               res.summary(named=len(planned) > 1), isinstance(res, TracedbError))
-                if not isinstance(res, TracedbError):
+                if isinstance(res, TracedbError):     # its error names it: not said again below
+                    read += _files_of(item.path)
+                else:
                     read += res.files
-                    if folders:
-                        said.update(_loaded(progress, res))
+                    if folders and res.status != "skipped":
+                        _loaded(progress, res)
     if folders:
         from tracedb.engine.loading import unread
-        done = {os.path.abspath(f) for f in read} | said
-        extra = [u for u in unread.beside([], folders) if os.path.abspath(u[0]) not in done]
-        for line in unread.grouped(extra):
-            typer.echo(f"  {one_line(line)}")
+        for line in unread.grouped(unread.beside(read, folders)):
+            progress.note(f"  {line}")
     if len(failed) > 1:     # one failure: its own line says it all
         typer.echo(f"error: {len(failed)} of {len(planned)} traces failed (above); the other runs are in the store",
                    err=True)
@@ -96,17 +95,21 @@ def ingest(
         raise typer.Exit(min(e.exit_code for e in failed))   # 2 only when every failure was a wrong call
 
 
-def _loaded(progress, res) -> set[str]:
-    """Under a run's line: the files it loaded, and those beside them it did not, with the reason; returns
-    the files named."""
-    from tracedb.engine.loading import unread
+def _files_of(path) -> list[str]:
+    """The files a planned run would read (the path itself when it cannot be resolved)."""
+    from tracedb.errors import TracedbError
+    from tracedb.ingest.sources import resolve
+    try:
+        return list(resolve(path).files)
+    except (TracedbError, OSError):
+        return [path]
+
+
+def _loaded(progress, res):
+    """Under a run's line: the files it loaded (those it did not are said once every run is in)."""
     base = os.path.dirname(os.path.abspath(res.files[0])) if res.files else ""
     names = [os.path.relpath(os.path.abspath(f), base) for f in res.files]
     progress.note(f"  loaded: {', '.join(names)}" + (f" (in {base})" if base else ""))
-    beside = unread.beside(list(res.files))
-    for line in unread.grouped(beside):
-        progress.note(f"  {line}")
-    return {os.path.abspath(f) for f, _ in beside}
 
 
 class _Progress:

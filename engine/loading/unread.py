@@ -22,6 +22,8 @@ def reason(path: str, read: list[str]) -> str:
         return f"not readable ({e.strerror or e})"
     if r is None:
         return "not a trace (no reader claims it)"
+    here = [f for f in read if os.path.dirname(os.path.abspath(f)) == os.path.dirname(os.path.abspath(path))]
+    read = here or read
     kinds = {}
     for f in read:
         try:
@@ -56,8 +58,10 @@ def beside(read: list[str], roots: list[str] = ()) -> list[tuple[str, str]]:
 
 
 def grouped(unread: list[tuple[str, str]]) -> list[str]:
-    """One line per reason: `not loaded (reason): a.csv, b.json`."""
-    by: dict[str, list[str]] = {}
+    """One line per folder and reason: `not loaded: a.csv, b.json — reason` (the folder named when the files
+    lie in several)."""
+    by: dict[tuple, list[str]] = {}
     for f, why in unread:
-        by.setdefault(why, []).append(os.path.basename(f))
-    return [f"not loaded: {', '.join(names)} — {why}" for why, names in by.items()]
+        by.setdefault((os.path.dirname(os.path.abspath(f)), why), []).append(os.path.basename(f))
+    several = len({d for d, _ in by}) > 1
+    return [f"not loaded{f' in {d}' if several else ''}: {', '.join(names)} — {why}" for (d, why), names in by.items()]

@@ -62,7 +62,7 @@ def fit(columns: list[str], numeric: list[bool], rows: list, width: int, draw):
     cap = [max([len(str(r[i])) for r in rows] + [max(len(p) for p in h.split("\n"))])
            for i, h in enumerate(columns)]
     header = [max(len(p) for p in h.split("\n")) for h in columns]
-    shown, numbered = rows, False
+    shown, numbered, cut = rows, False, []
     for least in (COMFORT, FLOOR):
         floor = [cap[i] if numeric[i] else min(cap[i], max(least, header[i])) for i in range(len(columns))]
         for _ in range(2 * len(columns) + 2):
@@ -72,8 +72,9 @@ def fit(columns: list[str], numeric: list[bool], rows: list, width: int, draw):
                 break
             cap[i] = max(floor[i], cap[i] - over)
             shown, numbered = _shortened(rows, cap, numeric)
-        if least == COMFORT:
-            columns, numeric, shown, cap, cut = _cut_right(columns, numeric, shown, cap, width, draw)
+        columns, numeric, shown, cap, more = _cut_right(columns, numeric, shown, cap, width, draw,
+                                                        identity=least == COMFORT)
+        cut = more + cut
     if numbered:
         notes.append("names marked ~N differ only beyond the width shown (--wide shows them whole)")
     elif shown is not rows:
@@ -83,12 +84,12 @@ def fit(columns: list[str], numeric: list[bool], rows: list, width: int, draw):
     return columns, numeric, shown, notes
 
 
-def _cut_right(columns, numeric, shown, cap, width, draw):
-    """Columns left out from the right until the table fits, keeping the first column and at least one text
-    column wherever there is one (its names then shrink further)."""
+def _cut_right(columns, numeric, shown, cap, width, draw, identity=True):
+    """Columns left out from the right until the table fits, keeping the first column and, with `identity`,
+    the first text column when it is among the first three (the row's name, which can shrink further)."""
     cut = []
     text = [i for i, n in enumerate(numeric) if not n]
-    keep = max(1, (text[0] + 1) if text else 1)
+    keep = text[0] + 1 if identity and text and text[0] < 3 else 1
     while len(columns) > keep and widest(draw(columns, numeric, shown)) > width:
         cut.insert(0, columns[-1].replace("\n", "_"))
         columns, numeric, shown, cap = columns[:-1], numeric[:-1], [r[:-1] for r in shown], cap[:-1]
