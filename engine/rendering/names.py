@@ -20,6 +20,9 @@ import re
 
 ELLIPSIS = "…"
 SEPARATORS = re.compile(r"([\s_:<>,(){}\[\]/.=#&*-]+)")
+# words of C++ names that never tell two instances apart (namespaces, qualifiers)
+NOISE = {"void", "const", "at", "native", "c10", "std", "detail", "anonymous", "namespace", "operator", "lambda",
+         "cuda", "unsigned", "struct", "class"}
 MANGLED = re.compile(r"_Z[A-Za-z0-9_$.]{16,}")
 
 
@@ -147,7 +150,7 @@ def wrapped(prefix: str, text: str, width: int, max_lines: int = 6) -> str:
 def distinguished(pairs: list[tuple]) -> dict:
     """For (name, short name) pairs whose short name stands for more than one name: (name, short) -> the
     short name followed by the words of the (demangled) name that the other names of that short name lack,
-    at most ten of them."""
+    at most eight of them (namespaces and qualifiers left out)."""
     from tracedb.ingest.kernel_names import demangle
     by_short: dict[str, set[str]] = {}
     for name, short in pairs:
@@ -164,7 +167,7 @@ def distinguished(pairs: list[tuple]) -> dict:
             for o in names - {n}:
                 match = difflib.SequenceMatcher(None, split[n], split[o], autojunk=False)
                 own += [i for tag, i1, i2, _, _ in match.get_opcodes() if tag != "equal" for i in range(i1, i2)]
-            own = [split[n][i] for i in sorted(set(own))]
-            more = " " + ELLIPSIS if len(own) > 10 else ""
-            out[(n, short)] = f"{short} <{' '.join(own[:10])}{more}>" if own else short
+            own = list(dict.fromkeys(split[n][i] for i in sorted(set(own)) if split[n][i] not in NOISE))
+            more = " " + ELLIPSIS if len(own) > 8 else ""
+            out[(n, short)] = f"{short} <{' '.join(own[:8])}{more}>" if own else short
     return out

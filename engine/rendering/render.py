@@ -198,6 +198,19 @@ def for_people(res: Result, drop=()) -> Result:
     return drop_columns(res, ["name", *drop])
 
 
+def with_names(res: Result, column: str, short: dict) -> Result:
+    """The result with the names of `column` shown as their short names (`short`: name -> short name),
+    names that share a short name told apart as for_people does."""
+    if not short:
+        return res
+    from tracedb.engine.rendering.names import distinguished
+    at = res.columns.index(column)
+    pairs = [(n, s) for n, s in short.items() if s]
+    better = distinguished(pairs)
+    shown = {n: better.get((n, s), s) for n, s in pairs}
+    return replace(res, rows=[row[:at] + (shown.get(row[at], row[at]),) + row[at + 1:] for row in res.rows])
+
+
 def drop_columns(res: Result, names) -> Result:
     """The result without the named columns (a layout that shows fewer columns than its query gives)."""
     return _without(res, [i for i, c in enumerate(res.columns) if c in set(names)])

@@ -196,11 +196,12 @@ def _layers(con, fmt, b, meta, base, mean):
 
 def _modules(con, fmt, pass_spec, by, seg_opts, module_path=False):
     """Device time by launching module. Segmentation is optional: without an anchor (from --anchor or
-    the profile) every kernel has an empty pass and layer."""
+    the profile) and without --pass, every kernel has an empty pass and layer."""
     if by not in ("kernel", "module"):
         raise UsageError("--by: expected kernel or module")
     opt = segment.Options(**seg_opts)
-    if units.has_anchor(opt):
+    # a pass asked for (--pass other than all) needs passes: the anchor is then proposed as report layers does
+    if units.has_anchor(opt) or str(pass_spec).strip().lower() != "all":
         b, meta = units.segmented(con, opt, pass_spec, segment.select_passes)
     else:
         b = segment.bind_runs(con, opt.runs, opt.tags)
@@ -212,8 +213,17 @@ def _modules(con, fmt, pass_spec, by, seg_opts, module_path=False):
     file, title = ("report_modules_total", "device time by module") if by == "module" else \
         ("report_modules", "device time by module and kernel")
     meta["module"] = "instance path" if module_path else "role (instances of one role across layers grouped)"
-    return rnd.fetch_file(con, fmt, file, {"run_ids": b.run_ids, "by_path": bool(module_path)}, "modules", b, meta,
-                          title, labels=PROLOGUE)
+    only = str(pass_spec).strip().lower() != "all"
+    res = rnd.fetch_file(con, fmt, file, {"run_ids": b.run_ids, "by_path": bool(module_path), "passes_only": only},
+                         "modules", b, meta, title, labels=PROLOGUE)
+    if fmt not in rnd.READING or "kernel" not in res.columns:
+        return res
+    # a table for people: a mangled or templated kernel name as its short name (distinct names kept apart)
+    at = res.columns.index("kernel")
+    long = sorted({row[at] for row in res.rows if row[at] and (row[at].startswith("_Z") or "<" in row[at])})
+    short = dict(con.execute("SELECT name, short_name FROM kernel_names WHERE name IN (SELECT unnest($n))",
+                             {"n": long}).fetchall()) if long else {}
+    return rnd.with_names(res, "kernel", short)
 
 
 def _breakdown(con, fmt, spec, by, seg_opts):
