@@ -86,7 +86,7 @@ def ingest(
                         _loaded(progress, res)
     if folders:
         from tracedb.engine.loading import unread
-        for line in unread.grouped(unread.beside(read, folders)):
+        for line in unread.grouped(unread.beside(read, folders), folders):
             progress.note(f"  {line}")
     if len(failed) > 1:     # one failure: its own line says it all
         typer.echo(f"error: {len(failed)} of {len(planned)} traces failed (above); the other runs are in the store",
@@ -136,12 +136,18 @@ class _Progress:
             self.bar.render_progress()
 
     def note(self, line: str):
+        """A line of what a run loaded or not, indented under the run's line (wrapped in a terminal)."""
         from tracedb.engine.rendering.render import terminal_width
         width = terminal_width()
+        if self.bar is not None:
+            sys.stderr.write("\r\x1b[K")
+            sys.stderr.flush()
         if width:
             from tracedb.engine.rendering.names import wrapped
             line = wrapped("", one_line(line), width)
         typer.echo(line if width else one_line(line))
+        if self.bar is not None:
+            self.bar.render_progress()
 
     def done(self, item, line: str, err: bool):
         if self.bar is not None:

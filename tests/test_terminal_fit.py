@@ -5,14 +5,11 @@ folder ingest names what it did not load."""
 import csv
 import io
 import os
-import pty
 import re
-import select
-import struct
 import sys
 
 import pytest
-from helpers import cli, tracedb_exe, write_csv
+from helpers import cli, in_pty, write_csv
 from tiny_trace import HEADER as HEADER_ASCEND
 
 from tracedb.engine.rendering import fitting
@@ -91,32 +88,6 @@ def test_fit_never_cuts_numbers_and_says_what_it_left_out():
 
 
 # ------------------------------------------------------------------------------------------- in a pty
-def in_pty(args, cols):
-    """tracedb run in a pseudo-terminal `cols` wide: its output lines (escape sequences removed)."""
-    import fcntl
-    import termios
-    pid, fd = pty.fork()
-    if pid == 0:   # pragma: no cover - the child
-        os.environ["COLUMNS"] = str(cols)
-        os.execv(tracedb_exe(), ["tracedb", *args])
-    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 50, cols, 0, 0))
-    out = b""
-    while True:
-        ready, _, _ = select.select([fd], [], [], 60)
-        if not ready:
-            break
-        try:
-            chunk = os.read(fd, 65536)
-        except OSError:
-            break
-        if not chunk:
-            break
-        out += chunk
-    os.waitpid(pid, 0)
-    text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", out.decode("utf-8", "replace"))
-    return [line.rstrip("\r") for line in text.split("\n")]
-
-
 RUN = ["--run", "names-*"]
 PLAIN = ["--run", "plain"]
 

@@ -57,11 +57,18 @@ def beside(read: list[str], roots: list[str] = ()) -> list[tuple[str, str]]:
     return out
 
 
-def grouped(unread: list[tuple[str, str]]) -> list[str]:
-    """One line per folder and reason: `not loaded: a.csv, b.json — reason` (the folder named when the files
-    lie in several)."""
+def grouped(unread: list[tuple[str, str]], roots=()) -> list[str]:
+    """One line per folder and reason: `not loaded: a.csv, b.json — reason`; when the files lie in several
+    folders, each is named (relative to the folder of `roots` that holds it)."""
     by: dict[tuple, list[str]] = {}
     for f, why in unread:
         by.setdefault((os.path.dirname(os.path.abspath(f)), why), []).append(os.path.basename(f))
     several = len({d for d, _ in by}) > 1
-    return [f"not loaded{f' in {d}' if several else ''}: {', '.join(names)} — {why}" for (d, why), names in by.items()]
+
+    def shown(d):
+        for r in (os.path.abspath(r) for r in roots):
+            if d == r or d.startswith(r + os.sep):
+                return os.path.join(os.path.basename(r), os.path.relpath(d, r)).removesuffix(os.sep + ".")
+        return d
+    return [f"not loaded{f' in {shown(d)}' if several else ''}: {', '.join(names)} — {why}"
+            for (d, why), names in by.items()]

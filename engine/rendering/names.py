@@ -42,15 +42,14 @@ def middle(text: str, width: int, head: float = 0.45) -> str:
     return text[:first] + ELLIPSIS + (text[-last:] if last else "")
 
 
-def _elide(name: str, common: set[str]) -> str:
-    """`name` without the words in `common` (its first word is always kept); each run of elided words is
-    one `…`."""
-    parts = words(name)
+def _joined(parts: list[str], keep: list[bool]) -> str:
+    """The words of `parts` (words and separators) whose `keep` is set; each run of left-out words is one
+    `…`."""
     out = [parts[0]]
     skipping = False
     for i in range(2, len(parts), 2):
         sep, word = parts[i - 1], parts[i]
-        if word in common or not word:
+        if not keep[i // 2]:
             if word and not skipping:
                 out.append(ELLIPSIS)
             skipping = skipping or bool(word)
@@ -58,6 +57,26 @@ def _elide(name: str, common: set[str]) -> str:
         out.append(word if skipping else sep + word)
         skipping = False
     return "".join(out)
+
+
+def _elide(name: str, common: set[str], width: int | None = None) -> str:
+    """`name` without the words in `common` (its first word is always kept), each run of elided words one
+    `…`; within `width`, elided words are given back from the left while the name still fits."""
+    parts = words(name)
+    keep = [True] + [bool(w) and w not in common for w in parts[2::2]]
+    text = _joined(parts, keep)
+    if width is None or len(text) >= width:
+        return text
+    for k in range(1, len(keep)):
+        if keep[k]:
+            continue
+        keep[k] = True
+        longer = _joined(parts, keep)
+        if len(longer) > width:
+            keep[k] = False
+            break
+        text = longer
+    return text
 
 
 def _common_words(names: list[str]) -> dict[str, set[str]]:
@@ -98,7 +117,7 @@ def shorten(values: list, width: int) -> tuple[list, bool]:
         if len(v) <= width:
             short[v] = v
             continue
-        elided = _elide(v, common.get(words(v)[0], set()))
+        elided = _elide(v, common.get(words(v)[0], set()), width)
         short[v] = middle(elided if len(elided) < len(v) else v, width, head=0.25 if "/" in v else 0.45)
     numbered = False
     for _ in range(2):
@@ -124,15 +143,18 @@ def shorten(values: list, width: int) -> tuple[list, bool]:
 
 
 def tidy_text(text: str, width: int) -> str:
-    """A note or an error for a terminal of `width` columns: mangled names demangled, and every word (a name,
-    a path) longer than half the width cut in the middle."""
+    """A note or an error for a terminal of `width` columns: mangled names demangled, every word (a name, a
+    path) longer than half the width and every `;`-separated clause longer than two lines cut in
+    the middle."""
     from tracedb.ingest.kernel_names import demangle
 
     def readable(m):
         return middle(demangle(m.group()), max(24, width // 2))
     text = MANGLED.sub(readable, text)
     cap = max(24, width // 2)
-    return " ".join(middle(w, cap) if len(w) > cap else w for w in text.split(" "))
+    text = " ".join(middle(w, cap) if len(w) > cap else w for w in text.split(" "))
+    # a clause (between `; `) longer than the width, such as a full kernel name, is cut to one line
+    return "; ".join(middle(c, width - 8) if len(c) > 2 * width else c for c in text.split("; "))
 
 
 def wrapped(prefix: str, text: str, width: int, max_lines: int = 6) -> str:
