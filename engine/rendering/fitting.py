@@ -6,9 +6,11 @@ Only when the table as drawn is wider than the terminal, and in this order until
    out; a note names them with their value (`same in every row: run w, pass 0`);
 2. headers are wrapped at `_` onto two lines (`host_bound_idle_us` -> `host_bound` / `idle_us`), so that a
    number column is as wide as its numbers;
-3. text columns give way, the widest first, down to 12 characters (or their header), their names shortened
+3. text columns give way, the widest first, down to 24 characters (or their header), their names shortened
    so that different names still print differently (engine/rendering/names.py);
-4. columns are left out from the right (a note names them) until the table fits; the first column stays.
+4. columns are left out from the right (a note names them) until the table fits, keeping the first column
+   and the row's name when it leads; then text columns give way down to 12 characters and, if need be,
+   more columns are left out.
 
 Numbers are never cut or wrapped. `--wide` skips all of this, and piped output is never fitted (it keeps
 whole names, as CSV, JSON and Markdown always do)."""
