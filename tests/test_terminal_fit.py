@@ -168,3 +168,28 @@ def test_a_folder_ingest_names_the_files_it_did_not_load(tmp_path, named_store):
     runs = list(csv.DictReader(io.StringIO(cli("runs", "--db", str(tmp_path / "f.duckdb"), "--format",
                                                "csv").stdout)))
     assert runs[0]["source"].endswith("kernel_details.csv")
+
+
+# ------------------------------------------------------------------------------------- smaller things
+def test_modules_for_one_pass_lists_that_pass_only(tmp_path):
+    import tiny_kineto
+    db = str(tmp_path / "m.duckdb")
+    cli("ingest", tiny_kineto.write(tmp_path / "g.json"), "--db", db, "--name", "g")
+    every = list(csv.DictReader(io.StringIO(cli("report", "modules", "--db", db, "--run", "g", "--anchor",
+                                                "flash_fwd", "--format", "csv").stdout)))
+    one = list(csv.DictReader(io.StringIO(cli("report", "modules", "--db", db, "--run", "g", "--anchor", "flash_fwd",
+                                              "--pass", "1", "--format", "csv").stdout)))
+    assert {r["pass"] for r in every} > {"1"} and {r["pass"] for r in one} == {"1"}
+
+
+def test_kernel_layers_before_segment_says_how(named_store):
+    out = cli("sql", "--db", named_store, "select * from kernel_layers").stdout
+    assert "tracedb segment" in out and "(no rows)" in out
+
+
+def test_the_html_hint_names_the_checkout():
+    from tracedb.engine.rendering import html
+    hint = html.extra_hint()
+    assert hint.startswith(html.EXTRA)
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(html.__file__))))
+    assert (f"pip install -e '{root}[html]'" in hint) == os.path.exists(os.path.join(root, "pyproject.toml"))
