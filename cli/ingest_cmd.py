@@ -38,8 +38,8 @@ def ingest(
                                     "store; read it with --db DIR/.", callback=non_empty("a dataset folder"))] = None,
     scheduler: Annotated[Optional[str], typer.Option(
         "--scheduler", metavar="ADDRESS",
-        help="With --to: convert the traces on the Dask cluster at ADDRESS (tcp://HOST:8786), one task per trace; "
-             "DIR and the traces must be at the same paths on the workers (extra tracedb[dask]).",
+        help="With --to: convert the traces on the Dask cluster at ADDRESS (tcp://HOST:8786), one task per batch of "
+             "traces; DIR and the traces must be at the same paths on the workers (extra tracedb[dask]).",
         callback=scheduler_address)] = None,
 ):
     """Ingest traces: each trace becomes one run, in its own transaction (all or nothing per run)."""

@@ -61,11 +61,11 @@ TRAILING_COUNTERS = re.compile(r"(?:\d+_)+_*")   # `_*(_\d+)+$` read backwards: 
 LENGTH_PREFIX = re.compile(r"\d{1,5}")          # a mangled source name's length (at most NAME_CAP)
 
 
-def fill(con, run_id=None):
-    """Short names for the kernel names of a run (or of every run) that table kernel_names does not hold
-    yet, inside the caller's transaction (an ingest's, or a migration's)."""
+def fill(con, run_ids=None):
+    """Short names for the kernel names of some runs (or of every run) that table kernel_names does not
+    hold yet, inside the caller's transaction (an ingest's, or a migration's)."""
     from tracedb import sql
-    new = [n for (n,) in sql.run(con, "kernel_names_missing", {"run_id": run_id}).fetchall()]
+    new = [n for (n,) in sql.run(con, "kernel_names_missing", {"run_ids": run_ids}).fetchall()]
     if new:
         con.execute("INSERT INTO kernel_names SELECT unnest($n), unnest($s)",
                     {"n": new, "s": [short_name(n) for n in new]})

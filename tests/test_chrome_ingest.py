@@ -96,9 +96,9 @@ def test_a_connection_held_to_one_thread_parses_with_one_cursor_in_whole_parts(c
     widths = []
     real = loader.Inserters
 
-    def spy(con_, insert, cfg):
+    def spy(con_, insert, cfg, *rest):
         widths.append(cfg.inserters)
-        return real(con_, insert, cfg)
+        return real(con_, insert, cfg, *rest)
     monkeypatch.setattr(loader, "Inserters", spy)
     monkeypatch.setattr(chrome_json, "load", _with_parts(chrome_json.load, None, config=config))
     con.execute(f"SET threads = {threads}")

@@ -4,7 +4,7 @@ is skipped; an interrupt stops the workers and leaves no side store; readers are
 
 Workers are held at a chosen point by a `sitecustomize` module put on PYTHONPATH for the command's
 process tree (the workers are separate processes, so a patch made in the command's process would not
-reach them): after a trace named like $HOLD_NAMES is parsed into its side store, its worker writes
+reach them): after a trace named like $HOLD_NAMES is parsed and finished in its side store, its worker writes
 `ready-<name>` and waits for the file `go`; with $HOLD_MERGE, the command's process does the same inside
 the transaction of its first merge (`ready-merge`). No sleeps decide what the tests see."""
 import json
@@ -23,13 +23,15 @@ HOLD = textwrap.dedent("""
     import os, re, time
     if os.environ.get("HOLD_NAMES"):
         from tracedb.engine.loading import single as ingest
-        _real = ingest._load_run
+        _real = ingest.finish_loaded
 
-        def _held(con, job, retry):
-            out = _real(con, job, retry)
-            if re.search(os.environ["HOLD_NAMES"], job.name):
+        def _held(con, loaded):
+            out = _real(con, loaded)
+            for item in loaded:
+                if not re.search(os.environ["HOLD_NAMES"], item.job.name):
+                    continue
                 folder = os.environ["HOLD_DIR"]
-                ready = os.path.join(folder, "ready-" + job.name)
+                ready = os.path.join(folder, "ready-" + item.job.name)
                 with open(ready + ".part", "w") as f:      # renamed once written: never read half-written
                     f.write(str(os.getpid()))
                 os.replace(ready + ".part", ready)
@@ -37,17 +39,17 @@ HOLD = textwrap.dedent("""
                     time.sleep(0.01)
             return out
 
-        ingest._load_run = _held
+        ingest.finish_loaded = _held
     if os.environ.get("NEVER_PARSE"):         # a trace named like this must be skipped before parsing
         from tracedb.engine.loading import single as ingest
-        _stage = ingest._stage
+        _read = ingest._read_rows
 
-        def _refused(side, job, like=None):
+        def _refused(con, job, options, run_id):
             if re.search(os.environ["NEVER_PARSE"], job.name):
                 raise AssertionError(job.name + " was parsed")
-            return _stage(side, job, like)
+            return _read(con, job, options, run_id)
 
-        ingest._stage = _refused
+        ingest._read_rows = _refused
     if os.environ.get("HOLD_MERGE"):          # the command's own process, inside a merge's transaction
         from tracedb.engine.loading import staging
         _merge = staging.merge
@@ -217,6 +219,63 @@ def test_a_name_taken_by_other_content_is_refused_as_one_after_another_does(tmp_
     code, err, _, state = got["2"]
     assert code == 2 and "run 'p-rank1' already exists with other content" in err and err.count("\n") == 1
     assert ",p-rank0," in state and not _side_files(tmp_path)
+
+
+def test_batches_of_several_traces_give_the_runs_of_one_after_another(tmp_path, monkeypatch):
+    """Workers parse batches of several traces into one side store each (parallel.batches_of); a failing
+    trace inside a batch leaves its batch-mates in, a copy of a batch-mate is skipped, a name that other
+    content holds is refused: all as one after another does, in the same lines."""
+    from tracedb.engine.loading import parallel
+    folder = tmp_path / "traces"
+    paths = _traces(folder, [1, 2, 3, 4, 5, 6, 7])
+    _no_device_activity(folder / "b2.json")            # planned between b and c, inside a batch
+    with open(paths[0], "rb") as src, open(folder / "h.json", "wb") as dst:   # a copy of a (rank 0 too)
+        dst.write(src.read())
+    planned = sorted(os.listdir(folder))
+    assert len(planned) == 9
+    # 9 traces on 2 workers: batches of ceil(9 / 4) = 3
+    assert parallel.batches_of([type("P", (), {"bytes": 1})()] * 9, 2) == [[0, 1, 2], [3, 4, 5], [6, 7, 8]]
+    other = tiny_kineto.write(tmp_path / "other.json", dur_factor=11)
+    got = {}
+    for jobs in ("1", "2"):
+        db = str(tmp_path / f"s{jobs}.duckdb")
+        cli("ingest", other, "--db", db, "--name", "p-rank4")     # rank 4's name, other content
+        r = cli("ingest", folder, "--db", db, "--name", "p", "--jobs", jobs, check=False)
+        got[jobs] = (r.returncode, r.stderr, _runs_lines(r.stdout), _state(db))
+    assert got["1"] == got["2"]
+    code, err, lines, state = got["2"]
+    errors = err.splitlines()
+    assert code == 1 and len(errors) == 3 and "b2.json" in errors[0] and "no device activity" in errors[0]
+    assert "run 'p-rank4' already exists with other content" in errors[1] and errors[2].startswith("error: 2 of 9")
+    assert lines[-1].startswith("skipped run 'p-rank0-2': identical content is already run 'p-rank0-1'")
+    names = cli("sql", "--db", str(tmp_path / "s2.duckdb"), "--format", "csv",
+                "SELECT name FROM runs ORDER BY run_id").stdout.split()[1:]
+    assert names == ["p-rank4", "p-rank0-1", "p-rank1", "p-rank2", "p-rank3", "p-rank5", "p-rank6"]
+    assert not _side_files(tmp_path)
+
+
+def test_a_copy_of_a_batch_mate_is_skipped_before_parsing(tmp_path, monkeypatch):
+    """In one worker's batch, a trace whose earlier batch-mate has its content is not parsed: it is skipped,
+    naming that batch-mate; the others are staged as runs 1, 2, ... of the batch's one side store."""
+    from tracedb.engine.loading import parallel
+    from tracedb.engine.loading import single as ingest
+    from tracedb.engine.loading import staging
+    a, b = _traces(tmp_path / "traces", [1, 2])
+    copy = tmp_path / "traces" / "a2.json"
+    copy.write_bytes(open(a, "rb").read())
+    parsed, real = [], ingest.read_into
+    monkeypatch.setattr(ingest, "read_into",
+                        lambda con, job, run_id: parsed.append(job.name) or real(con, job, run_id))
+    items = [(a, "x", {}, None), (str(copy), "y", {}, 0), (b, "z", {}, None)]
+    batch = parallel._parse_batch(str(tmp_path / "s.duckdb"), items, 1, [])
+    try:
+        assert parsed == ["x", "z"]
+        assert [e.staged_id for e in batch.entries if isinstance(e, parallel._Parsed)] == [1, 2]
+        skipped = batch.entries[1]
+        assert (skipped.status, skipped.name, skipped.same_as) == ("skipped", "y", "x")
+    finally:
+        staging.remove(batch.side)
+    assert not _side_files(tmp_path)
 
 
 def test_jobs_out_of_range_is_a_wrong_call(tmp_path):

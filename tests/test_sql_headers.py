@@ -337,7 +337,7 @@ def observed(tmp_path_factory):
             ("ranks", {**seg, "runs": ["tiny", "tiny_x2"], "per_rank": True}),
             ("ranks", {**seg, "runs": ["tiny", "tiny_x2"], "stragglers": True}),
             ("collectives", {"runs": ["tiny", "tiny_x2"]}),
-            ("collectives", {"runs": ["tiny", "tiny_x2"], "per_rank": True}),
+            ("collectives", {"runs": ["tiny*"], "per_rank": True}),      # a GLOB: select_runs
             ("blame", {**seg, "runs": ["tiny", "tiny_x2"]}),
         ]
         for report, opts in calls:

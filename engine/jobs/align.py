@@ -8,7 +8,9 @@ the median over instances of (end on the anchor rank - end on this rank) is the 
 (align_edges.sql says why the median). Every run gets the ns to ADD to its timestamps so that it reads the
 reference rank's clock: the reference is the run of lowest rank. A rank that shares no instance with the
 reference (a TP group of ranks 2-3 when rank 0 is in TP group 0-1) is reached by chaining through shared ranks
-(0 -> 2 over a DP group, then 2 -> 3 over their TP group), the pairs with most shared instances first.
+(0 -> 2 over a DP group, then 2 -> 3 over their TP group), the pairs with most shared instances first. Ranks
+that no chain reaches (a profile of TP groups only) form sets of their own, each aligned to its lowest rank:
+every collective instance lies in one set, so its figures hold; times of two sets are not compared.
 
 What is left after alignment, the residual, is the largest spread of one instance's aligned ends."""
 import contextlib
@@ -88,7 +90,16 @@ def estimate(con, run_ids: list[int], align: bool = True) -> Alignment:
         return Alignment(offsets=offsets, reference=ref, note=f"clocks are raw ({why}): each rank's own timestamps",
                          on_clock=list(run_ids) if not align else [ref],
                          why_not="clocks not aligned: no collective shared with the other ranks to align on")
-    reached = _chain(ref, edges, offsets)
+    # each set of ranks that share collectives (a TP group of 8 when only TP groups communicate) is aligned to
+    # its own lowest rank: an instance's members are always in one such set, so its figures hold, while times
+    # of two sets are on clocks nothing relates
+    order = sorted(run_ids, key=lambda r: (ranks.get(r) is None, ranks.get(r) or 0, r))
+    linked = {x for a, r, _, _ in edges for x in (a, r)}
+    reached, refs = set(), []
+    for r in order:
+        if r not in reached and (r == ref or r in linked):
+            refs.append(r)
+            reached |= _chain(r, edges, offsets)
     _apply(con, offsets)
     residual, used = sql.run(con, "align_residual").fetchone()
     if residual > RESIDUAL_BOUND_NS:
@@ -96,14 +107,26 @@ def estimate(con, run_ids: list[int], align: bool = True) -> Alignment:
                                    f"over {RESIDUAL_BOUND_NS // 1000:,} us")
     else:
         why_not = "clocks not aligned: this rank shares no collective with the others"
-    shown = ", ".join(f"{names[r]} {offsets[r] / 1000:+,.3f}" for r in run_ids if r != ref)
+    moved = [r for r in run_ids if r not in refs and r in reached]
+    shown = listed([f"{names[r]} {offsets[r] / 1000:+,.3f}" for r in moved])
     alone = [names[r] for r in run_ids if r not in reached]
-    note = (f"clocks aligned on {used:,} collectives to {names[ref]}'s clock (offsets in us added: {shown}); "
+    where = (f"to {names[ref]}'s clock" if len(refs) == 1 else
+             f"in {len(refs)} sets of ranks that share collectives, each to its lowest rank's clock "
+             f"({listed([names[r] for r in refs])}); times of two sets are not compared")
+    note = (f"clocks aligned on {used:,} collectives {where} (offsets in us added: {shown}); "
             f"residual spread of collective ends {residual / 1000:,.3f} us")
     if alone:
-        note += f"; no collective shared with the others, left raw: {', '.join(alone)}"
+        note += f"; no collective shared with the others, left raw: {listed(alone)}"
     return Alignment(offsets=offsets, residual_ns=residual, aligned=True, note=note, reference=ref, instances=used,
                      on_clock=sorted(reached), why_not=why_not)
+
+
+def listed(items: list[str], shown: int = 8) -> str:
+    """Items for a note: all of a few, else the first `shown` and how many more (a note names 128 ranks in
+    one line otherwise)."""
+    if len(items) <= shown + 1:
+        return ", ".join(items) or "none"
+    return ", ".join(items[:shown]) + f" and {len(items) - shown} more"
 
 
 def _chain(ref: int, edges, offsets: dict) -> set:

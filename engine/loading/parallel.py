@@ -39,6 +39,7 @@ from dataclasses import dataclass
 import duckdb
 
 from tracedb.engine.loading import hashing
+from tracedb.engine.loading.batches import batches_of
 from tracedb.engine.loading import single as ingest
 from tracedb.engine.loading import staging
 from tracedb.errors import InputError, TracedbError
@@ -93,11 +94,26 @@ class _Parsed:
     """What a worker hands back for the merge: the side store and what the runs row and summary need."""
     side: str
     staged: "ingest._Staged"
+    staged_id: int        # its run id in the side store
     name: str
     files: list
     digest: str
     size: int
     seconds: float
+
+
+@dataclass
+class _Batch:
+    """A worker's batch: its side store (None when nothing was staged) and, per trace in plan order, its
+    _Parsed, its skip (IngestResult) or its error."""
+    side: str | None
+    entries: list
+
+
+@dataclass
+class _Copy:
+    """A trace of a batch with the content of an earlier trace of it: not parsed."""
+    job: object
 
 
 @dataclass
@@ -129,42 +145,51 @@ def ingest_parallel(store_path, planned, jobs: int, options: list[dict], on_star
     stored = _stored_runs(store)      # grows with each merge
     threads = max(1, cores() // jobs)
     pool = _pool(jobs)
-    futures, running = {}, set()
+    batches = batches_of(planned, jobs)
     twin = _earlier_twins(planned)
-    nxt = 0            # the next trace to hand out, in plan order
+    futures, running = {}, set()
+    nxt = 0            # the next batch to hand out, in plan order
+
+    def waits(k):
+        """A batch holding a copy of a trace of an earlier batch not merged yet waits for that merge, so
+        that the copy is skipped before parsing, as one after another would skip it."""
+        return any(twin[i] is not None and twin[i] < batches[k][0] and twin[i] >= nxt_merge for i in batches[k])
 
     def refill():
-        """Keep one trace more than the workers handed out: a worker that ends while this process
-        merges (0.3-1.1 s for a 100 MB trace) starts the next trace at once instead of waiting. A copy
-        of an earlier trace not merged yet waits for it, so that it is skipped before parsing, as one
-        after another would skip it."""
+        """Keep one batch more than the workers handed out: a worker that ends while this process
+        merges (0.3-1.1 s for a 100 MB trace) starts the next batch at once instead of waiting."""
         nonlocal nxt
         running.difference_update([f for f in running if f.done()])
-        while len(running) <= jobs and nxt < len(planned) and not (twin[nxt] is not None and twin[nxt] >= nxt_merge):
-            it = planned[nxt]
-            if on_start:
-                on_start(nxt, it)
-            futures[nxt] = pool.submit(_parse, store, it.path, it.name, options[nxt], threads, stored)
+        while len(running) <= jobs and nxt < len(batches) and not waits(nxt):
+            items = []
+            for i in batches[nxt]:
+                if on_start:
+                    on_start(i, planned[i])
+                inside = twin[i] is not None and twin[i] >= batches[nxt][0]     # a copy of a trace of this batch
+                items.append((planned[i].path, planned[i].name, options[i],
+                              batches[nxt].index(twin[i]) if inside else None))
+            futures[nxt] = pool.submit(_parse_batch, store, items, threads, stored)
             running.add(futures[nxt])
             nxt += 1
 
     nxt_merge = 0      # traces before this one are merged (or failed, or skipped)
     try:
-        for i, item in enumerate(planned):
+        for k, batch in enumerate(batches):
             refill()
-            while not futures[i].done():
+            while not futures[k].done():
                 wait(running, return_when=FIRST_COMPLETED)
                 refill()
-            result = _finish(store, item, futures.pop(i), bool(options[i].get("replace")), stored)
-            nxt_merge = i + 1
-            yield item, result
+            results = _finish(store, [planned[i] for i in batch], futures.pop(k),
+                              [bool(options[i].get("replace")) for i in batch], stored)
+            nxt_merge = batch[-1] + 1
+            yield from zip((planned[i] for i in batch), results)
     except BaseException:
         _stop(pool)
         raise
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
         for f in futures.values():     # parsed, never merged (an interrupt): their side stores go too
-            if f.done() and not f.cancelled() and f.exception() is None and isinstance(f.result(), _Parsed):
+            if f.done() and not f.cancelled() and f.exception() is None and f.result().side:
                 staging.remove(f.result().side)
         staging.sweep_stale(store)     # and those of workers stopped before they could say where theirs was
 
@@ -208,12 +233,15 @@ def _known(job, stored) -> str | None:
 
 def _earlier_twins(planned) -> list:
     """For each planned trace, the index of the last earlier one with the same content (same device of a
-    multi-device file), else None. Only traces of equal byte count are hashed (SHA-256, ~0.1 s per
-    100 MB): a copy of a trace is rare, so this costs nothing on most folders."""
-    by_size, digests, out = {}, {}, []
+    multi-device file), else None. Only traces of equal byte count whose first and last 64 KiB are equal
+    too are hashed (SHA-256, ~0.1 s per 100 MB): the ranks of a generated job are often of one size
+    (76 of 128 here, 0.6 s of hashing), a copy of a trace is rare."""
+    by_size, digests, samples, out = {}, {}, {}, []
     for i, item in enumerate(planned):
         twin = None
         for k in reversed(by_size.get((item.bytes, item.agent), []) if item.bytes else []):
+            if _sample(planned[k], samples, k) != _sample(item, samples, i):
+                continue
             theirs = _digest(planned[k], digests, k)
             if theirs is not None and theirs == _digest(item, digests, i):
                 twin = k
@@ -221,6 +249,19 @@ def _earlier_twins(planned) -> list:
         out.append(twin)
         by_size.setdefault((item.bytes, item.agent), []).append(i)
     return out
+
+
+def _sample(item, cache, i) -> bytes | None:
+    """The first and last 64 KiB of a planned trace's first file (None when it cannot be read)."""
+    if i not in cache:
+        try:
+            with open(item.path, "rb") as f:
+                head = f.read(1 << 16)
+                f.seek(max(0, os.fstat(f.fileno()).st_size - (1 << 16)))
+                cache[i] = head + f.read(1 << 16)
+        except OSError:
+            cache[i] = None
+    return cache[i]
 
 
 def _digest(item, cache, i) -> str | None:
@@ -236,47 +277,55 @@ def _digest(item, cache, i) -> str | None:
     return cache[i]
 
 
-def _finish(store, item, future, replace, stored):
-    """The result of one planned trace: its worker's error, its skip, or its merge into the store (then
-    added to `stored`, which the traces handed out later are checked against). A worker that died
+def _finish(store, items, future, replace: list[bool], stored) -> list:
+    """The results of one batch, in plan order: each trace's error, its skip, or its merge into the store
+    (then added to `stored`, which the traces handed out later are checked against). A worker that died
     (SIGKILL, the kernel's out-of-memory killer) ends the whole ingest in one line."""
     try:
         out = future.result()
     except TracedbError as e:
-        return e
+        return [e] * len(items)
     except BrokenProcessPool:
-        raise TracedbError(f"{item.path}: a process parsing the traces ended abruptly (killed, or out of "
+        raise TracedbError(f"{items[0].path}: a process parsing the traces ended abruptly (killed, or out of "
                            "memory?); the runs reported above are in the store, the others are not") from None
-    if not isinstance(out, _Parsed):
-        return out                # skipped before parsing: identical content is stored
+    results = list(out.entries)
+    parsed = [k for k, e in enumerate(results) if isinstance(e, _Parsed)]
+    if not parsed:
+        return results
     try:
-        result = _merge(store, out, replace)
+        merged = _merge(store, out.side, [results[k] for k in parsed], [replace[k] for k in parsed])
     except TracedbError as e:
-        return e
+        merged = [e] * len(parsed)
     finally:
         staging.remove(out.side)
-    if result.status != "skipped":
-        stored.append((result.run_id, result.name, out.digest, out.size))
-    return result
+    for k, result in zip(parsed, merged):
+        if isinstance(result, ingest.IngestResult) and result.status != "skipped":
+            stored.append((result.run_id, result.name, results[k].digest, results[k].size))
+        results[k] = result
+    return results
 
 
-def _merge(store, parsed: _Parsed, replace) -> "ingest.IngestResult":
-    """The parsed run into the store, in one transaction (the first run of a missing store: its side
-    store renamed into place), as engine/loading/single.ingest_file does after its parse."""
+def _merge(store, side, parsed: list[_Parsed], replace: list[bool]) -> list:
+    """The batch's parsed runs into the store, in one transaction (the first batch into a missing store: its
+    side store renamed into place when it holds them as runs 1..n), as engine/loading/single.ingest_file
+    does after its parse. Returns an IngestResult, or the error of a run refused (a name taken by other
+    content), per run."""
     from types import SimpleNamespace
     from tracedb.engine.store.connect import open_store
-    job = SimpleNamespace(name=parsed.name, replace=replace, hasher=_Digest(parsed.digest, parsed.size),
-                          src=SimpleNamespace(files=parsed.files), t0=time.perf_counter() - parsed.seconds)
-    if not os.path.exists(store) and staging.publish(parsed.side, store):
-        return ingest._result(job, "ingested", 1, parsed.staged)
+    t0 = time.perf_counter()
+    jobs = [SimpleNamespace(name=p.name, replace=r, hasher=_Digest(p.digest, p.size),
+                            src=SimpleNamespace(files=p.files), t0=t0 - p.seconds) for p, r in zip(parsed, replace)]
+    if (not os.path.exists(store) and [p.staged_id for p in parsed] == list(range(1, len(parsed) + 1))
+            and len({p.digest for p in parsed}) == len(parsed) and staging.publish(side, store)):
+        return [ingest._result(job, "ingested", p.staged_id, p.staged) for job, p in zip(jobs, parsed)]
     con = open_store(store)
     try:
-        result = ingest._merge(con, parsed.side, job, parsed.staged)
-        if result.status != "skipped":
+        results = ingest.merge_batch(con, side, jobs, [(p.staged_id, p.staged) for p in parsed])
+        if any(isinstance(r, ingest.IngestResult) and r.status != "skipped" for r in results):
             ingest.checkpoint_appended(con)
     finally:
         con.close()
-    return result
+    return results
 
 
 def ingest_to_dataset(folder: str, planned, jobs: int, options: list[dict], replace: bool = False, core_rules=None,
@@ -290,7 +339,7 @@ def ingest_to_dataset(folder: str, planned, jobs: int, options: list[dict], repl
     try:
         yield from ingest_staged.ingest_staged(folder, planned, options,
                                                lambda key, fn, *args: pool.submit(_convert, *args), replace,
-                                               core_rules, on_start, threads=max(1, cores() // jobs))
+                                               core_rules, on_start, threads=max(1, cores() // jobs), workers=jobs)
     except BaseException:
         _stop(pool)
         raise
@@ -346,47 +395,102 @@ def _worker_init():
     signal.signal(signal.SIGTERM, on_signal)
 
 
-def _parse(store, path, name, options, threads, stored):
-    """In a worker: one trace parsed into a side store beside the store; returns _Parsed, or the
-    IngestResult of a skip when the store already holds its content. The side store is removed on any
-    failure."""
+def _parse_batch(store, items, threads, stored) -> _Batch:
+    """In a worker: a batch of traces parsed into one side store beside the store, each as its own run;
+    `items`: (path, name, options, index in the batch of an earlier copy of it, or None). Every trace's rows
+    are read first, then the runs are finished together (engine/loading/single.finish_loaded). A trace that
+    fails leaves no row there and the others go on; a trace whose content the store holds, or an earlier
+    trace of the batch holds, is skipped before parsing. The side store is removed when nothing was staged,
+    and on an interrupt."""
     global _busy
     _busy = True
+    side, con = staging.side_path(store), None
+    entries: list = [None] * len(items)
     try:
         if _stopping:
             raise KeyboardInterrupt
-        with ingest._scratch() as scratch:
-            scratch.execute("SET threads = $t", {"t": threads})
-            job = ingest._prepare(scratch, path, name, options.get("tags"), bool(options.get("replace")),
-                                  options.get("core_rules"), options.get("agent"), options.get("reader"))
-            known = _known(job, stored)
-            if known:
-                return ingest._skipped(job, known)
-            side = staging.side_path(store)
-            try:
-                staged = ingest._stage(side, job, like=scratch)
-            except BaseException:
-                staging.remove(side)
-                raise
-        return _Parsed(side=side, staged=staged, name=job.name, files=list(job.src.files),
-                       digest=job.hasher.digest, size=job.hasher.size, seconds=time.perf_counter() - job.t0)
-    except (KeyboardInterrupt, duckdb.Error, RuntimeError) as e:
-        if isinstance(e, KeyboardInterrupt) or "interrupted" in str(e).lower():
+        con = ingest.open_side(side)
+        con.execute("SET threads = $t", {"t": threads})
+        loaded, where = [], []
+        for k, (path, name, options, copy_of) in enumerate(items):
+            got = _read_one(con, side, path, name, options, stored,
+                            copy_of is not None and copy_of in where, 1 + len(loaded))
+            if isinstance(got, ingest.Loaded):
+                loaded.append(got)
+                where.append(k)
+            else:
+                entries[k] = got
+        for k, item, done in zip(where, loaded, _finish_read(con, side, loaded)):
+            entries[k] = done if not isinstance(done, ingest._Staged) else _Parsed(
+                side=side, staged=done, staged_id=item.run_id, name=item.job.name, files=list(item.job.src.files),
+                digest=item.job.hasher.digest, size=item.job.hasher.size, seconds=time.perf_counter() - item.job.t0)
+        for k, entry in enumerate(entries):      # a copy of a batch-mate: skipped naming it, once it is in
+            if isinstance(entry, _Copy):
+                mate = entries[items[k][3]]
+                entries[k] = (ingest._skipped(entry.job, mate.name) if isinstance(mate, _Parsed) else
+                              InputError(f"{items[k][0]}: the same content as {items[items[k][3]][0]}, refused above"))
+        staged = any(isinstance(e, _Parsed) for e in entries)
+        if staged:
+            ingest.checkpoint_appended(con)
+        con.close()
+        con = None
+        if not staged:
+            staging.remove(side)
+            side = None
+        return _Batch(side=side, entries=entries)
+    except BaseException as e:
+        if con is not None:
+            with contextlib.suppress(duckdb.Error):
+                con.close()
+        staging.remove(side)
+        if isinstance(e, KeyboardInterrupt) or isinstance(e, (duckdb.Error, RuntimeError)) and \
+                "interrupted" in str(e).lower():
             raise KeyboardInterrupt from None     # told to the parent as an interrupt, without a traceback
         raise
     finally:
         _busy = False
 
 
+def _read_one(con, side, path, name, options, stored, copy, run_id):
+    """One trace of a batch read into the side store open on `con` as `run_id`: its single.Loaded, the
+    IngestResult of a skip (_Copy for a copy of a batch-mate, settled once that one is), or the
+    TracedbError saying why it failed (its rows removed again)."""
+    try:
+        job = ingest._prepare(con, path, name, options.get("tags"), bool(options.get("replace")),
+                              options.get("core_rules"), options.get("agent"), options.get("reader"))
+        known = _known(job, stored)
+        if known:
+            return ingest._skipped(job, known)
+        if copy and not job.replace:
+            return _Copy(job)
+        try:
+            return ingest.read_into(con, job, run_id)
+        except duckdb.IOException as e:
+            raise ingest._write_failed(side, e) from None
+    except TracedbError as e:
+        with contextlib.suppress(duckdb.Error):
+            ingest.discard(con, run_id)
+        return e
+
+
+def _finish_read(con, side, loaded) -> list:
+    """The batch's read runs finished (single.finish_loaded): per run its _Staged or its error."""
+    try:
+        return ingest.finish_loaded(con, loaded)
+    except duckdb.IOException as e:
+        return [ingest._write_failed(side, e)] * len(loaded)
+
+
 def _convert(*args):
-    """In a worker: engine/loading/staged.convert of one trace, stopped by SIGTERM or Ctrl-C as _parse is."""
+    """In a worker: engine/loading/staged.convert_batch of a batch of traces, stopped by SIGTERM or Ctrl-C as
+    _parse_batch is."""
     global _busy
     from tracedb.engine.loading import staged as ingest_staged
     _busy = True
     try:
         if _stopping:
             raise KeyboardInterrupt
-        return ingest_staged.convert(*args)
+        return ingest_staged.convert_batch(*args)
     except (KeyboardInterrupt, duckdb.Error, RuntimeError) as e:
         if isinstance(e, KeyboardInterrupt) or "interrupted" in str(e).lower():
             raise KeyboardInterrupt from None

@@ -22,7 +22,7 @@ import duckdb
 
 from tracedb import sql
 from tracedb.version import __version__
-from tracedb.errors import InputError, StoreError, UsageError
+from tracedb.errors import InputError, StoreError, TracedbError, UsageError
 from tracedb.engine.loading import hashing
 from tracedb.engine.loading import staging
 from tracedb.patterns import check_regex
@@ -227,26 +227,12 @@ def _stage(side: str, job, like=None) -> _Staged:
     """Parse the trace into a new side store at `side` as its run 1 (every row, duplicate marks, the runs
     row with the content hash). Nothing of the store is touched; a failure leaves only the side file,
     which the caller removes. `like`: an API user's connection, whose memory and thread limits apply."""
-    from tracedb.engine.store.connect import open_store
-    try:
-        con = open_store(side, wait=0)
-    except StoreError as e:
-        raise StoreError(f"{side}: cannot create the ingest's side store beside the store: {e}") from None
+    con = open_side(side)
     try:
         for setting in ("memory_limit", "threads") if like is not None else ():
             value = like.execute("SELECT current_setting($s)", {"s": setting}).fetchone()[0]
             con.execute(f"SET {setting} = $v", {"v": value})
-        # what a reader may change when it asks to read again (formats.ReadAgain): an Ascend CSV's metric
-        # column with text past the sampled rows, a Chrome trace's cut inside an event
-        options = {"as_text": set(), "parts": None, "safe": False, "core_rules": job.core_rules}
-        while True:
-            try:
-                staged = _load_run(con, job, options)
-                break
-            except formats.ReadAgain as again:   # rare
-                _rollback(con)
-                sql.run(con, "delete_run", {"run_ids": [1]})
-                again.adjust(options)
+        staged = stage_into(con, job, 1)
         checkpoint_appended(con)
     except duckdb.IOException as e:
         raise _write_failed(side, e) from None
@@ -258,15 +244,54 @@ def _stage(side: str, job, like=None) -> _Staged:
     return staged
 
 
+def open_side(side: str):
+    """A new side store at `side`, open for writing."""
+    from tracedb.engine.store.connect import open_store
+    try:
+        return open_store(side, wait=0)
+    except StoreError as e:
+        raise StoreError(f"{side}: cannot create the ingest's side store beside the store: {e}") from None
+
+
+def stage_into(con, job, run_id: int) -> _Staged:
+    """Parse the trace into the side store open on `con` as run `run_id`. On failure its rows may be left
+    there: `discard` removes them (a folder ingest's worker goes on with its next trace)."""
+    return _load_run(con, job, run_id)
+
+
+def discard(con, run_id: int):
+    """The rows of a staged run that failed, out of its side store."""
+    _rollback(con)
+    sql.run(con, "delete_run", {"run_ids": [run_id]})
+
+
 def _write_failed(path, e) -> StoreError:
     return StoreError(f"{os.path.dirname(os.path.abspath(path)) or '.'}: cannot write the ingest's data: "
                       f"{str(e).strip().splitlines()[0]}; the store is unchanged")
 
 
-def _load_run(con, job, options) -> _Staged:
+def _load_run(con, job, run_id: int) -> _Staged:
     """The run's rows (its reader's `read`), then one transaction: duplicate marks, run row, stats (in the
     side store)."""
-    src, run_id = job.src, 1
+    result = finish_loaded(con, [read_into(con, job, run_id)])[0]
+    if isinstance(result, TracedbError):
+        raise result
+    return result
+
+
+@dataclass
+class Loaded:
+    """A run whose rows are read into a side store, not yet finished (no runs row: invisible)."""
+    job: _Job
+    run_id: int
+    reader: formats.Reader
+    facts: dict
+    columns: tuple
+
+
+def _read_rows(con, job, options, run_id: int) -> Loaded:
+    """The run's rows, by its reader's `read`: a Loaded, its facts as the runs row wants them."""
+    src = job.src
     reader = formats.by_name(src.reader)
     facts = {"format": src.format, "device_kind": src.device_kind, "clock_domain": src.clock_domain,
              "rank": src.rank, "world_size": src.world_size, "truncated": False, "inflated_bytes": None}
@@ -274,10 +299,81 @@ def _load_run(con, job, options) -> _Staged:
     # (metric columns, extra columns) of the runs row: of the readers, only the Ascend CSV and DB readers fill
     # metrics (the DB's PMU table), only the CSV reader extra_text
     columns = (facts.pop("metric_columns", []), facts.pop("extra_columns", []))
-    # an Ascend CSV's rows are committed already, duplicates marked: the transaction below only adds the
-    # runs row and its facts (capped anyway: whatever it reads of millions of rows stays under the cap)
-    with memory_cap(con, reader.memory) if reader.memory else contextlib.nullcontext():
-        return _finish_run(con, job, reader, run_id, facts, columns)
+    return Loaded(job, run_id, reader, facts, columns)
+
+
+def read_into(con, job, run_id: int) -> Loaded:
+    """The trace's rows read into the side store open on `con` as run `run_id`, not finished:
+    `finish_loaded` finishes them (a folder ingest's worker reads a batch of traces, then finishes them
+    together)."""
+    # what a reader may change when it asks to read again (formats.ReadAgain): an Ascend CSV's metric
+    # column with text past the sampled rows, a Chrome trace's cut inside an event
+    options = {"as_text": set(), "parts": None, "safe": False, "core_rules": job.core_rules}
+    while True:
+        try:
+            return _read_rows(con, job, options, run_id)
+        except formats.ReadAgain as again:   # rare
+            discard(con, run_id)
+            again.adjust(options)
+
+
+def finish_loaded(con, loaded: list[Loaded]) -> list:
+    """The loaded runs finished: per run its _Staged, or the TracedbError refusing it (its rows removed).
+    Runs of one reader that can finish several at once (formats.Reader.finish_many) are finished in one
+    transaction; should any of them be refused there, or anything fail, that transaction is rolled back and
+    every run is finished on its own, so that the run at fault says why and the others land."""
+    if len(loaded) > 1 and _together(loaded):
+        try:
+            return _finish_together(con, loaded)
+        except (TracedbError, duckdb.Error):
+            pass
+    out = []
+    for item in loaded:
+        try:
+            # an Ascend CSV's rows are committed already, duplicates marked: its transaction only adds the
+            # runs row and its facts (capped anyway: whatever it reads of millions of rows stays under the cap)
+            with memory_cap(con, item.reader.memory) if item.reader.memory else contextlib.nullcontext():
+                out.append(_finish_run(con, item.job, item.reader, item.run_id, item.facts, item.columns))
+        except TracedbError as e:
+            discard(con, item.run_id)
+            out.append(e)
+    return out
+
+
+def _together(loaded: list[Loaded]) -> bool:
+    first = loaded[0]
+    return (first.reader.finish_many is not None and first.reader.memory is None
+            and all(x.reader is first.reader and x.job.core_rules == first.job.core_rules for x in loaded))
+
+
+class _NotTogether(TracedbError):
+    """A run of the batch must be finished on its own (it would be refused, or its hash failed)."""
+
+
+def _finish_together(con, loaded: list[Loaded]) -> list[_Staged]:
+    """_finish_run of several runs of one reader in one transaction, each statement over all of them."""
+    ids = [x.run_id for x in loaded]
+    con.execute("BEGIN")
+    try:
+        if loaded[0].reader.finish_many(con, ids, loaded[0].job.core_rules):
+            raise _NotTogether("a run without device activity")
+        for x in loaded:
+            x.job.hasher.join()
+            if x.job.hasher.error:
+                raise _NotTogether("a file that cannot be read")
+            _insert_run_row(con, x.run_id, x.job.name, x.job.tag_map, x.job.src, x.job.hasher, x.facts, x.columns)
+            ascend_comm.insert_groups(con, x.run_id, x.facts.get("groups") or x.job.src.groups)
+            ascend_comm.load(con, x.run_id, x.job.src.comm_files)
+        stats = {r: (n, d) for r, n, d in sql.run(con, "ingest_run_stats", {"run_ids": ids}).fetchall()}
+        if loaded[0].reader.kernels_required and any(stats[r][0] == 0 for r in ids):
+            raise _NotTogether("a run without kernel rows")
+        kernel_names.fill(con, ids)
+        con.execute("COMMIT")
+    except BaseException:
+        _rollback(con)
+        raise
+    return [_Staged(rows=stats[x.run_id][0], dups=stats[x.run_id][1], truncated=x.facts["truncated"],
+                    inflated=x.facts["inflated_bytes"]) for x in loaded]
 
 
 def _finish_run(con, job, reader, run_id, facts, columns) -> _Staged:
@@ -296,10 +392,10 @@ def _finish_run(con, job, reader, run_id, facts, columns) -> _Staged:
         _insert_run_row(con, run_id, job.name, job.tag_map, src, job.hasher, facts, columns)
         ascend_comm.insert_groups(con, run_id, facts.get("groups") or src.groups)
         ascend_comm.load(con, run_id, src.comm_files)
-        rows, dups = sql.run(con, "ingest_run_stats", {"run_id": run_id}).fetchone()
+        _, rows, dups = sql.run(con, "ingest_run_stats", {"run_ids": [run_id]}).fetchone()
         if rows == 0 and reader.kernels_required:   # not a rank of communication analyses only
             raise InputError(f"{src.files[0]}: header only, no kernel rows; expected at least one data line")
-        kernel_names.fill(con, run_id)
+        kernel_names.fill(con, [run_id])
         con.execute("COMMIT")
     except BaseException:
         _rollback(con)
@@ -310,19 +406,43 @@ def _finish_run(con, job, reader, run_id, facts, columns) -> _Staged:
 def _merge(con, side, job, staged) -> IngestResult:
     """One transaction in the store: the runs this one replaces removed, the staged run copied in. Either
     it all lands or the store is unchanged."""
+    result = merge_batch(con, side, [job], [(1, staged)])[0]
+    if isinstance(result, TracedbError):
+        raise result
+    return result
+
+
+def merge_batch(con, side, jobs, staged: list[tuple[int, _Staged]]) -> list:
+    """Runs of the side store at `side` into the store open on `con`, in one transaction, by one copy
+    (staging.merge): `staged` holds each job's (side store run id, _Staged). Per job, in order: its
+    IngestResult (ingested, replaced, or skipped when the store or an earlier job of the batch holds its
+    content), or the UsageError refusing a name that other content holds, that job left out. Any other
+    failure leaves the store unchanged and is raised."""
     store = staging.store_path_of(con)
     if store:
         staging.check_room(side, store)
+    out, ids, taken = [], [], {}
     with staging.attached(con, side):
         con.execute("BEGIN")
         try:
-            same = _runs_of_same_content(con, job.hasher)
-            if same and not job.replace:
-                _rollback(con)
-                return _skipped(job, same[0][1])
             run_id = con.execute("SELECT coalesce(max(run_id), 0) + 1 FROM runs").fetchone()[0]   # before deleting:
-            replaced = _delete_replaced(con, job.name, same, job.replace)   # a replaced run's id is not reused
-            staging.merge(con, run_id)
+            for job, (staged_id, st) in zip(jobs, staged):                           # a replaced run's id is not reused
+                same = _runs_of_same_content(con, job.hasher)
+                known = taken.get(job.hasher.digest) or (same[0][1] if same else None)
+                if known and not job.replace:
+                    out.append(_skipped(job, known))
+                    continue
+                try:
+                    replaced = _delete_replaced(con, job.name, same, job.replace)
+                except UsageError as e:
+                    out.append(e)
+                    continue
+                ids.append((staged_id, run_id))
+                taken[job.hasher.digest] = job.name
+                out.append(_result(job, "replaced" if replaced else "ingested", run_id, st))
+                run_id += 1
+            if ids:
+                staging.merge(con, ids)
             con.execute("COMMIT")
         except duckdb.IOException as e:
             _rollback(con)
@@ -330,7 +450,7 @@ def _merge(con, side, job, staged) -> IngestResult:
         except BaseException:
             _rollback(con)
             raise
-    return _result(job, "replaced" if replaced else "ingested", run_id, staged)
+    return out
 
 
 def _runs_of_same_content(con, hasher) -> list:

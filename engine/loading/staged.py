@@ -13,6 +13,7 @@ import os
 import secrets
 import shutil
 
+from tracedb.engine.loading.batches import batches_of
 from tracedb.errors import InputError, TracedbError
 from tracedb.ingest import leftovers
 
@@ -33,12 +34,21 @@ def convert(folder: str, stage: str, path: str, name, tags, replace: bool, core_
         return e, None
 
 
+def convert_batch(folder: str, items, replace: bool, core_rules, threads=None) -> list:
+    """In a worker: a batch of traces (engine/loading/batches.py), each converted by `convert` in turn;
+    `items` holds each trace's (stage, path, name, tags, agent, reader). One task per batch: a job of 128
+    small ranks is a few tasks, not 128."""
+    return [convert(folder, stage, path, name, tags, replace, core_rules, agent, threads, reader)
+            for stage, path, name, tags, agent, reader in items]
+
+
 def ingest_staged(folder: str, planned, options: list[dict], submit, replace: bool = False, core_rules=None,
-                  on_start=None, threads=None):
+                  on_start=None, threads=None, workers: int = 1):
     """Yields (planned, IngestResult | TracedbError) per planned trace, in plan order, once the run list is
     committed. `options`: each planned run's tags, device and reader (engine/loading/folder.run_options);
     `submit(key, fn, *args)` runs `fn(*args)` somewhere and returns a future (`.result()`);
-    `on_start(i, planned)` is called as each task is submitted."""
+    `on_start(i, planned)` is called as each task is submitted; `workers`: how many run at once (the
+    traces are cut into batches for them, engine/loading/batches.py)."""
     from tracedb.engine.store import parquet as parquet_export
     from tracedb.engine.loading.to_dataset import settled
     folder = os.path.abspath(folder)
@@ -50,22 +60,26 @@ def ingest_staged(folder: str, planned, options: list[dict], submit, replace: bo
     os.makedirs(stage)
     try:
         futures = []
-        for i, item in enumerate(planned):
-            if on_start:
-                on_start(i, item)
-            kw = options[i]                     # its GPU, and the job tag of a folder's ranks
-            futures.append(submit(f"tracedb-ingest-{os.path.basename(stage)}-{i}", convert, folder,
-                                  os.path.join(stage, str(i)), os.path.abspath(item.path), item.name, kw.get("tags"),
-                                  replace, core_rules, kw.get("agent"), threads, kw.get("reader")))
+        for k, batch in enumerate(batches_of(planned, workers)):
+            items = []
+            for i in batch:
+                if on_start:
+                    on_start(i, planned[i])
+                kw = options[i]                     # its GPU, and the job tag of a folder's ranks
+                items.append((os.path.join(stage, str(i)), os.path.abspath(planned[i].path), planned[i].name,
+                              kw.get("tags"), kw.get("agent"), kw.get("reader")))
+            futures.append((batch, submit(f"tracedb-ingest-{os.path.basename(stage)}-{k}", convert_batch, folder,
+                                          items, replace, core_rules, threads)))
         outcomes = []
-        for item, fut in zip(planned, futures):
+        for batch, fut in futures:
             try:
-                outcomes.append(fut.result())
+                outcomes += fut.result()
             except (KeyboardInterrupt, SystemExit):
                 raise
             except Exception as e:   # the task itself failed on every attempt (a worker crash, a bug)
-                outcomes.append((InputError(f"{item.path}: could not be converted: "
-                                            f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"), None))
+                outcomes += [(InputError(f"{planned[i].path}: could not be converted: "
+                                         f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"), None)
+                             for i in batch]
         staged = [(i, res, run) for i, (res, run) in enumerate(outcomes) if run is not None]
         committed = dict(zip([i for i, _, _ in staged],
                              parquet_export.commit_runs(folder, [run for _, _, run in staged], replace)

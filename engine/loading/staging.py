@@ -57,11 +57,11 @@ def attached(con, side: str):
         con.execute("DETACH staged")
 
 
-def merge(con, run_id: int):
-    """Copy the one run of the attached side store into the store open on `con` as `run_id`, inside the
-    caller's transaction. Columns are matched by name, so a store whose columns were added by migrations
-    in another order takes the rows all the same."""
-    sql.run(con, "merge_staged_run", {"run_id": run_id})
+def merge(con, ids: list[tuple[int, int]]):
+    """Copy runs of the attached side store into the store open on `con`, inside the caller's transaction:
+    `ids` holds (side store run id, run id in the store) pairs. Columns are matched by name, so a store whose
+    columns were added by migrations in another order takes the rows all the same."""
+    sql.run(con, "merge_staged_run", {"staged_ids": [s for s, _ in ids], "run_ids": [r for _, r in ids]})
 
 
 def check_room(side: str, store_path: str):

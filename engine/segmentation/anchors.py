@@ -102,13 +102,20 @@ def propose_anchor(con, prof, run_ids, opt, cfg, phase="forward") -> tuple[str, 
     want = (opt.layers or cfg.get("layers") or prof.layers)
     bpl = opt.blocks_per_layer or prof.blocks_per_layer
     names, notes = [], []
+    # every run at once: one categorization of the runs' distinct names and one pass split of every run's
+    # candidates (a job of 128 ranks took 9.8 s with statements per run, 128 times over)
+    run_names = dict(con.execute("SELECT run_id, name FROM runs WHERE run_id IN (SELECT unnest($r))",
+                                 {"r": list(run_ids)}).fetchall())
+    triples = con.execute("SELECT DISTINCT run_id, name, op_type FROM _stream WHERE run_id IN (SELECT unnest($r)) "
+                          "AND name IS NOT NULL", {"r": list(run_ids)}).fetchall()
+    pairs = sorted({(n, o) for _, n, o in triples}, key=lambda t: (t[0], t[1] or ""))
+    category = dict(zip(pairs, categorize(con, prof, pairs)))
+    attention = {rid: sorted({n for r, n, o in triples if r == rid and category[(n, o)] == "attention"})
+                 for rid in run_ids}
+    all_stats = _candidate_stats(con, _candidate_sets(con, attention), want * bpl if want else None,
+                                 opt.pass_gap, phase)
     for rid in run_ids:
-        run = con.execute("SELECT name FROM runs WHERE run_id = $r", {"r": rid}).fetchone()[0]
-        pairs = con.execute("SELECT DISTINCT name, op_type FROM _stream WHERE run_id = $r AND name IS NOT NULL",
-                            {"r": rid}).fetchall()
-        attention = sorted({n for (n, _), c in zip(pairs, categorize(con, prof, pairs)) if c == "attention"})
-        cands = _candidate_sets(con, rid, attention)
-        stats = _candidate_stats(con, rid, cands, want * bpl if want else None, opt.pass_gap, phase)
+        run, stats = run_names[rid], all_stats.get(rid, [])
         alone = {s["names"][0]: s for s in stats if len(s["names"]) == 1}
         # a set of names holds at least as many anchors per pass as each member and no more passes than they
         # have together: two kernels side by side in a layer (a backward attention kernel and its dQ
@@ -161,20 +168,29 @@ def _short_names(con, names: list[str]) -> list[str]:
     return [got.get(n) or n for n in names]
 
 
-def _candidate_sets(con, rid, attention: list[str]) -> list[list[str]]:
-    """Each attention name alone; each family of two or more names equal once digits are ignored, or once
-    template and call arguments are (a sliding-window and a full-attention instance of one kernel differ in
-    a `true`/`false` argument); and each pair of distinct names whose kernels take turns (gpt-oss and Gemma
-    alternate sliding-window and full-attention layers, whatever their kernels are called). The passes
-    decide: a pair that runs side by side in one layer is not tight and is dropped."""
+def _candidate_sets(con, attention: dict[int, list[str]]) -> dict[int, list[list[str]]]:
+    """Per run (run_id -> its attention names): each attention name alone; each family of two or more names
+    equal once digits are ignored, or once template and call arguments are (a sliding-window and a
+    full-attention instance of one kernel differ in a `true`/`false` argument); and each pair of distinct
+    names whose kernels take turns (gpt-oss and Gemma alternate sliding-window and full-attention layers,
+    whatever their kernels are called). The passes decide: a pair that runs side by side in one layer is
+    not tight and is dropped."""
+    counts: dict = {}
+    wanted = {"r": [r for r, v in attention.items() for _ in v], "n": [n for v in attention.values() for n in v]}
+    for rid, name, n in con.execute("SELECT run_id, name, count(*) FROM _stream JOIN (SELECT unnest($r)::INTEGER AS "
+                                    "run_id, unnest($n) AS name) USING (run_id, name) GROUP BY ALL", wanted).fetchall():
+        counts.setdefault(rid, {})[name] = n
+    return {rid: _sets_of(names, counts.get(rid, {})) for rid, names in attention.items()}
+
+
+def _sets_of(attention: list[str], counts: dict[str, int]) -> list[list[str]]:
+    """One run's candidate sets (_candidate_sets), given its attention names and their kernel counts."""
     out = [[n] for n in attention]
     for key in (lambda n: re.sub(r"\d+", "#", n), lambda n: re.sub(r"[<(].*", "", n)):
         families: dict[str, list[str]] = {}
         for n in attention:
             families.setdefault(key(n), []).append(n)
         out += [f for f in families.values() if len(f) > 1 and f not in out]
-    counts = dict(con.execute("SELECT name, count(*) FROM _stream WHERE run_id = $r AND name IN (SELECT unnest($n)) "
-                              "GROUP BY name", {"r": rid, "n": attention}).fetchall())
     # the 12 most frequent names, pairs of like counts (a layer of each kind per pair of layers)
     top = sorted(attention, key=lambda n: (-counts.get(n, 0), n))[:12]
     for i, a in enumerate(top):
@@ -190,20 +206,28 @@ def anchor_breaks(con, phase: str):
         "SELECT name FROM _p2p_names").fetchall()]})
 
 
-def _candidate_stats(con, rid, cands, per_pass, pass_gap, phase="forward") -> list[dict]:
-    """Each candidate set's anchors split into passes by segment_passes.sql (candidate index in place of
-    the run id), best first: steadiest count per pass, then most anchors per pass, then name."""
-    if not cands:
-        return []
-    con.execute("CREATE OR REPLACE TEMP TABLE _cand_names AS SELECT unnest($c)::INTEGER AS cand, unnest($n) AS name",
-                {"c": [i for i, c in enumerate(cands) for _ in c], "n": [n for c in cands for n in c]})
-    sql.run(con, "anchor_candidates", {"run_id": rid})
+def _candidate_stats(con, cands: dict[int, list[list[str]]], per_pass, pass_gap, phase="forward") -> dict[int, list]:
+    """Per run, each candidate set's anchors split into passes by segment_passes.sql (a candidate's index,
+    numbered across the runs, in place of the run id), best first: steadiest count per pass, then most
+    anchors per pass, then name."""
+    keys = [(rid, c) for rid, sets in cands.items() for c in sets]
+    if not keys:
+        return {}
+    con.execute("CREATE OR REPLACE TEMP TABLE _cand_names AS SELECT unnest($c)::INTEGER AS cand, "
+                "unnest($r)::INTEGER AS run_id, unnest($n) AS name",
+                {"c": [i for i, (_, c) in enumerate(keys) for _ in c],
+                 "r": [rid for rid, c in keys for _ in c], "n": [n for _, c in keys for n in c]})
+    sql.run(con, "anchor_candidates")
     anchor_breaks(con, phase)
     sql.run(con, "segment_passes", {"per_pass": per_pass, "min_jump": PASS_BREAK_JUMP,
                                     "gap_factor": None if pass_gap is None else float(pass_gap)})
-    out = [{"names": cands[c], "occurrences": occ, "passes": ps, "per_pass": per, "steady": st, "tight": tight}
-           for c, occ, ps, per, st, tight in sql.run(con, "anchor_candidate_stats").fetchall()]
-    out.sort(key=lambda s: (-s["steady"] / s["passes"], -s["steady"], -s["per_pass"], s["names"]))
+    out: dict[int, list] = {}
+    for c, occ, ps, per, st, tight in sql.run(con, "anchor_candidate_stats").fetchall():
+        rid, names = keys[c]
+        out.setdefault(rid, []).append({"names": names, "occurrences": occ, "passes": ps, "per_pass": per,
+                                        "steady": st, "tight": tight})
+    for stats in out.values():
+        stats.sort(key=lambda s: (-s["steady"] / s["passes"], -s["steady"], -s["per_pass"], s["names"]))
     return out
 
 

@@ -299,8 +299,9 @@ def resolve_runs(con, runs=(), tags=()) -> list[int]:
     if not runs and not filters:
         raise UsageError("give at least one --run NAME|GLOB or --tag KEY[=VALUE] (see `tracedb runs`)")
     ids = []
+    exact = dict(sql.run(con, "runs_by_name", {"names": list(runs or [])}).fetchall()) if runs else {}
     for r in runs or []:
-        found = _select(con, name=r)
+        found = [exact[r]] if r in exact else []
         if not found and GLOB_CHARS & set(r):
             found = _select(con, pattern=r)
             if not found:

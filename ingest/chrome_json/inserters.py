@@ -21,14 +21,15 @@ class Inserters:
     rows). Each insert's bytes and seconds are kept, so `settle` can tell how long the busy cursor still
     needs."""
 
-    def __init__(self, con, insert, config: JsonIngestConfig):
+    def __init__(self, con, insert, config: JsonIngestConfig, macros: bool = True):
         self.width, self.ahead = config.inserters, config.ahead
         self.cursors, self.all = queue.SimpleQueue(), []
         for _ in range(self.width):
             cur = con.cursor()
             self.cursors.put(cur)
             self.all.append(cur)
-            sql.run(cur, "macros")   # temporary: each cursor is a connection of its own
+            if macros:     # temporary: each cursor is a connection of its own; 5 ms a cursor, so only when
+                sql.run(cur, "macros")   # the inserts use one (Ascend's string ts: us_text_to_ns)
         self.pool = ThreadPoolExecutor(self.width)
         self.insert, self.flight = insert, collections.deque()
         self.lock, self.running, self.done_bytes, self.done_seconds = threading.Lock(), {}, 0, 0.0

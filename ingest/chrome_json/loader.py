@@ -105,7 +105,7 @@ def _load(con, run_id, path, work, gz, parts, safe, again, config) -> dict:
         plan = _plan_whole(layout, gz, path, parts, safe, config, again.end_at)
     base_ns = run_facts(layout.metadata, path)["base_ns"]   # before a stream's end adds the keys after the events
     insert = _part_inserter(path, layout, plain, safe, *_part_sql(layout, run_id, base_ns, read, safe))
-    part_ranges = _insert_parts(con, layout, plain, work, plan, insert, config)
+    part_ranges = _insert_parts(con, layout, plain, work, plan, insert, config, macros=read == "string")
     _check_events(con, run_id, path, layout, part_ranges)
     return _file_facts(layout, gz, kind, base_ns, path)
 
@@ -189,11 +189,11 @@ def _part_inserter(path: str, layout: Layout, plain: str, safe: bool, params: di
 
 
 def _insert_parts(con, layout: Layout, plain: str, work: str, plan: _Plan, insert,
-                  config: JsonIngestConfig) -> list[tuple[int, int]]:
+                  config: JsonIngestConfig, macros: bool = True) -> list[tuple[int, int]]:
     """Writes each part file while the cursors insert the ones before; returns the parts' byte ranges in
-    file order (part i's events have seq >> 32 == i)."""
+    file order (part i's events have seq >> 32 == i). `macros`: the part SQL uses tracedb's macros."""
     part_ranges = []
-    inserters = Inserters(con, insert, config)
+    inserters = Inserters(con, insert, config, macros)
 
     def send(rng):
         i = len(part_ranges)

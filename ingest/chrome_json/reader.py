@@ -1,7 +1,7 @@
 """The Chrome trace format's entry in the reader registry (ingest/formats.py): how a Chrome / Kineto JSON
 file (plain or gzip, Ascend trace_view.json included) is recognised, read and finished."""
 from tracedb.ingest import formats
-from tracedb.ingest.chrome_json.finishing import check_device_activity
+from tracedb.ingest.chrome_json.finishing import check_device_activity, without_device_activity
 from tracedb.ingest.chrome_json.sniff import head_facts
 
 # A Chrome trace names "traceEvents" (or its first event's "ph") well before this: a folder search reads
@@ -34,8 +34,16 @@ def _read(con, run_id: int, src, options) -> dict:
 
 def _finish(con, run_id: int, src, core_rules):
     from tracedb.ingest import chrome_json
-    chrome_json.finish(con, run_id, core_rules)
+    chrome_json.finish(con, [run_id], core_rules)
     check_device_activity(con, run_id, src.path)
+
+
+def _finish_many(con, run_ids: list[int], core_rules) -> list[int]:
+    """The runs of a folder ingest's batch finished at once; returns those without device activity (the
+    caller then finishes one by one, and each such run is refused naming its file)."""
+    from tracedb.ingest import chrome_json
+    chrome_json.finish(con, run_ids, core_rules)
+    return without_device_activity(con, run_ids)
 
 
 READER = formats.Reader(
@@ -43,7 +51,8 @@ READER = formats.Reader(
     name="chrome-json", order=20, recognise=_recognise, found=_found, suffixes=(".json", ".json.gz"),
     recognised="any other JSON object or array, plain or gzip (met in a folder: one naming `traceEvents`, or "
     "an array of events with `ph`, in its first MB)",
-    read=_read, finish=_finish, head_facts=head_facts, device_kind="npu", clock_domain="unix-epoch-local",
+    read=_read, finish=_finish, finish_many=_finish_many, head_facts=head_facts, device_kind="npu",
+    clock_domain="unix-epoch-local",
     sql=("ingest_chrome_part", "ingest_chrome_check", "ingest_chrome_discard", "ingest_chrome_tracks",
          "ingest_chrome_tasks", "ingest_chrome_cores", "ingest_chrome_devices", "ingest_chrome_finish"),
     docs=(formats.Doc("PyTorch profiler (Kineto) / Chrome trace JSON, `.json` or `.json.gz`, NVIDIA and AMD",

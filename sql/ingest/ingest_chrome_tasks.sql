@@ -8,24 +8,24 @@
 --    'comm', as kernel_details.csv lists them; their sub-tasks on the "Plane N" threads are 'npu_task'.
 -- 2. task_id, core_type (Ascend's task type), function_id and core_id (FuncId and CoreId of the runtime
 --    swimlane's event-hint "Task:r2t0, FuncId:0, CoreId:2") from extra_args, on the few events that have it.
--- Inputs: trace_events and tracks of run $run_id.
+-- Inputs: trace_events and tracks of the runs $run_ids.
 -- Parameters:
---   $run_id INTEGER: the run being ingested
+--   $run_ids INTEGER[]: the runs being ingested (a folder ingest's worker finishes a batch of runs at once)
 -- Output: trace_events rows of the run updated (kind, task_id, core_type, function_id, core_id).
 UPDATE trace_events SET kind = 'kernel'
-WHERE run_id = $run_id AND ph = 'X' AND cat IS NULL AND kind IS NULL
-  AND pid IN (SELECT pid FROM tracks WHERE run_id = $run_id AND process_name = 'Ascend Hardware');
+WHERE run_id IN (SELECT unnest($run_ids::INTEGER[])) AND ph = 'X' AND cat IS NULL AND kind IS NULL
+  AND (run_id, pid) IN (SELECT run_id, pid FROM tracks WHERE run_id IN (SELECT unnest($run_ids::INTEGER[])) AND process_name = 'Ascend Hardware');
 UPDATE trace_events SET
     task_id = TRY_CAST(extra_args ->> 'task_id' AS BIGINT),
     core_type = CASE WHEN kind IS NOT NULL THEN extra_args ->> 'task_type' END,
     function_id = TRY_CAST(regexp_extract(extra_args ->> 'hint', 'FuncId:\s*(\d+)', 1) AS BIGINT),
     core_id = TRY_CAST(regexp_extract(extra_args ->> 'hint', 'CoreId:\s*(\d+)', 1) AS INTEGER)
-WHERE run_id = $run_id AND ph = 'X' AND extra_args IS NOT NULL;
+WHERE run_id IN (SELECT unnest($run_ids::INTEGER[])) AND ph = 'X' AND extra_args IS NOT NULL;
 UPDATE trace_events SET kind = 'npu_task'
-WHERE run_id = $run_id AND kind = 'kernel' AND npu_runtime_task(core_type, name)
-  AND pid IN (SELECT pid FROM tracks WHERE run_id = $run_id AND process_name = 'Ascend Hardware');
+WHERE run_id IN (SELECT unnest($run_ids::INTEGER[])) AND kind = 'kernel' AND npu_runtime_task(core_type, name)
+  AND (run_id, pid) IN (SELECT run_id, pid FROM tracks WHERE run_id IN (SELECT unnest($run_ids::INTEGER[])) AND process_name = 'Ascend Hardware');
 UPDATE trace_events t SET kind = CASE WHEN k.thread_name LIKE '%Communication%' AND starts_with(t.name, 'hcom_')
                                      THEN 'comm' ELSE 'npu_task' END
 FROM tracks k
-WHERE t.run_id = $run_id AND t.ph = 'X' AND t.cat IS NULL AND t.kind IS NULL
+WHERE t.run_id IN (SELECT unnest($run_ids::INTEGER[])) AND t.ph = 'X' AND t.cat IS NULL AND t.kind IS NULL
   AND k.run_id = t.run_id AND k.pid = t.pid AND k.tid IS NOT DISTINCT FROM t.tid AND k.process_name = 'HCCL';

@@ -38,7 +38,8 @@ CREATE OR REPLACE TEMP TABLE _bl_rows AS
 WITH inst AS (
     -- the late member and the waiting of the others, per instance whose members are on one clock
     SELECT grp, mkey, arg_max(run_id, (a_start, run_id)) AS late_run,
-        (count(*) * max(a_start) - sum(a_start))::BIGINT AS waited_ns
+        -- HUGEINT: 8 members x an epoch start in ns (1.76e18) passes INT64
+        (count(*)::HUGEINT * max(a_start) - sum(a_start))::BIGINT AS waited_ns
     FROM _coll_aligned
     GROUP BY grp, mkey
     HAVING count(DISTINCT run_id) >= 2 AND bool_and(consistent) AND bool_and(list_contains($on_clock, run_id))

@@ -45,7 +45,8 @@ WITH inst AS (
         arg_max(rank, a_start) AS last_rank,
         max(prof_elapse_ns) AS pe, max(prof_wait_ns) AS pw, max(prof_transit_ns) AS pt, max(prof_sync_ns) AS ps,
         count(DISTINCT run_id) = 1 OR bool_and(list_contains($on_clock, run_id)) AS one_clock,
-        count(*) * max(a_start) - sum(a_start) AS waiting_ns
+        -- HUGEINT: 8 members x an epoch start in ns (1.76e18) passes INT64
+        count(*)::HUGEINT * max(a_start) - sum(a_start) AS waiting_ns
     FROM _coll_aligned
     GROUP BY grp, mkey
 ), flagged AS (

@@ -1,19 +1,24 @@
--- Copy the one run of a side store (attached as `staged`, a complete tracedb store of the same schema)
--- into the store, under a new run id, inside the caller's transaction. An ingest parses its trace into
--- the side store so that the store's write lock is held only for this copy (engine/loading/staging.py).
+-- Copy runs of a side store (attached as `staged`, a complete tracedb store of the same schema) into the
+-- store, each under its new run id, inside the caller's transaction. An ingest parses its traces into a
+-- side store so that the store's write lock is held only for this copy (engine/loading/staging.py); a
+-- folder ingest's worker parses a batch of traces into one side store, copied by one statement per table.
 -- Inputs: staged.runs, staged.kernels_raw, staged.kernel_texts, staged.trace_events, staged.tracks, staged.kernel_names,
 --   staged.run_groups, staged.comm_ops, staged.comm_links, staged.comm_matrix.
 -- Parameters:
---   $run_id INTEGER: the run's id in the store (the staged run's id is replaced by it)
--- Output: the run's rows in runs, kernels_raw, kernel_texts, trace_events, tracks, run_groups and the comm_* tables; the kernel names the store did not
---   have yet in kernel_names. Columns are matched by name.
-INSERT INTO runs BY NAME SELECT * REPLACE ($run_id::INTEGER AS run_id) FROM staged.runs;
-INSERT INTO kernels_raw BY NAME SELECT * REPLACE ($run_id::INTEGER AS run_id) FROM staged.kernels_raw;
-INSERT INTO kernel_texts BY NAME SELECT * REPLACE ($run_id::INTEGER AS run_id) FROM staged.kernel_texts;
-INSERT INTO trace_events BY NAME SELECT * REPLACE ($run_id::INTEGER AS run_id) FROM staged.trace_events;
-INSERT INTO tracks BY NAME SELECT * REPLACE ($run_id::INTEGER AS run_id) FROM staged.tracks;
-INSERT INTO run_groups BY NAME SELECT * REPLACE ($run_id::INTEGER AS run_id) FROM staged.run_groups;
-INSERT INTO comm_ops BY NAME SELECT * REPLACE ($run_id::INTEGER AS run_id) FROM staged.comm_ops;
-INSERT INTO comm_links BY NAME SELECT * REPLACE ($run_id::INTEGER AS run_id) FROM staged.comm_links;
-INSERT INTO comm_matrix BY NAME SELECT * REPLACE ($run_id::INTEGER AS run_id) FROM staged.comm_matrix;
+--   $staged_ids INTEGER[]: the side store's runs to copy
+--   $run_ids INTEGER[]: their ids in the store, in the order of $staged_ids
+-- Output: the runs' rows in runs, kernels_raw, kernel_texts, trace_events, tracks, run_groups and the comm_* tables; the
+--   kernel names the store did not have yet in kernel_names. Columns are matched by name.
+CREATE OR REPLACE TEMP TABLE _merge_ids AS
+SELECT unnest($staged_ids::INTEGER[]) AS staged_id, unnest($run_ids::INTEGER[]) AS new_id;
+INSERT INTO runs BY NAME SELECT s.* REPLACE (m.new_id AS run_id) FROM staged.runs s JOIN _merge_ids m ON s.run_id = m.staged_id;
+INSERT INTO kernels_raw BY NAME SELECT s.* REPLACE (m.new_id AS run_id) FROM staged.kernels_raw s JOIN _merge_ids m ON s.run_id = m.staged_id;
+INSERT INTO kernel_texts BY NAME SELECT s.* REPLACE (m.new_id AS run_id) FROM staged.kernel_texts s JOIN _merge_ids m ON s.run_id = m.staged_id;
+INSERT INTO trace_events BY NAME SELECT s.* REPLACE (m.new_id AS run_id) FROM staged.trace_events s JOIN _merge_ids m ON s.run_id = m.staged_id;
+INSERT INTO tracks BY NAME SELECT s.* REPLACE (m.new_id AS run_id) FROM staged.tracks s JOIN _merge_ids m ON s.run_id = m.staged_id;
+INSERT INTO run_groups BY NAME SELECT s.* REPLACE (m.new_id AS run_id) FROM staged.run_groups s JOIN _merge_ids m ON s.run_id = m.staged_id;
+INSERT INTO comm_ops BY NAME SELECT s.* REPLACE (m.new_id AS run_id) FROM staged.comm_ops s JOIN _merge_ids m ON s.run_id = m.staged_id;
+INSERT INTO comm_links BY NAME SELECT s.* REPLACE (m.new_id AS run_id) FROM staged.comm_links s JOIN _merge_ids m ON s.run_id = m.staged_id;
+INSERT INTO comm_matrix BY NAME SELECT s.* REPLACE (m.new_id AS run_id) FROM staged.comm_matrix s JOIN _merge_ids m ON s.run_id = m.staged_id;
 INSERT INTO kernel_names BY NAME SELECT * FROM staged.kernel_names ON CONFLICT DO NOTHING;
+DROP TABLE _merge_ids;
