@@ -64,7 +64,14 @@ def one_line(message: str) -> str:
 
 
 def say_error(message: str):
-    """The one `error:` line every failure prints (stderr may be closed: then nothing is printed)."""
+    """The one `error:` line every failure prints (stderr may be closed: then nothing is printed); in a
+    terminal it wraps at its width, mangled names demangled and long names cut in the middle."""
+    from tracedb.engine.rendering.render import terminal_width
+    width = terminal_width(sys.stderr)
+    if width:
+        from tracedb.engine.rendering.names import wrapped
+        typer.echo(wrapped("error: ", one_line(message), width), err=True)
+        return
     typer.echo(f"error: {one_line(message)}", err=True)
 
 

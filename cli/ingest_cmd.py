@@ -58,7 +58,8 @@ def ingest(
     planned = plan(paths, name)
     if len(planned) == 1:   # a trace that cannot be read fails here, before anything is written
         resolve(planned[0].path)
-    failed = []
+    failed, read = [], []
+    folders = [p for p in paths if os.path.isdir(p)]    # a folder ingest says what it loaded and what not
     workers, note = workers_for(len(planned), jobs)
     if note:
         typer.echo(f"note: {one_line(note)}", err=True)
@@ -77,11 +78,38 @@ def ingest(
                 failed += [res] if isinstance(res, TracedbError) else []
                 progress.done(item, f"error: {res}" if isinstance(res, TracedbError) else
                               res.summary(named=len(planned) > 1), isinstance(res, TracedbError))
+                if isinstance(res, TracedbError):     # its error names it: not said again below
+                    read += _files_of(item.path)
+                else:
+                    read += res.files
+                    if folders and res.status != "skipped":
+                        _loaded(progress, res)
+    if folders:
+        from tracedb.engine.loading import unread
+        for line in unread.grouped(unread.beside(read, folders), folders):
+            progress.note(f"  {line}")
     if len(failed) > 1:     # one failure: its own line says it all
         typer.echo(f"error: {len(failed)} of {len(planned)} traces failed (above); the other runs are in the store",
                    err=True)
     if failed:
         raise typer.Exit(min(e.exit_code for e in failed))   # 2 only when every failure was a wrong call
+
+
+def _files_of(path) -> list[str]:
+    """The files a planned run would read (the path itself when it cannot be resolved)."""
+    from tracedb.errors import TracedbError
+    from tracedb.ingest.sources import resolve
+    try:
+        return list(resolve(path).files)
+    except (TracedbError, OSError):
+        return [path]
+
+
+def _loaded(progress, res):
+    """Under a run's line: the files it loaded (those it did not are said once every run is in)."""
+    base = os.path.dirname(os.path.abspath(res.files[0])) if res.files else ""
+    names = [os.path.relpath(os.path.abspath(f), base) for f in res.files]
+    progress.note(f"  loaded: {', '.join(names)}" + (f" (in {base})" if base else ""))
 
 
 class _Progress:
@@ -105,6 +133,20 @@ class _Progress:
     def start(self, i, item):
         if self.bar is not None:
             self.bar.label = f"[{i + 1}/{self.n}] {item.name or os.path.basename(item.path)}"
+            self.bar.render_progress()
+
+    def note(self, line: str):
+        """A line of what a run loaded or not, indented under the run's line (wrapped in a terminal)."""
+        from tracedb.engine.rendering.render import terminal_width
+        width = terminal_width()
+        if self.bar is not None:
+            sys.stderr.write("\r\x1b[K")
+            sys.stderr.flush()
+        if width:
+            from tracedb.engine.rendering.names import wrapped
+            line = wrapped("", one_line(line), width)
+        typer.echo(line if width else one_line(line))
+        if self.bar is not None:
             self.bar.render_progress()
 
     def done(self, item, line: str, err: bool):

@@ -16,6 +16,9 @@ app = typer.Typer(help="Reports over one or more runs, segmented into passes and
 FmtOpt = Annotated[str, typer.Option(
     "--format", "-f", help="table, md, csv, json, html (a page with a chart; kernels: also compute-flow) or "
                            "spreadsheet (CSV whose text cells never start a formula).")]
+WideOpt = Annotated[bool, typer.Option(
+    "--wide", help="In a terminal, print the table whole: no column left out, no name or note shortened "
+                   "(piped output is never shortened).")]
 OpenOpt = Annotated[bool, typer.Option(
     "--open", help="Show the HTML page in the default browser (implies --format html; without -o it is written to "
                    "a temporary file, whose path is printed).")]
@@ -36,7 +39,7 @@ def _format(fmt: str, show: bool) -> str:
     return fmt
 
 
-def _run(name, db, fmt, output, run, tag, show=False, **kw):
+def _run(name, db, fmt, output, run, tag, show=False, wide=False, **kw):
     from tracedb.engine.rendering import render
     from tracedb.engine.reports import registry as reports
     from tracedb.engine.store.connect import open_store
@@ -49,7 +52,7 @@ def _run(name, db, fmt, output, run, tag, show=False, **kw):
     if fmt in ("csv", "spreadsheet"):   # CSV carries data only: notes (fallback anchor, misaligned passes) go to stderr
         for note in res.notes:
             typer.echo(f"note: {one_line(note)}", err=True)
-    text = render.render(res, fmt, width=None if output else render.terminal_width())
+    text = render.render(res, fmt, width=None if output or wide else render.terminal_width())
     if show and not output:
         _show(name, text)
         return
@@ -90,7 +93,7 @@ def _open(path):
 def _parameters(decl) -> list[inspect.Parameter]:
     """The command's parameters in --help order: --run, --tag, --db, --profile where the report takes only
     that of the selection options (the segmentation options are added by segmentation_options), its own
-    declared options, then --format, --output, --open."""
+    declared options, then --format, --output, --wide, --open."""
     def param(name, default, annotation=inspect.Parameter.empty):
         return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation)
 
@@ -98,17 +101,18 @@ def _parameters(decl) -> list[inspect.Parameter]:
     if decl.selection == PROFILED:
         params.append(param("profile", None, ProfileOpt))
     params += [param(o.key, o.default, annotated(o)) for o in decl.options]
-    params += [param("format", "table", FmtOpt), param("output", None, OutOpt), param("open_", False, OpenOpt)]
+    params += [param("format", "table", FmtOpt), param("output", None, OutOpt), param("wide", False, WideOpt),
+               param("open_", False, OpenOpt)]
     return params + ([param("seg", None)] if decl.selection == SEGMENTED else [])
 
 
 def _command(decl):
     """The `tracedb report NAME` command of a declared report: its options become the engine's keywords."""
-    def command(run=None, tag=None, db=None, format="table", output=None, open_=False, seg=None, **own):
+    def command(run=None, tag=None, db=None, format="table", output=None, wide=False, open_=False, seg=None, **own):
         if decl.name == "kernels" and format == "compute-flow":
             format, own["flow"] = "table", True
         engine = {(decl.option(k).target if decl.option(k) else k): v for k, v in own.items()}
-        _run(decl.name, db, _format(format, open_), output, run, tag, show=open_, **(seg or {}), **engine)
+        _run(decl.name, db, _format(format, open_), output, run, tag, show=open_, wide=wide, **(seg or {}), **engine)
 
     params = _parameters(decl)
     command.__name__ = command.__qualname__ = decl.name

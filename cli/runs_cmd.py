@@ -27,13 +27,15 @@ def runs(ctx: typer.Context, db: DbOpt = None, format: FormatOpt = "table", outp
          run: RunOpt = None, tag: TagOpt = None,
          passes: Annotated[bool, typer.Option("--passes", help="Count each run's passes (as `report passes` "
                                                                "finds them; seconds on big runs).")] = False,
+         wide: Annotated[bool, typer.Option("--wide", help="In a terminal, print the table whole (no column "
+                                                           "left out, no name shortened).")] = False,
          profile: ProfileOpt = None, anchor: AnchorOpt = None, layers: LayersOpt = None,
          blocks_per_layer: BplOpt = None, pass_gap: GapOpt = None):
     """List runs: format, rank, device, source size, kernel rows, tags, span; --passes adds pass counts."""
     if ctx.invoked_subcommand:
         # `tracedb runs --tag x rm '*'` must not read as "remove the runs tagged x": refuse, never ignore
         given = [o for o, v in (("--format", format != "table"), ("--output", output), ("--run", run), ("--tag", tag),
-                                ("--passes", passes), ("--profile", profile), ("--anchor", anchor),
+                                ("--passes", passes), ("--wide", wide), ("--profile", profile), ("--anchor", anchor),
                                 ("--layers", layers), ("--blocks-per-layer", blocks_per_layer),
                                 ("--pass-gap", pass_gap is not None)) if v]
         if given:
@@ -55,7 +57,7 @@ def runs(ctx: typer.Context, db: DbOpt = None, format: FormatOpt = "table", outp
     if format in ("csv", "spreadsheet"):
         for note in res.notes:
             typer.echo(f"note: {one_line(note)}", err=True)
-    emit(render.render(res, format), output)
+    emit(render.render(res, format, width=None if output or wide else render.terminal_width()), output)
 
 
 @app.command("rm")

@@ -121,4 +121,4 @@ report.__doc__ = report.__doc__.replace("{reports}", ", ".join(declared.NAMES))
 
 def cli_options(command) -> set[str]:
     """The option names of a `tracedb report` command's function (for the test that keeps both in step)."""
-    return {p for p in inspect.signature(command).parameters if p not in ("db", "format", "output", "open_")}
+    return {p for p in inspect.signature(command).parameters if p not in ("db", "format", "output", "wide", "open_")}

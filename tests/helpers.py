@@ -264,3 +264,43 @@ def check_golden(case: str, got: str, update: bool, what: str = "report"):
     if got != want:
         diff = "".join(difflib.unified_diff(want.splitlines(True), got.splitlines(True), f"golden/{case}", "now"))
         pytest.fail(f"{what} differs from golden/{case}:\n{diff}")
+
+
+def in_pty(args, cols):
+    """tracedb run in a pseudo-terminal `cols` wide: its output lines (escape sequences removed)."""
+    import fcntl
+    import pty
+    import re
+    import select
+    import struct
+    import termios
+    pid, fd = pty.fork()
+    if pid == 0:   # pragma: no cover - the child
+        os.environ["COLUMNS"] = str(cols)
+        os.execv(tracedb_exe(), ["tracedb", *args])
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 50, cols, 0, 0))
+    out = b""
+    while True:
+        ready, _, _ = select.select([fd], [], [], 60)
+        if not ready:
+            break
+        try:
+            chunk = os.read(fd, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        out += chunk
+    os.waitpid(pid, 0)
+    text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", out.decode("utf-8", "replace"))
+    return [line.rstrip("\r") for line in text.split("\n")]
+
+
+RUN = ["--run", "names-*"]
+PLAIN = ["--run", "plain"]
+
+
+def run_lines(stdout: str) -> list[str]:
+    """The run lines of an ingest's stdout, to their first colon (the files loaded and not, indented, left
+    out)."""
+    return [line.split(":")[0] for line in stdout.splitlines() if not line.startswith("  ")]

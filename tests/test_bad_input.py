@@ -102,6 +102,12 @@ def test_json_file(db, tmp_path):
     f.write_text(json.dumps([{"ph": "X", "name": "MatMulV3", "pid": 1, "tid": 2, "ts": "1.0", "dur": 1.0}]))
     assert failed_ingest(db, str(f)).startswith(f"error: {f}: no device activity (no kernel, gpu_memcpy or "
                                                 "gpu_memset events, no threads named like cores): a CPU-only profile?")
+    # the same host events cut off before the closing bracket: the device events are called cut off
+    cut = tmp_path / "cut.json"
+    events = [{"ph": "X", "name": f"aten::mm{i}", "pid": 1, "tid": 2, "ts": i, "dur": 1} for i in range(5)]
+    cut.write_text(json.dumps({"traceEvents": events})[:-30])
+    said = failed_ingest(db, str(cut))
+    assert "the file is cut short" in said and "CPU-only" not in said, said
     g = tmp_path / "pretty.json"
     g.write_text(json.dumps([{"ph": "X"}], indent=1))
     assert failed_ingest(db, str(g)) == (f"error: {g}: byte 3: an event has ts null; expected a timestamp in µs, "

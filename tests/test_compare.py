@@ -11,7 +11,7 @@ import tiny_simulated
 import tiny_trace
 import tracedb
 from tracedb.engine.reports.registry import render_report
-from helpers import cli, copy_store, write_csv
+from helpers import cli, copy_store, real_trace, write_csv
 from tracedb.errors import UsageError
 
 # the strict window (the per-pass extraction method of docs/segmentation.md) unless a test says full: the
@@ -288,3 +288,19 @@ def test_layer_mean_rows_add_up_to_the_mean_layer(two, by):
         mine = [r for r in got if r["run"] == run]
         assert abs(sum(round(Fraction(r["sum_us"]) * 1000) for r in mine) - mean_ns) <= len(mine)  # ns rounding
         assert max(int(r["layers"]) for r in mine) == len(layers)
+
+
+@pytest.mark.slow
+def test_a_pass_cut_by_the_capture_is_flagged(tmp_path):
+    """The H100 and MI300X traces start mid-pass: comparing their pass 0 by layer says so, their full pass 1
+    does not."""
+    db = str(tmp_path / "c.duckdb")
+    for name in ("h100", "mi300"):
+        cli("ingest", real_trace("amd-tracelens", name, "Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"), "--db", db,
+            "--name", name)
+    cut = cli("report", "compare", "--db", db, "--run", "h100", "--run", "mi300", "--by", "layer", "--pass", "0",
+              "--format", "csv").stderr
+    assert "run 'h100' pass 0 is cut by the capture (10 of 24 anchors)" in cut
+    whole = cli("report", "compare", "--db", db, "--run", "h100", "--run", "mi300", "--by", "layer", "--pass", "1",
+                "--format", "csv").stderr
+    assert "cut by the capture" not in whole

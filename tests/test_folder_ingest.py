@@ -10,7 +10,7 @@ import pytest
 import tiny_kineto
 import tiny_trace
 import tracedb
-from helpers import cli, real_trace, tracedb_exe, write_csv
+from helpers import cli, real_trace, run_lines, tracedb_exe, write_csv
 
 
 def ascend_rank(root, folder, rank=None, dur_factor=1, bad_line=None):
@@ -43,8 +43,7 @@ def test_folder_of_ascend_ranks(tmp_path, db_path):
     (prof / "logs" / "config.json").write_text('{"model": "qwen3"}')              # JSON but no trace
     (prof / "logs" / "step_trace_time.csv").write_text("Step,Computing,Free\n1,2,3\n")   # CSV but no kernels
     p = cli("ingest", prof, "--db", db_path, "--tag", "hw=910B")
-    assert [line.split(":")[0] for line in p.stdout.splitlines()] == ["ingested run 'prof-rank0'",
-                                                                      "ingested run 'prof-rank1'"]
+    assert run_lines(p.stdout) == ["ingested run 'prof-rank0'", "ingested run 'prof-rank1'"]
     assert p.stderr == ""        # not a terminal: no bar, the summary lines are the progress
     assert runs(db_path) == [("prof-rank0", 0, {"job": "prof", "hw": "910B"}),    # a folder of ranks is a job
                              ("prof-rank1", 1, {"job": "prof", "hw": "910B"})]
@@ -59,7 +58,7 @@ def test_trace_files_with_a_name_prefix(tmp_path, db_path):
     tiny_kineto.write(d / "events.json", form="array", string_pids=True)         # no rank anywhere: file stem
     (d / "profiler_info.json").write_text('{"rank_id": 0}')
     p = cli("ingest", d, "--db", db_path, "--name", "exp")
-    assert [line.split(":")[0] for line in p.stdout.splitlines()] == [
+    assert run_lines(p.stdout) == [
         "ingested run 'exp-events'", "ingested run 'exp-rank0'", "ingested run 'exp-rank1'",
         "ingested run 'exp-rank3'"]
     assert [r[:2] for r in runs(db_path)] == [("exp-events", None), ("exp-rank0", 3), ("exp-rank1", 3),
@@ -131,8 +130,7 @@ def test_progress_bar_when_stderr_is_a_terminal(tmp_path, db_path):
     assert p.returncode == 0
     bar = seen.decode()
     assert "[1/2] prof-rank0" in bar and "[2/2] prof-rank1" in bar and "100%" in bar
-    assert [line.split(":")[0] for line in p.stdout.splitlines()] == ["ingested run 'prof-rank0'",
-                                                                      "ingested run 'prof-rank1'"]
+    assert run_lines(p.stdout) == ["ingested run 'prof-rank0'", "ingested run 'prof-rank1'"]
 
 
 # ---------------------------------------------------------------------------------------------- real layouts

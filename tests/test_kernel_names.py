@@ -86,9 +86,8 @@ def test_terminal_tables_fit_their_width_and_csv_keeps_whole_names(con, tmp_path
 def test_the_cli_table_fits_columns(tmp_path):
     db = str(tmp_path / "w.duckdb")
     cli("ingest", tiny_kineto.write(tmp_path / "g.json"), "--db", db, "--name", "g")
-    import os
-    env = {**os.environ, "COLUMNS": "60"}
-    out = cli("report", "passes", "--db", db, "--run", "g", "--anchor", "flash_fwd", env=env).stdout
-    notes = [line for line in out.splitlines() if line.startswith(("note: ", "  "))]
+    from helpers import in_pty
+    out = in_pty(["report", "passes", "--db", db, "--run", "g", "--anchor", "flash_fwd"], 60)
+    notes = [line for line in out if line.startswith(("note: ", "  "))]
     # notes wrap at the width (the table itself is all numbers and is never clipped)
     assert len(notes) > 2 and max(len(line) for line in notes) <= 60

@@ -17,7 +17,7 @@ import time
 import pytest
 
 import tiny_kineto
-from helpers import cli, cli_subprocess, tracedb_exe
+from helpers import cli, cli_subprocess, tracedb_exe, run_lines
 
 HOLD = textwrap.dedent("""
     import os, re, time
@@ -99,7 +99,7 @@ def _no_device_activity(path):
 
 def _runs_lines(out):
     """The per-run lines without their timings: `ingested run 'p-a': 10 kernel rows (...)`."""
-    return [line.split(", 0.0 MB")[0].split(" MB in ")[0] for line in out.splitlines()]
+    return [line.split(", 0.0 MB")[0].split(" MB in ")[0] for line in out.splitlines() if not line.startswith("  ")]
 
 
 def test_two_workers_give_the_runs_names_and_rows_of_one(tmp_path):
@@ -111,7 +111,7 @@ def test_two_workers_give_the_runs_names_and_rows_of_one(tmp_path):
     assert _state(one) == _state(two)
     assert _state(two).count("\n") == 6            # header and five runs
     assert _runs_lines(r1.stdout) == _runs_lines(r2.stdout)   # the same lines, in plan order
-    assert [line.split("'")[1] for line in r2.stdout.splitlines()] == [f"p-rank{i}" for i in range(5)]
+    assert [line.split("'")[1] for line in run_lines(r2.stdout)] == [f"p-rank{i}" for i in range(5)]
     assert not _side_files(tmp_path)
 
 
@@ -194,13 +194,13 @@ def test_identical_content_is_skipped(tmp_path):
         dst.write(src.read())
     db = str(tmp_path / "s.duckdb")
     r = cli("ingest", folder, "--db", db, "--name", "p", "--jobs", "3")
-    out = r.stdout.splitlines()
+    out = [line for line in r.stdout.splitlines() if not line.startswith("  ")]
     assert out[0].startswith("ingested run 'p-rank0-1'") and out[1].startswith("ingested run 'p-rank1'")
     assert out[2] == ("skipped run 'p-rank0-2': identical content is already run 'p-rank0-1' (use --replace "
                       "to ingest again)")
     size, before = os.path.getsize(db), _state(db)
     again = cli("ingest", folder, "--db", db, "--name", "p", "--jobs", "3")   # everything is in: all skipped
-    assert [line.split(":")[0] for line in again.stdout.splitlines()] == \
+    assert run_lines(again.stdout) == \
         ["skipped run 'p-rank0-1'", "skipped run 'p-rank1'", "skipped run 'p-rank0-2'"]
     assert _state(db) == before and os.path.getsize(db) == size and not _side_files(tmp_path)
 

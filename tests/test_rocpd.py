@@ -13,7 +13,7 @@ import pytest
 import rocprof_synth as rs
 import test_rocprof
 import tracedb
-from helpers import assert_one_line_error, cli, real_trace, slow_beyond
+from helpers import assert_one_line_error, cli, real_trace, slow_beyond, run_lines
 from tracedb.ingest import formats, rocpd, sqlite_export
 
 
@@ -23,7 +23,7 @@ def test_one_run_per_gpu_with_exact_ns(tmp_path, db_path, timestamps, suffix):
     cap = rs.capture(busy=(0, 3))
     p = rs.write_rocpd(tmp_path / "908_results.db", cap, timestamps=timestamps, suffix=suffix)
     r = cli("ingest", p, "--db", db_path, "--name", "R")
-    assert [line.split(":")[0] for line in r.stdout.splitlines()] == ["ingested run 'R-gpu0'", "ingested run 'R-gpu3'"]
+    assert run_lines(r.stdout) == ["ingested run 'R-gpu0'", "ingested run 'R-gpu3'"]
     want = rs.expected(cap)
     assert rs.per_run(db_path) == [(f"R-gpu{g}", g, rs.GPU_NAME, "rocpd", *want[g]) for g in (0, 3)]
     con = tracedb.connect(db_path, read_only=True)
@@ -112,7 +112,7 @@ def test_a_folder_with_a_rocpd_database(tmp_path, db_path):
     rs.write_rocpd(d / "908_results.db", rs.capture(busy=(2,)))
     (d / "other.db").write_bytes(b"")
     r = cli("ingest", d, "--db", db_path)
-    assert [line.split(":")[0] for line in r.stdout.splitlines()] == ["ingested run 'node-908_results'"]
+    assert run_lines(r.stdout) == ["ingested run 'node-908_results'"]
     assert rs.per_run(db_path)[0][1:4] == (2, rs.GPU_NAME, "rocpd")
 
 

@@ -8,7 +8,7 @@ import json
 import pytest
 
 import tracedb
-from helpers import assert_one_line_error, cli, real_trace
+from helpers import assert_one_line_error, cli, real_trace, run_lines
 
 T0 = 63857982592000          # rocprofv3 timestamps: monotonic ns, past 2^45
 CPU, GPU0, GPU1 = 37944, 37946, 37947
@@ -121,7 +121,7 @@ def test_one_run_per_gpu_with_exact_ns(tmp_path, db_path):
     doc = document()
     p = write(tmp_path / "908_results.json", doc, indent=2)
     r = cli("ingest", p, "--db", db_path)
-    assert [line.split(":")[0] for line in r.stdout.splitlines()] == ["ingested run '908_results-gpu0'",
+    assert run_lines(r.stdout) == ["ingested run '908_results-gpu0'",
                                                                       "ingested run '908_results-gpu1'"]
     want = expected(doc)
     assert per_run(db_path) == [(f"908_results-gpu{g}", g, "AMD Instinct MI350X", "rocprof-json", *want[g])
@@ -249,7 +249,7 @@ def test_a_folder_of_rocprof_files(tmp_path, db_path):
     write(d / "909_results.json.gz", document(gpus=1), gz=True)
     (d / "config.json").write_text('{"a": 1}')
     r = cli("ingest", d, "--db", db_path)
-    assert [line.split(":")[0] for line in r.stdout.splitlines()] == [
+    assert run_lines(r.stdout) == [
         "ingested run 'node-908_results-gpu0'", "ingested run 'node-908_results-gpu1'",
         "ingested run 'node-909_results'"]
 

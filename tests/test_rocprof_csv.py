@@ -13,14 +13,14 @@ import pytest
 import rocprof_synth as rs
 import test_rocprof
 import tracedb
-from helpers import assert_one_line_error, cli, real_trace, slow_beyond
+from helpers import assert_one_line_error, cli, real_trace, slow_beyond, run_lines
 
 
 def test_one_run_per_gpu_with_exact_ns(tmp_path, db_path):
     cap = rs.capture()
     p = rs.write_csv(tmp_path / "out", cap)
     r = cli("ingest", p, "--db", db_path)
-    assert [line.split(":")[0] for line in r.stdout.splitlines()] == ["ingested run '908_kernel_trace-gpu0'",
+    assert run_lines(r.stdout) == ["ingested run '908_kernel_trace-gpu0'",
                                                                       "ingested run '908_kernel_trace-gpu1'"]
     want = rs.expected(cap)
     assert rs.per_run(db_path) == [(f"908_kernel_trace-gpu{g}", g, rs.GPU_NAME, "rocprof-csv", *want[g])
@@ -117,7 +117,7 @@ def test_a_folder_with_a_csv_capture(tmp_path, db_path):
     rs.write_csv(d / "a", rs.capture(busy=(0,)))
     rs.write_csv(d / "b", rs.capture(busy=(2, 3), pid=909))
     r = cli("ingest", d, "--db", db_path)
-    assert [line.split(":")[0] for line in r.stdout.splitlines()] == [
+    assert run_lines(r.stdout) == [
         "ingested run 'node-908_kernel_trace'", "ingested run 'node-909_kernel_trace-gpu2'",
         "ingested run 'node-909_kernel_trace-gpu3'"]
 

@@ -138,8 +138,8 @@ def test_cores_two_run_layout_through_a_glob(con, tmp_path):
 def test_runs_listing_sizes_tags_and_selection(store, db_path, four_runs):
     store.close()
     got = rows(cli("runs", "--db", db_path, "--format", "csv").stdout)
-    assert list(got[0]) == ["run", "format", "rank", "device", "source_mb", "kernel_rows", "kernels", "duplicates",
-                            "passes", "span_ms", "tags", "source", "ingested_at"]
+    assert list(got[0]) == ["run", "source", "format", "rank", "device", "source_mb", "kernel_rows", "kernels",
+                            "duplicates", "passes", "span_ms", "tags", "ingested_at"]
     size = os.path.getsize(four_runs[0] / "0.csv")
     assert (got[0]["run"], got[0]["source_mb"], got[0]["kernel_rows"], got[0]["kernels"], got[0]["passes"],
             got[0]["tags"]) == ("dsv3-a", f"{size / 1e6:.3f}", "68", "60", "", "hw=910B, batch=16")

@@ -351,6 +351,9 @@ def observed(tmp_path_factory):
         segment_store.segment_runs(con, segment.Options(runs=["tiny"], profile="qwen3-npu", layers=2))
         runs.listing(con, passes=True, profile="qwen3-npu")
         sql.run(con, "top_names", {"run_id": 1})
+        from tracedb.engine.reports import run_wide
+        from tracedb.errors import NoAnchor
+        run_wide.build(con, "kernels", "csv", NoAnchor("no anchor"), {"runs": ["tiny"]}, 5, False)
         con.close()
     return seen
 

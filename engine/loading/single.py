@@ -43,6 +43,7 @@ class IngestResult:
     same_as: str | None = None
     truncated: bool = False
     inflated: int | None = None   # a .gz trace's JSON bytes
+    files: tuple = ()             # the files the run read (runs.source_files)
 
     def summary(self, named: bool = False) -> str:
         """One line; `named`: a skipped trace says which run it would have been (folder ingests)."""
@@ -204,14 +205,14 @@ def _known_content(con, job) -> str | None:
 
 
 def _skipped(job, same_as) -> IngestResult:
-    return IngestResult(name=job.name, run_id=None, status="skipped", same_as=same_as,
+    return IngestResult(name=job.name, run_id=None, status="skipped", same_as=same_as, files=tuple(job.src.files),
                         seconds=time.perf_counter() - job.t0, bytes=sum(os.path.getsize(f) for f in job.src.files))
 
 
 def _result(job, status, run_id, staged) -> IngestResult:
     return IngestResult(name=job.name, run_id=run_id, status=status, rows=staged.rows, duplicates=staged.dups,
                         seconds=time.perf_counter() - job.t0, bytes=job.hasher.size, truncated=staged.truncated,
-                        inflated=staged.inflated)
+                        inflated=staged.inflated, files=tuple(job.src.files))
 
 
 @dataclass

@@ -17,6 +17,16 @@ from tracedb.engine.rendering import charts
 from tracedb.errors import UsageError
 
 EXTRA = "pip install 'tracedb[html]'"
+
+
+def extra_hint() -> str:
+    """How to install the html extra: from the package index, or, when tracedb runs from a checkout (its
+    pyproject.toml beside the package), from that checkout."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(charts.__file__)))
+    root = os.path.dirname(root)
+    if os.path.exists(os.path.join(root, "pyproject.toml")):
+        return f"{EXTRA}; from this checkout: pip install -e '{root}[html]'"
+    return EXTRA
 DATA_ID = "tracedb-data"
 VEGA_LITE_MAJOR = "6"     # charts.SCHEMA's major version
 _DATA = re.compile(r'<script type="application/json" id="' + DATA_ID + r'">(.*?)</script>', re.S)
@@ -27,7 +37,7 @@ def vl_convert():
     try:
         import vl_convert
     except ImportError:
-        raise UsageError(f"--format html needs the Vega bundle of vl-convert-python: {EXTRA}") from None
+        raise UsageError(f"--format html needs the Vega bundle of vl-convert-python: {extra_hint()}") from None
     return vl_convert
 
 

@@ -109,23 +109,29 @@ def _env():
                               trim_blocks=True, lstrip_blocks=True)
 
 
-def terminal_width() -> int | None:
-    """The width terminal tables fit: the terminal's when stdout is one, else $COLUMNS when set, else None
-    (a table piped to a file or to grep keeps whole names, as CSV and JSON always do)."""
+def terminal_width(stream=None) -> int | None:
+    """The width terminal tables fit when `stream` (stdout) is a terminal: $COLUMNS when set, else the
+    terminal's size, else 80; None when it is not a terminal (a table piped to a file or to grep keeps whole
+    names, as CSV and JSON always do)."""
     import os
-    import shutil
     import sys
-    if os.environ.get("COLUMNS", "").isdigit():
+    stream = stream or sys.stdout
+    try:
+        if not stream.isatty():
+            return None
+    except (AttributeError, ValueError):
+        return None
+    if os.environ.get("COLUMNS", "").isdigit() and int(os.environ["COLUMNS"]) > 0:
         return int(os.environ["COLUMNS"])
-    if sys.stdout.isatty():
-        return shutil.get_terminal_size().columns
-    return None
+    try:
+        return os.get_terminal_size(stream.fileno()).columns or 80
+    except (OSError, ValueError, AttributeError):
+        return 80
 
 
 def render(res: Result, fmt: str, width: int | None = None) -> str:
-    """The report as text. A terminal table fits `width` when given (the CLI gives terminal_width()): its
-    text cells are clipped with an ellipsis, widest column first, never below 12 characters, numbers
-    never; notes wrap."""
+    """The report as text. A terminal table fits `width` when given (the CLI gives terminal_width(), None
+    with --wide): engine/rendering/fitting.py; its notes wrap at the width (engine/rendering/names.py)."""
     if fmt not in FORMATS:
         raise ValueError(fmt)
     if fmt in READING and res.sparse:
@@ -179,6 +185,32 @@ def _without_label_sources(res: Result) -> Result:
     return drop_columns(labelled, sources)
 
 
+def for_people(res: Result, drop=()) -> Result:
+    """A table for people: the short name instead of the name (and the `drop` columns left out). Where two
+    different names share a short name, each gets the words of its name the others lack (demangled), so no
+    two rows read alike (`aiter::add_rmsnorm_quant_kernel <64 8 false>` beside `<256 16 true>`)."""
+    cols = {c: i for i, c in enumerate(res.columns)}
+    if "name" in cols and "short_name" in cols:
+        from tracedb.engine.rendering.names import distinguished
+        n, s = cols["name"], cols["short_name"]
+        better = distinguished([(row[n], row[s]) for row in res.rows])
+        res = replace(res, rows=[row[:s] + (better.get((row[n], row[s]), row[s]),) + row[s + 1:] for row in res.rows])
+    return drop_columns(res, ["name", *drop])
+
+
+def with_names(res: Result, column: str, short: dict) -> Result:
+    """The result with the names of `column` shown as their short names (`short`: name -> short name),
+    names that share a short name told apart as for_people does."""
+    if not short:
+        return res
+    from tracedb.engine.rendering.names import distinguished
+    at = res.columns.index(column)
+    pairs = [(n, s) for n, s in short.items() if s]
+    better = distinguished(pairs)
+    shown = {n: better.get((n, s), s) for n, s in pairs}
+    return replace(res, rows=[row[:at] + (shown.get(row[at], row[at]),) + row[at + 1:] for row in res.rows])
+
+
 def drop_columns(res: Result, names) -> Result:
     """The result without the named columns (a layout that shows fewer columns than its query gives)."""
     return _without(res, [i for i, c in enumerate(res.columns) if c in set(names)])
@@ -192,22 +224,6 @@ def _without(res: Result, drop: list[int], notes=()) -> Result:
                   rows=[tuple(row[i] for i in keep) for row in res.rows], title=res.title, params=res.params,
                   notes=res.notes + list(notes), display=res.display, labels=res.labels,
                   table=None if res.table is None else res.table.drop_columns([res.columns[i] for i in drop]))
-
-
-def _fit(rows: list, columns: list[str], numeric: list[bool], width: int, table) -> list:
-    """Rows whose text cells are clipped (with …) so that the table `table(rows)` draws fits `width`: the
-    widest text column gives way first, down to 12 characters (or its header); numbers never."""
-    cap = [max([len(c)] + [len(str(r[i])) for r in rows]) for i, c in enumerate(columns)]
-    floor = [w if n else max(12, len(c)) for w, n, c in zip(cap, numeric, columns)]
-    clipped = rows
-    for _ in range(len(columns) + 1):
-        over = max(len(line) for line in table(clipped).splitlines()) - width
-        i = max((j for j in range(len(cap)) if cap[j] > floor[j]), key=lambda j: cap[j], default=None)
-        if over <= 0 or i is None:
-            break
-        cap[i] = max(floor[i], cap[i] - over)
-        clipped = [[v if len(str(v)) <= w else str(v)[:w - 1] + "…" for v, w in zip(r, cap)] for r in rows]
-    return clipped
 
 
 def _context(res: Result, fmt: str, width: int | None = None) -> dict:
@@ -239,14 +255,22 @@ def _context(res: Result, fmt: str, width: int | None = None) -> dict:
         else:
             from tabulate import tabulate
 
-            def table(rows):
-                return tabulate(rows, headers=res.columns, tablefmt="simple", disable_numparse=True,
-                                colalign=["right" if n else "left" for n in res.numeric])
+            def draw(columns, numeric, rows):
+                return tabulate(rows, headers=columns, tablefmt="simple", disable_numparse=True,
+                                colalign=["right" if n else "left" for n in numeric])
+            columns, numeric, notes = res.columns, res.numeric, list(res.notes)
             if width and shown:
-                import textwrap
-                shown = _fit(shown, res.columns, res.numeric, width, table)
-                ctx["notes"] = ["\n".join(textwrap.wrap(n, width - len("note: "), break_long_words=True,
-                                                         subsequent_indent="  ")) for n in res.notes]
+                from tracedb.engine.rendering import fitting
+                columns, numeric, shown, more = fitting.fit(columns, numeric, shown, width, draw)
+                notes += more
+            if width:
+                from tracedb.engine.rendering.names import wrapped
+                notes = [wrapped("", n, width - len("note: ")) for n in notes]
+                ctx["title"] = wrapped("", res.title, width, max_lines=3)
+            ctx["notes"] = notes
+
+            def table(rows):
+                return draw(columns, numeric, rows)
             ctx["table"] = table(shown) if res.rows else ""
     return ctx
 

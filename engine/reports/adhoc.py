@@ -55,8 +55,21 @@ def _run(con, query: str, fmt: str) -> str:
     if not desc:
         return "ok\n" if fmt == "table" else ""
     res = render.Result(report="sql", columns=[d[0] for d in desc], numeric=render.numeric_columns(desc),
-                        rows=[tuple(_cell(v) for v in row) for row in rows])
+                        rows=[tuple(_cell(v) for v in row) for row in rows], notes=_unsegmented(con, query, rows))
     return render.render(res, fmt)
+
+
+def _unsegmented(con, query: str, rows) -> list[str]:
+    """A note when a query of the stored segmentation (kernel_layers, kernel_segments) found nothing because
+    no run has been segmented yet."""
+    if rows or not any(v in query.lower() for v in ("kernel_layers", "kernel_segments")):
+        return []
+    try:
+        stored = con.execute("SELECT count(*) FROM kernel_segments").fetchone()[0]
+    except duckdb.Error:
+        return []
+    return [] if stored else ["kernel_layers is empty until runs are segmented: run `tracedb segment --run NAME` "
+                              "(with the options of `report layers`) first"]
 
 
 def _cell(v):

@@ -17,6 +17,16 @@ from tracedb.errors import UsageError
 BY = declared.COMPARE.option("by").choices
 
 
+def _cut_passes(con, b) -> list[str]:
+    """A note per compared pass that the capture cut (fewer anchors than a full pass): its layers stand beside
+    whole ones."""
+    cut = con.execute("SELECT p.run_id, p.pass, p.anchors, p.expected FROM _passes p WHERE p.partial AND EXISTS "
+                      "(SELECT 1 FROM _assigned a WHERE a.run_id = p.run_id AND a.pass = p.pass) "
+                      "ORDER BY p.run_id, p.pass").fetchall()
+    return [f"run '{b.run_names[rid]}' pass {p} is cut by the capture ({n} of {e} anchors): its layers are compared "
+            "with whole ones; --pass steady or auto picks full passes" for rid, p, n, e in cut]
+
+
 def build(con, fmt, b, spec, by, meta, layer=None, module_path=False):
     """`layer`: None (every layer), a layer number, or 'mean' (per key the mean over the full layers of the
     selected passes: one representative layer). `module_path`: modules by instance path, not by role."""
@@ -27,6 +37,7 @@ def build(con, fmt, b, spec, by, meta, layer=None, module_path=False):
     segment.assign(con, b, selection.select_noted(con, b, spec))
     selection.flag_short_last_layer(con, b)
     names = b.run_names
+    b.notes += _cut_passes(con, b)
     kernel_module = False
     # by kernel, kernels line up within their module role when every run says which module launched them
     attributed = by == "module" or (by == "kernel" and _all_have_host_events(con, b.run_ids))

@@ -42,7 +42,7 @@ def build(con, fmt, spec, by, seg_opts) -> rnd.Result:
         # a table for people shows the short name, and pass and layer only when segmented
         if fmt not in ("table", "md"):
             return res
-        return rnd.drop_columns(res, ["name"] + ([] if segmented else ["pass", "layer"]))
+        return rnd.for_people(res, [] if segmented else ["pass", "layer"])
     units.check_activities(con, b, by)
     if by == "step":
         units.split_steps(con, b)

@@ -6,6 +6,7 @@ from tracedb.engine.reports import declared
 from tracedb.engine.segmentation import attribution
 from tracedb.engine.reports import compare
 from tracedb.engine.reports import launches
+from tracedb.engine.reports import run_wide
 from tracedb import patterns
 from tracedb.engine.segmentation import segment
 from tracedb.engine.segmentation import selection
@@ -13,7 +14,7 @@ from tracedb.engine.segmentation import unit_notes
 from tracedb.engine.segmentation import units
 from tracedb.engine.rendering import render as rnd
 from tracedb.engine.reports.declaration import MEAN_REFUSED
-from tracedb.errors import UsageError
+from tracedb.errors import NoAnchor, UsageError
 
 REPORTS = declared.NAMES
 PROLOGUE = units.PROLOGUE
@@ -82,9 +83,15 @@ def _build(con, name: str, fmt: str, pass_spec: str = "all", absolute: bool = Fa
         return _cores(con, fmt, **seg_opts)
     if name == "passes":
         return _passes(con, fmt, absolute, seg_opts)
-    b = segment.bind(con, segment.Options(**seg_opts))
-    b.notes.append(b.rule())
-    segment.find_passes(con, b)
+    try:
+        b = segment.bind(con, segment.Options(**seg_opts))
+        b.notes.append(b.rule())
+        segment.find_passes(con, b)
+    except NoAnchor as e:   # kernels and timeline answer over the whole run instead
+        if name not in ("kernels", "timeline") or not run_wide.possible(seg_opts, layer, flow, compare_layer,
+                                                                       timeline_layers):
+            raise
+        return run_wide.build(con, name, fmt, e, seg_opts, top, absolute)
     base = {"run_ids": b.run_ids, "absolute": bool(absolute)}
     meta = units.params(b, pass_spec)
     if name == "compare":
@@ -128,10 +135,11 @@ def _build(con, name: str, fmt: str, pass_spec: str = "all", absolute: bool = Fa
                               f"compute flow of layer {layer}", labels=PROLOGUE)
     if top < 0:
         raise UsageError("--top must be >= 0 (0: every kernel)")
-    res = rnd.fetch_file(con, fmt, "report_kernels", {"run_ids": b.run_ids, "layer": layer, "top": top}, name, b, meta,
+    res = rnd.fetch_file(con, fmt, "report_kernels", {"run_ids": b.run_ids, "layer": layer, "top": top, "rest": False},
+                         name, b, meta,
                          "hot kernels" + (f" of layer {layer}" if layer is not None else ""))
     # a table for people shows the short name; CSV and JSON keep both
-    return rnd.drop_columns(res, ["name"]) if fmt in ("table", "md") else res
+    return rnd.for_people(res) if fmt in ("table", "md") else res
 
 
 def _passes(con, fmt, absolute, seg_opts):
@@ -201,11 +209,12 @@ def _layers(con, fmt, b, meta, base, mean, roofline_sql=None):
 
 def _modules(con, fmt, pass_spec, by, seg_opts, module_path=False):
     """Device time by launching module. Segmentation is optional: without an anchor (from --anchor or
-    the profile) every kernel has an empty pass and layer."""
+    the profile) and without --pass, every kernel has an empty pass and layer."""
     if by not in ("kernel", "module"):
         raise UsageError("--by: expected kernel or module")
     opt = segment.Options(**seg_opts)
-    if units.has_anchor(opt):
+    # a pass asked for (--pass other than all) needs passes: the anchor is then proposed as report layers does
+    if units.has_anchor(opt) or str(pass_spec).strip().lower() != "all":
         b, meta = units.segmented(con, opt, pass_spec, segment.select_passes)
     else:
         b = segment.bind_runs(con, opt.runs, opt.tags)
@@ -217,8 +226,17 @@ def _modules(con, fmt, pass_spec, by, seg_opts, module_path=False):
     file, title = ("report_modules_total", "device time by module") if by == "module" else \
         ("report_modules", "device time by module and kernel")
     meta["module"] = "instance path" if module_path else "role (instances of one role across layers grouped)"
-    return rnd.fetch_file(con, fmt, file, {"run_ids": b.run_ids, "by_path": bool(module_path)}, "modules", b, meta,
-                          title, labels=PROLOGUE)
+    only = str(pass_spec).strip().lower() != "all"
+    res = rnd.fetch_file(con, fmt, file, {"run_ids": b.run_ids, "by_path": bool(module_path), "passes_only": only},
+                         "modules", b, meta, title, labels=PROLOGUE)
+    if fmt not in rnd.READING or "kernel" not in res.columns:
+        return res
+    # a table for people: a mangled or templated kernel name as its short name (distinct names kept apart)
+    at = res.columns.index("kernel")
+    long = sorted({row[at] for row in res.rows if row[at] and (row[at].startswith("_Z") or "<" in row[at])})
+    short = dict(con.execute("SELECT name, short_name FROM kernel_names WHERE name IN (SELECT unnest($n))",
+                             {"n": long}).fetchall()) if long else {}
+    return rnd.with_names(res, "kernel", short)
 
 
 def _breakdown(con, fmt, spec, by, seg_opts):

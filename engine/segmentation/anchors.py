@@ -137,7 +137,7 @@ def propose_anchor(con, prof, run_ids, opt, cfg, phase="forward") -> tuple[str, 
                              for s in stats[:3])
             raise NoAnchor(f"run '{run}': no anchor given and no attention kernel repeats a steady number of "
                            f"times per pass{f' equal to {want} layers' if want else ''}"
-                           f"{'; candidates: ' + seen if seen else ''}. Give --anchor REGEX")
+                           f"{'; candidates: ' + seen if seen else ''}; {repeating(con, rid)}. Give --anchor REGEX")
         best = good[0]
         names += best["names"]
         chosen[rid] = best
@@ -173,6 +173,16 @@ def _short_names(con, names: list[str]) -> dict[str, str]:
     """The stored short names (table kernel_names) of kernel names: name -> short name, where it has one."""
     return dict(con.execute("SELECT name, short_name FROM kernel_names WHERE name IN (SELECT unnest($n))",
                             {"n": list(names)}).fetchall())
+
+
+def repeating(con, rid) -> str:
+    """The kernels of a run that repeat most (those that could anchor its layers), with their counts, for an
+    error that asks for --anchor."""
+    top = [(n, c) for n, c in con.execute(sql.load("top_names"), {"run_id": rid}).fetchall() if c > 1]
+    if not top:
+        return "no kernel repeats"
+    short = _short_names(con, [n for n, _ in top])
+    return "kernels that repeat most (could anchor): " + ", ".join(f"{short.get(n) or n} ({c})" for n, c in top)
 
 
 def _candidate_sets(con, attention: dict[int, list[str]]) -> dict[int, list[list[str]]]:

@@ -41,6 +41,31 @@ def check_device_activity(con, run_id: int, path: str):
         "ORDER BY 1 LIMIT 8", {"r": run_id}).fetchall()]
     names = (f"; thread names seen: {', '.join(seen)} — if those are cores, map them with "
              "--core-rule 'REGEX=AIC'") if seen else ""
+    if cut_short(path):
+        raise InputError(f"{path}: no device activity, and the file is cut short (it ends inside its events, "
+                         "with no closing bracket): the profiler writes the device events after the host ones, "
+                         "so they were most likely cut off; copy or capture the whole file")
     raise InputError(f"{path}: no device activity (no kernel, gpu_memcpy or gpu_memset events, no "
                      "threads named like cores): a CPU-only profile? Record it with "
                      f"ProfilerActivity.CUDA (or the NPU activity){names}")
+
+
+def cut_short(path: str) -> bool:
+    """Whether a JSON trace (plain or gzip) stops before its end: a gzip stream that breaks off, or text
+    whose last non-blank byte closes neither the event array nor the object (read to the end: only on the
+    way to an error)."""
+    import gzip
+    import zlib
+    tail = b""
+    try:
+        with open(path, "rb") as raw:
+            gz = raw.read(2) == b"\x1f\x8b"
+            raw.seek(0)
+            f = gzip.GzipFile(fileobj=raw) if gz else raw
+            while chunk := f.read(1 << 20):
+                tail = (tail + chunk)[-256:]
+    except (EOFError, gzip.BadGzipFile, zlib.error):
+        return True
+    except OSError:
+        return False
+    return not tail.rstrip().endswith((b"]", b"}"))

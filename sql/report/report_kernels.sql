@@ -4,13 +4,16 @@
 --   $run_ids INTEGER[]: the runs, in output order
 --   $layer INTEGER: the layer; NULL: all layers
 --   $top INTEGER: kernels per (run, pass); 0: all
--- Output: rows, one per (run, pass, name, op_type), ranked:
+--   $rest BOOLEAN: one more row per (run, pass) for the kernels past $top (rank and name empty), so that the
+--     rows add up to the selection's time
+-- Output: rows, one per (run, pass, name, op_type), ranked (then the rest, with $rest):
 --   run VARCHAR: the run's name
 --   pass BIGINT: the pass
 --   layer BIGINT: $layer (empty when all layers)
 --   rank BIGINT: by time, from 1
 --   name VARCHAR: the kernel name
---   short_name VARCHAR: its short name (kernel_names; terminal and Markdown tables show it instead of name)
+--   short_name VARCHAR: its short name (kernel_names; terminal and Markdown tables show it instead of name);
+--     the rest row: (N more)
 --   op_type VARCHAR: its op type
 --   category VARCHAR: its category
 --   count BIGINT: its kernels
@@ -28,11 +31,17 @@ WITH sel AS (
     SELECT *, row_number() OVER (PARTITION BY run_id, pass ORDER BY ns DESC, name, op_type) AS rank,
         sum(ns) OVER (PARTITION BY run_id, pass) AS total_ns
     FROM grouped
+), shown AS (
+    SELECT *, false AS is_rest FROM ranked WHERE $top = 0 OR rank <= $top
+    UNION ALL BY NAME
+    SELECT run_id, pass, NULL AS name, NULL AS op_type, NULL AS category, sum(n)::BIGINT AS n, sum(ns) AS ns,
+        NULL AS rank, any_value(total_ns) AS total_ns, true AS is_rest, count(*) AS more
+    FROM ranked WHERE $rest AND $top > 0 AND rank > $top GROUP BY run_id, pass
 )
-SELECT r.name AS run, k.pass, $layer::BIGINT AS layer, k.rank, k.name, coalesce(kn.short_name, k.name) AS short_name,
+SELECT r.name AS run, k.pass, $layer::BIGINT AS layer, k.rank, k.name,
+    CASE WHEN k.is_rest THEN '(' || k.more || ' more)' ELSE coalesce(kn.short_name, k.name) END AS short_name,
     k.op_type, k.category, k.n AS count,
     us(k.ns) AS sum_us, us(round(k.ns / k.n)::BIGINT) AS avg_us,
     round(100.0 * k.ns / nullif(k.total_ns, 0), 2)::DECIMAL(6, 2) AS share_pct
-FROM ranked k JOIN runs r USING (run_id) LEFT JOIN kernel_names kn ON kn.name = k.name
-WHERE $top = 0 OR k.rank <= $top
-ORDER BY list_position($run_ids, k.run_id), k.pass, k.rank;
+FROM shown k JOIN runs r USING (run_id) LEFT JOIN kernel_names kn ON kn.name = k.name
+ORDER BY list_position($run_ids, k.run_id), k.pass, k.is_rest, k.rank;

@@ -5,6 +5,7 @@
 -- Parameters:
 --   $run_ids INTEGER[]: the runs, in output order
 --   $by_path BOOLEAN: the module's instance path, module_path, instead of its layer-free role, module
+--   $passes_only BOOLEAN: only the kernels of the selected passes (--pass N, steady, auto), none outside them
 -- Output: rows, one per (run, pass, layer, module, kernel):
 --   run VARCHAR: the run's name
 --   pass BIGINT: the pass; NULL: outside every window
@@ -23,6 +24,7 @@ FROM m
 JOIN kernels k USING (run_id, seq)
 JOIN runs r USING (run_id)
 LEFT JOIN _assigned a USING (run_id, seq)
+WHERE NOT $passes_only OR a.run_id IS NOT NULL
 GROUP BY m.run_id, r.name, a.pass, a.layer, a.unit, m.module, k.name
 ORDER BY list_position($run_ids, m.run_id), a.pass NULLS FIRST, a.unit = 'epilogue', a.layer NULLS FIRST, sum(k.dur_ns) DESC,
     m.module, k.name;

@@ -4,6 +4,7 @@
 -- Parameters:
 --   $run_ids INTEGER[]: the runs, in output order
 --   $by_path BOOLEAN: the module's instance path, module_path, instead of its layer-free role, module
+--   $passes_only BOOLEAN: only the kernels of the selected passes (--pass N, steady, auto), none outside them
 -- Output: rows, one per (run, pass, layer, module):
 --   run VARCHAR: the run's name
 --   pass BIGINT: the pass; NULL: outside every window
@@ -17,6 +18,7 @@ WITH rows AS (
     SELECT m.run_id, a.pass, a.layer, a.unit, CASE WHEN $by_path THEN m.module_path ELSE m.module END AS module,
         count(*) AS n, sum(k.dur_ns) AS ns
     FROM _attr m JOIN kernels k USING (run_id, seq) LEFT JOIN _assigned a USING (run_id, seq)
+    WHERE NOT $passes_only OR a.run_id IS NOT NULL
     GROUP BY ALL
 )
 SELECT r.name AS run, x.pass, x.layer, x.module, x.n AS kernels, us(x.ns) AS sum_us,

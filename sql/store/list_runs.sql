@@ -4,6 +4,7 @@
 --   $run_ids INTEGER[]: the runs to list, in this order
 -- Output: rows, one per run:
 --   run VARCHAR: the run's name
+--   source VARCHAR: the file the run read (runs.source_files) when it read one, else runs.source_path (a folder)
 --   format VARCHAR: runs.format
 --   rank INTEGER: runs.rank
 --   device VARCHAR: its name when the trace gives it, else kind:id
@@ -14,14 +15,14 @@
 --   passes BIGINT: empty without --passes
 --   span_ms DECIMAL(26,6): first start to last end
 --   tags VARCHAR: k=v, ...
---   source VARCHAR: runs.source_path
 --   ingested_at VARCHAR: YYYY-MM-DD HH:MM:SS
-SELECT r.name AS run, r.format, r.rank,
+SELECT r.name AS run,
+    CASE WHEN len(r.source_files) = 1 THEN r.source_files[1] ELSE r.source_path END AS source, r.format, r.rank,
     coalesce(r.device_name, r.device_kind || coalesce(':' || r.device_id, '')) AS device,
     round(r.source_bytes * 0.000001, 3) AS source_mb, r.kernel_rows, r.kernel_count AS kernels,
     r.kernel_rows - r.kernel_count AS duplicates, p.passes, ms(r.last_end_ns - r.first_start_ns) AS span_ms,
     array_to_string(list_transform(map_entries(r.tags), lambda e: e.key || '=' || e.value), ', ') AS tags,
-    r.source_path AS source, strftime(r.ingested_at, '%Y-%m-%d %H:%M:%S') AS ingested_at
+    strftime(r.ingested_at, '%Y-%m-%d %H:%M:%S') AS ingested_at
 FROM runs r LEFT JOIN _run_passes p USING (run_id)
 WHERE r.run_id IN (SELECT unnest($run_ids::INTEGER[]))
 ORDER BY list_position($run_ids::INTEGER[], r.run_id);

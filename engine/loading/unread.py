@@ -1,0 +1,74 @@
+"""Say which files beside a run's files an ingest did not load, and why: the same kernels in another format,
+another file of the same kind (one run reads one), not a trace, or a format tracedb does not read."""
+import os
+import re
+
+from tracedb.errors import TracedbError
+from tracedb.ingest import formats
+
+# files of an Ascend profiler folder read for the run's facts, not its kernels (ingest/ascend_info.py)
+JOB_FACTS = re.compile(r"profiler_(info(_\d+)?|metadata)\.json$")
+
+
+def reason(path: str, read: list[str]) -> str:
+    """Why `path`, found beside the files `read`, was not loaded."""
+    if JOB_FACTS.match(os.path.basename(path)):
+        return "no kernels: the job's facts (rank, world size) are read from it"
+    try:
+        r = formats.in_folder(path)
+    except TracedbError:
+        return "unknown format (named like a trace, but not one tracedb reads)"
+    except OSError as e:
+        return f"not readable ({e.strerror or e})"
+    if r is None:
+        return "not a trace (no reader claims it)"
+    here = [f for f in read if os.path.dirname(os.path.abspath(f)) == os.path.dirname(os.path.abspath(path))]
+    read = here or read
+    kinds = {}
+    for f in read:
+        try:
+            kinds[f] = formats.in_folder(f)
+        except (TracedbError, OSError):
+            continue
+    same = [os.path.basename(f) for f, k in kinds.items() if k is not None and k.name == r.name]
+    if same:
+        return f"the same kind of file ({r.name}) as {', '.join(same)}, which was loaded; ingest it alone to load it"
+    loaded = ", ".join(os.path.basename(f) for f in read) or "another file"
+    return f"same data in another format ({r.name}); {loaded} was loaded"
+
+
+def beside(read: list[str], roots: list[str] = ()) -> list[tuple[str, str]]:
+    """The regular files in the folders of `read` (and directly in the folders `roots`) that are not in
+    `read`, each with its reason, in path order."""
+    done = {os.path.abspath(f) for f in read}
+    folders = {os.path.dirname(os.path.abspath(f)) for f in read} | {os.path.abspath(r) for r in roots
+                                                                      if os.path.isdir(r)}
+    out = []
+    for d in sorted(folders):
+        try:
+            names = sorted(os.listdir(d))
+        except OSError:
+            continue
+        for n in names:
+            f = os.path.join(d, n)
+            if f in done or not os.path.isfile(f):
+                continue
+            out.append((f, reason(f, read)))
+    return out
+
+
+def grouped(unread: list[tuple[str, str]], roots=()) -> list[str]:
+    """One line per folder and reason: `not loaded: a.csv, b.json — reason`; when the files lie in several
+    folders, each is named (relative to the folder of `roots` that holds it)."""
+    by: dict[tuple, list[str]] = {}
+    for f, why in unread:
+        by.setdefault((os.path.dirname(os.path.abspath(f)), why), []).append(os.path.basename(f))
+    several = len({d for d, _ in by}) > 1
+
+    def shown(d):
+        for r in (os.path.abspath(r) for r in roots):
+            if d == r or d.startswith(r + os.sep):
+                return os.path.join(os.path.basename(r), os.path.relpath(d, r)).removesuffix(os.sep + ".")
+        return d
+    return [f"not loaded{f' in {shown(d)}' if several else ''}: {', '.join(names)} — {why}"
+            for (d, why), names in by.items()]
