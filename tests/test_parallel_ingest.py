@@ -359,7 +359,7 @@ def test_sigterm_stops_the_workers_and_leaves_no_side_store(tmp_path, store, hel
     proc.send_signal(signal.SIGTERM)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 143 and err == "error: terminated (SIGTERM)\n", err
-    assert out.startswith("ingested run 'p-rank0'") and out.count("\n") == 1
+    assert run_lines(out) == ["ingested run 'p-rank0'"]
     after = _state(store)
     assert after.startswith(before) and after.count("\n") == before.count("\n") + 1 and ",p-rank0," in after
     assert not _side_files(tmp_path)
@@ -438,7 +438,7 @@ def test_readers_are_served_while_workers_parse(tmp_path, store, held, start):
         go.touch()
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 0, err
-    assert [line.split("'")[1] for line in out.splitlines()] == ["p-rank0", "p-rank1", "p-rank2"]
+    assert [line.split("'")[1] for line in run_lines(out)] == ["p-rank0", "p-rank1", "p-rank2"]
     names = cli("sql", "--db", store, "--format", "csv", "SELECT name FROM runs ORDER BY run_id").stdout.split()
     assert names == ["name", "first", "p-rank0", "p-rank1", "p-rank2"] and not _side_files(tmp_path)
 

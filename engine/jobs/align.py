@@ -34,6 +34,7 @@ class Alignment:
     reference: int | None = None                   # the run whose clock the others are moved to
     instances: int = 0                             # collective instances the offsets rest on
     on_clock: list = field(default_factory=list)   # runs whose times are comparable: the reference's clock
+    clock_set: dict = field(default_factory=dict)  # run_id -> the run whose clock it reads (a set's lowest rank)
     why_not: str = ""                              # why the other runs' instances have no cross-rank figures
 
 
@@ -95,16 +96,19 @@ def estimate(con, run_ids: list[int], align: bool = True) -> Alignment:
     # of two sets are on clocks nothing relates
     order = sorted(run_ids, key=lambda r: (ranks.get(r) is None, ranks.get(r) or 0, r))
     linked = {x for a, r, _, _ in edges for x in (a, r)}
-    reached, refs = set(), []
+    reached, refs, clock_set = set(), [], {r: ref for r in run_ids}
     for r in order:
         if r not in reached and (r == ref or r in linked):
             refs.append(r)
-            reached |= _chain(r, edges, offsets)
+            mine = _chain(r, edges, offsets)
+            clock_set.update({m: r for m in mine})
+            reached |= mine
     _apply(con, offsets)
     residual, used = sql.run(con, "align_residual").fetchone()
     if residual > RESIDUAL_BOUND_NS:
         reached, why_not = {ref}, (f"clocks not aligned: residual {residual / 1000:,.3f} us "
                                    f"over {RESIDUAL_BOUND_NS // 1000:,} us")
+        clock_set = {r: ref for r in run_ids}
     else:
         why_not = "clocks not aligned: this rank shares no collective with the others"
     moved = [r for r in run_ids if r not in refs and r in reached]
@@ -118,7 +122,7 @@ def estimate(con, run_ids: list[int], align: bool = True) -> Alignment:
     if alone:
         note += f"; no collective shared with the others, left raw: {listed(alone)}"
     return Alignment(offsets=offsets, residual_ns=residual, aligned=True, note=note, reference=ref, instances=used,
-                     on_clock=sorted(reached), why_not=why_not)
+                     on_clock=sorted(reached), why_not=why_not, clock_set=clock_set)
 
 
 def listed(items: list[str], shown: int = 8) -> str:

@@ -50,13 +50,16 @@ def build(con, fmt, spec, per_rank=False, stragglers=False, no_align=False, **se
     sql.run(con, "breakdown_union")
     clocks = align.rank_offsets(con, b.run_ids + bare, align=not no_align, profile=opt.profile)
     offsets = {r: int(clocks.offsets.get(r, 0) or 0) for r in b.run_ids}
+    sets = {r: clocks.clock_set.get(r, clocks.reference) for r in b.run_ids + bare}
     con.execute("CREATE OR REPLACE TEMP TABLE _rk_ranks AS SELECT unnest($r)::INTEGER AS run_id, "
-                "unnest($k)::INTEGER AS rank, unnest($o)::BIGINT AS offset_ns",
-                {"r": b.run_ids, "k": [rank_of[r] for r in b.run_ids], "o": [offsets[r] for r in b.run_ids]})
+                "unnest($k)::INTEGER AS rank, unnest($o)::BIGINT AS offset_ns, unnest($s)::INTEGER AS clock_set",
+                {"r": b.run_ids, "k": [rank_of[r] for r in b.run_ids], "o": [offsets[r] for r in b.run_ids],
+                 "s": [sets[r] for r in b.run_ids]})
     bare_rank = dict(con.execute("SELECT run_id, rank FROM runs WHERE run_id IN (SELECT unnest($i))",
                                  {"i": bare}).fetchall())
     con.execute("CREATE OR REPLACE TEMP TABLE _rk_bare AS SELECT unnest($r)::INTEGER AS run_id, unnest($k)::INTEGER "
-                "AS rank", {"r": bare, "k": [bare_rank.get(r) for r in bare]})
+                "AS rank, unnest($s)::INTEGER AS clock_set",
+                {"r": bare, "k": [bare_rank.get(r) for r in bare], "s": [sets[r] for r in bare]})
     sql.run(con, "ranks_units", {"passes": passes, "min_skew": MIN_SKEW, "peak_share": PEAK_SHARE})
     placed = {r for (r,) in con.execute("SELECT DISTINCT run_id FROM _rk_layers WHERE compute_ns IS NULL").fetchall()}
     if bare and not placed:

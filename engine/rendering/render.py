@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 from tracedb.shown import printable
+from tracedb.engine.rendering import run_notes
 
 FORMATS = ("table", "md", "csv", "json", "html", "spreadsheet")
 # CSV for data tools keeps every text exact; `spreadsheet` is CSV for Excel, LibreOffice and Google Sheets,
@@ -53,6 +54,9 @@ class Result:
     sparse: set = field(default_factory=set)      # columns table/md leave out when zero in every row
     table: object = None                          # the typed rows as a pyarrow Table (Python API calls only)
     charts: tuple = ()                            # the report's chart layouts (reports/declared.py), first match wins
+
+    def __post_init__(self):
+        self.notes = run_notes.merged(list(self.notes))     # one note for what many runs share
 
 
 def fetch(con, query: str, query_params: dict, report: str, fmt: str = "table", **kw) -> Result:

@@ -5,7 +5,9 @@
 -- communication ops are matched across ranks by their order within the layer (the k-th op of the layer
 -- on every rank is one collective); its arrival on a rank is the op's start plus the rank's clock
 -- offset (engine/jobs/align.py). Per collective: the latest arrival and the rank that made it; per rank, its
--- wait (latest arrival - its own arrival, summed over the layer's collectives).
+-- wait (latest arrival - its own arrival, summed over the layer's collectives). Arrivals are compared within a
+-- clock set only (ranks aligned to one clock: all of them, or each set of ranks that share collectives, such
+-- as a TP group when only TP groups communicate); a layer's spread is the widest of its sets'.
 -- The slowest rank of a (pass, layer) is the one with the most compute time (ties: the lower rank; none
 -- when all ranks have the same); its
 -- skew is (max - median) / median, median the lower middle value of the ranks' compute times (one
@@ -22,16 +24,18 @@
 -- or wall, and are left out of the compute comparison.
 -- Inputs: _bd_units (breakdown_union.sql over breakdown_activity_layers.sql by layer), _bd_act, _coll_aligned
 --   (align_apply.sql over every run, those without kernels too), TEMP _rk_ranks(run_id INTEGER, rank INTEGER,
---   offset_ns BIGINT) (the runs compared, their rank and the ns added to their timestamps), TEMP
---   _rk_bare(run_id INTEGER, rank INTEGER) (the runs with communication ops only).
+--   offset_ns BIGINT, clock_set INTEGER) (the runs compared, their rank, the ns added to their timestamps and
+--   the run whose clock they read), TEMP _rk_bare(run_id INTEGER, rank INTEGER, clock_set INTEGER) (the runs
+--   with communication ops only).
 -- Parameters:
 --   $passes BIGINT[]: the passes compared (those every rank has)
 --   $min_skew DOUBLE: the skew from which the slowest rank counts as a straggler
 --   $peak_share DOUBLE: the share of the rank's largest skew in the pass a straggler's skew must reach
--- Output: TEMP _rk_inst, one row per collective (pass, layer, k-th communication op of the layer):
+-- Output: TEMP _rk_inst, one row per collective (pass, layer, k-th communication op of the layer) and clock set:
 --   pass BIGINT: the pass
 --   lk BIGINT: the layer (-1: the prologue, -2: the epilogue)
 --   k BIGINT: its order among the layer's communication ops, from 0
+--   clock_set INTEGER: the run whose clock its ranks' arrivals read (_rk_ranks.clock_set)
 --   ranks BIGINT: the ranks that have it
 --   first_ns BIGINT: the earliest aligned start
 --   last_ns BIGINT: the latest aligned start (the last arrival)
@@ -66,7 +70,7 @@
 -- TEMP _rk_comm (the communication ops with their order and aligned start) is scratch: no other file reads it.
 CREATE OR REPLACE TEMP TABLE _rk_comm AS
 WITH placed AS (
-    SELECT a.run_id, r.rank, a.seq, a.pass, coalesce(a.layer, CASE WHEN a.unit = 'epilogue' THEN -2 ELSE -1 END) AS lk,
+    SELECT a.run_id, r.rank, r.clock_set, a.seq, a.pass, coalesce(a.layer, CASE WHEN a.unit = 'epilogue' THEN -2 ELSE -1 END) AS lk,
         row_number() OVER (PARTITION BY a.run_id, a.pass, a.layer, a.unit ORDER BY a.s, a.seq) - 1 AS k,
         a.s + r.offset_ns AS s, a.e - a.s AS dur_ns
     FROM _bd_act a JOIN _rk_ranks r USING (run_id)
@@ -77,21 +81,21 @@ WITH placed AS (
     FROM _coll_aligned c JOIN placed p ON p.run_id = c.run_id AND p.seq = c.kseq
     GROUP BY c.grp, c.mkey
 )
-SELECT run_id, rank, pass, lk, k, s, dur_ns FROM placed
+SELECT run_id, rank, clock_set, pass, lk, k, s, dur_ns FROM placed
 UNION ALL
 -- a rank with communication ops only: each of its ops where its instance is on the others
-SELECT c.run_id, r.rank, i.pass, i.lk, i.k, c.a_start, c.end_ns - c.start_ns
+SELECT c.run_id, r.rank, r.clock_set, i.pass, i.lk, i.k, c.a_start, c.end_ns - c.start_ns
 FROM _coll_aligned c JOIN _rk_bare r USING (run_id) JOIN instance_place i USING (grp, mkey);
 CREATE OR REPLACE TEMP TABLE _rk_inst AS
-SELECT pass, lk, k, count(*) AS ranks, min(s) AS first_ns, max(s) AS last_ns,
+SELECT pass, lk, k, clock_set, count(*) AS ranks, min(s) AS first_ns, max(s) AS last_ns,
     first(rank ORDER BY s DESC, rank DESC) AS last_rank
 FROM _rk_comm
-GROUP BY pass, lk, k;
+GROUP BY pass, lk, k, clock_set;
 CREATE OR REPLACE TEMP TABLE _rk_layers AS
 WITH waits AS (
     SELECT c.run_id, c.pass, c.lk, count(*) AS collectives,
         sum(i.last_ns - c.s)::BIGINT AS wait_ns, sum(c.s - i.first_ns)::BIGINT AS late_ns
-    FROM _rk_comm c JOIN _rk_inst i USING (pass, lk, k)
+    FROM _rk_comm c JOIN _rk_inst i USING (pass, lk, k, clock_set)
     GROUP BY c.run_id, c.pass, c.lk
 )
 SELECT u.run_id, r.rank, u.pass, u.layer, coalesce(u.layer, CASE WHEN u.unit = 'epilogue' THEN -2 ELSE -1 END) AS lk,
@@ -128,7 +132,7 @@ WITH ordered AS (
     SELECT *, max(skew_d) FILTER (WHERE over) OVER (PARTITION BY pass, slowest_rank) AS peak
     FROM skewed
 ), widest AS (
-    SELECT pass, lk, count(*) FILTER (WHERE ranks > 1) AS collectives,
+    SELECT pass, lk, count(DISTINCT k) FILTER (WHERE ranks > 1) AS collectives,
         first(last_rank ORDER BY last_ns - first_ns DESC, k) FILTER (WHERE ranks > 1) AS last_rank,
         max(last_ns - first_ns) FILTER (WHERE ranks > 1) AS spread_ns
     FROM _rk_inst

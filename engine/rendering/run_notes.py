@@ -1,0 +1,48 @@
+"""Notes that say the same thing of many runs, said once: a job of 128 ranks gave 128 notes `run 'X': anchor
+chosen: ...` and 128 pass-split notes that differ only in the run's name and a gap or two. Notes of one run,
+and notes about no run, stay as they are."""
+import re
+
+_OF_RUN = re.compile(r"run '([^']*)': (.*)", re.S)
+_NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
+SHOWN = 4      # run names a merged note lists before "and N more"
+
+
+def merged(notes: list[str]) -> list[str]:
+    """`notes` with every set of `run 'X': BODY` notes whose bodies differ at most in their numbers made one
+    note, where the first of them stood: `runs 'A', 'B' and 3 more (5 runs): BODY`, each number that differs
+    between them shown as its range over the runs (`250.0–260.7`)."""
+    groups: dict[str, list[tuple[str, list[str]]]] = {}
+    order: list[tuple[str | None, str]] = []
+    for note in notes:
+        m = _OF_RUN.fullmatch(note)
+        if not m:
+            order.append((None, note))
+            continue
+        name, body = m.groups()
+        template = _NUMBER.sub("\0", body)      # NUL: never in a note (shown.printable escapes it)
+        if template not in groups:
+            groups[template] = []
+            order.append((template, note))
+        groups[template].append((name, _NUMBER.findall(body)))
+    out = []
+    for template, note in order:
+        runs = groups.get(template) if template is not None else None
+        if not runs or len(runs) == 1:
+            out.append(note)
+            continue
+        names = [n for n, _ in runs]
+        listed = ", ".join(f"'{n}'" for n in names[:SHOWN])
+        more = f" and {len(names) - SHOWN} more" if len(names) > SHOWN else ""
+        numbers = iter([_span([nums[i] for _, nums in runs]) for i in range(len(runs[0][1]))])
+        body = re.sub("\0", lambda _: next(numbers), template)
+        out.append(f"runs {listed}{more} ({len(names)} runs): {body}")
+    return out
+
+
+def _span(values: list[str]) -> str:
+    """One number as written when every run has it, else `least–most` over the runs."""
+    if len(set(values)) == 1:
+        return values[0]
+    key = lambda v: float(v.replace(",", ""))   # noqa: E731
+    return f"{min(values, key=key)}–{max(values, key=key)}"
