@@ -50,7 +50,7 @@ def build(con, fmt, spec, per_rank=False, stragglers=False, no_align=False, **se
     sql.run(con, "breakdown_union")
     clocks = align.rank_offsets(con, b.run_ids + bare, align=not no_align, profile=opt.profile)
     offsets = {r: int(clocks.offsets.get(r, 0) or 0) for r in b.run_ids}
-    sets = {r: clocks.clock_set.get(r, clocks.reference) for r in b.run_ids + bare}
+    sets = {r: clocks.clock_set.get(r, -1) for r in b.run_ids + bare}   # -1: one clock for all
     con.execute("CREATE OR REPLACE TEMP TABLE _rk_ranks AS SELECT unnest($r)::INTEGER AS run_id, "
                 "unnest($k)::INTEGER AS rank, unnest($o)::BIGINT AS offset_ns, unnest($s)::INTEGER AS clock_set",
                 {"r": b.run_ids, "k": [rank_of[r] for r in b.run_ids], "o": [offsets[r] for r in b.run_ids],
