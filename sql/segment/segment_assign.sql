@@ -47,7 +47,7 @@ WITH w AS (
 )
 -- communication: logged as such (Ascend hcom rows) or named so (NCCL/RCCL kernels, by category)
 SELECT k.run_id, w.pass, k.seq, k.start_ns, k.dur_ns, k.kind = 'comm' OR c.category = 'communication' AS is_comm,
-    c.cat_ord
+    c.cat_ord, k.name, k.op_type
 FROM _stream k ASOF JOIN w ON k.run_id = w.run_id AND k.start_ns >= w.win_start
 JOIN _cats c ON c.name IS NOT DISTINCT FROM k.name AND c.op_type IS NOT DISTINCT FROM k.op_type
 WHERE k.run_id IN (SELECT unnest($run_ids)) AND k.start_ns <= w.win_end AND k.start_ns BETWEEN $win_lo AND $win_hi;
@@ -77,22 +77,23 @@ SELECT *, row_number() OVER (PARTITION BY run_id, pass, block ORDER BY start_ns,
 CREATE OR REPLACE TEMP TABLE _epilogue AS
 WITH last_block AS (
     SELECT run_id, pass, max(block) AS lb FROM _blocked WHERE block IS NOT NULL GROUP BY ALL
-), ref AS (
+), ref AS MATERIALIZED (
     -- the latest earlier block of the pass whose anchor has the last block's anchor name
     SELECT l.run_id, l.pass, l.lb, max(a2.block) AS rb
     FROM last_block l
     JOIN _anchor_pass a1 ON a1.run_id = l.run_id AND a1.pass = l.pass AND a1.block = l.lb
-    JOIN kernels k1 ON k1.run_id = a1.run_id AND k1.seq = a1.seq
+    JOIN _blocked k1 ON k1.run_id = a1.run_id AND k1.seq = a1.seq
     JOIN _anchor_pass a2 ON a2.run_id = l.run_id AND a2.pass = l.pass AND a2.block < l.lb
-    JOIN kernels k2 ON k2.run_id = a2.run_id AND k2.seq = a2.seq AND k2.name IS NOT DISTINCT FROM k1.name
+    JOIN _blocked k2 ON k2.run_id = a2.run_id AND k2.seq = a2.seq AND k2.name IS NOT DISTINCT FROM k1.name
     GROUP BY ALL
-), named AS (
+), named AS MATERIALIZED (
+    -- the kernels' names come with _blocked (_member): the kernels view joined here again and again cost 2 s
+    -- and 1.8 GB over a job of 128 ranks
     SELECT b.run_id, b.pass, b.block, b.pos, b.dur_ns, b.is_comm,
-        regexp_replace(coalesce(k.name, k.op_type), '\d+', '#', 'g') AS name,
+        regexp_replace(coalesce(b.name, b.op_type), '\d+', '#', 'g') AS name,
         b.start_ns, b.seq
     FROM _blocked b JOIN ref r ON r.run_id = b.run_id AND r.pass = b.pass
      AND (b.block = r.lb OR b.block = r.rb OR b.block IS NULL)
-    JOIN kernels k ON k.run_id = b.run_id AND k.seq = b.seq
 ), matched AS (
     -- the last block follows the reference while each kernel's name (digits aside: HCCL numbers its ops,
     -- hcom_allReduce__170_1_1) is one the reference has not used up yet, in any order (a DualPipe chunk
