@@ -18,7 +18,8 @@ Per rank count N:
      grows with the job, so only up to --keep-max ranks);
   c. ingest: `tracedb ingest DIR --db S --name job` into a new store (default --jobs: the cores);
   d. the job-wide reports on S, `--tag job=job`: ranks, collectives, breakdown, blame (each one process,
-     start-up included), after a `tracedb --version` that measures the start-up alone.
+     start-up included), after a `tracedb sql --db S "SELECT 1"` that measures the start-up alone (interpreter,
+     imports, opening the store).
 """
 import argparse
 import os
@@ -105,7 +106,7 @@ def main(argv=None):
                         best[w] = m
             if "ingest" not in best:
                 continue
-            start = run(tdb + ["--version"], tmp)
+            start = run(tdb + ["sql", "--db", db, "SELECT 1"], tmp)     # interpreter, imports, store open
             line = [f"start-up {start.wall:.2f} s"]
             for rep in REPORTS:
                 m = run(tdb + ["report", rep, "--db", db, "--tag", "job=job", "--format", "csv"], tmp)
