@@ -352,6 +352,7 @@ ROOFLINE = Report(
     pct_peak DECIMAL(7,1): ideal time at peak over measured time, %; empty above 100 % (flag)
     mfu_pct DECIMAL(7,1): FLOPs at peak over the group's whole time, % (per pass: MFU)
     device_mac_pct DECIMAL(7,1): the device's own measure (Ascend aic_mac_ratio), time-weighted, %
+    device_cube_pct DECIMAL(7,1): the device's own cube_utilization(%) (Ascend level 2), time-weighted, %
     coverage_pct DECIMAL(6,1): share of the group's time in kernels with FLOPs or bytes
     flag VARCHAR: above 100 % of peak: a wrong shape, dtype or peak
     flops_source VARCHAR: the formulas of the group's kernels

@@ -18,7 +18,8 @@ DEFINITIONS = (
     "not counted in tflops_s, tbytes_s, pct_peak); pct_peak: ideal time at the device's peak (the longer of "
     "flops / peak FLOP/s of the kernel's dtype and bytes / peak bytes/s) over the measured time; mfu_pct: FLOPs "
     "at peak over the whole time; device_mac_pct: the device's own cube-unit busy share (Ascend aic_mac_ratio), "
-    "which counts cycles the MAC units run, not useful FLOPs: it is above pct_peak when tiles are padded")
+    "which counts cycles the MAC units run, not useful FLOPs: it is above pct_peak when tiles are padded; "
+    "device_cube_pct: the device's cube_utilization(%) over all of its cube cores")
 
 
 def load_kernels(con, b, peak_tflops=None, peak_tbs=None):

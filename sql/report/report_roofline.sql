@@ -28,6 +28,8 @@
 --     time (per pass: the pass's MFU); NULL above 100 %
 --   device_mac_pct DECIMAL(7,1): what the device measured itself (Ascend aic_mac_ratio: the cube unit's busy
 --     share of the kernel's time), time-weighted over the kernels that have it
+--   device_cube_pct DECIMAL(7,1): the device's cube_utilization(%) (Ascend, level 2: the cube units' busy
+--     share over all of the chip's cube cores), time-weighted over the kernels that have it
 --   coverage_pct DECIMAL(6,1): share of the group's time in kernels with FLOPs or bytes
 --   flag VARCHAR: why pct_peak or mfu_pct is empty although work is known: above 100 % of peak means a wrong
 --     shape, dtype or peak
@@ -35,13 +37,15 @@
 --   unit VARCHAR: by layer: prologue | layer | epilogue; else NULL
 WITH ideal AS (
     SELECT a.run_id, a.pass, a.layer, a.unit, a.dur_ns, c.category, kk.name, w.flops, w.bytes, w.flops_source,
-        w.t_flops, w.t_bytes, w.rated, m.value AS mac
+        w.t_flops, w.t_bytes, w.rated, m.value AS mac, cu.value AS cube
     FROM _assigned a
     JOIN kernels kk USING (run_id, seq)
     JOIN (SELECT DISTINCT category, cat_ord FROM _rules) c USING (cat_ord)
     JOIN _rl_kernels w USING (run_id, seq)
     LEFT JOIN (SELECT run_id, seq, value FROM kernel_metrics
                WHERE metric = 'aic_mac_ratio' AND run_id IN (SELECT unnest($run_ids))) m USING (run_id, seq)
+    LEFT JOIN (SELECT run_id, seq, value FROM kernel_metrics
+               WHERE metric = 'cube_utilization(%)' AND run_id IN (SELECT unnest($run_ids))) cu USING (run_id, seq)
 ), g AS (
     SELECT run_id,
         CASE WHEN $by IN ('pass', 'layer') THEN pass END AS pass,
@@ -58,6 +62,7 @@ WITH ideal AS (
         sum(coalesce(t_flops, 0)) FILTER (WHERE rated) AS t_f, sum(coalesce(t_bytes, 0)) FILTER (WHERE rated) AS t_b,
         sum(t_flops) AS t_model,
         sum(mac * dur_ns) / sum(dur_ns) FILTER (WHERE mac IS NOT NULL) AS mac,
+        sum(cube * dur_ns) / sum(dur_ns) FILTER (WHERE cube IS NOT NULL) AS cube,
         string_agg(DISTINCT flops_source, '; ' ORDER BY flops_source) AS sources
     FROM ideal
     GROUP BY ALL
@@ -73,6 +78,7 @@ SELECT r.name AS run, g.pass, g.layer, g.category, g.name, coalesce(kn.short_nam
     CASE WHEN g.pct <= 100 THEN round(g.pct, 1)::DECIMAL(7, 1) END AS pct_peak,
     CASE WHEN g.mfu <= 100 THEN round(g.mfu, 1)::DECIMAL(7, 1) END AS mfu_pct,
     round(100 * g.mac, 1)::DECIMAL(7, 1) AS device_mac_pct,
+    round(g.cube, 1)::DECIMAL(7, 1) AS device_cube_pct,
     round(100.0 * coalesce(g.ns_w, 0) / nullif(g.ns, 0), 1)::DECIMAL(6, 1) AS coverage_pct,
     CASE WHEN g.pct > 100 OR g.mfu > 100
          THEN 'over 100 % of peak (' || round(greatest(g.pct, g.mfu), 1) || ' %): wrong shape, dtype or peak' END AS flag,
