@@ -25,7 +25,7 @@ import duckdb
 
 from tracedb import sql
 from tracedb.errors import InputError
-from tracedb.ingest import formats, sniff, timefmt
+from tracedb.ingest import ascend_host, formats, sniff, timefmt
 from tracedb.ingest.ascend_csv_header import CANONICAL, INT_BITS, SQL_TYPES, TIMES, Header, normalise
 from tracedb.ingest.duckdb_memory import memory_cap
 
@@ -375,7 +375,16 @@ def _found(probe) -> bool:
 
 def _read(con, run_id: int, src, options) -> dict:
     metrics, extras = load(con, run_id, src.headers, options["as_text"])
+    if src.host_trace:        # a profiler folder's trace_view.json: the host side (ingest/ascend_host.py)
+        ascend_host.load(con, run_id, src.host_trace)
     return {"metric_columns": metrics, "extra_columns": extras}
+
+
+def _finish(con, run_id: int, src, core_rules):
+    """Inside the run's transaction: file order and duplicate marks, then the host side when there is one."""
+    sql.run(con, "ingest_finish", {"run_id": run_id, "marked": True})
+    if src.host_trace:
+        ascend_host.finish(con, run_id)
 
 
 READER = formats.Reader(
@@ -385,8 +394,8 @@ READER = formats.Reader(
     recognised="any other text, whose header must name Name, Start Time(us) and Duration(us) (or op_summary's "
     "names); a folder by its layout",
     clock_domain="unix-epoch-local", memory=DUCKDB_MEMORY,   # rows committed and duplicates marked in load
-    finish=lambda con, run_id, src, core_rules: sql.run(con, "ingest_finish", {"run_id": run_id, "marked": True}),
-    sql=("ingest_ascend_csv", "ingest_ascend_csv_texts"),
+    finish=_finish,
+    sql=("ingest_ascend_csv", "ingest_ascend_csv_texts", "ingest_ascend_host_link"),
     docs=(formats.Doc("Ascend `kernel_details.csv` (torch_npu profiler)", "`ascend-kernel-details`", "`kernels_raw`"),
           formats.Doc("msprof `op_summary_*.csv`", "`ascend-op-summary`", "`kernels_raw`"),
           formats.Doc("A profiler folder (`*_ascend_pt/`, `ASCEND_PROFILER_OUTPUT/`, msprof `PROF_*`)",

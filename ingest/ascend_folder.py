@@ -8,7 +8,7 @@ import os
 import re
 
 from tracedb.errors import InputError
-from tracedb.ingest import ascend_comm, ascend_csv, ascend_db, ascend_info, sniff, sqlite_export
+from tracedb.ingest import ascend_comm, ascend_csv, ascend_db, ascend_host, ascend_info, sniff, sqlite_export
 from tracedb.ingest.run_source import Source, rank_from_path
 
 OUTPUT_DIRS = ("ASCEND_PROFILER_OUTPUT", "mindstudio_profiler_output")
@@ -25,6 +25,7 @@ def resolve(path: str) -> Source:
     for cand in (os.path.join(out_dir, "kernel_details.csv"), os.path.join(root, "kernel_details.csv")):
         if os.path.lexists(cand):      # not isfile: a named pipe there is refused by name, not passed over
             src = _from_csv_files(path, [cand])
+            src.host_trace = ascend_host.beside(cand)     # the host side, when the folder has it
             break
     else:
         slices = _op_summary_files(root)
@@ -60,7 +61,7 @@ def _job_facts(src: Source, pt_root: str, out_dir: str):
         src.rank = meta.get("rank")
     src.comm_files = ascend_comm.files_in(out_dir) if os.path.isdir(out_dir) else []
     if src.headers or src.format == ascend_comm.FORMAT:   # CSV runs: hashed with the kernels (a SQLite export's
-        src.files = src.files + src.comm_files           # reader keeps its own file list)
+        src.files = src.files + ([src.host_trace] if src.host_trace else []) + src.comm_files   # own file list)
 
 
 def _check_listable(folder: str):

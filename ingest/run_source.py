@@ -36,6 +36,7 @@ class Source:
     comm_files: list = field(default_factory=list)   # Ascend communication analyses (ingest/ascend_comm.py)
     groups: list | None = None   # parallel groups (profiler_metadata.json), rows of run_groups
     world_size: int | None = None
+    host_trace: str | None = None   # the trace_view.json beside a kernel_details.csv: its host side (ascend_host.py)
 
     def __post_init__(self):
         self.reader = self.reader or self.format

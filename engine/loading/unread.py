@@ -4,7 +4,7 @@ import os
 import re
 
 from tracedb.errors import TracedbError
-from tracedb.ingest import formats
+from tracedb.ingest import ascend_host, formats
 
 # files of an Ascend profiler folder read for the run's facts, not its kernels (ingest/ascend_info.py)
 JOB_FACTS = re.compile(r"profiler_(info(_\d+)?|metadata)\.json$")
@@ -22,6 +22,12 @@ def reason(path: str, read: list[str]) -> str:
         return f"not readable ({e.strerror or e})"
     if r is None:
         return "not a trace (no reader claims it)"
+    csvs = [f for f in read if os.path.basename(f) == "kernel_details.csv"
+            and os.path.dirname(os.path.abspath(f)) == os.path.dirname(os.path.abspath(path))]
+    if os.path.basename(path) == ascend_host.NAME and csvs:
+        other = ascend_host.other_capture(csvs[0], path)
+        if other:
+            return f"{other}: not the host side of these kernels; ingest it alone to load it"
     here = [f for f in read if os.path.dirname(os.path.abspath(f)) == os.path.dirname(os.path.abspath(path))]
     read = here or read
     kinds = {}

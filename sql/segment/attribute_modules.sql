@@ -1,7 +1,8 @@
 -- Attribute each device activity of the selected runs to the host side that launched it.
 -- 1. launch: the runtime/driver call with the kernel's correlation id (cuda_runtime, cuda_driver, and
 --    their ROCm/NPU twins; Kineto links them by args.correlation), or in Ascend's trace_view.json the
---    start of the op whose async_npu flow ends at the task (the op is then the innermost cpu_op).
+--    start of the op whose async_npu flow ends at the task (the op is then the innermost cpu_op); a
+--    kernel_details.csv kernel linked to that flow by its folder's trace_view.json likewise.
 -- 2. frames: the host events of the launching thread that enclose the launch time (start <= t < end):
 --    cpu_op, user_annotation, python_function. The innermost of each kind is the latest to start.
 --    nn.Module frames (python_function named 'nn.Module: ...', present when the trace was recorded
@@ -58,8 +59,16 @@ WITH scope AS (
                        AND k.start_ns = f.start_ns AND k.ph = 'X' AND k.kind IS NOT NULL
     WHERE f.run_id IN (SELECT unnest($run_ids)) AND f.ph = 'f' AND f.cat = 'async_npu'
       AND (k.run_id, k.seq) IN (SELECT run_id, seq FROM scope)
+), flow_id_launches AS (
+    -- an Ascend kernel_details.csv kernel whose folder's trace_view.json gave it its task's flow id
+    -- (ingest_ascend_host_link.sql): the flow's 's' is at the launching op
+    SELECT k.run_id, k.seq, s.pid, s.tid, s.start_ns AS t
+    FROM scope k
+    JOIN trace_events s ON s.run_id = k.run_id AND s.correlation_id = k.correlation_id AND s.ph = 's'
+                       AND s.cat = 'async_npu'
+    WHERE k.correlation_id IS NOT NULL
 )
-SELECT * FROM runtime_launches UNION ALL SELECT * FROM flow_launches
+SELECT * FROM runtime_launches UNION ALL SELECT * FROM flow_launches UNION ALL SELECT * FROM flow_id_launches
 -- one launch per kernel: a correlation id is unique per run in Kineto; keep the first if not
 QUALIFY row_number() OVER (PARTITION BY run_id, seq ORDER BY t) = 1;
 

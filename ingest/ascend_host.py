@@ -1,0 +1,59 @@
+"""The host side of an Ascend profiler folder read from kernel_details.csv: the trace_view.json beside it.
+
+kernel_details.csv lists the kernels with their shapes and PMU columns but nothing of the host; trace_view.json
+of the same capture holds the framework's ops, the CANN calls and the flows from each op to the device tasks it
+launched. Its events go into trace_events as the run's own; each CSV kernel takes the flow id of its task
+(sql/ingest/ingest_ascend_host_link.sql), so `report modules` and the module columns find what launched it, and
+the trace_view's device tasks are dropped (the CSV holds the kernels)."""
+import csv
+import os
+import re
+
+from tracedb import sql
+
+NAME = "trace_view.json"
+# A trace_view.json of the same capture starts within the capture: its first event and the first kernel are
+# milliseconds to seconds apart. Test fixtures and copied folders pair files of different captures (the
+# ascend-mstt sample: kernels of November 2023 beside a trace of January 2024); an hour apart is another one.
+SAME_CAPTURE_US = 3600 * 10 ** 6
+_TS = re.compile(rb'"ts"\s*:\s*"?\s*(\d+(?:\.\d+)?)')
+
+
+def beside(csv_path: str) -> str | None:
+    """The trace_view.json in the folder of a kernel_details.csv when it is of the same capture, else None."""
+    path = os.path.join(os.path.dirname(csv_path), NAME)
+    return path if os.path.isfile(path) and not other_capture(csv_path, path) else None
+
+
+def other_capture(csv_path: str, trace_path: str) -> str | None:
+    """Why the trace is of another capture than the CSV (their first times an hour or more apart), else None
+    (also when either time cannot be read: the link then decides, ingest_ascend_host_link.sql)."""
+    try:
+        with open(trace_path, "rb") as f:
+            m = _TS.search(f.read(1 << 16))
+        with open(csv_path, newline="", encoding="utf-8-sig", errors="replace") as f:
+            rows = csv.reader(f)
+            header = next(rows)
+            first = next(rows)
+        start = float(first[header.index("Start Time(us)")].strip())
+        ts = float(m.group(1)) if m else None
+    except (OSError, StopIteration, ValueError, IndexError):
+        return None
+    if ts is None or abs(ts - start) < SAME_CAPTURE_US:
+        return None
+    return f"another capture: its first event is {abs(ts - start) / 86400e6:,.1f} days from the first kernel's start"
+
+
+def load(con, run_id: int, path: str):
+    """The trace's events into trace_events as run `run_id` (outside the run's transaction, as a Chrome
+    trace's parts are)."""
+    from tracedb.ingest import chrome_json
+    chrome_json.load(con, run_id, path)
+
+
+def finish(con, run_id: int):
+    """Inside the run's transaction: the trace's tracks and task kinds, then each CSV kernel linked to its
+    launch and the trace's device tasks dropped."""
+    from tracedb.ingest import chrome_json
+    chrome_json.finish(con, [run_id])
+    sql.run(con, "ingest_ascend_host_link", {"run_id": run_id})
