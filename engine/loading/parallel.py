@@ -1,10 +1,13 @@
-"""Several traces parsed at once, one worker process per trace, merged into the store one at a time.
+"""Several traces parsed at once by worker processes, a batch of traces each, merged into the store one
+batch at a time.
 
-A folder ingest spends almost all its time parsing, and each trace is parsed into a side store of its
-own (engine/loading/staging.py), so the parses need not wait for one another: N worker processes each parse one
-trace into its side store while this process merges the finished ones into the store, in plan order,
-each in its own short transaction (DuckDB lets one process write a file at a time). The runs, their ids,
-names and output lines are those of the serial path (`--jobs 1`).
+A folder ingest spends almost all its time parsing, and each batch of traces (engine/loading/batches.py) is
+parsed into a side store of its own (engine/loading/staging.py), so the parses need not wait for one another:
+N worker processes each read a batch's traces into its side store and finish them together
+(engine/loading/single.finish_loaded), while this process merges the finished batches into the store, in plan
+order, each in one short transaction (DuckDB lets one process write a file at a time). A trace that fails
+leaves its batch-mates in. The runs, their ids, names and output lines are those of the serial path
+(`--jobs 1`).
 
 Why processes, and merges here: DuckDB connections must not cross a fork, so workers come from a
 forkserver (a clean process that imported tracedb once; each worker is forked from it, without any
