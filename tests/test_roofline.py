@@ -229,6 +229,31 @@ def test_layers_roofline_columns_are_the_roofline_reports(tmp_path):
     assert "tflops_s" not in plain.splitlines()[0]
 
 
+def test_compare_roofline_gives_each_run_its_own_roofline_figures(tmp_path):
+    """report compare --roofline: per layer and run the tflops_s and pct_peak that report roofline --by layer
+    gives for that run (tidy rows), and each run's % of peak beside its µs in the wide table."""
+    db = tmp_path / "n.duckdb"
+    cli("ingest", tiny_trace.write(tmp_path / "kernel_details.csv"), "--db", db, "--name", "t")
+    (tmp_path / "x2").mkdir()
+    cli("ingest", tiny_trace.write(tmp_path / "x2" / "kernel_details.csv", dur_factor=2), "--db", db, "--name", "t2")
+    seg = ("--profile", "qwen3-npu", "--layers", "2", "--pass", "3", "--window", "full", "--peak-tflops", "300",
+           "--peak-tbs", "8")
+    tidy = list(csv.DictReader(io.StringIO(cli("report", "compare", "--db", db, "--run", "t", "--run", "t2",
+                                               "--roofline", *seg, "--format", "csv").stdout)))
+    for run in ("t", "t2"):
+        roof = [(r["layer"], r["tflops_s"], r["pct_peak"]) for r in _roofline(db, run, "--by", "layer", *seg)]
+        assert [(r["layer"], r["tflops_s"], r["pct_peak"]) for r in tidy if r["run"] == run] == roof
+    # the same kernels twice as long: half the TFLOP/s and half the % of peak, layer 0's GEMMs included
+    g1, g2 = ([r for r in tidy if r["run"] == run and r["layer"] == "0"][0] for run in ("t", "t2"))
+    assert g1["tflops_s"] == "67.109" and float(g2["tflops_s"]) == pytest.approx(67.109 / 2, abs=0.001)
+    assert float(g2["pct_peak"]) == pytest.approx(float(g1["pct_peak"]) / 2, abs=0.1)
+    wide = cli("report", "compare", "--db", db, "--run", "t", "--run", "t2", "--by", "category", "--roofline",
+               *seg, "--format", "md").stdout
+    assert "t_pct_peak" in wide and "t2_pct_peak" in wide
+    plain = cli("report", "compare", "--db", db, "--run", "t", "--run", "t2", *seg[:-4], "--format", "csv").stdout
+    assert "pct_peak" not in plain.splitlines()[0]
+
+
 @pytest.mark.parametrize("name,device", [("NVIDIA H100 80GB HBM3", "H100 SXM"), ("NVIDIA H100 PCIe", "H100 PCIe"),
                                          ("NVIDIA H800", "H800 SXM"), ("AMD Instinct MI300X VF", "MI300X"),
                                          ("NVIDIA B200", "B200 (HGX)"), ("Ascend910B3", "Ascend 910B3"),

@@ -27,9 +27,11 @@ def _cut_passes(con, b) -> list[str]:
             "with whole ones; --pass steady or auto picks full passes" for rid, p, n, e in cut]
 
 
-def build(con, fmt, b, spec, by, meta, layer=None, module_path=False):
+def build(con, fmt, b, spec, by, meta, layer=None, module_path=False, roofline=False, peak_tflops=None,
+          peak_tbs=None):
     """`layer`: None (every layer), a layer number, or 'mean' (per key the mean over the full layers of the
-    selected passes: one representative layer). `module_path`: modules by instance path, not by role."""
+    selected passes: one representative layer). `module_path`: modules by instance path, not by role.
+    `roofline`: each run's achieved TFLOP/s and % of its device's peak per key (report roofline's)."""
     if by not in BY:
         raise UsageError(f"--by: expected {', '.join(BY[:-1])} or {BY[-1]}")
     if len(b.run_ids) < 2:
@@ -57,6 +59,7 @@ def build(con, fmt, b, spec, by, meta, layer=None, module_path=False):
     null_layer = "prologue"
     if layer is not None:
         label, null_layer = _one_layer(con, b, layer, label)
+    _work(con, b, roofline, peak_tflops, peak_tbs)
     params = {"run_ids": b.run_ids, "by": by}
     sql.run(con, "compare_align", {**params, "label": label, "by_path": bool(module_path),
                                    "kernel_module": kernel_module})
@@ -71,16 +74,39 @@ def build(con, fmt, b, spec, by, meta, layer=None, module_path=False):
     labels = {"layer": (null_layer, "pass", "unit") if null_layer == "prologue" else (null_layer, "pass")}
     if fmt not in render.READING:   # CSV, JSON, HTML: tidy rows
         res = render.fetch_file(con, fmt, "report_compare_mean" if label == "mean" else "report_compare",
-                                params, "compare", b, meta, title, labels=labels)
+                                params, "compare", b, meta, title, labels=labels,
+                                roofline_columns=TIDY_ROOFLINE if roofline else "")
         if layer == "mean":   # the averaged units are layers, not passes
             res.columns = ["layers" if c == "passes" else c for c in res.columns]
         return res
-    run_cols, diff_cols = _wide_columns(b, by, label == "mean")
+    run_cols, diff_cols = _wide_columns(b, by, label == "mean", roofline)
     res = render.fetch_file(con, fmt, "report_compare_wide", {**params, "null_layer": null_layer}, "compare", b, meta,
                             title, labels=labels,
                             run_columns=run_cols, diff_columns=diff_cols)
     keep = {"layer": (), "category": ("category",), "kernel": ("category",), "module": ("module",)}[by]
     return render.drop_columns(res, [c for c in ("category", "module") if c not in keep])
+
+
+# --roofline in the tidy rows: each run's achieved TFLOP/s and % of its device's peak per key, as report roofline
+# computes them (docs/roofline.md); a % above 100 is left empty (report roofline flags it)
+TIDY_ROOFLINE = """
+    round(c.flops / nullif(c.ns_f, 0) / 1000, 3)::DECIMAL(18, 3) AS tflops_s,
+    CASE WHEN 100 * c.t_ideal / (c.ns_rated * 1e-9) <= 100
+         THEN round(100 * c.t_ideal / (c.ns_rated * 1e-9), 1)::DECIMAL(7, 1) END AS pct_peak,"""
+
+
+def _work(con, b, roofline, peak_tflops, peak_tbs):
+    """TEMP _cmp_work (compare_align.sql): with `roofline` each assigned kernel's FLOPs and ideal time at its
+    device's peak (report roofline's, roofline_kernels.sql), with the peaks' notes; else empty."""
+    if not roofline:
+        con.execute("CREATE OR REPLACE TEMP TABLE _cmp_work (run_id INTEGER, seq BIGINT, flops BIGINT, "
+                    "t_ideal DOUBLE, rated BOOLEAN)")
+        return
+    from tracedb.engine.reports import roofline as rl
+    rl.load_kernels(con, b, peak_tflops, peak_tbs)
+    b.notes.append(rl.LAYER_NOTE.replace("report roofline --by layer", "report roofline"))
+    con.execute("CREATE OR REPLACE TEMP TABLE _cmp_work AS SELECT run_id, seq, flops, "
+                "greatest(coalesce(t_flops, 0), coalesce(t_bytes, 0)) AS t_ideal, rated FROM _rl_kernels")
 
 
 def _all_have_host_events(con, run_ids) -> bool:
@@ -130,8 +156,9 @@ def _unpaired_note(con, b, kernel_module):
         b.notes.append("kernels lined up by " + key + "; a run without host events gives no module to align by")
 
 
-def _wide_columns(b, by, mean) -> tuple[str, str]:
-    """Per run its kernel name (by kernel) or count and its time; per later run delta and ratio to the first."""
+def _wide_columns(b, by, mean, roofline=False) -> tuple[str, str]:
+    """Per run its kernel name (by kernel) or count and its time (and with `roofline` its % of peak); per later
+    run delta and ratio to the first."""
     ident, runs, diffs = sql.ident, [], []
     first = "sum(ns) FILTER (WHERE run_id = $run_ids[1])"
     for i, rid in enumerate(b.run_ids, 1):
@@ -141,6 +168,10 @@ def _wide_columns(b, by, mean) -> tuple[str, str]:
         else:
             runs.append(f"sum({'kernels_mean' if mean else 'kernels'}) {at} AS {ident(name + '_kernels')}")
         runs.append(f"us(sum(ns) {at}) AS {ident(name + '_us')}")
+        if roofline:
+            pct = f"100 * sum(t_ideal) {at} / (sum(ns_rated) {at} * 1e-9)"
+            runs.append(f"CASE WHEN {pct} <= 100 THEN round({pct}, 1)::DECIMAL(7, 1) END "
+                        f"AS {ident(name + '_pct_peak')}")
         if i > 1:
             suffix = "" if len(b.run_ids) == 2 else f"_{name}"
             diffs.append(f"us(sum(ns) {at} - {first}) AS {ident('delta_us' + suffix)}")

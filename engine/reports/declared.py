@@ -173,7 +173,10 @@ COMPARE = Report(
                           "module role and rank)."),
                 Option("layer", ("--layer",), Optional[str], None,
                        "Only this layer, or mean: per key the mean over the full layers.", check="layer_or_mean"),
-                MODULE_PATH),
+                MODULE_PATH,
+                _flag("roofline", "Add each run's tflops_s and pct_peak per key (report roofline's; "
+                                  "docs/roofline.md)."),
+                PEAK_TFLOPS, PEAK_TBS),
     MEAN_AVERAGED, ("report_compare", "report_compare_mean", "report_compare_wide"),
     columns("""
     pass VARCHAR: a number, or steady / auto
@@ -187,6 +190,9 @@ COMPARE = Report(
     sum_us DECIMAL(23,3): their time
     delta_us DECIMAL(23,3): against the first run
     ratio DECIMAL(12,3): against the first run
+    [tflops_s] DECIMAL(18,3): --roofline: the key's FLOPs / the time of its kernels with FLOPs, TFLOP/s
+    [pct_peak] DECIMAL(7,1): --roofline: its ideal time at the device's peak over its measured time, %; empty \
+above 100 %
     aligned BOOLEAN: every run has the key
     unit VARCHAR: prologue | layer | epilogue
     """),

@@ -95,7 +95,8 @@ def _build(con, name: str, fmt: str, pass_spec: str = "all", absolute: bool = Fa
     base = {"run_ids": b.run_ids, "absolute": bool(absolute)}
     meta = units.params(b, pass_spec)
     if name == "compare":
-        return compare.build(con, fmt, b, spec, by, meta, layer=layer, module_path=module_path)
+        return compare.build(con, fmt, b, spec, by, meta, layer=layer, module_path=module_path, roofline=roofline,
+                             peak_tflops=peak_tflops, peak_tbs=peak_tbs)
     if name == "kernels" and (flow or compare_layer is not None) and layer is None:
         raise UsageError("--layer is needed with --format compute-flow / --flow and with --compare-layer")
     segment.assign(con, b, selection.select_noted(con, b, spec))

@@ -6,7 +6,9 @@
 --   with different kernel names still lines up while unrelated kernels never pair. The prologue of a full
 --   window is the layer NULL with unit prologue, the epilogue the layer NULL with unit epilogue.
 -- Inputs: _assigned (the selected passes), kernels (names), _rules (category names), _attr (each kernel's
---   module, from attribute_modules.sql for --by module, else empty: attribute_none.sql).
+--   module, from attribute_modules.sql for --by module, else empty: attribute_none.sql), TEMP _cmp_work(run_id
+--   INTEGER, seq BIGINT, flops BIGINT, t_ideal DOUBLE, rated BOOLEAN) (tracedb.engine.reports.compare: with
+--   --roofline each kernel's FLOPs and ideal time at the device's peak, roofline_kernels.sql; else empty).
 -- Parameters:
 --   $run_ids INTEGER[]: the runs; the first is the reference
 --   $by VARCHAR: 'layer' | 'category' | 'module' | 'kernel'
@@ -26,6 +28,10 @@
 --   pos BIGINT: rank (from 1, time order) of the key's first kernel in its layer: wide tables follow it
 --   n BIGINT: the key's kernels
 --   ns HUGEINT: their time
+--   flops HUGEINT: their FLOPs (_cmp_work), NULL without any
+--   ns_f HUGEINT: the time of those with FLOPs
+--   t_ideal DOUBLE: the ideal time at the device's peak of those whose work and peaks are known, seconds
+--   ns_rated HUGEINT: their measured time
 -- Output: TEMP _cmp, one row per run and key over its passes (rows of a key some run lacks are kept,
 --   flagged, never dropped):
 --   run_id INTEGER: the run
@@ -48,20 +54,26 @@
 --   delta_ns BIGINT: ns - the first run's ns for the key (NULL when it has none)
 --   ratio DECIMAL(12,3): ns / the first run's ns for the key, 3 decimals (NULL when it has none)
 --   aligned BOOLEAN: every run has the key
+--   flops HUGEINT: as in _cmp_pass, over the units
+--   ns_f HUGEINT: as in _cmp_pass, over the units
+--   t_ideal DOUBLE: as in _cmp_pass, over the units
+--   ns_rated HUGEINT: as in _cmp_pass, over the units
 CREATE OR REPLACE TEMP TABLE _cmp_pass AS
 WITH k AS (
     SELECT a.run_id, a.pass, a.layer, CASE WHEN a.unit <> 'layer' THEN a.unit END AS unit, a.dur_ns, kk.name, m.module,
         -- by kernel, a memset or memcpy never faces a kernel: its kind is part of the category key
         CASE WHEN $by = 'kernel' AND kk.kind IN ('memset', 'memcpy') THEN c.category || ':' || kk.kind
              ELSE c.category END AS category,
-        row_number() OVER (PARTITION BY a.run_id, a.pass, a.layer, a.unit ORDER BY a.start_ns, a.seq) AS kpos
+        row_number() OVER (PARTITION BY a.run_id, a.pass, a.layer, a.unit ORDER BY a.start_ns, a.seq) AS kpos,
+        w.flops, w.t_ideal, w.rated
     FROM _assigned a
     JOIN kernels kk USING (run_id, seq)
+    LEFT JOIN _cmp_work w USING (run_id, seq)
     JOIN (SELECT DISTINCT category, cat_ord FROM _rules) c USING (cat_ord)
     LEFT JOIN (SELECT run_id, seq, CASE WHEN $by_path THEN module_path ELSE module END AS module FROM _attr) m
         USING (run_id, seq)
 ), keyed AS (
-    SELECT run_id, pass, layer, unit, dur_ns, name, kpos,
+    SELECT run_id, pass, layer, unit, dur_ns, name, kpos, flops, t_ideal, rated,
         CASE WHEN $by IN ('category', 'kernel') THEN category END AS key_category,
         CASE WHEN $by = 'module' OR ($by = 'kernel' AND $kernel_module) THEN module END AS key_module,
         CASE WHEN $by = 'kernel' THEN row_number() OVER (
@@ -70,7 +82,9 @@ WITH k AS (
     FROM k
 )
 SELECT run_id, pass, layer, unit, key_category AS category, key_module AS module, key_ordinal AS ordinal,
-    CASE WHEN $by = 'kernel' THEN any_value(name) END AS name, min(kpos) AS pos, count(*) AS n, sum(dur_ns) AS ns
+    CASE WHEN $by = 'kernel' THEN any_value(name) END AS name, min(kpos) AS pos, count(*) AS n, sum(dur_ns) AS ns,
+    sum(flops) AS flops, sum(dur_ns) FILTER (WHERE flops IS NOT NULL) AS ns_f,
+    sum(t_ideal) FILTER (WHERE rated) AS t_ideal, sum(dur_ns) FILTER (WHERE rated) AS ns_rated
 FROM keyed
 GROUP BY run_id, pass, layer, unit, key_category, key_module, key_ordinal;
 CREATE OR REPLACE TEMP TABLE _cmp AS
@@ -84,7 +98,8 @@ WITH units AS (
         -- a unit without the key counts as 0, so a run's keys add up to its mean pass (or layer)
         mean_ns(sum(ns), CASE WHEN $label IS NULL THEN 1 ELSE any_value(u.units) END) AS ns,
         CASE WHEN $label IS NOT NULL AND count(*) < any_value(u.units) THEN 0 ELSE min(ns) END AS min_ns,
-        max(ns) AS max_ns
+        max(ns) AS max_ns, sum(flops) AS flops, sum(ns_f) AS ns_f, sum(t_ideal) AS t_ideal,
+        sum(ns_rated) AS ns_rated
     FROM _cmp_pass JOIN units u USING (run_id)
     GROUP BY ALL
 ), flagged AS (
@@ -96,5 +111,5 @@ WITH units AS (
 )
 SELECT run_id, coalesce($label, pass_key::VARCHAR) AS pass, coalesce(pass_key, 0) AS pass_ord, layer, unit, category,
     module, ordinal, name, pos, n_total, passes, units, ns, min_ns, max_ns, ns - ref_ns AS delta_ns, ratio3(ns, ref_ns) AS ratio,
-    aligned
+    aligned, flops, ns_f, t_ideal, ns_rated
 FROM flagged;

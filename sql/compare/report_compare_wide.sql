@@ -4,7 +4,8 @@
 -- short form) or kernel count and its time side by side, then the delta and ratio of each later run
 -- against the first. Sums add the keys' times (for --pass mean, the means).
 -- Placeholders (built by tracedb.engine.reports.compare, identifiers through tracedb.sql.ident): `run_columns`,
---   per run over the rows of `g` below (column kernel: a short name; kernels / kernels_mean: counts; ns);
+--   per run over the rows of `g` below (column kernel: a short name; kernels / kernels_mean: counts; ns; with
+--   --roofline t_ideal and ns_rated, its % of peak);
 --   `diff_columns`, per later run its delta_us and ratio.
 -- Inputs: _cmp (compare_align.sql), kernel_names.
 -- Parameters:
@@ -22,6 +23,8 @@
 --   <run>_kernels HUGEINT: other --by: the run's kernel count, one column per run
 --   <run>_kernels DECIMAL(38,1): other --by with --pass mean: the run's mean kernel count
 --   <run>_us DECIMAL(38,3): the run's time, one column per run
+--   [<run>_pct_peak] DECIMAL(7,1): --roofline: the run's ideal time at its device's peak over its measured
+--     time, %, one column per run; empty above 100 % (report roofline flags it)
 --   delta_us DECIMAL(38,3): each later run - the first (delta_us_<run> with three runs or more)
 --   delta_us_<run> DECIMAL(38,3): as delta_us
 --   ratio DECIMAL(12,3): each later run / the first (ratio_<run> with three runs or more)
@@ -32,7 +35,8 @@ WITH g AS (
         GROUPING(layer, unit, category, module, ordinal) AS level,   -- 0: a key; 7: a layer's sum; 31: the pass total
         CASE WHEN GROUPING(layer, unit, category, module, ordinal) = 0 THEN coalesce((SELECT kn.short_name FROM kernel_names kn WHERE kn.name = any_value(c.name)),
                                                                    simple_name(any_value(c.name))) END AS kernel,
-        sum(n_total) AS kernels, sum(mean1(n_total, units)) AS kernels_mean, sum(ns) AS ns, min(pos) AS pos
+        sum(n_total) AS kernels, sum(mean1(n_total, units)) AS kernels_mean, sum(ns) AS ns, min(pos) AS pos,
+        sum(t_ideal) AS t_ideal, sum(ns_rated) AS ns_rated
     FROM _cmp c
     GROUP BY GROUPING SETS ((run_id, pass, pass_ord, layer, unit, category, module, ordinal),
                             (run_id, pass, pass_ord, layer, unit), (run_id, pass, pass_ord))
