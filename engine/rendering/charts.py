@@ -358,17 +358,38 @@ def _collectives_per_rank(res):
 
 def _roofline(res):
     """The roofline: one point per kernel group at its intensity (FLOP/byte) and achieved TFLOP/s, both axes
-    logarithmic, coloured by its bound; groups without both figures are left out."""
+    logarithmic, coloured by its bound; groups without both figures are left out. Under them each run's roof:
+    min(peak TFLOP/s, intensity x peak TB/s), from the report's `roofs` parameter."""
     unit, _ = _unit(res, ("run", "pass", "layer", "category"),
                     suffix="datum.short_name" if "short_name" in res.columns else None, name="group")
-    return {"transform": [unit, {"filter": "datum.intensity > 0 && datum.tflops_s > 0"}],
-            "mark": {"type": "point", "name": "points", "filled": True},
-            "encoding": {"x": {"field": "intensity", "type": "quantitative", "scale": {"type": "log"},
-                               "title": "intensity (FLOP/byte)"},
-                         "y": {"field": "tflops_s", "type": "quantitative", "scale": {"type": "log"},
-                               "title": "achieved TFLOP/s"},
-                         "color": _color("bound"), "size": {"field": "sum_us", "type": "quantitative", "title": US},
-                         "tooltip": _tip("unit", "intensity", "tflops_s", "tbytes_s", "pct_peak", "sum_us")}}
+    x = {"field": "intensity", "type": "quantitative", "scale": {"type": "log"}, "title": "intensity (FLOP/byte)"}
+    y = {"field": "tflops_s", "type": "quantitative", "scale": {"type": "log"}, "title": "achieved TFLOP/s"}
+    points = {"transform": [unit, {"filter": "datum.intensity > 0 && datum.tflops_s > 0"}],
+              "mark": {"type": "point", "name": "points", "filled": True},
+              "encoding": {"x": x, "y": y, "color": _color("bound"),
+                           "size": {"field": "sum_us", "type": "quantitative", "title": US},
+                           "tooltip": _tip("unit", "intensity", "tflops_s", "tbytes_s", "pct_peak", "sum_us")}}
+    lines = _roof_lines(str(res.params.get("roofs") or ""))
+    if not lines:
+        return points
+    roof = {"data": {"values": lines}, "mark": {"type": "line", "name": "roofs", "strokeDash": [6, 3]},
+            "encoding": {"x": x, "y": y, "detail": {"field": "run"},
+                         "tooltip": _tip("run", "intensity", "tflops_s")}}
+    return {"layer": [roof, points]}
+
+
+def _roof_lines(roofs: str) -> list[dict]:
+    """Points of each run's roof (`run=TFLOP/s@TB/s; ...`) from 1/64 to 4,096 FLOP/byte, and at its ridge."""
+    out = []
+    for part in filter(None, (p.strip() for p in roofs.split(";"))):
+        run, _, peaks = part.rpartition("=")
+        try:
+            tf, tb = (float(v) for v in peaks.split("@"))
+        except ValueError:
+            continue
+        xs = sorted({2.0 ** e for e in range(-6, 13)} | {tf / tb})
+        out += [{"run": run, "intensity": x, "tflops_s": min(tf, x * tb)} for x in xs]
+    return out
 
 
 # the layouts by the name a report's declaration gives (engine/reports/declared.py: which one, for which columns)

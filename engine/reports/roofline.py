@@ -39,6 +39,7 @@ def build(con, fmt, spec, by, units_meta, b, peak_tflops=None, peak_tbs=None) ->
     load_kernels(con, b, peak_tflops, peak_tbs)
     b.notes.append(DEFINITIONS)
     units_meta["by"] = by
+    units_meta["roofs"] = roofs(con, b.run_ids)
     res = rnd.fetch_file(con, fmt, "report_roofline", {"run_ids": b.run_ids, "by": by}, "roofline", b, units_meta,
                          f"roofline by {by}: achieved TFLOP/s and TB/s against the device's peak",
                          labels=units.PROLOGUE if by == "layer" else None)
@@ -49,6 +50,17 @@ def build(con, fmt, spec, by, units_meta, b, peak_tflops=None, peak_tbs=None) ->
                 "run": ["pass", "layer", "category", *names]}[by]
         return rnd.drop_columns(res, drop)
     return res
+
+
+def roofs(con, run_ids) -> str:
+    """Each run's roof for the chart, as text (`run=TFLOP/s@TB/s; ...`): its device's bf16 peak (the dtype of
+    most LLM work; a --peak-tflops override for every dtype), else its highest, and its memory bandwidth."""
+    rows = con.execute(
+        "SELECT r.name, coalesce(max(p.flops_s) FILTER (WHERE p.dtype IS NULL), "
+        "max(p.flops_s) FILTER (WHERE p.dtype = 'bf16'), max(p.flops_s)) / 1e12, max(p.bytes_s) / 1e12 "
+        "FROM _peaks p JOIN runs r USING (run_id) WHERE p.run_id IN (SELECT unnest($r)) GROUP BY r.name, p.run_id "
+        "ORDER BY list_position($r, p.run_id)", {"r": list(run_ids)}).fetchall()
+    return "; ".join(f"{name}={tf:g}@{tb:g}" for name, tf, tb in rows if tf and tb)
 
 
 def segment_runs(con, spec, seg_opts):
