@@ -325,8 +325,10 @@ def finish_loaded(con, loaded: list[Loaded]) -> list:
     if len(loaded) > 1 and _together(loaded):
         try:
             return _finish_together(con, loaded)
-        except (TracedbError, duckdb.Error):
-            pass
+        except (TracedbError, duckdb.Error) as e:
+            if isinstance(e, duckdb.Error) and "interrupt" in str(e).lower():
+                raise      # Ctrl-C or SIGTERM: stop, not one run at a time
+
     out = []
     for item in loaded:
         try:
