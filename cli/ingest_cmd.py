@@ -3,6 +3,7 @@ several profiler outputs or trace files (one per rank) gives one run per trace, 
 import contextlib
 import os
 import sys
+import time
 from typing import Annotated, List, Optional
 
 import typer
@@ -58,7 +59,8 @@ def ingest(
     planned = plan(paths, name)
     if len(planned) == 1:   # a trace that cannot be read fails here, before anything is written
         resolve(planned[0].path)
-    failed, read = [], []
+    failed, read, done = [], [], []
+    t0 = time.perf_counter()
     folders = [p for p in paths if os.path.isdir(p)]    # a folder ingest says what it loaded and what not
     workers, note = workers_for(len(planned), jobs)
     if note:
@@ -82,17 +84,30 @@ def ingest(
                     read += _files_of(item.path)
                 else:
                     read += res.files
+                    done.append(res)
                     if folders and res.status != "skipped":
                         _loaded(progress, res)
     if folders:
         from tracedb.engine.loading import unread
         for line in unread.grouped(unread.beside(read, folders), folders):
             progress.note(f"  {line}")
+    if len(planned) > 1:
+        progress.note("  " + _in_all(done, failed, time.perf_counter() - t0))
     if len(failed) > 1:     # one failure: its own line says it all
         typer.echo(f"error: {len(failed)} of {len(planned)} traces failed (above); the other runs are in the store",
                    err=True)
     if failed:
         raise typer.Exit(min(e.exit_code for e in failed))   # 2 only when every failure was a wrong call
+
+
+def _in_all(done, failed, seconds: float) -> str:
+    """The line of a several-trace ingest that says what it did in all: runs, bytes, time and rate."""
+    made = [r for r in done if r.status != "skipped"]
+    mb = sum((r.inflated if r.inflated is not None else r.bytes) for r in made) / 1e6
+    others = [f"{n} {what}" for n, what in ((len(done) - len(made), "skipped"), (len(failed), "failed")) if n]
+    return (f"in all: {len(made)} run{'s' if len(made) != 1 else ''} ingested"
+            + (f" ({', '.join(others)})" if others else "")
+            + f", {mb:,.1f} MB in {seconds:.2f} s ({mb / max(seconds, 1e-9):,.0f} MB/s)")
 
 
 def _files_of(path) -> list[str]:

@@ -15,7 +15,7 @@ import pytest
 import nsys_synth
 import tiny_kineto
 import tracedb
-from helpers import assert_one_line_error, cli, real_trace
+from helpers import assert_one_line_error, cli, real_trace, run_lines
 
 REAL = ("nsys-sqlite-samples", "LeiWang1999_memfusion_artifact", "report1.sqlite")
 
@@ -51,14 +51,14 @@ def export_sums(path) -> tuple[int, int]:
 def test_one_run_per_device_attributed_to_nvtx_ranges(tmp_path, db_path):
     p = nsys_synth.profile(tmp_path / "prof.sqlite")
     r = cli("ingest", p, "--db", db_path, "--name", "P")
-    assert [line.split(":")[0] for line in r.stdout.splitlines()] == ["ingested run 'P-gpu0'", "ingested run 'P-gpu1'"]
+    assert run_lines(r.stdout) == ["ingested run 'P-gpu0'", "ingested run 'P-gpu1'"]
     runs = query(db_path, "SELECT name, format, rank, device_kind, device_name, clock_domain, kernel_count, "
                           "time_base_ns FROM runs ORDER BY run_id")
     assert runs == [(f"P-gpu{d}", "nsys", d, "gpu", "NVIDIA H100 80GB HBM3", "nsys-session", nsys_synth.PROFILE_ROWS, 0)
                     for d in (0, 1)]
     assert export_sums(p) == (2 * nsys_synth.PROFILE_ROWS, 2 * nsys_synth.PROFILE_DEVICE_NS)
     again = cli("ingest", p, "--db", db_path, "--name", "P").stdout
-    assert [line.split(":")[0] for line in again.splitlines()] == ["skipped run 'P-gpu0'", "skipped run 'P-gpu1'"]
+    assert run_lines(again) == ["skipped run 'P-gpu0'", "skipped run 'P-gpu1'"]
     for d in (0, 1):
         got = modules(db_path, f"P-gpu{d}")
         assert got == {m: v for m, v in nsys_synth.PROFILE_MODULES.items() if v[0]}

@@ -34,7 +34,7 @@ def test_one_run_per_gpu_with_exact_ns(tmp_path, db_path, timestamps, suffix):
     assert first == [("memcpy", "MEMORY_COPY_HOST_TO_DEVICE", rs.T0 - 5000, 3766, 0, 99, None, None, None),
                      ("kernel", "attn_fwd(void*)", rs.T0, 1501, 0, 1, [4096, 2, 1], [256, 1, 1], 1024)]
     assert clock == [("monotonic", "gpu")]
-    assert cli("ingest", p, "--db", db_path, "--name", "R").stdout.count("skipped") == 2
+    assert cli("ingest", p, "--db", db_path, "--name", "R").stdout.count("skipped run") == 2
 
 
 def test_recognised_by_its_tables_with_or_without_the_guid_suffix(tmp_path):

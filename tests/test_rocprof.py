@@ -141,7 +141,7 @@ def test_one_run_per_gpu_with_exact_ns(tmp_path, db_path):
                  "select name, start_ns, dur_ns from kernels where kind = 'memcpy'").stdout.splitlines()
     assert copies == ["name,start_ns,dur_ns", f"MEMORY_COPY_HOST_TO_DEVICE,{T0 - 5000},3766"]
     again = cli("ingest", p, "--db", db_path)
-    assert again.stdout.count("skipped") == 2
+    assert again.stdout.count("skipped run") == 2
 
 
 def test_gzip_by_content_and_name_prefix(tmp_path, db_path):

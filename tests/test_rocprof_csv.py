@@ -36,7 +36,7 @@ def test_one_run_per_gpu_with_exact_ns(tmp_path, db_path):
                                                        "908_memory_copy_trace.csv", "908_hip_api_trace.csv",
                                                        "908_marker_api_trace.csv"]
     assert files[1:] == ("monotonic", "gpu")
-    assert cli("ingest", p, "--db", db_path).stdout.count("skipped") == 2
+    assert cli("ingest", p, "--db", db_path).stdout.count("skipped run") == 2
 
 
 @pytest.mark.parametrize("version,agent_index,agent_info", slow_beyond([

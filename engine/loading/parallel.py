@@ -328,6 +328,10 @@ def _merge(store, side, parsed: list[_Parsed], replace: list[bool]) -> list:
             ingest.checkpoint_appended(con)
     finally:
         con.close()
+    share = (time.perf_counter() - t0) / len(parsed)      # each run's time: its parse and its share of the merge
+    for r, p in zip(results, parsed):
+        if isinstance(r, ingest.IngestResult) and r.status != "skipped":
+            r.seconds = p.seconds + share
     return results
 
 
@@ -414,19 +418,24 @@ def _parse_batch(store, items, threads, stored) -> _Batch:
             raise KeyboardInterrupt
         con = ingest.open_side(side)
         con.execute("SET threads = $t", {"t": threads})
-        loaded, where = [], []
+        loaded, where, took = [], [], {}
         for k, (path, name, options, copy_of) in enumerate(items):
+            t = time.perf_counter()
             got = _read_one(con, side, path, name, options, stored,
                             copy_of is not None and copy_of in where, 1 + len(loaded))
+            took[k] = time.perf_counter() - t
             if isinstance(got, ingest.Loaded):
                 loaded.append(got)
                 where.append(k)
             else:
                 entries[k] = got
-        for k, item, done in zip(where, loaded, _finish_read(con, side, loaded)):
+        t = time.perf_counter()
+        finished = _finish_read(con, side, loaded)
+        share = (time.perf_counter() - t) / max(1, len(loaded))    # a trace's time: its read, its share of the finish
+        for k, item, done in zip(where, loaded, finished):
             entries[k] = done if not isinstance(done, ingest._Staged) else _Parsed(
                 side=side, staged=done, staged_id=item.run_id, name=item.job.name, files=list(item.job.src.files),
-                digest=item.job.hasher.digest, size=item.job.hasher.size, seconds=time.perf_counter() - item.job.t0)
+                digest=item.job.hasher.digest, size=item.job.hasher.size, seconds=took[k] + share)
         for k, entry in enumerate(entries):      # a copy of a batch-mate: skipped naming it, once it is in
             if isinstance(entry, _Copy):
                 mate = entries[items[k][3]]
