@@ -17,12 +17,15 @@ import contextlib
 from dataclasses import dataclass, field
 
 from tracedb import sql
+from tracedb.engine.rendering.run_notes import listed
 
 
 # Alignment whose collective ends still spread by more than this after the offsets is not trusted: the
 # instances of such ranks get no cross-rank figures (the shared Megatron job aligns to 28 us, generated jobs
 # to 0).
 RESIDUAL_BOUND_NS = 1_000_000
+# Ranks a note names before "and N more" (a 128-rank job's offsets would fill a screen).
+NAMED = 8
 
 
 @dataclass
@@ -112,25 +115,17 @@ def estimate(con, run_ids: list[int], align: bool = True) -> Alignment:
     else:
         why_not = "clocks not aligned: this rank shares no collective with the others"
     moved = [r for r in run_ids if r not in refs and r in reached]
-    shown = listed([f"{names[r]} {offsets[r] / 1000:+,.3f}" for r in moved])
+    shown = listed([f"{names[r]} {offsets[r] / 1000:+,.3f}" for r in moved], NAMED)
     alone = [names[r] for r in run_ids if r not in reached]
     where = (f"to {names[ref]}'s clock" if len(refs) == 1 else
              f"in {len(refs)} sets of ranks that share collectives, each to its lowest rank's clock "
-             f"({listed([names[r] for r in refs])}); times of two sets are not compared")
+             f"({listed([names[r] for r in refs], NAMED)}); times of two sets are not compared")
     note = (f"clocks aligned on {used:,} collectives {where} (offsets in us added: {shown}); "
             f"residual spread of collective ends {residual / 1000:,.3f} us")
     if alone:
-        note += f"; no collective shared with the others, left raw: {listed(alone)}"
+        note += f"; no collective shared with the others, left raw: {listed(alone, NAMED)}"
     return Alignment(offsets=offsets, residual_ns=residual, aligned=True, note=note, reference=ref, instances=used,
                      on_clock=sorted(reached), why_not=why_not, clock_set=clock_set)
-
-
-def listed(items: list[str], shown: int = 8) -> str:
-    """Items for a note: all of a few, else the first `shown` and how many more (a note names 128 ranks in
-    one line otherwise)."""
-    if len(items) <= shown + 1:
-        return ", ".join(items) or "none"
-    return ", ".join(items[:shown]) + f" and {len(items) - shown} more"
 
 
 def _chain(ref: int, edges, offsets: dict) -> set:

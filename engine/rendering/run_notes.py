@@ -31,13 +31,19 @@ def merged(notes: list[str]) -> list[str]:
         if not runs or len(runs) == 1:
             out.append(note)
             continue
-        names = [n for n, _ in runs]
-        listed = ", ".join(f"'{n}'" for n in names[:SHOWN])
-        more = f" and {len(names) - SHOWN} more" if len(names) > SHOWN else ""
+        names = [f"'{n}'" for n, _ in runs]
         numbers = iter([_span([nums[i] for _, nums in runs]) for i in range(len(runs[0][1]))])
         body = re.sub("\0", lambda _: next(numbers), template)
-        out.append(f"runs {listed}{more} ({len(names)} runs): {body}")
+        out.append(f"runs {listed(names, SHOWN)} ({len(names)} runs): {body}")
     return out
+
+
+def listed(items: list[str], shown: int) -> str:
+    """Items for a note: all of a few, else the first `shown` and how many more (a note of a 128-rank job
+    names 128 runs otherwise)."""
+    if len(items) <= shown + 1:
+        return ", ".join(items) or "none"
+    return ", ".join(items[:shown]) + f" and {len(items) - shown} more"
 
 
 def _span(values: list[str]) -> str:

@@ -32,9 +32,7 @@ def without_device_activity(con, run_ids: list[int]) -> list[int]:
 def check_device_activity(con, run_id: int, path: str):
     """A Chrome trace without device activity (no event with a kind) is refused, naming the threads seen
     in case they are cores."""
-    kernels = con.execute("SELECT count(*) FROM trace_events WHERE run_id = $r AND kind IS NOT NULL",
-                          {"r": run_id}).fetchone()[0]
-    if kernels:
+    if not without_device_activity(con, [run_id]):
         return
     seen = [r[0] for r in con.execute(
         "SELECT DISTINCT thread_name FROM tracks WHERE run_id = $r AND thread_name IS NOT NULL "
