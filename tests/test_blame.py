@@ -92,15 +92,39 @@ def test_generated_waiting_adds_up_to_the_arrival_times(generated):
         if len(arrivals) > 1:
             want[c["last_rank"]] += sum(max(arrivals) - a for a in arrivals)
     got = defaultdict(Decimal)
-    for r in rows(cli("report", "blame", "--db", db, "--tag", "job=gj", "--format", "csv").stdout):
+    every = rows(cli("report", "blame", "--db", db, "--tag", "job=gj", "--format", "csv", "--top", "0").stdout)
+    for r in every:
         got[int(r["rank"])] += Decimal(r["waited_us"])
     # each row's waiting is rounded to the ns once: at most 1 ns per row
     rows_per_rank = defaultdict(int)
-    for r in rows(cli("report", "blame", "--db", db, "--tag", "job=gj", "--format", "csv").stdout):
+    for r in every:
         rows_per_rank[int(r["rank"])] += 1
     assert set(got) == {r for r, ns in want.items() if ns}
     for rank, ns in want.items():
         assert abs(got[rank] * 1000 - ns) <= rows_per_rank[rank], rank
+
+
+@pytest.mark.parametrize("by", ["kernel", "layer"])
+def test_top_rows_and_one_row_for_the_rest(generated, by):
+    """--top N keeps the N most waited rows of the full list, in its order, and one '(M more)' row sums the
+    other M rows' excess and waiting; the default keeps 30."""
+    db, _ = generated
+    args = ("report", "blame", "--db", db, "--tag", "job=gj", "--by", by, "--format", "csv")
+    every = rows(cli(*args, "--top", "0").stdout)
+    assert len(every) > 5
+    top = rows(cli(*args, "--top", "5").stdout)
+    assert top[:5] == every[:5]
+    rest = top[5]
+    label = rest["kernel"] if by == "kernel" else rest["run"]
+    assert label == f"({len(every) - 5:,} more)" and len(top) == 6
+    assert (rest["rank"], rest["pass"], rest["layer"], rest["unit"]) == ("", "", "", "")
+    for col in ("excess_us", "waited_us"):
+        assert Decimal(rest[col]) == sum(Decimal(r[col]) for r in every[5:]), col
+    assert int(rest["instances"]) <= sum(int(r["instances"]) for r in every[5:])
+    default = rows(cli(*args).stdout)
+    assert default[:-1] == every[:30] if len(every) > 30 else default == every
+    table = cli("report", "blame", "--db", db, "--tag", "job=gj", "--by", by, "--top", "5").stdout
+    assert f"({len(every) - 5:,} more)" in table and "(no pass)" not in table.splitlines()[-1]
 
 
 def test_cli_error_for_an_unknown_by(generated):

@@ -16,7 +16,10 @@ DEFINITIONS = ("waited: at each collective instance, the other members' time bet
                "shared in proportion to the excess; '(unexplained)': the late rank shows no excess")
 
 
-def build(con, fmt, spec="all", by="kernel", no_align=False, **seg_opts) -> rnd.Result:
+def build(con, fmt, spec="all", by="kernel", no_align=False, top=30, **seg_opts) -> rnd.Result:
+    """The blame rows of the selected ranks; `top`: rows kept, most waited first, the others summed in one
+    '(N more)' row (0: all). A 128-rank job has ~14,000 (rank, pass, layer, cause) rows: printed whole, the
+    table took 0.8 s to lay out and no one reads it."""
     if by not in BY:
         raise UsageError(f"--by {by!r}: expected kernel or layer")
     job = segment.bind_runs(con, seg_opts.get("runs") or [], seg_opts.get("tags") or [])
@@ -43,12 +46,13 @@ def build(con, fmt, spec="all", by="kernel", no_align=False, **seg_opts) -> rnd.
     if off:
         b.notes.append(f"{alignment.why_not} ({', '.join(off)}): their collectives are left out")
     meta.update(by=by, clocks="aligned" if alignment.aligned else "raw")
-    params = {"run_ids": b.run_ids, "on_clock": alignment.on_clock, "by": by}
+    params = {"run_ids": b.run_ids, "on_clock": alignment.on_clock, "by": by, "top": top}
     for stmt in sql.file_statements("blame")[:-1]:
         con.execute(stmt, sql.used_params(stmt, params))
     res = rnd.fetch_file(con, fmt, "blame", params,
                          "blame", b, meta, "who made the others wait: waited time at the collectives by late rank "
                          + ("and layer" if by == "layer" else "and cause"),
-                         # a NULL layer is the prologue or epilogue (unit), or outside every pass
-                         labels={"layer": ("(no pass)", "run", "unit")})
+                         # a NULL layer is the prologue or epilogue (unit), or outside every pass; not on
+                         # the '(N more)' row, the one without a rank
+                         labels={"layer": ("(no pass)", "rank", "unit")})
     return rnd.drop_columns(res, ["pass", "kernel"]) if by == "layer" and fmt in ("table", "md") else res

@@ -317,15 +317,18 @@ BLAME = Report(
     "collectives), the others' waiting for the last rank, charged to its kernels that ran longer than on the "
     "others, or to its host's launch delay; see docs/jobs.md.",
     SEGMENTED, (PASS, _by("kernel", ("kernel", "layer"), "kernel: a row per late rank, pass, layer and cause; layer: "
-                          "waited time per layer and late rank."), NO_ALIGN),
+                          "waited time per layer and late rank."), NO_ALIGN,
+                Option("top", ("--top",), int, 30, "Rows shown, most waited first; the others are summed in one "
+                       "'(N more)' row (0: all).", check="count")),
     MEAN_STEADY, ("blame",),
     columns("""
-    run VARCHAR: the late rank's run
+    run VARCHAR: the late rank's run ('(N more)' on the row past --top for --by layer)
     rank INTEGER: its rank
     pass BIGINT: the pass of the cause (--by kernel); NULL for --by layer (every pass)
     layer BIGINT: the layer of the cause (a host delay: of the collective); NULL: the prologue or epilogue (unit), \
 or outside every pass
-    kernel VARCHAR: the cause: a kernel's short name, '(host)', '(unexplained)' or '(no kernels)'; NULL for --by layer
+    kernel VARCHAR: the cause: a kernel's short name, '(host)', '(unexplained)' or '(no kernels)'; NULL for \
+--by layer; '(N more)' on the row that sums the rows past --top (its rank, pass, layer and unit empty)
     excess_us DECIMAL(38,3): the cause's excess, summed over the instances
     waited_us DECIMAL(23,3): the other members' waiting it is charged with, summed over the instances \
 (to the ns: the shares of an instance are fractions of a ns)

@@ -20,15 +20,17 @@
 --   $run_ids INTEGER[]: the runs: rows of equal waited time come in their order
 --   $on_clock INTEGER[]: the runs on one clock (engine/jobs/align.py): instances with a member off it are skipped
 --   $by VARCHAR: 'kernel' (a row per late rank, pass, layer and cause) | 'layer' (per layer and late rank)
+--   $top INTEGER: rows kept, most waited first; the others are summed in one last row (0: every row)
 -- Output: TEMP _bl_rows, one row per instance and cause (scratch for the statement below)
 -- Output: rows, by waited time, largest first:
---   run VARCHAR: the late rank's run
+--   run VARCHAR: the late rank's run ('(N more)' on the last row for $by 'layer')
 --   rank INTEGER: its rank
 --   pass BIGINT: the pass of the cause ($by 'kernel'); NULL for $by 'layer' (every pass)
 --   layer BIGINT: the layer of the cause (a host delay: of the collective); NULL: the prologue or epilogue
 --     (unit), or outside every pass
 --   kernel VARCHAR: the cause: a kernel's short name, '(host)', '(unexplained)' or '(no kernels)'; NULL for
---     $by 'layer'
+--     $by 'layer'; '(N more)' on the last row, which sums the N rows past $top (its instances: the distinct
+--     instances of those rows; its rank, pass, layer and unit NULL; its run NULL, or '(N more)' for $by 'layer')
 --   excess_us DECIMAL(38,3): the cause's excess, summed over the instances
 --   waited_us DECIMAL(23,3): the other members' waiting it is charged with, summed over the instances (to the
 --     ns: the shares of an instance are fractions of a ns)
@@ -118,11 +120,37 @@ SELECT i.grp, i.mkey, i.late_run, u.pass, u.layer, u.unit,
     0, i.waited_ns
 FROM inst i JOIN op_units u USING (grp, mkey)
 WHERE NOT EXISTS (SELECT 1 FROM causes c WHERE c.grp = i.grp AND c.mkey = i.mkey);
-SELECT r.name AS run, r.rank, CASE WHEN $by = 'kernel' THEN b.pass END AS pass, b.layer,
-    CASE WHEN $by = 'kernel' THEN coalesce(kn.short_name, b.cause) END AS kernel,
-    us(sum(b.excess_ns)) AS excess_us, us(round(sum(b.waited_ns))::BIGINT) AS waited_us,
-    count(DISTINCT (b.grp, b.mkey)) AS instances,
-    b.unit
-FROM _bl_rows b JOIN runs r USING (run_id) LEFT JOIN kernel_names kn ON kn.name = b.cause
-GROUP BY b.run_id, r.name, r.rank, 3, b.layer, 5, b.unit
-ORDER BY sum(b.waited_ns) DESC, list_position($run_ids, b.run_id), 3, b.layer, 5;
+WITH keyed AS (
+    SELECT b.*, r.name AS run, r.rank, CASE WHEN $by = 'kernel' THEN b.pass END AS pass_k,
+        CASE WHEN $by = 'kernel' THEN coalesce(kn.short_name, b.cause) END AS kernel_k
+    FROM _bl_rows b JOIN runs r USING (run_id) LEFT JOIN kernel_names kn ON kn.name = b.cause
+), grouped AS (
+    SELECT run_id, run, rank, pass_k, layer, kernel_k, unit, sum(excess_ns) AS excess_ns,
+        sum(waited_ns) AS waited_ns, count(DISTINCT (grp, mkey)) AS instances
+    FROM keyed GROUP BY run_id, run, rank, pass_k, layer, kernel_k, unit
+), ranked AS (
+    SELECT *, row_number() OVER (ORDER BY waited_ns DESC, list_position($run_ids, run_id), pass_k, layer,
+                                          kernel_k) AS pos
+    FROM grouped
+), shown AS (
+    SELECT * FROM ranked WHERE $top = 0 OR pos <= $top
+), rest AS (
+    -- the rows past $top as one; its instances counted once each, as a row's are
+    SELECT count(*) AS more, sum(excess_ns) AS excess_ns, sum(waited_ns) AS waited_ns,
+        (SELECT count(DISTINCT (k.grp, k.mkey)) FROM keyed k
+         WHERE NOT EXISTS (SELECT 1 FROM shown s
+                           WHERE s.run_id = k.run_id AND s.pass_k IS NOT DISTINCT FROM k.pass_k
+                             AND s.layer IS NOT DISTINCT FROM k.layer AND s.kernel_k IS NOT DISTINCT FROM k.kernel_k
+                             AND s.unit IS NOT DISTINCT FROM k.unit)) AS instances
+    FROM ranked WHERE $top > 0 AND pos > $top
+    HAVING count(*) > 0
+)
+SELECT run, rank, pass, layer, kernel, us(excess_ns) AS excess_us, us(round(waited_ns)::BIGINT) AS waited_us,
+    instances, unit
+FROM (SELECT pos, run, rank, pass_k AS pass, layer, kernel_k AS kernel, excess_ns, waited_ns, instances, unit
+      FROM shown
+      UNION ALL
+      SELECT $top + 1, CASE WHEN $by = 'layer' THEN label END, NULL, NULL, NULL,
+          CASE WHEN $by = 'kernel' THEN label END, excess_ns, waited_ns, instances, NULL
+      FROM (SELECT *, '(' || format('{:,}', more) || ' more)' AS label FROM rest))
+ORDER BY pos;
