@@ -65,6 +65,21 @@ def test_every_form_gives_the_same_kernels(con, tmp_path, reference, variant):
     assert got == reference
 
 
+@pytest.mark.parametrize("gz", [False, True])
+def test_long_keys_and_blanks_before_the_events_are_read_in_growing_steps(con, tmp_path, reference, gz):
+    """The head is read 64 KB first, then in doubling steps: keys before the events of 300 KB and 1.5 MB, after
+    blanks, give the same kernels and facts (distributedInfo after the long keys)."""
+    doc = tiny_kineto.document()
+    head = {"pad1": "x" * 300_000, "pad2": ["y" * 1000] * 1500, "distributedInfo": doc.pop("distributedInfo")}
+    text = " " * 1000 + json.dumps({**head, **doc})
+    path = tmp_path / ("long.json.gz" if gz else "long.json")
+    with (gzip.open if gz else open)(path, "wb") as f:
+        f.write(text.encode())
+    tracedb.ingest_trace(con, str(path), name="long")
+    assert kernel_facts(con, "long") == reference
+    assert q(con, "SELECT rank, world_size FROM runs WHERE name = 'long'") == [(3, 8)]
+
+
 def test_parts_split_at_event_boundaries_give_the_same_rows(con, tmp_path, reference, monkeypatch):
     path = tiny_kineto.write(tmp_path / "p.json")
     layout = chrome_json.locate(path, path, SPLIT_SMALL)

@@ -68,7 +68,7 @@ def locate(path: str, source: str, config: JsonIngestConfig = DEFAULT, note: str
 def read_head(path: str, source: str, config: JsonIngestConfig, note: str = "") -> Layout:
     """The layout with its start, its form and the metadata keys before the events (end not known yet)."""
     with open(path, "rb") as f:
-        head = f.read(config.chunk)
+        head = f.read(min(config.chunk, _PEEK))      # its first byte after blanks (sniffing refused more)
         lead = len(head) - len(head.lstrip(LEADING))
         first = head[lead:lead + 1]
         if first == b"[":
@@ -117,11 +117,14 @@ class _Object:
         self._grow()
 
     def _grow(self) -> bool:
+        """Reads on: _PEEK bytes first, then as much again as is read so far, at most `block` at a time.
+        Kineto's keys before the events are a few KB: reading a 4 MB block first read and decoded a 2.6 MB
+        rank trace whole to find them (2-3 ms of its ~45 ms)."""
         end = self.at + len(self.text)
         if end >= self.stop or len(self.text) >= META_MAX_BYTES:
             return False
         self.f.seek(end)
-        data = self.f.read(min(self.block, self.stop - end))
+        data = self.f.read(min(self.block, max(_PEEK, len(self.text)), self.stop - end))
         self.text += data.decode("latin-1")
         return bool(data)
 

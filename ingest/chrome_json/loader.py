@@ -148,8 +148,9 @@ def _plan_whole(layout: Layout, gz: Gunzip | None, source: str, parts: int | Non
     if gz is not None:
         gz.wait_for(float("inf"))
         find_end(layout, source, config, end_at)
-    size = part_bytes(layout.path, layout.start, layout.end, config)
     span = layout.end - layout.start
+    # an array under part_min is one part whatever the size (split): its events need not be sampled
+    size = part_bytes(layout.path, layout.start, layout.end, config) if span >= config.part_min else config.part_bytes
     wanted = 1 if safe else (parts or (max(1, span // size) if config.inserters == 1 else max(2, -(-span // size))))
     ranges = split(layout, wanted, config)
     # a bare array (BOM or blanks before it at most, blanks after it) in one part: DuckDB reads the file itself
