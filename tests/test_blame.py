@@ -118,8 +118,10 @@ def test_top_rows_and_one_row_for_the_rest(generated, by):
     label = rest["kernel"] if by == "kernel" else rest["run"]
     assert label == f"({len(every) - 5:,} more)" and len(top) == 6
     assert (rest["rank"], rest["pass"], rest["layer"], rest["unit"]) == ("", "", "", "")
-    for col in ("excess_us", "waited_us"):
-        assert Decimal(rest[col]) == sum(Decimal(r[col]) for r in every[5:]), col
+    assert Decimal(rest["excess_us"]) == sum(Decimal(r["excess_us"]) for r in every[5:])
+    # each row's waiting is rounded to the ns once, the rest row's too: at most 1 ns per row apart
+    cut = sum(Decimal(r["waited_us"]) for r in every[5:])
+    assert abs(Decimal(rest["waited_us"]) - cut) * 1000 <= len(every) - 5
     assert int(rest["instances"]) <= sum(int(r["instances"]) for r in every[5:])
     default = rows(cli(*args).stdout)
     assert default[:-1] == every[:30] if len(every) > 30 else default == every

@@ -130,7 +130,7 @@ WITH keyed AS (
     FROM keyed GROUP BY run_id, run, rank, pass_k, layer, kernel_k, unit
 ), ranked AS (
     SELECT *, row_number() OVER (ORDER BY waited_ns DESC, list_position($run_ids, run_id), pass_k, layer,
-                                          kernel_k) AS pos
+                                          kernel_k, unit) AS pos
     FROM grouped
 ), shown AS (
     SELECT * FROM ranked WHERE $top = 0 OR pos <= $top
