@@ -65,7 +65,10 @@ def ingest(
     workers, note = workers_for(len(planned), jobs)
     if note:
         typer.echo(f"note: {one_line(note)}", err=True)
-    with _Progress(planned) as progress:
+    from tracedb.engine.loading.single import LANDED
+    LANDED.clear()
+    said: set = set()      # runs whose line is printed
+    with _Progress(planned) as progress, _say_landed(progress, said, len(planned) > 1):
         if scheduler is not None:
             from tracedb.engine.loading.cluster import ingest_on_cluster
             runner = ingest_on_cluster(scheduler, to, planned, tags=tag, replace=replace, core_rules=core_rule,
@@ -83,6 +86,7 @@ def ingest(
                 if isinstance(res, TracedbError):     # its error names it: not said again below
                     read += _files_of(item.path)
                 else:
+                    said.add(res.name)
                     read += res.files
                     done.append(res)
                     if folders and res.status != "skipped":
@@ -98,6 +102,22 @@ def ingest(
                    err=True)
     if failed:
         raise typer.Exit(min(e.exit_code for e in failed))   # 2 only when every failure was a wrong call
+
+
+@contextlib.contextmanager
+def _say_landed(progress, said: set, named: bool):
+    """On Ctrl-C, SIGTERM (or any error that ends the command): the line of every run committed before it
+    whose line was not printed yet (the stop came between its commit and its line: DuckDB cuts the checkpoint
+    after a merge short on SIGINT), then the command goes on to its one error line."""
+    from tracedb.engine.loading.single import LANDED
+    try:
+        yield
+    except BaseException:
+        for res in list(LANDED):
+            if res.name not in said:
+                said.add(res.name)
+                progress.done(None, res.summary(named=named), False)
+        raise
 
 
 def _in_all(done, failed, seconds: float) -> str:
@@ -169,5 +189,5 @@ class _Progress:
             sys.stderr.write("\r\x1b[K")     # clear the bar's line; it is drawn again below
             sys.stderr.flush()
         typer.echo(line, err=err)
-        if self.bar is not None:
+        if self.bar is not None and item is not None:
             self.bar.update(item.bytes)

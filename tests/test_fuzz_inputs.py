@@ -160,10 +160,11 @@ def run_signalled(store, trace, sig, delay, home) -> Outcome:
 
 
 def check_signal(case_id, base_store, tmp_path, trace, sig, delay):
-    """SIGINT: exit 130 (or 0 when the ingest ended first) with one `error: interrupted` line and the store as
-    it was. SIGTERM, SIGHUP (not handled: the process dies): the store as it was, or the run landed whole
-    when the signal came after its commit. Either way the next ingest into
-    the folder succeeds and leaves no side store behind (engine/loading/staging.py)."""
+    """SIGINT, SIGTERM: exit 130 or 143 (or 0 when the ingest ended first) with one `error:` line and the store
+    as it was, or, when the signal came after the run's commit, the run landed whole and its line printed
+    before the error line. SIGHUP (not handled: the process dies): the store as it was, or the run landed
+    whole. Either way the next ingest into the folder succeeds and leaves no side store behind
+    (engine/loading/staging.py)."""
     store = copy_store(base_store, str(tmp_path / "store.duckdb"))
     before = store_state(store)
     out = run_signalled(store, trace, sig, delay, str(tmp_path))
@@ -176,6 +177,15 @@ def check_signal(case_id, base_store, tmp_path, trace, sig, delay):
         # the signal came after the run was committed (a killed process may not have printed its line):
         # the run must have landed whole, the other runs as they were
         violations += landed_run_violations(before, after, Outcome(out.args, 0, "ingested run"))
+    elif added and out.returncode in (130, 143):
+        # the stop came after the run's commit: the command printed the run's line, then its one error line
+        # (cli/ingest_cmd.py), and the run landed whole
+        violations += landed_run_violations(before, after, Outcome(out.args, 0, "ingested run"))
+        unsaid = [r[1] for r in added if f"run '{r[1]}'" not in out.stdout]
+        errors = [ln for ln in out.stderr.splitlines() if ln.strip()]
+        if unsaid or len(errors) != 1 or not errors[0].startswith("error: "):
+            violations.append(("store changed", f"runs {unsaid or [r[1] for r in added]} landed, but the command "
+                                                f"said: {out.stdout.strip()!r} / {out.stderr.strip()!r}"))
     elif out.returncode in (130, 143) or (out.returncode is not None and out.returncode < 0):
         # the 1-line check of the promise, and the store as it was: as for an exit 1
         shown = Outcome(out.args, 1, out.stdout, out.stderr)

@@ -174,6 +174,37 @@ def test_ctrl_c_exits_130_in_one_line_and_removes_the_side_store(store, tmp_path
     assert _state(store) == before and not _side_files(tmp_path)
 
 
+@pytest.mark.parametrize("traces, stop", [(1, "python"), (1, "duckdb"), (3, "python")])
+def test_a_stop_after_a_commit_still_prints_the_runs_that_landed(store, tmp_path, monkeypatch, traces, stop):
+    """Ctrl-C (or SIGTERM) between a run's commit and its line (here: in the checkpoint after the merge, as
+    Python's KeyboardInterrupt or as DuckDB's cut-short query): the run is in the store, so the command prints
+    its line before the one error line and exits 130. With three traces (one batch each, two workers), the
+    runs of the batches merged before stay, each said once."""
+    from tracedb.cli.common import QUERY_INTERRUPTED
+    from tracedb.engine.loading import single, staging
+    real, merged = single.checkpoint_appended, []
+
+    def stopped(con):       # the store's checkpoint, after a merge; a side store's goes on
+        if staging.store_path_of(con) != os.path.realpath(store):
+            return real(con)
+        merged.append(1)
+        raise KeyboardInterrupt if stop == "python" else RuntimeError(QUERY_INTERRUPTED)
+    monkeypatch.setattr(single, "checkpoint_appended", stopped)
+    folder = tmp_path / "job"
+    folder.mkdir()
+    for i in range(traces):
+        tiny_kineto.write(folder / f"rank{i}.json", dur_factor=3 + i)
+    target = str(folder / "rank0.json") if traces == 1 else str(folder)
+    r = cli("ingest", target, "--db", store, "--name", "late", "--jobs", "2", check=False)
+    assert r.returncode == 130 and r.stderr == "error: interrupted\n", r.stderr
+    runs = cli("sql", "--db", store, "--format", "csv", "SELECT name FROM runs WHERE name <> 'first' ORDER BY 1")
+    landed = runs.stdout.split()[1:]
+    assert merged and len(landed) == 1
+    said = [ln for ln in r.stdout.splitlines() if ln.startswith("ingested run")]
+    assert said == [ln for ln in said if f"run '{landed[0]}'" in ln] and len(said) == 1, r.stdout
+    assert not _side_files(tmp_path)
+
+
 def test_a_failed_first_ingest_creates_no_store_file(tmp_path):
     db = tmp_path / "new.duckdb"
     cut = tmp_path / "cut.csv"

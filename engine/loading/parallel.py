@@ -320,7 +320,9 @@ def _merge(store, side, parsed: list[_Parsed], replace: list[bool]) -> list:
                             src=SimpleNamespace(files=p.files), t0=t0 - p.seconds) for p, r in zip(parsed, replace)]
     if (not os.path.exists(store) and [p.staged_id for p in parsed] == list(range(1, len(parsed) + 1))
             and len({p.digest for p in parsed}) == len(parsed) and staging.publish(side, store)):
-        return [ingest._result(job, "ingested", p.staged_id, p.staged) for job, p in zip(jobs, parsed)]
+        results = [ingest._result(job, "ingested", p.staged_id, p.staged) for job, p in zip(jobs, parsed)]
+        ingest._landed(results)
+        return results
     con = open_store(store)
     try:
         results = ingest.merge_batch(con, side, jobs, [(p.staged_id, p.staged) for p in parsed])

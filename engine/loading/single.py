@@ -59,6 +59,16 @@ class IngestResult:
                 f"counted), {size}{cut}")
 
 
+# Runs this process has committed, for the command that reports them (cli/ingest_cmd.py): appended right
+# after each commit, so that an interrupt between a run's commit and its line (the checkpoint after a merge
+# takes tens of ms; a batch's lines are printed one by one) still lets the command say which runs are in.
+LANDED: list = []
+
+
+def _landed(results):
+    LANDED.extend(r for r in results if isinstance(r, IngestResult) and r.status != "skipped")
+
+
 def checkpoint_appended(con):
     """Write the run's rows to the file now, without DuckDB's vacuum: at the default checkpoint (on close)
     it merges the partly filled row groups that each committed part ends with, which rewrote ~11 MB and
@@ -136,7 +146,9 @@ def ingest_file(store_path: str | None, path: str, name: str | None = None, tags
     try:
         staged = _stage(side, job)
         if not os.path.exists(store) and staging.publish(side, store):
-            return _result(job, "ingested", 1, staged)
+            result = _result(job, "ingested", 1, staged)
+            _landed([result])
+            return result
         con = open_store(store)
         try:
             result = _merge(con, side, job, staged)
@@ -448,6 +460,7 @@ def merge_batch(con, side, jobs, staged: list[tuple[int, _Staged]]) -> list:
             if ids:
                 staging.merge(con, ids)
             con.execute("COMMIT")
+            _landed(out)
         except duckdb.IOException as e:
             _rollback(con)
             raise _write_failed(store or side, e) from None
