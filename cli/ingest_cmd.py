@@ -65,10 +65,10 @@ def ingest(
     workers, note = workers_for(len(planned), jobs)
     if note:
         typer.echo(f"note: {one_line(note)}", err=True)
-    from tracedb.engine.loading.single import LANDED
-    LANDED.clear()
+    from tracedb.engine.loading.single import recording_landed
     said: set = set()      # runs whose line is printed
-    with _Progress(planned) as progress, _say_landed(progress, said, len(planned) > 1):
+    with recording_landed() as landed, _Progress(planned) as progress, \
+            _say_landed(progress, landed, said, len(planned) > 1):
         if scheduler is not None:
             from tracedb.engine.loading.cluster import ingest_on_cluster
             runner = ingest_on_cluster(scheduler, to, planned, tags=tag, replace=replace, core_rules=core_rule,
@@ -105,15 +105,14 @@ def ingest(
 
 
 @contextlib.contextmanager
-def _say_landed(progress, said: set, named: bool):
+def _say_landed(progress, landed: list, said: set, named: bool):
     """On Ctrl-C, SIGTERM (or any error that ends the command): the line of every run committed before it
-    whose line was not printed yet (the stop came between its commit and its line: DuckDB cuts the checkpoint
-    after a merge short on SIGINT), then the command goes on to its one error line."""
-    from tracedb.engine.loading.single import LANDED
+    (`landed`) whose line was not printed yet (the stop came between its commit and its line: DuckDB cuts the
+    checkpoint after a merge short on SIGINT), then the command goes on to its one error line."""
     try:
         yield
     except BaseException:
-        for res in list(LANDED):
+        for res in list(landed):
             if res.name not in said:
                 said.add(res.name)
                 progress.done(None, res.summary(named=named), False)

@@ -59,14 +59,26 @@ class IngestResult:
                 f"counted), {size}{cut}")
 
 
-# Runs this process has committed, for the command that reports them (cli/ingest_cmd.py): appended right
-# after each commit, so that an interrupt between a run's commit and its line (the checkpoint after a merge
-# takes tens of ms; a batch's lines are printed one by one) still lets the command say which runs are in.
-LANDED: list = []
+# Runs this process has committed while a command records them (recording_landed): appended right after
+# each commit, so that an interrupt between a run's commit and its line (the checkpoint after a merge takes
+# tens of ms; a batch's lines are printed one by one) still lets the command say which runs are in.
+_ledger: list | None = None
+
+
+@contextlib.contextmanager
+def recording_landed():
+    """Within the block, every run this process commits (IngestResult) is appended to the list it yields."""
+    global _ledger
+    _ledger = []
+    try:
+        yield _ledger
+    finally:
+        _ledger = None
 
 
 def _landed(results):
-    LANDED.extend(r for r in results if isinstance(r, IngestResult) and r.status != "skipped")
+    if _ledger is not None:
+        _ledger.extend(r for r in results if isinstance(r, IngestResult) and r.status != "skipped")
 
 
 def checkpoint_appended(con):
