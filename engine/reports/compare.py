@@ -160,22 +160,22 @@ def _wide_columns(b, by, mean, roofline=False) -> tuple[str, str]:
     """Per run its kernel name (by kernel) or count and its time (and with `roofline` its % of peak); per later
     run delta and ratio to the first."""
     ident, runs, diffs = sql.ident, [], []
-    first = "sum(ns) FILTER (WHERE run_id = $run_ids[1])"
-    for i, rid in enumerate(b.run_ids, 1):
-        name, at = b.run_names[rid], f"FILTER (WHERE run_id = $run_ids[{i}])"
+    first = "ns[1]"
+    for i, rid in enumerate(b.run_ids, 1):     # i: the run's place in $run_ids, in the lists of runs_of
+        name = b.run_names[rid]
         if by == "kernel":
-            runs.append(f"max(kernel) {at} AS {ident(name + '_kernel')}")
+            runs.append(f"kernel[{i}] AS {ident(name + '_kernel')}")
         else:
-            runs.append(f"sum({'kernels_mean' if mean else 'kernels'}) {at} AS {ident(name + '_kernels')}")
-        runs.append(f"us(sum(ns) {at}) AS {ident(name + '_us')}")
+            runs.append(f"{'kernels_mean' if mean else 'kernels'}[{i}] AS {ident(name + '_kernels')}")
+        runs.append(f"us(ns[{i}]) AS {ident(name + '_us')}")
         if roofline:
-            pct = f"100 * sum(t_ideal) {at} / (sum(ns_rated) {at} * 1e-9)"
+            pct = f"100 * t_ideal[{i}] / (ns_rated[{i}] * 1e-9)"
             runs.append(f"CASE WHEN {pct} <= 100 THEN round({pct}, 1)::DECIMAL(7, 1) END "
                         f"AS {ident(name + '_pct_peak')}")
         if i > 1:
             suffix = "" if len(b.run_ids) == 2 else f"_{name}"
-            diffs.append(f"us(sum(ns) {at} - {first}) AS {ident('delta_us' + suffix)}")
-            diffs.append(f"ratio3(sum(ns) {at}, {first}) AS {ident('ratio' + suffix)}")
+            diffs.append(f"us(ns[{i}] - {first}) AS {ident('delta_us' + suffix)}")
+            diffs.append(f"ratio3(ns[{i}], {first}) AS {ident('ratio' + suffix)}")
     return ",\n        ".join(runs), ",\n        ".join(diffs)
 
 
