@@ -92,7 +92,7 @@ def test_generated_waiting_adds_up_to_the_arrival_times(generated):
         if len(arrivals) > 1:
             want[c["last_rank"]] += sum(max(arrivals) - a for a in arrivals)
     got = defaultdict(Decimal)
-    every = rows(cli("report", "blame", "--db", db, "--tag", "job=gj", "--format", "csv", "--top", "0").stdout)
+    every = rows(cli("report", "blame", "--db", db, "--tag", "job=gj", "--format", "csv").stdout)
     for r in every:
         got[int(r["rank"])] += Decimal(r["waited_us"])
     # each row's waiting is rounded to the ns once: at most 1 ns per row
@@ -107,7 +107,7 @@ def test_generated_waiting_adds_up_to_the_arrival_times(generated):
 @pytest.mark.parametrize("by", ["kernel", "layer"])
 def test_top_rows_and_one_row_for_the_rest(generated, by):
     """--top N keeps the N most waited rows of the full list, in its order, and one '(M more)' row sums the
-    other M rows' excess and waiting; the default keeps 30."""
+    other M rows' excess and waiting; by default CSV keeps every row and the terminal table 30."""
     db, _ = generated
     args = ("report", "blame", "--db", db, "--tag", "job=gj", "--by", by, "--format", "csv")
     every = rows(cli(*args, "--top", "0").stdout)
@@ -123,8 +123,12 @@ def test_top_rows_and_one_row_for_the_rest(generated, by):
     cut = sum(Decimal(r["waited_us"]) for r in every[5:])
     assert abs(Decimal(rest["waited_us"]) - cut) * 1000 <= len(every) - 5
     assert int(rest["instances"]) <= sum(int(r["instances"]) for r in every[5:])
-    default = rows(cli(*args).stdout)
-    assert default[:-1] == every[:30] if len(every) > 30 else default == every
+    assert rows(cli(*args).stdout) == every
+    assert rows(cli(*args, "--top", "30").stdout)[:30] == every[:30]
+    lines = cli("report", "blame", "--db", db, "--tag", "job=gj", "--by", by).stdout.splitlines()
+    rule = next(i for i, ln in enumerate(lines) if ln.startswith("---"))    # under the header
+    shown = [ln for ln in lines[rule + 1:] if ln.strip()]
+    assert len(shown) == (31 if len(every) > 30 else len(every)), len(shown)
     table = cli("report", "blame", "--db", db, "--tag", "job=gj", "--by", by, "--top", "5").stdout
     assert f"({len(every) - 5:,} more)" in table and "(no pass)" not in table.splitlines()[-1]
 

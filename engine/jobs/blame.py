@@ -18,8 +18,9 @@ DEFINITIONS = ("waited: at each collective instance, the other members' time bet
 
 def build(con, fmt, spec="all", by="kernel", no_align=False, top=30, **seg_opts) -> rnd.Result:
     """The blame rows of the selected ranks; `top`: rows kept, most waited first, the others summed in one
-    '(N more)' row (0: all). A 128-rank job has ~14,000 (rank, pass, layer, cause) rows: printed whole, the
-    table took 0.8 s to lay out and no one reads it."""
+    '(N more)' row (0: all; `report blame` keeps 30 in a table for reading, every row in CSV and JSON). A
+    128-rank job has ~14,000 (rank, pass, layer, cause) rows: printed whole, the table took 0.8 s to lay
+    out and no one reads it."""
     if by not in BY:
         raise UsageError(f"--by {by!r}: expected kernel or layer")
     job = segment.bind_runs(con, seg_opts.get("runs") or [], seg_opts.get("tags") or [])

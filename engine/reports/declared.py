@@ -318,8 +318,9 @@ BLAME = Report(
     "others, or to its host's launch delay; see docs/jobs.md.",
     SEGMENTED, (PASS, _by("kernel", ("kernel", "layer"), "kernel: a row per late rank, pass, layer and cause; layer: "
                           "waited time per layer and late rank."), NO_ALIGN,
-                Option("top", ("--top",), int, 30, "Rows shown, most waited first; the others are summed in one "
-                       "'(N more)' row (0: all).", check="count")),
+                Option("top", ("--top",), Optional[int], None, "Rows kept, most waited first; the others are summed "
+                       "in one '(N more)' row (0: all; default: 30 in the terminal and Markdown, all in CSV and JSON).",
+                       check="count")),
     MEAN_STEADY, ("blame",),
     columns("""
     run VARCHAR: the late rank's run ('(N more)' on the row past --top for --by layer)
