@@ -56,4 +56,4 @@ def build(con, fmt, spec="all", by="kernel", no_align=False, top=30, **seg_opts)
                          # a NULL layer is the prologue or epilogue (unit), or outside every pass; not on
                          # the '(N more)' row, the one without a rank
                          labels={"layer": ("(no pass)", "rank", "unit")})
-    return rnd.drop_columns(res, ["pass", "kernel"]) if by == "layer" and fmt in ("table", "md") else res
+    return rnd.drop_columns(res, ["pass", "kernel"]) if by == "layer" and fmt in rnd.READING else res

@@ -256,7 +256,7 @@ def _stage(side: str, job, like=None) -> _Staged:
         for setting in ("memory_limit", "threads") if like is not None else ():
             value = like.execute("SELECT current_setting($s)", {"s": setting}).fetchone()[0]
             con.execute(f"SET {setting} = $v", {"v": value})
-        staged = stage_into(con, job, 1)
+        staged = _load_run(con, job, 1)
         checkpoint_appended(con)
     except duckdb.IOException as e:
         raise _write_failed(side, e) from None
@@ -277,12 +277,6 @@ def open_side(side: str):
         raise StoreError(f"{side}: cannot create the ingest's side store beside the store: {e}") from None
 
 
-def stage_into(con, job, run_id: int) -> _Staged:
-    """Parse the trace into the side store open on `con` as run `run_id`. On failure its rows may be left
-    there: `discard` removes them (a folder ingest's worker goes on with its next trace)."""
-    return _load_run(con, job, run_id)
-
-
 def discard(con, run_id: int):
     """The rows of a staged run that failed, out of its side store."""
     _rollback(con)
@@ -296,7 +290,7 @@ def _write_failed(path, e) -> StoreError:
 
 def _load_run(con, job, run_id: int) -> _Staged:
     """The run's rows (its reader's `read`), then one transaction: duplicate marks, run row, stats (in the
-    side store)."""
+    side store open on `con`, as run `run_id`)."""
     result = finish_loaded(con, [read_into(con, job, run_id)])[0]
     if isinstance(result, TracedbError):
         raise result
@@ -387,9 +381,7 @@ def _finish_together(con, loaded: list[Loaded]) -> list[_Staged]:
             x.job.hasher.join()
             if x.job.hasher.error:
                 raise _NotTogether("a file that cannot be read")
-            _insert_run_row(con, x.run_id, x.job.name, x.job.tag_map, x.job.src, x.job.hasher, x.facts, x.columns)
-            ascend_comm.insert_groups(con, x.run_id, x.facts.get("groups") or x.job.src.groups)
-            ascend_comm.load(con, x.run_id, x.job.src.comm_files)
+            _add_run(con, x.job, x.run_id, x.facts, x.columns)
         stats = {r: (n, d) for r, n, d in sql.run(con, "ingest_run_stats", {"run_ids": ids}).fetchall()}
         if loaded[0].reader.kernels_required and any(stats[r][0] == 0 for r in ids):
             raise _NotTogether("a run without kernel rows")
@@ -416,9 +408,7 @@ def _finish_run(con, job, reader, run_id, facts, columns) -> _Staged:
         job.hasher.join()
         if job.hasher.error:
             raise InputError(f"{job.hasher.error.filename}: cannot read: {job.hasher.error.strerror}")
-        _insert_run_row(con, run_id, job.name, job.tag_map, src, job.hasher, facts, columns)
-        ascend_comm.insert_groups(con, run_id, facts.get("groups") or src.groups)
-        ascend_comm.load(con, run_id, src.comm_files)
+        _add_run(con, job, run_id, facts, columns)
         _, rows, dups = sql.run(con, "ingest_run_stats", {"run_ids": [run_id]}).fetchone()
         if rows == 0 and reader.kernels_required:   # not a rank of communication analyses only
             raise InputError(f"{src.files[0]}: header only, no kernel rows; expected at least one data line")
@@ -429,6 +419,13 @@ def _finish_run(con, job, reader, run_id, facts, columns) -> _Staged:
         _rollback(con)
         raise
     return _Staged(rows=rows, dups=dups, truncated=facts["truncated"], inflated=facts["inflated_bytes"])
+
+
+def _add_run(con, job, run_id, facts, columns):
+    """A finished run's runs row and its communication analyses (groups, and an Ascend rank's files)."""
+    _insert_run_row(con, run_id, job.name, job.tag_map, job.src, job.hasher, facts, columns)
+    ascend_comm.insert_groups(con, run_id, facts.get("groups") or job.src.groups)
+    ascend_comm.load(con, run_id, job.src.comm_files)
 
 
 def _merge(con, side, job, staged) -> IngestResult:

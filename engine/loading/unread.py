@@ -10,8 +10,10 @@ from tracedb.ingest import ascend_host, formats
 JOB_FACTS = re.compile(r"profiler_(info(_\d+)?|metadata)\.json$")
 
 
-def reason(path: str, read: list[str]) -> str:
-    """Why `path`, found beside the files `read`, was not loaded."""
+def reason(path: str, read: list[str], kinds: dict | None = None) -> str:
+    """Why `path`, found beside the files `read`, was not loaded. `kinds`: the reader of each read file
+    found so far (None: it has none), shared by the calls of one listing so that each is sniffed once."""
+    kinds = {} if kinds is None else kinds
     if JOB_FACTS.match(os.path.basename(path)):
         return "no kernels: the job's facts (rank, world size) are read from it"
     try:
@@ -30,13 +32,13 @@ def reason(path: str, read: list[str]) -> str:
             return f"{other}: not the host side of these kernels; ingest it alone to load it"
     here = [f for f in read if os.path.dirname(os.path.abspath(f)) == os.path.dirname(os.path.abspath(path))]
     read = here or read
-    kinds = {}
     for f in read:
-        try:
-            kinds[f] = formats.in_folder(f)
-        except (TracedbError, OSError):
-            continue
-    same = [os.path.basename(f) for f, k in kinds.items() if k is not None and k.name == r.name]
+        if f not in kinds:
+            try:
+                kinds[f] = formats.in_folder(f)
+            except (TracedbError, OSError):
+                kinds[f] = None
+    same = [os.path.basename(f) for f in read if kinds[f] is not None and kinds[f].name == r.name]
     if same:
         return f"the same kind of file ({r.name}) as {', '.join(same)}, which was loaded; ingest it alone to load it"
     loaded = ", ".join(os.path.basename(f) for f in read) or "another file"
@@ -49,7 +51,7 @@ def beside(read: list[str], roots: list[str] = ()) -> list[tuple[str, str]]:
     done = {os.path.abspath(f) for f in read}
     folders = {os.path.dirname(os.path.abspath(f)) for f in read} | {os.path.abspath(r) for r in roots
                                                                       if os.path.isdir(r)}
-    out = []
+    out, kinds = [], {}
     for d in sorted(folders):
         try:
             names = sorted(os.listdir(d))
@@ -59,7 +61,7 @@ def beside(read: list[str], roots: list[str] = ()) -> list[tuple[str, str]]:
             f = os.path.join(d, n)
             if f in done or not os.path.isfile(f):
                 continue
-            out.append((f, reason(f, read)))
+            out.append((f, reason(f, read, kinds)))
     return out
 
 

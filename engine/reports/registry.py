@@ -73,7 +73,7 @@ def _build(con, name: str, fmt: str, pass_spec: str = "all", absolute: bool = Fa
     if name == "blame":
         from tracedb.engine.jobs import blame
         # a table for reading keeps 30 rows; the formats scripts read keep every row unless told
-        return blame.build(con, fmt, spec, by, top=(30 if fmt in ("table", "md") else 0) if top is None else top,
+        return blame.build(con, fmt, spec, by, top=(30 if fmt in rnd.READING else 0) if top is None else top,
                            **seg_opts)
     if name == "roofline":
         from tracedb.engine.reports import roofline

@@ -52,16 +52,19 @@ WITH g AS (
     FROM g
     WHERE level <> 7 OR $by <> 'layer'
     GROUP BY pass, pass_ord, k_layer, k_unit, k_category, k_module, k_ordinal, level
+), slotted AS (
+    -- per key, where each run of $run_ids sits in its lists (NULL: the run lacks the key)
+    SELECT *, list_transform(range(1, len($run_ids) + 1), lambda i: list_position(places, i)) AS slots FROM keyed
 ), runs_of AS (
     -- per key and figure, a list with one element per run of $run_ids, in its order
-    SELECT * EXCLUDE (places, kernel_l, kernels_l, kernels_mean_l, ns_l, t_ideal_l, ns_rated_l),
-        list_transform(range(1, len($run_ids) + 1), lambda i: kernel_l[list_position(places, i)]) AS kernel,
-        list_transform(range(1, len($run_ids) + 1), lambda i: kernels_l[list_position(places, i)]) AS kernels,
-        list_transform(range(1, len($run_ids) + 1), lambda i: kernels_mean_l[list_position(places, i)]) AS kernels_mean,
-        list_transform(range(1, len($run_ids) + 1), lambda i: ns_l[list_position(places, i)]) AS ns,
-        list_transform(range(1, len($run_ids) + 1), lambda i: t_ideal_l[list_position(places, i)]) AS t_ideal,
-        list_transform(range(1, len($run_ids) + 1), lambda i: ns_rated_l[list_position(places, i)]) AS ns_rated
-    FROM keyed
+    SELECT * EXCLUDE (places, slots, kernel_l, kernels_l, kernels_mean_l, ns_l, t_ideal_l, ns_rated_l),
+        list_transform(slots, lambda j: kernel_l[j]) AS kernel,
+        list_transform(slots, lambda j: kernels_l[j]) AS kernels,
+        list_transform(slots, lambda j: kernels_mean_l[j]) AS kernels_mean,
+        list_transform(slots, lambda j: ns_l[j]) AS ns,
+        list_transform(slots, lambda j: t_ideal_l[j]) AS t_ideal,
+        list_transform(slots, lambda j: ns_rated_l[j]) AS ns_rated
+    FROM slotted
 ), wide AS (
     SELECT pass,
         CASE WHEN level = 31 THEN 'all' ELSE coalesce(k_layer::VARCHAR, k_unit, $null_layer) END AS layer,
