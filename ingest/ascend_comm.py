@@ -104,14 +104,16 @@ def _int(path: str, what: str, value) -> int:
     return int(value)
 
 
-def insert_groups(con, run_id: int, groups: list[dict]):
-    """The run's parallel groups into run_groups (ingest_comm_groups.sql)."""
-    if not groups:
+def insert_groups(con, runs: list[tuple[int, list[dict]]]):
+    """The parallel groups of runs ((run_id, groups) pairs) into run_groups, by one statement
+    (ingest_comm_groups.sql)."""
+    rows = [(run_id, g) for run_id, groups in runs for g in groups or ()]
+    if not rows:
         return
     sql.run(con, "ingest_comm_groups", {
-        "run_id": run_id, "names": [g["name"] for g in groups], "descs": [g["desc"] for g in groups],
-        "backends": [g["backend"] for g in groups], "sizes": [g["size"] for g in groups],
-        "ranks": [g["ranks"] for g in groups], "group_ranks": [g["group_rank"] for g in groups]})
+        "run_ids": [r for r, _ in rows], "names": [g["name"] for _, g in rows], "descs": [g["desc"] for _, g in rows],
+        "backends": [g["backend"] for _, g in rows], "sizes": [g["size"] for _, g in rows],
+        "ranks": [g["ranks"] for _, g in rows], "group_ranks": [g["group_rank"] for _, g in rows]})
 
 
 def load(con, run_id: int, paths: list[str]):

@@ -26,7 +26,7 @@ from tracedb.ingest import sniff, sqlite_file
 
 # ingest SQL that runs for every format (the run's finish, stats and names), not one reader's.
 SHARED_SQL = ("ingest_finish", "ingest_run_stats", "ingest_pending", "discard_pending", "kernel_names_missing",
-              "ingest_work_npu", "ingest_work_ops")
+              "ingest_work_which", "ingest_work_npu", "ingest_work_ops")
 
 
 class ReadAgain(Exception):
@@ -54,6 +54,8 @@ class Reader:
     order: int                                   # asked lowest first; catch-alls last
     recognise: Callable                          # (Probe) -> bool, or InputError for a broken file of its kind
     read: Callable                               # (con, run_id, Source, options) -> run facts (dict)
+    read_many: Callable | None = None            # (con, [(run_id, Source)]) -> {run_id: run facts} of those
+                                                 # it read together; the others are for `read`
     sql: tuple = ()                              # the sql/ingest files it runs
     docs: tuple = ()                             # rows of the formats table (Doc)
     recognised: str = ""                         # how a file of it is told, for that table

@@ -15,11 +15,10 @@ def fill(con, run_ids=None):
             "SELECT run_id FROM runs WHERE run_id NOT IN (SELECT run_id FROM kernel_work) ORDER BY 1").fetchall()]
     else:
         ids = list(run_ids)
-    for rid in ids:
-        # each formula set only where its shapes are: a JSON trace without record_shapes skips the launch join
-        if con.execute("SELECT 1 FROM kernel_texts WHERE run_id = $r AND input_shapes IS NOT NULL LIMIT 1",
-                       {"r": rid}).fetchone():
+    if not ids:
+        return
+    for rid, npu, ops in sql.run(con, "ingest_work_which", {"run_ids": ids}).fetchall():
+        if npu:
             sql.run(con, "ingest_work_npu", {"run_id": rid})
-        if con.execute("SELECT 1 FROM trace_events WHERE run_id = $r AND cat = 'cpu_op' "
-                       "AND starts_with(extra_args, '{\"dims\"') LIMIT 1", {"r": rid}).fetchone():
+        if ops:
             sql.run(con, "ingest_work_ops", {"run_id": rid})

@@ -6,7 +6,8 @@ Workers are held at a chosen point by a `sitecustomize` module put on PYTHONPATH
 process tree (the workers are separate processes, so a patch made in the command's process would not
 reach them): after a trace named like $HOLD_NAMES is parsed and finished in its side store, its worker writes
 `ready-<name>` and waits for the file `go`; with $HOLD_MERGE, the command's process does the same inside
-the transaction of its first merge (`ready-merge`). No sleeps decide what the tests see."""
+the transaction of its first merge (`ready-merge`); $TRACES_PER_BATCH caps the traces of a batch (a held
+trace holds no other). No sleeps decide what the tests see."""
 import json
 import os
 import signal
@@ -21,6 +22,9 @@ from helpers import cli, cli_subprocess, tracedb_exe, run_lines
 
 HOLD = textwrap.dedent("""
     import os, re, time
+    if os.environ.get("TRACES_PER_BATCH"):    # the command's batches hold at most this many traces
+        from tracedb.engine.loading import batches
+        batches.BATCH_TRACES = int(os.environ["TRACES_PER_BATCH"])
     if os.environ.get("HOLD_NAMES"):
         from tracedb.engine.loading import single as ingest
         _real = ingest.finish_loaded
@@ -50,6 +54,15 @@ HOLD = textwrap.dedent("""
             return _read(con, job, options, run_id)
 
         ingest._read_rows = _refused
+        _together = ingest.read_together
+
+        def _refused_together(con, batch):     # a batch's traces read by one statement
+            for job, _ in batch:
+                if re.search(os.environ["NEVER_PARSE"], job.name):
+                    raise AssertionError(job.name + " was parsed")
+            return _together(con, batch)
+
+        ingest.read_together = _refused_together
     if os.environ.get("HOLD_MERGE"):          # the command's own process, inside a merge's transaction
         from tracedb.engine.loading import staging
         _merge = staging.merge
@@ -233,8 +246,8 @@ def test_batches_of_several_traces_give_the_runs_of_one_after_another(tmp_path, 
         dst.write(src.read())
     planned = sorted(os.listdir(folder))
     assert len(planned) == 9
-    # 9 traces on 2 workers: batches of ceil(9 / 4) = 3
-    assert parallel.batches_of([type("P", (), {"bytes": 1})()] * 9, 2) == [[0, 1, 2], [3, 4, 5], [6, 7, 8]]
+    # 9 equal traces on 2 workers: a batch each, of about equal bytes
+    assert parallel.batches_of([type("P", (), {"bytes": 1})()] * 9, 2) == [[0, 1, 2, 3, 4], [5, 6, 7, 8]]
     other = tiny_kineto.write(tmp_path / "other.json", dur_factor=11)
     got = {}
     for jobs in ("1", "2"):
@@ -263,13 +276,15 @@ def test_a_copy_of_a_batch_mate_is_skipped_before_parsing(tmp_path, monkeypatch)
     a, b = _traces(tmp_path / "traces", [1, 2])
     copy = tmp_path / "traces" / "a2.json"
     copy.write_bytes(open(a, "rb").read())
-    parsed, real = [], ingest.read_into
+    parsed, alone, together = [], ingest.read_into, ingest.read_together
     monkeypatch.setattr(ingest, "read_into",
-                        lambda con, job, run_id: parsed.append(job.name) or real(con, job, run_id))
+                        lambda con, job, run_id: parsed.append(job.name) or alone(con, job, run_id))
+    monkeypatch.setattr(ingest, "read_together",     # the batch's traces read by one statement
+                        lambda con, jobs: parsed.extend(job.name for job, _ in jobs) or together(con, jobs))
     items = [(a, "x", {}, None), (str(copy), "y", {}, 0), (b, "z", {}, None)]
     batch = parallel._parse_batch(str(tmp_path / "s.duckdb"), items, 1, [])
     try:
-        assert parsed == ["x", "z"]
+        assert list(dict.fromkeys(parsed)) == ["x", "z"]
         assert [e.staged_id for e in batch.entries if isinstance(e, parallel._Parsed)] == [1, 2]
         skipped = batch.entries[1]
         assert (skipped.status, skipped.name, skipped.same_as) == ("skipped", "y", "x")
@@ -308,7 +323,8 @@ def held(tmp_path):
 
     def env(names):
         path = os.pathsep.join([str(hold_dir)] + [p for p in [os.environ.get("PYTHONPATH")] if p])
-        return {**os.environ, "PYTHONPATH": path, "HOLD_NAMES": names, "HOLD_DIR": str(hold_dir)}
+        return {**os.environ, "PYTHONPATH": path, "HOLD_NAMES": names, "HOLD_DIR": str(hold_dir),
+                "TRACES_PER_BATCH": "1"}     # a trace held in a worker holds no other
 
     def wait_ready(proc, names):
         deadline = time.monotonic() + 120
@@ -459,3 +475,93 @@ def test_a_killed_jobs_staging_folder_is_removed_by_the_next_job(tmp_path):
     cli("ingest", folder, "--to", str(ds), "--name", "q", "--jobs", "2")
     assert not dead.exists() and live.exists()
     assert not [e for e in os.listdir(ds) if e.startswith(staged.JOB_PREFIX) and e != live.name]
+
+
+ALL_ROWS = ["SELECT r.name, e.* EXCLUDE (run_id) FROM trace_events e JOIN runs r USING (run_id) ORDER BY r.name, e.seq",
+            "SELECT r.name, t.* EXCLUDE (run_id) FROM tracks t JOIN runs r USING (run_id) ORDER BY ALL",
+            "SELECT r.name, k.* EXCLUDE (run_id) FROM kernels k JOIN runs r USING (run_id) ORDER BY r.name, k.seq",
+            "SELECT r.name, w.* EXCLUDE (run_id) FROM kernel_work w JOIN runs r USING (run_id) ORDER BY ALL",
+            "SELECT name, format, device_kind, device_name, rank, world_size, clock_domain, time_base_ns, truncated, "
+            "content_hash, source_bytes FROM runs ORDER BY name"]
+
+
+def _varied_traces(folder):
+    """Traces of one folder that a batch reads by one statement, and some it leaves to one by one: object
+    and bare-array form, indented, with c10d collective args and recorded shapes (of an op that launched
+    nothing: pruned); a .gz; one whose event has a dur that is not a number (refused, naming the byte).
+    Returns the refused one's path."""
+    import tiny_job
+    os.makedirs(folder, exist_ok=True)
+    tiny_job.write(folder)
+    tiny_kineto.write(folder / "arr.json", form="array", dur_factor=2)     # DuckDB reads these files themselves
+    tiny_kineto.write(folder / "arr2.json", form="array", dur_factor=7)
+    tiny_kineto.write(folder / "wide.json", compact=False, dur_factor=3)
+    tiny_kineto.write(folder / "gz.json.gz", gz=True, dur_factor=4)
+    doc = tiny_kineto.document(dur_factor=5)
+    doc["traceEvents"] += [
+        {"ph": "X", "cat": "kernel", "name": "ncclDevKernel_AllReduce_Sum_bf16_RING_LL", "pid": 0, "tid": 13,
+         "ts": 1500.5, "dur": 7.25, "args": {"correlation": 77, "device": 0, "stream": 13, "Collective name":
+         "allreduce", "In msg nelems": 4096, "Out msg nelems": 4096, "Group size": 8, "dtype": "BFloat16",
+         "Process Group Name": "0", "Process Group Ranks": "[0, 1, 2, 3, 4, 5, 6, 7]", "Seq": 12}},
+        {"ph": "X", "cat": "cpu_op", "name": "aten::addmm", "pid": 100, "tid": 100, "ts": 1400, "dur": 3,
+         "args": {"External id": 4242, "Input Dims": [[16, 64], [64, 64]], "Input type": ["float", "float"]}}]
+    with open(folder / "c10d.json", "w") as f:
+        json.dump(doc, f)
+    bad = tiny_kineto.document(dur_factor=6)
+    bad["traceEvents"][7]["dur"] = "soon"
+    with open(folder / "bad.json", "w") as f:
+        json.dump(bad, f)
+    return str(folder / "bad.json")
+
+
+def test_traces_read_together_give_every_row_of_one_by_one(tmp_path):
+    """A worker reads its batch's small plain traces by one statement (ingest/chrome_json/together.py): every
+    row of every table, seq included, and every line and error are those of the traces read one by one
+    (`--jobs 1`); the trace with a bad dur is refused naming its byte either way, its batch-mates kept."""
+    bad = _varied_traces(tmp_path / "traces")
+    got = {}
+    for jobs in ("1", "2"):
+        db = str(tmp_path / f"s{jobs}.duckdb")
+        r = cli("ingest", tmp_path / "traces", "--db", db, "--name", "p", "--jobs", jobs, check=False)
+        rows = [cli("sql", "--db", db, "--format", "csv", q).stdout for q in ALL_ROWS]
+        got[jobs] = (r.returncode, r.stderr, _runs_lines(r.stdout), rows)
+    assert got["1"] == got["2"]
+    code, err, lines, rows = got["2"]
+    assert code == 1 and err.count("\n") == 1 and err.startswith(f"error: {bad}: byte ") and "soon" in err
+    assert len(lines) == 9 - 1 and rows[-1].count("\n") == 1 + 8
+    collective = cli("sql", "--db", str(tmp_path / "s2.duckdb"), "--format", "csv", "SELECT count(*) FROM "
+                     "trace_events WHERE json_extract_string(extra_args, '$.collective') = 'allreduce'").stdout
+    assert collective.split() == ["count_star()", "1"]
+    assert not _side_files(tmp_path)
+
+
+def test_a_batch_reads_its_plain_small_traces_by_one_statement(tmp_path, monkeypatch):
+    """Which traces of a batch go in together: the plain ones of one part; a .gz, and a trace that one
+    statement cannot take (its bad dur), are read one by one, the latter refused; the others land."""
+    from tracedb.engine.loading import parallel
+    from tracedb.engine.loading import single as ingest
+    from tracedb.engine.loading import staging
+    bad = _varied_traces(tmp_path / "traces")
+    paths = sorted(str(p) for p in (tmp_path / "traces").iterdir())
+    together, alone = [], []
+    real_together, real_alone = ingest.read_together, ingest.read_into
+
+    def spy_together(con, jobs):
+        out = real_together(con, jobs)
+        together.extend(sorted(os.path.basename(out[k].job.src.files[0]) for k in out))
+        return out
+
+    monkeypatch.setattr(ingest, "read_together", spy_together)
+    monkeypatch.setattr(ingest, "read_into", lambda con, job, run_id:
+                        alone.append(os.path.basename(job.src.files[0])) or real_alone(con, job, run_id))
+    items = [(p, os.path.basename(p), {}, None) for p in paths]
+    batch = parallel._parse_batch(str(tmp_path / "s.duckdb"), items, 1, [])
+    try:
+        assert together == ["arr.json", "arr2.json",        # two statements: a bare array's args keys are all
+                            "c10d.json", "job_rank0.json", "job_rank1.json", "job_rank2.json", "wide.json"]
+        assert sorted(alone) == ["bad.json", "gz.json.gz"]
+        refused = [e for e in batch.entries if not isinstance(e, parallel._Parsed)]
+        assert len(refused) == 1 and str(refused[0]).startswith(f"{bad}: byte ")
+        assert [e.staged_id for e in batch.entries if isinstance(e, parallel._Parsed)] == [1, 2, 4, 5, 6, 7, 8, 9]
+    finally:
+        staging.remove(batch.side)

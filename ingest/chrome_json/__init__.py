@@ -21,6 +21,7 @@ applies, the byte offset in it (docs/formats.md, "What JSON input is refused").
     schema         the reader's columns and args keys, and how ts is written and read
     inserters      parts inserted on two cursors at once, each committed on its own
     loader         `load`: the steps above for one file, the check of its events, its run facts
+    together       a folder ingest's small plain traces read by one statement, each its own run
     finishing      `finish`: tracks, tasks and cores, inside the run's final transaction
     facts          what the keys around the events say of the run, checked for type and range
     reader         the format's entry in the reader registry (ingest/formats.py): how a file is recognised

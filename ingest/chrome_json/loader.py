@@ -107,7 +107,7 @@ def _load(con, run_id, path, work, gz, parts, safe, again, config) -> dict:
     insert = _part_inserter(path, layout, plain, safe, *_part_sql(layout, run_id, base_ns, read, safe))
     part_ranges = _insert_parts(con, layout, plain, work, plan, insert, config, macros=read == "string")
     _check_events(con, run_id, path, layout, part_ranges)
-    return _file_facts(layout, gz, kind, base_ns, path)
+    return file_facts(layout, gz, kind, base_ns, path)
 
 
 def _open_layout(path: str, gz: Gunzip | None, config: JsonIngestConfig, end_at: int | None) -> tuple[Layout, str]:
@@ -164,7 +164,7 @@ def _part_sql(layout: Layout, run_id: int, base_ns: int, read: str, safe: bool) 
     keys = args_keys(layout)
     ts_type, ts_ns = TS_READ[read]
     params = {"cols": columns(ts_type, safe, keys), "run_id": run_id, "base_ns": base_ns}
-    placeholders = {"ts_ns": ts_ns, "arg": ArgExpr(safe, keys),
+    placeholders = {"more_files": "", "ts_ns": ts_ns, "arg": ArgExpr(safe, keys),
                     "flow_id": "TRY_CAST(id AS BIGINT)" if read == "string" else "CAST(NULL AS BIGINT)"}
     return params, placeholders
 
@@ -224,7 +224,7 @@ def _insert_parts(con, layout: Layout, plain: str, work: str, plan: _Plan, inser
 def _check_events(con, run_id: int, path: str, layout: Layout, part_ranges: list[tuple[int, int]]):
     """Every complete event has a ts and a dur that are times, and there is at least one event; an error
     names the byte where the first bad event starts and what is wrong with it."""
-    n, bad, first = sql.run(con, "ingest_chrome_check", {"run_id": run_id}).fetchone()
+    _, n, bad, first = sql.run(con, "ingest_chrome_check", {"run_ids": [run_id]}).fetchone() or (run_id, 0, 0, None)
     if bad:
         rng = part_ranges[first >> 32]
         found = event_at(layout, rng, first & 0xFFFFFFFF)
@@ -238,7 +238,7 @@ def _check_events(con, run_id: int, path: str, layout: Layout, part_ranges: list
         raise InputError(f"{path}: the trace holds no complete events; expected a non-empty traceEvents array")
 
 
-def _file_facts(layout: Layout, gz: Gunzip | None, kind: str, base_ns: int, path: str) -> dict:
+def file_facts(layout: Layout, gz: Gunzip | None, kind: str, base_ns: int, path: str) -> dict:
     """The run facts `load` returns, from the top-level keys and the form of the timestamps."""
     ascend = kind == "string"
     facts = run_facts(layout.metadata, path)   # with the keys after the events, known now

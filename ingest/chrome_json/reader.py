@@ -32,6 +32,12 @@ def _read(con, run_id: int, src, options) -> dict:
                 core_rules=options["core_rules"])
 
 
+def _read_many(con, items) -> dict:
+    """A folder ingest's batch of plain traces, those of one part by one INSERT (together.py)."""
+    from tracedb.ingest.chrome_json.together import load_together
+    return load_together(con, [(run_id, src.files[0]) for run_id, src in items])
+
+
 def _finish(con, run_id: int, src, core_rules):
     from tracedb.ingest import chrome_json
     chrome_json.finish(con, [run_id], core_rules)
@@ -51,8 +57,8 @@ READER = formats.Reader(
     name="chrome-json", order=20, recognise=_recognise, found=_found, suffixes=(".json", ".json.gz"),
     recognised="any other JSON object or array, plain or gzip (met in a folder: one naming `traceEvents`, or "
     "an array of events with `ph`, in its first MB)",
-    read=_read, finish=_finish, finish_many=_finish_many, head_facts=head_facts, device_kind="npu",
-    clock_domain="unix-epoch-local",
+    read=_read, read_many=_read_many, finish=_finish, finish_many=_finish_many, head_facts=head_facts,
+    device_kind="npu", clock_domain="unix-epoch-local",
     sql=("ingest_chrome_part", "ingest_chrome_check", "ingest_chrome_discard", "ingest_chrome_tracks",
          "ingest_chrome_tasks", "ingest_chrome_cores", "ingest_chrome_devices", "ingest_chrome_finish"),
     docs=(formats.Doc("PyTorch profiler (Kineto) / Chrome trace JSON, `.json` or `.json.gz`, NVIDIA and AMD",

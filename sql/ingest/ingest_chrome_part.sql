@@ -1,11 +1,18 @@
--- Insert one part of a Chrome trace-event JSON file into trace_events as run $run_id: every complete ('X')
--- and metadata ('M') event, straight from DuckDB's JSON reader. Two cursors insert alternate parts at
--- once, each in its own transaction; the rows stay invisible until the run's final transaction adds its
--- runs row (ingest_chrome_finish); a failed ingest's side store is removed whole (engine/loading/staging.py).
+-- Insert one part of a Chrome trace-event JSON file into trace_events as run $run_id, or several small
+-- traces at once, each as its own run: every complete ('X') and metadata ('M') event, straight from
+-- DuckDB's JSON reader. Two cursors insert alternate parts of a big trace at once, each in its own
+-- transaction; the small traces of a folder ingest's batch go in by one statement (ingest/chrome_json/
+-- together.py). The rows stay invisible until the run's final transaction adds its runs row
+-- (ingest_chrome_finish); a failed ingest's side store is removed whole (engine/loading/staging.py).
 -- Flow, instant and counter events are not kept: they are a third of a Kineto trace's events. Only the
 -- host-to-device flows of Ascend's trace_view.json (cat async_npu: 's' on the launching op, 'f' on the
 -- device task) are, with their flow id in correlation_id: they give each NPU kernel its launching op.
--- Placeholders: `ts_ns`, the expression turning ts into integer ns, chosen by tracedb.ingest.chrome_json
+-- The file's rows come as the reader gives them, with `ordinality` (the position in the file, from 1) and the
+--   run_id, base_ns and base_seq they go in with.
+-- Placeholders: `more_files`, empty for one file; for several traces, the same read of each further trace,
+--   its parameters suffixed _1, _2, ... (schema.more_files), each after UNION ALL: a read of a list of files
+--   would number its rows across them;
+--   `ts_ns`, the expression turning ts into integer ns, chosen by tracedb.ingest.chrome_json
 --   (schema.py): for numbers read as DOUBLE the whole µs and the fraction converted apart (exact for integer
 --   epoch µs, whose ts * 1000 a double cannot hold, and for us.fff below 2^43 µs), and an error that makes
 --   the loader read ts as DECIMAL instead when a fraction lies beyond that; for numbers read as DECIMAL
@@ -31,7 +38,7 @@
 --   pg_name, pg_desc, pg_ranks, seq. A cpu_op's shapes (PyTorch's record_shapes: "Input Dims", "Input type",
 --   "Concrete Inputs") go there as a JSON object of keys dims, types, concrete (the args' JSON as written);
 --   ingest_work_prune later drops them from the cpu_ops that launched no kernel.
--- Inputs: the part's file.
+-- Inputs: the part's file (or the traces' files).
 -- Parameters:
 --   $file VARCHAR: the part: a JSON array of events
 --   $cols STRUCT: the explicit schema: ph, cat, name, pid/tid as JSON, which takes numbers and strings
@@ -39,15 +46,17 @@
 --   $run_id INTEGER: the run being ingested
 --   $base_seq BIGINT: the part's index * 2^32: seq is file order
 --   $base_ns BIGINT: Kineto's baseTimeNanoseconds, else 0
+--     (several traces at once: $file, $run_id, $base_seq and $base_ns of the first, those of the others suffixed
+--     _1, _2, ...)
 -- Output: rows in trace_events (columns: migrate_3_to_4.sql), one per kept event.
 INSERT INTO trace_events (run_id, seq, ph, kind, cat, name, pid, tid, start_ns, dur_ns, correlation_id,
     external_id, device_id, stream_id, grid, block, registers_per_thread, shared_mem_bytes, extra_args)
-SELECT $run_id, $base_seq + ordinality, ph,
+SELECT run_id, base_seq + ordinality, ph,
     CASE WHEN ph <> 'X' THEN NULL
          WHEN cat = 'kernel' THEN 'kernel'
          WHEN cat IN ('gpu_memcpy', 'memcpy') THEN 'memcpy'
          WHEN cat IN ('gpu_memset', 'memset') THEN 'memset' END,
-    cat, name, pid, tid, $base_ns + {ts_ns}, CASE WHEN ph = 'X' THEN dur_ns ELSE coalesce(dur_ns, 0) END,
+    cat, name, pid, tid, base_ns + {ts_ns}, CASE WHEN ph = 'X' THEN dur_ns ELSE coalesce(dur_ns, 0) END,
     CASE WHEN ph IN ('s', 'f') THEN {flow_id} ELSE coalesce({arg[correlation]}, {arg[connection_id]}) END,
     {arg[External id]}, TRY_CAST({arg[device]} AS INTEGER),
     coalesce({arg[stream]}, {arg[Stream Id]}), TRY_CAST({arg[grid]} AS INTEGER[]),
@@ -70,5 +79,7 @@ SELECT $run_id, $base_seq + ordinality, ph,
               || ',"concrete":' || coalesce({arg[Concrete Inputs]}, 'null') || '}}' END
 FROM (SELECT *, CASE WHEN d BETWEEN 0 AND 1e15 THEN CAST(round(d * 1000) AS BIGINT) END AS dur_ns
       FROM (SELECT * REPLACE (lower(cat) AS cat), TRY_CAST(dur AS DOUBLE) AS d
-            FROM read_json($file, format = 'array', columns = $cols) WITH ORDINALITY))
+            FROM (SELECT *, CAST($run_id AS INTEGER) AS run_id, CAST($base_ns AS BIGINT) AS base_ns,
+                      CAST($base_seq AS BIGINT) AS base_seq
+                  FROM read_json($file, format = 'array', columns = $cols) WITH ORDINALITY{more_files})))
 WHERE ph IN ('X', 'M') OR (ph IN ('s', 'f') AND lower(cat) = 'async_npu');
