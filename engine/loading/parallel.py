@@ -5,16 +5,17 @@ A folder ingest spends almost all its time parsing, and each batch of traces (en
 parsed into a side store of its own (engine/loading/staging.py), so the parses need not wait for one another:
 N worker processes each read a batch's traces into its side store and finish them together
 (engine/loading/single.finish_loaded), while this process merges the finished batches into the store, in plan
-order, each in one short transaction (DuckDB lets one process write a file at a time). A trace that fails
-leaves its batch-mates in. The runs, their ids, names and output lines are those of the serial path
-(`--jobs 1`).
+order, each in one short transaction (DuckDB lets one process write a file at a time). A worker reads the
+batch's traces that its reader can read together by one statement (single.read_together; a job's small
+Kineto ranks: ingest/chrome_json/together.py), the others one by one. A trace that fails leaves its
+batch-mates in. The runs, their ids, names, rows and output lines are those of the serial path (`--jobs 1`).
 
 Why processes, and merges here: DuckDB connections must not cross a fork, so workers come from a
-forkserver (a clean process that imported tracedb once; each worker is forked from it, without any
-connection) and open their own connections. Merging here, in plan order, keeps run ids deterministic,
-and no worker ever waits for the store's write lock: one trace more than the workers is handed out, so
-a worker that ends during a merge (0.3-1.1 s for a 100 MB Kineto trace on a busy 2-core machine) starts
-the next trace at once. Workers that waited out each merge took 15.9 s for 8 traces of 100 MB, against
+forkserver (engine/loading/forkserver.py: a clean process that imported tracedb once; each worker is forked
+from it, without any connection) and open their own connections. Merging here, in plan order, keeps run ids
+deterministic, and no worker ever waits for the store's write lock: one batch more than the workers is
+handed out, so a worker that ends during a merge (0.3-1.1 s for a 100 MB Kineto trace on a busy 2-core
+machine) starts the next batch at once. Workers that waited out each merge took 15.9 s for 8 traces of 100 MB, against
 9.1 s, in back-to-back runs.
 
 Each worker's DuckDB gets the cores divided by the workers as its threads, and with one thread the JSON
