@@ -32,7 +32,7 @@ def ingest(
                             "AIC/AIV rules; repeatable.", callback=non_empty("REGEX=CLASS"))] = None,
     jobs: Annotated[Optional[int], typer.Option(
         "--jobs", "-j", help="Traces parsed at once, a process each (default: one per core, at most one per trace "
-                             "and per GiB of available memory); 1: one after another.",
+                             "and per GiB of available memory); 1: in this process, one batch after another.",
         callback=integer(1, MAX_JOBS))] = None,
     to: Annotated[Optional[str], typer.Option(
         "--to", metavar="DIR", help="Add each run to the Parquet dataset DIR (created when missing) instead of a "

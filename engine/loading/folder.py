@@ -91,19 +91,23 @@ def _per_device(item: Planned) -> list[Planned]:
 def ingest_all(store_path, planned: list[Planned], on_start=None, jobs: int = 1, **kw):
     """Ingest each planned trace into the store at `store_path` (options as ingest_file); yields
     (planned, IngestResult) or (planned, TracedbError) when that trace failed, and goes on with the next.
-    `on_start(i, planned)` is called before each. `jobs` > 1: that many worker processes parse at once, the
-    results come in plan order all the same (engine/loading/parallel.py); into a dataset (`to`), the runs are
-    committed together once every trace is converted."""
-    if jobs > 1 and len(planned) > 1:
+    `on_start(i, planned)` is called before each. Several traces go in batches (engine/loading/parallel.py):
+    `jobs` > 1 worker processes parse at once, or this process parses one batch after another; the results
+    come in plan order all the same. Into a dataset (`to`) with `jobs` > 1, the runs are committed together
+    once every trace is converted."""
+    if len(planned) > 1:
         from tracedb.engine.loading import parallel as ingest_parallel
-        if kw.get("to") is not None and set(kw) <= {"to", "tags", "replace", "core_rules"}:
+        if jobs > 1 and kw.get("to") is not None and set(kw) <= {"to", "tags", "replace", "core_rules"}:
             yield from ingest_parallel.ingest_to_dataset(
                 kw["to"], planned, jobs, [run_options(item, {"tags": kw.get("tags")}) for item in planned],
                 bool(kw.get("replace")), kw.get("core_rules"), on_start)
             return
         if ingest_parallel.supports(kw):
-            yield from ingest_parallel.ingest_parallel(store_path, planned, jobs,
-                                                       [run_options(item, kw) for item in planned], on_start)
+            options = [run_options(item, kw) for item in planned]
+            if jobs > 1:
+                yield from ingest_parallel.ingest_parallel(store_path, planned, jobs, options, on_start)
+            else:       # one batch after another, in this process
+                yield from ingest_parallel.ingest_here(store_path, planned, options, on_start)
             return
     for i, item in enumerate(planned):
         if on_start:

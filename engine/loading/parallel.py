@@ -195,6 +195,44 @@ def ingest_parallel(store_path, planned, jobs: int, options: list[dict], on_star
         staging.sweep_stale(store)     # and those of workers stopped before they could say where theirs was
 
 
+def ingest_here(store_path, planned, options: list[dict], on_start=None):
+    """As ingest_parallel with one worker, in this process (`--jobs 1`, or one core): each batch is parsed
+    into a side store here, then merged, one after the other; no process is started. Yields (planned,
+    IngestResult | TracedbError) in plan order. A trace with the content of one of an earlier batch is
+    skipped before parsing, that one being in the store by then."""
+    from tracedb.engine.store.connect import resolve_path
+    store = resolve_path(store_path)
+    staging.sweep_stale(store)
+    stored = _stored_runs(store)
+    twin = _earlier_twins(planned)
+    for batch in batches_of(planned, 1):
+        items = []
+        for i in batch:
+            if on_start:
+                on_start(i, planned[i])
+            inside = twin[i] is not None and twin[i] >= batch[0]     # a copy of a trace of this batch
+            items.append((planned[i].path, planned[i].name, options[i], batch.index(twin[i]) if inside else None))
+        try:
+            parsed = _Finished(_parse_batch(store, items, cores(), stored))
+        except TracedbError as e:
+            parsed = _Finished(error=e)
+        yield from zip((planned[i] for i in batch),
+                       _finish(store, [planned[i] for i in batch], parsed,
+                               [bool(options[i].get("replace")) for i in batch], stored))
+
+
+class _Finished:
+    """A batch parsed in this process, as _finish reads a worker's future."""
+
+    def __init__(self, batch=None, error=None):
+        self.batch, self.error = batch, error
+
+    def result(self):
+        if self.error is not None:
+            raise self.error
+        return self.batch
+
+
 def _stored_runs(store) -> list[tuple]:
     """(run_id, name, content_hash, source_bytes) of every stored run, read once before the workers start:
     they check each trace against it before parsing, as engine/loading/single.py checks against the store, so
