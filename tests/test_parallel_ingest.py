@@ -573,3 +573,27 @@ def test_a_batch_reads_its_plain_small_traces_by_one_statement(tmp_path, monkeyp
         assert [e.staged_id for e in batch.entries if isinstance(e, parallel._Parsed)] == [1, 2, 4, 5, 6, 7, 8, 9]
     finally:
         staging.remove(batch.side)
+
+
+def test_a_trace_the_statement_cannot_take_is_read_alone_and_its_batch_mates_land(tmp_path, monkeypatch):
+    """An event the JSON reader refuses fails the batch's one statement: no row of it stays, every trace is
+    read alone, the broken one is refused naming its byte, the others land with the rows they have alone."""
+    from tracedb.engine.loading import single
+    folder = tmp_path / "traces"
+    _traces(folder, [1, 2, 3])
+    text = (folder / "b.json").read_text()
+    cut = text.index('"ph": "X"')
+    (folder / "b.json").write_text(text[:cut] + '"ph": "X", "ts": 12.5.5, ' + text[cut + len('"ph": "X", '):])
+    got = {}
+    for way in ("alone", "together"):
+        db = str(tmp_path / f"{way}.duckdb")
+        with monkeypatch.context() as m:
+            if way == "alone":
+                m.setattr(single, "read_together", lambda con, batch: {})
+            r = cli("ingest", folder, "--db", db, "--name", "p", "--jobs", "1", check=False)
+        rows = [cli("sql", "--db", db, "--format", "csv", q).stdout for q in ALL_ROWS]
+        got[way] = (r.returncode, r.stderr, _runs_lines(r.stdout), rows)
+    assert got["alone"] == got["together"]
+    code, err, lines, rows = got["together"]
+    assert code == 1 and err.startswith(f"error: {folder / 'b.json'}: byte ") and err.count("\n") == 1, err
+    assert [ln.split("'")[1] for ln in lines] == ["p-rank0", "p-rank2"] and rows[-1].count("\n") == 3

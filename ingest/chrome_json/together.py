@@ -16,7 +16,6 @@ from dataclasses import dataclass
 import duckdb
 
 from tracedb import sql
-from tracedb.errors import InputError
 from tracedb.ingest.chrome_json.config import DEFAULT, JsonIngestConfig
 from tracedb.ingest.chrome_json.facts import run_facts
 from tracedb.ingest.chrome_json.layout import Layout, locate
@@ -67,7 +66,7 @@ def _plan(run_id: int, path: str, config: JsonIngestConfig) -> _Trace | None:
         if kind == "string" or ts_read(layout, kind, config) != "number":
             return None
         base_ns = run_facts(layout.metadata, path)["base_ns"]
-    except (InputError, OSError):
+    except Exception:   # whatever it is, `load` meets it again and says it as it does
         return None
     return _Trace(run_id, layout, kind, base_ns)
 
@@ -87,8 +86,10 @@ def _insert(con, work: str, keys: tuple, group: list[_Trace], config: JsonIngest
             params.update({f"file{k}": part, f"run_id{k}": t.run_id, f"base_ns{k}": t.base_ns, f"base_seq{k}": 0})
         sql.run(con, "ingest_chrome_part", params, more_files=more_files(len(group)), ts_ns=TS_READ["number"][1],
                 arg=ArgExpr(False, keys), flow_id="CAST(NULL AS BIGINT)")
-    except (duckdb.InvalidInputException, duckdb.ConversionException):
-        return {}       # one statement: none of its rows went in; read alone, each says what is wrong
+    except duckdb.Error as e:
+        if isinstance(e, (duckdb.IOException, duckdb.InterruptException)):    # a full disk, Ctrl-C: not a trace's
+            raise
+        return {}       # one statement: none of its rows went in; read alone, each trace says what is wrong
     finally:
         for part in parts:
             try:
