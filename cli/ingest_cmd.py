@@ -47,10 +47,12 @@ def ingest(
     from tracedb.engine.loading.hashing import start_early
     if len(paths) == 1 and os.path.isfile(paths[0]):   # isfile: a FIFO or device is never opened here
         start_early(paths[0])   # before DuckDB's import: the hash of a big trace overlaps it
-    elif scheduler is None and (jobs or 2) > 1 and any(os.path.isdir(p) for p in paths):
-        from tracedb.engine.loading import forkserver
-        if forkserver.cores() > 1:   # the workers' forkserver starts while DuckDB is imported and the folder searched
-            forkserver.start_early()
+    elif scheduler is None and (jobs or 2) > 1:
+        from tracedb.ingest.ascend_layout import is_profiler_output
+        if any(os.path.isdir(p) and not is_profiler_output(p) for p in paths):   # a folder of several traces
+            from tracedb.engine.loading import forkserver
+            if forkserver.cores() > 1:   # the workers' forkserver starts while DuckDB is imported, the folder searched
+                forkserver.start_early()
     from tracedb.engine.loading.folder import ingest_all, plan
     from tracedb.engine.loading.parallel import workers_for
     from tracedb.errors import TracedbError

@@ -5,13 +5,12 @@ torch_npu writes with export_type=Db; the job facts from profiler_info, profiler
 communication analyses."""
 import glob
 import os
-import re
 
 from tracedb.errors import InputError
 from tracedb.ingest import ascend_comm, ascend_csv, ascend_db, ascend_host, ascend_info, sniff, sqlite_export
+from tracedb.ingest.ascend_layout import op_summary_files
 from tracedb.ingest.run_source import Source, rank_from_path
 
-OUTPUT_DIRS = ("ASCEND_PROFILER_OUTPUT", "mindstudio_profiler_output")
 
 
 def resolve(path: str) -> Source:
@@ -28,7 +27,7 @@ def resolve(path: str) -> Source:
             src.host_trace = ascend_host.beside(cand)     # the host side, when the folder has it
             break
     else:
-        slices = _op_summary_files(root)
+        slices = op_summary_files(root)
         comm = ascend_comm.files_in(out_dir if os.path.isdir(out_dir) else root)
         db = _sqlite_exports(root) if not slices else []
         if not slices and not db and comm:   # a rank whose kernels were not exported: its communication analyses
@@ -94,26 +93,7 @@ def _sqlite_exports(root: str) -> list[str]:
     return sorted(f for p in pats for f in glob.glob(p))
 
 
-def _op_summary_files(root: str) -> list[str]:
-    root = glob.escape(root)     # a folder named like `run[1]` is a name, not a pattern
-    pats = [os.path.join(root, "PROF_*", "mindstudio_profiler_output", "op_summary_*.csv"),
-            os.path.join(root, "mindstudio_profiler_output", "op_summary_*.csv"),
-            os.path.join(root, "op_summary_*.csv")]
-    files = sorted({f for p in pats for f in glob.glob(p)})
-
-    def slice_key(f):  # op_summary_slice_{i}_{ts}.csv: numeric slice order, unsliced files first
-        m = re.search(r"op_summary_slice_(\d+)_", os.path.basename(f))
-        return (os.path.dirname(f), int(m.group(1)) if m else -1, f)
-    return sorted(files, key=slice_key)
-
-
 def _from_csv_files(path: str, files: list[str]) -> Source:
     return Source(path=path, reader=ascend_csv.READER.name, rank=rank_from_path(path), **ascend_csv.source(files))
 
 
-def is_profiler_output(path: str) -> bool:
-    """A torch_npu `*_ascend_pt` folder, its ASCEND_PROFILER_OUTPUT, or an msprof output (op_summary files)."""
-    base = os.path.basename(os.path.abspath(path))
-    return (base.endswith("_ascend_pt") or base in OUTPUT_DIRS
-            or os.path.isdir(os.path.join(path, "ASCEND_PROFILER_OUTPUT"))
-            or os.path.lexists(os.path.join(path, "kernel_details.csv")) or bool(_op_summary_files(path)))

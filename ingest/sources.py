@@ -9,7 +9,7 @@ stream a second read needs."""
 import os
 
 from tracedb.errors import InputError
-from tracedb.ingest import ascend_folder, formats, sniff
+from tracedb.ingest import ascend_folder, ascend_layout, formats, sniff
 from tracedb.ingest.run_source import Source, rank_from_path
 
 __all__ = ["Source", "rank_from_path", "resolve", "expand", "is_profiler_output", "trace_rank", "trace_world_size",
@@ -56,7 +56,7 @@ def expand(path: str) -> list[str]:
 
 def is_profiler_output(path: str) -> bool:
     """A torch_npu `*_ascend_pt` folder, its ASCEND_PROFILER_OUTPUT, or an msprof output (op_summary files)."""
-    return ascend_folder.is_profiler_output(path)
+    return ascend_layout.is_profiler_output(path)
 
 
 def _walk_error(e: OSError):
