@@ -8,7 +8,7 @@ import typer
 from typer.core import TyperGroup
 
 from tracedb.version import __version__
-from tracedb.cli.common import click_exceptions, exit_code_of, say_error, stop_on_sigterm
+from tracedb.cli.common import click_exceptions, die_quietly_on_signals, exit_code_of, say_error, stop_on_sigterm
 from tracedb.cli import (check_cmd, demo_cmd, export_cmd, ingest_cmd, migrate_cmd, profiles_cmd, report_cmd, runs_cmd,
                          segment_cmd, sql_cmd)
 
@@ -71,4 +71,7 @@ def main_options(version: bool = typer.Option(False, "--version", callback=_vers
 
 def main():
     stop_on_sigterm()
-    app()
+    try:
+        app()
+    finally:
+        die_quietly_on_signals()

@@ -55,6 +55,24 @@ def stop_on_sigterm():
     signal.signal(signal.SIGTERM, handler)
 
 
+def die_quietly_on_signals():
+    """Once the command has ended (its work done or given up, its lines printed), Ctrl-C or SIGTERM end the
+    process at once: the interpreter's shutdown, which joins the threads the command used, would otherwise
+    print a KeyboardInterrupt traceback ("Exception ignored in threading._shutdown") when the signal comes
+    then (a Ctrl-C 0.9 s into a 0.55 s ingest did). What the command printed is flushed first, so that a
+    run in the store has its line out (stdout to a pipe is buffered until the interpreter ends)."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except BrokenPipeError:           # `| head` has gone: the exit's own flush goes nowhere too
+            if stream is sys.stdout:
+                quiet_stdout()
+        except (OSError, ValueError):     # a closed stream: nothing more can be said
+            pass
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, signal.SIG_DFL)
+
+
 DEBUG_VAR = "TRACEDB_DEBUG"
 
 

@@ -165,3 +165,27 @@ def test_once_sigterm_arrived_the_exit_is_143_whatever_the_unwinding_raised(monk
     assert common.describe(KeyboardInterrupt()) == ("interrupted", common.INTERRUPTED)
     import sqlite3      # a foreign export's query its progress handler stopped on Ctrl-C
     assert common.describe(sqlite3.OperationalError("interrupted")) == ("interrupted", common.INTERRUPTED)
+
+
+def test_a_signal_while_the_interpreter_ends_kills_the_process_without_a_traceback(tmp_path):
+    """Ctrl-C after the command has ended, while the interpreter joins the threads it used: the process
+    ends at once, silently, with what the command printed already out (before, the interpreter printed
+    "Exception ignored in threading._shutdown" and a KeyboardInterrupt traceback)."""
+    import signal
+    import subprocess
+    import sys
+    import time
+    script = tmp_path / "ends.py"
+    script.write_text(
+        "import sys, threading, time\n"
+        "threading.Thread(target=time.sleep, args=(30,)).start()   # joined at the interpreter's end\n"
+        "sys.argv = ['tracedb', '--version']\n"
+        "from tracedb.cli.app import main\n"
+        "print('started', flush=True)\n"
+        "main()\n")
+    proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdout.readline() == "started\n"
+    time.sleep(1.0)                    # main() has printed the version and raised SystemExit(0) by now
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == -signal.SIGINT and err == "" and out.startswith("tracedb "), (proc.returncode, err)
