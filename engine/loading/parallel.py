@@ -439,12 +439,13 @@ def _worker_init():
 
 
 def _parse_batch(store, items, threads, stored) -> _Batch:
-    """In a worker: a batch of traces parsed into one side store beside the store, each as its own run;
-    `items`: (path, name, options, index in the batch of an earlier copy of it, or None). Every trace's rows
-    are read first, then the runs are finished together (engine/loading/single.finish_loaded). A trace that
-    fails leaves no row there and the others go on; a trace whose content the store holds, or an earlier
-    trace of the batch holds, is skipped before parsing. The side store is removed when nothing was staged,
-    and on an interrupt."""
+    """In a worker (or in the command's process, `ingest_here`): a batch of traces parsed into one side store
+    beside the store, each as its own run; `items`: (path, name, options, index in the batch of an earlier
+    copy of it, or None). Every trace's rows are read first (those a reader reads together by one statement,
+    single.read_together, the others one by one), then the runs are finished together
+    (engine/loading/single.finish_loaded). A trace that fails leaves no row there and the others go on; a
+    trace whose content the store holds, or an earlier trace of the batch holds, is skipped before parsing.
+    The side store is removed when nothing was staged, and on an interrupt."""
     global _busy
     _busy = True
     side, con = staging.side_path(store), None
