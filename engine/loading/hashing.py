@@ -10,6 +10,8 @@ import os
 import stat
 import threading
 
+from tracedb.errors import InputError
+
 
 class Hasher(threading.Thread):
     """SHA-256 of `files` in order, on its own thread; once joined: digest, size (bytes read) and error
@@ -32,6 +34,13 @@ class Hasher(threading.Thread):
             self.digest = h.hexdigest()
         except OSError as e:
             self.error = e
+
+
+def wait(hasher):
+    """Wait for `hasher` (a Hasher or AgentHasher); a source file it could not read is an InputError naming it."""
+    hasher.join()
+    if hasher.error:
+        raise InputError(f"{hasher.error.filename}: cannot read: {hasher.error.strerror}")
 
 
 class LazyHasher(Hasher):

@@ -35,7 +35,7 @@ import contextlib
 import os
 import signal
 import time
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 
@@ -162,13 +162,7 @@ def ingest_parallel(store_path, planned, jobs: int, options: list[dict], on_star
         nonlocal nxt
         running.difference_update([f for f in running if f.done()])
         while len(running) <= jobs and nxt < len(batches) and not waits(nxt):
-            items = []
-            for i in batches[nxt]:
-                if on_start:
-                    on_start(i, planned[i])
-                inside = twin[i] is not None and twin[i] >= batches[nxt][0]     # a copy of a trace of this batch
-                items.append((planned[i].path, planned[i].name, options[i],
-                              batches[nxt].index(twin[i]) if inside else None))
+            items = _batch_items(planned, batches[nxt], twin, options, on_start)
             futures[nxt] = pool.submit(_parse_batch, store, items, threads, stored)
             running.add(futures[nxt])
             nxt += 1
@@ -206,31 +200,27 @@ def ingest_here(store_path, planned, options: list[dict], on_start=None):
     stored = _stored_runs(store)
     twin = _earlier_twins(planned)
     for batch in batches_of(planned, 1):
-        items = []
-        for i in batch:
-            if on_start:
-                on_start(i, planned[i])
-            inside = twin[i] is not None and twin[i] >= batch[0]     # a copy of a trace of this batch
-            items.append((planned[i].path, planned[i].name, options[i], batch.index(twin[i]) if inside else None))
+        items = _batch_items(planned, batch, twin, options, on_start)
+        parsed = Future()        # as _finish reads a worker's
         try:
-            parsed = _Finished(_parse_batch(store, items, cores(), stored))
+            parsed.set_result(_parse_batch(store, items, cores(), stored))
         except TracedbError as e:
-            parsed = _Finished(error=e)
+            parsed.set_exception(e)
         yield from zip((planned[i] for i in batch),
                        _finish(store, [planned[i] for i in batch], parsed,
                                [bool(options[i].get("replace")) for i in batch], stored))
 
 
-class _Finished:
-    """A batch parsed in this process, as _finish reads a worker's future."""
-
-    def __init__(self, batch=None, error=None):
-        self.batch, self.error = batch, error
-
-    def result(self):
-        if self.error is not None:
-            raise self.error
-        return self.batch
+def _batch_items(planned, batch: list[int], twin: list, options: list[dict], on_start) -> list[tuple]:
+    """_parse_batch's items of the planned traces `batch` (on_start called for each): path, name, options and
+    the place in the batch of the earlier trace it copies (`twin`, _earlier_twins), if that one is in it."""
+    items = []
+    for i in batch:
+        if on_start:
+            on_start(i, planned[i])
+        inside = twin[i] is not None and twin[i] >= batch[0]
+        items.append((planned[i].path, planned[i].name, options[i], batch.index(twin[i]) if inside else None))
+    return items
 
 
 def _stored_runs(store) -> list[tuple]:
@@ -259,9 +249,7 @@ def _known(job, stored) -> str | None:
     size = sum(os.path.getsize(f) for f in job.src.files)
     if not clash and all(b != size for *_, b in stored):
         return None
-    job.hasher.join()
-    if job.hasher.error:
-        raise InputError(f"{job.hasher.error.filename}: cannot read: {job.hasher.error.strerror}")
+    hashing.wait(job.hasher)
     same = [name for _, name, h, _ in stored if h == job.hasher.digest]
     if same and not job.replace:
         return same[0]

@@ -437,9 +437,7 @@ def _finish_run(con, job, reader, run_id, facts, columns) -> _Staged:
             reader.finish(con, run_id, src, job.core_rules)
         else:                    # the file order and duplicate marks of the other readers' rows
             sql.run(con, "ingest_finish", {"run_id": run_id, "marked": False})
-        job.hasher.join()
-        if job.hasher.error:
-            raise InputError(f"{job.hasher.error.filename}: cannot read: {job.hasher.error.strerror}")
+        hashing.wait(job.hasher)
         _add_runs(con, [(job, run_id, facts, columns)])
         _, rows, dups = sql.run(con, "ingest_run_stats", {"run_ids": [run_id]}).fetchone()
         if rows == 0 and reader.kernels_required:   # not a rank of communication analyses only
@@ -536,7 +534,7 @@ class _StoredRuns:
     def __init__(self, con, jobs):
         self.con = con
         for job in jobs:
-            _hash_done(job.hasher)
+            hashing.wait(job.hasher)
         self.rows = con.execute("SELECT run_id, name, content_hash FROM runs WHERE content_hash IN "
                                 "(SELECT unnest($hashes::VARCHAR[])) OR name IN (SELECT unnest($names::VARCHAR[])) "
                                 "ORDER BY run_id", {"hashes": [j.hasher.digest for j in jobs],
@@ -559,15 +557,9 @@ class _StoredRuns:
         return replaced
 
 
-def _hash_done(hasher):
-    hasher.join()
-    if hasher.error:
-        raise InputError(f"{hasher.error.filename}: cannot read: {hasher.error.strerror}")
-
-
 def _runs_of_same_content(con, hasher) -> list:
     """(run_id, name) of the stored runs whose content hash is the source's, once the hash is done."""
-    _hash_done(hasher)
+    hashing.wait(hasher)
     return con.execute("SELECT run_id, name FROM runs WHERE content_hash = $h ORDER BY run_id",
                        {"h": hasher.digest}).fetchall()
 

@@ -9,10 +9,10 @@ import os
 import shutil
 import tempfile
 
-from tracedb.engine.loading import single, staging
+from tracedb.engine.loading import hashing, single, staging
 from tracedb.engine.loading.single import IngestResult
 from tracedb.engine.store import parquet as parquet_export
-from tracedb.errors import InputError, UsageError
+from tracedb.errors import UsageError
 
 
 def ingest_to_dataset(folder: str, path: str, name: str | None = None, tags=None, replace: bool = False,
@@ -46,9 +46,7 @@ def stage_for_dataset(folder: str, path: str, name: str | None = None, tags=None
     size = sum(os.path.getsize(f) for f in job.src.files)
     clash = [r for r in stored if r.get("name") == job.name]
     if clash or any(r.get("source_bytes") == size for r in stored):   # as _known_content, from the manifest
-        job.hasher.join()
-        if job.hasher.error:
-            raise InputError(f"{job.hasher.error.filename}: cannot read: {job.hasher.error.strerror}")
+        hashing.wait(job.hasher)
         same = [r["name"] for r in stored if r.get("content_hash") == job.hasher.digest]
         if same and not replace:
             return single._skipped(job, same[0]), None

@@ -57,6 +57,12 @@ class Layout:
     clean_end: bool = False   # nothing but blanks after the document: DuckDB may read the file itself
 
 
+def read_whole(layout: Layout) -> bool:
+    """A bare array (BOM or blanks before it at most, blanks after it): DuckDB reads the file itself as one
+    part, with no part file written."""
+    return layout.clean_end and not layout.object_form and layout.start <= 4
+
+
 def locate(path: str, source: str, config: JsonIngestConfig = DEFAULT, note: str = "",
            end_at: int | None = None) -> Layout:
     """Where the event array lies in `path` (named `source` in messages); `end_at`: see find_end."""

@@ -15,7 +15,7 @@ from tracedb.ingest.duckdb_memory import memory_cap
 from tracedb.ingest.chrome_json.gunzip import Gunzip
 from tracedb.ingest.chrome_json.inserters import Inserters
 from tracedb.ingest.chrome_json.facts import run_facts
-from tracedb.ingest.chrome_json.layout import Layout, find_end, locate, read_head
+from tracedb.ingest.chrome_json.layout import Layout, find_end, locate, read_head, read_whole
 from tracedb.ingest.chrome_json.part_errors import (EndsEarly, RetrySafely, bad_time, describe_event, event_at,
                                                      part_error)
 from tracedb.ingest.chrome_json.part_files import Workdir, store_folder, write_part
@@ -153,8 +153,8 @@ def _plan_whole(layout: Layout, gz: Gunzip | None, source: str, parts: int | Non
     size = part_bytes(layout.path, layout.start, layout.end, config) if span >= config.part_min else config.part_bytes
     wanted = 1 if safe else (parts or (max(1, span // size) if config.inserters == 1 else max(2, -(-span // size))))
     ranges = split(layout, wanted, config)
-    # a bare array (BOM or blanks before it at most, blanks after it) in one part: DuckDB reads the file itself
-    whole = len(ranges) == 1 and layout.clean_end and not layout.object_form and layout.start <= 4
+    # one part of a bare array: DuckDB reads the file itself
+    whole = len(ranges) == 1 and read_whole(layout)
     return _Plan(ranges, size, whole)
 
 

@@ -18,7 +18,7 @@ import duckdb
 from tracedb import sql
 from tracedb.ingest.chrome_json.config import DEFAULT, JsonIngestConfig
 from tracedb.ingest.chrome_json.facts import run_facts
-from tracedb.ingest.chrome_json.layout import Layout, locate
+from tracedb.ingest.chrome_json.layout import Layout, locate, read_whole
 from tracedb.ingest.chrome_json.loader import file_facts
 from tracedb.ingest.chrome_json.part_files import Workdir, store_folder, write_part
 from tracedb.ingest.chrome_json.schema import TS_READ, ArgExpr, args_keys, columns, more_files, ts_kind, ts_read
@@ -73,29 +73,20 @@ def _plan(run_id: int, path: str, config: JsonIngestConfig) -> _Trace | None:
 
 def _insert(con, work: str, keys: tuple, group: list[_Trace], config: JsonIngestConfig) -> dict[int, dict]:
     """The group's traces by one INSERT, then checked: the facts of those kept, by run id."""
-    params, parts = {"cols": columns(TS_READ["number"][0], False, keys)}, []
+    params = {"cols": columns(TS_READ["number"][0], False, keys)}
+    for k, t in enumerate(group):      # part files stay in `work` until it goes, with the group's last statement
+        lay = t.layout
+        part = lay.path if read_whole(lay) else write_part(lay, (lay.start, lay.end), os.path.join(work, f"t{k}.json"),
+                                                           config)
+        k = f"_{k}" if k else ""      # the first trace's parameters, then $file_1, $run_id_1, ...
+        params.update({f"file{k}": part, f"run_id{k}": t.run_id, f"base_ns{k}": t.base_ns, f"base_seq{k}": 0})
     try:
-        for k, t in enumerate(group):
-            lay = t.layout
-            whole = lay.clean_end and not lay.object_form and lay.start <= 4    # a bare array: the file itself
-            part = lay.path if whole else write_part(lay, (lay.start, lay.end), os.path.join(work, f"t{k}.json"),
-                                                     config)
-            if part != lay.path:
-                parts.append(part)
-            k = f"_{k}" if k else ""      # the first trace's parameters, then $file_1, $run_id_1, ...
-            params.update({f"file{k}": part, f"run_id{k}": t.run_id, f"base_ns{k}": t.base_ns, f"base_seq{k}": 0})
         sql.run(con, "ingest_chrome_part", params, more_files=more_files(len(group)), ts_ns=TS_READ["number"][1],
                 arg=ArgExpr(False, keys), flow_id="CAST(NULL AS BIGINT)")
     except duckdb.Error as e:
         if isinstance(e, (duckdb.IOException, duckdb.InterruptException)):    # a full disk, Ctrl-C: not a trace's
             raise
         return {}       # one statement: none of its rows went in; read alone, each trace says what is wrong
-    finally:
-        for part in parts:
-            try:
-                os.remove(part)
-            except FileNotFoundError:
-                pass
     ids = [t.run_id for t in group]
     checked = {r: (n, bad) for r, n, bad, _ in sql.run(con, "ingest_chrome_check", {"run_ids": ids}).fetchall()}
     out = {}
