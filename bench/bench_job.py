@@ -19,7 +19,9 @@ Per rank count N:
   c. ingest: `tracedb ingest DIR --db S --name job` into a new store (default --jobs: the cores);
   d. the job-wide reports on S, `--tag job=job`: ranks, collectives, breakdown, blame (each one process,
      start-up included), after a `tracedb sql --db S "SELECT 1"` that measures the start-up alone (interpreter,
-     imports, opening the store).
+     imports, opening the store);
+  e. `tracedb segment --db S --tag job=job`, then the reports that segment (ranks, blame) again: they restore
+     the segmentation it kept instead of computing it.
 """
 import argparse
 import os
@@ -35,6 +37,7 @@ from bench_ingest import mb, print_machine, remove_db, report_failure, run  # no
 
 GENERATOR = os.path.join(HERE, "gen_job.py")
 REPORTS = ("ranks", "collectives", "breakdown", "blame")
+SEGMENTED = ("ranks", "blame")     # the job-wide reports that segment the ranks
 LOAD = ("import json, os, sys\nkept = []\nfor f in sorted(os.listdir(sys.argv[1])):\n"
         "    if f.endswith('.json') and f != 'truth.json':\n"
         "        with open(os.path.join(sys.argv[1], f)) as fh:\n"
@@ -107,15 +110,26 @@ def main(argv=None):
             if "ingest" not in best:
                 continue
             start = run(tdb + ["sql", "--db", db, "SELECT 1"], tmp)     # interpreter, imports, store open
-            line = [f"start-up {start.wall:.2f} s"]
-            for rep in REPORTS:
-                m = run(tdb + ["report", rep, "--db", db, "--tag", "job=job", "--format", "csv"], tmp)
-                line.append(f"{rep} {m.wall:.2f} s ({mb(m.peak):.0f} MB)" if m.rc == 0 else f"{rep} failed")
-                if m.rc:
-                    report_failure(rep, m)
-            print("  reports: " + ", ".join(line))
+            print("  reports: " + ", ".join([f"start-up {start.wall:.2f} s"] + reports(tdb, db, tmp, REPORTS)))
+            seg = run(tdb + ["segment", "--db", db, "--tag", "job=job"], tmp)
+            if seg.rc:
+                report_failure("segment", seg)
+            else:
+                print(f"  after `tracedb segment` ({seg.wall:.2f} s, {mb(seg.peak):.0f} MB): "
+                      + ", ".join(reports(tdb, db, tmp, SEGMENTED)))
             print(f"  best: ingest {best['ingest'].wall:.2f} s; json.load dropped {best['dropped'].wall:.2f} s"
                   + (f", kept {best['kept'].wall:.2f} s" if "kept" in best else ""))
+
+
+def reports(tdb, db, tmp, names) -> list[str]:
+    """Each report of `names` on the job, one process each: "name wall (peak)"."""
+    out = []
+    for rep in names:
+        m = run(tdb + ["report", rep, "--db", db, "--tag", "job=job", "--format", "csv"], tmp)
+        out.append(f"{rep} {m.wall:.2f} s ({mb(m.peak):.0f} MB)" if m.rc == 0 else f"{rep} failed")
+        if m.rc:
+            report_failure(rep, m)
+    return out
 
 
 if __name__ == "__main__":

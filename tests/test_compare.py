@@ -1,6 +1,7 @@
 """`report compare`: every kernel of every run accounted for, misaligned keys flagged, not dropped; --pass
 mean; runs of different depth; predicted (simulated) vs measured."""
 import csv
+import json
 import io
 from fractions import Fraction
 
@@ -304,3 +305,16 @@ def test_a_pass_cut_by_the_capture_is_flagged(tmp_path):
     whole = cli("report", "compare", "--db", db, "--run", "h100", "--run", "mi300", "--by", "layer", "--pass", "1",
                 "--format", "csv").stderr
     assert "cut by the capture" not in whole
+
+
+def test_the_totals_note_of_many_runs_names_five_and_gives_the_others_as_a_range(tmp_path):
+    names = [f"r{f}" for f in range(1, 8)]
+    db = store_of(tmp_path, *((tiny_trace.write(tmp_path / f"{n}.csv", dur_factor=f), n, None)
+                              for f, n in enumerate(names, 1)))
+    doc = json.loads(cli("report", "compare", "--db", db, *[a for n in names for a in ("--run", n)], "--profile",
+                         "qwen3-npu", "--layers", "2", "--pass", "all", "--format", "json").stdout)
+    note = next(n for n in doc["notes"] if n.startswith("device time over the compared passes: "))
+    parts = note.split(": ", 1)[1].split("; ")
+    # r1..r5 with their figures, then r6 and r7 (every duration 6 and 7 times r1's) as a range
+    assert [p.split()[0] for p in parts[:5]] == names[:5] and "(2.000 x r1)" in parts[1]
+    assert parts[5:] == ["2 more runs at 6.000-7.000 x r1"]

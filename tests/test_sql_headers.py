@@ -350,6 +350,8 @@ def observed(tmp_path_factory):
         perfetto.export(con, str(d / "g.json"), runs=["gpu"], profile="dsv3-gpu", anchor="flash_fwd", layers=2)
         segment_store.segment_runs(con, segment.Options(runs=["tiny"], profile="qwen3-npu", layers=2))
         runs.listing(con, passes=True, profile="qwen3-npu")
+        # again: what the first one kept is forgotten (snapshot_stale) and kept anew
+        segment_store.segment_runs(con, segment.Options(runs=["tiny"], profile="qwen3-npu", layers=2))
         sql.run(con, "top_names", {"run_id": 1})
         from tracedb.engine.reports import run_wide
         from tracedb.errors import NoAnchor

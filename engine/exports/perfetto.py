@@ -106,9 +106,7 @@ def _annotations(con, facts, pid, spec, out, name, seg_opts):
     over the counter events (at_ns, event), to be read before the next query, and the segmentation
     parameters. DuckDB writes the args and counters as text (sql/export/perfetto_slices.sql,
     perfetto_counters.sql); Python only puts overlapping slices on lanes: 105k layers take ~1 s."""
-    b = segment.bind(con, segment.Options(runs=[name], **seg_opts))
-    b.notes.append(b.rule())
-    segment.find_passes(con, b)
+    b = segment.prepare(con, segment.Options(runs=[name], **seg_opts), rule=segment.Bound.rule)
     segment.assign(con, b, selection.select_noted(con, b, spec))
     selection.flag_short_last_layer(con, b)
     attribution.categorize_by_module(con, b)

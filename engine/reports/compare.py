@@ -10,6 +10,7 @@ from tracedb import sql
 from tracedb.engine.reports import declared
 from tracedb.engine.segmentation import attribution
 from tracedb.engine.rendering import render
+from tracedb.engine.rendering import run_notes
 from tracedb.engine.segmentation import segment
 from tracedb.engine.segmentation import selection
 from tracedb.errors import UsageError
@@ -190,9 +191,14 @@ def _notes(con, b):
             b.notes.append(f"layer counts differ in pass {pass_label}: {counts}; layers of one run only are kept, "
                            "flagged aligned=false")
     totals = _totals(con, ids, ids[0])
-    b.notes.append("device time over the compared passes: " + "; ".join(
-        f"{names[rid]} {us} us" + (f" ({ratio} x {names[ids[0]]})" if rid != ids[0] and ratio else "")
-        for rid, p, us, ratio in totals if p is None))
+    overall = [(rid, us, ratio) for rid, p, us, ratio in totals if p is None]
+    shown = [f"{names[rid]} {us} us" + (f" ({ratio} x {names[ids[0]]})" if rid != ids[0] and ratio else "")
+             for rid, us, ratio in overall[:run_notes.SHOWN + 1]]
+    rest = [ratio for _, _, ratio in overall[run_notes.SHOWN + 1:]]
+    if rest:   # a job of 128 ranks: five runs named, the others' ratios as a range (report breakdown has each)
+        known = [r for r in rest if r is not None]
+        shown.append(f"{len(rest)} more runs" + (f" at {min(known)}-{max(known)} x {names[ids[0]]}" if known else ""))
+    b.notes.append("device time over the compared passes: " + "; ".join(shown))
     sim = segment.simulated_runs(con, ids)
     measured = [r for r in ids if r not in sim]
     if not sim or not measured:

@@ -86,9 +86,7 @@ def _build(con, name: str, fmt: str, pass_spec: str = "all", absolute: bool = Fa
     if name == "passes":
         return _passes(con, fmt, absolute, seg_opts)
     try:
-        b = segment.bind(con, segment.Options(**seg_opts))
-        b.notes.append(b.rule())
-        segment.find_passes(con, b)
+        b = segment.prepare(con, segment.Options(**seg_opts), rule=segment.Bound.rule)
     except NoAnchor as e:   # kernels and timeline answer over the whole run instead
         if name not in ("kernels", "timeline") or not run_wide.possible(seg_opts, layer, flow, compare_layer,
                                                                        timeline_layers):
@@ -151,8 +149,6 @@ def _passes(con, fmt, absolute, seg_opts):
     con.execute("DROP TABLE IF EXISTS _pass_rows")
     notes, per_phase = [], {}
     for b in segment.each_phase(con, segment.Options(**seg_opts)):
-        b.notes.append(b.phase_rule())
-        segment.find_passes(con, b)
         segment.assign(con, b, segment.select_passes(con, b, "all"))
         selection.flag_short_last_layer(con, b)
         per_phase[b.phase] = unit_notes.unit_times(con, b)

@@ -65,9 +65,7 @@ def roofs(con, run_ids) -> str:
 
 def segment_runs(con, spec, seg_opts):
     """Segment and assign the runs as report layers does: (bound runs, report meta)."""
-    b = segment.bind(con, segment.Options(**seg_opts))
-    b.notes.append(b.rule())
-    segment.find_passes(con, b)
+    b = segment.prepare(con, segment.Options(**seg_opts), rule=segment.Bound.rule)
     meta = units.params(b, spec)
     segment.assign(con, b, selection.select_noted(con, b, spec))
     return b, meta

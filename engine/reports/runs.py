@@ -6,6 +6,7 @@ from contextlib import contextmanager
 from tracedb import sql
 from tracedb.engine.rendering import render as rnd
 from tracedb.engine.segmentation import segment
+from tracedb.engine.segmentation import snapshots
 from tracedb.engine.store.connect import parse_tags, resolve_runs, unknown_run
 from tracedb.errors import NoAnchor, UsageError
 
@@ -39,8 +40,7 @@ def pass_counts(con, ids, **seg_opts) -> tuple[dict[int, int], list[str]]:
     counts, notes = {}, []
     for rid in ids:
         try:
-            b = segment.bind(con, segment.Options(runs=[_name(con, rid)], **seg_opts))
-            segment.find_passes(con, b)
+            b = segment.prepare(con, segment.Options(runs=[_name(con, rid)], **seg_opts))
         except NoAnchor as e:
             first = re.split(r"; |\. ", str(e), maxsplit=1)[0]     # the reason, without the candidate list
             notes.append(f"no pass count: {first}; give --anchor or --profile")
@@ -57,6 +57,7 @@ def remove(con, patterns) -> list[tuple[str, int]]:
         gone = con.execute("SELECT name, kernel_rows FROM runs WHERE run_id IN (SELECT unnest($i)) ORDER BY run_id",
                            {"i": ids}).fetchall()
         sql.run(con, "delete_run", {"run_ids": ids})
+        snapshots.forget(con, ids)
     return gone
 
 
@@ -70,6 +71,7 @@ def rename(con, old: str, new: str):
             raise UsageError(f"run '{new}' already exists; remove it first (`tracedb runs rm '{new}'`) or pick "
                              "another name")
         con.execute("UPDATE runs SET name = $n WHERE run_id = $r", {"n": new, "r": rid})
+        snapshots.forget(con, [rid])     # its notes name it: kept under the old name, never matched again
 
 
 def tag(con, patterns, set_tags, untag=()) -> list[tuple[str, dict]]:

@@ -10,6 +10,8 @@ from tracedb import sql
 from tracedb.version import __version__
 from tracedb.engine.segmentation import attribution
 from tracedb.engine.segmentation import segment
+from tracedb.engine.segmentation import snapshots
+from tracedb.engine.store.connect import resolve_runs
 from tracedb.engine.segmentation import unit_notes
 
 
@@ -18,9 +20,8 @@ def segment_runs(con, opt: segment.Options) -> tuple[list[tuple[str, int, int]],
     notes of the segmentation (also kept in the `segmentations` table)."""
     con.execute("DROP TABLE IF EXISTS _seg_all")
     notes, attributed, has_host, per_phase = [], False, None, {}
-    for b in segment.each_phase(con, opt):
-        b.notes.insert(0, b.phase_rule())
-        segment.find_passes(con, b)
+    snapshots.forget(con, resolve_runs(con, opt.runs, opt.tags))
+    for b in segment.each_phase(con, opt, first=True, kept=True):
         segment.assign(con, b, segment.select_passes(con, b, "all"))
         if has_host is None:
             has_host = con.execute("SELECT count(*) FROM host_events WHERE run_id IN (SELECT unnest($r))",

@@ -3,11 +3,15 @@
 Every stage is a file in sql/ creating TEMP tables in the session (the store itself is never written):
 segment_anchors -> segment_passes -> segment_windows -> segment_assign. This module only decides
 parameters, checks them, explains the pass split in notes, and picks passes (`N`, `all`, `steady`,
-`auto`, `mean`)."""
+`auto`, `mean`). A segmentation `tracedb segment` kept in the store (snapshots) is restored instead of
+computed when the runs, options, profile and code are the same."""
 import statistics
 from dataclasses import dataclass, field, replace
 
+import duckdb
+
 from tracedb import sql
+from tracedb.engine.segmentation import snapshots
 from tracedb.engine.segmentation import profiles
 from tracedb.engine.segmentation.anchors import (PASS_BREAK_JUMP, anchor_breaks, find_phases, phase_of_anchor,
                                                  pick_anchor, propose_anchor)
@@ -53,6 +57,8 @@ class Bound:
     phase: str = "forward"            # the stream segmented: forward or backward passes
     training: set[int] = field(default_factory=set)   # runs with backward or optimizer kernels (_phase rows)
     proposed: bool | None = None      # the anchor was proposed and its pass split stands (TEMP _chosen)
+    bind_notes: int = 0               # how many of `notes` bind made (find_passes's follow them)
+    stored: bool = False              # restored from a kept segmentation: _assigned_all holds every pass
 
     @property
     def per_pass(self) -> int | None:
@@ -63,6 +69,23 @@ class Bound:
                 "gap_factor": None if self.pass_gap is None else float(self.pass_gap), "min_jump": PASS_BREAK_JUMP,
                 "window": self.window, "layer_offset": self.layer_offset, "blocks_per_layer": self.blocks_per_layer,
                 "reverse": self.phase == "backward"}
+
+    def state(self) -> dict:
+        """What a kept segmentation stores of these options (the profile is loaded again by name)."""
+        return {"run_ids": self.run_ids, "run_names": sorted(self.run_names.items()), "anchor": self.anchor,
+                "layers": self.layers, "blocks_per_layer": self.blocks_per_layer, "layer_offset": self.layer_offset,
+                "window": self.window, "pass_gap": self.pass_gap, "layer_types": self.layer_types,
+                "notes": self.notes, "bind_notes": self.bind_notes, "phase": self.phase,
+                "training": sorted(self.training)}
+
+    @classmethod
+    def from_state(cls, state: dict, profile: profiles.Profile) -> "Bound":
+        s = state
+        return cls(run_ids=s["run_ids"], run_names={r: n for r, n in s["run_names"]}, profile=profile,
+                   anchor=s["anchor"], layers=s["layers"], blocks_per_layer=s["blocks_per_layer"],
+                   layer_offset=s["layer_offset"], window=s["window"], pass_gap=s["pass_gap"],
+                   layer_types=s["layer_types"], notes=list(s["notes"]), phase=s["phase"],
+                   training=set(s["training"]), bind_notes=s["bind_notes"], stored=True)
 
     def pass_rule(self) -> str:
         """How passes are split, as every report states it."""
@@ -123,14 +146,70 @@ def bind(con, opt: Options) -> Bound:
     return b
 
 
-def each_phase(con, opt: Options):
-    """`opt` bound once per phase to segment (find_passes and assign are the caller's): the phase --phase or a
-    given anchor names, else forward and, when the runs hold backward work, backward."""
+def prepare(con, opt: Options, rule=None, first: bool = False, reuse: bool = True) -> Bound:
+    """Stages 0-3 for `opt`: bind, then find_passes; or, with `reuse`, the segmentation `tracedb segment`
+    kept for the same runs, options, profile and code, restored (a note says so). `rule` (Bound.rule or
+    Bound.phase_rule) adds its note after the binding's notes, or `first`."""
+    b = _restored(con, opt) if reuse else None
+    if b is None:
+        b = bind(con, opt)
+        b.bind_notes = len(b.notes)
+        find_passes(con, b)
+    if rule is not None:
+        b.notes.insert(0 if first else b.bind_notes, rule(b))
+    return b
+
+
+def _restored(con, opt: Options, say: bool = True) -> Bound | None:
+    kept = snapshots.find(con, snapshots.key(con, opt))
+    if kept is None:
+        return None
+    snap_id, tables, state, made_at = kept
+    if "_assigned" not in tables:
+        return None      # not one `tracedb segment` kept whole: computed afresh
+    try:
+        snapshots.restore_tables(con, snap_id, tables)
+        b = Bound.from_state(state, profiles.load(opt.profile or "generic"))
+    except (duckdb.Error, KeyError, TypeError, ValueError):
+        return None      # a kept segmentation this tracedb cannot read: bind remakes every table
+    sql.run(con, "segment_stream", {"phase": b.phase})
+    if say:
+        b.notes.append(f"segmentation: the one `tracedb segment` kept on {made_at} for these runs and options "
+                       "(anchors, passes and layers restored, not computed again)")
+    return b
+
+
+def keep(con, opt: Options) -> Bound:
+    """Segment `opt` in a session of its own, exactly as a report's fresh session would, keep its session
+    tables in the store, and restore them in `con` (without the note a report gets)."""
+    cur = con.cursor()
+    try:
+        sql.run(cur, "macros")
+        b = prepare(cur, opt, reuse=False)
+        assign(cur, b, select_passes(cur, b, "all"))
+        # found by the phase as given, by the phase bound, and without one when that binds the same phase
+        phases = {opt.phase, b.phase}
+        if phase_of_anchor(cur, opt.anchor or b.profile.anchor, b.training) == b.phase:
+            phases.add(None)
+        snapshots.save(cur, sorted(snapshots.key(con, replace(opt, phase=p)) for p in phases), b.run_ids, b.state())
+    finally:
+        cur.close()
+    b = _restored(con, opt, say=False)
+    # None: another process changed a run meanwhile (the key moved): computed here
+    return b if b is not None else prepare(con, opt, reuse=False)
+
+
+def each_phase(con, opt: Options, first: bool = False, kept: bool = False):
+    """`opt` prepared once per phase to segment, with the phase rule's note (assign is the caller's): the
+    phase --phase or a given anchor names, else forward and, when the runs hold backward work, backward.
+    `kept`: each phase's segmentation is kept in the store for reports (tracedb segment)."""
     b = None
     for phase in ([opt.phase] if opt.phase or opt.anchor else PHASES):
         if phase == "backward" and not opt.phase and not b.training:
             return
-        b = bind(con, replace(opt, phase=phase))
+        phased = replace(opt, phase=phase)
+        b = keep(con, phased) if kept else prepare(con, phased)
+        b.notes.insert(0 if first else b.bind_notes, b.phase_rule())
         yield b
 
 
@@ -232,6 +311,9 @@ def assign(con, b: Bound, selection: list[tuple[int, int]]):
     con.execute("CREATE OR REPLACE TEMP TABLE _sel AS SELECT unnest($r)::INTEGER AS run_id, unnest($p)::BIGINT AS pass",
                 {"r": [r for r, _ in selection], "p": [p for _, p in selection]})
     categorize_kernels(con, b)
+    if b.stored:      # every pass was assigned when it was kept: a pass's layers depend on that pass alone
+        sql.run(con, "segment_assign_kept")
+        return
     lo, hi = con.execute("SELECT min(win_start), max(win_end) FROM _windows JOIN _sel USING (run_id, pass)").fetchone()
     sql.run(con, "segment_assign", {**b.params(), "win_lo": lo, "win_hi": hi})
 

@@ -22,9 +22,7 @@ def has_anchor(opt) -> bool:
 def segmented(con, opt, spec, select):
     """Bind the options, find the passes and assign the kernels of the passes `select(con, b, spec)`
     picks to layers, with the short last layer flagged: (bound options, report parameters)."""
-    b = segment.bind(con, opt)
-    b.notes.append(b.rule())
-    segment.find_passes(con, b)
+    b = segment.prepare(con, opt, rule=segment.Bound.rule)
     segment.assign(con, b, select(con, b, spec))
     selection.flag_short_last_layer(con, b)
     return b, params(b, spec)

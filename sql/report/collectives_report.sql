@@ -28,7 +28,7 @@
 --   transfer_us DECIMAL(23,3): earliest end - latest start
 --   waiting_us DECIMAL(23,3): the members' time in it before the last arrival, summed (latest start - each
 --     member's start)
---   last_rank INTEGER: the rank that arrived last
+--   last_rank INTEGER: the rank that arrived last (ties: the higher rank)
 --   algbw_gbps DECIMAL(18,3): bytes / transfer, GB/s (1e9 bytes)
 --   busbw_gbps DECIMAL(18,3): algbw x the op's factor
 --   mismatch VARCHAR: what members disagree on; NULL when they agree
@@ -42,7 +42,7 @@ WITH inst AS (
         count(DISTINCT run_id) AS ranks, max(group_size) AS group_size, min(nbytes) AS b_min, max(nbytes) AS b_max,
         max(c10d_seq) AS c10d_seq, bool_and(consistent) AS ok, count(*) AS rows_,
         min(a_start) AS first_start, max(a_start) AS last_start, min(a_end) AS first_end,
-        arg_max(rank, a_start) AS last_rank,
+        arg_max(rank, (a_start, rank)) AS last_rank,
         max(prof_elapse_ns) AS pe, max(prof_wait_ns) AS pw, max(prof_transit_ns) AS pt, max(prof_sync_ns) AS ps,
         count(DISTINCT run_id) = 1 OR bool_and(list_contains($on_clock, run_id)) AS one_clock,
         -- HUGEINT: 8 members x an epoch start in ns (1.76e18) passes INT64

@@ -1,0 +1,134 @@
+"""A segmentation `tracedb segment` keeps in the store: a report on the same runs with the same options
+restores it (the same rows and notes, and a note saying so), and nothing stale is ever restored."""
+import json
+
+import pytest
+
+import tiny_job
+import tiny_steps
+from helpers import cli
+
+KEPT = "segmentation: the one `tracedb segment` kept on "
+JOB = ["--tag", "job=job"]
+
+
+def report(db, *args) -> dict:
+    return json.loads(cli("report", *args, "--db", db, "--format", "json").stdout)
+
+
+def kept_notes(doc) -> list[str]:
+    return [n for n in doc["notes"] if n.startswith(KEPT)]
+
+
+def same_but_the_note(after: dict, before: dict):
+    """`after` is `before` restored: its rows, columns and parameters, its notes plus the one note."""
+    assert len(kept_notes(after)) == 1
+    assert [n for n in after["notes"] if not n.startswith(KEPT)] == before["notes"]
+    assert {k: v for k, v in after.items() if k != "notes"} == {k: v for k, v in before.items() if k != "notes"}
+
+
+def sql_rows(db, query, write=False):
+    return [tuple(r.values()) for r in json.loads(cli("sql", "--db", db, *(["--write"] if write else []),
+                                                     "--format", "json", query).stdout)["rows"]]
+
+
+@pytest.fixture
+def job(tmp_path):
+    import tracedb
+    db = str(tmp_path / "j.duckdb")
+    con = tracedb.connect(db)
+    try:
+        tiny_job.ingest(con, tmp_path)
+    finally:
+        con.close()
+    return db
+
+
+REPORTS = [("ranks", *JOB), ("ranks", "--per-rank", *JOB), ("blame", *JOB), ("layers", "--pass", "all", *JOB),
+           ("breakdown", "--by", "layer", *JOB), ("passes", *JOB), ("kernels", "--pass", "1", *JOB)]
+
+
+def test_reports_after_segment_restore_it_with_the_same_rows_and_a_note(job):
+    before = [report(job, *r) for r in REPORTS]
+    assert not any(kept_notes(d) for d in before)
+    cli("segment", "--db", job, *JOB)
+    for args, was in zip(REPORTS, before):
+        same_but_the_note(report(job, *args), was)
+    # one kept segmentation: the tiny job is forward only
+    assert sql_rows(job, "SELECT count(*), list_sort(any_value(run_ids)) FROM tracedb_cache.segmentations") == \
+        [(1, [1, 2, 3])]
+
+
+def test_other_options_or_other_runs_are_computed(job):
+    cli("segment", "--db", job, *JOB)
+    assert not kept_notes(report(job, "ranks", *JOB, "--layers", "2"))
+    assert not kept_notes(report(job, "ranks", "--run", "job-rank0", "--run", "job-rank1"))
+    assert not kept_notes(report(job, "layers", "--run", "job-rank0"))
+    assert kept_notes(report(job, "ranks", "--run", "job-rank*"))     # the same three runs, named otherwise
+
+
+def test_segmenting_again_replaces_what_was_kept(job):
+    cli("segment", "--db", job, *JOB)
+    tables = sql_rows(job, "SELECT count(*) FROM duckdb_tables() WHERE schema_name = 'tracedb_cache'")
+    cli("segment", "--db", job, *JOB, "--layers", "2")
+    assert sql_rows(job, "SELECT count(*) FROM tracedb_cache.segmentations") == [(1,)]
+    assert sql_rows(job, "SELECT count(*) FROM duckdb_tables() WHERE schema_name = 'tracedb_cache'") == tables
+    assert not kept_notes(report(job, "ranks", *JOB))
+    assert kept_notes(report(job, "ranks", *JOB, "--layers", "2"))
+
+
+def test_a_renamed_replaced_or_removed_run_is_never_restored(job, tmp_path):
+    cli("segment", "--db", job, *JOB)
+    cli("runs", "rename", "job-rank2", "r2", "--db", job)
+    assert not kept_notes(report(job, "ranks", *JOB))
+    assert sql_rows(job, "SELECT count(*) FROM tracedb_cache.segmentations") == [(0,)]
+
+    cli("segment", "--db", job, *JOB)
+    cli("ingest", str(tmp_path / "job_rank0.json"), "--db", job, "--name", "job-rank0", "--tag", "job=job", "--replace")
+    assert not kept_notes(report(job, "ranks", *JOB))     # the replaced run has another ingest time
+
+    cli("segment", "--db", job, *JOB)
+    cli("runs", "rm", "r2", "--db", job)
+    assert sql_rows(job, "SELECT count(*) FROM tracedb_cache.segmentations") == [(0,)]
+    assert sql_rows(job, "SELECT count(*) FROM duckdb_tables() WHERE schema_name = 'tracedb_cache' "
+                         "AND table_name <> 'segmentations'") == [(0,)]
+
+
+def test_a_changed_profile_is_computed_again(job, tmp_path):
+    prof = tmp_path / "mine.toml"
+    prof.write_text('extends = "generic"\nanchor = "attn_fwd_kernel"\n')
+    cli("segment", "--db", job, *JOB, "--profile", str(prof))
+    assert kept_notes(report(job, "ranks", *JOB, "--profile", str(prof)))
+    prof.write_text('extends = "generic"\nanchor = "attn_fwd_kernel"\n'
+                    '[[category]]\nname = "gemm"\npattern = "gemm"\n')
+    assert not kept_notes(report(job, "ranks", *JOB, "--profile", str(prof)))
+
+
+@pytest.mark.parametrize("damage", [
+    "UPDATE tracedb_cache.segmentations SET state = 'not json'",
+    "UPDATE tracedb_cache.segmentations SET state = '{}'",
+    "DROP TABLE tracedb_cache.s1_passes",
+    "UPDATE tracedb_cache.segmentations SET tables = ['_passes', 'x; DROP TABLE runs']",
+])
+def test_a_damaged_kept_segmentation_is_computed_again(job, damage):
+    want = report(job, "ranks", *JOB)
+    cli("segment", "--db", job, *JOB)
+    sql_rows(job, damage, write=True)
+    got = report(job, "ranks", *JOB)
+    assert got == want
+    assert sql_rows(job, "SELECT count(*) FROM runs") == [(3,)]
+
+
+def test_a_training_run_keeps_both_phases(tmp_path):
+    db = str(tmp_path / "t.duckdb")
+    cli("ingest", tiny_steps.write(tmp_path / "t.json", "sequential_training", layers=3, steps=2), "--db", db,
+        "--name", "train")
+    args = [("passes", "--run", "train"), ("layers", "--run", "train", "--phase", "backward", "--pass", "all")]
+    before = [report(db, *a) for a in args]
+    cli("segment", "--db", db, "--run", "train")
+    assert sql_rows(db, "SELECT count(*) FROM tracedb_cache.segmentations") == [(2,)]
+    for a, was in zip(args, before):
+        after = report(db, *a)
+        assert kept_notes(after)
+        assert [n for n in after["notes"] if not n.startswith(KEPT)] == was["notes"]
+        assert after["rows"] == was["rows"]
