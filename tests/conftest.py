@@ -1,5 +1,13 @@
 """Fixtures and pytest hooks; the helpers tests import (cli, real_trace, write_csv, ...) are in helpers.py."""
+import signal
+
 import pytest
+
+# A test run started in the background of a script (`.ci/run &`, nohup) inherits SIGINT ignored, and every
+# tracedb process it starts would too: Ctrl-C would do nothing, and the tests that send SIGINT to an ingest
+# would see it run to the end (exit 0). Taken back here, the processes the tests start get the default.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def pytest_addoption(parser):
