@@ -318,3 +318,27 @@ def test_the_totals_note_of_many_runs_names_five_and_gives_the_others_as_a_range
     # r1..r5 with their figures, then r6 and r7 (every duration 6 and 7 times r1's) as a range
     assert [p.split()[0] for p in parts[:5]] == names[:5] and "(2.000 x r1)" in parts[1]
     assert parts[5:] == ["2 more runs at 6.000-7.000 x r1"]
+
+
+def test_more_runs_than_fit_side_by_side_give_the_first_run_and_the_spread(tmp_path):
+    names = [f"r{f}" for f in range(1, 10)]
+    db = store_of(tmp_path, *((tiny_trace.write(tmp_path / f"{n}.csv", dur_factor=f), n, None)
+                              for f, n in enumerate(names, 1)))
+    runs = [a for n in names for a in ("--run", n)]
+    seg = ["--profile", "qwen3-npu", "--layers", "2", "--pass", "3", "--window", "strict"]
+    md = cli("report", "compare", "--db", db, *runs, *seg, "--format", "md").stdout
+    assert md.startswith("## r1 vs 8 runs (r2, r3, r4, r5 and 4 more) by layer\n")
+    table = [[c.strip() for c in line.strip("|").split("|")] for line in md.splitlines() if line.startswith("|")]
+    head, rows_ = table[0], {tuple(r[:2]): dict(zip(table[0], r)) for r in table[2:]}
+    assert head == ["pass", "layer", "r1_kernels", "r1_us", "runs", "min_us", "median_us", "max_us", "slowest",
+                    "max_ratio"]
+    # the pass total of each run, from CSV's one row per run and key
+    csv_rows = rows(cli("report", "compare", "--db", db, *runs, *seg, "--format", "csv").stdout)
+    assert {r["run"] for r in csv_rows} == set(names)
+    per_run = {n: sum(Fraction(r["sum_us"]) for r in csv_rows if r["run"] == n and r["pass"] == "3") for n in names}
+    ordered = sorted(per_run.values())
+    total = rows_[("3", "all")]
+    assert Fraction(total["r1_us"]) == per_run["r1"] and total["runs"] == "9"
+    assert [Fraction(total[c]) for c in ("min_us", "median_us", "max_us")] == [ordered[0], ordered[4], ordered[-1]]
+    assert total["slowest"] == max(names, key=lambda n: per_run[n])
+    assert total["max_ratio"] == f"{round(float(ordered[-1] / per_run['r1']), 3):.3f}"

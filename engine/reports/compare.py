@@ -68,7 +68,10 @@ def build(con, fmt, b, spec, by, meta, layer=None, module_path=False, roofline=F
     if by == "kernel":
         _unpaired_note(con, b, kernel_module)
     meta["by"] = by
-    title = f"{' vs '.join(names[r] for r in b.run_ids)} by {by}"
+    spread = len(b.run_ids) > WIDE_RUNS and fmt in render.READING
+    title = (f"{names[b.run_ids[0]]} vs {len(b.run_ids) - 1} runs "
+             f"({run_notes.listed([names[r] for r in b.run_ids[1:]], run_notes.SHOWN)}) by {by}" if spread
+             else f"{' vs '.join(names[r] for r in b.run_ids)} by {by}")
     title += ", mean of the steady passes" if spec == "mean" else ""
     title += f", layer {layer}" if layer not in (None, "mean") else ", mean of the full layers" if layer else ""
     # a NULL layer is the prologue or the epilogue (its unit says which), or with --layer mean every layer
@@ -80,8 +83,16 @@ def build(con, fmt, b, spec, by, meta, layer=None, module_path=False, roofline=F
         if layer == "mean":   # the averaged units are layers, not passes
             res.columns = ["layers" if c == "passes" else c for c in res.columns]
         return res
-    run_cols, diff_cols = _wide_columns(b, by, label == "mean", roofline)
-    res = render.fetch_file(con, fmt, "report_compare_wide", {**params, "null_layer": null_layer}, "compare", b, meta,
+    if spread:
+        run_cols, diff_cols = _spread_columns(b, by, label == "mean")
+        b.notes.append(f"{len(b.run_ids)} runs, too many side by side: per row the first run's figures, then over "
+                       "every run that has the key its count, the fastest, the lower median and the slowest time, "
+                       "the slowest run, and the slowest over the first; --format csv or json gives each run's row")
+    else:
+        run_cols, diff_cols = _wide_columns(b, by, label == "mean", roofline)
+    res = render.fetch_file(con, fmt, "report_compare_wide", {**params, "null_layer": null_layer,
+                                                              "run_names": [names[r] for r in b.run_ids]},
+                            "compare", b, meta,
                             title, labels=labels,
                             run_columns=run_cols, diff_columns=diff_cols)
     keep = {"layer": (), "category": ("category",), "kernel": ("category",), "module": ("module",)}[by]
@@ -155,6 +166,25 @@ def _unpaired_note(con, b, kernel_module):
                                    for r, n in sorted(rows, key=lambda x: b.run_ids.index(x[0]))))
     elif not kernel_module and len(b.run_ids) > 1:
         b.notes.append("kernels lined up by " + key + "; a run without host events gives no module to align by")
+
+
+# More runs than this are not laid side by side in the terminal and Markdown (128 ranks by kernel: 513 columns,
+# 23,000 characters a line, 5 s of layout): each row gives the first run and the spread over all (_spread_columns).
+WIDE_RUNS = 8
+
+
+def _spread_columns(b, by, mean) -> tuple[str, str]:
+    """The first run's kernel name (by kernel) or count and its time, then over the runs that have the key:
+    how many, the fastest, lower median and slowest time, the slowest run (the first of equals) and the
+    slowest over the first. --roofline's columns are left to CSV and JSON."""
+    ident, ref = sql.ident, b.run_names[b.run_ids[0]]
+    have = "list_filter(ns, lambda x: x IS NOT NULL)"
+    first = (f"kernel[1] AS {ident(ref + '_kernel')}" if by == "kernel"
+             else f"{'kernels_mean' if mean else 'kernels'}[1] AS {ident(ref + '_kernels')}")
+    runs = [first, f"us(ns[1]) AS {ident(ref + '_us')}", f"len({have}) AS runs",
+            "us(list_min(ns)) AS min_us", f"us(list_sort({have})[(len({have}) + 1) // 2]) AS median_us",
+            "us(list_max(ns)) AS max_us", "run_names[list_position(ns, list_max(ns))] AS slowest"]
+    return ",\n        ".join(runs), "ratio3(list_max(ns), ns[1]) AS max_ratio"
 
 
 def _wide_columns(b, by, mean, roofline=False) -> tuple[str, str]:

@@ -6,12 +6,14 @@
 -- Placeholders (built by tracedb.engine.reports.compare, identifiers through tracedb.sql.ident): `run_columns`,
 --   per run its elements of the lists of `runs_of` below (kernel: a short name; kernels / kernels_mean:
 --   counts; ns; with --roofline t_ideal and ns_rated, its % of peak), element i the run at $run_ids[i];
---   `diff_columns`, per later run its delta_us and ratio.
+--   `diff_columns`, per later run its delta_us and ratio. Over more than 8 runs (compare.WIDE_RUNS) the first
+--   run's columns, then the spread over the runs (_spread_columns), in place of both.
 -- Inputs: _cmp (compare_align.sql), kernel_names.
 -- Parameters:
 --   $run_ids INTEGER[]: the runs; the first is the reference
 --   $by VARCHAR: 'layer' | 'category' | 'module' | 'kernel'
 --   $null_layer VARCHAR: what a NULL layer is: 'prologue', or 'mean' with --layer mean
+--   $run_names VARCHAR[]: the runs' names, in the order of $run_ids (the spread's slowest run)
 -- Output: rows, per pass its total, then per layer its keys and their sum (the key columns of --by are
 --   kept by the caller, the others dropped):
 --   pass VARCHAR: as in _cmp
@@ -29,6 +31,13 @@
 --   delta_us_<run> DECIMAL(38,3): as delta_us
 --   ratio DECIMAL(12,3): each later run / the first (ratio_<run> with three runs or more)
 --   ratio_<run> DECIMAL(12,3): as ratio
+--   [runs] BIGINT: over more than 8 runs, in place of every other run's columns and the diff columns
+--     (the first run's stay): the runs that have the key
+--   [min_us] DECIMAL(38,3): over more than 8 runs: the fastest run's time
+--   [median_us] DECIMAL(38,3): over more than 8 runs: the lower median of the runs' times
+--   [max_us] DECIMAL(38,3): over more than 8 runs: the slowest run's time
+--   [slowest] VARCHAR: over more than 8 runs: the slowest run (the first of equals in $run_ids order)
+--   [max_ratio] DECIMAL(12,3): over more than 8 runs: the slowest time / the first run's
 WITH g AS (
     SELECT run_id, pass, pass_ord, layer AS k_layer, unit AS k_unit, category AS k_category, module AS k_module,
         ordinal AS k_ordinal,
@@ -63,7 +72,8 @@ WITH g AS (
         list_transform(slots, lambda j: kernels_mean_l[j]) AS kernels_mean,
         list_transform(slots, lambda j: ns_l[j]) AS ns,
         list_transform(slots, lambda j: t_ideal_l[j]) AS t_ideal,
-        list_transform(slots, lambda j: ns_rated_l[j]) AS ns_rated
+        list_transform(slots, lambda j: ns_rated_l[j]) AS ns_rated,
+        $run_names AS run_names
     FROM slotted
 ), wide AS (
     SELECT pass,
