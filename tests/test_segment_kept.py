@@ -69,10 +69,12 @@ def test_other_options_or_other_runs_are_computed(job):
 
 def test_segmenting_again_replaces_what_was_kept(job):
     cli("segment", "--db", job, *JOB)
+    sql_rows(job, "CREATE TABLE tracedb_cache.mine AS SELECT 1 AS x", write=True)    # not tracedb's: kept
     tables = sql_rows(job, "SELECT count(*) FROM duckdb_tables() WHERE schema_name = 'tracedb_cache'")
     cli("segment", "--db", job, *JOB, "--layers", "2")
     assert sql_rows(job, "SELECT count(*) FROM tracedb_cache.segmentations") == [(1,)]
     assert sql_rows(job, "SELECT count(*) FROM duckdb_tables() WHERE schema_name = 'tracedb_cache'") == tables
+    assert sql_rows(job, "SELECT x FROM tracedb_cache.mine") == [(1,)]
     assert not kept_notes(report(job, "ranks", *JOB))
     assert kept_notes(report(job, "ranks", *JOB, "--layers", "2"))
 

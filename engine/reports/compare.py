@@ -87,7 +87,8 @@ def build(con, fmt, b, spec, by, meta, layer=None, module_path=False, roofline=F
         run_cols, diff_cols = _spread_columns(b, by, label == "mean")
         b.notes.append(f"{len(b.run_ids)} runs, too many side by side: per row the first run's figures, then over "
                        "every run that has the key its count, the fastest, the lower median and the slowest time, "
-                       "the slowest run, and the slowest over the first; --format csv or json gives each run's row")
+                       "the slowest run, and the slowest over the first; --format csv or json gives each run's row"
+                       + (" and its --roofline columns" if roofline else ""))
     else:
         run_cols, diff_cols = _wide_columns(b, by, label == "mean", roofline)
     res = render.fetch_file(con, fmt, "report_compare_wide", {**params, "null_layer": null_layer,

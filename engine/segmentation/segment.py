@@ -170,6 +170,8 @@ def _restored(con, opt: Options, say: bool = True) -> Bound | None:
     try:
         snapshots.restore_tables(con, snap_id, tables)
         b = Bound.from_state(state, profiles.load(opt.profile or "generic"))
+    except duckdb.InterruptException:
+        raise            # Ctrl-C: the command stops, as anywhere else
     except (duckdb.Error, KeyError, TypeError, ValueError):
         return None      # a kept segmentation this tracedb cannot read: bind remakes every table
     sql.run(con, "segment_stream", {"phase": b.phase})

@@ -112,8 +112,9 @@ def save(cur, keys: list[str], run_ids: list[int], state: dict):
 
 
 def forget(con, run_ids: list[int]):
-    """Drop the kept segmentations that hold any of `run_ids`, those whose runs are gone, and tables no
-    kept segmentation lists (left by a delete): inside the caller's transaction, if any."""
+    """Drop the kept segmentations that hold any of `run_ids`, those whose runs are gone, and the kept tables
+    (s<id>_...) no kept segmentation lists (left by a delete): inside the caller's transaction, if any. Any
+    other table of the schema is left alone."""
     if not _exists(con):
         return
     stale = [s for (s,) in sql.run(con, "snapshot_stale", {"run_ids": list(run_ids)}).fetchall()]
@@ -123,5 +124,5 @@ def forget(con, run_ids: list[int]):
     for (t,) in con.execute("SELECT table_name FROM duckdb_tables() WHERE database_name = current_database() AND "
                             "schema_name = $s AND table_name <> 'segmentations'", {"s": SCHEMA}).fetchall():
         m = _KEPT.match(t)
-        if not m or int(m.group(1)) not in listed:
+        if m and int(m.group(1)) not in listed:
             sql.run(con, "snapshot_drop", target=f"{SCHEMA}.{sql.ident(t)}")
