@@ -10,7 +10,8 @@ from tracedb.cli.options import RunOpt, TagOpt, segmentation_options
 def segment(run: RunOpt = None, tag: TagOpt = None, db: DbOpt = None, seg=None):
     """Store each kernel's pass, layer, block, category and module for the runs (one segmentation per run;
     again replaces it): then `select layer, category, sum(dur_ns) from kernel_layers where run = 'R' and
-    pass = 0 group by all` in tracedb sql or the duckdb CLI equals `tracedb report layers` for that pass."""
+    pass = 0 group by all` in tracedb sql or the duckdb CLI equals `tracedb report layers` for that pass.
+    Reports on the same runs with the same options then reuse it instead of segmenting again."""
     from tracedb.engine.segmentation import segment as segmentation
     from tracedb.engine.segmentation.persist import segment_runs
     from tracedb.engine.store.connect import open_store
@@ -21,6 +22,8 @@ def segment(run: RunOpt = None, tag: TagOpt = None, db: DbOpt = None, seg=None):
         con.close()
     for note in notes:
         typer.echo(f"note: {one_line(note)}", err=True)
+    typer.echo(f"note: kept for the reports: those on these {len(rows)} run{'s' if len(rows) != 1 else ''} with the "
+               "same segmentation options restore it instead of segmenting again", err=True)
     for name, passes, kernels in rows:
         typer.echo(f"segmented run '{name}': {passes} pass{'es' if passes != 1 else ''}, {kernels:,} kernels "
                    "in a pass (view kernel_layers)")
