@@ -134,3 +134,15 @@ def test_a_training_run_keeps_both_phases(tmp_path):
         assert kept_notes(after)
         assert [n for n in after["notes"] if not n.startswith(KEPT)] == was["notes"]
         assert after["rows"] == was["rows"]
+
+
+def test_a_report_over_many_runs_says_that_segment_would_keep_it(job, monkeypatch):
+    from tracedb.engine.segmentation import segment
+    monkeypatch.setattr(segment, "HINT_RUNS", 3)       # the tiny job has three ranks; real jobs 16 or more
+    hint = [n for n in report(job, "ranks", *JOB)["notes"] if "runs segmented for this report" in n]
+    assert hint and hint[0].startswith("3 runs segmented for this report: `tracedb segment`")
+    assert not [n for n in report(job, "ranks", "--run", "job-rank0", "--run", "job-rank1")["notes"]
+                if "runs segmented for this report" in n]
+    cli("segment", "--db", job, *JOB)
+    after = report(job, "ranks", *JOB)
+    assert kept_notes(after) and not [n for n in after["notes"] if "runs segmented for this report" in n]
