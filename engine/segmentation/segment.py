@@ -6,7 +6,7 @@ parameters, checks them, explains the pass split in notes, and picks passes (`N`
 `auto`, `mean`). A segmentation `tracedb segment` kept in the store (snapshots) is restored instead of
 computed when the runs, options, profile and code are the same."""
 import statistics
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 
 import duckdb
 
@@ -43,6 +43,9 @@ class Options:
     phase: str | None = None        # forward | backward; None: forward, or backward for a backward --anchor
 
 
+_SESSION_FIELDS = ("profile", "proposed", "stored")   # Bound fields a kept segmentation does not store
+
+
 @dataclass
 class Bound:
     """Options resolved against the store and the profile: what the SQL stages receive."""
@@ -74,21 +77,15 @@ class Bound:
                 "reverse": self.phase == "backward"}
 
     def state(self) -> dict:
-        """What a kept segmentation stores of these options (the profile is loaded again by name)."""
-        return {"run_ids": self.run_ids, "run_names": sorted(self.run_names.items()), "anchor": self.anchor,
-                "layers": self.layers, "blocks_per_layer": self.blocks_per_layer, "layer_offset": self.layer_offset,
-                "window": self.window, "pass_gap": self.pass_gap, "layer_types": self.layer_types,
-                "notes": self.notes, "bind_notes": self.bind_notes, "phase": self.phase,
-                "training": sorted(self.training)}
+        """What a kept segmentation stores of these options, as JSON values: every field but the profile
+        (loaded again by name) and the two flags of this session (proposed, stored)."""
+        s = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in _SESSION_FIELDS}
+        return {**s, "run_names": sorted(self.run_names.items()), "training": sorted(self.training)}
 
     @classmethod
     def from_state(cls, state: dict, profile: profiles.Profile) -> "Bound":
-        s = state
-        return cls(run_ids=s["run_ids"], run_names={r: n for r, n in s["run_names"]}, profile=profile,
-                   anchor=s["anchor"], layers=s["layers"], blocks_per_layer=s["blocks_per_layer"],
-                   layer_offset=s["layer_offset"], window=s["window"], pass_gap=s["pass_gap"],
-                   layer_types=s["layer_types"], notes=list(s["notes"]), phase=s["phase"],
-                   training=set(s["training"]), bind_notes=s["bind_notes"], stored=True)
+        return cls(**{**state, "run_names": {r: n for r, n in state["run_names"]}, "training": set(state["training"])},
+                   profile=profile, stored=True)
 
     def pass_rule(self) -> str:
         """How passes are split, as every report states it."""
@@ -168,7 +165,7 @@ def prepare(con, opt: Options, rule=None, first: bool = False, reuse: bool = Tru
 
 
 def _restored(con, opt: Options, say: bool = True) -> Bound | None:
-    kept = snapshots.find(con, snapshots.key(con, opt))
+    kept = snapshots.find(con, opt)
     if kept is None:
         return None
     snap_id, tables, state, made_at = kept
@@ -200,7 +197,7 @@ def keep(con, opt: Options) -> Bound:
         phases = {opt.phase, b.phase}
         if phase_of_anchor(cur, opt.anchor or b.profile.anchor, b.training) == b.phase:
             phases.add(None)
-        snapshots.save(cur, sorted(snapshots.key(con, replace(opt, phase=p)) for p in phases), b.run_ids, b.state())
+        snapshots.save(cur, sorted(snapshots.keys(con, opt, phases)), b.run_ids, b.state())
     finally:
         cur.close()
     b = _restored(con, opt, say=False)

@@ -35,8 +35,9 @@ _TABLE = re.compile(r"^_[a-z0-9_]+$")       # the session tables a segmentation 
 _KEPT = re.compile(r"^s([0-9]+)_")
 
 
-def key(con, opt) -> str | None:
-    """The key of the segmentation `opt` asks for; None when the runs cannot be resolved (bind says why)."""
+def keys(con, opt, phases) -> list[str] | None:
+    """The key of the segmentation `opt` asks for with each of `phases` in place of its --phase (the runs,
+    profile and config read once); None when the runs cannot be resolved (bind says why)."""
     try:
         ids = resolve_runs(con, opt.runs, opt.tags)
         prof = profiles.load(opt.profile or "generic")
@@ -46,8 +47,8 @@ def key(con, opt) -> str | None:
     runs = con.execute("SELECT run_id, name, content_hash, ingested_at::VARCHAR, kernel_rows FROM runs "
                        "WHERE run_id IN (SELECT unnest($i)) ORDER BY run_id", {"i": ids}).fetchall()
     fields = {**asdict(opt), "runs": ids, "tags": []}
-    payload = json.dumps([fields, runs, repr(prof), cfg, _code()], sort_keys=True, default=str)
-    return hashlib.sha256(payload.encode()).hexdigest()
+    return [hashlib.sha256(json.dumps([{**fields, "phase": p}, runs, repr(prof), cfg, _code()], sort_keys=True,
+                                      default=str).encode()).hexdigest() for p in phases]
 
 
 @lru_cache(maxsize=1)
@@ -69,11 +70,13 @@ def _exists(con) -> bool:
                             "schema_name = $s AND table_name = 'segmentations'", {"s": SCHEMA}).fetchone()[0])
 
 
-def find(con, k: str | None):
-    """(id, session tables, state, when kept) of the kept segmentation of key `k`, or None."""
-    if k is None or not _exists(con):
+def find(con, opt):
+    """(id, session tables, state, when kept) of the kept segmentation `opt` asks for, or None. A store
+    without any kept segmentation costs one catalog query: no key is computed."""
+    if not _exists(con):
         return None
-    row = sql.run(con, "snapshot_find", {"key": k}).fetchone()
+    k = keys(con, opt, [opt.phase])
+    row = k and sql.run(con, "snapshot_find", {"key": k[0]}).fetchone()
     if not row:
         return None
     snap_id, tables, state, made_at = row

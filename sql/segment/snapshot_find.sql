@@ -1,7 +1,7 @@
 -- The kept segmentation of a key (snapshot_schema.sql: one of its keys), the latest when there are several.
 -- Inputs: tracedb_cache.segmentations.
 -- Parameters:
---   $key VARCHAR: the key (tracedb.engine.segmentation.snapshots.key)
+--   $key VARCHAR: the key (tracedb.engine.segmentation.snapshots.keys)
 -- Output: at most one row:
 --   snap_id INTEGER: the kept segmentation
 --   tables VARCHAR[]: its session tables
