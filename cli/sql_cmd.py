@@ -18,7 +18,7 @@ def sql(
     format: FormatOpt = "table",
     output: OutOpt = None,
 ):
-    """Run SQL on the store: tables runs, kernels_raw, trace_events; views kernels, host_events, kernel_extras \
+    """Run SQL on the store: tables runs, trace_events; views kernels_raw, kernels, host_events, kernel_extras \
 (docs/schema.md). The SQL reaches the store only: no other file (unless --allow-read), no extension, no setting."""
     from tracedb.engine.reports.adhoc import run_sql
     from tracedb.engine.store.connect import open_store

@@ -1,4 +1,4 @@
-"""Ascend kernel_details.csv and msprof op_summary_*.csv -> kernels_raw rows of one run.
+"""Ascend kernel_details.csv and msprof op_summary_*.csv -> kernels_raw_ascend_csv rows of one run.
 
 Both are the same table under two sets of column names (torch_npu renames op_summary's columns), with
 drift across versions: Block Dim|Num, Step Id|ID, Device_id optional, Level0 vs Level1/2 column sets,
@@ -47,6 +47,9 @@ INSERT_ROWS = 2 * 122_880
 # without the cap and 0.73-0.78 GB with it.
 DUCKDB_MEMORY = 400 << 20
 BOM = b"\xef\xbb\xbf"
+# The table of these rows: kernels_raw's columns but the seven GPU launch ones, which Ascend's CSVs never
+# fill (each NULL column cost ~40 ms of CPU per 2 M rows to append, as much again to write).
+TABLE = "kernels_raw_ascend_csv"
 
 # ------------------------------------------------------------------------------------------ reading text
 def read_header(path: str) -> Header:
@@ -191,13 +194,14 @@ def _layout(header: Header, numeric: set[int]):
                         [i for i in extras if i not in numeric])
 
 
-def load(con, run_id: int, headers: list[Header], as_text: set[int] = frozenset()) -> tuple[list[str], list[str]]:
-    """Insert the rows of CSV files sharing one header layout into kernels_raw as run `run_id`, and its
+def load(con, run_id: int, headers: list[Header], as_text: set[int] = frozenset()):
+    """Insert the rows of CSV files sharing one header layout into kernels_raw_ascend_csv as run `run_id`, and its
     distinct text tuples into kernel_texts. Each INSERT commits on its own (rows inside one open
     transaction kept every Arrow table alive until the commit: 2.2 GB for a 2 GB file); the run is not
     visible before its runs row, and a failed ingest discards the side store that holds them.
 
-    Returns the names of the metric (numeric) and of the text extra columns, in stored order. Raises
+    Returns the names of the metric (numeric) and of the text extra columns, in stored order, and the seq
+    of the rows that may be exact copies (None: any row may; arrow.CopyCandidates). Raises
     NotNumeric when a column judged numeric is not; the caller rolls back and retries with its index in
     `as_text`. Any other problem of the files is raised as one InputError naming file and line."""
     first = headers[0]
@@ -209,8 +213,8 @@ def load(con, run_id: int, headers: list[Header], as_text: set[int] = frozenset(
     layout = _layout(first, numeric)
     metrics = [(n, i) for n, i in first.extras if i in numeric]
     hazards: list = []
-    texts = arrow.Texts(layout)
-    rows = arrow.batches([h.path for h in headers], layout, TIMES, LINE_LIMIT, hazards, texts)
+    texts, copies = arrow.Texts(layout), arrow.CopyCandidates()
+    rows = arrow.batches([h.path for h in headers], layout, TIMES, LINE_LIMIT, hazards, texts, copies)
     try:
         with memory_cap(con, DUCKDB_MEMORY), contextlib.closing(arrow.in_tables(rows, INSERT_ROWS)) as tables:
             for table in tables:
@@ -227,7 +231,7 @@ def load(con, run_id: int, headers: list[Header], as_text: set[int] = frozenset(
                 raise problem
     _register(con, "ascend_csv_texts", texts.table(),
               lambda: sql.run(con, "ingest_ascend_csv_texts", {"run_id": run_id}).fetchall())
-    return [n for n, _ in metrics], [n for n, i in first.extras if i not in numeric]
+    return [n for n, _ in metrics], [n for n, i in first.extras if i not in numeric], copies.seq()
 
 
 def _insert(con, run_id, table, metrics):
@@ -374,7 +378,7 @@ def _found(probe) -> bool:
 
 
 def _read(con, run_id: int, src, options) -> dict:
-    metrics, extras = load(con, run_id, src.headers, options["as_text"])
+    metrics, extras, src.copy_candidates = load(con, run_id, src.headers, options["as_text"])
     if src.host_trace:        # a profiler folder's trace_view.json: the host side (ingest/ascend_host.py)
         ascend_host.load(con, run_id, src.host_trace)
     return {"metric_columns": metrics, "extra_columns": extras}
@@ -382,7 +386,8 @@ def _read(con, run_id: int, src, options) -> dict:
 
 def _finish(con, run_id: int, src, core_rules):
     """Inside the run's transaction: file order and duplicate marks, then the host side when there is one."""
-    sql.run(con, "ingest_finish", {"run_id": run_id, "marked": True})
+    sql.run(con, "ingest_finish", {"run_id": run_id, "marked": True, "candidates": src.copy_candidates},
+            rows=sql.ident(TABLE))
     if src.host_trace:
         ascend_host.finish(con, run_id)
 

@@ -1,9 +1,10 @@
 """The floating-point operations and bytes of each kernel, from the trace's own shapes and dtypes, computed
-once per run at ingest (table kernel_work; formulas in docs/roofline.md and the SQL files named below).
+once per run at ingest (view kernel_work; formulas in docs/roofline.md and the SQL files named below).
 
-Kernels of Ascend CSVs and exports carry their shapes (ingest_work_npu.sql); kernels of PyTorch-profiler
-traces take the shapes of the op that launched them (ingest_work_ops.sql). A kernel without a formula or
-without shapes has no row: its FLOPs and bytes are NULL, never guessed.
+Kernels of Ascend CSVs and exports carry their shapes (ingest_work_npu.sql): their work is stored once per
+distinct tuple of shapes, op type and core (kernel_work_tuples). Kernels of PyTorch-profiler traces take the
+shapes of the op that launched them (ingest_work_ops.sql), stored per kernel (kernel_work_rows). A kernel
+without a formula or without shapes has no row: its FLOPs and bytes are NULL, never guessed.
 """
 from tracedb import sql
 

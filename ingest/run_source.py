@@ -37,6 +37,8 @@ class Source:
     groups: list | None = None   # parallel groups (profiler_metadata.json), rows of run_groups
     world_size: int | None = None
     host_trace: str | None = None   # the trace_view.json beside a kernel_details.csv: its host side (ascend_host.py)
+    copy_candidates: list | None = None   # found while reading an Ascend CSV: the seq of the rows that may be
+                                          # exact copies, for its final transaction (None: any row may)
 
     def __post_init__(self):
         self.reader = self.reader or self.format

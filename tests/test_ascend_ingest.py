@@ -255,6 +255,41 @@ def test_same_slice_twice_is_exact_duplicate(con, tmp_path):
     assert q(con, "SELECT kernel_rows, kernel_count FROM runs") == [(6, 3)]
 
 
+def test_copies_in_a_file_whose_starts_never_go_back_are_found_among_equal_starts(con, tmp_path):
+    """A file in start order: only rows whose start equals the previous row's can be copies, and the final
+    transaction looks at those alone. A copy right after its original, one two rows later among equal
+    starts, and a row of the same start on another device (not a copy) are each told as a full search does."""
+    path = tmp_path / "kernel_details.csv"
+    row = ["0", "k0", "Add", "AI_VECTOR_CORE", f"{T}.000\t", "1.000"]
+    rows = [row, list(row),                                          # a copy right after its original
+            ["1", "k0", "Add", "AI_VECTOR_CORE", f"{T}.000\t", "1.000"],   # same start, another device: kept
+            ["0", "k1", "Mul", "AI_VECTOR_CORE", f"{T + 5}.000\t", "2.000"],
+            ["0", "k2", "Mul", "AI_VECTOR_CORE", f"{T + 5}.000\t", "2.000"],   # another name: kept
+            ["0", "k1", "Mul", "AI_VECTOR_CORE", f"{T + 5}.000\t", "2.000"],   # a copy of seq 3
+            ["0", "k3", "Add", "AI_VECTOR_CORE", f"{T + 9}.000\t", "1.000"]]
+    write_csv(path, OPS, rows)
+    res = tracedb.ingest_trace(con, str(path), name="t")
+    assert (res.rows, res.duplicates) == (7, 2)
+    assert raw(con, "seq, name, dup") == [(0, "k0", None), (1, "k0", "exact"), (2, "k0", None), (3, "k1", None),
+                                          (4, "k2", None), (5, "k1", "exact"), (6, "k3", None)]
+
+
+def test_copy_candidates_follow_equal_starts_across_blocks_and_give_up_when_a_start_goes_back():
+    import pyarrow as pa
+    from tracedb.ingest.ascend_csv_arrow import CopyCandidates
+    c = CopyCandidates()
+    for first, starts in ((0, [1, 2, 2]), (3, [2, 3]), (5, [5]), (6, [])):
+        c.add(pa.array(starts, pa.int64()), first)
+    assert sorted(c.seq()) == [1, 2, 3]        # 2 == 2 inside the first block, and across its end
+    c.add(pa.array([6, 4], pa.int64()), 6)
+    assert c.seq() is None                      # starts went back: any row may be a copy
+    c = CopyCandidates()
+    c.add(pa.array([7], pa.int64()), 0)
+    c.add(pa.array([6], pa.int64()), 1)         # back across a block's end
+    assert c.seq() is None
+    assert CopyCandidates().seq() == []
+
+
 # ---------------------------------------------------------------------------------------------- dedup, order
 COMM = ["Task ID", "Stream ID", "Name", "Type", "Accelerator Core", "Start Time(us)", "Duration(us)"]
 

@@ -27,7 +27,7 @@ FLOAT_VALUES or STR_VALUES).
   (CREATE TABLE x adds a table and leaves the runs as they were; DROP TABLE runs succeeds and breaks the
   store, after which every command on it must still keep the promise: one error line, no traceback).
 - a failed call leaves the store unchanged, --write or not, also when the text holds several statements
-  and a later one fails after an earlier one changed something (`DELETE FROM kernels_raw; SELECT nope`):
+  and a later one fails after an earlier one changed something (`DELETE FROM kernels_raw_full; SELECT nope`):
   the call is all or nothing, as the promise says for every failed command.
 
 Tiers: the fast tier (default; plain `pytest`) fuzzes each distinct option once (on one of the commands
@@ -408,7 +408,7 @@ SQL = [
     ("drop-runs", "DROP TABLE runs", [], U),
     ("create-table", "CREATE TABLE x(a int)", [], U),
     ("insert-runs", "INSERT INTO runs (run_id, name) VALUES (99, 'x')", [], U),
-    ("delete-kernels", "DELETE FROM kernels_raw", [], U),
+    ("delete-kernels", "DELETE FROM kernels_raw_full", [], U),
     ("update-runs", "UPDATE runs SET name = 'x'", [], U),
     ("alter-runs", "ALTER TABLE runs ADD COLUMN z INTEGER", [], U),
     ("checkpoint", "CHECKPOINT", [], {0, 2}),
@@ -447,7 +447,7 @@ SQL = [
     ("many-rows", "SELECT * FROM range(200000)", ["--format", "csv"], {0}),
     ("write-create-table", "CREATE TABLE x(a int)", ["--write"], {0}),
     ("write-failing-ddl", "DROP TABLE nope", ["--write"], U),
-    ("write-delete-then-fail", "DELETE FROM kernels_raw; SELECT nope", ["--write"], U),
+    ("write-delete-then-fail", "DELETE FROM kernels_raw_full; SELECT nope", ["--write"], U),
     ("write-insert-then-fail", "INSERT INTO runs (run_id, name) VALUES (99, 'x'); SELECT 1 // 'a'", ["--write"], U),
     ("write-begin-no-commit", "BEGIN; DELETE FROM runs", ["--write"], {0, 2}),
     ("write-attach-new-file", "ATTACH 'attached.duckdb' AS a", ["--write"], U),

@@ -21,6 +21,10 @@ def ds(tmp_path):
     return folder, trace
 
 
+# the table of the dataset's Ascend CSV rows (under the view kernels_raw)
+RAW = "kernels_raw_ascend_csv"
+
+
 def _edit(folder, change):
     path = folder / dataset.MANIFEST
     m = json.loads(path.read_text())
@@ -35,20 +39,20 @@ def _refused(folder, *args):
 
 
 def _kernels_file(m):
-    return m["runs"][0]["files"]["kernels_raw"]
+    return m["runs"][0]["files"][RAW]
 
 
 @pytest.mark.parametrize("case", ["absolute", "dotdot", "glob", "other-run", "twice", "format-99", "bool-id"])
 def test_a_hand_edited_manifest_is_refused_in_one_line(ds, tmp_path, case):
     folder, _ = ds
     outside = tmp_path / "elsewhere.parquet"
-    shutil.copy(folder / json.loads((folder / dataset.MANIFEST).read_text())["runs"][0]["files"]["kernels_raw"],
+    shutil.copy(folder / json.loads((folder / dataset.MANIFEST).read_text())["runs"][0]["files"][RAW],
                 outside)
     edits = {
-        "absolute": lambda m: m["runs"][0]["files"].update(kernels_raw=str(outside)),
-        "dotdot": lambda m: m["runs"][0]["files"].update(kernels_raw="../elsewhere.parquet"),
-        "glob": lambda m: m["runs"][0]["files"].update(kernels_raw="kernels_raw/*.parquet"),
-        "other-run": lambda m: m["runs"][0]["files"].update(kernels_raw="kernels_raw/run_id=7/data.parquet"),
+        "absolute": lambda m: m["runs"][0]["files"].update({RAW: str(outside)}),
+        "dotdot": lambda m: m["runs"][0]["files"].update({RAW: "../elsewhere.parquet"}),
+        "glob": lambda m: m["runs"][0]["files"].update({RAW: f"{RAW}/*.parquet"}),
+        "other-run": lambda m: m["runs"][0]["files"].update({RAW: f"{RAW}/run_id=7/data.parquet"}),
         "twice": lambda m: m["runs"].append(dict(m["runs"][0])),
         "format-99": lambda m: m.update(format_version=99),
         "bool-id": lambda m: m["runs"][0].update(run_id=True),
@@ -59,8 +63,8 @@ def test_a_hand_edited_manifest_is_refused_in_one_line(ds, tmp_path, case):
 
 def test_a_table_folder_symlinked_out_of_the_dataset_is_refused(ds, tmp_path):
     folder, _ = ds
-    shutil.move(folder / "kernels_raw", tmp_path / "kr")
-    os.symlink(tmp_path / "kr", folder / "kernels_raw")
+    shutil.move(folder / RAW, tmp_path / "kr")
+    os.symlink(tmp_path / "kr", folder / RAW)
     assert "outside the dataset" in _refused(folder)
 
 
@@ -68,15 +72,15 @@ def test_replace_deletes_nothing_outside_the_folder(ds, tmp_path):
     folder, trace = ds
     victim = tmp_path / "victim.parquet"
     victim.write_bytes(b"precious")
-    _edit(folder, lambda m: m["runs"][0]["files"].update(kernels_raw="../victim.parquet"))
+    _edit(folder, lambda m: m["runs"][0]["files"].update({RAW: "../victim.parquet"}))
     r = cli("ingest", trace, "--to", str(folder), "--name", "a", "--replace", check=False)
-    assert r.returncode == 1 and "kernels_raw" in r.stderr
+    assert r.returncode == 1 and RAW in r.stderr
     assert victim.read_bytes() == b"precious"
 
 
 def test_negative_durations_in_a_datasets_files_are_refused(ds):
     folder, _ = ds
-    rel = json.loads((folder / dataset.MANIFEST).read_text())["runs"][0]["files"]["kernels_raw"]
+    rel = json.loads((folder / dataset.MANIFEST).read_text())["runs"][0]["files"][RAW]
     path = str(folder / rel)
     con = duckdb.connect()
     con.execute(f"COPY (SELECT * REPLACE (-dur_ns AS dur_ns) FROM read_parquet('{path}')) "

@@ -83,14 +83,15 @@ def test_the_manifest_names_runs_tables_views_and_schema_version(store, exported
     assert m["format"] == "tracedb-dataset" and m["schema_version"] == SCHEMA_VERSION
     assert [(r["run_id"], r["name"]) for r in m["runs"]] == [(1, "tiny"), (2, "gpu"), (3, "tiny_x2")]
     assert m["runs"][2]["tags"] == {"hw": "slow"}
-    assert m["tables"]["kernels_raw"]["columns"]["start_ns"] == "BIGINT"
-    assert m["tables"]["kernels_raw"]["partition_by"] == "run_id"
+    assert m["tables"]["kernels_raw_ascend_csv"]["columns"]["start_ns"] == "BIGINT"
+    assert m["tables"]["kernels_raw_full"]["partition_by"] == "run_id"
     assert m["tables"]["kernel_names"]["partition_by"] is None
     views = {v["name"]: v["sql"] for v in m["views"]}
     assert {"kernels", "run_kernels", "run_summary", "kernel_stats"} <= set(views)
     assert views["kernels"].startswith("CREATE VIEW kernels")
     for run in m["runs"]:      # every file a run names is there, in its partition folder
-        assert run["files"]["kernels_raw"] == f"kernels_raw/run_id={run['run_id']}/data.parquet"
+        for table in ("kernels_raw_full", "kernels_raw_ascend_csv"):
+            assert run["files"][table] == f"{table}/run_id={run['run_id']}/data.parquet"
         assert all(os.path.isfile(os.path.join(exported, p)) for p in run["files"].values())
 
 
@@ -182,7 +183,7 @@ def test_ingest_to_a_dataset_equals_the_store(store, tmp_path):
     assert "replaced run 'tiny'" in cli("ingest", c, "--to", d, "--name", "tiny", "--replace").stdout
     m = dataset.read_manifest(str(d))
     assert [(r["run_id"], r["name"]) for r in m["runs"]] == [(2, "gpu"), (3, "tiny_x2"), (4, "tiny")]
-    assert not os.path.exists(d / "kernels_raw" / "run_id=1"), "the replaced run's files are removed"
+    assert not os.path.exists(d / "kernels_raw_ascend_csv" / "run_id=1"), "the replaced run's files are removed"
     assert not [n for n in os.listdir(d) if n.startswith(".tracedb-write") or ".ingest-" in n], "no staging left"
     assert_one_line_error(cli("ingest", a, "--to", d, "--db", tmp_path / "s.duckdb", check=False), "give one")
 
@@ -193,7 +194,7 @@ def test_files_no_manifest_names_are_never_read(store, exported, tmp_path):
     import shutil
     d = tmp_path / "copy"
     shutil.copytree(exported, d)
-    for table in ("kernels_raw", "runs", "kernels"):
+    for table in ("kernels_raw_ascend_csv", "runs", "kernels"):
         shutil.copytree(d / table / "run_id=1", d / table / "run_id=9")
     con = tracedb.connect(f"{d}/")
     try:

@@ -162,7 +162,15 @@ def test_migrated_store_gets_work(tmp_path):
     db = tmp_path / "n.duckdb"
     cli("ingest", _npu_csv(tmp_path / "kernel_details.csv"), "--db", db, "--name", "n")
     con = duckdb.connect(str(db))
-    con.execute("DROP TABLE kernel_work")
+    con.execute("DROP VIEW kernel_work")   # v8 had none; v10 made it a view over two tables
+    con.execute("DROP TABLE kernel_work_rows")
+    con.execute("DROP TABLE kernel_work_tuples")
+    # v8 kept every row in one table kernels_raw (v10 made it a view over two)
+    con.execute("DROP VIEW kernels_raw")
+    con.execute("CREATE TABLE kernels_raw AS SELECT * FROM kernels_raw_full UNION ALL BY NAME "
+                "SELECT * FROM kernels_raw_ascend_csv")
+    con.execute("DROP TABLE kernels_raw_full")
+    con.execute("DROP TABLE kernels_raw_ascend_csv")
     con.execute("UPDATE tracedb_meta SET value = '8' WHERE key = 'schema_version'")
     con.close()
     cli("migrate", "--db", db)

@@ -19,7 +19,8 @@ VIEWS_SINCE = {1: ("kernels", "kernel_metrics", "kernel_extras"), 3: ("run_kerne
 # The view definitions of SCHEMA_VERSION (views.sql without comments and spacing). A store at the current
 # version keeps its views (it is never rewritten on open), so changing one needs a new version.
 VIEWS_DIGEST = {8: "3a5994b33c8719745dbc231f3122b9396fc11d365d3e3fa0e7b866b5887a0153",
-                9: "509102023fa36d4ec7f3b62341a91eadc86bf4365ec0e5cb4e2ff15d97a78183"}
+                9: "509102023fa36d4ec7f3b62341a91eadc86bf4365ec0e5cb4e2ff15d97a78183",
+                10: "9c85c6791868c4350a7b39fd03fcef2c7235c0a3592b5284ab3061ecb4144088"}
 
 
 def old_store(path, version):
@@ -80,7 +81,7 @@ def test_a_migrated_store_has_a_new_stores_tables_columns_and_views(tmp_path, fr
         got = catalog(con)
         for part in fresh:
             assert got[part] == fresh[part], f"{part} of a store migrated from v{version} differ from a new store's"
-        assert len(got["views"]) == 8 and not any("stale" in s for _, s in got["views"])
+        assert len(got["views"]) == 10 and not any("stale" in s for _, s in got["views"])
         # the views read the migrated rows (v5 filled kernel_names for the names already there)
         assert con.execute("SELECT name, short_name, count, sum_us FROM kernel_stats ORDER BY name").fetchall() == [
             ("aclnnMatmul_MatMulV3Common_MatMulV3", "MatMulV3", 1, 3), ("k", "k", 1, 7)]
@@ -154,5 +155,56 @@ def test_migration_6_to_7_keeps_every_rows_texts(db_path):
         assert con.execute("SELECT seq, text_id FROM kernels_raw WHERE run_id = 1 ORDER BY seq").fetchall() == [
             (0, 0), (1, 0), (2, 1), (3, None), (4, 0)]
         assert "op_state" not in {r[0] for r in con.execute("DESCRIBE kernels_raw").fetchall()}
+    finally:
+        con.close()
+
+
+def test_migration_9_to_10_keeps_the_rows_and_later_ascend_csv_runs_go_to_their_own_tables(tmp_path):
+    """v10 keeps kernels_raw's rows in two tables (the Ascend CSV reader's without the GPU launch columns)
+    under the view kernels_raw, and kernel_work's in two (per kernel, per tuple of shapes) under the view
+    kernel_work: a v9 store's rows stay whole in kernels_raw_full and kernel_work_rows, an Ascend CSV
+    ingested after the migration lands in kernels_raw_ascend_csv and kernel_work_tuples, and both read,
+    count and delete as one."""
+    db = str(tmp_path / "v9.duckdb")
+    con = old_store(db, 9)
+    con.execute("UPDATE kernels_raw SET grid = [4, 1, 1], correlation_id = 7 WHERE seq = 0")
+    con.execute("INSERT INTO kernel_work VALUES (1, 1, 1000, 64, 'gemm 2MNK', 'bf16')")
+    before = con.execute("SELECT * FROM kernels_raw ORDER BY seq").fetchall()
+    con.close()
+    cli("migrate", "--db", db)
+    csv = tmp_path / "kernel_details.csv"
+    csv.write_text("Name,Type,Accelerator Core,Start Time(us),Duration(us),Input Shapes,Input Data Types,"
+                   "Output Shapes,Output Data Types\n"
+                   'MatMul_1,MatMul,AI_CORE,100.000,2.500,"8,16;16,4",DT_BF16;DT_BF16,"8,4",DT_BF16\n'
+                   'Add_1,Add,AI_VECTOR_CORE,103.250,0.750,"8,4;8,4",DT_BF16;DT_BF16,"8,4",DT_BF16\n'
+                   'MatMul_2,MatMul,AI_CORE,104.000,2.000,"8,16;16,4",DT_BF16;DT_BF16,"8,4",DT_BF16\n')
+    cli("ingest", str(csv), "--db", db, "--name", "new")
+    con = tracedb.connect(db, read_only=True)
+    try:
+        assert con.execute("SELECT * FROM kernels_raw_full ORDER BY seq").fetchall() == before
+        assert con.execute("SELECT * FROM kernels_raw WHERE run_id = 1 ORDER BY seq").fetchall() == before
+        assert con.execute("SELECT run_id, seq, start_ns, dur_ns, name, grid FROM kernels_raw WHERE run_id = 2 "
+                           "ORDER BY seq").fetchall() == [(2, 0, 100_000, 2_500, "MatMul_1", None),
+                                                          (2, 1, 103_250, 750, "Add_1", None),
+                                                          (2, 2, 104_000, 2_000, "MatMul_2", None)]
+        assert con.execute("SELECT count(*) FROM kernels_raw_ascend_csv WHERE run_id = 2").fetchone() == (3,)
+        assert con.execute("SELECT run, kernels, device_us FROM run_summary ORDER BY run").fetchall() == [
+            ("new", 3, 5.25), ("old", 2, 10)]
+        # the work: the v9 row as it was; the new run's from its two tuples, given to each of its kernels
+        assert con.execute("SELECT * FROM kernel_work ORDER BY run_id, seq").fetchall() == [
+            (1, 1, 1000, 64, "gemm 2MNK", "bf16"),
+            (2, 0, 2 * 8 * 16 * 4, (8 * 16 + 16 * 4 + 8 * 4) * 2, "gemm 2MNK", "bf16"),
+            (2, 1, None, 8 * 4 * 2 * 3, "memory r+w", "bf16"),
+            (2, 2, 2 * 8 * 16 * 4, (8 * 16 + 16 * 4 + 8 * 4) * 2, "gemm 2MNK", "bf16")]
+        assert con.execute("SELECT count(*) FROM kernel_work_tuples").fetchone() == (2,)
+    finally:
+        con.close()
+    cli("runs", "rm", "new", "--db", db)
+    cli("runs", "rm", "old", "--db", db)
+    con = tracedb.connect(db, read_only=True)
+    try:
+        counts = [con.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in (
+            "kernels_raw_full", "kernels_raw_ascend_csv", "kernel_work_rows", "kernel_work_tuples")]
+        assert counts == [0, 0, 0, 0]
     finally:
         con.close()

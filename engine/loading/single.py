@@ -436,7 +436,8 @@ def _finish_run(con, job, reader, run_id, facts, columns) -> _Staged:
         if reader.finish:        # a Chrome trace's tracks, tasks and cores; an Ascend CSV's file order
             reader.finish(con, run_id, src, job.core_rules)
         else:                    # the file order and duplicate marks of the other readers' rows
-            sql.run(con, "ingest_finish", {"run_id": run_id, "marked": False})
+            sql.run(con, "ingest_finish", {"run_id": run_id, "marked": False, "candidates": None},
+                    rows=sql.ident("kernels_raw_full"))
         hashing.wait(job.hasher)
         _add_runs(con, [(job, run_id, facts, columns)])
         _, rows, dups = sql.run(con, "ingest_run_stats", {"run_ids": [run_id]}).fetchone()

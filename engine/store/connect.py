@@ -17,7 +17,7 @@ import duckdb
 from tracedb import atomic, sql
 from tracedb.errors import StoreError, UsageError
 
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 STORAGE_VERSION = "v1.5.0"
 DEFAULT_DB = "tracedb.duckdb"
 # Seconds an open waits for another process's write lock (an ingest's merge, `tracedb segment`) before it
@@ -27,17 +27,17 @@ DEFAULT_WAIT_S = 60.0
 # download the scanner it needs (and wait on the network) instead of failing at once.
 NO_NETWORK = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
 # Tables every store at SCHEMA_VERSION has (sql/store/schema.sql and the migrations); the views
-# (sql/store/views.sql) are built on them.
-CORE_TABLES = ("runs", "kernels_raw", "trace_events", "tracks", "kernel_names", "segmentations", "kernel_segments",
-               "run_groups", "comm_ops", "comm_links", "comm_matrix", "kernel_texts",
-               "kernel_work")
+# (sql/store/views.sql, kernels_raw among them) are built on them.
+CORE_TABLES = ("runs", "kernels_raw_full", "kernels_raw_ascend_csv", "trace_events", "tracks", "kernel_names",
+               "segmentations", "kernel_segments", "run_groups", "comm_ops", "comm_links", "comm_matrix",
+               "kernel_texts", "kernel_work_rows", "kernel_work_tuples")
 # from-version -> sql file that brings the store's tables one version up. A new store is schema.sql (v1)
 # plus every migration, so the migration path runs on every store ever created; the views are created
 # after the last one (views.sql). A change to a view needs a new version too: a store already at the
 # current one is never rewritten on open.
 MIGRATIONS: dict[int, str] = {1: "migrate_1_to_2", 2: "migrate_2_to_3", 3: "migrate_3_to_4", 4: "migrate_4_to_5",
                               5: "migrate_5_to_6", 6: "migrate_6_to_7",
-                              7: "migrate_7_to_8", 8: "migrate_8_to_9"}
+                              7: "migrate_7_to_8", 8: "migrate_8_to_9", 9: "migrate_9_to_10"}
 
 
 class EmptyStore(StoreError):

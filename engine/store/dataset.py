@@ -3,7 +3,7 @@ read-only DuckDB connection with the tables and views of a store, so every repor
 over it unchanged.
 
 Layout: one folder per table of the store; a table with a run_id column holds one Hive partition folder
-per run (`kernels_raw/run_id=3/data.parquet`), any other table whole files (`kernel_names/data.parquet`).
+per run (`kernels_raw_full/run_id=3/data.parquet`), any other table whole files (`kernel_names/data.parquet`).
 `kernels/` holds the counted kernels (the `kernels` view) per run, for engines other than tracedb. The
 manifest `tracedb-dataset.json` lists the runs and, per run, the files that are complete: a file no
 manifest names (an ingest killed before its commit) is never read.
@@ -32,6 +32,7 @@ FORMAT_VERSION = 1
 PARTITION = "run_id"
 KERNELS = "kernels"          # the counted kernels, written as a table for other engines
 DATA_FILE = "data.parquet"
+RAW_TABLES = {"kernels_raw_full", "kernels_raw_ascend_csv"}   # the tables under the view kernels_raw
 
 
 def is_dataset_path(path: str | None) -> bool:
@@ -195,7 +196,7 @@ def open_dataset(path: str, new_store, schema_version: int, config: dict):
     try:
         sql.run(con, "macros")
         sql.run(con, "dataset_files", {"files": _files_param(files)})
-        bad = sql.run(con, "dataset_check_times").fetchone() if "kernels_raw" in files else None
+        bad = sql.run(con, "dataset_check_times").fetchone() if RAW_TABLES & files.keys() else None
         if bad:
             raise StoreError(f"{path}: run {bad[0]}: kernel {bad[1][:60]!r} lasts {bad[2]} ns; expected durations "
                              "of 0 or more, as tracedb writes them")

@@ -1,4 +1,5 @@
--- Insert the rows of Ascend kernel_details.csv / op_summary CSV files of one run into kernels_raw.
+-- Insert the rows of Ascend kernel_details.csv / op_summary CSV files of one run into kernels_raw_ascend_csv
+-- (kernels_raw's columns but the GPU launch ones, which these files never fill: migrate_9_to_10.sql).
 -- The rows come parsed and checked: tracedb.ingest.ascend_csv_arrow has turned the time cells into exact
 -- integer ns (integer part * 1000 + the first 3 decimals, torch_npu's convert_us2ns rule) and refused the
 -- files whose cells break a rule before this statement sees a row.
@@ -13,18 +14,18 @@
 -- The text cells (state, shapes, dtypes, formats, text extras) are in kernel_texts, once per distinct
 -- tuple (ingest_ascend_csv_texts.sql); each row holds its tuple's text_id.
 -- Placeholders (identifiers only, quoted by tracedb.sql.ident): `projection` gives every canonical
---   non-text column of kernels_raw, NULL where the file lacks one; `metrics` lists the columns that hold
---   numbers (PMU metrics).
--- Inputs: kernels_raw (the run's rows stored before these), and ascend_csv_rows, an Arrow table of the
---   next rows in file order, registered by tracedb.ingest.ascend_csv for this statement:
+--   non-text column of kernels_raw_ascend_csv, NULL where the file lacks one; `metrics` lists the columns
+--   that hold numbers (PMU metrics).
+-- Inputs: kernels_raw_ascend_csv (the run's rows stored before these), and ascend_csv_rows, an Arrow table
+--   of the next rows in file order, registered by tracedb.ingest.ascend_csv for this statement:
 --   seq BIGINT (file order), start_ns / dur_ns / wait_ns BIGINT, kind VARCHAR ('comm' for a core type
 --   HCCL or COMMUNICATION or a name starting with hcom_, else 'kernel'), the canonical columns the file
 --   has (ids as integers, names and types as dictionary-encoded strings), metric_<i> DOUBLE per numeric
 --   extra column at position i, text_id INTEGER.
 -- Parameters:
 --   $run_id INTEGER: the run being ingested
--- Output: rows in kernels_raw, one per CSV row, seq set, dup 'comm' or NULL.
-INSERT INTO kernels_raw BY NAME
+-- Output: rows in kernels_raw_ascend_csv, one per CSV row, seq set, dup 'comm' or NULL.
+INSERT INTO kernels_raw_ascend_csv BY NAME
 WITH csv AS NOT MATERIALIZED (
     SELECT seq, start_ns, dur_ns, kind,
         {projection},
@@ -41,7 +42,7 @@ WITH csv AS NOT MATERIALIZED (
     SELECT seq, device_id, start_ns // 1000 AS us, op_type, false AS stored FROM fresh WHERE kind = 'comm'
     UNION ALL
     SELECT seq, device_id, start_ns // 1000, op_type, true
-    FROM kernels_raw
+    FROM kernels_raw_ascend_csv
     WHERE run_id = $run_id AND kind = 'comm'
       AND start_ns // 1000 IN (SELECT start_ns // 1000 FROM fresh WHERE kind = 'comm')
 ), marks AS (

@@ -5,15 +5,16 @@
 -- starts with it (within 1 µs: the two files round the same start differently by a ns, as the AlexNet
 -- capture's hcom ops do), so reports find its launch at the flow's start (attribute_modules.sql); then the trace_view's device tasks are removed, since the CSV already has
 -- each kernel (and its shapes, PMU columns and duplicate marks), and runtime machinery tasks are not kernels.
--- Inputs: kernels_raw, trace_events of run $run_id (after ingest_chrome_tracks and ingest_chrome_tasks).
+-- Inputs: kernels_raw_ascend_csv, trace_events of run $run_id (after ingest_chrome_tracks and ingest_chrome_tasks).
 -- Parameters:
 --   $run_id INTEGER: the run being ingested
--- Output: kernels_raw.correlation_id (the flow id) of the run's kernels a device task with a flow matches; the run's trace_events rows
---   of device activity (kind NOT NULL) deleted; when fewer than half the kernels matched, no link and no trace_events row.
-UPDATE kernels_raw SET correlation_id = m.flow_id
+-- Output: kernels_raw_ascend_csv.correlation_id (the flow id) of the run's kernels a device task with a flow
+--   matches; the run's trace_events rows of device activity (kind NOT NULL) deleted; when fewer than half
+--   the kernels matched, no link and no trace_events row.
+UPDATE kernels_raw_ascend_csv SET correlation_id = m.flow_id
 FROM (
     SELECT k.seq, f.correlation_id AS flow_id
-    FROM kernels_raw k
+    FROM kernels_raw_ascend_csv k
     JOIN trace_events t ON t.run_id = k.run_id AND t.name = k.name AND t.kind IS NOT NULL AND t.ph = 'X'
      AND t.start_ns BETWEEN k.start_ns - 1000 AND k.start_ns + 1000
     -- the flow's end ('f') lies at the task's start on the task's own stream (pid, tid)
@@ -22,11 +23,12 @@ FROM (
     WHERE k.run_id = $run_id
     QUALIFY row_number() OVER (PARTITION BY k.seq ORDER BY abs(t.start_ns - k.start_ns), t.seq, f.seq) = 1
 ) m
-WHERE kernels_raw.run_id = $run_id AND kernels_raw.seq = m.seq;
+WHERE kernels_raw_ascend_csv.run_id = $run_id AND kernels_raw_ascend_csv.seq = m.seq;
 -- fewer than half the kernels linked: not the host side of these kernels (another capture beside them, which
 -- ascend_host.other_capture did not tell by its first times): none of its events stays
-UPDATE kernels_raw SET correlation_id = NULL
-WHERE run_id = $run_id AND 2 * (SELECT count(correlation_id) FROM kernels_raw WHERE run_id = $run_id)
-                             < (SELECT count(*) FROM kernels_raw WHERE run_id = $run_id);
+UPDATE kernels_raw_ascend_csv SET correlation_id = NULL
+WHERE run_id = $run_id AND 2 * (SELECT count(correlation_id) FROM kernels_raw_ascend_csv WHERE run_id = $run_id)
+                             < (SELECT count(*) FROM kernels_raw_ascend_csv WHERE run_id = $run_id);
 DELETE FROM trace_events WHERE run_id = $run_id
-  AND (kind IS NOT NULL OR NOT EXISTS (SELECT 1 FROM kernels_raw WHERE run_id = $run_id AND correlation_id IS NOT NULL));
+  AND (kind IS NOT NULL
+       OR NOT EXISTS (SELECT 1 FROM kernels_raw_ascend_csv WHERE run_id = $run_id AND correlation_id IS NOT NULL));

@@ -1,5 +1,5 @@
 -- The rows of one run of an Nsight Systems export (as copied by ingest/nsys.py), with the export's integer ns.
--- Device rows, into kernels_raw, ordered by start (then end, then kernel, memcpy, memset, then table order):
+-- Device rows, into kernels_raw_full, ordered by start (then end, then kernel, memcpy, memset, then table order):
 --   a kernel is named by its demangledName (the name `nsys stats --report cuda_gpu_kern_sum` prints; an
 --   export without that column: shortName, else mangledName); a copy '[CUDA memcpy <kind>]' with the
 --   ENUM_CUDA_MEMCPY_OPER label (Host-to-Device, ...); a memset '[CUDA memset]'. NCCL kernels stay kind
@@ -26,12 +26,12 @@
 --   $domain_type BIGINT: NVTX_EVENTS.eventType of a domain's creation (its text names the domain)
 --   $copy_ids BIGINT[]: ENUM_CUDA_MEMCPY_OPER ids, in the order of $copy_labels
 --   $copy_labels VARCHAR[]: their labels
--- Output: kernels_raw rows of the run (seq and dup left to ingest_finish), trace_events rows (host events).
+-- Output: kernels_raw_full rows of the run (seq and dup left to ingest_finish), trace_events rows (host events).
 -- TEMP _nsys_procs is scratch, dropped at the end.
 CREATE OR REPLACE TEMP TABLE _nsys_procs AS
 WITH p AS (SELECT DISTINCT (global_pid >> 24) & 16777215 AS pid FROM _nsys_activity)
 SELECT pid, (SELECT count(pid) > 1 AND count(*) = count(pid) FROM p) AS several, pid IS NULL AS every FROM p;
-INSERT INTO kernels_raw (run_id, seq, start_ns, dur_ns, name, kind, device_id, stream_id, context_id, correlation_id,
+INSERT INTO kernels_raw_full (run_id, seq, start_ns, dur_ns, name, kind, device_id, stream_id, context_id, correlation_id,
                          task_id, grid, block, registers_per_thread, shared_mem_bytes)
 WITH copy_kinds AS (
     SELECT unnest($copy_ids::BIGINT[]) AS id, unnest($copy_labels::VARCHAR[]) AS label

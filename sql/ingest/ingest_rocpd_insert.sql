@@ -9,8 +9,8 @@
 -- Parameters:
 --   $run_id INTEGER: the run being ingested
 --   $device INTEGER: the GPU index of the run, NULL for every GPU
--- Output: kernels_raw rows of the run (seq and dup left to ingest_finish), trace_events rows (host events).
-INSERT INTO kernels_raw (run_id, seq, start_ns, dur_ns, name, kind, device_id, stream_id, correlation_id,
+-- Output: kernels_raw_full rows of the run (seq and dup left to ingest_finish), trace_events rows (host events).
+INSERT INTO kernels_raw_full (run_id, seq, start_ns, dur_ns, name, kind, device_id, stream_id, correlation_id,
                          external_id, grid, block, shared_mem_bytes)
 SELECT $run_id, 0, start_ns, end_ns - start_ns, name, kind, device_id, stream_id, correlation_id, external_id,
        grid, block, shared_mem_bytes

@@ -13,8 +13,8 @@
 -- Parameters:
 --   $run_id INTEGER: the run being ingested
 --   $device INTEGER: the GPU index of the run's agent, NULL for every GPU agent
--- Output: kernels_raw rows of the run (seq and dup left to ingest_finish), trace_events rows (host events).
-INSERT INTO kernels_raw (run_id, seq, start_ns, dur_ns, name, kind, device_id, stream_id, correlation_id,
+-- Output: kernels_raw_full rows of the run (seq and dup left to ingest_finish), trace_events rows (host events).
+INSERT INTO kernels_raw_full (run_id, seq, start_ns, dur_ns, name, kind, device_id, stream_id, correlation_id,
                          external_id, grid, block, shared_mem_bytes)
 WITH symbols AS (   -- a kernel_id listed twice: its first symbol
     SELECT tool, s.kernel_id, coalesce(nullif(s.formatted_kernel_name, ''), s.kernel_name) AS name

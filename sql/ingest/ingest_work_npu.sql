@@ -1,6 +1,7 @@
 -- The work of one run's kernels that carry their own shapes (Ascend kernel_details.csv, op_summary and the
--- SQLite exports: kernel_texts), into kernel_work. Computed once per distinct (op type, core, shapes, dtypes,
--- formats) tuple, then given to every counted kernel of that tuple. Formulas (docs/roofline.md):
+-- SQLite exports: kernel_texts), into kernel_work_tuples: computed and stored once per distinct (text tuple,
+-- op type, core type) of the run's counted kernels; the view kernel_work gives it to every counted kernel of
+-- that tuple. Formulas (docs/roofline.md):
 --   gemm 2MNK: op types MatMul*, BatchMatMul* (and Quant/WeightQuant variants): 2*M*N*K times the batch, from
 --     the first two inputs and the first output (gemm_flops: transposed operands resolved by the output's
 --     shape; NULL when the shapes allow two answers); bytes: every input and output once;
@@ -15,8 +16,9 @@
 -- Inputs: kernels_raw, kernel_texts.
 -- Parameters:
 --   $run_id INTEGER: the run
--- Output: the run's rows in kernel_work (columns: migrate_8_to_9.sql).
-INSERT INTO kernel_work (run_id, seq, flops, bytes, flops_source, dtype)
+-- Output: the run's rows in kernel_work_tuples (columns: migrate_9_to_10.sql), one per tuple with a known
+--   formula and FLOPs, or bytes of a memory-bound op.
+INSERT INTO kernel_work_tuples (run_id, text_id, op_type, core_type, flops, bytes, flops_source, dtype)
 WITH tuples AS (
     SELECT DISTINCT k.text_id, k.op_type, k.core_type, t.input_shapes, t.input_dtypes, t.input_formats,
         t.output_shapes, t.output_dtypes
@@ -86,9 +88,7 @@ WITH tuples AS (
     FROM shaped
     WHERE NOT fractal
 )
-SELECT k.run_id, k.seq, TRY_CAST(w.flops AS BIGINT), TRY_CAST(w.bytes AS BIGINT), w.flops_source, w.dtype
-FROM kernels_raw k
-JOIN work w ON w.text_id = k.text_id AND w.op_type IS NOT DISTINCT FROM k.op_type
-    AND w.core_type IS NOT DISTINCT FROM k.core_type
-WHERE k.run_id = $run_id AND k.dup IS NULL AND k.kind = 'kernel' AND w.known
-  AND (w.flops IS NOT NULL OR (w.bytes IS NOT NULL AND w.flops_source = 'memory r+w'));
+SELECT $run_id, text_id, op_type, core_type, TRY_CAST(flops AS BIGINT), TRY_CAST(bytes AS BIGINT), flops_source,
+    dtype
+FROM work
+WHERE known AND (flops IS NOT NULL OR (bytes IS NOT NULL AND flops_source = 'memory r+w'));

@@ -1,6 +1,6 @@
 -- The work of one Chrome/Kineto run's kernels from the shapes of the PyTorch op that launched each (its
 -- `Input Dims`, `Input type` and `Concrete Inputs`, kept in trace_events.extra_args by ingest_chrome_part),
--- into kernel_work; then the shapes of the cpu_ops that launched no kernel are dropped (they answer nothing).
+-- into kernel_work_rows; then the shapes of the cpu_ops that launched no kernel are dropped (they answer nothing).
 -- 1. launch: the runtime/driver call with the kernel's correlation id (launch_call), and the innermost cpu_op
 --    with shapes around it on the calling thread (start <= call <= end, the shortest). The join is a hash
 --    join on (thread, 1 ms bucket) plus the range condition: each op is listed once per bucket it covers.
@@ -18,7 +18,7 @@
 -- Inputs: trace_events.
 -- Parameters:
 --   $run_id INTEGER: the run
--- Output: the run's rows in kernel_work (columns: migrate_8_to_9.sql); trace_events.extra_args set to NULL
+-- Output: the run's rows in kernel_work_rows (columns: migrate_8_to_9.sql); trace_events.extra_args set to NULL
 --   on the run's cpu_ops with shapes that launched no kernel.
 CREATE OR REPLACE TEMP TABLE _work_launch AS
 WITH calls AS (
@@ -38,7 +38,7 @@ SELECT c.seq, c.dur_ns, o.op_seq, o.name AS op_name, o.extra_args
 FROM calls c
 JOIN ops o ON o.pid = c.pid AND o.tid = c.tid AND o.bucket = c.t // 1000000 AND o.start_ns <= c.t AND c.t <= o.end_ns
 QUALIFY row_number() OVER (PARTITION BY c.seq ORDER BY o.dur_ns, o.start_ns DESC, o.op_seq) = 1;
-INSERT INTO kernel_work (run_id, seq, flops, bytes, flops_source, dtype)
+INSERT INTO kernel_work_rows (run_id, seq, flops, bytes, flops_source, dtype)
 WITH ops AS (
     SELECT DISTINCT op_seq, op_name,
         TRY_CAST(json_extract(extra_args, '$.dims') AS BIGINT[][]) AS dims,

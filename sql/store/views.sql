@@ -8,8 +8,14 @@
 -- schema version (a migration file, even one with no statement) so that `tracedb migrate` brings it to
 -- older stores. Their columns, types and meanings: docs/schema.md, generated from a new store's catalog
 -- by docs/gen_schema.py.
--- Inputs: the tables runs, kernels_raw, kernel_texts, kernel_work, trace_events, kernel_segments, kernel_names.
+-- Inputs: the tables runs, kernels_raw_full, kernels_raw_ascend_csv, kernel_texts, kernel_work_rows,
+--   kernel_work_tuples, trace_events, kernel_segments, kernel_names.
 -- Parameters: none.
+-- Output: VIEW kernels_raw, every device activity row of kernels_raw_full and kernels_raw_ascend_csv as
+--   ingested, with all of kernels_raw_full's columns (NULL where a row's table has no such column).
+-- Output: VIEW kernel_work, one row per counted kernel with a known work formula (run_id, seq, flops, bytes,
+--   flops_source, dtype): the rows of kernel_work_rows, and each counted kernel of a tuple of
+--   kernel_work_tuples (same run, text tuple, op type and core type) with that tuple's work.
 -- Output: VIEW kernels, the counted device activities reports read: kernels_raw without the duplicates
 --   (dup NULL) with its texts from kernel_texts, then the device activities of trace_events (kind not
 --   NULL nor 'npu_task') of finished runs, device and stream falling back to the pid and tid.
@@ -23,6 +29,18 @@
 --   and its work (kernel_work: flops, bytes, flops_source; NULL where tracedb has no formula or shapes).
 -- A view is re-created in place (CREATE OR REPLACE) so that an older store's view of the same name, or a
 -- view over columns a migration changed, gives way to today's.
+CREATE OR REPLACE VIEW kernels_raw AS
+    SELECT * FROM kernels_raw_full
+    UNION ALL BY NAME
+    SELECT * FROM kernels_raw_ascend_csv;
+CREATE OR REPLACE VIEW kernel_work AS
+    SELECT run_id, seq, flops, bytes, flops_source, dtype FROM kernel_work_rows
+    UNION ALL
+    SELECT k.run_id, k.seq, w.flops, w.bytes, w.flops_source, w.dtype
+    FROM kernels_raw k
+    JOIN kernel_work_tuples w ON w.run_id = k.run_id AND w.text_id = k.text_id
+        AND w.op_type IS NOT DISTINCT FROM k.op_type AND w.core_type IS NOT DISTINCT FROM k.core_type
+    WHERE k.dup IS NULL AND k.kind = 'kernel';
 CREATE OR REPLACE VIEW kernels AS
     SELECT k.run_id, k.seq, k.start_ns, k.dur_ns, k.name, k.op_type, k.kind, k.core_type, k.device_id, k.stream_id,
         k.task_id, k.step_id, k.model_id, k.context_id, k.correlation_id, k.block_dim, k.mix_block_dim, k.wait_ns,
