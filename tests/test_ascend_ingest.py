@@ -274,7 +274,7 @@ def test_copies_in_a_file_whose_starts_never_go_back_are_found_among_equal_start
                                           (4, "k2", None), (5, "k1", "exact"), (6, "k3", None)]
 
 
-def test_copy_candidates_follow_equal_starts_across_blocks_and_give_up_when_a_start_goes_back():
+def test_copy_candidates_follow_equal_starts_across_blocks_and_give_up_when_a_start_goes_back_or_abound():
     import pyarrow as pa
     from tracedb.ingest.ascend_csv_arrow import CopyCandidates
     c = CopyCandidates()
@@ -288,6 +288,9 @@ def test_copy_candidates_follow_equal_starts_across_blocks_and_give_up_when_a_st
     c.add(pa.array([6], pa.int64()), 1)         # back across a block's end
     assert c.seq() is None
     assert CopyCandidates().seq() == []
+    c = CopyCandidates()
+    c.add(pa.array([3] * 10_000, pa.int64()), 0)   # every row a candidate: the full search costs less
+    assert c.seq() is None
 
 
 # ---------------------------------------------------------------------------------------------- dedup, order
