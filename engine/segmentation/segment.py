@@ -316,10 +316,10 @@ def assign(con, b: Bound, selection: list[tuple[int, int]]):
     # one statement over lists: executemany costs ~0.7 ms a row (1.2 s for 1,700 passes)
     con.execute("CREATE OR REPLACE TEMP TABLE _sel AS SELECT unnest($r)::INTEGER AS run_id, unnest($p)::BIGINT AS pass",
                 {"r": [r for r, _ in selection], "p": [p for _, p in selection]})
-    categorize_kernels(con, b)
-    if b.stored:      # every pass was assigned when it was kept: a pass's layers depend on that pass alone
-        sql.run(con, "segment_assign_kept")
+    if b.stored:      # every pass was assigned when it was kept: a pass's layers depend on that pass alone;
+        sql.run(con, "segment_assign_kept")   # its _cats came back with it (same runs and profile)
         return
+    categorize_kernels(con, b)
     lo, hi = con.execute("SELECT min(win_start), max(win_end) FROM _windows JOIN _sel USING (run_id, pass)").fetchone()
     sql.run(con, "segment_assign", {**b.params(), "win_lo": lo, "win_hi": hi})
 
