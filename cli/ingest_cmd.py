@@ -1,6 +1,7 @@
 """`tracedb ingest`: load trace files or profiler folders into the store, one run each; a folder of
 several profiler outputs or trace files (one per rank) gives one run per trace, with progress."""
 import contextlib
+import dataclasses
 import os
 import sys
 import time
@@ -29,7 +30,7 @@ def ingest(
         "--replace", help="Replace a run with the same name or identical content.")] = False,
     core_rule: Annotated[Optional[List[str]], typer.Option(
         "--core-rule", help="Per-core traces: REGEX=CLASS maps thread names to a core class, before the built-in "
-                            "AIC/AIV rules; repeatable.", callback=non_empty("REGEX=CLASS"))] = None,
+                            "AIC/AIV/AICPU naming; repeatable.", callback=non_empty("REGEX=CLASS"))] = None,
     jobs: Annotated[Optional[int], typer.Option(
         "--jobs", "-j", help="Traces parsed at once, a process each (default: one per core, at most one per trace "
                              "and per GiB of available memory); 1: in this process, one batch after another.",
@@ -42,6 +43,11 @@ def ingest(
         help="With --to: convert the traces on the Dask cluster at ADDRESS (tcp://HOST:8786), one task per batch of "
              "traces; DIR and the traces must be at the same paths on the workers (extra tracedb[dask]).",
         callback=scheduler_address)] = None,
+    capture: Annotated[Optional[List[str]], typer.Option(
+        "--capture", metavar="CAPTURE",
+        help="The graph capture trace of the replay PATH (a trace file, or a folder of them; repeatable): ingested "
+             "as a run of its own, paired with the replay so that its graph-replayed kernels take the ops and "
+             "modules that captured them.", callback=non_empty("a graph capture trace"))] = None,
 ):
     """Ingest traces: each trace becomes one run, in its own transaction (all or nothing per run)."""
     from tracedb.engine.loading.hashing import start_early
@@ -63,9 +69,16 @@ def ingest(
     if scheduler is not None and to is None:
         raise TracedbUsage("--scheduler: give --to DIR, the dataset on storage the workers share")
     planned = plan(paths, name)
+    if capture:
+        planned = _with_captures(paths, planned, capture, to)
+    elif to is not None and any(p.capture for p in planned):   # pairing tags runs in a store
+        typer.echo(f"note: {sum(p.capture for p in planned)} of the traces look like graph captures; a dataset "
+                   "(--to) keeps them as plain runs, not paired with their replays: ingest into a store (--db) to "
+                   "pair them", err=True)
+        planned = [dataclasses.replace(p, capture=False) for p in planned]
     if len(planned) == 1:   # a trace that cannot be read fails here, before anything is written
         resolve(planned[0].path)
-    failed, read, done = [], [], []
+    failed, read, done, kept = [], [], [], []
     t0 = time.perf_counter()
     folders = [p for p in paths if os.path.isdir(p)]    # a folder ingest says what it loaded and what not
     workers, note = workers_for(len(planned), jobs)
@@ -95,12 +108,16 @@ def ingest(
                     said.add(res.name)
                     read += res.files
                     done.append(res)
+                    kept.append((item, res))
                     if folders and res.status != "skipped":
                         _loaded(progress, res)
     if folders:
         from tracedb.engine.loading import unread
         for line in unread.grouped(unread.beside(read, folders), folders):
             progress.note(f"  {line}")
+    if to is None and (capture or folders):
+        for line in _pair(db, kept, capture):
+            progress.note(line)
     if len(planned) > 1:
         progress.note("  " + _in_all(done, failed, time.perf_counter() - t0))
     if len(failed) > 1:     # one failure: its own line says it all
@@ -108,6 +125,39 @@ def ingest(
                    err=True)
     if failed:
         raise typer.Exit(min(e.exit_code for e in failed))   # 2 only when every failure was a wrong call
+
+
+def _with_captures(paths, planned, capture, to):
+    """The plan of `tracedb ingest REPLAY --capture CAPTURE...`: the replay's run, then its captures'."""
+    from tracedb.engine.loading.folder import plan_captures
+    from tracedb.errors import UsageError as TracedbUsage
+    if to is not None:
+        raise TracedbUsage("--capture: pairs runs in a store (--db); not with --to")
+    if len(paths) != 1 or len(planned) != 1 or not os.path.isfile(paths[0]):
+        raise TracedbUsage("--capture: give one replay trace file as PATH (a folder ingest pairs the captures it "
+                           "holds by itself)")
+    for c in capture:
+        if os.path.exists(c) and os.path.samefile(c, paths[0]):
+            raise TracedbUsage(f"--capture {c}: the replay itself; give the graph capture trace of its process")
+    return planned + plan_captures(planned[0], capture)
+
+
+def _pair(db, kept: list, capture) -> list[str]:
+    """Pair the graph captures among the runs landed (or already stored) with their replays; the lines to say."""
+    from tracedb.engine.loading import captures
+    from tracedb.engine.store.connect import open_store, resolve_path
+    runs = [captures.Landed(item.path, res.same_as if res.status == "skipped" else res.name, item.capture)
+            for item, res in kept]
+    reps, caps = [x.run for x in runs if not x.capture], [x.run for x in runs if x.capture]
+    if capture and (not reps or not caps):     # the replay or every capture failed: its error said why
+        return []
+    if not capture and len(runs) < 2:
+        return []
+    con = open_store(resolve_path(db))
+    try:
+        return captures.pair_given(con, reps[0], caps) if capture else captures.pair_landed(con, runs)
+    finally:
+        con.close()
 
 
 @contextlib.contextmanager

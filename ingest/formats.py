@@ -68,7 +68,9 @@ class Reader:
     device_kind: str = "gpu"
     clock_domain: str = "monotonic"
     finish: Callable | None = None               # (con, run_id, Source, core_rules) inside the run's transaction
-    finish_many: Callable | None = None          # (con, run_ids, core_rules) -> runs refused: finish of a batch
+                                                 # -> None, or a note for the run's line (events it left out)
+    finish_many: Callable | None = None          # (con, run_ids, core_rules) -> (runs refused, {run_id: note}):
+                                                 # finish of a batch
     memory: int | None = None                    # DuckDB memory_limit for that transaction (bytes)
     kernels_required: bool = True                # a run of no kernel rows is refused
     export: Callable | None = None               # (path) -> the file to read instead (a report's export), or None

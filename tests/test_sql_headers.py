@@ -23,6 +23,7 @@ import re
 
 import pytest
 
+import tiny_graphs
 import tiny_kineto
 import tiny_swimlane
 import tiny_trace
@@ -302,21 +303,33 @@ def observed(tmp_path_factory):
         with open(other, "a") as f:
             f.write("\n")                                # other bytes: not skipped as the same content
         tracedb.ingest_trace(con, other, name="cores2")
+        # a graph replay and its capture, paired as a folder ingest pairs them (graph_capture_match at report time)
+        from tracedb.engine.loading import captures
+        replay = tiny_graphs.write_replay(d / "graph.json", [tiny_graphs.full_graph()])
+        capture = tiny_graphs.write_capture(d / "graph_cap.json", [tiny_graphs.full_graph()])
+        tracedb.ingest_trace(con, replay, name="graph")
+        tracedb.ingest_trace(con, capture, name="graph_cap", capture=True)
+        captures.pair_landed(con, [captures.Landed(replay, "graph", False),
+                                   captures.Landed(capture, "graph_cap", True)])
         seg = {"runs": ["tiny"], "profile": "qwen3-npu", "layers": 2}
         gpu = {"runs": ["gpu"], "profile": "dsv3-gpu", "anchor": "flash_fwd", "layers": 2}
         config = os.path.join(HERE, "data", "tiny_config.json")
         calls = [
             ("passes", {**seg, "window": "strict"}),
             ("passes", {"runs": ["tiny"], "profile": "generic"}),                  # anchor proposed
+            ("passes", {"runs": ["gpu"], "profile": "generic"}),      # proposed, the module tree asked
             ("layers", {**seg, "pass_spec": "all"}),
             ("layers", {**seg, "pass_spec": "mean"}),
             ("layers", {**seg, "pass_spec": "all", "layers": None, "clusters": True, "config": config}),
             ("layers", {**gpu, "pass_spec": "all"}),                               # categories by module
+            ("layers", {**seg, "pass_spec": "all", "by": "stage"}),
+            ("layers", {**gpu, "pass_spec": "all", "by": "kind"}),
             ("kernels", {**seg, "pass_spec": "3", "layer": 0}),
             ("kernels", {**seg, "pass_spec": "3", "layer": 0, "flow": True}),
             ("kernels", {**seg, "pass_spec": "3", "layer": 0, "compare_layer": 1}),
             ("timeline", {**seg, "pass_spec": "all"}),
             ("modules", {"runs": ["gpu"]}),
+            ("modules", {"runs": ["graph"]}),                 # graph replays attributed through their capture
             ("modules", {**gpu, "by": "module"}),
             ("cores", {"runs": ["cores"]}),
             ("cores", {"runs": ["cores"], "per_core": True, "match": "attn"}),
@@ -326,6 +339,7 @@ def observed(tmp_path_factory):
             ("compare", {**seg, "runs": ["tiny", "tiny_x2"], "pass_spec": "3", "by": "layer"}),
             ("compare", {**seg, "runs": ["tiny", "tiny_x2"], "pass_spec": "mean", "by": "kernel"}),
             ("compare", {**gpu, "runs": ["gpu", "gpu_x2"], "by": "module", "window": "full"}),
+            ("compare", {**gpu, "runs": ["gpu", "gpu_x2"], "by": "stage", "layer": "mean"}),
             ("breakdown", {**seg}),
             ("breakdown", {**seg, "by": "step"}),
             ("breakdown", {**seg, "by": "layer", "pass_spec": "all"}),

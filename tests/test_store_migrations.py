@@ -20,7 +20,8 @@ VIEWS_SINCE = {1: ("kernels", "kernel_metrics", "kernel_extras"), 3: ("run_kerne
 # version keeps its views (it is never rewritten on open), so changing one needs a new version.
 VIEWS_DIGEST = {8: "3a5994b33c8719745dbc231f3122b9396fc11d365d3e3fa0e7b866b5887a0153",
                 9: "509102023fa36d4ec7f3b62341a91eadc86bf4365ec0e5cb4e2ff15d97a78183",
-                10: "9c85c6791868c4350a7b39fd03fcef2c7235c0a3592b5284ab3061ecb4144088"}
+                10: "9c85c6791868c4350a7b39fd03fcef2c7235c0a3592b5284ab3061ecb4144088",
+                11: "164731db0dedab4bf8a80ec1adb6661cec20c920661fcbdf9445192c57a5474d"}
 
 
 def old_store(path, version):
@@ -36,7 +37,9 @@ def old_store(path, version):
             con.execute(f"CREATE VIEW {sql.ident(name)} AS SELECT 'v{version}' AS stale")
     con.execute("INSERT INTO tracedb_meta VALUES ('schema_version', $v)", {"v": str(version)})
     con.execute("INSERT INTO runs (run_id, name) VALUES (1, 'old')")
-    con.execute("INSERT INTO kernels_raw (run_id, seq, start_ns, dur_ns, name) VALUES (1, 0, 1000, 7000, 'k'), "
+    # v10 renamed the table kernels_raw_full (kernels_raw became a view, made after the migrations)
+    raw = "kernels_raw_full" if version >= 10 else "kernels_raw"
+    con.execute(f"INSERT INTO {raw} (run_id, seq, start_ns, dur_ns, name) VALUES (1, 0, 1000, 7000, 'k'), "
                 "(1, 1, 9000, 3000, 'aclnnMatmul_MatMulV3Common_MatMulV3')")
     if version >= 5:        # an ingest fills kernel_names from v5 on
         con.execute("INSERT INTO kernel_names VALUES ('k', 'k'), ('aclnnMatmul_MatMulV3Common_MatMulV3', 'MatMulV3')")

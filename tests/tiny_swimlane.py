@@ -18,6 +18,12 @@ AIV: 2 cores, 2 tasks, busy 10, idle 70; union [0, 5) + [35, 40) = 10: exposed 4
 --match attn: AIC has one core with attn (AIC_1): busy 30, idle 10; AIV unchanged.
 Top 2 gaps: AIC_1 [0, 10) and AIC_0 [30, 40) (10 µs, ties by start; none exposed since the class is busy
 throughout); AIV 1 [0, 35) and AIV_0 [5, 40), each exposed 30 µs (the class is idle on [5, 35)).
+
+`lanes` writes other swimlanes of the same layout from (process, thread name, tasks) lanes: lane k of the
+file runs its tasks one after another, task i on [10 i, 10 i + 5) µs, so each lane is busy 5 µs per task.
+`full_core` is such a file for a whole chip named as some swimlane writers do: AIC_0 .. AIC_23 (10 tasks
+each) and AIV0 (core24) .. AIV47 (core71) (5 tasks each): 480 tasks, half on each class; an AICPU View
+thread named AIV0 (core24) holds a dispatch record, which is no task.
 """
 import json
 
@@ -44,3 +50,35 @@ def write(path) -> str:
     with open(path, "w") as f:
         json.dump({"traceEvents": events()}, f)
     return str(path)
+
+
+def lanes(path, spec, extra=()) -> str:
+    """A swimlane of `spec`, (process, thread name or None for a thread without a name, tasks) per lane, each
+    lane a thread of its own (tid 100 + its index); processes get pids 1, 2, ... in order of appearance.
+    `extra`: events appended as they are."""
+    pids: dict = {}
+    ev = []
+    for k, (proc, name, n) in enumerate(spec):
+        if proc not in pids:
+            pids[proc] = len(pids) + 1
+            ev.append({"ph": "M", "name": "process_name", "pid": pids[proc], "tid": 0, "cat": "__metadata",
+                       "args": {"name": proc}})
+        if name is not None:
+            ev.append({"ph": "M", "name": "thread_name", "pid": pids[proc], "tid": 100 + k, "cat": "__metadata",
+                       "args": {"name": name}})
+        ev += [{"ph": "X", "cat": "event", "name": f"task(r{k}t{i})", "pid": pids[proc], "tid": 100 + k,
+                "ts": 10 * i, "dur": 5, "args": {"taskId": 1000 * k + i}} for i in range(n)]
+    with open(path, "w") as f:
+        json.dump({"traceEvents": ev + list(extra)}, f)
+    return str(path)
+
+
+FULL_CORE = ([("AICore View", f"AIC_{i}", 10) for i in range(24)]
+             + [("AICore View", f"AIV{j} (core{24 + j})", 5) for j in range(48)])
+
+
+def full_core(path) -> str:
+    dispatch = [{"ph": "M", "name": "process_name", "pid": 9, "tid": 0, "args": {"name": "AICPU View"}},
+                {"ph": "M", "name": "thread_name", "pid": 9, "tid": 1, "args": {"name": "AIV0 (core24)"}},
+                {"ph": "X", "cat": "event", "name": "task(r24t0)", "pid": 9, "tid": 1, "ts": 0, "dur": 6, "args": {}}]
+    return lanes(path, FULL_CORE, dispatch)

@@ -6,8 +6,9 @@ import os
 from collections import Counter
 from dataclasses import dataclass
 
+from tracedb.engine.loading import captures
 from tracedb.engine.loading.single import IngestResult, ingest_file
-from tracedb.errors import TracedbError, UsageError
+from tracedb.errors import InputError, TracedbError, UsageError
 from tracedb.ingest import formats, sources
 
 
@@ -19,6 +20,7 @@ class Planned:
     agent: int | None = None   # a file of several devices: the device this run holds
     job: str | None = None     # a rank of a folder of traces: the job (tag `job`) it belongs to
     reader: str | None = None  # the file's reader (ingest/formats.py), told to the ingest so it is not sniffed again
+    capture: bool = False      # a graph capture trace (engine/loading/captures.py): its launch calls keep kernel names
 
 
 def plan(paths, name: str | None = None) -> list[Planned]:
@@ -28,7 +30,8 @@ def plan(paths, name: str | None = None) -> list[Planned]:
     (`<job>-h100-<stem>`). A rocprofv3 file whose kernels ran on several GPUs gives one run per GPU,
     `<its name>-gpu<N>` (N: the GPU's index). The runs of a folder are one job, tagged `job` = `name` or the
     folder's name, unless the traces say they belong to jobs of different world sizes: each such job is
-    then named after the sub-folder its traces share (`<name>-<sub-folder>`; docs/jobs.md)."""
+    then named after the sub-folder its traces share (`<name>-<sub-folder>`; docs/jobs.md). A trace of a folder
+    that looks like a graph capture (captures.looks_like_capture) is read as one, and belongs to no job."""
     if name and len(paths) > 1:
         raise UsageError("--name names one run (or prefixes the runs of one folder); give one path, or omit "
                          "--name to name runs after their files")
@@ -41,8 +44,30 @@ def plan(paths, name: str | None = None) -> list[Planned]:
         prefix = name or os.path.basename(os.path.abspath(p))
         for job, traces in _jobs(p, found, prefix):
             out += [g for f, label in zip(traces, _labels(p, traces))
-                    for g in _per_device(Planned(f, f"{job}-{label}", _size(f), job=job))]
+                    for g in _per_device(Planned(f, f"{job}-{label}", _size(f), job=job,
+                                                 capture=captures.looks_like_capture(p, f)))]
     return out
+
+
+def plan_captures(replay: Planned, paths: list[str]) -> list[Planned]:
+    """`tracedb ingest REPLAY --capture CAPTURE...`: the planned runs of the capture traces (each CAPTURE a trace
+    file or a folder of them), named after the replay's run: `<replay>-capture`, or `<replay>-capture-<label>`
+    for several (label: the rank or file stem, as a folder's runs are labelled)."""
+    files = []
+    for p in paths:
+        found = sources.expand(p)
+        if not found:
+            raise InputError(f"{p}: no trace found in this folder; expected the graph capture trace(s) of the replay")
+        for f in found:
+            sources.resolve(f)          # one that cannot be read is refused before anything is written
+        files += [f for f in found if f not in files]
+    base = replay.name or sources.resolve(replay.path).default_name
+    if len(files) == 1:
+        return [dataclasses.replace(g, capture=True)
+                for g in _per_device(Planned(files[0], f"{base}-capture", _size(files[0])))]
+    root = os.path.commonpath([os.path.dirname(os.path.abspath(f)) for f in files])
+    return [dataclasses.replace(g, capture=True) for f, label in zip(files, _labels(root, files))
+            for g in _per_device(Planned(f, f"{base}-capture-{label}", _size(f)))]
 
 
 def _jobs(root: str, found: list[str], prefix: str) -> list[tuple[str, list[str]]]:
@@ -132,6 +157,8 @@ def _ingest_one(store_path, item: Planned, kw) -> IngestResult:
 def run_options(item: Planned, kw) -> dict:
     """ingest_file's options for one planned run: the command's, its device, its reader, its job tag."""
     own = {k: v for k, v in (("agent", item.agent), ("reader", item.reader)) if v is not None}
+    if item.capture:    # a graph capture is no rank of the folder's job (captures.py pairs it with its replay)
+        return {**kw, **own, "capture": True}
     return {**kw, **own, **({"tags": _with_job(kw.get("tags"), item.job)} if item.job else {})}
 
 

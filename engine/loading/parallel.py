@@ -128,7 +128,7 @@ class _Digest:
         pass
 
 
-OPTIONS = {"tags", "replace", "core_rules", "agent", "reader"}
+OPTIONS = {"tags", "replace", "core_rules", "agent", "reader", "capture"}
 
 
 def supports(kw) -> bool:
@@ -506,7 +506,8 @@ def _prepare_one(con, path, name, options, stored, copy):
     (_Copy for a copy of a batch-mate, settled once that one is read), or the TracedbError refusing it."""
     try:
         job = ingest._prepare(con, path, name, options.get("tags"), bool(options.get("replace")),
-                              options.get("core_rules"), options.get("agent"), options.get("reader"), lazy_hash=True)
+                              options.get("core_rules"), options.get("agent"), options.get("reader"), lazy_hash=True,
+                              capture=bool(options.get("capture")))
         known = _known(job, stored)
         if known:
             return ingest._skipped(job, known)

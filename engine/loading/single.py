@@ -44,6 +44,7 @@ class IngestResult:
     truncated: bool = False
     inflated: int | None = None   # a .gz trace's JSON bytes
     files: tuple = ()             # the files the run read (runs.source_files)
+    unplaced: str | None = None   # a per-core trace's events no core took: how many, of which threads, why
 
     def summary(self, named: bool = False) -> str:
         """One line; `named`: a skipped trace says which run it would have been (folder ingests)."""
@@ -55,8 +56,9 @@ class IngestResult:
         size = (f"{mb:.1f} MB gzip, {self.inflated / 1e6:.1f} MB inflated, in {self.seconds:.2f} s "
                 f"({self.inflated / 1e6 / secs:.0f} MB/s inflated)" if self.inflated is not None
                 else f"{mb:.1f} MB in {self.seconds:.2f} s ({mb / secs:.0f} MB/s)")
+        unplaced = f"; {self.unplaced}" if self.unplaced else ""
         return (f"{self.status} run '{self.name}': {self.rows:,} kernel rows ({self.duplicates:,} duplicates not "
-                f"counted), {size}{cut}")
+                f"counted), {size}{cut}{unplaced}")
 
 
 # Runs this process has committed while a command records them (recording_landed): appended right after
@@ -97,7 +99,7 @@ def checkpoint_appended(con):
 
 
 def _parse_core_rules(rules) -> list[tuple[str, str]]:
-    """`REGEX=CLASS` strings -> (pattern, class), in order; checked before the built-in AIC/AIV rules."""
+    """`REGEX=CLASS` strings -> (pattern, class), in order; checked before the built-in AIC/AIV/AICPU naming."""
     out = []
     for r in rules or []:
         pat, sep, cls = str(r).rpartition("=")
@@ -117,13 +119,15 @@ class _Job:
     replace: bool
     hasher: hashing.Hasher
     t0: float
+    capture: bool = False   # a graph capture trace: its launch calls keep their kernel's name (--capture)
 
 
 def ingest_path(con, path: str, name: str | None = None, tags=None, replace: bool = False,
-                core_rules=None) -> IngestResult:
+                core_rules=None, capture: bool = False) -> IngestResult:
     """Ingest one trace into the store open on `con` (a writable connection, held by the caller). The
-    trace is parsed into a side store first (engine/loading/staging.py) and merged in one transaction."""
-    job = _prepare(con, path, name, tags, replace, core_rules)
+    trace is parsed into a side store first (engine/loading/staging.py) and merged in one transaction.
+    `capture`: the trace is a graph capture (engine/loading/captures.py)."""
+    job = _prepare(con, path, name, tags, replace, core_rules, capture=capture)
     known = _known_content(con, job)
     if known:
         return _skipped(job, known)
@@ -139,17 +143,19 @@ def ingest_path(con, path: str, name: str | None = None, tags=None, replace: boo
 
 
 def ingest_file(store_path: str | None, path: str, name: str | None = None, tags=None, replace: bool = False,
-                core_rules=None, agent: int | None = None, reader: str | None = None) -> IngestResult:
+                core_rules=None, agent: int | None = None, reader: str | None = None,
+                capture: bool = False) -> IngestResult:
     """Ingest one trace into the store at `store_path`, holding its write lock only for the final merge:
     reports, `runs` and `sql` of other processes go on while the trace is parsed. A first ingest into a
     missing store creates it only when the run is complete (the side store is renamed into place).
     `agent`: of a file of several devices, the device this run holds (engine/loading/folder.py plans one run
     per device). `reader`: the registered reader of the file when the caller identified it already
-    (ingest/formats.py). Into a Parquet dataset instead: engine/loading/to_dataset.py."""
+    (ingest/formats.py). `capture`: the trace is a graph capture (engine/loading/captures.py). Into a Parquet
+    dataset instead: engine/loading/to_dataset.py."""
     from tracedb.engine.store.connect import open_store, resolve_path
     store = resolve_path(store_path)
     with _scratch() if core_rules else contextlib.nullcontext() as scratch:   # a connection checks the regexes
-        job = _prepare(scratch, path, name, tags, replace, core_rules, agent, reader)
+        job = _prepare(scratch, path, name, tags, replace, core_rules, agent, reader, capture=capture)
     staging.sweep_stale(store)
     known = _stored_content(store, job)
     if known:
@@ -197,7 +203,8 @@ def _scratch():
         con.close()
 
 
-def _prepare(con, path, name, tags, replace, core_rules, agent=None, reader=None, lazy_hash=False) -> _Job:
+def _prepare(con, path, name, tags, replace, core_rules, agent=None, reader=None, lazy_hash=False,
+             capture=False) -> _Job:
     """Check the call and the trace before anything is written; starts the content hash (`lazy_hash`: it runs
     when first needed, on that thread)."""
     t0 = time.perf_counter()
@@ -210,7 +217,7 @@ def _prepare(con, path, name, tags, replace, core_rules, agent=None, reader=None
     if agent is not None and formats.by_name(src.reader).several:
         src.agent, hasher = agent, hashing.AgentHasher(hasher, agent)   # one device of the file: its own content
     return _Job(src=src, name=name or src.default_name, tag_map=tag_map, core_rules=rules, replace=replace,
-                hasher=hasher, t0=t0)
+                hasher=hasher, t0=t0, capture=bool(capture))
 
 
 def _known_content(con, job) -> str | None:
@@ -237,7 +244,7 @@ def _skipped(job, same_as) -> IngestResult:
 def _result(job, status, run_id, staged) -> IngestResult:
     return IngestResult(name=job.name, run_id=run_id, status=status, rows=staged.rows, duplicates=staged.dups,
                         seconds=time.perf_counter() - job.t0, bytes=job.hasher.size, truncated=staged.truncated,
-                        inflated=staged.inflated, files=tuple(job.src.files))
+                        inflated=staged.inflated, files=tuple(job.src.files), unplaced=staged.unplaced)
 
 
 @dataclass
@@ -246,6 +253,7 @@ class _Staged:
     dups: int
     truncated: bool
     inflated: int | None
+    unplaced: str | None = None     # the reader's note of per-core events it could not place
 
 
 def _stage(side: str, job, like=None) -> _Staged:
@@ -333,7 +341,7 @@ def read_together(con, batch: list[tuple]) -> dict[int, Loaded]:
     groups: dict = {}
     for job, run_id in batch:
         reader = formats.by_name(job.src.reader)
-        if reader.read_many is not None and len(job.src.files) == 1 and job.src.agent is None:
+        if reader.read_many is not None and len(job.src.files) == 1 and job.src.agent is None and not job.capture:
             groups.setdefault(reader.name, []).append((job, run_id))
     out = {}
     for name, group in groups.items():
@@ -358,7 +366,7 @@ def read_into(con, job, run_id: int) -> Loaded:
     together)."""
     # what a reader may change when it asks to read again (formats.ReadAgain): an Ascend CSV's metric
     # column with text past the sampled rows, a Chrome trace's cut inside an event
-    options = {"as_text": set(), "parts": None, "safe": False, "core_rules": job.core_rules}
+    options = {"as_text": set(), "parts": None, "safe": False, "core_rules": job.core_rules, "capture": job.capture}
     while True:
         try:
             return _read_rows(con, job, options, run_id)
@@ -407,7 +415,8 @@ def _finish_together(con, loaded: list[Loaded]) -> list[_Staged]:
     ids = [x.run_id for x in loaded]
     con.execute("BEGIN")
     try:
-        if loaded[0].reader.finish_many(con, ids, loaded[0].job.core_rules):
+        refused, notes = loaded[0].reader.finish_many(con, ids, loaded[0].job.core_rules)
+        if refused:
             raise _NotTogether("a run without device activity")
         for x in loaded:
             x.job.hasher.join()
@@ -424,7 +433,7 @@ def _finish_together(con, loaded: list[Loaded]) -> list[_Staged]:
         _rollback(con)
         raise
     return [_Staged(rows=stats[x.run_id][0], dups=stats[x.run_id][1], truncated=x.facts["truncated"],
-                    inflated=x.facts["inflated_bytes"]) for x in loaded]
+                    inflated=x.facts["inflated_bytes"], unplaced=notes.get(x.run_id)) for x in loaded]
 
 
 def _finish_run(con, job, reader, run_id, facts, columns) -> _Staged:
@@ -432,9 +441,10 @@ def _finish_run(con, job, reader, run_id, facts, columns) -> _Staged:
     and cores), the runs row, the communication analyses, the stats and the short kernel names."""
     src = job.src
     con.execute("BEGIN")
+    unplaced = None
     try:
         if reader.finish:        # a Chrome trace's tracks, tasks and cores; an Ascend CSV's file order
-            reader.finish(con, run_id, src, job.core_rules)
+            unplaced = reader.finish(con, run_id, src, job.core_rules)
         else:                    # the file order and duplicate marks of the other readers' rows
             sql.run(con, "ingest_finish", {"run_id": run_id, "marked": False, "candidates": None},
                     rows=sql.ident("kernels_raw_full"))
@@ -449,7 +459,8 @@ def _finish_run(con, job, reader, run_id, facts, columns) -> _Staged:
     except BaseException:
         _rollback(con)
         raise
-    return _Staged(rows=rows, dups=dups, truncated=facts["truncated"], inflated=facts["inflated_bytes"])
+    return _Staged(rows=rows, dups=dups, truncated=facts["truncated"], inflated=facts["inflated_bytes"],
+                   unplaced=unplaced)
 
 
 def _add_runs(con, runs: list[tuple]):

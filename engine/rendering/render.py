@@ -220,6 +220,16 @@ def drop_columns(res: Result, names) -> Result:
     return _without(res, [i for i, c in enumerate(res.columns) if c in set(names)])
 
 
+def rename_columns(res: Result, names: dict) -> Result:
+    """The result with columns renamed (old -> new): a query whose key column means another thing under an
+    option (report compare --by stage keys its category column by stage)."""
+    new = [names.get(c, c) for c in res.columns]
+    return replace(res, columns=new, display={names.get(k, k): v for k, v in res.display.items()},
+                   labels={names.get(k, k): v for k, v in res.labels.items()},
+                   sparse={names.get(c, c) for c in res.sparse},
+                   table=None if res.table is None else res.table.rename_columns(new))
+
+
 def _without(res: Result, drop: list[int], notes=()) -> Result:
     if res.csv_body is not None:
         raise ValueError("columns of a CSV body written by DuckDB cannot be dropped")

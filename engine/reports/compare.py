@@ -1,4 +1,4 @@
-"""`report compare`: two or more runs segmented alike, aligned by layer, category, module or kernel.
+"""`report compare`: two or more runs segmented alike, aligned by layer, category, module, kernel or stage.
 
 The stages are SQL (compare_align.sql builds _cmp: per run and key its time over the selected passes,
 matched across runs); this module picks the layout and writes the notes. CSV, JSON and the HTML page get
@@ -13,6 +13,7 @@ from tracedb.engine.rendering import render
 from tracedb.engine.rendering import run_notes
 from tracedb.engine.segmentation import segment
 from tracedb.engine.segmentation import selection
+from tracedb.engine.segmentation import stages
 from tracedb.errors import UsageError
 
 BY = declared.COMPARE.option("by").choices
@@ -51,11 +52,15 @@ def build(con, fmt, b, spec, by, meta, layer=None, module_path=False, roofline=F
         if by == "module" and silent:
             raise UsageError(f"run '{names[silent[0]]}' has no host launches (no runtime call shares a kernel's "
                              "correlation id): --by module needs a trace with host events (PyTorch profiler "
-                             "/ Kineto); use --by layer, category or kernel")
+                             "/ Kineto); use --by layer, category, kernel or stage")
     # one attribution of every kernel, when made, serves the categories by module too
     attribution.categorize_by_module(con, b, attributed=attributed)
     if not attributed:
         sql.run(con, "attribute_none")
+    if by == "stage":       # after the categories by module, which the stages read
+        stages.assign_stages(con, b)
+    else:
+        sql.run(con, "stages_none")
     label = spec if spec in ("steady", "auto", "mean") else None
     null_layer = "prologue"
     if layer is not None:
@@ -82,7 +87,7 @@ def build(con, fmt, b, spec, by, meta, layer=None, module_path=False, roofline=F
                                 roofline_columns=TIDY_ROOFLINE if roofline else "")
         if layer == "mean":   # the averaged units are layers, not passes
             res.columns = ["layers" if c == "passes" else c for c in res.columns]
-        return res
+        return render.rename_columns(res, {"category": "stage"}) if by == "stage" else res
     if spread:
         run_cols, diff_cols = _spread_columns(b, by, label == "mean")
         b.notes.append(f"{len(b.run_ids)} runs, too many side by side: per row the first run's figures, then over "
@@ -96,8 +101,10 @@ def build(con, fmt, b, spec, by, meta, layer=None, module_path=False, roofline=F
                             "compare", b, meta,
                             title, labels=labels,
                             run_columns=run_cols, diff_columns=diff_cols)
-    keep = {"layer": (), "category": ("category",), "kernel": ("category",), "module": ("module",)}[by]
-    return render.drop_columns(res, [c for c in ("category", "module") if c not in keep])
+    keep = {"layer": (), "category": ("category",), "kernel": ("category",), "module": ("module",),
+            "stage": ("category",)}[by]
+    res = render.drop_columns(res, [c for c in ("category", "module") if c not in keep])
+    return render.rename_columns(res, {"category": "stage"}) if by == "stage" else res
 
 
 # --roofline in the tidy rows: each run's achieved TFLOP/s and % of its device's peak per key, as report roofline

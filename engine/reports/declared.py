@@ -42,10 +42,15 @@ LAYERS = Report(
     "layers", "Per layer: kernels, sum and wall time, time per category, communication count; --roofline adds "
     "achieved TFLOP/s and % of the device's peak.",
     SEGMENTED, (PASS, ABSOLUTE,
+                _by("layer", ("layer", "stage", "kind"),
+                    "layer: a row per layer; stage: per layer kind, the time of each stage (attention, ffn; an "
+                    "MoE layer's router, dispatch, experts, combine, shared); kind: one representative layer per "
+                    "layer kind (dense/moe, full/sliding/linear attention)."),
                 _flag("clusters", "Per layer type statistics (needs --config with layer types)."),
                 _flag("roofline", "Add tflops_s and pct_peak per layer (report roofline's; docs/roofline.md)."),
                 PEAK_TFLOPS, PEAK_TBS),
-    MEAN_AVERAGED, ("report_layers", "report_layers_mean", "report_clusters"),
+    MEAN_AVERAGED, ("report_layers", "report_layers_mean", "report_clusters", "report_layers_stage",
+                    "report_layers_kind"),
     columns("""
     run VARCHAR: the run's name
     pass BIGINT: the pass
@@ -166,11 +171,12 @@ the union of the class's busy intervals
            ("busy_us idle_us", "cores")))
 
 COMPARE = Report(
-    "compare", "Two or more runs segmented alike, aligned by layer, category, module or kernel, with delta and ratio "
-    "to the first (a simulated run after a measured one: simulated / measured, and M6 in the notes).",
-    SEGMENTED, (PASS, _by("layer", ("layer", "category", "module", "kernel"),
-                          "layer, category, module (traces with host events), or kernel (aligned by category, "
-                          "module role and rank)."),
+    "compare", "Two or more runs segmented alike, aligned by layer, category, module, kernel or stage, with delta and "
+    "ratio to the first (a simulated run after a measured one: simulated / measured, and M6 in the notes).",
+    SEGMENTED, (PASS, _by("layer", ("layer", "category", "module", "kernel", "stage"),
+                          "layer, category, module (traces with host events), kernel (aligned by category, "
+                          "module role and rank), or stage (attention, ffn; an MoE layer's router, dispatch, "
+                          "experts, combine, shared: a column stage instead of category)."),
                 Option("layer", ("--layer",), Optional[str], None,
                        "Only this layer, or mean: per key the mean over the full layers.", check="layer_or_mean"),
                 MODULE_PATH,

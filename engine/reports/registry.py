@@ -10,6 +10,7 @@ from tracedb.engine.reports import run_wide
 from tracedb import patterns
 from tracedb.engine.segmentation import segment
 from tracedb.engine.segmentation import selection
+from tracedb.engine.segmentation import stages
 from tracedb.engine.segmentation import unit_notes
 from tracedb.engine.segmentation import units
 from tracedb.engine.rendering import render as rnd
@@ -115,6 +116,8 @@ def _build(con, name: str, fmt: str, pass_spec: str = "all", absolute: bool = Fa
                              "(report roofline --by layer gives each pass's)")
         if clusters:
             return _clusters(con, fmt, b, meta)
+        if by in ("stage", "kind"):
+            return _layer_stages(con, fmt, b, meta, by, spec, roofline)
         from tracedb.engine.reports import roofline as rl
         return _layers(con, fmt, b, meta, base, spec == "mean",
                        rl.layer_placeholders(con, b, roofline, peak_tflops, peak_tbs))
@@ -204,6 +207,25 @@ def _layers(con, fmt, b, meta, base, mean, roofline_sql=None):
     cols = ",\n    ".join(f"us({e}) AS {sql.ident(c + '_us')}" for e, c in zip(per_cat, cats))
     return rnd.fetch_file(con, fmt, "report_layers", base, "layers", b, meta, "layers", category_columns=cols,
                           **(roofline_sql or {"roofline_columns": "", "roofline_join": ""}), **kw)
+
+
+def _layer_stages(con, fmt, b, meta, by, spec, roofline):
+    """--by stage: per pass and layer kind, each stage's time; --by kind: one representative layer per kind
+    (sql/segment/layer_stages.sql)."""
+    if spec == "mean" or roofline:
+        raise UsageError(f"--by {by}: per pass; give a pass number, all, steady or auto (not --pass mean), "
+                         "without --roofline")
+    stages.assign_stages(con, b)
+    meta["by"] = by
+    if by == "stage":
+        return rnd.fetch_file(con, fmt, "report_layers_stage", {"run_ids": b.run_ids}, "layers", b, meta,
+                              "layers by stage")
+    cats = b.profile.categories
+    cols = ",\n    ".join(f"us(coalesce(sum(a.dur_ns) FILTER (WHERE a.cat_ord = {i}), 0)) AS {sql.ident(c + '_us')}"
+                           for i, c in enumerate(cats))
+    return rnd.fetch_file(con, fmt, "report_layers_kind", {"run_ids": b.run_ids}, "layers", b, meta,
+                          "layers by kind: one representative layer of each", category_columns=cols,
+                          sparse={c + "_us" for c in cats})
 
 
 def _modules(con, fmt, pass_spec, by, seg_opts, module_path=False):

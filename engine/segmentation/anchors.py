@@ -19,6 +19,11 @@ BACKWARD = re.compile(r"(?i)(grad|bwd|backward|dgrad|wgrad)")
 # Kernel names of the optimizer step: PyTorch's fused and foreach Adam/AdamW/SGD (multi_tensor_apply, also
 # its grad-norm and scaling kernels), Apex/TransformerEngine FusedAdam, Ascend's ApplyAdamW and friends.
 OPTIMIZER = re.compile(r"(?i)(adam|multi_tensor_apply|optimizer|sgd_|_sgd|lamb_|apply_?momentum|ApplyAdamW|ApplyAdam)")
+# Names that are optimizer work only inside a training step: PyTorch's foreach kernels (multi_tensor_apply)
+# also run in serving, e.g. SGLang's input preparation launches one per decode step (a UnaryOpFunctor<long>).
+# Alone they never make a run training; a run with backward evidence or a named optimizer still gets them
+# as its optimizer work.
+WEAK_OPTIMIZER = re.compile(r"(?i)^(?!.*(adam|optimizer|sgd|lamb|momentum)).*multi_tensor_apply")
 # Pipeline-parallel send/receive between stages: HCCL batchSendRecv/send/receive, NCCL SendRecv kernels.
 PIPELINE_P2P = re.compile(r"(?i)(batchSendRecv|^hcom_send|^hcom_receive|SendRecv|ncclDevKernel_Send|ncclDevKernel_Recv|"
                           r"ncclKernel_Send|ncclKernel_Recv)")
@@ -40,8 +45,10 @@ def find_phases(con, prof, run_ids, names) -> tuple[set[int], list[str]]:
             for n in kernel_names]
     said = [t for t in said if t[1] or t[2]]
     con.execute("CREATE OR REPLACE TEMP TABLE _name_phase AS SELECT unnest($n) AS name, unnest($p) AS phase, "
-                "unnest($g) AS grad", {"n": [t[0] for t in said] or [""], "p": [t[1] for t in said] or [None],
-                                       "g": [t[2] for t in said] or [None]})
+                "unnest($g) AS grad, unnest($w) AS weak",
+                {"n": [t[0] for t in said] or [""], "p": [t[1] for t in said] or [None],
+                 "g": [t[2] for t in said] or [None],
+                 "w": [t[1] == "optimizer" and bool(WEAK_OPTIMIZER.search(t[0])) for t in said] or [False]})
     con.execute("CREATE OR REPLACE TEMP TABLE _p2p_names AS SELECT unnest($n)::VARCHAR AS name",
                 {"n": [n for n in kernel_names if PIPELINE_P2P.search(n)]})
     params = {"run_ids": run_ids}
@@ -113,46 +120,163 @@ def propose_anchor(con, prof, run_ids, opt, cfg, phase="forward") -> tuple[str, 
     category = dict(zip(pairs, categorize(con, prof, pairs)))
     attention = {rid: sorted({n for r, n, o in triples if r == rid and category[(n, o)] == "attention"})
                  for rid in run_ids}
-    all_stats = _candidate_stats(con, _candidate_sets(con, attention), want * bpl if want else None,
-                                 opt.pass_gap, phase)
-    short = _short_names(con, sorted({n for names in attention.values() for n in names}))
+    sets = _candidate_sets(con, attention)
+    all_stats = _candidate_stats(con, sets, want * bpl if want else None, opt.pass_gap, phase)
+    # a run none of whose attention kernels repeats steadily (a name the category rules do not know, e.g.
+    # SGLang's Triton decode attention _fwd_kernel_stage1): the kernels that repeat as often as most
+    # repeating kernels do are candidates too, named as a guess
+    served = _serving_runs(con, run_ids)
+    guessed = {rid: _repeating_sets(con, rid) for rid in run_ids if rid in served
+               and not any(_steady(s, all_stats[rid], None, bpl) for s in all_stats.get(rid, []))}
+    guessed = {rid: g for rid, g in guessed.items() if g}
+    if guessed:
+        sets = {rid: sets.get(rid, []) + guessed.get(rid, []) for rid in run_ids}
+        all_stats = _candidate_stats(con, sets, want * bpl if want else None, opt.pass_gap, phase)
+    short = _short_names(con, sorted({n for names in sets.values() for s in names for n in s}))
+    blocks = _module_blocks(con, run_ids) if all_stats else {}
     chosen: dict[int, dict] = {}
     for rid in run_ids:
         run, stats = run_names[rid], all_stats.get(rid, [])
-        alone = {s["names"][0]: s for s in stats if len(s["names"]) == 1}
-        # a set of names holds at least as many anchors per pass as each member and no more passes than they
-        # have together: two kernels side by side in a layer (a backward attention kernel and its dQ
-        # post-processing) would turn every layer into a pass of two; kernels that take turns layer by layer
-        # (sliding-window and full attention) or pass by pass (prefill and decode) pass
-        good = [s for s in stats if s["steady"] * 2 >= s["passes"] and s["per_pass"] >= 2
-                and (not want or s["per_pass"] == want * bpl)
-                and (len(s["names"]) == 1 or s["tight"]
-                     and all(s["per_pass"] >= alone[n]["per_pass"] for n in s["names"] if n in alone)
-                     and s["passes"] <= sum(alone[n]["passes"] for n in s["names"] if n in alone))]
+        good = [s for s in stats if _steady(s, stats, want, bpl)]
+        good, module_notes = _by_module_tree(stats, good, blocks, want, bpl, phase)
         forward = [s for s in good if (phase == "backward") == any(BACKWARD.search(n) for n in s["names"])]
         skipped = sorted({n for s in good for n in s["names"]} - {n for s in forward for n in s["names"]})
         good = forward or good
         if not good:
+            # the attention candidates first: the guesses only add to them
+            listed = sorted(stats, key=lambda s: not all(n in attention[rid] for n in s["names"]))
             seen = "; ".join(f"{' | '.join(s['names'])} ({s['per_pass']}/pass in {s['steady']} of {s['passes']} passes)"
-                             for s in stats[:3])
+                             for s in listed[:3])
             raise NoAnchor(f"run '{run}': no anchor given and no attention kernel repeats a steady number of "
                            f"times per pass{f' equal to {want} layers' if want else ''}"
                            f"{'; candidates: ' + seen if seen else ''}; {repeating(con, rid)}. Give --anchor REGEX")
         best = good[0]
+        if rid in guessed and not all(n in attention[rid] for n in best["names"]):
+            # among guesses alike, the one with most device time (attention outweighs a norm or a copy)
+            order = {tuple(c): i for i, c in enumerate(guessed[rid])}
+            best = min((g for g in good if g["steady"] == best["steady"] and g["passes"] == best["passes"]),
+                       key=lambda g: order.get(tuple(g["names"]), len(order)))
+        module_note = module_notes.get(best["cand"], "")
         names += best["names"]
         chosen[rid] = best
         what = (f"{len(best['names'])} variants of one attention kernel, one per layer" if len(best["names"]) > 1
                 else "an attention kernel")
+        if not all(n in attention[rid] for n in best["names"]):
+            what = ("a guess: no attention kernel repeats steadily, and this kernel repeats as often as most "
+                    "kernels that repeat (one per layer); check it, or give --anchor")
         shown = " | ".join(short.get(n) or n for n in best["names"])
         whole = " | ".join(best["names"])
         notes.append(f"run '{run}': anchor chosen: {shown} — {what}, seen {best['per_pass']} "
                      f"times in {best['steady']} of {best['passes']} passes"
-                     f"{'' if want else '; pass --layers to check'}"
+                     f"{'' if want or module_note.startswith('layers from') else '; pass --layers to check'}"
                      + (f"; {'backward' if phase == 'forward' else 'forward'} kernels not considered: "
                         f"{', '.join(short.get(n) or n for n in skipped)}" if forward and skipped else "")
-                     + (f"; full name: {whole}" if whole != shown else ""))
+                     + (f"; full name: {whole}" if whole != shown else "")
+                     + (f"; {module_note}" if module_note else ""))
     pattern = "^(" + "|".join(re.escape(n) for n in dict.fromkeys(names)) + ")$"
     return pattern, notes, _keep_chosen(con, chosen, triples)
+
+
+# A candidate is framed by a block class when at least 90 % of its kernels launched inside nn.Module frames
+# are launched inside instances of it: an anchor kernel or two launched elsewhere (a warm-up call) does not
+# take the module tree's word away. Kernels with no frame around them at all do not count: a capture that
+# starts mid-pass misses the frames entered before it (10 of the 34 anchors of the Qwen1.5 H100 trace).
+FRAMED_SHARE = 0.9
+
+
+def _module_blocks(con, run_ids) -> dict[int, dict]:
+    """Candidate index -> what the module tree says of its kernels (anchor_modules.sql: the block class that
+    launched them, its instance count), for runs recorded with nn.Module frames; {} for others."""
+    if not con.execute("SELECT EXISTS (SELECT 1 FROM host_events WHERE run_id IN (SELECT unnest($r)) "
+                       "AND cat = 'python_function' AND starts_with(name, 'nn.Module: '))",
+                       {"r": list(run_ids)}).fetchone()[0]:
+        return {}
+    sql.run(con, "attribute_scope_anchors")
+    sql.run(con, "attribute_modules", {"run_ids": list(run_ids)})
+    rows = sql.run(con, "anchor_modules").fetchall()
+    con.execute("DROP TABLE _attr")
+    return {c: {"anchors": n, "framed": f, "block": b, "instances": i, "first": lo, "last": hi}
+            for c, n, f, w, b, i, lo, hi in rows if f >= FRAMED_SHARE * w}
+
+
+def _by_module_tree(stats, good, blocks, want, bpl, phase) -> tuple[list, dict[int, str]]:
+    """The module tree decides among one run's candidates (stats; good: those the counts accept) where it
+    frames them: a candidate launched inside N instances of a block class holds N x bpl anchors a pass, or
+    it is not the layer anchor (36 TransformerBlock instances: the sliding-window kernel alone, 18 a pass,
+    is half the layers; sliding and full together, 36, are the layers). --layers, when given, decides
+    instead. Returns the candidates kept, in their order, and per framed candidate a note naming the
+    evidence, or the disagreement when no candidate holds one anchor per instance."""
+    framed = [s for s in stats if s["cand"] in blocks and s["steady"] * 2 >= s["passes"]
+              and (phase == "backward") == any(BACKWARD.search(n) for n in s["names"])]
+    said = lambda m: f"{m['instances']} {m['block']} instances ({m['first']} ... {m['last']})"  # noqa: E731
+    if want:
+        return good, {s["cand"]: f"the module tree names {said(blocks[s['cand']])} around these anchors; --layers "
+                                 f"{want} decides" for s in framed if blocks[s["cand"]]["instances"] != want}
+    if not framed:
+        return good, {}
+    agree = [s for s in framed if s["per_pass"] == blocks[s["cand"]]["instances"] * bpl]
+    if not agree:
+        return good, {s["cand"]: (f"the module tree names {said(blocks[s['cand']])} around these anchors, and no "
+                                  f"attention candidate repeats {blocks[s['cand']]['instances'] * bpl} times a "
+                                  "pass: the layers follow the anchor; give --layers or --anchor to decide")
+                      for s in framed}
+    keep = {id(s) for s in good if s not in framed} | {id(s) for s in agree}
+    dropped = sorted({f"{s['per_pass']}/pass" for s in framed if s not in agree and s in good})
+    return [s for s in stats if id(s) in keep], {
+        s["cand"]: (f"layers from the module tree: {said(blocks[s['cand']])} launch these anchors"
+                    + (f" (candidates of {', '.join(dropped)} disagree with it and were set aside)" if dropped else ""))
+        for s in agree}
+
+
+def _steady(s, stats, want, bpl) -> bool:
+    """Whether a candidate (one run's stats `s` among `stats`) anchors layers: no other candidate's kernels
+    fill its pass breaks (anchor_candidate_split.sql); its count per pass is steady in at least half its
+    passes, at least 2, and --layers x blocks when given. A set of names holds at least as many anchors per
+    pass as each member and no more passes than they have together: two kernels side by side in a layer (a
+    backward attention kernel and its dQ post-processing) would turn every layer into a pass of two;
+    kernels that take turns layer by layer (sliding-window and full attention) or pass by pass (prefill and
+    decode) pass."""
+    alone = {c["names"][0]: c for c in stats if len(c["names"]) == 1}
+    return (not s.get("split_by") and s["steady"] * 2 >= s["passes"] and s["per_pass"] >= 2
+            and (not want or s["per_pass"] == want * bpl)
+            and (len(s["names"]) == 1 or s["tight"]
+                 and all(s["per_pass"] >= alone[n]["per_pass"] for n in s["names"] if n in alone)
+                 and s["passes"] <= sum(alone[n]["passes"] for n in s["names"] if n in alone)))
+
+
+# Kernels that run once per layer repeat as often as one another: the count most repeating names share is
+# the layers (x passes). Of the names with that count, the three with most device time are candidates.
+GUESSED_CANDIDATES = 3
+
+
+def _serving_runs(con, run_ids) -> set[int]:
+    """The runs that record an LLM serving step annotation (SGLang step[...], vLLM execute_...): a trace of
+    transformer layers whatever its kernels are called, where a kernel repeating once per layer may stand in
+    for an attention kernel the rules do not know. A CNN repeats its convolutions too, but has no layers to
+    find: its reports answer over the whole run instead."""
+    return {r for (r,) in con.execute(
+        "SELECT DISTINCT run_id FROM host_events WHERE run_id IN (SELECT unnest($r)) "
+        "AND cat IN ('user_annotation', 'gpu_user_annotation') AND (starts_with(name, 'step[') "
+        "OR starts_with(name, 'execute_')) AND (regexp_matches(name, '^step\\[[A-Z]+ bs=\\d+') "
+        "OR regexp_matches(name, '^execute_(\\d+_)?context_\\d+\\(.*\\)_generation_\\d+\\('))",
+        {"r": list(run_ids)}).fetchall()}
+
+
+def _repeating_sets(con, rid) -> list[list[str]]:
+    """One run's guessed candidates (one name each): the kernels of its stream whose count is the count that
+    most names repeated two times or more share (ties: the larger count), by device time."""
+    counted = con.execute("SELECT name, count(*) AS n, sum(dur_ns) AS ns FROM _stream WHERE run_id = $r "
+                          "AND name IS NOT NULL GROUP BY name HAVING count(*) >= 2", {"r": rid}).fetchall()
+    if not counted:
+        return []
+    shared: dict[int, int] = {}
+    for _, n, _ in counted:
+        shared[n] = shared.get(n, 0) + 1
+    mode = max(shared, key=lambda n: (shared[n], n))
+    if shared[mode] < 2:
+        return []     # no two kernels repeat alike: nothing says what a layer is
+    top = sorted((c for c in counted if c[1] == mode), key=lambda c: (-c[2], c[0]))[:GUESSED_CANDIDATES]
+    return [[name] for name, _, _ in top]
 
 
 def _keep_chosen(con, chosen: dict[int, dict], triples) -> bool:
@@ -200,6 +324,9 @@ def _candidate_sets(con, attention: dict[int, list[str]]) -> dict[int, list[list
     return {rid: _sets_of(names, counts.get(rid, {})) for rid, names in attention.items()}
 
 
+PAIR_RATIO = 7
+
+
 def _sets_of(attention: list[str], counts: dict[str, int]) -> list[list[str]]:
     """One run's candidate sets (_candidate_sets), given its attention names and their kernel counts."""
     out = [[n] for n in attention]
@@ -208,11 +335,12 @@ def _sets_of(attention: list[str], counts: dict[str, int]) -> list[list[str]]:
         for n in attention:
             families.setdefault(key(n), []).append(n)
         out += [f for f in families.values() if len(f) > 1 and f not in out]
-    # the 12 most frequent names, pairs of like counts (a layer of each kind per pair of layers)
+    # the 12 most frequent names, pairs of counts at most 7:1 apart: a layer of each kind per pair of layers
+    # (gpt-oss), or a full-attention layer every few linear or sliding ones (Qwen3-Next 3:1, Gemma 3 5:1)
     top = sorted(attention, key=lambda n: (-counts.get(n, 0), n))[:12]
     for i, a in enumerate(top):
         for c in top[i + 1:]:
-            if counts.get(c, 0) * 2 >= counts.get(a, 0) and sorted([a, c]) not in out:
+            if counts.get(c, 0) * PAIR_RATIO >= counts.get(a, 0) and sorted([a, c]) not in out:
                 out.append(sorted([a, c]))
     return out
 
@@ -238,11 +366,13 @@ def _candidate_stats(con, cands: dict[int, list[list[str]]], per_pass, pass_gap,
     anchor_breaks(con, phase)
     sql.run(con, "segment_passes", {"per_pass": per_pass, "min_jump": PASS_BREAK_JUMP,
                                     "gap_factor": None if pass_gap is None else float(pass_gap)})
+    split = dict(sql.run(con, "anchor_candidate_split").fetchall())
     out: dict[int, list] = {}
     for c, occ, ps, per, st, tight in sql.run(con, "anchor_candidate_stats").fetchall():
         rid, names = keys[c]
         out.setdefault(rid, []).append({"names": names, "occurrences": occ, "passes": ps, "per_pass": per,
-                                        "steady": st, "tight": tight, "cand": c})
+                                        "steady": st, "tight": tight, "cand": c,
+                                        "split_by": keys[split[c]][1] if c in split else None})
     for stats in out.values():
         stats.sort(key=lambda s: (-s["steady"] / s["passes"], -s["steady"], -s["per_pass"], s["names"]))
     return out

@@ -1,18 +1,22 @@
 """The host side of device time: each kernel's launching module, annotation and op
-(sql/segment/attribute_modules.sql), and the categories kernels with generic names take from their module
-(sql/segment/module_categories.sql)."""
+(sql/segment/attribute_modules.sql), and each kernel's category from the best evidence: its launching module,
+then its launching op, then its name (sql/segment/module_categories.sql)."""
 from tracedb import sql
+from tracedb.engine.segmentation import graph_capture
+from tracedb.engine.segmentation.categories import evidence_params
 from tracedb.engine.segmentation.segment import Bound
 
-
-# A quantised GEMM's name: moved out of moe under attention, it is gemm_quant (the GPU profile's own rule)
-QUANT_GEMM = r"(?i)fp8|e4m3|e5m2|int8|w8a8|f8|ptp128|dptp128"
+# what each kind of evidence is called in the notes
+EVIDENCE = {"module": "the launching module", "op": "the launching op", "name": "the kernel name",
+            "frame": "the kernel name refined by its launching frame (a grouped GEMM under attention is a GEMM, "
+                     "a top-k under an MoE block is routing)"}
 
 
 def attribute(con, b) -> dict[int, int]:
     """Module of every kernel of the bound runs (_attr), with a note on kernels without a host launch.
     Returns, per run, how many of its kernels have one."""
     sql.run(con, "attribute_scope_runs", {"run_ids": b.run_ids})
+    graph_capture.match(con, b)     # graph-replayed kernels take their capture's frames
     sql.run(con, "attribute_modules", {"run_ids": b.run_ids})
     missing = con.execute("SELECT count(*) FILTER (WHERE module = '(no host launch)'), count(*) FROM _attr").fetchone()
     if missing[0]:
@@ -24,53 +28,82 @@ def attribute(con, b) -> dict[int, int]:
 
 
 def categorize_by_module(con, b: Bound, attributed: bool = False):
-    """After assign: kernels whose name gives no category ('other') take their launching module's, when the
-    runs were recorded with nn.Module frames; a note says how much time moved, and how much stayed 'other'
-    for want of a module frame. `attributed`: attribute() has filled _attr for every kernel of the runs,
-    so it is read as it is (and kept); else only the 'other' kernels are attributed, into a _attr dropped
-    afterwards."""
+    """After assign: every kernel takes the category of its launching module, else of its launching op, else
+    of its name (communication: always its name's), when the runs were recorded with host frames (cpu_op,
+    annotation or nn.Module); notes say how much device time each kind of evidence decided, what moved, and
+    how much stays other. `attributed`: attribute() has filled _attr for every kernel of the runs, so it is
+    read as it is (and kept); else the assigned kernels but communication are attributed, into a _attr
+    dropped afterwards."""
     if not con.execute("SELECT count(*) FROM _assigned").fetchone()[0] or not con.execute(
-            "SELECT EXISTS (SELECT 1 FROM host_events WHERE run_id IN (SELECT unnest($r)) AND (cat = 'user_annotation' "
-            "OR cat = 'python_function' AND starts_with(name, 'nn.Module: ')))", {"r": b.run_ids}).fetchone()[0]:
+            "SELECT EXISTS (SELECT 1 FROM host_events WHERE run_id IN (SELECT unnest($r)) AND "
+            "(cat IN ('user_annotation', 'cpu_op', 'operator') "
+            "OR cat = 'python_function' AND starts_with(name, 'nn.Module: ')))",
+            {"r": b.run_ids}).fetchone()[0]:
         return
-    cats = b.profile.categories
-    ords = {c: cats.index(c) if c in cats else None for c in ("other", "moe", "topk", "gemm", "gemm_quant")}
-    other = ords["other"]
     if not attributed:
-        scoped = [o for o in (other, ords["moe"], ords["topk"]) if o is not None]
-        sql.run(con, "attribute_scope_other", {"ords": scoped})
+        sql.run(con, "attribute_scope_assigned")
+        graph_capture.match(con, b)
         sql.run(con, "attribute_modules", {"run_ids": b.run_ids})
-    sql.run(con, "module_categories", {"other_ord": other, "moe_ord": ords["moe"], "topk_ord": ords["topk"],
-                                       "gemm_ord": ords["gemm"], "gemm_quant_ord": ords["gemm_quant"] or ords["gemm"],
-                                       "quant_pattern": QUANT_GEMM})
-    # passes none of whose generic kernels has a module frame while others' do: names alone decided there
+    params = evidence_params(b.profile)
+    sql.run(con, "module_categories", params)
+    # passes none of whose kernels has a module frame while others' do: no module decided there
     bare = con.execute(
-        "SELECT s.run_id, s.pass, sum(s.dur_ns) FILTER (WHERE s.cat_ord = $o) "
-        "FROM _assigned s JOIN _attr a USING (run_id, seq) "
+        "SELECT s.run_id, s.pass, sum(s.dur_ns) FILTER (WHERE s.cat_ord = $o), count(a.cpu_op) > 0 "
+        "FROM _assigned s LEFT JOIN _attr a USING (run_id, seq) "
         "GROUP BY ALL HAVING count(a.nn_module) = 0 AND count(*) FILTER (WHERE s.cat_ord = $o) > 0 ORDER BY ALL",
-        {"o": other}).fetchall()
+        {"o": params["other_ord"]}).fetchall()
     framed_runs = {r for (r,) in con.execute("SELECT DISTINCT s.run_id FROM _assigned s "
                                              "JOIN _attr a USING (run_id, seq) "
                                              "WHERE a.nn_module IS NOT NULL").fetchall()}
     if not attributed:
         con.execute("DROP TABLE _attr")
-    for rid, p, ns in bare:
+    for rid, p, ns, ops in bare:
         if rid in framed_runs:
             b.notes.append(f"run '{b.run_names[rid]}' pass {p} has no nn.Module frames (a frame entered before the "
-                           f"capture started is not in the trace): its categories come from kernel names alone, so "
-                           f"{ns / 1000:,.3f} us stay other that module frames put in norm, attention, ... elsewhere")
-    framed = con.execute("SELECT category, kernels, ns FROM _by_module WHERE how = 'frame' ORDER BY ns DESC").fetchall()
-    if framed:
-        b.notes.append(f"{sum(n for _, _, n in framed) / 1000:,.3f} us categorised by the module or annotation that "
-                       "launched them rather than by name (a grouped GEMM under attention is a GEMM, a top-k under "
-                       "an MoE block is routing): "
-                       + ", ".join(f"to {c} {ns / 1000:,.3f} us ({k})" for c, k, ns in framed))
-    rows = con.execute("SELECT category, kernels, ns FROM _by_module WHERE how = 'module'").fetchall()
-    moved = [r for r in rows if r[0] is not None]
+                           f"capture started is not in the trace): its categories come from kernel names "
+                           f"{'and launching ops ' if ops else ''}alone, so {ns / 1000:,.3f} us stay other that module "
+                           f"frames put in norm, attention, ... elsewhere")
+    b.notes += evidence_notes(con.execute("SELECT evidence, category, by_name, framed, kernels, ns FROM _by_evidence "
+                                          "ORDER BY ns DESC, category, by_name").fetchall())
+
+
+def evidence_notes(rows) -> list[str]:
+    """The notes of _by_evidence rows (evidence, category, by_name, framed, kernels, ns): how much device time
+    each kind of evidence decided, what took another category than its name's, and what stays other."""
+    total = sum(r[5] for r in rows)
+    if not total:
+        return []
+
+    def us(ns):
+        return f"{ns / 1000:,.3f} us"
+
+    def pct(ns):   # two significant digits below 1 % (0.041 %, not 0.0 %)
+        p = 100 * ns / total
+        return f"{p:.1f} %" if p >= 1 or not p else f"{p:.2g} %" if p >= 0.01 else "< 0.01 %"
+
+    by_kind = {}
+    for ev, *_, ns in rows:
+        by_kind[ev] = by_kind.get(ev, 0) + ns
+    notes = [f"categories by evidence, of {us(total)} of device time: "
+             + ", ".join(f"{EVIDENCE[k]} decided {pct(by_kind[k])} ({us(by_kind[k])})"
+                         for k in ("module", "op", "name", "frame") if by_kind.get(k))
+             + (f"; nothing decided {pct(by_kind['none'])} (other)" if by_kind.get("none") else "")]
+    moved = {}
+    for ev, cat, by_name, _, k, ns in rows:
+        if cat != by_name:
+            m = moved.setdefault(cat, [0, 0, {}])
+            m[0], m[1] = m[0] + k, m[1] + ns
+            m[2][by_name] = m[2].get(by_name, 0) + ns
     if moved:
-        unframed = [f"{ns / 1000:,.3f} us ({k}) launched outside any nn.Module frame stay other"
-                    for c, k, ns in rows if c is None]
-        b.notes.append(f"{sum(n for _, _, n in moved) / 1000:,.3f} us of kernels with generic names (elementwise, "
-                       "reduce, copy) categorised by their launching module: "
-                       + ", ".join(f"{c} {ns / 1000:,.3f} us ({k})" for c, k, ns in moved)
-                       + (f"; {unframed[0]}" if unframed else ""))
+        notes.append(f"{us(sum(m[1] for m in moved.values()))} take another category than their name gives, from "
+                     "their launching module, op or frame: "
+                     + ", ".join(f"{c} {us(ns)} ({k}; by name {', '.join(sorted(fr, key=lambda n: (-fr[n], n)))})"
+                                 for c, (k, ns, fr) in sorted(moved.items(), key=lambda kv: (-kv[1][1], kv[0]))))
+    other = [(framed, k, ns) for ev, cat, _, framed, k, ns in rows if ev == "none"]
+    if other:
+        k_all, ns_all = sum(k for _, k, _ in other), sum(ns for _, _, ns in other)
+        k_bare, ns_bare = sum(k for f, k, _ in other if not f), sum(ns for f, _, ns in other if not f)
+        notes.append(f"{us(ns_all)} ({k_all}), {pct(ns_all)} of device time, stay other: neither their launching "
+                     "module, their launching op nor their name gives a category"
+                     + (f"; {us(ns_bare)} ({k_bare}) of them launched outside any nn.Module frame" if k_bare else ""))
+    return notes

@@ -11,6 +11,7 @@ from tracedb.version import __version__
 from tracedb.engine.segmentation import attribution
 from tracedb.engine.segmentation import segment
 from tracedb.engine.segmentation import snapshots
+from tracedb.engine.segmentation import stages
 from tracedb.engine.store.connect import resolve_runs
 from tracedb.engine.segmentation import unit_notes
 
@@ -18,7 +19,8 @@ from tracedb.engine.segmentation import unit_notes
 def segment_runs(con, opt: segment.Options) -> tuple[list[tuple[str, int, int]], list[str]]:
     """Segment and store the runs `opt` selects. Returns (run, passes, kernels in a pass) per run, and the
     notes of the segmentation (also kept in the `segmentations` table)."""
-    con.execute("DROP TABLE IF EXISTS _seg_all")
+    for t in ("_seg_all", "_seg_stages", "_seg_kinds"):
+        con.execute(f"DROP TABLE IF EXISTS {t}")
     notes, attributed, has_host, per_phase = [], False, None, {}
     snapshots.forget(con, resolve_runs(con, opt.runs, opt.tags))
     for b in segment.each_phase(con, opt, first=True, kept=True):
@@ -40,6 +42,14 @@ def segment_runs(con, opt: segment.Options) -> tuple[list[tuple[str, int, int]],
                     "FROM _assigned a JOIN _pass_info i USING (run_id, pass) LIMIT 0")
         con.execute("INSERT INTO _seg_all SELECT a.*, $p, i.step, i.microbatch FROM _assigned a "
                     "JOIN _pass_info i USING (run_id, pass)", {"p": b.phase})
+        # each layer's stages and kind, after the categories by module they read
+        stages.assign_stages(con, b)
+        con.execute("CREATE TEMP TABLE IF NOT EXISTS _seg_stages AS SELECT * FROM _stages LIMIT 0")
+        con.execute("INSERT INTO _seg_stages SELECT * FROM _stages")
+        con.execute("CREATE TEMP TABLE IF NOT EXISTS _seg_kinds AS SELECT run_id, ''::VARCHAR AS phase, pass, layer, "
+                    "layer_kind FROM _layer_kinds LIMIT 0")
+        con.execute("INSERT INTO _seg_kinds SELECT run_id, $p, pass, layer, layer_kind FROM _layer_kinds",
+                    {"p": b.phase})
         per_phase[b.phase] = unit_notes.unit_times(con, b)
         notes += [n for n in b.notes if n not in notes]
     b.notes = notes + unit_notes.coverage_notes(b, per_phase)

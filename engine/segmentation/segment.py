@@ -211,8 +211,9 @@ def each_phase(con, opt: Options, first: bool = False, kept: bool = False):
     `kept`: each phase's segmentation is kept in the store for reports (tracedb segment)."""
     b = None
     for phase in ([opt.phase] if opt.phase or opt.anchor else PHASES):
-        if phase == "backward" and not opt.phase and not b.training:
-            return
+        if phase == "backward" and not opt.phase and (not b.training or not con.execute(
+                "SELECT EXISTS (SELECT 1 FROM _phase WHERE phase = 'backward')").fetchone()[0]):
+            return    # no backward pass to find: a capture of forward and optimizer work (inference steps)
         phased = replace(opt, phase=phase)
         b = keep(con, phased) if kept else prepare(con, phased)
         b.notes.insert(0 if first else b.bind_notes, b.phase_rule())
@@ -270,21 +271,25 @@ def split_notes(con, b: Bound) -> list[str]:
     for rid, *row in con.execute("SELECT run_id, grp, passes, first_pass, cut_min_ns FROM _pass_groups "
                                  "ORDER BY run_id, grp").fetchall():
         all_groups.setdefault(rid, []).append(tuple(row))
-    for rid, rule, threshold, inside, breaks, forced, stepped in con.execute(
-            "SELECT run_id, rule, threshold_ns, inside_max_ns, breaks, forced_breaks, step_breaks FROM _pass_split "
+    for rid, rule, threshold, inside, breaks, forced, stepped, replayed in con.execute(
+            "SELECT run_id, rule, threshold_ns, inside_max_ns, breaks, forced_breaks, step_breaks, replay_breaks "
+            "FROM _pass_split "
             "ORDER BY run_id").fetchall():
         run = b.run_names.get(rid, rid)
         if rule == "gaps":
             head = (f"{breaks} pass break{'s' if breaks > 1 else ''} at anchor gaps >= {us(threshold)}"
                     + (f", {threshold / inside:.1f}x the largest gap inside a pass ({us(inside)})" if inside else ""))
         elif rule == "none":
-            head = (f"no {'other ' if forced or stepped else ''}anchor gap stands out as a pass break"
+            head = (f"no {'other ' if forced or stepped or replayed else ''}anchor gap stands out as a pass break"
                     + (f" (the largest inside is {us(inside)})" if inside else ""))
         else:
             head = f"{breaks} pass break{'s' if breaks != 1 else ''} at anchor gaps > {b.pass_gap:g}x the median"
         if forced:
             head = (f"{forced} pass break{'s' if forced > 1 else ''} where the trace puts one (work of another phase, "
                     f"or a pipeline send/receive, between two anchors); {'other breaks: ' if breaks else ''}" + head)
+        if replayed:
+            head = (f"{replayed} pass break{'s' if replayed > 1 else ''} between CUDA/HIP graph replays that each "
+                    f"hold whole passes; {'other breaks: ' if breaks or stepped else ''}" + head)
         if stepped:
             head = (f"{stepped} pass break{'s' if stepped > 1 else ''} at step boundaries (Step Id, ProfilerStep#N or "
                     f"serving step annotations); {'other breaks: ' if breaks else ''}" + head)

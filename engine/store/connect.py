@@ -17,7 +17,7 @@ import duckdb
 from tracedb import atomic, sql
 from tracedb.errors import StoreError, UsageError
 
-SCHEMA_VERSION = 10
+SCHEMA_VERSION = 11
 STORAGE_VERSION = "v1.5.0"
 DEFAULT_DB = "tracedb.duckdb"
 # Seconds an open waits for another process's write lock (an ingest's merge, `tracedb segment`) before it
@@ -37,7 +37,8 @@ CORE_TABLES = ("runs", "kernels_raw_full", "kernels_raw_ascend_csv", "trace_even
 # current one is never rewritten on open.
 MIGRATIONS: dict[int, str] = {1: "migrate_1_to_2", 2: "migrate_2_to_3", 3: "migrate_3_to_4", 4: "migrate_4_to_5",
                               5: "migrate_5_to_6", 6: "migrate_6_to_7",
-                              7: "migrate_7_to_8", 8: "migrate_8_to_9", 9: "migrate_9_to_10"}
+                              7: "migrate_7_to_8", 8: "migrate_8_to_9", 9: "migrate_9_to_10",
+                              10: "migrate_10_to_11"}
 
 
 class EmptyStore(StoreError):

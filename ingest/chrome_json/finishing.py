@@ -4,22 +4,42 @@ that the trace holds device activity."""
 from tracedb import sql
 from tracedb.errors import InputError
 
-DEFAULT_CORE_RULES = [("(?i)^(AIC)([_ (]|$)", "AIC"), ("(?i)^(AIV)([_ (]|$)", "AIV")]
+# what a lane must be named to be placed, said under the ingest's line when some are not
+EXPECTED = ("expected each core's thread named with its core type (AIC, AIV, AICPU) and its number, as in AIC_0, "
+            "AIV12, AIV0 (core24) or core24 AIV, one name per core, or mapped with --core-rule REGEX=CLASS")
+WHY = {"type": "no single core type in its name", "number": "no core number of its own",
+       "shared": "another thread's name gives the same core", "unnamed": "no thread_name"}
+NAMED = 6       # threads named in the line; the rest are counted
 
 
-def finish(con, run_ids: list[int], core_rules=()):
+def finish(con, run_ids: list[int], core_rules=()) -> dict[int, str]:
     """Inside the runs' final transaction, before their runs rows make their rows visible: tracks from the
     metadata events, NPU task facts, per-core tasks told from host events by thread name (`core_rules`
-    before the built-in AIC/AIV ones), then category-less events of device-named processes (simulators).
-    A folder ingest's worker finishes the runs of a batch at once: each statement costs 2-6 ms however few
-    its rows, as much as a 2.6 MB trace's whole parse."""
+    before the built-in AIC/AIV/AICPU naming), then category-less events of device-named processes
+    (simulators). Returns, per run whose per-core lanes left events out, the line that says so
+    (`unplaced_line`). A folder ingest's worker finishes the runs of a batch at once: each statement costs
+    2-6 ms however few its rows, as much as a 2.6 MB trace's whole parse."""
     sql.run(con, "ingest_chrome_tracks", {"run_ids": run_ids})
     sql.run(con, "ingest_chrome_tasks", {"run_ids": run_ids})
-    rules = list(core_rules) + DEFAULT_CORE_RULES
-    sql.run(con, "ingest_chrome_cores", {"run_ids": run_ids, "patterns": [p for p, _ in rules],
-                                          "classes": [c for _, c in rules]})
+    sql.run(con, "ingest_chrome_cores", {"run_ids": run_ids, "patterns": [p for p, _ in core_rules],
+                                          "classes": [c for _, c in core_rules]})
     sql.run(con, "ingest_chrome_devices", {"run_ids": run_ids})
+    rows = sql.run(con, "ingest_chrome_unplaced", {"run_ids": run_ids}).fetchall()
     sql.run(con, "ingest_chrome_finish")
+    per_run: dict[int, list] = {}
+    for run_id, thread, events, reason in rows:
+        per_run.setdefault(run_id, []).append((thread, events, reason))
+    return {run_id: unplaced_line(threads) for run_id, threads in per_run.items()}
+
+
+def unplaced_line(threads: list[tuple[str, int, str]]) -> str:
+    """One line for the (thread name, events, reason) of a run's lanes whose events no core took, most
+    events first: how many events, of which threads and why, and what a core's thread name must be."""
+    total = sum(n for _, n, _ in threads)
+    named = ", ".join(f"{t!r} ({n:,} event{'s' if n != 1 else ''}, {WHY.get(r, r)})" for t, n, r in threads[:NAMED])
+    more = f" and {len(threads) - NAMED} more" if len(threads) > NAMED else ""
+    return (f"{total:,} event{'s' if total != 1 else ''} of {len(threads)} thread{'s' if len(threads) != 1 else ''} "
+            f"not placed on a core, kept as host events: {named}{more}; {EXPECTED}")
 
 
 def without_device_activity(con, run_ids: list[int]) -> list[int]:

@@ -41,7 +41,7 @@ class _Plan:
 
 
 def load(con, run_id: int, path: str, parts: int | None = None, safe: bool = False, core_rules=(),
-         config: JsonIngestConfig = DEFAULT) -> dict:
+         config: JsonIngestConfig = DEFAULT, capture: bool = False) -> dict:
     """Load the events of one Chrome trace file into trace_events as run `run_id`, part by part.
 
     Memory stays flat as files grow: the event array is cut into parts (`part_bytes`), and each part is one
@@ -51,7 +51,8 @@ def load(con, run_id: int, path: str, parts: int | None = None, safe: bool = Fal
     beside the store `con` writes (part_files.Workdir), removed however this ends. The rows stay invisible
     until the run's final transaction adds its runs row (`finish` runs in it); the caller removes them
     when anything fails. When a part meets a ts a double cannot hold, the rows so far are removed and the
-    file is read again with ts as DECIMAL.
+    file is read again with ts as DECIMAL. `capture`: the trace is a graph capture, whose launch calls keep
+    the name of the kernel they launch (schema.CAPTURE_ARGS).
     Returns run facts: device_name, rank, world_size, truncated, clock_domain, format, device_kind,
     inflated_bytes (a .gz's JSON bytes, else None)."""
     config = _cursors_for(con, config)
@@ -60,7 +61,7 @@ def load(con, run_id: int, path: str, parts: int | None = None, safe: bool = Fal
         while True:
             gz = Gunzip(path, work, config) if is_gzip(path) else None
             try:
-                return _load(con, run_id, path, work, gz, parts, safe, again, config)
+                return _load(con, run_id, path, work, gz, parts, safe, again, config, capture)
             except (_Inexact, EndsEarly) as e:
                 again.learn(e, path)
                 sql.run(con, "ingest_chrome_discard", {"run_id": run_id})
@@ -94,7 +95,7 @@ class _Again:
             raise InputError(f"{path}: the event array could not be read consistently ({type(e).__name__})") from None
 
 
-def _load(con, run_id, path, work, gz, parts, safe, again, config) -> dict:
+def _load(con, run_id, path, work, gz, parts, safe, again, config, capture=False) -> dict:
     layout, plain = _open_layout(path, gz, config, again.end_at)
     kind = ts_kind(layout, config)
     read = ts_read(layout, kind, config, again.exact)
@@ -104,7 +105,7 @@ def _load(con, run_id, path, work, gz, parts, safe, again, config) -> dict:
     else:   # the time base may come after the events (newer Kineto): wait for the whole file
         plan = _plan_whole(layout, gz, path, parts, safe, config, again.end_at)
     base_ns = run_facts(layout.metadata, path)["base_ns"]   # before a stream's end adds the keys after the events
-    insert = _part_inserter(path, layout, plain, safe, *_part_sql(layout, run_id, base_ns, read, safe))
+    insert = _part_inserter(path, layout, plain, safe, *_part_sql(layout, run_id, base_ns, read, safe, capture))
     part_ranges = _insert_parts(con, layout, plain, work, plan, insert, config, macros=read == "string")
     _check_events(con, run_id, path, layout, part_ranges)
     return file_facts(layout, gz, kind, base_ns, path)
@@ -158,10 +159,11 @@ def _plan_whole(layout: Layout, gz: Gunzip | None, source: str, parts: int | Non
     return _Plan(ranges, size, whole)
 
 
-def _part_sql(layout: Layout, run_id: int, base_ns: int, read: str, safe: bool) -> tuple[dict, dict]:
+def _part_sql(layout: Layout, run_id: int, base_ns: int, read: str, safe: bool,
+              capture: bool = False) -> tuple[dict, dict]:
     """(parameters, placeholders) of ingest_chrome_part shared by every part of the run; `read` is the
-    TS_READ entry (string, decimal or number)."""
-    keys = args_keys(layout)
+    TS_READ entry (string, decimal or number); `capture`: a graph capture (args_keys)."""
+    keys = args_keys(layout, capture)
     ts_type, ts_ns = TS_READ[read]
     params = {"cols": columns(ts_type, safe, keys), "run_id": run_id, "base_ns": base_ns}
     placeholders = {"more_files": "", "ts_ns": ts_ns, "arg": ArgExpr(safe, keys),

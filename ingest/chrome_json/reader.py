@@ -29,7 +29,7 @@ def _found(probe) -> bool:
 def _read(con, run_id: int, src, options) -> dict:
     from tracedb.ingest import chrome_json      # the package's `load`, as callers (and tests) see it
     return chrome_json.load(con, run_id, src.files[0], parts=options["parts"], safe=options["safe"],
-                core_rules=options["core_rules"])
+                core_rules=options["core_rules"], capture=options.get("capture", False))
 
 
 def _read_many(con, items) -> dict:
@@ -38,18 +38,21 @@ def _read_many(con, items) -> dict:
     return load_together(con, [(run_id, src.files[0]) for run_id, src in items])
 
 
-def _finish(con, run_id: int, src, core_rules):
+def _finish(con, run_id: int, src, core_rules) -> str | None:
+    """The run finished; returns the note of the per-core events it could not place, if any."""
     from tracedb.ingest import chrome_json
-    chrome_json.finish(con, [run_id], core_rules)
+    notes = chrome_json.finish(con, [run_id], core_rules)
     check_device_activity(con, run_id, src.path)
+    return notes.get(run_id)
 
 
-def _finish_many(con, run_ids: list[int], core_rules) -> list[int]:
+def _finish_many(con, run_ids: list[int], core_rules) -> tuple[list[int], dict[int, str]]:
     """The runs of a folder ingest's batch finished at once; returns those without device activity (the
-    caller then finishes one by one, and each such run is refused naming its file)."""
+    caller then finishes one by one, and each such run is refused naming its file) and the notes of the
+    runs with per-core events not placed."""
     from tracedb.ingest import chrome_json
-    chrome_json.finish(con, run_ids, core_rules)
-    return without_device_activity(con, run_ids)
+    notes = chrome_json.finish(con, run_ids, core_rules)
+    return without_device_activity(con, run_ids), notes
 
 
 READER = formats.Reader(
@@ -60,7 +63,8 @@ READER = formats.Reader(
     read=_read, read_many=_read_many, finish=_finish, finish_many=_finish_many, head_facts=head_facts,
     device_kind="npu", clock_domain="unix-epoch-local",
     sql=("ingest_chrome_part", "ingest_chrome_check", "ingest_chrome_discard", "ingest_chrome_tracks",
-         "ingest_chrome_tasks", "ingest_chrome_cores", "ingest_chrome_devices", "ingest_chrome_finish"),
+         "ingest_chrome_tasks", "ingest_chrome_cores", "ingest_chrome_devices", "ingest_chrome_unplaced",
+         "ingest_chrome_finish"),
     docs=(formats.Doc("PyTorch profiler (Kineto) / Chrome trace JSON, `.json` or `.json.gz`, NVIDIA and AMD",
                       "`chrome-trace`", "`trace_events`"),
           formats.Doc("Ascend `trace_view.json`", "`ascend-trace-view`", "`trace_events`"),

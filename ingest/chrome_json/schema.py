@@ -21,6 +21,9 @@ ARGS = {  # the args keys tracedb reads (matched case-insensitively: legacy "ext
     # a PyTorch op's shapes and dtypes (record_shapes=True), as JSON text: the FLOPs and bytes of the kernels
     # it launches (tracedb.ingest.kernel_work). Kept on the cpu_ops that launched a kernel only.
     "Input Dims": "JSON", "Input type": "JSON", "Concrete Inputs": "JSON",
+    # the kernel a launch call launches (ROCm's runtime writes it; CUDA's does not): read for a graph capture
+    # only (CAPTURE_ARGS), whose captured launches run no kernel of their own to name them
+    "kernel": "VARCHAR",
 }
 # Keys only Ascend's trace_view.json and on-device NPU traces write. A Kineto trace (its top-level keys say
 # so: KINETO_KEYS) is read without them: every key of the reader's args struct is a child vector filled
@@ -31,6 +34,10 @@ KINETO_KEYS = ("schemaVersion", "deviceProperties", "baseTimeNanoseconds")
 # each: median 1.78-1.83 CPU-s without, 1.86-1.92 with; peak RSS 268 -> 273 MB). Only a distributed run has
 # collectives, and Kineto writes distributedInfo before the events when there is one: a Kineto trace
 # without it skips them.
+# Read only when the trace is ingested as a graph capture (tracedb ingest REPLAY --capture CAPTURE): ROCm writes
+# the kernel name on every launch call, and keeping it on the launch calls of every trace cost +5 % CPU and +8 %
+# store size on a 247 MB trace of 250 k launches, for names its kernels already carry.
+CAPTURE_ARGS = ("kernel",)
 COMM_ARGS = ("Collective name", "In msg nelems", "Out msg nelems", "Group size", "dtype", "In split size",
              "Out split size", "Process Group Name", "Process Group Description", "Process Group Ranks", "Seq")
 
@@ -117,12 +124,13 @@ def columns(ts_type: str, safe: bool = False, keys=tuple(ARGS)) -> dict:
             **({"id": "VARCHAR"} if ts_type == "VARCHAR" else {})}
 
 
-def args_keys(layout: Layout) -> tuple:
+def args_keys(layout: Layout, capture: bool = False) -> tuple:
     """The args keys to read: all of ARGS, or those a Kineto trace can hold (see NPU_ARGS; COMM_ARGS only with
-    distributedInfo)."""
+    distributedInfo); CAPTURE_ARGS only for a graph capture (`capture`)."""
     kineto = layout.object_form and any(k in layout.metadata for k in KINETO_KEYS)
     single = kineto and "distributedInfo" not in layout.metadata
-    return tuple(k for k in ARGS if not (kineto and k in NPU_ARGS) and not (single and k in COMM_ARGS))
+    return tuple(k for k in ARGS if not (kineto and k in NPU_ARGS) and not (single and k in COMM_ARGS)
+                 and (capture or k not in CAPTURE_ARGS))
 
 
 class ArgExpr:

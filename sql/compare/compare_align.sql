@@ -1,5 +1,6 @@
 -- Stage of `report compare`: each run's time per key, then the keys matched across runs.
--- Keys: by layer (pass, layer); by category (pass, layer, category); by module (pass, layer, module),
+-- Keys: by layer (pass, layer); by category (pass, layer, category); by stage (pass, layer, stage: the
+--   stage in the category column, layer_stages.sql); by module (pass, layer, module),
 --   the innermost launching module as in report modules; by kernel (pass, layer, category, module,
 --   ordinal): the kernels of a layer aligned by category (memsets and memcpys apart: 'other:memset'),
 --   module role when every run has one ($kernel_module), and rank within them in time order, so hardware
@@ -8,10 +9,11 @@
 -- Inputs: _assigned (the selected passes), kernels (names), _rules (category names), _attr (each kernel's
 --   module, from attribute_modules.sql for --by module, else empty: attribute_none.sql), TEMP _cmp_work(run_id
 --   INTEGER, seq BIGINT, flops BIGINT, t_ideal DOUBLE, rated BOOLEAN) (tracedb.engine.reports.compare: with
---   --roofline each kernel's FLOPs and ideal time at the device's peak, roofline_kernels.sql; else empty).
+--   --roofline each kernel's FLOPs and ideal time at the device's peak, roofline_kernels.sql; else empty),
+--   _stages (layer_stages.sql for --by stage, else empty: stages_none.sql).
 -- Parameters:
 --   $run_ids INTEGER[]: the runs; the first is the reference
---   $by VARCHAR: 'layer' | 'category' | 'module' | 'kernel'
+--   $by VARCHAR: 'layer' | 'category' | 'module' | 'kernel' | 'stage'
 --   $by_path BOOLEAN: modules by instance path, not role
 --   $kernel_module BOOLEAN: by kernel: align within module roles too
 --   $label VARCHAR: NULL (passes matched by number) or 'steady' | 'auto' | 'mean' (each run's selected
@@ -21,7 +23,7 @@
 --   pass BIGINT: the selected pass
 --   layer BIGINT: key: the layer; NULL: the prologue or the epilogue
 --   unit VARCHAR: key: prologue | epilogue for those, NULL for a layer
---   category VARCHAR: key by category and by kernel, else NULL
+--   category VARCHAR: key by category and by kernel; by stage the stage (NULL: prologue, epilogue); else NULL
 --   module VARCHAR: key by module, and by kernel with $kernel_module, else NULL
 --   ordinal BIGINT: key by kernel: rank from 0 in time order within (layer, category, module), else NULL
 --   name VARCHAR: the kernel's name, by kernel only
@@ -64,7 +66,7 @@ WITH k AS (
         -- by kernel, a memset or memcpy never faces a kernel: its kind is part of the category key
         CASE WHEN $by = 'kernel' AND kk.kind IN ('memset', 'memcpy') THEN c.category || ':' || kk.kind
              ELSE c.category END AS category,
-        row_number() OVER (PARTITION BY a.run_id, a.pass, a.layer, a.unit ORDER BY a.start_ns, a.seq) AS kpos,
+        row_number() OVER (PARTITION BY a.run_id, a.pass, a.layer, a.unit ORDER BY a.start_ns, a.seq) AS kpos, st.stage,
         w.flops, w.t_ideal, w.rated
     FROM _assigned a
     JOIN kernels kk USING (run_id, seq)
@@ -72,9 +74,10 @@ WITH k AS (
     JOIN (SELECT DISTINCT category, cat_ord FROM _rules) c USING (cat_ord)
     LEFT JOIN (SELECT run_id, seq, CASE WHEN $by_path THEN module_path ELSE module END AS module FROM _attr) m
         USING (run_id, seq)
+    LEFT JOIN _stages st USING (run_id, seq)
 ), keyed AS (
     SELECT run_id, pass, layer, unit, dur_ns, name, kpos, flops, t_ideal, rated,
-        CASE WHEN $by IN ('category', 'kernel') THEN category END AS key_category,
+        CASE WHEN $by IN ('category', 'kernel') THEN category WHEN $by = 'stage' THEN stage END AS key_category,
         CASE WHEN $by = 'module' OR ($by = 'kernel' AND $kernel_module) THEN module END AS key_module,
         CASE WHEN $by = 'kernel' THEN row_number() OVER (
             PARTITION BY run_id, pass, layer, unit, category, CASE WHEN $kernel_module THEN module END

@@ -37,7 +37,9 @@
 --   there as a JSON object of keys collective, in_nelems, out_nelems, group_size, dtype, in_split, out_split,
 --   pg_name, pg_desc, pg_ranks, seq. A cpu_op's shapes (PyTorch's record_shapes: "Input Dims", "Input type",
 --   "Concrete Inputs") go there as a JSON object of keys dims, types, concrete (the args' JSON as written);
---   ingest_work_prune later drops them from the cpu_ops that launched no kernel.
+--   ingest_work_prune later drops them from the cpu_ops that launched no kernel. A launch call's kernel name
+--   (args.kernel, read for a graph capture only: schema.CAPTURE_ARGS) goes there as a JSON object of key
+--   kernel: a captured launch runs no kernel of its own, and graph_capture_match.sql pairs it by that name.
 -- Inputs: the part's file (or the traces' files).
 -- Parameters:
 --   $file VARCHAR: the part: a JSON array of events
@@ -76,7 +78,9 @@ SELECT run_id, base_seq + ordinality, ph,
                                   pg_ranks := {arg[Process Group Ranks]}, seq := {arg[Seq]}))
          WHEN cat = 'cpu_op' AND {arg[Input Dims]} IS NOT NULL AND {arg[Input Dims]} <> '[]'
          THEN '{{"dims":' || {arg[Input Dims]} || ',"types":' || coalesce({arg[Input type]}, 'null')
-              || ',"concrete":' || coalesce({arg[Concrete Inputs]}, 'null') || '}}' END
+              || ',"concrete":' || coalesce({arg[Concrete Inputs]}, 'null') || '}}'
+         WHEN {arg[kernel]} IS NOT NULL AND cat IN ('cuda_runtime', 'cuda_driver')
+         THEN to_json(struct_pack(kernel := {arg[kernel]})) END
 FROM (SELECT *, CASE WHEN d BETWEEN 0 AND 1e15 THEN CAST(round(d * 1000) AS BIGINT) END AS dur_ns
       FROM (SELECT * REPLACE (lower(cat) AS cat), TRY_CAST(dur AS DOUBLE) AS d
             FROM (SELECT *, CAST($run_id AS INTEGER) AS run_id, CAST($base_ns AS BIGINT) AS base_ns,

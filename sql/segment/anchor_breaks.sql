@@ -1,6 +1,8 @@
 -- Breaks the trace itself puts between two consecutive anchors of a stream, whatever their gap:
 -- * a step boundary: the two anchors lie in different steps (Step Id; the ProfilerStep#N, or the serving
---   step annotation, around the anchor's launch), since a step holds its passes;
+--   step annotation, around the anchor's launch), since a step holds its passes; or in different replays
+--   of a CUDA/HIP graph (the cudaGraphLaunch / hipGraphLaunch whose correlation id the graph's kernels
+--   share) that each hold two anchors or more: such a graph is a whole forward pass;
 -- * work of another phase between them (a backward pass and the optimizer step between two forward
 --   passes; a forward micro-batch between two backward ones in 1F1B), or a pipeline send/receive (a
 --   pipeline stage's micro-batches, back to back within one phase);
@@ -21,7 +23,8 @@
 --   idx BIGINT: as before
 --   src_run INTEGER: as before
 --   after_optimizer BOOLEAN: optimizer work lies between the previous anchor and this one
---   step_break BOOLEAN: this anchor lies in another step than the previous one
+--   step_break BOOLEAN: this anchor lies in another step, or another whole-pass graph replay, than the previous one
+--   replay_break BOOLEAN: step_break for the graph replay alone (no step annotation or Step Id differs)
 --   forced BOOLEAN: a pass starts at this anchor, whatever the gap before it (step_break, or other work)
 -- TEMP _break_marks and _anchor_steps are scratch, dropped at the end.
 CREATE OR REPLACE TEMP TABLE _break_marks AS
@@ -40,11 +43,16 @@ WINDOW w AS (PARTITION BY run_id ORDER BY start_ns ROWS BETWEEN UNBOUNDED PRECED
 
 CREATE OR REPLACE TEMP TABLE _anchor_steps AS
 WITH launched AS (
-    SELECT a.run_id, a.idx, a.src_run, k.step_id,
-        (SELECT min(h.start_ns) FROM host_events h
-         WHERE h.run_id = a.src_run AND h.correlation_id = k.correlation_id
-           AND launch_call(h.cat)) AS t
+    SELECT a.run_id, a.idx, a.src_run, k.step_id, min(h.start_ns) AS t,
+        coalesce(bool_or(contains(lower(h.name), 'graphlaunch')), false) AS graph
     FROM _anchors a JOIN kernels k ON k.run_id = a.src_run AND k.seq = a.seq
+    LEFT JOIN host_events h ON h.run_id = a.src_run AND h.correlation_id = k.correlation_id AND launch_call(h.cat)
+    GROUP BY a.run_id, a.idx, a.src_run, k.step_id
+), replays AS (
+    -- a graph replay that holds two anchors or more holds whole passes (vLLM FULL, SGLang decode, a
+    -- compiled diffusion transformer: 57 blocks per replay); one with at most one (vLLM PIECEWISE: 25
+    -- graphs a pass, attention eager between them) is a piece of a pass and breaks nothing
+    SELECT run_id, t FROM launched WHERE graph GROUP BY run_id, t HAVING count(*) >= 2
 ), marks AS (
     SELECT run_id, start_ns, start_ns + dur_ns AS end_ns, starts_with(name, 'ProfilerStep#') AS profiler_step
     FROM host_events
@@ -59,25 +67,28 @@ WITH launched AS (
 )
 -- the step of each anchor: its Step Id and the start of the innermost ProfilerStep#N and serving step
 -- annotation around its launch
-SELECT l.run_id, l.idx, l.step_id, l.ps, CASE WHEN l.t < m.end_ns THEN m.start_ns END AS sv
+SELECT l.run_id, l.idx, l.step_id, l.ps, CASE WHEN l.t < m.end_ns THEN m.start_ns END AS sv,
+    CASE WHEN l.graph AND EXISTS (SELECT 1 FROM replays r WHERE r.run_id = l.run_id AND r.t = l.t) THEN l.t END AS gr
 FROM in_profiler_step l ASOF LEFT JOIN (SELECT * FROM marks WHERE NOT profiler_step) m
     ON m.run_id = l.src_run AND l.t >= m.start_ns;
 
 CREATE OR REPLACE TEMP TABLE _anchors AS
 WITH counted AS (
-    SELECT a.*, coalesce(m.n, 0) AS n_before, coalesce(m.n_opt, 0) AS opt_before, s.step_id AS s_id, s.ps, s.sv
+    SELECT a.*, coalesce(m.n, 0) AS n_before, coalesce(m.n_opt, 0) AS opt_before, s.step_id AS s_id, s.ps, s.sv, s.gr
     FROM _anchors a ASOF LEFT JOIN _break_marks m ON m.run_id = a.src_run AND a.start_ns > m.start_ns
     JOIN _anchor_steps s ON s.run_id = a.run_id AND s.idx = a.idx
 ), flagged AS (
     SELECT *, coalesce(n_before > lag(n_before) OVER w, false) AS marked,
         coalesce(opt_before > lag(opt_before) OVER w, false) AS after_optimizer,
         idx > 0 AND (s_id IS DISTINCT FROM lag(s_id) OVER w OR ps IS DISTINCT FROM lag(ps) OVER w
-                     OR sv IS DISTINCT FROM lag(sv) OVER w) AS step_break
+                     OR sv IS DISTINCT FROM lag(sv) OVER w) AS annotated_break,
+        idx > 0 AND gr IS DISTINCT FROM lag(gr) OVER w AS replay_break
     FROM counted
     WINDOW w AS (PARTITION BY run_id ORDER BY idx)
 )
-SELECT * EXCLUDE (n_before, opt_before, marked, s_id, ps, sv),
-    step_break
+SELECT * EXCLUDE (n_before, opt_before, marked, s_id, ps, sv, gr, annotated_break, replay_break),
+    annotated_break OR replay_break AS step_break, replay_break AND NOT annotated_break AS replay_break,
+    annotated_break OR replay_break
     OR marked AND coalesce(avg(marked::INTEGER) FILTER (WHERE idx > 0) OVER (PARTITION BY run_id), 0) < 0.5 AS forced
 FROM flagged;
 DROP TABLE _break_marks;

@@ -2,9 +2,12 @@
 -- 1. launch: the runtime/driver call with the kernel's correlation id (cuda_runtime, cuda_driver, and
 --    their ROCm/NPU twins; Kineto links them by args.correlation), or in Ascend's trace_view.json the
 --    start of the op whose async_npu flow ends at the task (the op is then the innermost cpu_op); a
---    kernel_details.csv kernel linked to that flow by its folder's trace_view.json likewise.
+--    kernel_details.csv kernel linked to that flow by its folder's trace_view.json likewise. A kernel of a
+--    graph replay matched to its capture (_graph_launches) keeps its graph launch as its launch, but its
+--    frames are those of the launch call that captured it, in the capture run: as if launched eagerly.
 -- 2. frames: the host events of the launching thread that enclose the launch time (start <= t < end):
---    cpu_op, user_annotation, python_function. The innermost of each kind is the latest to start.
+--    cpu_op (the PyTorch profiler's older traces call it 'operator'), user_annotation, python_function.
+--    The innermost of each kind is the latest to start.
 --    nn.Module frames (python_function named 'nn.Module: ...', present when the trace was recorded
 --    with modules) are a kind of their own.
 --    The join is a hash join on (run, thread, 1 ms time bucket) plus the range condition: each frame is
@@ -26,7 +29,10 @@
 --    module_path: the innermost nn.Module frame's instance path, else the same as module.
 -- Inputs: kernels, host_events, trace_events, and TEMP _attr_scope(run_id INTEGER, seq BIGINT,
 --   correlation_id BIGINT): the kernels to attribute (attribute_scope_runs.sql: every kernel of the runs;
---   attribute_scope_other.sql: the assigned kernels whose category by name is 'other'); dropped here.
+--   attribute_scope_assigned.sql: the assigned kernels that are not communication); dropped here. TEMP
+--   _graph_launches(run_id INTEGER, seq BIGINT, host_run_id INTEGER, pid VARCHAR, tid VARCHAR, t BIGINT)
+--   when present (graph_capture_match.sql): graph-replayed kernels and the capture run, thread and time of
+--   the launch call that captured each; dropped here.
 -- Parameters:
 --   $run_ids INTEGER[]: the runs of _attr_scope
 -- Output: TEMP _attr, one row per kernel of _attr_scope:
@@ -41,7 +47,11 @@
 --     '(no host frame)' or '(no host launch)'
 --   module_path VARCHAR: step 4: the innermost nn.Module frame's instance path, else the same as module
 -- TEMP _launches and _module_frames are scratch, dropped at the end.
+CREATE TEMP TABLE IF NOT EXISTS _graph_launches (run_id INTEGER, seq BIGINT, host_run_id INTEGER, pid VARCHAR,
+    tid VARCHAR, t BIGINT);
+
 CREATE OR REPLACE TEMP TABLE _launches AS
+WITH own AS (
 WITH scope AS (
     SELECT run_id, seq, correlation_id FROM _attr_scope
 ), runtime_launches AS (
@@ -70,16 +80,23 @@ WITH scope AS (
 )
 SELECT * FROM runtime_launches UNION ALL SELECT * FROM flow_launches UNION ALL SELECT * FROM flow_id_launches
 -- one launch per kernel: a correlation id is unique per run in Kineto; keep the first if not
-QUALIFY row_number() OVER (PARTITION BY run_id, seq ORDER BY t) = 1;
+QUALIFY row_number() OVER (PARTITION BY run_id, seq ORDER BY t) = 1
+)
+-- host_run_id, pid, tid, t: where the frames are; launch_ns: the launch itself
+SELECT o.run_id, o.seq, CASE WHEN g.seq IS NULL THEN o.run_id ELSE g.host_run_id END AS host_run_id,
+    CASE WHEN g.seq IS NULL THEN o.pid ELSE g.pid END AS pid, CASE WHEN g.seq IS NULL THEN o.tid ELSE g.tid END AS tid,
+    CASE WHEN g.seq IS NULL THEN o.t ELSE g.t END AS t, o.t AS launch_ns
+FROM own o LEFT JOIN _graph_launches g USING (run_id, seq);
 
 CREATE OR REPLACE TEMP TABLE _module_frames AS
 WITH m AS (
     SELECT run_id, seq, pid, tid, start_ns, start_ns + greatest(dur_ns, 1) AS end_ns,
         substr(name, 12) AS inst, regexp_replace(substr(name, 12), '_\d+$', '') AS cls
     FROM host_events
-    WHERE run_id IN (SELECT unnest($run_ids)) AND cat = 'python_function' AND starts_with(name, 'nn.Module: ')
-      -- only frames around some launch (their ancestors overlap the range too)
-      AND start_ns <= (SELECT max(t) FROM _launches) AND start_ns + greatest(dur_ns, 1) > (SELECT min(t) FROM _launches)
+    JOIN (SELECT host_run_id AS run_id, min(t) AS lo, max(t) AS hi FROM _launches GROUP BY ALL) USING (run_id)
+    WHERE cat = 'python_function' AND starts_with(name, 'nn.Module: ')
+      -- only frames around some launch of their run (their ancestors overlap the range too)
+      AND start_ns <= hi AND start_ns + greatest(dur_ns, 1) > lo
 ), b AS (
     SELECT *, unnest(range(start_ns // 1000000, (end_ns - 1) // 1000000 + 1)) AS bucket FROM m
 ), anc AS (
@@ -119,19 +136,21 @@ WITH launches AS (
     SELECT * FROM _launches
 ), frames AS (
     SELECT run_id, seq AS frame_seq, pid, tid, start_ns, start_ns + dur_ns AS end_ns, name,
-        CASE WHEN cat = 'python_function' AND starts_with(name, 'nn.Module:') THEN 'nn_module' ELSE cat END AS kind,
+        CASE WHEN cat = 'python_function' AND starts_with(name, 'nn.Module:') THEN 'nn_module'
+             WHEN cat = 'operator' THEN 'cpu_op' ELSE cat END AS kind,
         unnest(range(start_ns // 1000000, greatest(start_ns + dur_ns - 1, start_ns) // 1000000 + 1)) AS bucket
     FROM host_events
-    WHERE run_id IN (SELECT unnest($run_ids)) AND cat IN ('cpu_op', 'user_annotation', 'python_function')
-      AND dur_ns > 0 AND start_ns <= (SELECT max(t) FROM _launches) AND start_ns + dur_ns > (SELECT min(t) FROM _launches)
+    JOIN (SELECT host_run_id AS run_id, min(t) AS lo, max(t) AS hi FROM _launches GROUP BY ALL) USING (run_id)
+    WHERE cat IN ('cpu_op', 'operator', 'user_annotation', 'python_function')
+      AND dur_ns > 0 AND start_ns <= hi AND start_ns + dur_ns > lo
 ), enclosing AS (
     SELECT l.run_id, l.seq, f.kind, arg_max(f.name, f.start_ns) AS name, arg_max(f.frame_seq, f.start_ns) AS frame_seq
     FROM launches l JOIN frames f
-      ON f.run_id = l.run_id AND f.pid IS NOT DISTINCT FROM l.pid AND f.tid IS NOT DISTINCT FROM l.tid
+      ON f.run_id = l.host_run_id AND f.pid IS NOT DISTINCT FROM l.pid AND f.tid IS NOT DISTINCT FROM l.tid
      AND f.bucket = l.t // 1000000 AND f.start_ns <= l.t AND l.t < f.end_ns
     GROUP BY ALL
 ), per_kernel AS (
-    SELECT l.run_id, l.seq, l.t AS launch_ns,
+    SELECT l.run_id, l.seq, l.host_run_id, l.launch_ns,
         max(e.name) FILTER (WHERE e.kind = 'cpu_op') AS cpu_op,
         max(e.name) FILTER (WHERE e.kind = 'user_annotation') AS annotation,
         max(e.name) FILTER (WHERE e.kind = 'nn_module') AS nn_module,
@@ -145,7 +164,7 @@ WITH launches AS (
              ELSE coalesce(p.annotation, p.cpu_op, p.python_frame, '(no host frame)') END AS other
     FROM _attr_scope k
     LEFT JOIN per_kernel p USING (run_id, seq)
-    LEFT JOIN _module_frames mf ON mf.run_id = p.run_id AND mf.seq = p.module_seq
+    LEFT JOIN _module_frames mf ON mf.run_id = p.host_run_id AND mf.seq = p.module_seq
 )
 SELECT run_id, seq, launch_ns, cpu_op, annotation, nn_module, python_frame,
     coalesce(role, other) AS module, coalesce(path, other) AS module_path
@@ -153,3 +172,4 @@ FROM named;
 DROP TABLE _module_frames;
 DROP TABLE _launches;
 DROP TABLE _attr_scope;
+DROP TABLE _graph_launches;

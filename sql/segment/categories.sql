@@ -5,8 +5,7 @@
 -- Parameters: none.
 -- Output: TEMP _cats, one row per row of _names:
 --   name VARCHAR: the kernel name
---   op_type VARCHAR: its op type (typed "NULL" when _names was made from a list of op types that are all
---     NULL, as for a GPU trace)
+--   op_type VARCHAR: its op type (NULL for a GPU kernel)
 --   cat_ord INTEGER: the category's position in the profile's category order (_rules.cat_ord)
 --   category VARCHAR: the category
 CREATE OR REPLACE TEMP TABLE _cats AS

@@ -16,10 +16,13 @@
 --    split at its largest idle gap (each kernel's start minus the latest end before it), the kernels
 --    after it taking the later phase; before the first evidence, its phase (forward before backward
 --    evidence: a step starts with its forward pass); after the last, the last one's.
--- Only runs with backward or optimizer evidence get rows: every kernel of another run is forward.
+-- Only runs with backward or optimizer evidence get rows: every kernel of another run is forward. A weak
+-- optimizer name alone (multi_tensor_apply: SGLang's decode input preparation launches one) is no such
+-- evidence; in a run that has some, those kernels are optimizer work.
 -- Inputs: kernels, host_events, _cats (categories.sql: the category of every name of the runs), TEMP
---   _name_phase(name VARCHAR, phase VARCHAR, grad VARCHAR): the names that say backward or optimizer, and
---   the gradient wgrad / dgrad names say (tracedb.engine.segmentation.segment: a bound pattern would be compiled again
+--   _name_phase(name VARCHAR, phase VARCHAR, grad VARCHAR, weak BOOLEAN): the names that say backward or
+--   optimizer, the gradient wgrad / dgrad names say, and whether the name is optimizer work only inside a
+--   training step (a foreach kernel, multi_tensor_apply, also runs in serving) (tracedb.engine.segmentation.segment: a bound pattern would be compiled again
 --   for every name, ~1.7 ms each).
 -- Parameters:
 --   $run_ids INTEGER[]: the runs
@@ -57,7 +60,7 @@ WITH named AS (
     SELECT c.name, c.op_type,
         coalesce(n.phase, CASE WHEN c.category = 'attention' OR regexp_matches(coalesce(c.name, ''), '(?i)fwd|forward')
                                THEN 'forward' END) AS phase,
-        n.grad
+        n.grad, coalesce(n.weak, false) AS weak
     FROM _cats c LEFT JOIN _name_phase n ON n.name = c.name
 ), launches AS (
     SELECT k.run_id, k.seq, h.pid, h.tid, h.start_ns AS t
@@ -82,14 +85,15 @@ WITH named AS (
         coalesce(fa.phase, fg.phase, n.phase) AS ev,
         CASE WHEN fa.phase IS NOT NULL THEN 'annotation' WHEN fg.phase IS NOT NULL THEN 'autograd'
              WHEN n.phase IS NOT NULL THEN 'name' END AS evidence,
-        CASE WHEN fa.phase IS NOT NULL THEN fa.grad ELSE n.grad END AS grad
+        CASE WHEN fa.phase IS NOT NULL THEN fa.grad ELSE n.grad END AS grad,
+        fa.phase IS NULL AND fg.phase IS NULL AND n.weak AS weak
     FROM kernels k
     JOIN named n ON n.name IS NOT DISTINCT FROM k.name AND n.op_type IS NOT DISTINCT FROM k.op_type
     LEFT JOIN framed fa ON fa.run_id = k.run_id AND fa.seq = k.seq AND fa.source = 'annotation'
     LEFT JOIN framed fg ON fg.run_id = k.run_id AND fg.seq = k.seq AND fg.source = 'autograd'
     WHERE k.run_id IN (SELECT unnest($run_ids))
 ), training AS (
-    SELECT run_id FROM evidence GROUP BY run_id HAVING count(*) FILTER (WHERE ev IN ('backward', 'optimizer')) > 0
+    SELECT run_id FROM evidence GROUP BY run_id HAVING count(*) FILTER (WHERE ev IN ('backward', 'optimizer') AND NOT weak) > 0
 ), ordered AS (
     SELECT e.*,
         last_value(ev IGNORE NULLS) OVER (PARTITION BY run_id ORDER BY start_ns, seq

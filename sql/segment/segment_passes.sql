@@ -18,7 +18,7 @@
 --    user's explicit rule, there are none.
 -- Partial passes are kept, never merged or dropped.
 -- Inputs: _anchors (segment_anchors.sql, or anchor_candidates.sql with the candidate index as run_id;
---   anchor_breaks.sql added forced and after_optimizer).
+--   anchor_breaks.sql added forced, after_optimizer, step_break and replay_break).
 -- Parameters:
 --   $per_pass INTEGER: anchors per pass = layers x blocks per layer; NULL when unknown
 --   $gap_factor DOUBLE: NULL: find the break gaps; else a break where gap > gap_factor x median gap, the
@@ -58,6 +58,7 @@
 --   breaks BIGINT: break gaps taken (steps 1-2)
 --   forced_breaks BIGINT: forced breaks for other work between anchors (step 0)
 --   step_breaks BIGINT: forced breaks at step boundaries (step 0)
+--   replay_breaks BIGINT: forced breaks between two graph replays that each hold whole passes (step 0)
 -- Output: TEMP _pass_groups, one row per gap group, for the notes that explain the split:
 --   run_id INTEGER: the run
 --   grp HUGEINT: the gap group
@@ -69,7 +70,8 @@
 --   gap_before_ns BIGINT: the gap before its first anchor; NULL for the run's first group
 -- TEMP _anchor_gaps, _free_gaps, _break_candidates and _anchor_grp are scratch: no other file reads them.
 CREATE OR REPLACE TEMP TABLE _anchor_gaps AS
-SELECT * REPLACE (forced AND $gap_factor IS NULL AS forced, step_break AND $gap_factor IS NULL AS step_break),
+SELECT * REPLACE (forced AND $gap_factor IS NULL AS forced, step_break AND $gap_factor IS NULL AS step_break,
+    replay_break AND $gap_factor IS NULL AS replay_break),
     CASE WHEN idx > 0 THEN greatest(start_ns - lag(end_ns) OVER (PARTITION BY run_id ORDER BY idx), 1000) END AS gap_ns
 FROM _anchors;
 -- the gaps that steps 1-2 rank: forced breaks split anyway
@@ -101,6 +103,7 @@ FROM med;
 CREATE OR REPLACE TEMP TABLE _anchor_grp AS
 WITH grouped AS (
     SELECT c.run_id, c.threshold, a.seq, a.start_ns, a.end_ns, a.idx, a.gap_ns, a.forced, a.after_optimizer, a.step_break,
+        a.replay_break,
         sum((a.gap_ns IS NULL OR a.gap_ns >= c.threshold OR a.forced)::INTEGER) OVER (
             PARTITION BY c.run_id, c.threshold ORDER BY a.idx) - 1 AS grp
     FROM _break_candidates c JOIN _anchor_gaps a USING (run_id)
@@ -121,7 +124,7 @@ WITH grouped AS (
     FROM _break_candidates c JOIN score s USING (run_id, threshold) GROUP BY c.run_id
 )
 SELECT g.run_id, g.threshold, g.seq, g.start_ns, g.end_ns, g.idx, g.gap_ns, g.forced, g.after_optimizer, g.step_break,
-    g.grp,
+    g.replay_break, g.grp,
     g.idx - min(g.idx) OVER (PARTITION BY g.run_id, g.grp) AS j,
     count(*) OVER (PARTITION BY g.run_id, g.grp) AS grp_n
 FROM grouped g JOIN chosen USING (run_id, threshold);
@@ -131,7 +134,8 @@ SELECT a.run_id, c.rule, a.threshold AS threshold_ns,
     max(a.gap_ns) FILTER (WHERE a.gap_ns < a.threshold AND NOT a.forced) AS inside_max_ns,
     count(*) FILTER (WHERE a.gap_ns >= a.threshold AND NOT a.forced) AS breaks,
     count(*) FILTER (WHERE a.forced AND NOT a.step_break) AS forced_breaks,
-    count(*) FILTER (WHERE a.step_break) AS step_breaks
+    count(*) FILTER (WHERE a.step_break AND NOT a.replay_break) AS step_breaks,
+    count(*) FILTER (WHERE a.replay_break) AS replay_breaks
 FROM _anchor_grp a JOIN _break_candidates c USING (run_id, threshold)
 GROUP BY ALL;
 

@@ -10,8 +10,11 @@
 --   SGLang  step[EXTEND bs=15 toks=15360], step[DECODE bs=32], step[MIXED bs=.. toks=..] (prefill, decode,
 --           mixed; requests = bs; tokens = toks, for a decode step bs: one token per request)
 --   vLLM    execute_<tokens>_context_<n>(...)_generation_<m>(...): tokens; requests n + m
---   vLLM (older) execute_context_<n>(<tokens>_<sum of squares>)_generation_<m>(<tokens>_<sum of squares>):
+--   vLLM (older) execute_context_<n>(<tokens>_<sum of squares>)_generation_<m>(<tokens>_<sum of squares>),
+--           the sum of squares absent when a side is empty (execute_context_1(888_788544)_generation_0(0)):
 --           tokens are the two token counts added; requests n + m
+--   The host-side annotation around the launch comes first; the GPU-side copy (gpu_user_annotation) around
+--   the anchor itself stands in when the host side has none.
 --   with n = 0 decode, m = 0 prefill, else mixed. Without one, the pass's attention kernels say prefill or
 --   decode where their names differ (FlashInfer / CK BatchPrefill vs BatchDecode, vLLM's 3d unified
 --   attention runs decode batches only); both kinds in one pass: mixed. A training run's passes are train.
@@ -55,16 +58,27 @@ WITH firsts AS (
             AND l.start_ns >= m.start_ns AND l.start_ns < m.end_ns) AS device_step
     FROM launched l JOIN marks m ON m.run_id = l.run_id AND starts_with(m.name, 'ProfilerStep#')
     GROUP BY ALL
-), serving AS (
+), serving_host AS (
     SELECT l.run_id, l.pass, arg_max(m.name, m.start_ns) AS annotation, arg_max(m.start_ns, m.start_ns) AS ann_start
     FROM launched l JOIN marks m ON m.run_id = l.run_id AND NOT starts_with(m.name, 'ProfilerStep#')
      AND m.cat <> 'gpu_user_annotation' AND l.t >= m.start_ns AND l.t < m.end_ns
     GROUP BY ALL
+), serving_device AS (
+    -- the GPU-side copy around the anchor itself, for a trace whose host side lacks the launch or the
+    -- annotation (a capture that keeps only the device timeline)
+    SELECT l.run_id, l.pass, arg_max(m.name, m.start_ns) AS annotation, arg_max(m.start_ns, m.start_ns) AS ann_start
+    FROM launched l JOIN marks m ON m.run_id = l.run_id AND NOT starts_with(m.name, 'ProfilerStep#')
+     AND m.cat = 'gpu_user_annotation' AND l.start_ns >= m.start_ns AND l.start_ns < m.end_ns
+    GROUP BY ALL
+), serving AS (
+    SELECT * FROM serving_host
+    UNION ALL
+    SELECT * FROM serving_device d WHERE NOT EXISTS (SELECT 1 FROM serving_host h WHERE h.run_id = d.run_id AND h.pass = d.pass)
 ), parsed AS (
     SELECT run_id, pass, annotation, ann_start,
         regexp_extract(annotation, '^step\[([A-Z]+) bs=(\d+)(?: toks=(\d+))?', ['kind', 'bs', 'toks']) AS sg,
         regexp_extract(annotation, '^execute_(\d+)_context_(\d+)\(.*\)_generation_(\d+)\(', ['tok', 'n', 'm']) AS vl,
-        regexp_extract(annotation, '^execute_context_(\d+)\((\d+)_\d+\)_generation_(\d+)\((\d+)_\d+\)',
+        regexp_extract(annotation, '^execute_context_(\d+)\((\d+)(?:_\d+)?\)_generation_(\d+)\((\d+)(?:_\d+)?\)',
                        ['n', 'ctok', 'm', 'gtok']) AS vo
     FROM serving
 ), served AS (

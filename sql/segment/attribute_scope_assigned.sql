@@ -1,9 +1,8 @@
 -- The kernels attribute_modules.sql attributes for module_categories.sql: the kernels of the selected passes
--- (segment_assign.sql) whose category by name a module or annotation can change: 'other' (the name gives
--- none), and the categories the launching frame can overrule (moe, topk: module_categories.sql).
+-- (segment_assign.sql) whose category the launching module or op can decide: all but communication, whose
+-- category is its name's whatever launched it.
 -- Inputs: kernels, _assigned.
--- Parameters:
---   $ords INTEGER[]: cat_ord of those categories
+-- Parameters: none.
 -- Output: TEMP _attr_scope, one row per such kernel:
 --   run_id INTEGER: the run
 --   seq BIGINT: the kernel (kernels.seq)
@@ -11,4 +10,4 @@
 CREATE OR REPLACE TEMP TABLE _attr_scope AS
 SELECT k.run_id, k.seq, k.correlation_id
 FROM _assigned a JOIN kernels k USING (run_id, seq)
-WHERE list_contains($ords, a.cat_ord);
+WHERE a.is_comm IS NOT TRUE;

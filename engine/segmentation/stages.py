@@ -1,0 +1,27 @@
+"""Stages inside each layer (attention, ffn; an MoE layer's router, dispatch, experts, combine, shared) and
+each layer's kind (dense or moe, full, sliding or linear attention), after a layer assignment: TEMP _stages
+and _layer_kinds (sql/segment/layer_stages.sql), with a note saying what decided them."""
+from tracedb import sql
+
+
+def assign_stages(con, b):
+    """_stages and _layer_kinds over _assigned (forward passes; backward passes get none); adds a note per
+    run naming its layer kinds and how the stages were decided."""
+    sql.run(con, "layer_stages")
+    if b.phase == "backward":
+        # a backward block runs the anchor layer's attention gradients, then the layer below's MLP
+        # gradients: the forward order these stages read does not hold; backward kernels get none
+        con.execute("DELETE FROM _stages")
+        con.execute("DELETE FROM _layer_kinds")
+        return
+    kinds = con.execute("SELECT run_id, layer_kind, count(*) FROM _layer_kinds GROUP BY ALL ORDER BY ALL").fetchall()
+    per_run: dict[int, list[str]] = {}
+    for rid, kind, n in kinds:
+        per_run.setdefault(rid, []).append(f"{kind} {n:,}")
+    for rid, listed in per_run.items():
+        b.notes.append(f"run '{b.run_names[rid]}': layer kinds (layers over the selected passes): {', '.join(listed)}; "
+                       "stages by the order of each layer's kernels and their categories (the anchor opens "
+                       "attention, the first norm after it the second half, MoE kernels split that into router, "
+                       "dispatch, experts, combine and shared; the next layer's norm, QKV projection and rope are "
+                       "attention); attention kinds by the anchor's name ('variant N' where alternating anchors' "
+                       "names do not say which is sliding)")

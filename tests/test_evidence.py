@@ -1,0 +1,270 @@
+"""Segmentation takes the strongest evidence a trace records: the module tree's block count over anchor
+counts, whole-pass graph replays as pass boundaries, serving step annotations in both vLLM forms and on
+either side (host or GPU), and no run called training for a foreach kernel alone. Each trace is written
+here with its truth."""
+import csv
+import io
+import json
+
+import pytest
+
+from helpers import cli
+
+BASE_NS = 1_790_000_000_000_000_000
+HOST, GPU = 100, 0
+
+
+class Trace:
+    """A Kineto trace under construction: host frames on thread HOST, kernels on stream 7, times in µs."""
+
+    def __init__(self):
+        self.ev = [{"ph": "M", "name": "process_name", "pid": HOST, "tid": 0, "args": {"name": "python3"}},
+                   {"ph": "M", "name": "thread_name", "pid": HOST, "tid": HOST, "args": {"name": "python"}},
+                   {"ph": "M", "name": "process_name", "pid": GPU, "tid": 0, "args": {"name": "GPU 0"}},
+                   {"ph": "M", "name": "thread_name", "pid": GPU, "tid": 7, "args": {"name": "stream 7"}}]
+        self.corr = 0
+        self.host_t = 0.0     # the host clock, µs
+        self.gpu_t = 50.0     # the device clock: kernels run after their launch
+
+    def frame(self, cat, name, start, dur, pid=HOST, tid=HOST, **args):
+        self.ev.append({"ph": "X", "cat": cat, "name": name, "pid": pid, "tid": tid, "ts": round(start, 3),
+                        "dur": round(dur, 3), "args": args})
+
+    def kernel(self, name, dur, corr=None):
+        """A kernel on the device clock; launched now by a runtime call of its own unless `corr` is given
+        (a graph replay's kernels share their graph launch's correlation id)."""
+        if corr is None:
+            self.corr += 1
+            corr = self.corr
+            self.frame("cuda_runtime", "cudaLaunchKernel", self.host_t, 2, correlation=corr)
+            self.host_t += 3
+        self.gpu_t = max(self.gpu_t, self.host_t + 5)
+        self.frame("kernel", name, self.gpu_t, dur, pid=GPU, tid=7, device=0, stream=7, correlation=corr)
+        self.gpu_t += dur + 2
+
+    def graph_launch(self):
+        self.corr += 1
+        self.frame("cuda_runtime", "cudaGraphLaunch", self.host_t, 5, correlation=self.corr)
+        self.host_t += 6
+        return self.corr
+
+    def write(self, path):
+        doc = {"schemaVersion": 1, "baseTimeNanoseconds": BASE_NS, "traceEvents": self.ev}
+        path.write_text(json.dumps(doc))
+        return path
+
+
+def layer_kernels(i, attn):
+    """One decoder layer's kernels: (name, µs), attention kernel `attn`."""
+    return [("rmsnorm_kernel", 3), ("nvjet_qkv_gemm", 12), ("rope_kernel", 2), (attn, 20),
+            ("nvjet_o_gemm", 8), ("rmsnorm_kernel", 3), ("moe_topk_gating", 3), ("bmm_E2m1_swiGlu_experts", 30)]
+
+
+def eager_alternating(path, layers=6):
+    """An eager decode pass of a gpt-oss-like model: sliding-window and full attention take turns, each
+    layer under nn.Module: TransformerBlock_<i>; one pass, so only the module tree tells 6 layers from 3."""
+    t = Trace()
+    t0 = t.host_t
+    t.frame("python_function", "nn.Module: Embedding_0", t.host_t, 4)
+    t.kernel("embedding_kernel", 3)
+    t.host_t += 5
+    for i in range(layers):
+        start = t.host_t
+        attn = "attention_kernel_sliding<true>" if i % 2 == 0 else "attention_kernel_full<false>"
+        for name, dur in layer_kernels(i, attn):
+            t.kernel(name, dur)
+        t.frame("python_function", f"nn.Module: TransformerBlock_{i}", start - 0.5, t.host_t - start + 1)
+        t.host_t += 2
+    t.kernel("lm_head_gemm", 15)
+    t.frame("python_function", "nn.Module: GptOssModel_0", t0 - 1, t.host_t - t0 + 2)
+    return t.write(path)
+
+
+def graph_steps(path, steps, layers, annotation=None, prep=None):
+    """`steps` forward passes each replayed as one CUDA graph of `layers` layers, back to back with gaps
+    no larger than those inside a pass; `annotation` (host side) around each step, `prep` a kernel launched
+    eagerly before each replay (SGLang's input preparation)."""
+    t = Trace()
+    for s in range(steps):
+        start = t.host_t
+        if prep:
+            t.kernel(prep, 2)
+        corr = t.graph_launch()
+        t.gpu_t = max(t.gpu_t, t.host_t + 5)
+        t.kernel("embedding_kernel", 3, corr)
+        for i in range(layers):
+            for name, dur in layer_kernels(i, "fmhaSm100fKernel_PagedKvForGen"):
+                t.kernel(name, dur, corr)
+        t.kernel("lm_head_gemm", 15, corr)
+        if annotation:
+            t.frame("user_annotation", annotation, start - 1, t.host_t - start + 2)
+        t.host_t = t.gpu_t     # the next step waits for this one's sampling
+    return t.write(path)
+
+
+def passes(tmp_path, trace, *extra, report="passes"):
+    db = tmp_path / "t.duckdb"
+    cli("ingest", trace, "--db", db, "--name", "t")
+    r = cli("report", report, "--db", db, "--run", "t", "--format", "csv", *extra)
+    return list(csv.DictReader(io.StringIO(r.stdout))), r.stderr
+
+
+def test_the_module_tree_counts_alternating_attention_layers(tmp_path):
+    rows, notes = passes(tmp_path, eager_alternating(tmp_path / "gptoss.json"))
+    assert [(r["pass"], r["anchors"]) for r in rows] == [("0", "6")]
+    assert "layers from the module tree: 6 TransformerBlock instances (TransformerBlock_0 ... TransformerBlock_5)" \
+        in notes
+
+
+def test_given_layers_still_decide_over_the_module_tree(tmp_path):
+    rows, notes = passes(tmp_path, eager_alternating(tmp_path / "gptoss.json"), "--layers", "3")
+    assert {r["anchors"] for r in rows} == {"3"}
+    assert "the module tree names 6 TransformerBlock instances (TransformerBlock_0 ... TransformerBlock_5) around " \
+           "these anchors; --layers 3 decides" in notes
+
+
+@pytest.mark.parametrize("steps", [1, 3])
+def test_each_whole_pass_graph_replay_is_a_pass(tmp_path, steps):
+    rows, notes = passes(tmp_path, graph_steps(tmp_path / "g.json", steps, 5))
+    assert [r["anchors"] for r in rows] == ["5"] * steps
+    assert [r["step_kind"] for r in rows] == [""] * steps
+    if steps > 1:
+        assert f"{steps - 1} pass breaks between CUDA/HIP graph replays that each hold whole passes" in notes
+
+
+def test_a_graph_replayed_decode_step_with_a_foreach_kernel_is_serving_not_training(tmp_path):
+    prep = "void at::native::multi_tensor_apply_kernel<TensorListMetadata<2>, UnaryOpFunctor<long, 2, 1, 1>>"
+    rows, notes = passes(tmp_path, graph_steps(tmp_path / "d.json", 1, 7, annotation="step[DECODE bs=16]",
+                                               prep=prep))
+    assert [(r["anchors"], r["step_kind"], r["tokens"], r["requests"]) for r in rows] == [("7", "decode", "16", "16")]
+    assert "training" not in notes
+
+
+def test_a_named_optimizer_still_makes_a_run_training(tmp_path):
+    t = Trace()
+    for i in range(3):
+        for name, dur in layer_kernels(i, "flash_fwd_kernel"):
+            t.kernel(name, dur)
+    t.host_t = t.gpu_t + 100
+    t.kernel("multi_tensor_apply_kernel<FusedAdamMathFunctor>", 5)
+    rows, notes = passes(tmp_path, t.write(tmp_path / "train.json"))
+    assert [r["step_kind"] for r in rows] == ["train"]
+
+
+@pytest.mark.parametrize("name, kind, tokens, requests", [
+    ("execute_context_1(888_788544)_generation_0(0)", "prefill", "888", "1"),
+    ("execute_context_0(0)_generation_4(4_4)", "decode", "4", "4"),
+    ("execute_context_2(100_5000)_generation_3(3_3)", "mixed", "103", "5"),
+])
+def test_the_older_vllm_step_annotation_with_an_empty_side(tmp_path, name, kind, tokens, requests):
+    rows, _ = passes(tmp_path, graph_steps(tmp_path / "v.json", 1, 4, annotation=name))
+    assert [(r["step_kind"], r["tokens"], r["requests"]) for r in rows] == [(kind, tokens, requests)]
+
+
+def test_stages_of_moe_layers_in_their_order(tmp_path):
+    """Each layer of layer_kernels: the anchor, the output projection, then the post-attention norm and the
+    gating (router), the expert GEMM (experts), then the next layer's norm, QKV projection and rope
+    (attention again). The last layer's lm_head is the epilogue."""
+    rows, notes = passes(tmp_path, graph_steps(tmp_path / "m.json", 1, 5), "--by", "stage", report="layers")
+    got = {(r["layer_kind"], r["stage"]): (r["layers"], r["kernels"], r["sum_us"]) for r in rows}
+    # attention: layers 0-3 hold fmha 20 + o 8 + the next layer's norm 3, qkv 12, rope 2 (5 kernels, 45 us);
+    # layer 4 fmha + o (2 kernels, 28 us)
+    assert got == {("moe/full", "attention"): ("5", "22", "208.000"),
+                   ("moe/full", "router"): ("5", "10", "30.000"),
+                   ("moe/full", "experts"): ("5", "5", "150.000")}
+    assert [r["stage"] for r in rows] == ["attention", "router", "experts"]
+    assert "layer kinds (layers over the selected passes): moe/full 5" in notes
+
+
+def test_one_representative_layer_per_kind(tmp_path):
+    rows, _ = passes(tmp_path, eager_alternating(tmp_path / "gptoss.json", layers=6), "--by", "kind",
+                     report="layers")
+    # the sliding-window kernel says so; the other is full attention
+    assert sorted((r["layer_kind"], r["layers"]) for r in rows) == [("moe/full", "3"), ("moe/sliding", "3")]
+    assert all(int(r["layer"]) % 2 == (r["layer_kind"] == "moe/full") for r in rows)
+
+
+def test_stored_segmentation_has_stage_and_layer_kind(tmp_path):
+    db = tmp_path / "t.duckdb"
+    cli("ingest", graph_steps(tmp_path / "m.json", 1, 3), "--db", db, "--name", "t")
+    cli("segment", "--db", db, "--run", "t")
+    r = cli("sql", "--db", db, "--format", "csv",
+            "SELECT stage, layer_kind, count(*) AS n FROM kernel_layers WHERE unit = 'layer' GROUP BY ALL ORDER BY ALL")
+    assert list(csv.reader(io.StringIO(r.stdout)))[1:] == [
+        ["attention", "moe/full", "12"], ["experts", "moe/full", "3"], ["router", "moe/full", "6"]]
+
+
+def test_alternating_anchors_whose_names_say_nothing_are_variants(tmp_path):
+    t = Trace()
+    for i in range(4):
+        for name, dur in layer_kernels(i, "unified_attention_2d" if i % 2 else "unified_attention_3d"):
+            t.kernel(name, dur)
+    rows, notes = passes(tmp_path, t.write(tmp_path / "v.json"), "--by", "kind", "--layers", "4", report="layers")
+    assert sorted((r["layer_kind"], r["layers"]) for r in rows) == [("moe/variant 1", "2"), ("moe/variant 2", "2")]
+    assert "'variant N' where alternating anchors' names do not say which is sliding" in notes
+
+
+def test_compare_by_stage_lines_up_stages_across_runs(tmp_path):
+    db = tmp_path / "t.duckdb"
+    cli("ingest", graph_steps(tmp_path / "a.json", 1, 5), "--db", db, "--name", "a")
+    cli("ingest", eager_alternating(tmp_path / "b.json", layers=6), "--db", db, "--name", "b")
+    r = cli("report", "compare", "--db", db, "--run", "a", "--run", "b", "--by", "stage", "--layer", "mean",
+            "--format", "csv")
+    rows = list(csv.DictReader(io.StringIO(r.stdout)))
+    assert "category" not in rows[0]
+    got = {(r["run"], r["stage"]): r["sum_us"] for r in rows}
+    # a: 5 layers, attention 208 us, router 30, experts 150 (test_stages_of_moe_layers_in_their_order)
+    assert (got[("a", "attention")], got[("a", "router")], got[("a", "experts")]) == ("41.600", "6.000", "30.000")
+
+
+def test_an_attention_kernel_the_rules_do_not_know_is_found_by_repetition(tmp_path):
+    """SGLang's Triton decode attention (_fwd_kernel_stage1 / _stage2) says nothing of attention: the
+    kernels that repeat as often as most repeating kernels do give the layers, and the note says it is a
+    guess. Only in a trace that records a serving step: a CNN repeats its convolutions too."""
+    t = Trace()
+    corr = t.graph_launch()
+    t.frame("user_annotation", "step[DECODE bs=4]", 0, t.host_t + 1)
+    t.gpu_t = t.host_t + 5
+    t.kernel("embedding_kernel", 3, corr)
+    for i in range(7):
+        for name, dur in [("rmsnorm_kernel", 3), ("nvjet_qkv_gemm", 12), ("z_fwd_kernel_stage1", 25),
+                          ("_fwd_kernel_stage2", 4), ("nvjet_o_gemm", 8), ("rmsnorm_kernel", 3),
+                          ("nvjet_gate_up", 20), ("act_and_mul_kernel", 3), ("nvjet_down", 10)]:
+            t.kernel(name, dur, corr)
+    t.kernel("lm_head_gemm", 15, corr)
+    rows, notes = passes(tmp_path, t.write(tmp_path / "u.json"))
+    assert [r["anchors"] for r in rows] == ["7"]
+    assert "a guess: no attention kernel repeats steadily" in notes
+    assert "anchor chosen: z_fwd_kernel_stage1" in notes      # the repeating kernel with most device time
+
+
+@pytest.mark.parametrize("every", [2, 4, 6])
+def test_a_hybrid_model_counts_linear_and_full_attention_layers_once(tmp_path, every):
+    """Qwen3-Next runs gated-delta-rule linear attention in three of four layers and full attention in the
+    fourth; Gemma 3 five sliding to one full: each layer is one anchor whatever its attention."""
+    t = Trace()
+    layers = 12
+    for i in range(layers):
+        attn = "flash_fwd_kernel" if i % every == every - 1 else "chunk_gated_delta_rule_fwd_kernel"
+        for name, dur in layer_kernels(i, attn):
+            t.kernel(name, dur)
+    rows, notes = passes(tmp_path, t.write(tmp_path / "h.json"), "--by", "kind", report="layers")
+    kinds = {r["layer_kind"]: r["layers"] for r in rows}
+    assert kinds == {"moe/linear": str(layers - layers // every), "moe/full": str(layers // every)}
+
+
+def test_no_guess_without_a_serving_step(tmp_path):
+    t = Trace()
+    for i in range(6):
+        for name, dur in [("conv_fprop_kernel", 30), ("bn_fw_kernel", 5), ("relu_kernel", 2)]:
+            t.kernel(name, dur)
+    trace = t.write(tmp_path / "cnn.json")
+    db = tmp_path / "t.duckdb"
+    cli("ingest", trace, "--db", db, "--name", "t")
+    r = cli("report", "passes", "--db", db, "--run", "t", check=False)
+    assert r.returncode == 2 and "no attention kernel repeats" in r.stderr
+    # reports that need no layers answer over the whole run
+    rows = list(csv.DictReader(io.StringIO(cli("report", "kernels", "--db", db, "--run", "t", "--format",
+                                               "csv").stdout)))
+    assert {(r["name"], r["count"]) for r in rows} == {("conv_fprop_kernel", "6"), ("bn_fw_kernel", "6"),
+                                                       ("relu_kernel", "6")}
