@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from helpers import cli
+from helpers import cli, real_trace
 
 BASE_NS = 1_790_000_000_000_000_000
 HOST, GPU = 100, 0
@@ -268,3 +268,44 @@ def test_no_guess_without_a_serving_step(tmp_path):
                                                "csv").stdout)))
     assert {(r["name"], r["count"]) for r in rows} == {("conv_fprop_kernel", "6"), ("bn_fw_kernel", "6"),
                                                        ("relu_kernel", "6")}
+
+
+SP = ("amd-tracelens", "semantic_purity")
+
+
+@pytest.mark.real_data
+@pytest.mark.parametrize("parts, layers", [
+    (SP + ("semantic_purity_qwen3_30b_a3b", "MI300", "1782859605.7198358-TP-0-DECODE.trace.json.gz"), "48"),
+    (SP + ("semantic_purity_deepseek_r1", "B300", "1782843274.7730265-TP-0-DECODE.trace.json.gz"), "32"),
+])
+def test_real_single_graph_replayed_decode_steps(tmp_path, parts, layers):
+    """SGLang's stage-separated decode traces: one graph replay of the whole forward, step[DECODE bs=16], a
+    foreach kernel in the input preparation."""
+    rows, notes = passes(tmp_path, real_trace(*parts))
+    got = [(r["anchors"], r["step_kind"], r["tokens"], r["requests"]) for r in rows]
+    assert got == [(layers, "decode", "16", "16")]
+    assert "training" not in notes
+
+
+@pytest.mark.real_data
+def test_real_moe_decode_step_by_stage(tmp_path):
+    """Qwen3-30B-A3B on MI300X, 48 MoE layers: every layer's router (norm, router GEMM, top-k softmax), dispatch
+    (ck MoeSorting), experts (two ck kernel_moe_gemm)."""
+    trace = real_trace(*SP, "semantic_purity_qwen3_30b_a3b", "MI300", "1782859605.7198358-TP-0-DECODE.trace.json.gz")
+    rows, _ = passes(tmp_path, trace, "--by", "stage", report="layers")
+    got = {r["stage"]: (r["layers"], r["kernels"]) for r in rows}
+    assert {r["layer_kind"] for r in rows} == {"moe/full"}
+    # dispatch: 48 MoeSorting kernels, and in layer 7 an eager elementwise kernel that lands between its
+    # sorting and its expert GEMMs (it takes the stage of the kernel before it)
+    assert got["experts"] == ("48", "108") and got["router"] == ("48", "145") and got["dispatch"] == ("48", "49")
+    assert list(got) == ["attention", "router", "dispatch", "experts"]
+
+
+@pytest.mark.real_data
+@pytest.mark.slow
+def test_real_diffusion_transformer_graph_replays_are_passes(tmp_path):
+    """xDiT FLUX.1 on MI300X: 4 replays of the compiled transformer, 57 SageAttention blocks each."""
+    trace = real_trace("amd-tracelens", "inference", "xdit_flux.1_aiter_sage", "profile_trace_rank_0.json.gz")
+    rows, notes = passes(tmp_path, trace)
+    assert [r["anchors"] for r in rows] == ["57"] * 4
+    assert "3 pass breaks between CUDA/HIP graph replays that each hold whole passes" in notes
