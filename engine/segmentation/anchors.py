@@ -98,14 +98,15 @@ def phase_of_anchor(con, anchor: str | None, training: set[int]) -> str:
     return "backward" if got.get("backward") and not got.get("forward") else "forward"
 
 
-def propose_anchor(con, prof, run_ids, opt, cfg, phase="forward") -> tuple[str, list[str], bool]:
+def propose_anchor(con, prof, run_ids, opt, cfg, phase="forward") -> tuple[str, list[str], bool, dict[str, int]]:
     """No anchor given: per run, the attention anchor whose count per pass is the most steady (equal to
     the layer count when one is known), passes found exactly as a report finds them. Candidates are each
     attention kernel name and each family of variants that differ only in digits (vLLM runs
     `kernel_unified_attention_2d` or `_3d` per layer): a family counts when its members take turns, not
     when they run side by side in one layer. Forward kernels are preferred when the trace also holds
-    backward ones. Returns an exact-name pattern, notes saying what was chosen and why, and whether the
-    chosen candidates' pass split stands for the runs' own (TEMP _chosen: candidate_passes.sql); refuses
+    backward ones. Returns an exact-name pattern, notes saying what was chosen and why, whether the
+    chosen candidates' pass split stands for the runs' own (TEMP _chosen: candidate_passes.sql), and the
+    kind of step of the chosen names that have one (name -> kind: a change of kind is a pass break); refuses
     when no candidate repeats steadily."""
     want = (opt.layers or cfg.get("layers") or prof.layers)
     bpl = opt.blocks_per_layer or prof.blocks_per_layer
@@ -132,6 +133,25 @@ def propose_anchor(con, prof, run_ids, opt, cfg, phase="forward") -> tuple[str, 
     if guessed:
         sets = {rid: sets.get(rid, []) + guessed.get(rid, []) for rid in run_ids}
         all_stats = _candidate_stats(con, sets, want * bpl if want else None, opt.pass_gap, phase)
+    # kernels that take turns pass by pass (a prefill kernel and a decode kernel of one model) are one anchor,
+    # and a change from one kind to the other is a pass break: such sets are split again with those breaks,
+    # so that a prefill step's long layers and a decode step's short ones never share a pass
+    kinds: dict[str, int] = {}
+    grown: dict[int, list[list[str]]] = {}
+    for rid, stats in all_stats.items():
+        groups, extra = _kind_sets(stats)
+        for names_of_kind in groups:
+            for n in names_of_kind:
+                kinds.setdefault(n, len(kinds))
+            first = kinds[min(names_of_kind)]
+            for n in names_of_kind:
+                kinds[n] = first
+        grown[rid] = extra
+    kind_names = sorted(kinds)
+    if kind_names:
+        sets = {rid: sets.get(rid, []) + [p for p in grown.get(rid, []) if p not in sets.get(rid, [])]
+                for rid in run_ids}
+        all_stats = _candidate_stats(con, sets, want * bpl if want else None, opt.pass_gap, phase, kinds)
     short = _short_names(con, sorted({n for names in sets.values() for s in names for n in s}))
     blocks = _module_blocks(con, run_ids) if all_stats else {}
     chosen: dict[int, dict] = {}
@@ -161,6 +181,10 @@ def propose_anchor(con, prof, run_ids, opt, cfg, phase="forward") -> tuple[str, 
         chosen[rid] = best
         what = (f"{len(best['names'])} variants of one attention kernel, one per layer" if len(best["names"]) > 1
                 else "an attention kernel")
+        if len({kinds[n] for n in best["names"] if n in kinds}) >= 2:
+            what = (f"{len(best['names'])} attention kernels of steps of two kinds that take turns pass by pass "
+                    "(never inside each other's passes, as many layers each: one model's prefill and decode, "
+                    "say); a change from one kind to the other ends a pass")
         if not all(n in attention[rid] for n in best["names"]):
             what = ("a guess: no attention kernel repeats steadily, and this kernel repeats as often as most "
                     "kernels that repeat (one per layer); check it, or give --anchor")
@@ -174,7 +198,7 @@ def propose_anchor(con, prof, run_ids, opt, cfg, phase="forward") -> tuple[str, 
                      + (f"; full name: {whole}" if whole != shown else "")
                      + (f"; {module_note}" if module_note else ""))
     pattern = "^(" + "|".join(re.escape(n) for n in dict.fromkeys(names)) + ")$"
-    return pattern, notes, _keep_chosen(con, chosen, triples)
+    return pattern, notes, _keep_chosen(con, chosen, triples), {n: g for n, g in kinds.items() if n in names}
 
 
 # A candidate is framed by a block class when at least 90 % of its kernels launched inside nn.Module frames
@@ -230,16 +254,18 @@ def _by_module_tree(stats, good, blocks, want, bpl, phase) -> tuple[list, dict[i
 
 def _steady(s, stats, want, bpl) -> bool:
     """Whether a candidate (one run's stats `s` among `stats`) anchors layers: no other candidate's kernels
-    fill its pass breaks (anchor_candidate_split.sql); its count per pass is steady in at least half its
-    passes, at least 2, and --layers x blocks when given. A set of names holds at least as many anchors per
+    fill its pass breaks, and it takes turns pass by pass with no other (anchor_candidate_split.sql: the two
+    together are the anchor, a pair that needs no tight gaps); its count per pass is steady in at least half
+    its passes, at least 2, and --layers x blocks when given. A set of names holds at least as many anchors per
     pass as each member and no more passes than they have together: two kernels side by side in a layer (a
     backward attention kernel and its dQ post-processing) would turn every layer into a pass of two;
     kernels that take turns layer by layer (sliding-window and full attention) or pass by pass (prefill and
     decode) pass."""
     alone = {c["names"][0]: c for c in stats if len(c["names"]) == 1}
-    return (not s.get("split_by") and s["steady"] * 2 >= s["passes"] and s["per_pass"] >= 2
+    apart = len(s["names"]) == 2 and s["names"][1] in alone.get(s["names"][0], {}).get("apart", ())
+    return (not s.get("split_by") and not s.get("apart") and s["steady"] * 2 >= s["passes"] and s["per_pass"] >= 2
             and (not want or s["per_pass"] == want * bpl)
-            and (len(s["names"]) == 1 or s["tight"]
+            and (len(s["names"]) == 1 or apart or s["tight"]
                  and all(s["per_pass"] >= alone[n]["per_pass"] for n in s["names"] if n in alone)
                  and s["passes"] <= sum(alone[n]["passes"] for n in s["names"] if n in alone)))
 
@@ -277,6 +303,42 @@ def _repeating_sets(con, rid) -> list[list[str]]:
         return []     # no two kernels repeat alike: nothing says what a layer is
     top = sorted((c for c in counted if c[1] == mode), key=lambda c: (-c[2], c[0]))[:GUESSED_CANDIDATES]
     return [[name] for name, _, _ in top]
+
+
+def _kind_sets(stats) -> tuple[list[set], list[list[str]]]:
+    """One run's kinds of steps, from its single-name candidates that take turns pass by pass (apart): the
+    names of one kind are those that run inside each other's passes (a hybrid model's chunked linear
+    attention and its full attention in prefill; its recurrent linear attention and paged attention in
+    decode); a name that runs inside the passes of both kinds (full attention in either) has no kind.
+    Returns the kinds (sets of names) and the candidate sets they make: each pair of names that take turns,
+    alone, with a name of no kind that runs beside both, or with another such pair that runs beside it."""
+    singles = {s["names"][0]: s for s in stats if len(s["names"]) == 1}
+
+    def beside(x, y):
+        return singles[x]["holds"].get(y, 0) > 0 or singles[y]["holds"].get(x, 0) > 0
+
+    pairs = sorted({tuple(sorted([n, o])) for n, s in singles.items() for o in s["apart"] if o in singles})
+    shared = {c for c in singles if any(beside(c, a) and beside(c, b) for a, b in pairs)}
+    kind_of: dict[str, set] = {}
+    for n in sorted({n for p in pairs for n in p} - shared):
+        mine = {n} | {m for m in kind_of if beside(n, m)}
+        merged = set().union(*(kind_of[m] for m in mine if m in kind_of), {n})
+        for m in merged:
+            kind_of[m] = merged
+    kinds = list({id(k): k for k in kind_of.values()}.values())
+    sets = []
+    for a, b in pairs:
+        if a in shared or b in shared:
+            continue
+        third = sorted({c for c in shared if beside(c, a) and beside(c, b)})
+        # another pair beside this one, kind for kind: a hybrid model's full attention, whose kernel differs
+        # between prefill and decode too
+        others = [(c, d) for c, d in pairs if {c, d}.isdisjoint({a, b}) and {c, d}.isdisjoint(shared)
+                  and (beside(a, c) and beside(b, d) or beside(a, d) and beside(b, c))]
+        for cand in [sorted([a, b])] + [sorted([a, b, c]) for c in third] + [sorted([a, b, c, d]) for c, d in others]:
+            if cand not in sets:
+                sets.append(cand)
+    return kinds, sets
 
 
 def _keep_chosen(con, chosen: dict[int, dict], triples) -> bool:
@@ -345,16 +407,21 @@ def _sets_of(attention: list[str], counts: dict[str, int]) -> list[list[str]]:
     return out
 
 
-def anchor_breaks(con, phase: str):
-    """Forced breaks between anchors (anchor_breaks.sql): other phases' work, pipeline sends/receives."""
+def anchor_breaks(con, phase: str, kinds: dict[str, int] | None = None):
+    """Forced breaks between anchors (anchor_breaks.sql): other phases' work, pipeline sends/receives, and a
+    change of the kind of step `kinds` gives the anchor names (prefill and decode anchors)."""
+    kinds = kinds or {}
     sql.run(con, "anchor_breaks", {"phase": phase, "p2p_names": [n for (n,) in con.execute(
-        "SELECT name FROM _p2p_names").fetchall()]})
+        "SELECT name FROM _p2p_names").fetchall()], "kind_names": list(kinds), "kind_groups": list(kinds.values())})
 
 
-def _candidate_stats(con, cands: dict[int, list[list[str]]], per_pass, pass_gap, phase="forward") -> dict[int, list]:
+def _candidate_stats(con, cands: dict[int, list[list[str]]], per_pass, pass_gap, phase="forward",
+                     kinds=None) -> dict[int, list]:
     """Per run, each candidate set's anchors split into passes by segment_passes.sql (a candidate's index,
     numbered across the runs, in place of the run id), best first: steadiest count per pass, then most
-    anchors per pass, then name."""
+    anchors per pass, then name. Each single-name candidate says which other candidate fills its pass
+    breaks (split_by) and with which it takes turns pass by pass (apart: names never inside each other's
+    passes, anchoring passes of as many layers: one model's prefill and decode kernels)."""
     keys = [(rid, c) for rid, sets in cands.items() for c in sets]
     if not keys:
         return {}
@@ -363,16 +430,27 @@ def _candidate_stats(con, cands: dict[int, list[list[str]]], per_pass, pass_gap,
                 {"c": [i for i, (_, c) in enumerate(keys) for _ in c],
                  "r": [rid for rid, c in keys for _ in c], "n": [n for _, c in keys for n in c]})
     sql.run(con, "anchor_candidates")
-    anchor_breaks(con, phase)
+    anchor_breaks(con, phase, kinds)
     sql.run(con, "segment_passes", {"per_pass": per_pass, "min_jump": PASS_BREAK_JUMP,
                                     "gap_factor": None if pass_gap is None else float(pass_gap)})
-    split = dict(sql.run(con, "anchor_candidate_split").fetchall())
+    overlap = sql.run(con, "anchor_candidate_split").fetchall()
     out: dict[int, list] = {}
     for c, occ, ps, per, st, tight in sql.run(con, "anchor_candidate_stats").fetchall():
         rid, names = keys[c]
         out.setdefault(rid, []).append({"names": names, "occurrences": occ, "passes": ps, "per_pass": per,
-                                        "steady": st, "tight": tight, "cand": c,
-                                        "split_by": keys[split[c]][1] if c in split else None})
+                                        "steady": st, "tight": tight, "cand": c, "split_by": None, "apart": [],
+                                        "holds": {}})
+    by_cand = {s["cand"]: s for stats in out.values() for s in stats}
+    inside = {(a, b): n for a, b, n, _ in overlap}
+    for a, b, n, fills in overlap:
+        sa, sb = by_cand.get(a), by_cand.get(b)
+        if sa is None or sb is None:
+            continue
+        sa["holds"][sb["names"][0]] = n
+        if n == 0 and fills and sa["split_by"] is None:
+            sa["split_by"] = sb["names"]
+        if n == 0 and inside.get((b, a)) == 0 and sa["per_pass"] == sb["per_pass"]:
+            sa["apart"].append(sb["names"][0])
     for stats in out.values():
         stats.sort(key=lambda s: (-s["steady"] / s["passes"], -s["steady"], -s["per_pass"], s["names"]))
     return out

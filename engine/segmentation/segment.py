@@ -65,6 +65,7 @@ class Bound:
     proposed: bool | None = None      # the anchor was proposed and its pass split stands (TEMP _chosen)
     bind_notes: int = 0               # how many of `notes` bind made (find_passes's follow them)
     stored: bool = False              # restored from a kept segmentation: _assigned_all holds every pass
+    kinds: dict[str, int] = field(default_factory=dict)   # proposed anchor name -> its kind of step (prefill, decode)
 
     @property
     def per_pass(self) -> int | None:
@@ -127,16 +128,16 @@ def bind(con, opt: Options) -> Bound:
                          "them: names with Grad, Bwd or backward, (B)/(W) annotations, autograd frames)")
     sql.run(con, "segment_stream", {"phase": phase})
     anchor = opt.anchor or prof.anchor
-    proposal_notes, proposed = [], False
+    proposal_notes, proposed, kinds = [], False, {}
     if not anchor:
-        anchor, proposal_notes, proposed = propose_anchor(con, prof, ids, opt, cfg, phase)
+        anchor, proposal_notes, proposed, kinds = propose_anchor(con, prof, ids, opt, cfg, phase)
     check_regex(con, anchor, "--anchor")
     b = Bound(run_ids=ids, run_names=names, profile=prof, anchor=anchor, phase=phase, training=training,
               layers=opt.layers or cfg.get("layers") or prof.layers,
               blocks_per_layer=opt.blocks_per_layer or prof.blocks_per_layer,
               layer_offset=prof.layer_offset if opt.layer_offset is None else opt.layer_offset,
               window=opt.window, pass_gap=opt.pass_gap, layer_types=cfg.get("layer_types"),
-              notes=phase_notes + proposal_notes)
+              notes=phase_notes + proposal_notes, kinds=kinds)
     if b.layers is not None and b.layers < 1 or b.blocks_per_layer < 1 or b.layer_offset < 0:
         raise UsageError("--layers and --blocks-per-layer must be >= 1, --layer-offset >= 0")
     if not opt.anchor and prof.anchor_fallback:
@@ -249,7 +250,7 @@ def find_passes(con, b: Bound):
                 top = con.execute(sql.load("top_names"), {"run_id": rid}).fetchall()
                 raise NoAnchor(f"run '{b.run_names[rid]}': no kernel name or op type matches anchor {b.anchor!r}; "
                                f"most frequent: {', '.join(f'{n} ({c})' for n, c in top)}")
-        anchor_breaks(con, b.phase)
+        anchor_breaks(con, b.phase, b.kinds)
         sql.run(con, "segment_passes", p)
     sql.run(con, "segment_steps")
     b.notes += split_notes(con, b)
@@ -271,22 +272,31 @@ def split_notes(con, b: Bound) -> list[str]:
     for rid, *row in con.execute("SELECT run_id, grp, passes, first_pass, cut_min_ns FROM _pass_groups "
                                  "ORDER BY run_id, grp").fetchall():
         all_groups.setdefault(rid, []).append(tuple(row))
-    for rid, rule, threshold, inside, breaks, forced, stepped, replayed in con.execute(
-            "SELECT run_id, rule, threshold_ns, inside_max_ns, breaks, forced_breaks, step_breaks, replay_breaks "
-            "FROM _pass_split "
+    for rid, rule, threshold, inside, breaks, forced, stepped, replayed, kinds in con.execute(
+            "SELECT run_id, rule, threshold_ns, inside_max_ns, breaks, forced_breaks, step_breaks, replay_breaks, "
+            "kind_breaks FROM _pass_split "
             "ORDER BY run_id").fetchall():
         run = b.run_names.get(rid, rid)
         if rule == "gaps":
             head = (f"{breaks} pass break{'s' if breaks > 1 else ''} at anchor gaps >= {us(threshold)}"
                     + (f", {threshold / inside:.1f}x the largest gap inside a pass ({us(inside)})" if inside else ""))
+        elif rule == "local":
+            head = (f"{breaks} pass break{'s' if breaks > 1 else ''} at anchor gaps that stand out from the gaps "
+                    f"beside them (>= {2 * PASS_BREAK_JUMP:g}x the smaller); no gap stands out over the whole run "
+                    "(steps of different lengths, e.g. a prefill before decode steps)"
+                    + (f"; the largest gap inside a pass is {us(inside)}" if inside else ""))
         elif rule == "none":
-            head = (f"no {'other ' if forced or stepped or replayed else ''}anchor gap stands out as a pass break"
+            other = "other " if forced or stepped or replayed or kinds else ""
+            head = (f"no {other}anchor gap stands out as a pass break"
                     + (f" (the largest inside is {us(inside)})" if inside else ""))
         else:
             head = f"{breaks} pass break{'s' if breaks != 1 else ''} at anchor gaps > {b.pass_gap:g}x the median"
         if forced:
             head = (f"{forced} pass break{'s' if forced > 1 else ''} where the trace puts one (work of another phase, "
                     f"or a pipeline send/receive, between two anchors); {'other breaks: ' if breaks else ''}" + head)
+        if kinds:
+            head = (f"{kinds} pass break{'s' if kinds > 1 else ''} where the anchor changes between kernels that take "
+                    f"turns pass by pass; {'other breaks: ' if breaks or stepped or replayed else ''}" + head)
         if replayed:
             head = (f"{replayed} pass break{'s' if replayed > 1 else ''} between CUDA/HIP graph replays that each "
                     f"hold whole passes; {'other breaks: ' if breaks or stepped else ''}" + head)

@@ -2,7 +2,8 @@
 -- * a step boundary: the two anchors lie in different steps (Step Id; the ProfilerStep#N, or the serving
 --   step annotation, around the anchor's launch), since a step holds its passes; or in different replays
 --   of a CUDA/HIP graph (the cudaGraphLaunch / hipGraphLaunch whose correlation id the graph's kernels
---   share) that each hold two anchors or more: such a graph is a whole forward pass;
+--   share) that each hold two anchors or more: such a graph is a whole forward pass; or where the anchor's
+--   kind of step changes ($kind_names, $kind_groups: prefill and decode kernels take turns pass by pass);
 -- * work of another phase between them (a backward pass and the optimizer step between two forward
 --   passes; a forward micro-batch between two backward ones in 1F1B), or a pipeline send/receive (a
 --   pipeline stage's micro-batches, back to back within one phase);
@@ -15,6 +16,10 @@
 -- Parameters:
 --   $phase VARCHAR: the phase of the stream (forward | backward)
 --   $p2p_names VARCHAR[]: the runs' kernel names of pipeline sends/receives
+--   $kind_names VARCHAR[]: anchor names whose kind of step is known (tracedb.engine.segmentation.anchors:
+--     a model's prefill and decode kernels take turns pass by pass); empty: none
+--   $kind_groups INTEGER[]: the kind of each of $kind_names: a change of kind between two anchors (the names
+--     without one skipped) is a pass break
 -- Output: TEMP _anchors, the same rows with two columns added:
 --   run_id INTEGER: as before (the run, or a candidate's index)
 --   seq BIGINT: as before
@@ -25,6 +30,7 @@
 --   after_optimizer BOOLEAN: optimizer work lies between the previous anchor and this one
 --   step_break BOOLEAN: this anchor lies in another step, or another whole-pass graph replay, than the previous one
 --   replay_break BOOLEAN: step_break for the graph replay alone (no step annotation or Step Id differs)
+--   kind_break BOOLEAN: step_break for a change of the anchors' kind of step alone
 --   forced BOOLEAN: a pass starts at this anchor, whatever the gap before it (step_break, or other work)
 -- TEMP _break_marks and _anchor_steps are scratch, dropped at the end.
 CREATE OR REPLACE TEMP TABLE _break_marks AS
@@ -44,10 +50,11 @@ WINDOW w AS (PARTITION BY run_id ORDER BY start_ns ROWS BETWEEN UNBOUNDED PRECED
 CREATE OR REPLACE TEMP TABLE _anchor_steps AS
 WITH launched AS (
     SELECT a.run_id, a.idx, a.src_run, k.step_id, min(h.start_ns) AS t,
-        coalesce(bool_or(contains(lower(h.name), 'graphlaunch')), false) AS graph
+        coalesce(bool_or(contains(lower(h.name), 'graphlaunch')), false) AS graph,
+        $kind_groups[list_position($kind_names, k.name)] AS kind_name
     FROM _anchors a JOIN kernels k ON k.run_id = a.src_run AND k.seq = a.seq
     LEFT JOIN host_events h ON h.run_id = a.src_run AND h.correlation_id = k.correlation_id AND launch_call(h.cat)
-    GROUP BY a.run_id, a.idx, a.src_run, k.step_id
+    GROUP BY a.run_id, a.idx, a.src_run, k.step_id, k.name
 ), replays AS (
     -- a graph replay that holds two anchors or more holds whole passes (vLLM FULL, SGLang decode, a
     -- compiled diffusion transformer: 57 blocks per replay); one with at most one (vLLM PIECEWISE: 25
@@ -67,14 +74,15 @@ WITH launched AS (
 )
 -- the step of each anchor: its Step Id and the start of the innermost ProfilerStep#N and serving step
 -- annotation around its launch
-SELECT l.run_id, l.idx, l.step_id, l.ps, CASE WHEN l.t < m.end_ns THEN m.start_ns END AS sv,
+SELECT l.run_id, l.idx, l.step_id, l.ps, CASE WHEN l.t < m.end_ns THEN m.start_ns END AS sv, l.kind_name,
     CASE WHEN l.graph AND EXISTS (SELECT 1 FROM replays r WHERE r.run_id = l.run_id AND r.t = l.t) THEN l.t END AS gr
 FROM in_profiler_step l ASOF LEFT JOIN (SELECT * FROM marks WHERE NOT profiler_step) m
     ON m.run_id = l.src_run AND l.t >= m.start_ns;
 
 CREATE OR REPLACE TEMP TABLE _anchors AS
 WITH counted AS (
-    SELECT a.*, coalesce(m.n, 0) AS n_before, coalesce(m.n_opt, 0) AS opt_before, s.step_id AS s_id, s.ps, s.sv, s.gr
+    SELECT a.*, coalesce(m.n, 0) AS n_before, coalesce(m.n_opt, 0) AS opt_before, s.step_id AS s_id, s.ps, s.sv, s.gr,
+        s.kind_name
     FROM _anchors a ASOF LEFT JOIN _break_marks m ON m.run_id = a.src_run AND a.start_ns > m.start_ns
     JOIN _anchor_steps s ON s.run_id = a.run_id AND s.idx = a.idx
 ), flagged AS (
@@ -82,13 +90,19 @@ WITH counted AS (
         coalesce(opt_before > lag(opt_before) OVER w, false) AS after_optimizer,
         idx > 0 AND (s_id IS DISTINCT FROM lag(s_id) OVER w OR ps IS DISTINCT FROM lag(ps) OVER w
                      OR sv IS DISTINCT FROM lag(sv) OVER w) AS annotated_break,
-        idx > 0 AND gr IS DISTINCT FROM lag(gr) OVER w AS replay_break
+        idx > 0 AND gr IS DISTINCT FROM lag(gr) OVER w AS replay_break,
+        -- against the last anchor of a kind before it: a hybrid model's full-attention anchors, in the layers
+        -- of both kinds, have none (kind_name: the kind's number)
+        idx > 0 AND kind_name IS NOT NULL AND kind_name <> last_value(kind_name IGNORE NULLS) OVER (
+            PARTITION BY run_id ORDER BY idx ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS kind_break
     FROM counted
     WINDOW w AS (PARTITION BY run_id ORDER BY idx)
 )
-SELECT * EXCLUDE (n_before, opt_before, marked, s_id, ps, sv, gr, annotated_break, replay_break),
-    annotated_break OR replay_break AS step_break, replay_break AND NOT annotated_break AS replay_break,
-    annotated_break OR replay_break
+SELECT * EXCLUDE (n_before, opt_before, marked, s_id, ps, sv, gr, kind_name, annotated_break, replay_break, kind_break),
+    annotated_break OR replay_break OR kind_break AS step_break,
+    replay_break AND NOT annotated_break AS replay_break,
+    kind_break AND NOT annotated_break AND NOT replay_break AS kind_break,
+    annotated_break OR replay_break OR kind_break
     OR marked AND coalesce(avg(marked::INTEGER) FILTER (WHERE idx > 0) OVER (PARTITION BY run_id), 0) < 0.5 AS forced
 FROM flagged;
 DROP TABLE _break_marks;

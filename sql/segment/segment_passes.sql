@@ -3,6 +3,14 @@
 -- never mixes two passes.
 -- 1. Gaps: gap_i = start(anchor_i) - end(anchor_i-1), per run (lag); gaps under 1 us count as 1 us, so
 --    back-to-back anchors on a busy stream do not turn noise into a ratio.
+-- 1b. Local breaks: a gap larger than both gaps beside it and at least 2 x $min_jump x the smaller one
+--    (a step's end between a prefill's layers and a decode's is 6-36x the decode side's gap). In a
+--    capture of steps of different lengths (a prefill whose layers take milliseconds, then decode steps of
+--    a fraction of that) no gap stands out over the whole run, but a step's end stands out from the gaps
+--    beside it. A hiccup inside a pass stands out from its neighbours too, less: the local maxima are
+--    ranked by how many times the smaller neighbour they are, and taking the k first is a candidate when
+--    the k-th is $min_jump x the next one, as in step 2. Such a candidate is taken only when it leaves 3 in
+--    4 anchors or more in regular passes, and only in a run whose steps the trace does not mark.
 -- 2. Break candidates: sort a run's gaps, largest first; taking the k largest as breaks is a candidate
 --    when the k-th is >= $min_jump x the (k+1)-th (a clear jump) and the passes would average >= 2
 --    anchors (k <= (gaps - 1) / 2). "No break" is a candidate with jump $min_jump. Of the eight largest
@@ -18,7 +26,7 @@
 --    user's explicit rule, there are none.
 -- Partial passes are kept, never merged or dropped.
 -- Inputs: _anchors (segment_anchors.sql, or anchor_candidates.sql with the candidate index as run_id;
---   anchor_breaks.sql added forced, after_optimizer, step_break and replay_break).
+--   anchor_breaks.sql added forced, after_optimizer, step_break, replay_break and kind_break).
 -- Parameters:
 --   $per_pass INTEGER: anchors per pass = layers x blocks per layer; NULL when unknown
 --   $gap_factor DOUBLE: NULL: find the break gaps; else a break where gap > gap_factor x median gap, the
@@ -52,13 +60,15 @@
 --   block_base BIGINT: the first anchor's block (> 0 in a leading fragment)
 -- Output: TEMP _pass_split, one row per run, for the notes that explain the split:
 --   run_id INTEGER: the run
---   rule VARCHAR: 'gaps' (breaks found), 'none' (no gap stands out), 'factor' (explicit $gap_factor)
---   threshold_ns BIGINT: gaps at or above it are breaks
+--   rule VARCHAR: 'gaps' (breaks found), 'local' (breaks at local maxima, step 1b), 'none' (no gap stands
+--     out), 'factor' (explicit $gap_factor)
+--   threshold_ns BIGINT: gaps at or above it are breaks; for 'local', -k: the k local maxima ranked first
 --   inside_max_ns BIGINT: the largest gap not taken as a break
 --   breaks BIGINT: break gaps taken (steps 1-2)
 --   forced_breaks BIGINT: forced breaks for other work between anchors (step 0)
 --   step_breaks BIGINT: forced breaks at step boundaries (step 0)
 --   replay_breaks BIGINT: forced breaks between two graph replays that each hold whole passes (step 0)
+--   kind_breaks BIGINT: forced breaks where the anchor changes between kernels that take turns pass by pass
 -- Output: TEMP _pass_groups, one row per gap group, for the notes that explain the split:
 --   run_id INTEGER: the run
 --   grp HUGEINT: the gap group
@@ -70,10 +80,29 @@
 --   gap_before_ns BIGINT: the gap before its first anchor; NULL for the run's first group
 -- TEMP _anchor_gaps, _free_gaps, _break_candidates and _anchor_grp are scratch: no other file reads them.
 CREATE OR REPLACE TEMP TABLE _anchor_gaps AS
-SELECT * REPLACE (forced AND $gap_factor IS NULL AS forced, step_break AND $gap_factor IS NULL AS step_break,
-    replay_break AND $gap_factor IS NULL AS replay_break),
-    CASE WHEN idx > 0 THEN greatest(start_ns - lag(end_ns) OVER (PARTITION BY run_id ORDER BY idx), 1000) END AS gap_ns
-FROM _anchors;
+WITH gaps AS (
+    SELECT * REPLACE (forced AND $gap_factor IS NULL AS forced, step_break AND $gap_factor IS NULL AS step_break,
+        replay_break AND $gap_factor IS NULL AS replay_break, kind_break AND $gap_factor IS NULL AS kind_break),
+        CASE WHEN idx > 0 THEN greatest(start_ns - lag(end_ns) OVER (PARTITION BY run_id ORDER BY idx), 1000) END AS gap_ns
+    FROM _anchors
+), beside AS (
+    SELECT *, lag(gap_ns) OVER w AS prev_gap, lead(gap_ns) OVER w AS next_gap
+    FROM gaps WINDOW w AS (PARTITION BY run_id ORDER BY idx)
+), marked AS (
+    -- local_max (step 1b): a gap larger than both gaps beside it and at least 2 x $min_jump x the smaller one,
+    -- local_ratio: how many times the smaller one it is
+    SELECT * EXCLUDE (prev_gap, next_gap),
+        coalesce(gap_ns > coalesce(prev_gap, 0) AND gap_ns > coalesce(next_gap, 0)
+                 AND gap_ns >= 2 * $min_jump * least(coalesce(prev_gap, next_gap), coalesce(next_gap, prev_gap)),
+                 false) AS local_max,
+        gap_ns / least(coalesce(prev_gap, next_gap), coalesce(next_gap, prev_gap)) AS local_ratio
+    FROM beside
+)
+-- local_rank: the local maxima of a run (forced breaks aside) ranked by local_ratio, largest first
+SELECT * REPLACE (CASE WHEN local_max THEN local_ratio END AS local_ratio),
+    CASE WHEN local_max AND NOT forced THEN row_number() OVER (
+        PARTITION BY run_id, local_max AND NOT forced ORDER BY local_ratio DESC, idx) END AS local_rank
+FROM marked;
 -- the gaps that steps 1-2 rank: forced breaks split anyway
 CREATE OR REPLACE TEMP VIEW _free_gaps AS SELECT * FROM _anchor_gaps WHERE NOT forced;
 
@@ -93,6 +122,17 @@ WITH ranked AS (
 )
 SELECT run_id, 'gaps' AS rule, threshold, inside_max, jump FROM jumps
 UNION ALL
+-- local breaks (step 1b): the k local maxima of largest ratio, where the k-th is >= $min_jump x the next
+-- one's ratio (or is the last), as the threshold -k
+SELECT run_id, 'local', -local_rank, NULL, coalesce(local_ratio / next_ratio, $min_jump)
+FROM (SELECT *, lead(local_ratio) OVER (PARTITION BY run_id ORDER BY local_rank) AS next_ratio
+      FROM _free_gaps WHERE local_rank IS NOT NULL)
+-- not in a run whose steps the trace marks (annotations, Step Id, graph replays, kinds of step): there a
+-- step's passes are split at those marks, and a gap standing out inside a step is no step's end
+WHERE $gap_factor IS NULL AND (next_ratio IS NULL OR local_ratio >= $min_jump * next_ratio)
+  AND run_id NOT IN (SELECT run_id FROM _anchor_gaps WHERE step_break)
+QUALIFY row_number() OVER (PARTITION BY run_id ORDER BY coalesce(local_ratio / next_ratio, $min_jump) DESC) <= 8
+UNION ALL
 -- no break: the threshold lies above every gap
 SELECT run_id, CASE WHEN $gap_factor IS NULL THEN 'none' ELSE 'factor' END,
     CASE WHEN $gap_factor IS NULL THEN coalesce(top, 0) + 1
@@ -103,9 +143,13 @@ FROM med;
 CREATE OR REPLACE TEMP TABLE _anchor_grp AS
 WITH grouped AS (
     SELECT c.run_id, c.threshold, a.seq, a.start_ns, a.end_ns, a.idx, a.gap_ns, a.forced, a.after_optimizer, a.step_break,
-        a.replay_break,
-        sum((a.gap_ns IS NULL OR a.gap_ns >= c.threshold OR a.forced)::INTEGER) OVER (
-            PARTITION BY c.run_id, c.threshold ORDER BY a.idx) - 1 AS grp
+        a.replay_break, a.kind_break,
+        sum((a.gap_ns IS NULL OR CASE WHEN c.threshold < 0 THEN coalesce(a.local_rank <= -c.threshold, false)
+                                       ELSE a.gap_ns >= c.threshold END
+             OR a.forced)::INTEGER) OVER (PARTITION BY c.run_id, c.threshold ORDER BY a.idx) - 1 AS grp,
+        a.gap_ns IS NOT NULL AND NOT a.forced
+            AND CASE WHEN c.threshold < 0 THEN coalesce(a.local_rank <= -c.threshold, false)
+                     ELSE a.gap_ns >= c.threshold END AS brk
     FROM _break_candidates c JOIN _anchor_gaps a USING (run_id)
 ), sizes AS (
     SELECT run_id, threshold, grp, count(*) AS n FROM grouped GROUP BY ALL
@@ -117,25 +161,31 @@ WITH grouped AS (
         CASE WHEN $per_pass IS NOT NULL
              THEN (SELECT sum(CASE WHEN s.n % $per_pass = 0 THEN s.n ELSE 0 END) FROM sizes s
                    WHERE s.run_id = m.run_id AND s.threshold = m.threshold)
-             ELSE coalesce(max(n * k) FILTER (WHERE k >= 2), 0) END AS regular
+             ELSE coalesce(max(n * k) FILTER (WHERE k >= 2), 0) END AS regular,
+        sum(n * k) AS total
     FROM modal m GROUP BY run_id, threshold
 ), chosen AS (
+    -- local breaks only when they leave at least 3 in 4 anchors in regular passes: a hiccup or two inside a
+    -- pass stand out from their neighbours too, and leave passes of every length
     SELECT c.run_id, arg_max(c.threshold, (s.regular, c.jump, c.threshold)) AS threshold
-    FROM _break_candidates c JOIN score s USING (run_id, threshold) GROUP BY c.run_id
+    FROM _break_candidates c JOIN score s USING (run_id, threshold)
+    WHERE c.threshold >= 0 OR 4 * s.regular >= 3 * s.total
+    GROUP BY c.run_id
 )
 SELECT g.run_id, g.threshold, g.seq, g.start_ns, g.end_ns, g.idx, g.gap_ns, g.forced, g.after_optimizer, g.step_break,
-    g.replay_break, g.grp,
+    g.replay_break, g.kind_break, g.brk, g.grp,
     g.idx - min(g.idx) OVER (PARTITION BY g.run_id, g.grp) AS j,
     count(*) OVER (PARTITION BY g.run_id, g.grp) AS grp_n
 FROM grouped g JOIN chosen USING (run_id, threshold);
 
 CREATE OR REPLACE TEMP TABLE _pass_split AS
 SELECT a.run_id, c.rule, a.threshold AS threshold_ns,
-    max(a.gap_ns) FILTER (WHERE a.gap_ns < a.threshold AND NOT a.forced) AS inside_max_ns,
-    count(*) FILTER (WHERE a.gap_ns >= a.threshold AND NOT a.forced) AS breaks,
+    max(a.gap_ns) FILTER (WHERE NOT a.brk AND NOT a.forced) AS inside_max_ns,
+    count(*) FILTER (WHERE a.brk) AS breaks,
     count(*) FILTER (WHERE a.forced AND NOT a.step_break) AS forced_breaks,
-    count(*) FILTER (WHERE a.step_break AND NOT a.replay_break) AS step_breaks,
-    count(*) FILTER (WHERE a.replay_break) AS replay_breaks
+    count(*) FILTER (WHERE a.step_break AND NOT a.replay_break AND NOT a.kind_break) AS step_breaks,
+    count(*) FILTER (WHERE a.replay_break) AS replay_breaks,
+    count(*) FILTER (WHERE a.kind_break) AS kind_breaks
 FROM _anchor_grp a JOIN _break_candidates c USING (run_id, threshold)
 GROUP BY ALL;
 

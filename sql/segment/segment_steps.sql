@@ -13,12 +13,13 @@
 --   vLLM (older) execute_context_<n>(<tokens>_<sum of squares>)_generation_<m>(<tokens>_<sum of squares>),
 --           the sum of squares absent when a side is empty (execute_context_1(888_788544)_generation_0(0)):
 --           tokens are the two token counts added; requests n + m
---   The host-side annotation around the launch comes first; the GPU-side copy (gpu_user_annotation) around
---   the anchor itself stands in when the host side has none.
---   with n = 0 decode, m = 0 prefill, else mixed. Without one, the pass's attention kernels say prefill or
---   decode where their names differ (FlashInfer / CK BatchPrefill vs BatchDecode, vLLM's 3d unified
---   attention runs decode batches only); both kinds in one pass: mixed. A training run's passes are train.
--- Inputs: _passes, _anchor_pass (anchor_breaks.sql's after_optimizer), kernels, host_events, _stream_runs.
+--   with n = 0 decode, m = 0 prefill, else mixed. The host-side annotation around the launch comes first;
+--   the GPU-side copy (gpu_user_annotation) around the anchor itself stands in when the host side has none.
+--   Without one, the attention kernels from the pass's first anchor to its last say prefill or decode where
+--   their names differ (FlashInfer / CK BatchPrefill vs BatchDecode, vLLM's 3d unified attention runs decode
+--   batches only); both kinds in one pass: mixed. A training run's passes are train.
+-- Inputs: _passes, _anchor_pass (anchor_breaks.sql's after_optimizer), kernels, host_events, _stream_runs, _cats
+--   (categories.sql: the attention kernels' names).
 -- Parameters: none.
 -- Output: TEMP _pass_info, one row per row of _passes:
 --   run_id INTEGER: the run
@@ -96,12 +97,20 @@ WITH firsts AS (
              WHEN vl.n <> '' THEN TRY_CAST(vl.n AS BIGINT) + TRY_CAST(vl.m AS BIGINT)
              WHEN vo.n <> '' THEN TRY_CAST(vo.n AS BIGINT) + TRY_CAST(vo.m AS BIGINT) END AS requests
     FROM parsed
+), said AS (
+    -- the attention kernels' names that say prefill or decode, once per distinct name
+    SELECT name, op_type, regexp_matches(name, '(?i)prefill|extend') AS prefill,
+        regexp_matches(name, '(?i)decode|unified_attention_3d') AS decode
+    FROM _cats WHERE category = 'attention' AND name IS NOT NULL
+      AND (regexp_matches(name, '(?i)prefill|extend') OR regexp_matches(name, '(?i)decode|unified_attention_3d'))
 ), by_names AS (
-    -- prefill or decode from the pass's anchor kernels' own names
-    SELECT a.run_id, a.pass,
-        bool_or(regexp_matches(k.name, '(?i)prefill|extend')) AS prefill,
-        bool_or(regexp_matches(k.name, '(?i)decode|unified_attention_3d')) AS decode
-    FROM _anchor_pass a JOIN kernels k ON k.run_id = a.run_id AND k.seq = a.seq
+    -- prefill or decode from the names of the attention kernels that run from the pass's first anchor to its
+    -- last: the anchor itself may be a KV-cache write that says neither, beside a BatchDecode kernel
+    SELECT p.run_id, p.pass, bool_or(d.prefill) AS prefill, bool_or(d.decode) AS decode
+    FROM kernels k
+    JOIN said d ON d.name = k.name AND d.op_type IS NOT DISTINCT FROM k.op_type
+    ASOF JOIN _passes p ON p.run_id = k.run_id AND k.start_ns >= p.first_start
+    WHERE k.run_id IN (SELECT run_id FROM _passes) AND k.start_ns <= p.last_end
     GROUP BY ALL
 ), stepped AS (
     SELECT p.run_id, p.pass,
