@@ -309,3 +309,57 @@ def test_real_diffusion_transformer_graph_replays_are_passes(tmp_path):
     rows, notes = passes(tmp_path, trace)
     assert [r["anchors"] for r in rows] == ["57"] * 4
     assert "3 pass breaks between CUDA/HIP graph replays that each hold whole passes" in notes
+
+
+def steps_of_two_kinds(path, layers, prefill_attn, decode_attn, decodes=3):
+    """An unannotated eager capture: one prefill step whose layers are long (a 1 ms GEMM each), then decode
+    steps of short layers, 1.5 ms of host idle time between steps."""
+    t = Trace()
+    for step in range(1 + decodes):
+        prefill = step == 0
+        for i in range(layers):
+            t.kernel("rmsnorm_kernel", 3)
+            t.kernel("nvjet_qkv_gemm", 1000 if prefill else 12)
+            t.kernel(prefill_attn if prefill else decode_attn, 400 if prefill else 20)
+            t.kernel("nvjet_o_gemm", 600 if prefill else 8)
+        t.kernel("lm_head_gemm", 15)
+        t.host_t = t.gpu_t + 1500
+    return t.write(path)
+
+
+def test_prefill_and_decode_kernels_take_turns_pass_by_pass(tmp_path):
+    trace = steps_of_two_kinds(tmp_path / "pd.json", 6, "BatchPrefillWithPagedKVCacheKernel",
+                               "BatchDecodeWithPagedKVCacheKernel")
+    rows, notes = passes(tmp_path, trace)
+    assert [(r["anchors"], r["step_kind"]) for r in rows] == [("6", "prefill")] + [("6", "decode")] * 3
+    assert "2 attention kernels of steps of two kinds that take turns pass by pass" in notes
+
+
+def test_a_prefill_before_decode_steps_splits_where_a_gap_stands_out_locally(tmp_path):
+    """One attention kernel in both kinds of step: no gap stands out over the whole run (the prefill's
+    layer gaps are larger than the decode steps' ends), but each step's end stands out beside its own."""
+    trace = steps_of_two_kinds(tmp_path / "hf.json", 6, "flash_fwd_kernel", "flash_fwd_kernel")
+    rows, notes = passes(tmp_path, trace)
+    assert [r["anchors"] for r in rows] == ["6"] * 4
+    assert "3 pass breaks at anchor gaps that stand out from the gaps beside them (>= 4x the smaller)" in notes
+
+
+def test_embedding_and_sampling_kernels_end_forwards_where_no_gap_does(tmp_path):
+    """Decode steps back to back with no idle time between them (a pipelined server): no gap stands out,
+    but each forward starts with its embedding lookup and ends with its sampling. A rotary embedding runs
+    in every layer and ends nothing."""
+    t = Trace()
+    for step in range(4):
+        t.kernel("aclnnEmbedding_GatherV2AiCore_GatherV2", 3)
+        for i in range(5):
+            t.kernel("rmsnorm_kernel", 3)
+            t.kernel("nvjet_qkv_gemm", 12)
+            t.kernel("RotaryPositionEmbedding", 2)
+            t.kernel("flash_fwd_kernel", 20)
+            t.kernel("nvjet_o_gemm", 8)
+        t.kernel("lm_head_gemm", 15)
+        t.kernel("ArgMaxV2", 2)
+    rows, notes = passes(tmp_path, t.write(tmp_path / "e.json"))
+    assert [r["anchors"] for r in rows] == ["5"] * 4
+    assert "3 pass breaks where the trace puts one (work of another phase, a pipeline send/receive, or an " \
+           "embedding or sampling kernel, between two anchors)" in notes

@@ -125,9 +125,8 @@ def test_zoo_segmentation_matches_the_truth(seed, tmp_path):
 
 # Seeds of the slow tier tracedb gets wrong today, each with what it gets wrong: an expected failure, strict,
 # so that a change that fixes one fails here until it leaves this list (and one that breaks another seed
-# fails as any seed does). 15 of the 300 slow seeds.
+# fails as any seed does). 13 of the 300 slow seeds.
 KNOWN = {
-    37: "no step marks, a capture cut mid-pass, 119 layers of two kinds of MoE step: no anchor count settles",
     42: "2 layers: the attention kernel and its KV-cache write, side by side, read as 2 layers each",
     318: "2 layers: the attention kernel and its KV-cache write, side by side, read as 2 layers each",
     86: "2 layers, training: the backward attention kernel and its dQ post-processing read as 2 layers each",
@@ -139,7 +138,6 @@ KNOWN = {
     302: "hybrid, linear and full attention kernels differ between prefill and decode: full attention is missed",
     125: "hybrid 8 layers, one mixed step in piecewise graphs: the full-attention layers split the pass",
     240: "hybrid, no step marks, prefill then decode: the decode steps merge",
-    243: "hybrid, no step marks, prefill then decode, a capture cut mid-pass: no anchor set is steady",
     265: "alternating 5:1 sliding and full attention, a capture cut mid-pass: the full layers split the passes",
     311: "alternating 1:1, prefill then decode, a capture cut mid-pass: each kind of layer read as its own pass",
 }

@@ -24,6 +24,12 @@ OPTIMIZER = re.compile(r"(?i)(adam|multi_tensor_apply|optimizer|sgd_|_sgd|lamb_|
 # Alone they never make a run training; a run with backward evidence or a named optimizer still gets them
 # as its optimizer work.
 WEAK_OPTIMIZER = re.compile(r"(?i)^(?!.*(adam|optimizer|sgd|lamb|momentum)).*multi_tensor_apply")
+# The ends of a forward pass: its embedding lookup (Ascend aclnnEmbedding_GatherV2, CUDA embedding kernels)
+# and its sampling (ArgMax, sampler kernels), as Ascend's msmodeling NPU Forward Inspector splits forwards.
+# Between two anchors they end a pass, unless they run between most anchors (a per-layer arg-max). Rotary
+# position embeddings run in every layer and end nothing.
+FORWARD_BOUNDARY = re.compile(r"(?i)^(?!.*(rotary|rope|position|pos_emb)).*(embedding|embed_tokens|argmax|sampler"
+                              r"|sampling)")
 # Pipeline-parallel send/receive between stages: HCCL batchSendRecv/send/receive, NCCL SendRecv kernels.
 PIPELINE_P2P = re.compile(r"(?i)(batchSendRecv|^hcom_send|^hcom_receive|SendRecv|ncclDevKernel_Send|ncclDevKernel_Recv|"
                           r"ncclKernel_Send|ncclKernel_Recv)")
@@ -51,6 +57,8 @@ def find_phases(con, prof, run_ids, names) -> tuple[set[int], list[str]]:
                  "w": [t[1] == "optimizer" and bool(WEAK_OPTIMIZER.search(t[0])) for t in said] or [False]})
     con.execute("CREATE OR REPLACE TEMP TABLE _p2p_names AS SELECT unnest($n)::VARCHAR AS name",
                 {"n": [n for n in kernel_names if PIPELINE_P2P.search(n)]})
+    con.execute("CREATE OR REPLACE TEMP TABLE _boundary_names AS SELECT unnest($n)::VARCHAR AS name",
+                {"n": [n for n in kernel_names if FORWARD_BOUNDARY.search(n)]})
     params = {"run_ids": run_ids}
     if not sql.run(con, "phase_evidence", params).fetchone()[0]:
         # an inference trace: no kernel is backward or optimizer work, which kernel_phases.sql would find only
@@ -408,11 +416,15 @@ def _sets_of(attention: list[str], counts: dict[str, int]) -> list[list[str]]:
 
 
 def anchor_breaks(con, phase: str, kinds: dict[str, int] | None = None):
-    """Forced breaks between anchors (anchor_breaks.sql): other phases' work, pipeline sends/receives, and a
-    change of the kind of step `kinds` gives the anchor names (prefill and decode anchors)."""
+    """Forced breaks between anchors (anchor_breaks.sql): other phases' work, pipeline sends/receives, a
+    forward's embedding and sampling kernels, and a change of the kind of step `kinds` gives the anchor names
+    (prefill and decode anchors)."""
     kinds = kinds or {}
-    sql.run(con, "anchor_breaks", {"phase": phase, "p2p_names": [n for (n,) in con.execute(
-        "SELECT name FROM _p2p_names").fetchall()], "kind_names": list(kinds), "kind_groups": list(kinds.values())})
+    names = {t: [n for (n,) in con.execute(f"SELECT name FROM {t} ORDER BY name").fetchall()]
+             for t in ("_p2p_names", "_boundary_names")}
+    sql.run(con, "anchor_breaks", {"phase": phase, "p2p_names": names["_p2p_names"],
+                                   "boundary_names": names["_boundary_names"], "kind_names": list(kinds),
+                                   "kind_groups": list(kinds.values())})
 
 
 def _candidate_stats(con, cands: dict[int, list[list[str]]], per_pass, pass_gap, phase="forward",

@@ -293,7 +293,8 @@ def split_notes(con, b: Bound) -> list[str]:
             head = f"{breaks} pass break{'s' if breaks != 1 else ''} at anchor gaps > {b.pass_gap:g}x the median"
         if forced:
             head = (f"{forced} pass break{'s' if forced > 1 else ''} where the trace puts one (work of another phase, "
-                    f"or a pipeline send/receive, between two anchors); {'other breaks: ' if breaks else ''}" + head)
+                    f"a pipeline send/receive, or an embedding or sampling kernel, between two anchors); "
+                    f"{'other breaks: ' if breaks else ''}" + head)
         if kinds:
             head = (f"{kinds} pass break{'s' if kinds > 1 else ''} where the anchor changes between kernels that take "
                     f"turns pass by pass; {'other breaks: ' if breaks or stepped or replayed else ''}" + head)

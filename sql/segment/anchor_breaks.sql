@@ -5,8 +5,9 @@
 --   share) that each hold two anchors or more: such a graph is a whole forward pass; or where the anchor's
 --   kind of step changes ($kind_names, $kind_groups: prefill and decode kernels take turns pass by pass);
 -- * work of another phase between them (a backward pass and the optimizer step between two forward
---   passes; a forward micro-batch between two backward ones in 1F1B), or a pipeline send/receive (a
---   pipeline stage's micro-batches, back to back within one phase);
+--   passes; a forward micro-batch between two backward ones in 1F1B), a pipeline send/receive (a
+--   pipeline stage's micro-batches, back to back within one phase), or a forward's embedding lookup or
+--   sampling (the ends of a forward, as Ascend's msmodeling inspector splits forwards);
 -- * but not when such work lies between most consecutive anchors: then the schedule interleaves the
 --   phases layer by layer (DualPipe overlaps a forward and a backward chunk), and those gaps are inside
 --   one pass.
@@ -16,6 +17,9 @@
 -- Parameters:
 --   $phase VARCHAR: the phase of the stream (forward | backward)
 --   $p2p_names VARCHAR[]: the runs' kernel names of pipeline sends/receives
+--   $boundary_names VARCHAR[]: the runs' kernel names of a forward's embedding and sampling kernels
+--     (tracedb.engine.segmentation.anchors: FORWARD_BOUNDARY); like the other marks, they break only where
+--     they lie between fewer than half the anchors, judged apart from them
 --   $kind_names VARCHAR[]: anchor names whose kind of step is known (tracedb.engine.segmentation.anchors:
 --     a model's prefill and decode kernels take turns pass by pass); empty: none
 --   $kind_groups INTEGER[]: the kind of each of $kind_names: a change of kind between two anchors (the names
@@ -37,13 +41,17 @@ CREATE OR REPLACE TEMP TABLE _break_marks AS
 WITH runs AS (
     SELECT DISTINCT src_run AS run_id FROM _anchors
 ), marks AS (
-    SELECT run_id, start_ns, phase = 'optimizer' AS opt FROM _phase
+    SELECT run_id, start_ns, phase = 'optimizer' AS opt, false AS bound FROM _phase
     WHERE phase <> $phase AND run_id IN (SELECT run_id FROM runs)
     UNION ALL
-    SELECT k.run_id, k.start_ns, false FROM kernels k
+    SELECT k.run_id, k.start_ns, false, false FROM kernels k
     WHERE k.run_id IN (SELECT run_id FROM runs) AND k.name IN (SELECT unnest($p2p_names))
+    UNION ALL
+    SELECT k.run_id, k.start_ns, false, true FROM kernels k
+    WHERE k.run_id IN (SELECT run_id FROM runs) AND k.name IN (SELECT unnest($boundary_names))
 )
-SELECT run_id, start_ns, count(*) OVER w AS n, count(*) FILTER (WHERE opt) OVER w AS n_opt
+SELECT run_id, start_ns, count(*) FILTER (WHERE NOT bound) OVER w AS n, count(*) FILTER (WHERE opt) OVER w AS n_opt,
+    count(*) FILTER (WHERE bound) OVER w AS n_bound
 FROM marks
 WINDOW w AS (PARTITION BY run_id ORDER BY start_ns ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW);
 
@@ -81,12 +89,13 @@ FROM in_profiler_step l ASOF LEFT JOIN (SELECT * FROM marks WHERE NOT profiler_s
 
 CREATE OR REPLACE TEMP TABLE _anchors AS
 WITH counted AS (
-    SELECT a.*, coalesce(m.n, 0) AS n_before, coalesce(m.n_opt, 0) AS opt_before, s.step_id AS s_id, s.ps, s.sv, s.gr,
-        s.kind_name
+    SELECT a.*, coalesce(m.n, 0) AS n_before, coalesce(m.n_opt, 0) AS opt_before, coalesce(m.n_bound, 0) AS bound_before,
+        s.step_id AS s_id, s.ps, s.sv, s.gr, s.kind_name
     FROM _anchors a ASOF LEFT JOIN _break_marks m ON m.run_id = a.src_run AND a.start_ns > m.start_ns
     JOIN _anchor_steps s ON s.run_id = a.run_id AND s.idx = a.idx
 ), flagged AS (
     SELECT *, coalesce(n_before > lag(n_before) OVER w, false) AS marked,
+        coalesce(bound_before > lag(bound_before) OVER w, false) AS bounded,
         coalesce(opt_before > lag(opt_before) OVER w, false) AS after_optimizer,
         idx > 0 AND (s_id IS DISTINCT FROM lag(s_id) OVER w OR ps IS DISTINCT FROM lag(ps) OVER w
                      OR sv IS DISTINCT FROM lag(sv) OVER w) AS annotated_break,
@@ -98,12 +107,16 @@ WITH counted AS (
     FROM counted
     WINDOW w AS (PARTITION BY run_id ORDER BY idx)
 )
-SELECT * EXCLUDE (n_before, opt_before, marked, s_id, ps, sv, gr, kind_name, annotated_break, replay_break, kind_break),
+SELECT * EXCLUDE (n_before, opt_before, bound_before, marked, bounded, s_id, ps, sv, gr, kind_name, annotated_break,
+                  replay_break, kind_break),
     annotated_break OR replay_break OR kind_break AS step_break,
     replay_break AND NOT annotated_break AS replay_break,
     kind_break AND NOT annotated_break AND NOT replay_break AS kind_break,
     annotated_break OR replay_break OR kind_break
-    OR marked AND coalesce(avg(marked::INTEGER) FILTER (WHERE idx > 0) OVER (PARTITION BY run_id), 0) < 0.5 AS forced
+    OR marked AND coalesce(avg(marked::INTEGER) FILTER (WHERE idx > 0) OVER (PARTITION BY run_id), 0) < 0.5
+    -- the ends of a forward, judged on their own: a per-layer kernel of such a name (a router's arg-max)
+    -- runs between most anchors and ends nothing, and takes no pipeline break away
+    OR bounded AND coalesce(avg(bounded::INTEGER) FILTER (WHERE idx > 0) OVER (PARTITION BY run_id), 0) < 0.5 AS forced
 FROM flagged;
 DROP TABLE _break_marks;
 DROP TABLE _anchor_steps;

@@ -127,10 +127,11 @@ UNION ALL
 SELECT run_id, 'local', -local_rank, NULL, coalesce(local_ratio / next_ratio, $min_jump)
 FROM (SELECT *, lead(local_ratio) OVER (PARTITION BY run_id ORDER BY local_rank) AS next_ratio
       FROM _free_gaps WHERE local_rank IS NOT NULL)
--- not in a run whose steps the trace marks (annotations, Step Id, graph replays, kinds of step): there a
--- step's passes are split at those marks, and a gap standing out inside a step is no step's end
+-- not in a run whose steps the trace marks (annotations, Step Id, graph replays): there a step's passes are
+-- split at those marks, and a gap standing out inside a step is no step's end (a change of kind of step
+-- marks no step: decode steps after a prefill still need their ends found)
 WHERE $gap_factor IS NULL AND (next_ratio IS NULL OR local_ratio >= $min_jump * next_ratio)
-  AND run_id NOT IN (SELECT run_id FROM _anchor_gaps WHERE step_break)
+  AND run_id NOT IN (SELECT run_id FROM _anchor_gaps WHERE step_break AND NOT kind_break)
 QUALIFY row_number() OVER (PARTITION BY run_id ORDER BY coalesce(local_ratio / next_ratio, $min_jump) DESC) <= 8
 UNION ALL
 -- no break: the threshold lies above every gap
