@@ -363,3 +363,10 @@ def test_embedding_and_sampling_kernels_end_forwards_where_no_gap_does(tmp_path)
     assert [r["anchors"] for r in rows] == ["5"] * 4
     assert "3 pass breaks where the trace puts one (work of another phase, a pipeline send/receive, or an " \
            "embedding or sampling kernel, between two anchors)" in notes
+
+
+def test_a_given_anchor_takes_the_module_trees_layer_count(tmp_path):
+    rows, notes = passes(tmp_path, eager_alternating(tmp_path / "gptoss.json"), "--anchor", "attention_kernel")
+    assert [r["anchors"] for r in rows] == ["6"]
+    assert "layers from the module tree: 6 TransformerBlock instances (TransformerBlock_0 ... TransformerBlock_5) " \
+           "launch the anchors, so a pass holds 6 of them (--layers overrules)" in notes

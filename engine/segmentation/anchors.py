@@ -231,6 +231,27 @@ def _module_blocks(con, run_ids) -> dict[int, dict]:
             for c, n, f, w, b, i, lo, hi in rows if f >= FRAMED_SHARE * w}
 
 
+def module_layers(con, b) -> tuple[int | None, str]:
+    """The layer count the module tree gives a given anchor (--anchor or the profile's, no --layers): when
+    every run's anchor kernels are launched inside N instances of one repeated block class, and each run
+    has a multiple of N x blocks-per-layer of them, N; with the note that says so. Else (None, "")."""
+    if not con.execute("SELECT EXISTS (SELECT 1 FROM host_events WHERE run_id IN (SELECT unnest($r)) "
+                       "AND cat = 'python_function' AND starts_with(name, 'nn.Module: '))",
+                       {"r": list(b.run_ids)}).fetchone()[0]:
+        return None, ""
+    sql.run(con, "segment_anchors", {"run_ids": b.run_ids, "anchor": b.anchor})
+    counts = dict(con.execute("SELECT run_id, count(*) FROM _anchors GROUP BY run_id").fetchall())
+    blocks = _module_blocks(con, b.run_ids)     # keyed by the anchors' run_id: here the run
+    found = {(m["block"], m["instances"], m["first"], m["last"]) for m in blocks.values()}
+    if len(found) != 1 or set(blocks) != set(b.run_ids):
+        return None, ""
+    block, n, first, last = found.pop()
+    if any(counts.get(r, 0) % (n * b.blocks_per_layer) for r in b.run_ids):
+        return None, ""
+    return n, (f"layers from the module tree: {n} {block} instances ({first} ... {last}) launch the anchors, so a "
+               f"pass holds {n * b.blocks_per_layer} of them (--layers overrules)")
+
+
 def _by_module_tree(stats, good, blocks, want, bpl, phase) -> tuple[list, dict[int, str]]:
     """The module tree decides among one run's candidates (stats; good: those the counts accept) where it
     frames them: a candidate launched inside N instances of a block class holds N x bpl anchors a pass, or

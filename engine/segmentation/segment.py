@@ -13,8 +13,8 @@ import duckdb
 from tracedb import sql
 from tracedb.engine.segmentation import snapshots
 from tracedb.engine.segmentation import profiles
-from tracedb.engine.segmentation.anchors import (PASS_BREAK_JUMP, anchor_breaks, find_phases, phase_of_anchor,
-                                                 pick_anchor, propose_anchor)
+from tracedb.engine.segmentation.anchors import (PASS_BREAK_JUMP, anchor_breaks, find_phases, module_layers,
+                                                 phase_of_anchor, pick_anchor, propose_anchor)
 from tracedb.engine.segmentation.categories import categorize_kernels, load_rules
 from tracedb.patterns import check_regex
 from tracedb.engine.store.connect import resolve_runs
@@ -142,6 +142,11 @@ def bind(con, opt: Options) -> Bound:
         raise UsageError("--layers and --blocks-per-layer must be >= 1, --layer-offset >= 0")
     if not opt.anchor and prof.anchor_fallback:
         b.anchor = pick_anchor(con, b, prof.anchor, prof.anchor_fallback)
+    if not proposed and b.layers is None:
+        # a given anchor, no layer count: the module tree's, where it frames the anchors (a regex that
+        # matches sliding and full attention alike must not cut one step into two fake micro-batches)
+        b.layers, said = module_layers(con, b)
+        b.notes += [said] if said else []
     # the proposal split every run's chosen anchor into passes already, with these very parameters
     b.proposed = proposed and b.anchor == anchor or None
     return b
