@@ -217,6 +217,8 @@ def test_passes_split_on_some_ranks_only_are_cut_alike(tmp_path):
         if e["ph"] == "X":
             p = int((e["ts"] - tiny_job.START_US) // 1000)
             e["ts"] -= p * 800
+            if e["name"] == "embedding_kernel":   # and no embedding lookup to mark where a pass starts
+                e["name"] = "gather_kernel"
     json.dump(doc, open(paths[0], "w"))
     for r, path in enumerate(paths):
         tracedb.ingest_trace(con, path, name=f"job-rank{r}")
