@@ -144,24 +144,19 @@ def propose_anchor(con, prof, run_ids, opt, cfg, phase="forward") -> tuple[str, 
     # kernels that take turns pass by pass (a prefill kernel and a decode kernel of one model) are one anchor,
     # and a change from one kind to the other is a pass break: such sets are split again with those breaks,
     # so that a prefill step's long layers and a decode step's short ones never share a pass
-    kinds: dict[str, int] = {}
+    kinds: dict[str, int] = {}      # name -> its kind of step, numbered across the runs
     grown: dict[int, list[list[str]]] = {}
     for rid, stats in all_stats.items():
-        groups, extra = _kind_sets(stats)
+        groups, grown[rid] = _kind_sets(stats)
         for names_of_kind in groups:
-            for n in names_of_kind:
-                kinds.setdefault(n, len(kinds))
-            first = kinds[min(names_of_kind)]
-            for n in names_of_kind:
-                kinds[n] = first
-        grown[rid] = extra
+            kinds.update(dict.fromkeys(names_of_kind, len(set(kinds.values()))))
     kind_names = sorted(kinds)
     if kind_names:
         sets = {rid: sets.get(rid, []) + [p for p in grown.get(rid, []) if p not in sets.get(rid, [])]
                 for rid in run_ids}
         all_stats = _candidate_stats(con, sets, want * bpl if want else None, opt.pass_gap, phase, kinds)
     short = _short_names(con, sorted({n for names in sets.values() for s in names for n in s}))
-    blocks = _module_blocks(con, run_ids) if all_stats else {}
+    blocks = _module_blocks(con, run_ids) if all_stats and _has_module_frames(con, run_ids) else {}
     chosen: dict[int, dict] = {}
     for rid in run_ids:
         run, stats = run_names[rid], all_stats.get(rid, [])
@@ -216,13 +211,17 @@ def propose_anchor(con, prof, run_ids, opt, cfg, phase="forward") -> tuple[str, 
 FRAMED_SHARE = 0.9
 
 
-def _module_blocks(con, run_ids) -> dict[int, dict]:
-    """Candidate index -> what the module tree says of its kernels (anchor_modules.sql: the block class that
-    launched them, its instance count), for runs recorded with nn.Module frames; {} for others."""
-    if not con.execute("SELECT EXISTS (SELECT 1 FROM host_events WHERE run_id IN (SELECT unnest($r)) "
+def _has_module_frames(con, run_ids) -> bool:
+    """Whether some run was recorded with nn.Module frames (the module tree has something to say)."""
+    return con.execute("SELECT EXISTS (SELECT 1 FROM host_events WHERE run_id IN (SELECT unnest($r)) "
                        "AND cat = 'python_function' AND starts_with(name, 'nn.Module: '))",
-                       {"r": list(run_ids)}).fetchone()[0]:
-        return {}
+                       {"r": list(run_ids)}).fetchone()[0]
+
+
+def _module_blocks(con, run_ids) -> dict[int, dict]:
+    """Anchor set (_anchors' run_id: a candidate index, or the run) -> what the module tree says of its
+    kernels (anchor_modules.sql: the block class that launched them, its instance count). The caller has
+    checked that some run has nn.Module frames (_has_module_frames)."""
     sql.run(con, "attribute_scope_anchors")
     sql.run(con, "attribute_modules", {"run_ids": list(run_ids)})
     rows = sql.run(con, "anchor_modules").fetchall()
@@ -235,9 +234,7 @@ def module_layers(con, b) -> tuple[int | None, str]:
     """The layer count the module tree gives a given anchor (--anchor or the profile's, no --layers): when
     every run's anchor kernels are launched inside N instances of one repeated block class, and each run
     has a multiple of N x blocks-per-layer of them, N; with the note that says so. Else (None, "")."""
-    if not con.execute("SELECT EXISTS (SELECT 1 FROM host_events WHERE run_id IN (SELECT unnest($r)) "
-                       "AND cat = 'python_function' AND starts_with(name, 'nn.Module: '))",
-                       {"r": list(b.run_ids)}).fetchone()[0]:
+    if not _has_module_frames(con, b.run_ids):
         return None, ""
     sql.run(con, "segment_anchors", {"run_ids": b.run_ids, "anchor": b.anchor})
     counts = dict(con.execute("SELECT run_id, count(*) FROM _anchors GROUP BY run_id").fetchall())
@@ -311,9 +308,7 @@ def _serving_runs(con, run_ids) -> set[int]:
     find: its reports answer over the whole run instead."""
     return {r for (r,) in con.execute(
         "SELECT DISTINCT run_id FROM host_events WHERE run_id IN (SELECT unnest($r)) "
-        "AND cat IN ('user_annotation', 'gpu_user_annotation') AND (starts_with(name, 'step[') "
-        "OR starts_with(name, 'execute_')) AND (regexp_matches(name, '^step\\[[A-Z]+ bs=\\d+') "
-        "OR regexp_matches(name, '^execute_(\\d+_)?context_\\d+\\(.*\\)_generation_\\d+\\('))",
+        "AND cat IN ('user_annotation', 'gpu_user_annotation') AND serving_step(name)",
         {"r": list(run_ids)}).fetchall()}
 
 

@@ -7,13 +7,12 @@ from tracedb import sql
 def assign_stages(con, b):
     """_stages and _layer_kinds over _assigned (forward passes; backward passes get none); adds a note per
     run naming its layer kinds and how the stages were decided."""
-    sql.run(con, "layer_stages")
     if b.phase == "backward":
         # a backward block runs the anchor layer's attention gradients, then the layer below's MLP
         # gradients: the forward order these stages read does not hold; backward kernels get none
-        con.execute("DELETE FROM _stages")
-        con.execute("DELETE FROM _layer_kinds")
+        sql.run(con, "stages_none")
         return
+    sql.run(con, "layer_stages")
     kinds = con.execute("SELECT run_id, layer_kind, count(*) FROM _layer_kinds GROUP BY ALL ORDER BY ALL").fetchall()
     per_run: dict[int, list[str]] = {}
     for rid, kind, n in kinds:

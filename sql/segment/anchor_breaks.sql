@@ -72,10 +72,7 @@ WITH launched AS (
     SELECT run_id, start_ns, start_ns + dur_ns AS end_ns, starts_with(name, 'ProfilerStep#') AS profiler_step
     FROM host_events
     WHERE run_id IN (SELECT DISTINCT src_run FROM _anchors) AND cat IN ('user_annotation', 'cpu_op')
-      -- the prefixes first: a regular expression per host op costs more than the rest of the query
-      AND (starts_with(name, 'ProfilerStep#') OR starts_with(name, 'step[') OR starts_with(name, 'execute_'))
-      AND (regexp_matches(name, '^ProfilerStep#\d+$') OR regexp_matches(name, '^step\[[A-Z]+ bs=\d+')
-           OR regexp_matches(name, '^execute_(\d+_)?context_\d+\(.*\)_generation_\d+\('))
+      AND step_mark(name)
 ), in_profiler_step AS (
     SELECT l.*, CASE WHEN l.t < m.end_ns THEN m.start_ns END AS ps
     FROM launched l ASOF LEFT JOIN (SELECT * FROM marks WHERE profiler_step) m ON m.run_id = l.src_run AND l.t >= m.start_ns

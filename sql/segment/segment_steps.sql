@@ -48,9 +48,7 @@ WITH firsts AS (
     FROM host_events
     WHERE run_id IN (SELECT run_id FROM _passes)
       AND cat IN ('user_annotation', 'gpu_user_annotation', 'cpu_op')
-      AND (starts_with(name, 'ProfilerStep#') OR starts_with(name, 'step[') OR starts_with(name, 'execute_'))
-      AND (regexp_matches(name, '^ProfilerStep#\d+$') OR regexp_matches(name, '^step\[[A-Z]+ bs=\d+')
-           OR regexp_matches(name, '^execute_(\d+_)?context_\d+\(.*\)_generation_\d+\('))
+      AND step_mark(name)
 ), profiler_step AS (
     SELECT l.run_id, l.pass,
         max(CAST(regexp_extract(m.name, '#(\d+)$', 1) AS BIGINT)) FILTER (WHERE m.cat <> 'gpu_user_annotation'

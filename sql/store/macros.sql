@@ -3,7 +3,7 @@
 -- Inputs: none.
 -- Parameters: none.
 -- Output: TEMP MACROs us_text_to_ns, us, mean_ns, mean1, ratio3, ms, sec, simple_name, bare_shape,
---   npu_runtime_task, launch_call, poly_hash32, hccl_group_id, dtype_bytes, shape_dims, numel, gemm_options,
+--   npu_runtime_task, launch_call, serving_step, step_mark, poly_hash32, hccl_group_id, dtype_bytes, shape_dims, numel, gemm_options,
 --   gemm_flops, dtype_name.
 
 -- us_text_to_ns(s VARCHAR) -> BIGINT ns: a decimal µs string, TAB/space/quote padded as Ascend writes it,
@@ -47,6 +47,16 @@ CREATE OR REPLACE TEMP MACRO npu_runtime_task(task_type, name) AS
 --   privateuse1_*, ROCm's and rocprofv3's runtime).
 CREATE OR REPLACE TEMP MACRO launch_call(cat) AS
     cat IN ('cuda_runtime', 'cuda_driver', 'privateuse1_runtime', 'privateuse1_driver', 'runtime');
+-- serving_step(name VARCHAR) -> BOOLEAN: a serving framework's step annotation: SGLang step[EXTEND bs=15 ...],
+--   vLLM execute_<tokens>_context_<n>(...)_generation_<m>(...) or its older execute_context_<n>(...)_... form.
+--   The prefixes first: a regular expression per host op costs more than the rest of a query.
+CREATE OR REPLACE TEMP MACRO serving_step(name) AS
+    (starts_with(name, 'step[') OR starts_with(name, 'execute_'))
+    AND (regexp_matches(name, '^step\[[A-Z]+ bs=\d+')
+         OR regexp_matches(name, '^execute_(\d+_)?context_\d+\(.*\)_generation_\d+\('));
+-- step_mark(name VARCHAR) -> BOOLEAN: a step's annotation: torch.profiler's ProfilerStep#N or a serving step.
+CREATE OR REPLACE TEMP MACRO step_mark(name) AS
+    starts_with(name, 'ProfilerStep#') AND regexp_matches(name, '^ProfilerStep#\d+$') OR serving_step(name);
 -- poly_hash32(s VARCHAR, p BIGINT) -> BIGINT: the polynomial hash h = h * p + code point over s's characters,
 --   modulo 2^32 (kept under 2^32 at every step, so h * p never leaves BIGINT).
 CREATE OR REPLACE TEMP MACRO poly_hash32(s, p) AS
