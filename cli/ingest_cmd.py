@@ -76,6 +76,9 @@ def ingest(
                    "(--to) keeps them as plain runs, not paired with their replays: ingest into a store (--db) to "
                    "pair them", err=True)
         planned = [dataclasses.replace(p, capture=False) for p in planned]
+    if to is not None:      # a dataset's runs are written with their tags: their jobs are decided now
+        from tracedb.engine.loading import job_tags
+        planned = job_tags.at_plan(planned)
     if len(planned) == 1:   # a trace that cannot be read fails here, before anything is written
         resolve(planned[0].path)
     failed, read, done, kept = [], [], [], []
@@ -118,6 +121,9 @@ def ingest(
     if to is None and (capture or folders):
         for line in _pair(db, kept, capture):
             progress.note(line)
+    if folders:             # after the pairing: a graph capture is no rank of a job
+        for line in _jobs(db, to, planned, kept, tag):
+            progress.note(line)
     if len(planned) > 1:
         progress.note("  " + _in_all(done, failed, time.perf_counter() - t0))
     if len(failed) > 1:     # one failure: its own line says it all
@@ -156,6 +162,23 @@ def _pair(db, kept: list, capture) -> list[str]:
     con = open_store(resolve_path(db))
     try:
         return captures.pair_given(con, reps[0], caps) if capture else captures.pair_landed(con, runs)
+    finally:
+        con.close()
+
+
+def _jobs(db, to, planned, kept: list, tag) -> list[str]:
+    """Which runs of each folder are ranks of one job (engine/loading/job_tags.py), tagged `job` in a store once
+    the runs landed (a dataset's were tagged as planned); the lines that say so."""
+    from tracedb.engine.loading import job_tags
+    from tracedb.engine.store.connect import open_store, parse_tags, resolve_path
+    given = parse_tags(tag).get("job")
+    if to is not None:
+        return job_tags.lines_at_plan(planned, {res.name for _, res in kept if res.status != "skipped"}, given)
+    if not kept:
+        return []
+    con = open_store(resolve_path(db))
+    try:
+        return job_tags.settle(con, kept, given)
     finally:
         con.close()
 

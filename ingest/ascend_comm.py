@@ -18,7 +18,8 @@ from decimal import Decimal, InvalidOperation
 
 from tracedb import sql
 from tracedb.errors import InputError
-from tracedb.ingest import formats
+from tracedb.ingest.capped_read import capped_bytes
+from tracedb.ingest import ascend_step_trace, formats
 
 FORMAT = "ascend-comm"   # a rank folder with communication analyses only (no kernel_details.csv): a run of no kernels
 FILES = ("communication.json", "communication_matrix.json")
@@ -30,6 +31,9 @@ TIME_KEYS = {"elapse_ns": "Elapse Time(ms)", "transit_ns": "Transit Time(ms)", "
              "sync_ns": "Synchronization Time(ms)", "idle_ns": "Idle Time(ms)"}
 NS_PER_MS, NS_PER_US, BYTES_PER_MB = Decimal(1_000_000), Decimal(1000), Decimal(1_000_000)
 INT64_MAX = 2 ** 63 - 1
+# distributed_args' parallel sizes (Megatron / MindSpeed write them into profiler_metadata.json)
+PARALLEL_SIZES = ("tensor_model_parallel_size", "pipeline_model_parallel_size", "data_parallel_size",
+                  "context_parallel_size", "expert_model_parallel_size")
 
 
 def files_in(out_dir: str) -> list[str]:
@@ -39,14 +43,7 @@ def files_in(out_dir: str) -> list[str]:
 
 def read(path: str):
     """A JSON analysis file, numbers with a fraction as Decimal; one-line errors."""
-    try:
-        with open(path, "rb") as f:
-            data = f.read(MAX_BYTES + 1)
-    except OSError as e:
-        raise InputError(f"{path}: cannot read: {e.strerror}") from None
-    if len(data) > MAX_BYTES:
-        raise InputError(f"{path}: larger than {MAX_BYTES >> 20} MiB; expected the Ascend profiler's "
-                         f"{os.path.basename(path)}")
+    data = capped_bytes(path, MAX_BYTES, f"the Ascend profiler's {os.path.basename(path)}")
     try:
         return json.loads(data.decode("utf-8-sig"), parse_float=Decimal)
     except UnicodeDecodeError as e:
@@ -60,7 +57,8 @@ def read(path: str):
 
 
 def metadata(pt_root: str) -> dict:
-    """profiler_metadata.json of a *_ascend_pt folder: {rank, world_size, groups}; {} when absent."""
+    """profiler_metadata.json of a *_ascend_pt folder: {rank, world_size, distributed_args (the parallel sizes),
+    groups}; {} when absent."""
     path = os.path.join(pt_root, METADATA)
     if not os.path.isfile(path):
         return {}
@@ -73,6 +71,14 @@ def metadata(pt_root: str) -> dict:
         for key in ("rank", "world_size"):
             if dist.get(key) is not None:
                 out[key] = _int(path, f"distributed_args.{key}", dist[key])
+        # the parallel sizes, kept in runs.metadata: a rank without a pipeline group in parallel_group_info
+        # still says how many stages its job has (pipeline_stage.sql); a size that is no integer is left out,
+        # not refused: the kernels do not depend on it
+        sizes = {key: int(dist[key]) for key in PARALLEL_SIZES if not isinstance(dist.get(key), bool)
+                 and isinstance(dist.get(key), (int, str)) and str(dist[key]).isdecimal()
+                 and 0 < int(dist[key]) <= 2 ** 31 - 1}
+        if sizes:
+            out["distributed_args"] = sizes
     info = doc.get("parallel_group_info")
     if info is not None:
         if not isinstance(info, dict):
@@ -118,8 +124,12 @@ def insert_groups(con, runs: list[tuple[int, list[dict]]]):
 
 def load(con, run_id: int, paths: list[str]):
     """Rows of communication.json and communication_matrix.json (whichever `paths` holds) into comm_ops,
-    comm_links and comm_matrix as run `run_id`."""
+    comm_links and comm_matrix as run `run_id`; and the profiler's step_trace_time.csv beside them, its other
+    per-rank analysis, into step_times (ingest/ascend_step_trace.py)."""
     for path in paths:
+        if os.path.basename(path) == ascend_step_trace.NAME:
+            ascend_step_trace.load(con, run_id, path)
+            continue
         doc = read(path)
         if not isinstance(doc, dict):
             raise InputError(f"{path}: not a JSON object; expected step -> collective/p2p -> op")
@@ -227,6 +237,6 @@ READER = formats.Reader(
     name=FORMAT, order=95, recognise=lambda probe: False, read=lambda con, run_id, src, options: {},
     device_kind="npu", clock_domain="unix-epoch-local", kernels_required=False,
     recognised="a profiler folder with `communication*.json` and no kernel file",
-    sql=("ingest_comm_groups", "ingest_comm_ops", "ingest_comm_links", "ingest_comm_matrix"),
+    sql=("ingest_comm_groups", "ingest_comm_ops", "ingest_comm_links", "ingest_comm_matrix", "ingest_step_times"),
     docs=(formats.Doc("A rank folder holding only communication analyses (`communication.json`, "
                       "`communication_matrix.json`)", "`ascend-comm`", "no kernel rows; collectives in `comm_ops`"),))

@@ -373,7 +373,8 @@ def _found(probe) -> bool:
     try:
         read_header(probe.path)
     except InputError:
-        return False       # some other CSV (step_trace_time.csv, a report)
+        return False       # some other CSV: a report, or step_trace_time.csv (no kernels: read beside them, as a
+                           # profiler folder's analysis, by ingest/ascend_step_trace.py)
     return True
 
 

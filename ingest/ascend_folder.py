@@ -7,7 +7,8 @@ import glob
 import os
 
 from tracedb.errors import InputError
-from tracedb.ingest import ascend_comm, ascend_csv, ascend_db, ascend_host, ascend_info, sniff, sqlite_export
+from tracedb.ingest import (ascend_comm, ascend_csv, ascend_db, ascend_host, ascend_info, ascend_step_trace, sniff,
+                            sqlite_export)
 from tracedb.ingest.ascend_layout import op_summary_files
 from tracedb.ingest.run_source import Source, rank_from_path
 
@@ -56,9 +57,14 @@ def _job_facts(src: Source, pt_root: str, out_dir: str):
     if meta.get("groups") is not None:
         src.groups = meta["groups"]
     src.world_size = meta.get("world_size")
+    if meta.get("distributed_args"):
+        src.metadata["distributed_args"] = meta["distributed_args"]
     if src.rank is None:
         src.rank = meta.get("rank")
-    src.comm_files = ascend_comm.files_in(out_dir) if os.path.isdir(out_dir) else []
+    # step_trace_time.csv rides with the communication analyses: read after the kernels, hashed with them; it
+    # alone does not make a folder a rank (resolve: a folder without kernels needs communication*.json)
+    src.comm_files = ascend_comm.files_in(out_dir) + ascend_step_trace.files_in(out_dir) \
+        if os.path.isdir(out_dir) else []
     if src.headers or src.format == ascend_comm.FORMAT:   # CSV runs: hashed with the kernels (a SQLite export's
         src.files = src.files + ([src.host_trace] if src.host_trace else []) + src.comm_files   # own file list)
 

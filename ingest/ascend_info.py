@@ -1,7 +1,10 @@
 """torch_npu's profiler_info_{rank}.json beside a profiler folder's output: the rank, profiler level and
 versions of the capture, each field checked for type and range. The file is small side JSON, size- and
 depth-checked before it is parsed; a malformed one is refused naming the file and the field (the run's
-rank would be wrong without it)."""
+rank would be wrong without it). Also the chip, where the folder's metadata names it (a value such as
+Ascend910B3 or Ascend910_9391 in profiler_info or in msprof's device info files, PROF_*/device_*/info.json*
+and PROF_*/host/info.json*), kept as `chip` for the peak table (engine/reports/peaks.py); a device info file
+that cannot be read names no chip and refuses nothing."""
 import glob
 import json
 import os
@@ -17,6 +20,9 @@ SIDE_JSON_BYTES = 1 << 20
 SIDE_JSON_DEPTH = 32
 MAX_RANK = 2**31 - 1              # runs.rank is INTEGER
 MAX_TEXT = 256                    # a version or level string, stored in runs.metadata
+# a chip as CANN names it (Ascend910B3, Ascend910_9391, Ascend310P3), alone in a JSON string
+CHIP = re.compile(r"Ascend ?\d{3}[A-Za-z0-9_]{0,16}")
+DEVICE_INFO_FILES = 16            # msprof's info.json files looked at, at most (one per device and host)
 
 
 def profiler_info(pt_root: str) -> dict | None:
@@ -25,7 +31,8 @@ def profiler_info(pt_root: str) -> dict | None:
     file and the field (fix or remove it: the run's rank would be wrong without it)."""
     files = sorted(glob.glob(os.path.join(glob.escape(pt_root), "profiler_info*.json")))
     if not files:
-        return None
+        chip = device_info_chip(pt_root)
+        return {"chip": chip} if chip else None
     f = files[0]
     info = read_side_json(f)
     if not isinstance(info, dict):
@@ -48,7 +55,41 @@ def profiler_info(pt_root: str) -> dict | None:
     level = experimental.get("_profiler_level")
     if level is not None:
         keep["profiler_level"] = _text_field(f, "config.experimental_config._profiler_level", level)
+    chip = named_chip(info) or device_info_chip(pt_root)
+    if chip:
+        keep["chip"] = chip
     return keep
+
+
+def named_chip(value) -> str | None:
+    """The first JSON string (depth first, keys in file order) that is a chip name as CANN writes it."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, str):
+            if CHIP.fullmatch(v.strip()):
+                return v.strip()
+        elif isinstance(v, dict):
+            stack.extend(reversed(list(v.values())))
+        elif isinstance(v, list):
+            stack.extend(reversed(v))
+    return None
+
+
+def device_info_chip(pt_root: str) -> str | None:
+    """The chip named in msprof's device info files under the folder's PROF_* folders, if one names it; a
+    file that is missing, too large or malformed names none (it is optional metadata, not the trace)."""
+    root = glob.escape(pt_root)
+    files = sorted(glob.glob(os.path.join(root, "PROF_*", "device_*", "info.json*"))
+                   + glob.glob(os.path.join(root, "PROF_*", "host", "info.json*")))
+    for path in files[:DEVICE_INFO_FILES]:
+        try:
+            chip = named_chip(read_side_json(path))
+        except (InputError, OSError):
+            continue
+        if chip:
+            return chip
+    return None
 
 
 def read_side_json(path: str):

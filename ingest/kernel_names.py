@@ -27,8 +27,18 @@ profiler writes it in real traces, then its short name):
         -> `hcom_allReduce`
     `aclnnMatmul_MatMulV3Common_MatMulV3`
         -> `MatMulV3`
+    `std::enable_if<(((8)>(0)))&&vllm::_typeConvert<c10::BFloat16>::exists, void>::type vllm::fused_add_rms_norm…`
+        -> `vllm::fused_add_rms_norm_kernel` (the name after the return type, before the parameters)
+    `<unnamed>::nvfuser_none_f0_c0_r0_g0(<unnamed>::Tensor<float, (int)2, (int)2>, …)`
+        -> `nvfuser_none_f0_c0_r0_g0` (an anonymous namespace as nsys and CUPTI print it)
     `volta_sgemm_32x128_nn`, `RmsNorm`
         -> unchanged
+
+Nsight Systems exports carry a `shortName` beside `demangledName`, and rocprofv3 a `truncated_kernel_name`:
+the function's bare identifier (`fused_add_rms_norm_kernel`, `device_kernel`). A short name here holds that
+identifier (tests/test_short_names_real.py checks it against an export's shortName) with its namespace, or the
+kernel a launch wrapper runs (`flash::FlashAttnBwd`), and is derived alike for every format, so that runs from
+different profilers share their short names.
 
 Itanium-mangled names are demangled with `cxxfilt` (libstdc++'s abi::__cxa_demangle through ctypes: no
 build step, ~10 µs a name). libstdc++ before GCC 13 does not know `DF16b` (std::bfloat16_t), which every
@@ -59,6 +69,18 @@ OPS = [re.compile(p) for p in (
 NAME_CAP = 4096
 TRAILING_COUNTERS = re.compile(r"(?:\d+_)+_*")   # `_*(_\d+)+$` read backwards: anchored, so linear
 LENGTH_PREFIX = re.compile(r"\d{1,5}")          # a mangled source name's length (at most NAME_CAP)
+IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+# an anonymous namespace as libstdc++ (`(anonymous namespace)::`), NVIDIA's demangler (`<unnamed>::`, as nsys
+# and CUPTI print it) and MSVC-like tools write it: nothing to show, and its `<` would read as a template
+ANONYMOUS = re.compile(r"\(anonymous namespace\)::|<unnamed>::|`anonymous namespace'::|\{anonymous\}::")
+# a launch wrapper's template arguments before the kernel class it launches (`kentry<2, Kernel<…>>`): numbers,
+# casts of numbers and booleans; a wrapper whose first other argument is a builtin type is a kernel of its own
+# (`internal::gemvx::kernel<int, int, float, …, cublasGemvParams<…>>`)
+NUMBER = re.compile(r"(?:\([\w: ]+\))?\s*-?\d+[uUlL]*|true|false")
+BUILTIN = re.compile(r"(?:(?:unsigned|signed|const|long|short) )*(?:void|bool|char|short|int|long|float|double|half|"
+                     r"__half|__nv_bfloat16|__hip_bfloat16|bf16|_Float16|size_t|u?int\d+_t)(?: const)?[\s*&]*")
+NOT_A_NAME = {"void", "auto", "const", "unsigned", "signed", "int", "long", "float", "double", "bool", "char",
+              "std", "type", "enable_if", "operator", "lambda", "anonymous", "namespace", "unnamed"}
 
 
 def fill(con, run_ids=None):
@@ -86,16 +108,27 @@ def short_name(name: str | None) -> str | None:
         parts = text.split("_")
         keep = [p for p in parts if re.fullmatch(r"(MT|MI)\d+x\d+x\d+", p)]
         return " ".join(["_".join(parts[:5])] + keep)
+    if "(" not in text and "<" not in text:
+        return text
     m = ELEMENTWISE.search(text)
-    if m and ("at::native" in text or "elementwise" in m.group(1)):
+    if m and ("at::native" in text or "elementwise" in m.group(1)) and _function(text) == m.group(1):
         for rx in OPS:
             op = rx.search(text[m.end():])
             if op:
                 return f"{m.group(1)}[{_snake(op.group(1))}]"
         return m.group(1)
-    if "(" not in text and "<" not in text:
-        return text
-    return _cxx_short(text)
+    short = _cxx_short(text)
+    # never a bare namespace, keyword or return type: then the longest identifier of the name says more
+    last = short.rsplit("::", 1)[-1]
+    return short if last and last not in NOT_A_NAME and IDENTIFIER.match(last) else _fallback(text)
+
+
+def _function(text: str) -> str | None:
+    """The function's own identifier: the last component of its qualified name (`vectorized_elementwise_kernel`
+    of `void at::native::vectorized_elementwise_kernel<4, …>(…)`)."""
+    declarator = _declarator(ANONYMOUS.sub("", text))
+    parts = _qualified(declarator) if declarator else []
+    return parts[-1][0] if parts else None
 
 
 def demangle(name: str) -> str:
@@ -135,61 +168,116 @@ def _identifiers(mangled: str) -> str | None:
 
 
 def _cxx_short(text: str) -> str:
-    """`void ns::kernel<targs>(params)` -> `ns::kernel`; a launch wrapper (kentry, device_kernel, Kernel)
-    gives way to its first class argument; a traits argument's leading numbers (tile sizes) are kept."""
-    text = re.sub(r"^(void|auto)\s+", "", text.strip()).replace("(anonymous namespace)::", "")
-    base, args = _split(text)
-    if base.split("::")[-1] in WRAPPERS and args:
-        first = next((a for a in args if not re.fullmatch(r"[\d\s\-]+", a)), None)
-        if first:
-            inner, inner_args = _split(first)
-            if "tensorop" in inner or "gemm" in inner.lower() and not inner_args:
-                return f"{base}<{inner}>"
-            base, args = inner, inner_args
+    """`void ns::kernel<targs>(params)` -> `ns::kernel`: the qualified name just before the parameter list,
+    whatever return type comes first (`std::enable_if<(((8)>(0)))&&…, void>::type vllm::fused_add_rms_norm_kernel
+    <…>(…)` -> `vllm::fused_add_rms_norm_kernel`); a launch wrapper (kentry, device_kernel, Kernel) gives way to
+    its first class argument; a traits argument's leading numbers (tile sizes) are kept."""
+    text = ANONYMOUS.sub("", text.strip())
+    declarator = _declarator(text)
+    if declarator is None:        # `Memcpy DtoH (Device -> Pinned)`: not C++, the words before the bracket
+        return text[:next(i for i, ch, a, b in _levels(text) if ch == "(" and a == 0 and b == 1)].strip() or text
+    parts = _qualified(declarator)
+    if not parts:
+        return _fallback(text)
+    base, args = "::".join(p for p, _ in parts), parts[-1][1]
+    if parts[-1][0] in WRAPPERS and args:
+        first = next((a for a in args if not NUMBER.fullmatch(a)), None)
+        if first and not BUILTIN.fullmatch(first):
+            inner = _qualified(first)
+            while inner and inner[-1][0].startswith(("enable_sm", "enable_if")) and inner[-1][1] \
+                    and not NUMBER.fullmatch(inner[-1][1][0]) and not BUILTIN.fullmatch(inner[-1][1][0]):
+                inner = _qualified(inner[-1][1][0])   # flash::enable_sm90_or_later<flash::FlashAttnFwdSm90<…>>
+            if inner:
+                name, inner_args = "::".join(p for p, _ in inner), inner[-1][1]
+                if "tensorop" in name or "gemm" in name.lower() and not inner_args:
+                    return f"{base}<{name}>"
+                base, args = name, inner_args
     tile = next((a for a in args if re.search(r"traits", a, re.I)), None)
     if tile:
-        tb, targs = _split(tile)
-        nums = [a for a in targs if re.fullmatch(r"\d+", a)]
+        traits = _qualified(tile)
+        nums = [a for a in traits[-1][1] if re.fullmatch(r"\d+", a)] if traits else []
         if nums:
-            return f"{base}<{tb.split('::')[-1]}<{', '.join(nums)}>>"
+            return f"{base}<{traits[-1][0]}<{', '.join(nums)}>>"
     return base
 
 
-def _split(text: str) -> tuple[str, list[str]]:
-    """`a::b<x, y<z>>(p)` -> ('a::b', ['x', 'y<z>']): the name before its template arguments at depth 0."""
-    depth, start, args, base = 0, None, [], None
+def _levels(text: str):
+    """(index, character, template depth, bracket depth) of each character of a C++ name. `<` and `>` count
+    only outside brackets: inside `(…)` they are comparisons (`enable_if<(((8)>(0)))…>`), casts or parameter
+    types that the brackets already enclose."""
+    angle = bracket = 0
     for i, ch in enumerate(text):
-        if ch == "<":
-            if depth == 0:
-                base, start = text[:i], i + 1
-            depth += 1
-        elif ch == ">":
-            depth -= 1
-            if depth == 0:
-                args.append(text[start:i].strip())
-                return base.strip(), _top_level(args[0])
-        elif ch == "," and depth == 1:
-            pass
-        elif ch == "(" and depth == 0:
-            return text[:i].strip(), []
-    return (base or text).strip(), []
+        if ch in "([{":
+            bracket += 1
+        elif ch in ")]}":
+            bracket = max(0, bracket - 1)
+        elif bracket == 0 and ch == "<":
+            angle += 1
+        elif bracket == 0 and ch == ">" and angle:
+            angle -= 1
+        yield i, ch, angle, bracket
+
+
+def _declarator(text: str) -> str | None:
+    """The function's qualified name with its template arguments: the last word at depth 0 (past a return type
+    such as `void` or `std::enable_if<…>::type`) before the parameter list (or the end of a cut name); None
+    when the first bracket at depth 0 follows a space (a phrase, not a function)."""
+    end, start = len(text), 0
+    for i, ch, angle, bracket in _levels(text):
+        if ch == "(" and angle == 0 and bracket == 1:
+            if not i or not (text[i - 1].isalnum() or text[i - 1] in "_>"):
+                return None
+            end = i
+            break
+    for i, ch, angle, bracket in _levels(text[:end]):
+        if ch == " " and angle == 0 and bracket == 0 and text[i + 1:end].strip():
+            start = i + 1
+    return text[start:end].strip()
+
+
+def _qualified(name: str) -> list[tuple[str, list[str]]]:
+    """`a::b<x, y<z>>::c<w>` -> [('a', []), ('b', ['x', 'y<z>']), ('c', ['w'])]: each component's identifier
+    and template arguments; components that are not identifiers (`{lambda()#1}`) are left out."""
+    pieces, cur = [], 0
+    for i, ch, angle, bracket in _levels(name):
+        if ch == ":" and angle == 0 and bracket == 0 and name[i:i + 2] == "::" and i >= cur:
+            pieces.append(name[cur:i])
+            cur = i + 2
+    pieces.append(name[cur:])          # the last one, also when a cut name leaves its brackets open
+    parts = []
+    for piece in pieces:
+        ident, args = _split(piece.strip())
+        if IDENTIFIER.fullmatch(ident) and ident not in ("const", "volatile"):
+            parts.append((ident, args))
+    return parts
+
+
+def _split(text: str) -> tuple[str, list[str]]:
+    """`b<x, y<z>>` -> ('b', ['x', 'y<z>']): the identifier before its template arguments, and those."""
+    open_at = None
+    for i, ch, angle, bracket in _levels(text):
+        if ch == "<" and angle == 1 and bracket == 0 and open_at is None:
+            open_at = i
+        elif ch == ">" and angle == 0 and bracket == 0 and open_at is not None:
+            return text[:open_at].strip(), _top_level(text[open_at + 1:i])
+    if open_at is not None:      # a name cut inside its template arguments
+        return text[:open_at].strip(), []
+    return text.strip(), []
 
 
 def _top_level(s: str) -> list[str]:
-    out, depth, cur = [], 0, []
-    for ch in s:
-        if ch in "<(":
-            depth += 1
-        elif ch in ">)":
-            depth -= 1
-        if ch == "," and depth == 0:
-            out.append("".join(cur).strip())
-            cur = []
-        else:
-            cur.append(ch)
-    if cur:
-        out.append("".join(cur).strip())
-    return out
+    out, cur = [], 0
+    for i, ch, angle, bracket in _levels(s + ","):
+        if ch == "," and angle == 0 and bracket == 0:
+            out.append(s[cur:i].strip())
+            cur = i + 1
+    return [a for a in out if a]
+
+
+def _fallback(text: str) -> str:
+    """A name whose declarator could not be read: its longest identifier that is not a keyword, else the text."""
+    words = [w for w in IDENTIFIER.findall(text) if w not in NOT_A_NAME]
+    return max(words, key=len) if words else text
 
 
 def _snake(op: str) -> str:

@@ -15,8 +15,10 @@ import tiny_trace
 import tracedb
 from helpers import breakdown_figures, assert_one_line_error, cli, store_of
 
-COLUMNS = ["run", "step", "pass", "layer", "span_us", "computing_us", "communication_us", "overlapped_us",
-           "comm_not_overlapped_us", "free_us", "unit"]
+COLUMNS = ["run", "rank", "step", "pass", "layer", "source", "span_us", "computing_us", "communication_us",
+           "overlapped_us", "comm_not_overlapped_us", "free_us", "prof_span_us", "prof_computing_us",
+           "prof_communication_us", "prof_overlapped_us", "prof_comm_not_overlapped_us", "prof_free_us",
+           "prof_bubble_us", "prof_preparing_us", "unit"]
 
 # A Kineto trace of two profiler steps, GPU compute on stream 7 and collectives on stream 20, µs relative to the
 # trace. Each kernel: (name, category, stream, start, end, launch time or None: no launch in the trace).
@@ -85,7 +87,7 @@ def rows_of(text):
 
 
 def figures(row):
-    return tuple(Decimal(v) for v in row[4:10])
+    return tuple(Decimal(v) for v in row[6:12])
 
 
 @pytest.fixture(scope="module")
@@ -99,7 +101,8 @@ def store(tmp_path_factory):
 def test_by_run_hand_derived(store):
     r = cli("report", "breakdown", "--db", store, "--run", "steps", "--format", "csv")
     (row,) = rows_of(r.stdout)
-    assert row[:4] == ["steps", "", "", ""]
+    assert row[:6] == ["steps", "", "", "", "", "kernels"]
+    assert row[12:20] == [""] * 8          # no step_trace_time.csv: none of the profiler's figures
     assert figures(row) == EXPECTED_RUN
     # the notes (on stderr for CSV) state the definitions and what was not counted
     assert "step_trace_time.csv" in r.stderr and "1 memcpy (5.000 us)" in r.stderr
@@ -107,7 +110,7 @@ def test_by_run_hand_derived(store):
 
 def test_by_step_assigns_kernels_by_their_launch(store):
     r = cli("report", "breakdown", "--db", store, "--run", "steps", "--by", "step", "--format", "csv")
-    got = {int(row[1]): figures(row) for row in rows_of(r.stdout)}
+    got = {int(row[2]): figures(row) for row in rows_of(r.stdout)}
     assert got == EXPECTED_STEPS
     assert "2 kernels (3.000 us) are in no step" in r.stderr
 
@@ -140,7 +143,7 @@ def tiny_reference(dur_factor):
 def test_tiny_ascend_by_step_matches_a_plain_union(store):
     """The hcom ops of tiny_x2 overlap the MatMul before and the SwiGlu after them (golden/breakdown.md)."""
     rows = rows_of(cli("report", "breakdown", "--db", store, "--run", "tiny_x2", "--by", "step", "-f", "csv").stdout)
-    got = {int(row[1]): figures(row) for row in rows}
+    got = {int(row[2]): figures(row) for row in rows}
     want = tiny_reference(2)
     assert got == want
     assert all(v[3] > 0 for v in want.values())
@@ -151,10 +154,10 @@ def test_by_pass_equals_by_step_when_a_pass_is_a_step(store):
     pass p), so --by pass gives the --by step figures; --by layer splits each pass into its prologue and layers,
     each a unit of its own whose columns add up, and its epilogue (lm_head and sampling)."""
     seg = ["--db", store, "--run", "tiny_x2", "--profile", "qwen3-npu", "--layers", "2", "-f", "csv"]
-    passes = {int(r[2]): figures(r) for r in rows_of(cli("report", "breakdown", *seg, "--by", "pass").stdout)}
+    passes = {int(r[3]): figures(r) for r in rows_of(cli("report", "breakdown", *seg, "--by", "pass").stdout)}
     assert passes == {step - 1: fig for step, fig in tiny_reference(2).items()}
     layers = rows_of(cli("report", "breakdown", *seg, "--by", "layer").stdout)
-    assert [(r[2], r[3]) for r in layers][-4:] == [("3", "prologue"), ("3", "0"), ("3", "1"), ("3", "epilogue")]
+    assert [(r[3], r[4]) for r in layers][-4:] == [("3", "prologue"), ("3", "0"), ("3", "1"), ("3", "epilogue")]
     for row in layers:
         span, comp, comm, ov, nov, free = figures(row)
         assert span == comp + nov + free and comm == ov + nov
@@ -187,7 +190,9 @@ def test_errors_are_one_line_exit_2(store, args, message):
 def test_table_shows_the_unit_columns_of_its_by(store):
     out = cli("report", "breakdown", "--db", store, "--run", "steps", "--by", "step").stdout
     header = next(line for line in out.splitlines() if line.startswith("run"))
-    assert header.split()[:3] == ["run", "step", "span_us"]
+    # no step_trace_time.csv: none of the profiler's columns
+    assert header.split() == ["run", "rank", "step", "source", "span_us", "computing_us", "communication_us",
+                              "overlapped_us", "comm_not_overlapped_us", "free_us"]
 
 
 GPU_COMMUNICATION = [

@@ -193,9 +193,9 @@ def test_folder_pairs_its_capture_traces(tmp_path, db_path):
     out = cli("ingest", job, "--db", db_path, "--jobs", "1").stdout
     assert pair_line(out) == ("graph capture 'job-rank0' paired with replay 'job-graph_execution': 2 of 2 graph "
                               "replays matched, 18 of 18 kernels attributed to the ops and modules that captured them")
-    # the capture is no rank of the job
+    # the capture is no rank of a job, nor is the replay, which states no rank or world size (docs/jobs.md)
     assert tags(db_path) == {"job-rank0": {"capture_of": "job-graph_execution"},
-                             "job-graph_execution": {"job": "job", "capture": "job-graph_execution"}}
+                             "job-graph_execution": {"capture": "job-graph_execution"}}
     rows = attributed(db_path, "job-graph_execution")["rows"]
     assert [m for _, n, m, *_ in rows if n == "attn_kernel"] == ["Model/Layer/Attention"] * 4
     again = cli("ingest", job, "--db", db_path, "--jobs", "1").stdout        # stored already: paired all the same

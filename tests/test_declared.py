@@ -9,6 +9,7 @@ import pytest
 
 import tiny_job
 import tiny_kineto
+import tiny_pipeline
 import tiny_swimlane
 import tiny_trace
 import tracedb
@@ -62,7 +63,7 @@ JOB = {"run": "job-rank*", "anchor": "attn_fwd", "layers": 2}
 SELECTION = {"passes": TINY, "layers": TINY, "kernels": TINY, "timeline": TINY, "breakdown": TINY,
              "compare": {**TINY, "run": ["tiny", "tiny_x2"]}, "modules": {"run": "gpu"}, "launches": {"run": "gpu"},
              "cores": {"run": "cores"}, "ranks": JOB, "blame": JOB, "collectives": {"run": "job-rank*"},
-             "roofline": TINY}
+             "pipeline": {"tag": "job=pp"}, "roofline": TINY}
 
 
 @pytest.fixture(scope="module")
@@ -75,6 +76,7 @@ def store(tmp_path_factory):
     tracedb.ingest_trace(con, tiny_kineto.write(d / "trace.json"), name="gpu")
     tracedb.ingest_trace(con, tiny_swimlane.write(d / "swimlane.json"), name="cores")
     tiny_job.ingest(con, d)
+    tiny_pipeline.ingest(con, d)
     con.close()
     return path
 

@@ -185,7 +185,8 @@ def test_spreadsheet_is_the_csv_where_no_cell_starts_a_formula(case, tiny_store)
 
 # The golden cases of the reports and exports that need stores of their own (a job of several ranks, an
 # exported trace): each module's CASES maps a golden file name to its case.
-OTHER_CASES = ("test_golden_ranks", "test_golden_collectives", "test_golden_perfetto", "test_golden_blame")
+OTHER_CASES = ("test_golden_ranks", "test_golden_collectives", "test_golden_perfetto", "test_golden_blame",
+               "test_golden_pipeline")
 
 
 def _other_cases() -> dict:

@@ -110,7 +110,11 @@ def test_real_ascend_job_with_comm_only_ranks(tmp_path):
         [(0, 0, "LOCAL", 8388616, "hcom_batchSendRecv__128_3_1"),
          (0, 1, "HCCS", 8388608, "hcom_batchSendRecv__128_5_1")]
     files = q(db, "SELECT source_files FROM runs WHERE rank = 1")[0][0]
-    assert [os.path.basename(f) for f in files] == ["communication.json", "communication_matrix.json"]
+    assert [os.path.basename(f) for f in files] == ["communication.json", "communication_matrix.json",
+                                                    "step_trace_time.csv"]
+    # the profiler's step_trace_time.csv of every rank, kernels or not (tests/test_step_times.py has the figures)
+    assert q(db, "SELECT r.rank, s.device_id, s.step FROM step_times s JOIN runs r USING (run_id) ORDER BY 1") == \
+        [(0, 0, 13), (1, 1, 13), (3, 5, 13)]
 
 
 def test_comm_only_folder_and_bad_analysis(tmp_path):

@@ -171,8 +171,12 @@ def test_migrated_store_gets_work(tmp_path):
                 "SELECT * FROM kernels_raw_ascend_csv")
     con.execute("DROP TABLE kernels_raw_full")
     con.execute("DROP TABLE kernels_raw_ascend_csv")
-    # v11 added the stages of stored segmentations
+    # v12 added the Ascend profiler's step_trace_time.csv and the pipeline stage of stored segmentations
+    con.execute("DROP TABLE step_times")
     con.execute("DROP VIEW kernel_layers")
+    con.execute("ALTER TABLE kernel_segments DROP COLUMN pp_stage")
+    con.execute("ALTER TABLE kernel_segments DROP COLUMN model_layer")
+    # v11 added the stages of stored segmentations
     con.execute("ALTER TABLE kernel_segments DROP COLUMN stage")
     con.execute("ALTER TABLE kernel_segments DROP COLUMN layer_kind")
     con.execute("UPDATE tracedb_meta SET value = '8' WHERE key = 'schema_version'")

@@ -311,6 +311,10 @@ def observed(tmp_path_factory):
         tracedb.ingest_trace(con, capture, name="graph_cap", capture=True)
         captures.pair_landed(con, [captures.Landed(replay, "graph", False),
                                    captures.Landed(capture, "graph_cap", True)])
+        sql.run(con, "job_windows", {"names": ["tiny", "gpu", "graph_cap"],   # what a folder ingest's jobs read
+                                     "epoch_clocks": ["unix-epoch", "unix-epoch-local"]})
+        import tiny_pipeline
+        tiny_pipeline.ingest(con, d)                     # a 2-stage 1F1B job: runs pp-rank0, pp-rank1
         seg = {"runs": ["tiny"], "profile": "qwen3-npu", "layers": 2}
         gpu = {"runs": ["gpu"], "profile": "dsv3-gpu", "anchor": "flash_fwd", "layers": 2}
         config = os.path.join(HERE, "data", "tiny_config.json")
@@ -354,6 +358,7 @@ def observed(tmp_path_factory):
             ("collectives", {"runs": ["tiny*"], "per_rank": True}),      # a GLOB: select_runs
             ("blame", {**seg, "runs": ["tiny", "tiny_x2"]}),
             ("roofline", {**seg}),
+            ("pipeline", {"tags": ["job=pp"]}),
             ("layers", {**seg, "roofline": True, "peak_tflops": 300, "peak_tbs": 1.6}),
             ("roofline", {**gpu, "by": "layer", "pass_spec": "all"}),
         ]

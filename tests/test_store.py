@@ -45,8 +45,8 @@ def test_new_store_schema_version(con):
     assert tables == {"tracedb_meta", "runs", "kernels_raw", "kernels_raw_full", "kernels_raw_ascend_csv", "kernels",
                       "kernel_metrics", "kernel_extras", "trace_events", "host_events", "tracks", "run_kernels",
                       "run_summary", "kernel_stats", "segmentations", "kernel_segments", "kernel_layers",
-                      "kernel_names", "run_groups", "comm_ops", "comm_links", "comm_matrix", "kernel_texts",
-                      "kernel_work", "kernel_work_rows", "kernel_work_tuples"}
+                      "kernel_names", "run_groups", "comm_ops", "comm_links", "comm_matrix", "step_times",
+                      "kernel_texts", "kernel_work", "kernel_work_rows", "kernel_work_tuples"}
 
 
 def test_storage_version_is_v1_5(con, db_path):

@@ -21,7 +21,8 @@ VIEWS_SINCE = {1: ("kernels", "kernel_metrics", "kernel_extras"), 3: ("run_kerne
 VIEWS_DIGEST = {8: "3a5994b33c8719745dbc231f3122b9396fc11d365d3e3fa0e7b866b5887a0153",
                 9: "509102023fa36d4ec7f3b62341a91eadc86bf4365ec0e5cb4e2ff15d97a78183",
                 10: "9c85c6791868c4350a7b39fd03fcef2c7235c0a3592b5284ab3061ecb4144088",
-                11: "164731db0dedab4bf8a80ec1adb6661cec20c920661fcbdf9445192c57a5474d"}
+                11: "164731db0dedab4bf8a80ec1adb6661cec20c920661fcbdf9445192c57a5474d",
+                12: "e4c406a08bf5aa5afc257befbfe4ad5f6674fb5ed31907b0e38a32902d672107"}
 
 
 def old_store(path, version):

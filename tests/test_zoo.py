@@ -1,12 +1,16 @@
 """The zoo (tests/zoo.py): generated traces of randomised architectures, each ingested and segmented by
 `report passes`, whose forward passes, anchors per pass, serving steps and training flag must equal the
-truth the generator built the trace with.
+truth the generator built the trace with. A training trace's backward passes are also segmented as
+`tracedb segment --phase backward` stores them (view kernel_layers): at least 99 % of the backward kernels
+of each model layer must be in that backward layer, and 99 % of those of no layer (the loss, lm_head and
+final norm gradients, the embedding's) in no layer (the prologue or the epilogue).
 
 Default tier: seeds 0-19. Slow tier (`-m slow`): seeds 20-319. TRACEDB_ZOO_SEEDS replaces the default
 tier's seeds: a count (`300`: seeds 0-299), a range (`100-399`), or a list (`7,19,214`; `17,` is seed 17
 alone). Every failure names its seed, what was drawn, what differs (tracedb's value, then the truth), and a
 shell line that writes the trace and runs the report."""
 import os
+from collections import Counter
 
 import pytest
 
@@ -14,6 +18,11 @@ import tracedb
 import zoo
 
 SLOW = range(20, 320)
+PLACED = 0.99      # the share of backward kernels that must be in their model layer (or in none, for none)
+LAYERS_WRONG = "backward kernels of "     # how compare_backward_layers' lines start
+# every kernel of the trace in time order, with its backward layer and unit (NULL: in no backward pass)
+BACKWARD_KERNELS = ("SELECT l.layer, l.unit, coalesce(l.short_name, k.name) FROM kernels k LEFT JOIN kernel_layers l "
+                    "ON l.run_id = k.run_id AND l.seq = k.seq AND l.phase = 'backward' ORDER BY k.start_ns, k.seq")
 
 
 def _seeds(text: str | None, default):
@@ -32,25 +41,44 @@ DEFAULT = _seeds(os.environ.get("TRACEDB_ZOO_SEEDS"), range(20))
 
 
 def repro(seed: int) -> str:
-    """One shell line (from the repository root) that writes the seed's trace and shows tracedb's passes."""
-    path = f"/tmp/zoo_{seed}{zoo.suffix(zoo.draw(seed))}"
+    """One shell line (from the repository root) that writes the seed's trace and shows tracedb's passes (a
+    training trace: and its backward kernels' layers)."""
+    arch = zoo.draw(seed)
+    path = f"/tmp/zoo_{seed}{zoo.suffix(arch)}"
     db = f"/tmp/zoo_{seed}.duckdb"
-    return (f"python tests/zoo.py {seed} {path} && tracedb ingest {path} --db {db} --name zoo --replace "
+    line = (f"python tests/zoo.py {seed} {path} && tracedb ingest {path} --db {db} --name zoo --replace "
             f"&& tracedb report passes --db {db} --run zoo")
+    if arch.workload == "train":
+        line += (f" && tracedb segment --db {db} --run zoo --phase backward && tracedb sql --db {db} \"SELECT "
+                 "pass, layer, unit, category, short_name FROM kernel_layers WHERE phase = 'backward' ORDER BY "
+                 "start_ns, seq\"")
+    return line
 
 
-def segment(path: str, db: str) -> dict:
-    """tracedb's forward and backward passes of the trace: {phase: [row dict]} in pass order."""
+def segment(path: str, db: str, backward_layers=False) -> dict:
+    """tracedb's forward and backward passes of the trace: {phase: [row dict]} in pass order; with
+    backward_layers, also "kernels": (layer, unit, name) of every kernel of the trace in time order, its
+    backward layer and unit as `tracedb segment --phase backward` stores them (None, None: in no backward
+    pass)."""
     con = tracedb.connect(db)
     try:
         tracedb.ingest_trace(con, path, name="zoo")
         table = tracedb.report(con, "passes", run="zoo").arrow()
+        kernels = _backward_kernels(con) if backward_layers else []
     finally:
         con.close()
-    out = {"forward": [], "backward": []}
+    out = {"forward": [], "backward": [], "kernels": kernels}
     for row in table.to_pylist():
         out.setdefault(row["phase"], []).append(row)
     return out
+
+
+def _backward_kernels(con) -> list:
+    """`tracedb segment --phase backward` (its backward passes only, ~2 s), then BACKWARD_KERNELS."""
+    from tracedb.engine.segmentation import segment as segmentation
+    from tracedb.engine.segmentation.persist import segment_runs
+    segment_runs(con, segmentation.Options(runs=["zoo"], phase="backward"))
+    return con.execute(BACKWARD_KERNELS).fetchall()
 
 
 def _num(v):
@@ -84,7 +112,69 @@ def compare(arch: zoo.Arch, truth: zoo.Truth, got: dict) -> list[str]:
         wrong.append(f"backward anchors per pass {_runs(banchors)}, truth {_runs(truth.backward)}")
     if truth.training and any((r["step_kind"] or "") != "train" for r in bwd):
         wrong.append("backward passes not all step_kind train")
+    if truth.training:
+        wrong += compare_backward_layers(truth, got["kernels"])
     return wrong
+
+
+def compare_backward_layers(truth: zoo.Truth, kernels: list) -> list[str]:
+    """The truth's backward kernels (their places among the trace's kernels in time order) beside tracedb's
+    backward layer and unit of each: a line for the kernels of a layer when under 99 % are in that layer
+    of a backward pass, one for those of no layer when under 99 % are in none."""
+    pairs = []
+    for first, layers in zip(truth.backward_first, truth.backward_layers):
+        got = kernels[first:first + len(layers)]
+        if len(got) != len(layers):
+            return [f"the trace holds {len(kernels)} kernels in tracedb, the truth's backward kernels run to "
+                    f"kernel {first + len(layers)}: their layers cannot be lined up"]
+        pairs += zip(layers, got)
+    wrong = []      # each line starts with LAYERS_WRONG
+    layered = [(w, k) for w, k in pairs if w is not None]
+    off = [(w, k) for w, k in layered if k[1] != "layer" or k[0] != w]
+    if layered and len(off) > (1 - PLACED) * len(layered):
+        per = Counter(w for w, _ in off)
+        went = Counter(_where(w, k) for w, k in off)
+        names = Counter(k[2] for _, k in off)
+        wrong.append(f"backward kernels of a layer not in their model layer: {len(off)} of {len(layered)} "
+                     f"({100 * len(off) / len(layered):.1f} %), in layers {_per_layer(per)} (over "
+                     f"{len(truth.backward_layers)} backward pass{'es' * (len(truth.backward_layers) > 1)}); "
+                     f"read as {_counts(went)}; most: {_counts(names, 3, 60)}")
+    loose = [(w, k) for w, k in pairs if w is None]
+    off = [k for _, k in loose if k[1] == "layer"]
+    if loose and len(off) > (1 - PLACED) * len(loose):
+        wrong.append(f"backward kernels of no layer (loss, lm_head, final norm, embedding gradients) in a layer: "
+                     f"{len(off)} of {len(loose)}, in {_counts(Counter(f'layer {k[0]}' for k in off))}; "
+                     f"most: {_counts(Counter(k[2] for k in off), 3, 60)}")
+    return wrong
+
+
+def _where(want: int, got: tuple) -> str:
+    layer, unit, _ = got
+    if unit != "layer":
+        return unit or "no backward pass"
+    d = layer - want
+    return {1: "the layer above", -1: "the layer below"}.get(d, f"{abs(d)} layers {'above' if d > 0 else 'below'}")
+
+
+def _counts(c: Counter, top=4, width=0) -> str:
+    """'a (12), b (3)' for the commonest keys (cut to `width`), then how many more there are."""
+    items = c.most_common()
+    out = ", ".join(f"{(k[:width] + '…' if width and len(k) > width else k)} ({n})" for k, n in items[:top])
+    return out + (f", {len(items) - top} more" if len(items) > top else "")
+
+
+def _per_layer(per: Counter) -> str:
+    """Misplaced kernels per model layer, top layer first, runs of layers with one count as 'L1-L2: n each'."""
+    layers = sorted(per, reverse=True)
+    out, i = [], 0
+    while i < len(layers):
+        j = i
+        while j + 1 < len(layers) and layers[j + 1] == layers[j] - 1 and per[layers[j + 1]] == per[layers[i]]:
+            j += 1
+        out.append(f"{layers[i]}: {per[layers[i]]}" if i == j else
+                   f"{layers[i]}-{layers[j]}: {per[layers[i]]} each")
+        i = j + 1
+    return "[" + ", ".join(out) + "]"
 
 
 def _runs(xs: list) -> str:
@@ -105,7 +195,7 @@ def check(seed: int, folder) -> list[str]:
     path = str(folder / f"zoo_{seed}{zoo.suffix(arch)}")
     _, truth = zoo.write(path, seed)
     try:
-        got = segment(path, str(folder / f"zoo_{seed}.duckdb"))
+        got = segment(path, str(folder / f"zoo_{seed}.duckdb"), backward_layers=truth.training)
     except tracedb.TracedbError as e:
         return [f"tracedb refused: {type(e).__name__}: {e}"]
     return compare(arch, truth, got)
@@ -113,9 +203,17 @@ def check(seed: int, folder) -> list[str]:
 
 def _verdict(seed: int, folder):
     wrong = check(seed, folder)
+    head = f"zoo seed {seed}: {zoo.draw(seed).label()}\n  "
+    known = KNOWN_LAYERS.get(seed)
+    if known:
+        layers = [w for w in wrong if w.startswith(LAYERS_WRONG)]
+        if not layers:
+            pytest.fail(head + f"its backward layers are right now: remove it from KNOWN_LAYERS ({known})"
+                        + "".join(f"\n  {w}" for w in wrong), pytrace=False)
+        if len(layers) == len(wrong):
+            pytest.xfail(f"zoo seed {seed}: {known}")
     if wrong:
-        pytest.fail(f"zoo seed {seed}: {zoo.draw(seed).label()}\n  " + "\n  ".join(wrong)
-                    + f"\n  repro: {repro(seed)}", pytrace=False)
+        pytest.fail(head + "\n  ".join(wrong) + f"\n  repro: {repro(seed)}", pytrace=False)
 
 
 @pytest.mark.parametrize("seed", DEFAULT)
@@ -139,6 +237,15 @@ KNOWN = {
     265: "alternating 5:1 sliding and full attention, a capture cut mid-pass: the full layers split the passes",
     311: "alternating 1:1, prefill then decode, a capture cut mid-pass: each kind of layer read as its own pass",
 }
+
+
+# Training seeds whose backward kernels tracedb puts in the wrong layers today (compare_backward_layers), with
+# why. Their other properties are still checked: a seed here fails when anything else differs, is an expected
+# failure when only its backward layers do, and fails when those come right, until it leaves this list.
+# None today. Every training seed was here while the backward layer boundary knew norm gradients by name
+# only: transformers eager trains with an unfused RMSNorm (to, pow, mean, add, rsqrt, mul) whose gradients
+# are mul / rsqrt / mean / pow / copy kernels that only their autograd nodes name (backward_norm_grads.sql).
+KNOWN_LAYERS: dict[int, str] = {}
 
 
 @pytest.mark.slow
@@ -174,7 +281,8 @@ def test_zoo_draws_cover_the_space():
 @pytest.mark.parametrize("seed", DEFAULT[:10])
 def test_zoo_truth_counts_the_anchor_kernels_in_the_trace(seed, tmp_path):
     """The truth's anchors are kernels the trace holds: each whole pass has one anchor-role kernel per
-    layer, and the kernel events' correlations each meet a launch (eager) or a graph launch (replayed)."""
+    layer, and the kernel events' correlations each meet a launch (eager) or a graph launch (replayed); the
+    truth's backward kernels are those of the autograd thread."""
     arch = zoo.draw(seed)
     doc, truth = zoo.build(arch)
     events = doc["traceEvents"]
@@ -184,6 +292,18 @@ def test_zoo_truth_counts_the_anchor_kernels_in_the_trace(seed, tmp_path):
     assert sum(truth.forward) <= arch.layers * len(truth.forward)
     unlaunched = [k for k in kernels if k["args"]["correlation"] not in launches]
     assert len(unlaunched) <= (len(kernels) if arch.cut_start else 0)
+    # a backward pass's kernels are those the autograd thread launches, each with its model layer: every layer
+    # has some, and no layer's (loss, lm_head, final norm) come before the top layer's
+    assert len(truth.backward_layers) == len(truth.backward)
+    autograd = {e["args"]["correlation"] for e in events if e.get("cat") == "cuda_runtime" and e["tid"] == zoo.BWD_TID}
+    assert sum(k["args"]["correlation"] in autograd for k in kernels) == sum(map(len, truth.backward_layers))
+    for p in truth.backward_layers:
+        assert {w for w in p if w is not None} == set(range(arch.layers))
+        assert p.index(arch.layers - 1) > 0 and p[-1] is None
+    # ... and they are where backward_first says among the kernels in time order
+    order = sorted(range(len(kernels)), key=lambda i: kernels[i]["ts"])
+    at = {i for i, j in enumerate(order) if kernels[j]["args"]["correlation"] in autograd}
+    assert at == {f + i for f, p in zip(truth.backward_first, truth.backward_layers) for i in range(len(p))}
     if arch.launch == "graph" and arch.stack == "vllm" and all(s.kind == "decode" for s in arch.steps):
         graph = [c for c, n in launches.items() if n.endswith("GraphLaunch")]
         assert len(graph) == len(arch.steps)

@@ -54,7 +54,12 @@ bs or n + m), else from what the attention kernels' names say (FlashInfer / CK B
 BatchDecode: both in a pass is mixed), else '' and no tokens or requests; training: every pass 'train'.
 vLLM's kernel_unified_attention_3d says decode too (vLLM launches it for decode-only batches). A trace
 without annotations never uses attention names that say the kind in other words (TRT-LLM's ForGen,
-Context), so what it says is unambiguous.
+Context), so what it says is unambiguous. backward_layers: per backward pass, the model layer of each
+kernel it launches, in time order (a layer's gradients run MLP first, then the post-attention norm, output
+projection, attention, rope, QKV projection and input norm, and the add after it, the residual stream's
+gradient accumulation: see gradient_layers; None: the loss, lm_head and final norm gradients before the
+top layer, the embedding's after layer 0); backward_first: where each backward pass's kernels start among
+all the trace's kernels in time order.
 """
 import dataclasses
 import gzip
@@ -141,6 +146,13 @@ class Truth:
     requests: list               # per forward pass: int or None
     training: bool
     backward: list               # anchors per backward pass (training), else []
+    # per backward pass, the model layer whose gradient each of its kernels computes, in launch (= time) order
+    # on the stream; None: no layer's (the loss, lm_head and final norm gradients before the top layer, the
+    # embedding's after layer 0)
+    backward_layers: list = dataclasses.field(default_factory=list)
+    # per backward pass, the position of its first kernel among all the trace's kernels in time order: its
+    # kernels are the len(backward_layers[i]) from there
+    backward_first: list = dataclasses.field(default_factory=list)
 
 
 # ---- the draw ---------------------------------------------------------------------------------------------
@@ -279,14 +291,17 @@ class K:
     anchor: bool = False
     scales: bool = True          # grows with the step's tokens
     proj: str = ""               # a GEMM's projection (qkv, o, gate_up, ...): its backward GEMMs' shapes
+    fused_act: bool = False      # an expert GEMM with the SiLU-and-mul fused in (its backward has the SiLU's)
 
 
 @dataclasses.dataclass
 class M:
-    """An nn.Module frame: class name and its children (M or K), instance number filled in per model."""
+    """An nn.Module frame: class name and its children (M or K), instance number filled in per model; layer:
+    the model layer a decoder layer's frame is (None: the embedding, final norm, lm_head and the model)."""
     cls: str
     children: list
     index: int = -1
+    layer: int | None = None
 
 
 _AT = "void at::native::"
@@ -595,7 +610,7 @@ class Names:
                    K("_topk_forward", 4, "vllm::moe_forward", "mod"),
                    K("_combined_routing_compute", 3, "vllm::moe_forward", "mod"),
                    K("_matmul_ogs_NNT_bf16xbf16xmxfp4_16x128x256x1_swiglu", 60, "vllm::moe_forward", "mod",
-                     role="gemm"),
+                     role="gemm", fused_act=True),
                    K("_matmul_ogs_NNT_bf16xbf16xmxfp4_16x128x256x1", 35, "vllm::moe_forward", "mod", role="gemm"),
                    K("_finalize_matmul_scatter_bf16", 4, "vllm::moe_forward", "mod")]
         else:
@@ -608,7 +623,7 @@ class Names:
                    K("aiter::topksoftmax_4x128x8_bf16", 4, "aiter::topk_softmax", "mod"),
                    K("void ck_tile::kentry<2, ck_tile::MoeSortingKernel<ck_tile::MoeSortingProblemEx<int, float, 1, "
                      "true, false, true, 0> > >(ck_tile::MoeSortingKernel<...>::Kargs)", 8, "aiter::moe_sorting"),
-                   K(gemm.format("true"), 130, "aiter::ck_moe_stage1", role="gemm"),
+                   K(gemm.format("true"), 130, "aiter::ck_moe_stage1", role="gemm", fused_act=True),
                    K(gemm.format("false"), 66, "aiter::ck_moe_stage2", role="gemm")]
         if self.a.shared_experts:
             out += [self.gemm("shared"), *self.act(), self.gemm("down")]
@@ -785,7 +800,8 @@ class Model:
         n = self.n
         norm_cls = "RMSNorm" if self.serving else f"{self.p}RMSNorm"
         return M(f"{self.p}DecoderLayer", [M(norm_cls, n.norm(first=i == 0)), self.attention_block(i, kind),
-                                           *n.residual(), M(norm_cls, n.norm()), self.ffn_block(i), *n.residual()])
+                                           *n.residual(), M(norm_cls, n.norm()), self.ffn_block(i), *n.residual()],
+                 layer=i)
 
     def tree(self, kind: str, first=True, last=True) -> M:
         """The forward pass of a step of `kind`: the model (embedding when `first`, the layers, the final norm
@@ -816,6 +832,32 @@ def flatten(node) -> list:
     if isinstance(node, K):
         return [node]
     return [k for c in node.children for k in flatten(c)]
+
+
+def flatten_layers(node, layer=None) -> list:
+    """(kernel, model layer) of every kernel of a tree, in order: the layer of the nearest decoder layer
+    around it, None outside every layer (embedding, final norm, lm_head)."""
+    if isinstance(node, K):
+        return [(node, layer)]
+    layer = node.layer if node.layer is not None else layer
+    return [kl for c in node.children for kl in flatten_layers(c, layer)]
+
+
+def gradient_layers(tree, layers: int) -> list:
+    """(kernel, the model layer its backward kernels are the gradient work of) of every kernel of a forward
+    tree, in forward order: its own layer, except the residual add that closes a decoder layer (HF eager).
+    PyTorch's AddBackward0 launches no kernel; the add a backward runs at that place, between the input norm
+    gradient of layer i + 1 and layer i's MLP gradient, is the autograd engine accumulating the two gradients
+    of layer i + 1's input (its input norm's and its residual's), launched as that norm's gradient ends:
+    layer i + 1's work (above the top layer, the final norm's: no layer's)."""
+    kl = flatten_layers(tree)
+    out = []
+    for j, (k, layer) in enumerate(kl):
+        closes = layer is not None and (j + 1 == len(kl) or kl[j + 1][1] != layer)
+        if closes and k.op == "aten::add":
+            layer = layer + 1 if layer + 1 < layers else None
+        out.append((k, layer))
+    return out
 
 
 # ---- the trace --------------------------------------------------------------------------------------------
@@ -964,6 +1006,8 @@ class Builder:
         self.t = Trace(arch, self.rng)
         self.passes = []        # per forward pass: {"step": Step, "annotated": bool}
         self.backward = 0
+        self.backward_layers = []   # per backward pass: the model layer of each kernel it launches (None: none)
+        self.backward_first = []    # per backward pass: how many kernels ran before it
         self.profiler_step = self.rng.randint(1, 40)
         # the host's time between steps (a serving scheduler; transformers' generate loop: logits processors,
         # stopping criteria, cache and input updates, slowed by the profiler's Python tracing)
@@ -1164,14 +1208,17 @@ class Builder:
         t, n = self.t, self.n
         t.pass_index = None
         self.backward += 1
+        layers = []
+        self.backward_layers.append(layers)
+        self.backward_first.append(len(t.kernels))   # a training capture is never cut: nothing drops a kernel
         main = t.tid
         with t.frame("cpu_op", "autograd::engine::evaluate_function: torch::autograd::GraphRoot"):
             pass
         t.host[BWD_TID] = t.now + 2.0
         t.tid = BWD_TID
         tree = self.model.tree("prefill")
-        ks = flatten(tree)
-        # the loss's backward first, then the forward kernels in reverse
+        # the loss's backward first (no layer's), then the forward kernels in reverse, each backward kernel in
+        # its forward kernel's model layer (gradient_layers)
         head = [K("void at::native::(anonymous namespace)::nll_loss_backward_reduce_cuda_kernel_2d<float, long>("
                   "float*, float const*, long const*, float const*, float const*, bool, int, int, long, long)", 4,
                   "aten::nll_loss_backward"),
@@ -1183,7 +1230,18 @@ class Builder:
             with t.frame("cpu_op", f"autograd::engine::evaluate_function: {node}"):
                 with t.frame("cpu_op", node):
                     t.launch(k)
-        for k in reversed(ks):
+                    layers.append(None)
+        for k, layer in reversed(gradient_layers(tree, self.a.layers)):
+            if k.fused_act:
+                # an expert GEMM that fused the SiLU-and-mul into its epilogue (aiter's ck_moe_stage1) is an
+                # inference kernel with no backward; a training run computes the same function with autograd
+                # (transformers' experts: Linear, SiLU, mul), whose SiluBackward0 runs before the gate-up
+                # projection's gradient GEMMs
+                act = n.elementwise_backward(K(_ELEM["silu"], 3, "aten::silu"))
+                with t.frame("cpu_op", "autograd::engine::evaluate_function: SiluBackward0"):
+                    with t.frame("cpu_op", "SiluBackward0"):
+                        t.launch(act)
+                        layers.append(layer)
             if k.role in ("attn", "lin"):
                 node = _BACKWARD_NODE.get(k.op, "FlashAttentionBackward0" if k.role == "attn" else
                                           "ChunkGatedDeltaRuleFunctionBackward")
@@ -1202,6 +1260,7 @@ class Builder:
                 with t.frame("cpu_op", node):
                     for b in bks:
                         t.launch(b, self.hiccup() if b.anchor else 0.0)
+                        layers.append(layer)
         t.tid = main
         t.host[main] = max(t.host[main], t.host[BWD_TID]) + 2.0
 
@@ -1315,7 +1374,8 @@ def build(arch: Arch):
             requests.append(None)
     truth = Truth(forward=forward, passes=sum(1 for n in forward if n == a.layers), anchors=a.layers,
                   step_kinds=kinds, tokens=tokens, requests=requests, training=a.workload == "train",
-                  backward=[a.layers] * b.backward)
+                  backward=[a.layers] * b.backward, backward_layers=b.backward_layers,
+                  backward_first=b.backward_first)
     return t.document(), truth
 
 
@@ -1341,4 +1401,7 @@ if __name__ == "__main__":
     path = sys.argv[2] if len(sys.argv) > 2 else f"zoo_{seed}{suffix(draw(seed))}"
     arch, truth = write(path, seed)
     print(f"{path}: seed {seed}: {arch.label()}")
-    print(json.dumps(dataclasses.asdict(truth)))
+    # the backward kernels' layers, one per kernel, summed up: kernels of each layer (None: of none) per pass
+    shown = dataclasses.asdict(truth)
+    shown["backward_layers"] = [{str(k): p.count(k) for k in dict.fromkeys(p)} for p in truth.backward_layers]
+    print(json.dumps(shown))

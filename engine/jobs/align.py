@@ -12,7 +12,9 @@ reference (a TP group of ranks 2-3 when rank 0 is in TP group 0-1) is reached by
 that no chain reaches (a profile of TP groups only) form sets of their own, each aligned to its lowest rank:
 every collective instance lies in one set, so its figures hold; times of two sets are not compared.
 
-What is left after alignment, the residual, is the largest spread of one instance's aligned ends."""
+What is left after alignment, the residual, is the largest spread of one instance's aligned ends. Two runs that claim
+one rank (two copies of rank 0) are in no instance (collectives_match.sql): they get no offset, and the note names
+them."""
 import contextlib
 from dataclasses import dataclass, field
 
@@ -36,8 +38,10 @@ class Alignment:
     note: str = "clocks not aligned"               # one line for the report's notes
     reference: int | None = None                   # the run whose clock the others are moved to
     instances: int = 0                             # collective instances the offsets rest on
-    on_clock: list = field(default_factory=list)   # runs whose times are comparable: the reference's clock
-    clock_set: dict = field(default_factory=dict)  # run_id -> the run whose clock it reads (a set's lowest rank)
+    on_clock: list = field(default_factory=list)   # runs whose times are comparable: the reference's clock (and
+                                                   # the runs of a rank two claim, in no instance: see estimate)
+    clock_set: dict = field(default_factory=dict)  # run_id -> the run whose clock it reads (a set's lowest rank;
+                                                   # a run of a rank two claim: itself)
     why_not: str = ""                              # why the other runs' instances have no cross-rank figures
 
 
@@ -84,22 +88,31 @@ def estimate(con, run_ids: list[int], align: bool = True) -> Alignment:
                              {"r": run_ids}).fetchall())
     names = dict(con.execute("SELECT run_id, name FROM runs WHERE run_id IN (SELECT unnest($r))",
                              {"r": run_ids}).fetchall())
-    ref = min(run_ids, key=lambda r: (ranks.get(r) is None, ranks.get(r) or 0, r))
+    # runs of a rank another run claims too are in no instance (collectives_match.sql): no clock is estimated for
+    # them, none is the reference, each is a clock set of its own; they count as on the clock only so that no
+    # report flags an instance of theirs (they have none) or names them as unaligned: the note says why instead
+    claimed = sql.run(con, "align_claims").fetchall()
+    copies = {r for _, ids, _ in claimed for r in ids if r in set(run_ids)}
+    said = _claims_note(claimed)
+    by_rank = lambda r: (ranks.get(r) is None, ranks.get(r) or 0, r)   # noqa: E731
+    ref = min([r for r in run_ids if r not in copies] or run_ids, key=by_rank)
     offsets = {r: 0 for r in run_ids}
     edges = sql.run(con, "align_edges").fetchall() if align else []
     if not align or not edges:
         _apply(con, offsets)
         why = "--no-align" if not align else "no collective matched across ranks that alignment can use"
         # --no-align: the user takes the raw clocks as one; otherwise nothing says they are
-        return Alignment(offsets=offsets, reference=ref, note=f"clocks are raw ({why}): each rank's own timestamps",
-                         on_clock=list(run_ids) if not align else [ref],
+        return Alignment(offsets=offsets, reference=ref,
+                         note=f"clocks are raw ({why}): each rank's own timestamps" + said,
+                         on_clock=list(run_ids) if not align else sorted({ref} | copies),
+                         clock_set={r: (r if r in copies else ref) for r in run_ids},
                          why_not="clocks not aligned: no collective shared with the other ranks to align on")
     # each set of ranks that share collectives (a TP group of 8 when only TP groups communicate) is aligned to
     # its own lowest rank: an instance's members are always in one such set, so its figures hold, while times
     # of two sets are on clocks nothing relates
-    order = sorted(run_ids, key=lambda r: (ranks.get(r) is None, ranks.get(r) or 0, r))
+    order = sorted([r for r in run_ids if r not in copies], key=by_rank)
     linked = {x for a, r, _, _ in edges for x in (a, r)}
-    reached, refs, clock_set = set(), [], {r: ref for r in run_ids}
+    reached, refs, clock_set = set(), [], {r: (r if r in copies else ref) for r in run_ids}
     for r in order:
         if r not in reached and (r == ref or r in linked):
             refs.append(r)
@@ -111,12 +124,12 @@ def estimate(con, run_ids: list[int], align: bool = True) -> Alignment:
     if residual > RESIDUAL_BOUND_NS:
         reached, why_not = {ref}, (f"clocks not aligned: residual {residual / 1000:,.3f} us "
                                    f"over {RESIDUAL_BOUND_NS // 1000:,} us")
-        clock_set = {r: ref for r in run_ids}
+        clock_set = {r: (r if r in copies else ref) for r in run_ids}
     else:
         why_not = "clocks not aligned: this rank shares no collective with the others"
     moved = [r for r in run_ids if r not in refs and r in reached]
     shown = listed([f"{names[r]} {offsets[r] / 1000:+,.3f}" for r in moved], NAMED)
-    alone = [names[r] for r in run_ids if r not in reached]
+    alone = [names[r] for r in run_ids if r not in reached and r not in copies]
     where = (f"to {names[ref]}'s clock" if len(refs) == 1 else
              f"in {len(refs)} sets of ranks that share collectives, each to its lowest rank's clock "
              f"({listed([names[r] for r in refs], NAMED)}); times of two sets are not compared")
@@ -124,8 +137,23 @@ def estimate(con, run_ids: list[int], align: bool = True) -> Alignment:
             f"residual spread of collective ends {residual / 1000:,.3f} us")
     if alone:
         note += f"; no collective shared with the others, left raw: {listed(alone, NAMED)}"
-    return Alignment(offsets=offsets, residual_ns=residual, aligned=True, note=note, reference=ref, instances=used,
-                     on_clock=sorted(reached), why_not=why_not, clock_set=clock_set)
+    return Alignment(offsets=offsets, residual_ns=residual, aligned=True, note=note + said, reference=ref,
+                     instances=used, on_clock=sorted(reached | copies), why_not=why_not, clock_set=clock_set)
+
+
+def _claims_note(claimed) -> str:
+    """What the alignment's note says of ranks two runs claim (align_claims.sql); '' when none."""
+    if not claimed:
+        return ""
+    said = [f"runs {_and([repr(n) for n in names])} {'both' if len(names) == 2 else 'all'} claim rank {rank}"
+            for rank, _, names in claimed]
+    return ("; " + "; ".join(said[:NAMED]) + (f"; and {len(said) - NAMED} more ranks" if len(said) > NAMED else "")
+            + ": two runs of one rank are matched with no one (which of them is the rank is not known), so their "
+              "collectives are left out; select one with --run, or untag the other: tracedb runs tag RUN --untag job")
+
+
+def _and(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
 def _chain(ref: int, edges, offsets: dict) -> set:

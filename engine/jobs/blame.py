@@ -4,6 +4,7 @@ collectives (sql/report/blame.sql): every rank segmented alike, the clocks align
 from tracedb import sql
 from tracedb.engine.jobs import align as clock
 from tracedb.engine.rendering import render as rnd
+from tracedb.engine.segmentation import pipeline
 from tracedb.engine.segmentation import segment
 from tracedb.engine.segmentation import units
 from tracedb.errors import UsageError
@@ -37,11 +38,17 @@ def build(con, fmt, spec="all", by="kernel", no_align=False, top=30, **seg_opts)
     b, meta = units.segmented(con, segment.Options(**{**seg_opts, "runs": [job.run_names[r] for r in kernel_runs],
                                                       "tags": []}), spec, segment.select_passes)
     alignment = clock.rank_offsets(con, job.run_ids, align=not no_align, profile=seg_opts.get("profile"))
+    if len({s for s, _ in pipeline.stage_table(con, job.run_ids).values()}) > 1:
+        b.notes.append("pipeline stages: a late rank is compared only with the ranks of its own stage (the same "
+                       "model layers); waits at a send/receive or collective across stages with no peer of the late "
+                       "rank's stage are '(pipeline bubble)' (report pipeline shows each stage's bubbles)")
     b.notes += [DEFINITIONS, alignment.note]
-    bare = [job.run_names[r] for r in job.run_ids if r not in kernel_runs]
+    bare = [r for r in job.run_ids if r not in kernel_runs]
     if bare:
-        b.notes.append(f"no kernel rows, only communication ops: {', '.join(bare)}: they wait and are waited for, and "
-                       "the waiting for them is charged to '(no kernels)'")
+        b.notes.append(f"no kernel rows, only communication ops: {', '.join(job.run_names[r] for r in bare)}: they "
+                       "wait and are waited for, and the waiting for them is charged to '(computing, from "
+                       "step_trace_time)' where their folder has the profiler's step breakdown, else '(no kernels)'")
+        b.notes += _step_computing_note(con, job, bare)
     b.run_ids, b.run_names = job.run_ids, job.run_names
     off = [b.run_names[r] for r in b.run_ids if r not in alignment.on_clock]
     if off:
@@ -57,3 +64,17 @@ def build(con, fmt, spec="all", by="kernel", no_align=False, top=30, **seg_opts)
                          # the '(N more)' row, the one without a rank
                          labels={"layer": ("(no pass)", "rank", "unit")})
     return rnd.drop_columns(res, ["pass", "kernel"]) if by == "layer" and fmt in rnd.READING else res
+
+
+def _step_computing_note(con, job, bare: list[int]) -> list[str]:
+    """What the profiler's step breakdown (step_times, from step_trace_time.csv) says every rank computed, when a
+    rank without kernels has one: the only account of how long such a rank worked."""
+    rows = con.execute("SELECT run_id, sum(computing_ns), sum(free_ns) FROM step_times WHERE run_id IN "
+                       "(SELECT unnest($r)) GROUP BY run_id", {"r": job.run_ids}).fetchall()
+    if not any(r in bare for r, _, _ in rows):
+        return []
+    order = {r: i for i, r in enumerate(job.run_ids)}
+    shown = "; ".join(f"{job.run_names[r]} computing {c / 1e3:,.1f} us, free {(f or 0) / 1e3:,.1f} us"
+                      + (" (no kernels)" if r in bare else "")
+                      for r, c, f in sorted(rows, key=lambda t: order[t[0]]))
+    return [f"step_trace_time.csv, summed over its steps: {shown}"]

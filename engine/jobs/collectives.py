@@ -16,7 +16,7 @@ DEFINITIONS = (
 
 # columns a table for people leaves out when no row has them (CSV and JSON keep them all)
 SPARSE = {"group_desc", "c10d_seq", "mismatch", "flag", "prof_elapse_us", "prof_wait_us", "prof_transit_us",
-          "prof_sync_us", "prof_idle_us"}
+          "prof_sync_us", "prof_idle_us", "prof_bytes"}
 
 
 def build(con, fmt, runs=(), tags=(), profile=None, per_rank=False, no_align=False, **ignored) -> rnd.Result:
@@ -76,3 +76,21 @@ def _group_notes(con, b):
     if lone:
         b.notes.append(f"{lone:,} of {total:,} instances were found on one rank only (the other members are not "
                        "selected, or their capture window missed it)")
+    _bytes_notes(con, b)
+
+
+def _bytes_notes(con, b):
+    """Where the bytes of HCCL ops come from (no c10d message size on Ascend), and the instances left without."""
+    profiled, unmatched = con.execute(
+        "SELECT count(*) FILTER (WHERE nb IS NULL AND pb IS NOT NULL), "
+        "count(*) FILTER (WHERE nb IS NULL AND pb IS NULL) "
+        "FROM (SELECT grp, mkey, max(nbytes) AS nb, max(prof_bytes) AS pb FROM _coll_match WHERE grp_source = 'hccl' "
+        "GROUP BY ALL)").fetchone()
+    if profiled:
+        b.notes.append(f"bytes of {profiled:,} HCCL instances: the transit size the Ascend profiler counts "
+                       "(communication.json: SDMA, msprof's sum of HCCS, PCIE and SIO, plus RDMA, as msprof-analyze "
+                       "counts it), the largest over the members: what a rank moved, not the message size "
+                       "nccl-tests' bandwidth formulas assume")
+    if unmatched:
+        b.notes.append(f"{unmatched:,} HCCL instances have no bytes and no bandwidth: none of their ops matched an op "
+                       "of its rank's communication.json (same name, the nearest start), or no member has the file")

@@ -10,6 +10,7 @@ their starts, moved onto one clock by engine/jobs/align.py, say who arrived last
 waited (docs/ranks.md)."""
 from tracedb import sql
 from tracedb.engine.jobs import align
+from tracedb.engine.segmentation import pipeline
 from tracedb.engine.segmentation import segment
 from tracedb.engine.segmentation import selection
 from tracedb.engine.segmentation import units
@@ -45,21 +46,28 @@ def build(con, fmt, spec, per_rank=False, stragglers=False, no_align=False, **se
     b, meta = _segment_alike(con, opt, spec)
     b.notes += dropped
     rank_of = _ranks(con, b)
-    passes = _common_passes(con, b)
+    stage_of = {r: s for r, (s, _) in pipeline.stage_table(con, b.run_ids + bare).items()}
+    passes = _common_passes(con, b, stage_of)
+    bases = {r: base for r, (base, _) in pipeline.model_layers(con, _layer_counts(con, b)).items()}
+    if stage_of:
+        b.notes.append(_stage_note(con, b, stage_of, bases, rank_of))
     sql.run(con, "breakdown_activity_layers", {"run_ids": b.run_ids, "by_layer": True})
     sql.run(con, "breakdown_union")
     clocks = align.rank_offsets(con, b.run_ids + bare, align=not no_align, profile=opt.profile)
     offsets = {r: int(clocks.offsets.get(r, 0) or 0) for r in b.run_ids}
     sets = {r: clocks.clock_set.get(r, -1) for r in b.run_ids + bare}   # -1: one clock for all
     con.execute("CREATE OR REPLACE TEMP TABLE _rk_ranks AS SELECT unnest($r)::INTEGER AS run_id, "
-                "unnest($k)::INTEGER AS rank, unnest($o)::BIGINT AS offset_ns, unnest($s)::INTEGER AS clock_set",
+                "unnest($k)::INTEGER AS rank, unnest($o)::BIGINT AS offset_ns, unnest($s)::INTEGER AS clock_set, "
+                "unnest($p)::INTEGER AS pp_stage, unnest($b)::BIGINT AS layer_base",
                 {"r": b.run_ids, "k": [rank_of[r] for r in b.run_ids], "o": [offsets[r] for r in b.run_ids],
-                 "s": [sets[r] for r in b.run_ids]})
+                 "s": [sets[r] for r in b.run_ids], "p": [stage_of.get(r, -1) for r in b.run_ids],
+                 "b": [bases.get(r, 0) for r in b.run_ids]})
     bare_rank = dict(con.execute("SELECT run_id, rank FROM runs WHERE run_id IN (SELECT unnest($i))",
                                  {"i": bare}).fetchall())
     con.execute("CREATE OR REPLACE TEMP TABLE _rk_bare AS SELECT unnest($r)::INTEGER AS run_id, unnest($k)::INTEGER "
-                "AS rank, unnest($s)::INTEGER AS clock_set",
-                {"r": bare, "k": [bare_rank.get(r) for r in bare], "s": [sets[r] for r in bare]})
+                "AS rank, unnest($s)::INTEGER AS clock_set, unnest($p)::INTEGER AS pp_stage",
+                {"r": bare, "k": [bare_rank.get(r) for r in bare], "s": [sets[r] for r in bare],
+                 "p": [stage_of.get(r, -1) for r in bare]})
     sql.run(con, "ranks_units", {"passes": passes, "min_skew": MIN_SKEW, "peak_share": PEAK_SHARE})
     placed = {r for (r,) in con.execute("SELECT DISTINCT run_id FROM _rk_layers WHERE compute_ns IS NULL").fetchall()}
     if bare and not placed:
@@ -69,6 +77,10 @@ def build(con, fmt, spec, per_rank=False, stragglers=False, no_align=False, **se
     b.notes.append(DEFINITIONS)
     meta.update({"ranks": ", ".join(f"{rank_of[r]}={b.run_names[r]}" for r in b.run_ids),
                  "clocks": "aligned" if clocks.aligned else "raw", "min_skew": MIN_SKEW})
+    # outside a pipeline the stage is empty and the model layer is the layer: the tables and page a person reads
+    # leave them out; CSV and JSON, which programs read, keep one set of columns
+    staged = ((lambda res: res) if stage_of or fmt not in (*rnd.READING, "html")
+              else (lambda res: rnd.drop_columns(res, ["pp_stage", "model_layer"])))
     if stragglers:
         meta["view"] = "stragglers"
         return rnd.fetch_file(con, fmt, "report_ranks_stragglers", {}, "ranks", b, meta,
@@ -76,11 +88,13 @@ def build(con, fmt, spec, per_rank=False, stragglers=False, no_align=False, **se
                               labels={"layer": ("all", "passes")})
     if per_rank:
         meta["view"] = "per rank"
-        return rnd.fetch_file(con, fmt, "report_ranks_per_rank", {}, "ranks", b, meta,
-                              "ranks per layer: compute, communication and wait of each rank", labels=units.PROLOGUE)
+        return staged(rnd.fetch_file(con, fmt, "report_ranks_per_rank", {}, "ranks", b, meta,
+                                     "ranks per layer: compute, communication and wait of each rank",
+                                     labels=units.PROLOGUE))
     meta["view"] = "per layer"
-    return rnd.fetch_file(con, fmt, "report_ranks", {}, "ranks", b, meta,
-                          "ranks per layer: compute time spread, slowest rank, last arrival", labels=units.PROLOGUE)
+    return staged(rnd.fetch_file(con, fmt, "report_ranks", {}, "ranks", b, meta,
+                                 "ranks per layer: compute time spread, slowest rank, last arrival",
+                                 labels=units.PROLOGUE))
 
 
 def _segment_alike(con, opt, spec):
@@ -91,6 +105,8 @@ def _segment_alike(con, opt, spec):
     many layers (with a note); other differences are _common_passes's error."""
     b, meta = units.segmented(con, opt, spec, selection.select_noted)
     counts = _layer_counts(con, b)
+    if len(set(pipeline.stage_table(con, b.run_ids).values())) > 1:
+        return b, meta   # pipeline stages hold their own shares of the model: no count is common to all
     common = _shared_layer_count(counts)
     anchors = set(dict(con.execute("SELECT run_id, count(*) FROM _anchors GROUP BY run_id").fetchall()).values())
     if len(set(counts.values())) < 2 or b.layers is not None or not common or len(anchors) != 1:
@@ -142,11 +158,15 @@ def _ranks(con, b) -> dict[int, int]:
     return {r: i for i, r in enumerate(b.run_ids)}
 
 
-def _common_passes(con, b) -> list[int]:
-    """The selected passes every rank has, after checking that the ranks' full passes hold one layer count.
-    Passes that only some ranks have are left out with a note."""
+def _common_passes(con, b, stage_of: dict[int, int]) -> list[int]:
+    """The selected passes every rank has, after checking that the full passes of the ranks of one pipeline
+    stage hold one layer count (stages may hold different shares of the model). Passes that only some ranks
+    have are left out with a note."""
     counts = _layer_counts(con, b)
-    if len(set(counts.values())) > 1:
+    per_stage = {}
+    for r, n in counts.items():
+        per_stage.setdefault(stage_of.get(r, -1), set()).add(n)
+    if any(len(v) > 1 for v in per_stage.values()):
         raise UsageError("the ranks' passes do not hold the same number of layers: "
                          + ", ".join(f"'{b.run_names[r]}' {n}" for r, n in counts.items())
                          + "; report ranks compares layer by layer: give --anchor and --layers so that every rank "
@@ -163,6 +183,24 @@ def _common_passes(con, b) -> list[int]:
                                                                          for r, v in have.items())
                        + f"): compared the {len(common)} they share, {_span(common)}")
     return common
+
+
+def _stage_note(con, b, stage_of: dict, bases: dict, rank_of: dict) -> str:
+    """The pipeline stages of the compared ranks, and each stage's compute over the compared passes: ranks are
+    compared layer by layer only with the ranks of their own stage (the same model layers); stages with
+    each other only by their whole time."""
+    per = {}
+    for r in b.run_ids:
+        per.setdefault(stage_of.get(r, -1), []).append(r)
+    parts, layers = [], _layer_counts(con, b)
+    for st, rs in sorted(per.items()):
+        first = bases.get(rs[0], 0)
+        n = layers.get(rs[0])
+        what = f"model layers {first}-{first + n - 1}" if n else "no layers"
+        parts.append(f"stage {st if st >= 0 else '?'}: ranks {', '.join(str(rank_of[r]) for r in rs)} ({what})")
+    return ("pipeline stages: " + "; ".join(parts) + ". A layer is compared only with the same model layer on the "
+            "ranks of its stage (its data- and tensor-parallel peers); the stages run different layers, so their "
+            "skew is not a straggler: report pipeline compares the stages' time")
 
 
 def _layer_counts(con, b) -> dict[int, int]:

@@ -6,7 +6,7 @@ import os
 from collections import Counter
 from dataclasses import dataclass
 
-from tracedb.engine.loading import captures
+from tracedb.engine.loading import captures, job_tags
 from tracedb.engine.loading.single import IngestResult, ingest_file
 from tracedb.errors import InputError, TracedbError, UsageError
 from tracedb.ingest import formats, sources
@@ -18,20 +18,23 @@ class Planned:
     name: str | None      # None: the trace's own default name (a single trace without --name)
     bytes: int            # size on disk, for progress
     agent: int | None = None   # a file of several devices: the device this run holds
-    job: str | None = None     # a rank of a folder of traces: the job (tag `job`) it belongs to
+    job: str | None = None     # the job (tag `job`) it is a rank of, when decided before parsing (job_tags.at_plan)
     reader: str | None = None  # the file's reader (ingest/formats.py), told to the ingest so it is not sniffed again
     capture: bool = False      # a graph capture trace (engine/loading/captures.py): its launch calls keep kernel names
+    facts: job_tags.Facts | None = None   # a trace of a folder: its rank, world size, job id, window (job_tags.py)
+    folder: str | None = None  # a trace of a folder: the folder ingested (PATH as given), whose jobs it may join
+    prefix: str | None = None  # that folder's name prefix (--name, else the folder's name)
 
 
 def plan(paths, name: str | None = None) -> list[Planned]:
     """What `tracedb ingest PATH...` will load, one entry per run. The traces of a folder are named
-    `<job>-rank<N>` (rank from profiler_info, the path, or the trace's distributedInfo), else
-    `<job>-<file stem>`. Labels that two traces of a job share get the trace's sub-folders in front
-    (`<job>-h100-<stem>`). A rocprofv3 file whose kernels ran on several GPUs gives one run per GPU,
-    `<its name>-gpu<N>` (N: the GPU's index). The runs of a folder are one job, tagged `job` = `name` or the
-    folder's name, unless the traces say they belong to jobs of different world sizes: each such job is
-    then named after the sub-folder its traces share (`<name>-<sub-folder>`; docs/jobs.md). A trace of a folder
-    that looks like a graph capture (captures.looks_like_capture) is read as one, and belongs to no job."""
+    `<prefix>-rank<N>` (rank from profiler_info, the path, or the trace's distributedInfo), else
+    `<prefix>-<file stem>`; `prefix` is `name` or the folder's name. Labels that two traces share get their
+    sub-folders in front (`<prefix>-h100-<stem>`; _labels). A rocprofv3 file whose kernels ran on several GPUs
+    gives one run per GPU, `<its name>-gpu<N>` (N: the GPU's index). Each trace carries what it says of its job
+    (job_tags.trace_facts, read from its head or side files, never its events); which traces are ranks of one job
+    is decided from them (job_tags.py: after the runs land in a store, at plan time for a dataset). A trace of a
+    folder that looks like a graph capture (captures.looks_like_capture) is read as one, and is no rank of a job."""
     if name and len(paths) > 1:
         raise UsageError("--name names one run (or prefixes the runs of one folder); give one path, or omit "
                          "--name to name runs after their files")
@@ -42,10 +45,10 @@ def plan(paths, name: str | None = None) -> list[Planned]:
             out += _per_device(Planned(p, name, _size(p)))
             continue
         prefix = name or os.path.basename(os.path.abspath(p))
-        for job, traces in _jobs(p, found, prefix):
-            out += [g for f, label in zip(traces, _labels(p, traces))
-                    for g in _per_device(Planned(f, f"{job}-{label}", _size(f), job=job,
-                                                 capture=captures.looks_like_capture(p, f)))]
+        facts = [job_tags.trace_facts(f) for f in found]
+        out += [g for f, label, fx in zip(found, _labels(p, found, [x.rank for x in facts]), facts)
+                for g in _per_device(Planned(f, f"{prefix}-{label}", _size(f), facts=fx, folder=p, prefix=prefix,
+                                             capture=captures.looks_like_capture(p, f)))]
     return out
 
 
@@ -66,31 +69,9 @@ def plan_captures(replay: Planned, paths: list[str]) -> list[Planned]:
         return [dataclasses.replace(g, capture=True)
                 for g in _per_device(Planned(files[0], f"{base}-capture", _size(files[0])))]
     root = os.path.commonpath([os.path.dirname(os.path.abspath(f)) for f in files])
-    return [dataclasses.replace(g, capture=True) for f, label in zip(files, _labels(root, files))
+    labels = _labels(root, files, [sources.trace_rank(f) for f in files])
+    return [dataclasses.replace(g, capture=True) for f, label in zip(files, labels)
             for g in _per_device(Planned(f, f"{base}-capture-{label}", _size(f)))]
-
-
-def _jobs(root: str, found: list[str], prefix: str) -> list[tuple[str, list[str]]]:
-    """The jobs of a folder's traces, as the traces say: one job, unless they give different world sizes
-    (HTA's test data: two sampled ranks of a 128-rank job beside a 2-rank job's trace). Traces that do not
-    say join the one job that does, else form their own. A job of several is named after the deepest
-    sub-folder its traces share (`<prefix>-<sub-folder>`), else numbered."""
-    sizes = [sources.trace_world_size(f) for f in found]
-    known = sorted({s for s in sizes if s is not None})
-    if len(known) < 2:
-        return [(prefix, found)]
-    groups: dict = {}
-    for f, s in zip(found, sizes):
-        groups.setdefault(s, []).append(f)
-    named, out = set(), []
-    for i, traces in enumerate(groups.values()):
-        common = os.path.relpath(os.path.commonpath([os.path.dirname(os.path.abspath(f)) for f in traces]),
-                                 os.path.abspath(root))
-        label = "-".join(common.split(os.sep)) if common != os.curdir else f"job{i + 1}"
-        label = label if label not in named else f"{label}-{i + 1}"
-        named.add(label)
-        out.append((f"{prefix}-{label}", traces))
-    return out
 
 
 def _per_device(item: Planned) -> list[Planned]:
@@ -169,17 +150,22 @@ def _with_job(tags, job: str) -> dict:
     return given if "job" in given else {"job": job, **given}
 
 
-def _labels(root: str, found: list[str]) -> list[str]:
-    labels = []
-    for f in found:
-        rank = sources.trace_rank(f)
-        labels.append(f"rank{rank}" if rank is not None else sources.trace_stem(f))
+def _labels(root: str, found: list[str], ranks: list) -> list[str]:
+    """Each trace's label within the folder: `rank<N>` (its rank, as the plan read it), else its file stem. When two
+    traces share a label, the traces of each folder that holds one of them get that folder's path (below `root`)
+    in front, all of that folder's alike (`trace_filter-rank0`, `trace_filter-rank1` beside
+    `nccl_parser_config-rank0`); still equal (one folder): numbered in path order. The folder's path is
+    relative to `root` and the prefix is `root`'s name or --name, so no path part is said twice, and the
+    same folder gives the same names every time."""
+    labels = [f"rank{r}" if r is not None else sources.trace_stem(f) for f, r in zip(found, ranks)]
     clash = Counter(labels)
-    for i, f in enumerate(found):
-        if clash[labels[i]] > 1:
-            sub = os.path.relpath(os.path.dirname(os.path.abspath(f)), os.path.abspath(root))
-            if sub != os.curdir:
-                labels[i] = "-".join(sub.split(os.sep) + [labels[i]])
+    base = os.path.abspath(root)
+    folder = [os.path.dirname(os.path.abspath(f)) for f in found]
+    shared = {d for d, label in zip(folder, labels) if clash[label] > 1}
+    for i, d in enumerate(folder):
+        sub = os.path.relpath(d, base)
+        if d in shared and sub != os.curdir:
+            labels[i] = "-".join(sub.split(os.sep) + [labels[i]])
     left, seen = Counter(labels), Counter()
     for i, label in enumerate(labels):     # still equal (same folder): number them in path order
         seen[label] += 1

@@ -392,10 +392,35 @@ def _roof_lines(roofs: str) -> list[dict]:
     return out
 
 
+def _pipeline(res):
+    """The pp chart: a lane per stage and rank, each micro-batch a bar from its start to its end coloured by
+    phase and labelled F<n> / B<n>, the bubble before it a grey bar."""
+    lane = {"calculate": "'stage ' + " + _text("pp_stage") + " + ' / rank ' + " + _text("rank") + " + ' ' + datum.run",
+            "as": "unit"}
+    passes = [lane, {"filter": "datum.unit_kind == 'pass'"},
+              {"calculate": "(datum.phase == 'backward' ? 'B' : 'F') + datum.microbatch", "as": "label"}]
+    y = _axis("unit", "stage / rank")
+    x = {"field": "start_us", "type": "quantitative", "title": US, "scale": {"zero": False}}
+    bubble = {"name": "bubbles", "transform": [{"filter": "datum.bubble_us > 0"},
+                                               {"calculate": "datum.start_us - datum.bubble_us", "as": "wait_us"}],
+              "mark": {"type": "bar", "color": "#d9d9d9"},
+              "encoding": {"y": y, "x": {**x, "field": "wait_us"}, "x2": {"field": "start_us"},
+                           "tooltip": _tip("unit", "step", "phase", "microbatch", "bubble_us", "p2p_us")}}
+    bars = {"name": "bars", "mark": "bar", "encoding": {
+        "y": y, "x": x, "x2": {"field": "end_us"},
+        "color": {"field": "phase", "type": "nominal", "scale": {"domain": ["forward", "backward"],
+                                                                   "range": ["#4e79a7", "#f28e2b"]}},
+        "tooltip": _tip("unit", "step", "phase", "microbatch", "start_us", "end_us", "busy_us", "bubble_us")}}
+    labels = {"name": "labels", "mark": {"type": "text", "align": "left", "dx": 2, "color": "white"},
+              "encoding": {"y": y, "x": x, "text": {"field": "label"}}}
+    # `unit` names the lane in every layout; the report's own unit column (pass | stage) is read as unit_kind
+    return {"transform": [{"calculate": "datum.unit", "as": "unit_kind"}, *passes], "layer": [bubble, bars, labels]}
+
+
 # the layouts by the name a report's declaration gives (engine/reports/declared.py: which one, for which columns)
 LAYOUTS = {"passes": _passes, "clusters": _clusters, "layers": _layers, "layer_diff": _layer_diff, "flow": _flow,
            "kernels": _kernels, "timeline": _timeline, "modules": _modules, "compare": _compare,
            "cores_compare": _cores_compare, "scheduler": _scheduler, "gaps": _gaps, "cores": _cores,
            "breakdown": _breakdown, "launches_kernels": _launches_kernels, "launches": _launches,
            "collectives_per_rank": _collectives_per_rank, "collectives": _collectives, "stragglers": _stragglers,
-           "ranks_per_rank": _ranks_per_rank, "ranks": _ranks, "roofline": _roofline}
+           "ranks_per_rank": _ranks_per_rank, "ranks": _ranks, "pipeline": _pipeline, "roofline": _roofline}

@@ -24,6 +24,9 @@ CSV_FORMATS = ("csv", "spreadsheet")
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 # the layouts for people to read: fewer columns, short names, compare's wide table; the others keep every column
 READING = ("table", "md")
+# the lines a note of a terminal table wraps to at most: the longest notes of real traces (a training trace's
+# phases, the definitions of report launches) take 7 to 10 lines at 60 columns; past this a note ends in `…`
+NOTE_LINES = 12
 NUMERIC = ("INTEGER", "BIGINT", "HUGEINT", "DECIMAL", "DOUBLE", "FLOAT", "SMALLINT", "TINYINT", "UBIGINT",
            "UINTEGER", "USMALLINT", "UTINYINT", "UHUGEINT")
 
@@ -277,10 +280,13 @@ def _context(res: Result, fmt: str, width: int | None = None) -> dict:
                 from tracedb.engine.rendering import fitting
                 columns, numeric, shown, more = fitting.fit(columns, numeric, shown, width, draw)
                 notes += more
+            ctx["note_prefix"] = "note: "
             if width:
                 from tracedb.engine.rendering.names import wrapped
-                notes = [wrapped("", n, width - len("note: ")) for n in notes]
+                # each note wraps whole, `note: ` on its first line, at most NOTE_LINES lines
+                notes = [wrapped("note: ", n, width, max_lines=NOTE_LINES) for n in notes]
                 ctx["title"] = wrapped("", res.title, width, max_lines=3)
+                ctx["note_prefix"] = ""
             ctx["notes"] = notes
 
             def table(rows):

@@ -11,6 +11,7 @@ from tracedb.engine.reports import declared
 from tracedb.engine.segmentation import attribution
 from tracedb.engine.rendering import render
 from tracedb.engine.rendering import run_notes
+from tracedb.engine.segmentation import pipeline
 from tracedb.engine.segmentation import segment
 from tracedb.engine.segmentation import selection
 from tracedb.engine.segmentation import stages
@@ -29,6 +30,17 @@ def _cut_passes(con, b) -> list[str]:
             "with whole ones; --pass steady or auto picks full passes" for rid, p, n, e in cut]
 
 
+def _same_stage(con, b):
+    """Runs that are different stages of a pipeline hold different layers of the model (stage 1's layer 0 is
+    model layer 14 of a 28-layer model on 2 stages): compare lines layers up by number, so it refuses them."""
+    stages = pipeline.stage_table(con, b.run_ids)
+    if len({s for s, _ in stages.values()}) > 1:
+        shown = ", ".join(f"'{b.run_names[r]}' stage {s} of {n}" for r, (s, n) in stages.items())
+        raise UsageError(f"the runs are different pipeline stages ({shown}): their layers are different layers of "
+                         "the model, which report compare would line up by number; compare runs of one stage, "
+                         "and the stages' time with report pipeline")
+
+
 def build(con, fmt, b, spec, by, meta, layer=None, module_path=False, roofline=False, peak_tflops=None,
           peak_tbs=None):
     """`layer`: None (every layer), a layer number, or 'mean' (per key the mean over the full layers of the
@@ -38,6 +50,7 @@ def build(con, fmt, b, spec, by, meta, layer=None, module_path=False, roofline=F
         raise UsageError(f"--by: expected {', '.join(BY[:-1])} or {BY[-1]}")
     if len(b.run_ids) < 2:
         raise UsageError("report compare needs two or more --run")
+    _same_stage(con, b)
     segment.assign(con, b, selection.select_noted(con, b, spec))
     selection.flag_short_last_layer(con, b)
     names = b.run_names

@@ -32,7 +32,9 @@ PASSES = Report(
     end_us DECIMAL(23,3): relative to the run's first kernel unless --absolute
     avg_layer_us DECIMAL(23,3): mean layer wall
     first_layer_us DECIMAL(23,3): layer-0 wall
-    us_per_token DECIMAL(23,3): wall_us / tokens; NULL when tokens are unknown
+    us_per_token DECIMAL(23,3): the step's device span / tokens: from the first to the last kernel of the pass \
+launched inside its serving step annotation (or starting inside its GPU-side copy), not the pass's wall, whose \
+window may reach back over idle before the step; NULL when tokens are unknown
     note VARCHAR: partial (anchor count differs from the expected), cold-start (a full pass before the first steady \
 one), steady-state (every full pass from the first steady one on), else empty
     """),
@@ -213,15 +215,28 @@ BREAKDOWN = Report(
     MEAN_REFUSED, ("report_breakdown",),
     columns("""
     run VARCHAR: the run's name
+    rank INTEGER: the run's rank; NULL when unknown
     step BIGINT: the profiler step (--by step), else NULL
     pass BIGINT: the pass (--by pass, layer), else NULL
     layer BIGINT: the layer (--by layer; NULL with a pass: the prologue or epilogue), else NULL
+    source VARCHAR: where span_us to free_us come from: kernels (tracedb's, from the kernels and communication ops); \
+step_trace_time (the Ascend profiler's step_trace_time.csv, for a rank without kernels); communication.json (a rank \
+with communication ops only: computing, overlap and free unknown)
     span_us DECIMAL(23,3): first start to last end of the unit's activities
-    computing_us DECIMAL(23,3): union of the computing intervals; NULL for a run with communication ops only
+    computing_us DECIMAL(23,3): union of the computing intervals; NULL for source communication.json
     communication_us DECIMAL(23,3): union of the communication intervals
     overlapped_us DECIMAL(23,3): computing and communication at once (NULL as computing)
     comm_not_overlapped_us DECIMAL(23,3): communication - overlapped (NULL as computing)
     free_us DECIMAL(23,3): span - union of all intervals (NULL as computing)
+    prof_span_us DECIMAL(23,3): the Ascend profiler's own time of the run or step (step_trace_time.csv: Stage + \
+Bubble); NULL without the file, and by pass and layer
+    prof_computing_us DECIMAL(23,3): its Computing
+    prof_communication_us DECIMAL(23,3): its Communication
+    prof_overlapped_us DECIMAL(23,3): its Overlapped
+    prof_comm_not_overlapped_us DECIMAL(23,3): its Communication(Not Overlapped)
+    prof_free_us DECIMAL(23,3): its Free
+    prof_bubble_us DECIMAL(23,3): its Bubble (receive ops, pipeline parallel)
+    prof_preparing_us DECIMAL(23,3): its Preparing (step start to the first device op)
     unit VARCHAR: --by layer: prologue | layer | epilogue; else NULL
     """),
     charts(("computing_us free_us", "breakdown")))
@@ -261,7 +276,7 @@ LAUNCHES = Report(
 RANKS = Report(
     "ranks", "The ranks of a job compared per layer (each run segmented alike): spread of the compute time, the "
     "slowest rank and its skew, the last arrival at the layer's collectives; --stragglers names the slow rank and "
-    "layers.",
+    "layers. In a pipeline job a layer is compared only with the same model layer on the ranks of its stage.",
     SEGMENTED, (PASS,
                 _flag("per_rank", "One row per (pass, layer, rank): its compute, communication, wait and late "
                       "arrival."),
@@ -269,8 +284,12 @@ RANKS = Report(
                       "often."), NO_ALIGN),
     MEAN_REFUSED, ("report_ranks", "report_ranks_per_rank", "report_ranks_stragglers"),
     columns("""
+    pp_stage INTEGER: the pipeline stage whose ranks are compared; NULL outside a pipeline (the terminal and \
+Markdown tables drop the column then)
     pass BIGINT: the pass
     layer BIGINT: the layer; NULL: the prologue or the epilogue (unit)
+    model_layer BIGINT: the layer's number in the model (its stage's first model layer + layer; the terminal and \
+Markdown tables drop the column outside a pipeline, where it is the layer)
     ranks BIGINT: the ranks compared
     min_compute_us DECIMAL(23,3): the least compute time (union of the non-communication kernels)
     median_compute_us DECIMAL(23,3): the lower median compute time
@@ -377,8 +396,40 @@ epilogue's unit in the layer column
     """),
     charts(("intensity tflops_s", "roofline")))
 
+PIPELINE = Report(
+    "pipeline", "A pipeline-parallel job's micro-batches per stage and rank (forward and backward passes): start, end, "
+    "busy time and the bubble before each, and each stage's bubble against 1F1B's ideal (p-1)/(m+p-1), as "
+    "msprof-analyze's pp chart; see docs/reports.md.",
+    SEGMENTED, (replace(ABSOLUTE, help="Absolute times (the reference rank's clock) instead of from the runs' "
+                        "earliest step start."), NO_ALIGN), None, ("pipeline_report",),
+    columns("""
+    run VARCHAR: the run's name
+    rank INTEGER: its rank
+    pp_stage INTEGER: its pipeline stage, from 0 (its pipeline process group, else its send/receive order); empty \
+when unknown (the notes say why)
+    stages INTEGER: the pipeline's stages; empty when unknown
+    step BIGINT: the step (Step Id, ProfilerStep#N, the optimizer steps before it)
+    microbatch BIGINT: the micro-batch: the pass's place among its step's passes of its phase, from 0; empty on a \
+stage row
+    phase VARCHAR: forward | backward; empty on a stage row
+    pass BIGINT: the pass, numbered per phase as report passes numbers it; empty on a stage row
+    start_us DECIMAL(23,3): its first compute kernel's start (a stage row: the step's first kernel on the rank), \
+from the runs' earliest step start unless --absolute; aligned clocks
+    end_us DECIMAL(23,3): its last compute kernel's end (a stage row: the end of its pipeline group's last pass)
+    busy_us DECIMAL(23,3): the union of its compute kernels' intervals (a stage row: summed)
+    bubble_us DECIMAL(23,3): the wait before it: its start minus the end of the rank's previous pass of the step, \
+or minus the step's start (a stage row: summed, with the tail after the rank's last pass)
+    p2p_us DECIMAL(23,3): the pipeline sends and receives in that wait (a stage row: summed)
+    microbatches BIGINT: a stage row: m, the step's forward passes on the rank
+    bubble_pct DECIMAL(6,2): a stage row: bubble / (its end - its start), %
+    ideal_1f1b_pct DECIMAL(6,2): a stage row: a 1F1B schedule's bubble fraction (p-1)/(m+p-1), p the stages, %
+    partial BOOLEAN: the pass holds another anchor count than the expected one (cut by the capture)
+    unit VARCHAR: pass | stage
+    """),
+    charts(("pp_stage start_us end_us unit", "pipeline")))
+
 REPORTS = (PASSES, LAYERS, KERNELS, TIMELINE, MODULES, CORES, COMPARE, BREAKDOWN, LAUNCHES, RANKS, BLAME, COLLECTIVES,
-           ROOFLINE)
+           PIPELINE, ROOFLINE)
 BY_NAME = {r.name: r for r in REPORTS}
 NAMES = tuple(BY_NAME)
 

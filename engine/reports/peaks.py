@@ -8,9 +8,19 @@ page each comes from. fp32 is the figure without tensor cores / matrix cores whe
 import re
 
 ASCEND_910B = "Ascend 910B"
+ASCEND_910_93 = "Ascend 910_93"
 # Huawei publishes no per-variant datasheet of the 910B chips: their figures are the ones commonly reported
-# (docs/roofline.md), and a run measured against them says so.
-UNVERIFIED = (ASCEND_910B,)
+# (docs/roofline.md), and a run measured against them says so. Ascend 910_93 (Atlas A3, the Ascend 910C
+# package of two dies; CANN names each die a device, Ascend910_9391 ... Ascend910_9362): ~376 TFLOP/s dense
+# BF16/FP16 and 1.6 TB/s per die, 752 TFLOP/s and 3.2 TB/s per package: "Serving Large Language Models on
+# Huawei CloudMatrix384", arXiv:2506.12708, https://arxiv.org/abs/2506.12708 (384 packages ~289 PFLOP/s;
+# Huawei's rounded "300 PFLOPs" of dense BF16); 3.2 TB/s of eight HBM2E stacks per package:
+# https://www.techpowerup.com/335749/ . Not a per-bin datasheet either: said so too.
+UNVERIFIED = (ASCEND_910B, ASCEND_910_93)
+# device names that name a family but not its bin: no peak, and a note saying why (msprof's NPU_INFO writes
+# "Ascend910B" for every 910B bin)
+FAMILY_ONLY = ((r"^\s*Ascend\s*910B\s*$", "names the Ascend 910B family but not its bin (910B1 to 910B4: 414 to 280 "
+                "TFLOP/s fp16 as commonly reported, docs/roofline.md)"),)
 # (device-name pattern, device, HBM TB/s, {dtype: dense TFLOP/s}); first match wins, so variants come first
 PEAKS = (
     (r"A100.*(40\s*GB|PCIE-40)", "A100 40GB", 1.555, {"bf16": 312, "fp16": 312, "fp32": 19.5, "int8": 624}),
@@ -29,6 +39,7 @@ PEAKS = (
     (r"910B2", ASCEND_910B + "2", 1.6, {"bf16": 376, "fp16": 376}),
     (r"910B3", ASCEND_910B + "3", 1.6, {"bf16": 313, "fp16": 313}),
     (r"910B4", ASCEND_910B + "4", 0.8, {"bf16": 280, "fp16": 280}),
+    (r"910_93", ASCEND_910_93 + " (per die)", 1.6, {"bf16": 376, "fp16": 376}),
 )
 # the device names Kineto writes (deviceProperties.name) and AMD's marketing names: AMD Instinct MI300X
 # reports its gfx942 architecture name in some traces, which matches no single product and stays unknown.
@@ -51,8 +62,10 @@ def load(con, run_ids, peak_tflops=None, peak_tbs=None) -> list[str]:
     notes, rows = [], []
     names = dict(con.execute("SELECT run_id, name FROM runs WHERE run_id IN (SELECT unnest($r))",
                              {"r": list(run_ids)}).fetchall())
-    devices = dict(con.execute("SELECT run_id, device_name FROM runs WHERE run_id IN (SELECT unnest($r))",
-                               {"r": list(run_ids)}).fetchall())
+    # the device the trace names, else the chip the profiler folder's metadata names (ingest/ascend_info.py)
+    devices = dict(con.execute("SELECT run_id, coalesce(nullif(trim(device_name), ''), "
+                               "json_extract_string(metadata, '$.profiler_info.chip')) FROM runs "
+                               "WHERE run_id IN (SELECT unnest($r))", {"r": list(run_ids)}).fetchall())
     for rid in run_ids:
         found = match(devices.get(rid))
         device, tbs, table = found if found else (devices.get(rid) or "unknown device", None, {})
@@ -73,7 +86,8 @@ def load(con, run_ids, peak_tflops=None, peak_tbs=None) -> list[str]:
                       "--peak-tflops and --peak-tbs" if device.startswith(UNVERIFIED) and peak_tflops is None else "")
             notes.append(f"run '{names[rid]}': peaks of {device}: {flops_text}; {bw_text} (docs/roofline.md){caveat}")
         else:
-            notes.append(f"run '{names[rid]}': device {device!r} is not in the peak table: pct_peak is empty; "
-                         "give --peak-tflops and --peak-tbs")
+            family = next((why for pattern, why in FAMILY_ONLY if re.search(pattern, device, re.IGNORECASE)), None)
+            notes.append(f"run '{names[rid]}': device {device!r} " + (family + ": pct_peak is empty" if family else
+                         "is not in the peak table: pct_peak is empty") + "; give --peak-tflops and --peak-tbs")
     con.executemany("INSERT INTO _peaks VALUES (?, ?, ?, ?, ?)", rows)
     return notes

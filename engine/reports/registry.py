@@ -26,6 +26,10 @@ BREAKDOWN_DEFINITIONS = (
     "logged so, as HCCL ops, or in the profile's communication category: NCCL/RCCL, DeepEP, custom all-reduce); "
     "overlapped: both at once; free: span with neither; memcpy and memset count as neither "
     "(the Ascend profiler's step_trace_time.csv definitions)")
+# the profiler's own figures beside tracedb's (report_breakdown.sql): a table for people leaves out those no row
+# has, without a note (a GPU run never has them); CSV and JSON keep them
+BREAKDOWN_PROF = ("prof_span_us", "prof_computing_us", "prof_communication_us", "prof_overlapped_us",
+                  "prof_comm_not_overlapped_us", "prof_free_us", "prof_bubble_us", "prof_preparing_us")
 
 
 def render_report(con, name: str, fmt: str = "table", **opts) -> str:
@@ -76,6 +80,9 @@ def _build(con, name: str, fmt: str, pass_spec: str = "all", absolute: bool = Fa
         # a table for reading keeps 30 rows; the formats scripts read keep every row unless told
         return blame.build(con, fmt, spec, by, top=(30 if fmt in rnd.READING else 0) if top is None else top,
                            **seg_opts)
+    if name == "pipeline":
+        from tracedb.engine.reports import pipeline
+        return pipeline.build(con, fmt, absolute=absolute, **seg_opts)
     if name == "roofline":
         from tracedb.engine.reports import roofline
         b, meta = roofline.segment_runs(con, spec, seg_opts)
@@ -278,10 +285,32 @@ def _breakdown(con, fmt, spec, by, seg_opts):
     for rid in dict.fromkeys(r for r, *_ in excluded):
         b.notes.append(f"run '{b.run_names[rid]}': not counted (neither computing nor communication, so free): "
                        + ", ".join(f"{n:,} {kind} ({ns / 1000:,.3f} us)" for r, kind, n, ns in excluded if r == rid))
-    res = rnd.fetch_file(con, fmt, "report_breakdown", {"run_ids": b.run_ids}, "breakdown", b, meta,
+    _breakdown_prof_notes(con, b, by)
+    res = rnd.fetch_file(con, fmt, "report_breakdown", {"run_ids": b.run_ids, "by": by}, "breakdown", b, meta,
                          f"device time by {by}: computing, communication, overlap, free",
                          labels=PROLOGUE if by == "layer" else None)
-    return units.unit_columns(res, fmt, by)
+    res = units.unit_columns(res, fmt, by)
+    if fmt in ("table", "md"):
+        at = {c: i for i, c in enumerate(res.columns)}
+        res = rnd.drop_columns(res, [c for c in BREAKDOWN_PROF if all(row[at[c]] is None for row in res.rows)])
+    return res
+
+
+def _breakdown_prof_notes(con, b, by):
+    """Where the Ascend profiler's own figures (step_trace_time.csv, table step_times) stand in the rows."""
+    if not con.execute("SELECT count(*) FROM step_times WHERE run_id IN (SELECT unnest($r))",
+                       {"r": b.run_ids}).fetchone()[0]:
+        return
+    if by in ("pass", "layer"):
+        b.notes.append("the Ascend profiler's step_trace_time.csv has no passes or layers: its figures (prof_*) are "
+                       "in --by run and step")
+        return
+    b.notes.append("prof_*: the Ascend profiler's own figures of the run or step (its step_trace_time.csv: Stage + "
+                   "Bubble, Computing, Communication, Overlapped, Communication(Not Overlapped), Free, Bubble, "
+                   "Preparing), beside tracedb's")
+    for rid, in con.execute("SELECT run_id FROM _bd_no_kernels WHERE step_lines > 0 ORDER BY run_id").fetchall():
+        b.notes.append(f"run '{b.run_names[rid]}' has no kernel rows: its span, computing, communication, overlap and "
+                       "free time are its profiler's step_trace_time.csv figures (source step_trace_time)")
 
 
 def _cores(con, fmt, runs=(), tags=(), match=None, from_us=None, to_us=None, per_core=False, scheduler=False,

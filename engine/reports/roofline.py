@@ -1,6 +1,8 @@
 """`report roofline`: how far each kernel name, category, layer, pass or run is from what the device can do —
 FLOPs and bytes per kernel (kernel_work, from the trace's shapes) against the device's peaks (peaks.py), with
-the share of time the formulas cover (sql/report/report_roofline.sql, docs/roofline.md)."""
+the share of time the formulas cover (sql/report/report_roofline.sql, docs/roofline.md). It covers the passes of
+one phase (forward unless --phase backward), or with --phase all every kernel of the run (the whole training
+step, so that its MFU is the step's); a note per run says which."""
 import math
 
 from tracedb import sql
@@ -10,9 +12,12 @@ from tracedb.engine.rendering import render as rnd
 from tracedb.engine.segmentation import segment
 from tracedb.engine.segmentation import selection
 from tracedb.engine.segmentation import units
+from tracedb.engine.segmentation.anchors import find_phases
+from tracedb.engine.segmentation.categories import categorize_kernels
 from tracedb.errors import UsageError
 
 BY = declared.ROOFLINE.option("by").choices
+WHOLE_RUN_BY = ("kernel", "category", "run")     # what --phase all (every kernel, in no pass) can be grouped by
 DEFINITIONS = (
     "flops, bytes: from each kernel's shapes and dtypes (flops_source names the formula; kernels without one are "
     "not counted in tflops_s, tbytes_s, pct_peak); pct_peak: ideal time at the device's peak (the longer of "
@@ -36,6 +41,10 @@ def build(con, fmt, spec, by, units_meta, b, peak_tflops=None, peak_tbs=None) ->
     """The roofline rows of the runs bound in `b`, segmented and assigned by the caller."""
     if by not in BY:
         raise UsageError(f"--by {by!r}: expected one of {', '.join(BY)}")
+    if b.phase == "all" and by not in WHOLE_RUN_BY:
+        raise UsageError(f"--by {by} with --phase all: every kernel of the run is in no pass or layer; give --by "
+                         f"{', '.join(WHOLE_RUN_BY[:-1])} or {WHOLE_RUN_BY[-1]}, or --phase forward or backward per "
+                         f"{by}")
     load_kernels(con, b, peak_tflops, peak_tbs)
     b.notes.append(DEFINITIONS)
     units_meta["by"] = by
@@ -64,11 +73,58 @@ def roofs(con, run_ids) -> str:
 
 
 def segment_runs(con, spec, seg_opts):
-    """Segment and assign the runs as report layers does: (bound runs, report meta)."""
+    """Segment and assign the runs as report layers does: (bound runs, report meta); with --phase all, every
+    kernel of each run instead (whole_runs). Either way a note per run says which phases are covered."""
+    if seg_opts.get("phase") == "all":
+        return whole_runs(con, spec, seg_opts)
     b = segment.prepare(con, segment.Options(**seg_opts), rule=segment.Bound.rule)
     meta = units.params(b, spec)
     segment.assign(con, b, selection.select_noted(con, b, spec))
+    b.notes += coverage_notes(con, b, spec)
     return b, meta
+
+
+def whole_runs(con, spec, seg_opts):
+    """--phase all: every kernel of the selected runs in one run-wide unit (run_wide.sql), whatever its phase
+    (forward, backward, optimizer) and whether or not a pass holds it: the whole step's FLOPs over its whole
+    kernel time. No anchor is needed; the phase note (find_phases) says how the time splits."""
+    if str(spec).strip().lower() != "all":
+        raise UsageError(f"--pass {spec} with --phase all: every kernel of the run is in no pass; leave --pass out, "
+                         "or give --phase forward or backward to pick passes")
+    b = segment.bind_runs(con, seg_opts.get("runs") or [], seg_opts.get("tags") or [], seg_opts.get("profile"))
+    training, phase_notes = find_phases(con, b.profile, b.run_ids, b.run_names)
+    b.training, b.phase = set(training), "all"
+    categorize_kernels(con, b)
+    sql.run(con, "run_wide", {"run_ids": b.run_ids})
+    b.notes += phase_notes + coverage_notes(con, b, spec)
+    meta = {"runs": ", ".join(b.run_names[r] for r in b.run_ids), "profile": b.profile.name, "pass": "whole run",
+            "phase": "all"}
+    return b, meta
+
+
+def coverage_notes(con, b, spec) -> list[str]:
+    """Per run: which phases the report covers, and how many of the run's kernels and how much of its kernel
+    time that is (a training trace's forward passes alone leave its backward and optimizer work out)."""
+    rows = con.execute(
+        "SELECT k.run_id, count(*), sum(k.dur_ns), count(a.seq), coalesce(sum(a.dur_ns), 0) FROM kernels k "
+        "LEFT JOIN (SELECT DISTINCT run_id, seq, dur_ns FROM _assigned) a USING (run_id, seq) "
+        "WHERE k.run_id IN (SELECT unnest($r)) GROUP BY k.run_id", {"r": list(b.run_ids)}).fetchall()
+    ms = lambda ns: f"{(ns or 0) / 1e6:,.3f} ms"   # noqa: E731  (notes only)
+    notes = []
+    for rid, n, ns, n_in, ns_in in sorted(rows, key=lambda r: b.run_ids.index(r[0])):
+        name, training = b.run_names[rid], rid in b.training
+        if b.phase == "all":
+            phases = ("forward, backward or optimizer" if training
+                      else "forward work only: the trace holds no backward or optimizer kernels")
+            notes.append(f"run '{name}': --phase all covers every kernel of the run, whatever its phase ({phases}): "
+                         f"{n_in:,} kernels, {ms(ns_in)} of kernel time, in no pass or layer")
+            continue
+        chosen = "passes" if str(spec).strip().lower() == "all" else "passes selected (--pass " + str(spec) + ")"
+        left = {"forward": "backward and optimizer", "backward": "forward and optimizer"}[b.phase]
+        notes.append(f"run '{name}': covers the {b.phase} {chosen}: {n_in:,} of the run's {n:,} kernels, "
+                     f"{ms(ns_in)} of {ms(ns)} of kernel time"
+                     + (f"; its {left} kernels are not counted: --phase all for the whole step" if training else ""))
+    return notes
 
 
 # report layers --roofline: each layer's achieved TFLOP/s and % of peak (the same definitions as report roofline)

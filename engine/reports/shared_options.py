@@ -38,8 +38,9 @@ SEGMENTATION = (
     Option("config", ("--config",), Optional[str], None,
            "Model config.json: num_hidden_layers, layer types.", check="config"),
     Option("phase", ("--phase",), Optional[str], None,
-           "forward (default) or backward: which passes of a training trace (a backward --anchor picks backward).",
-           choices=("forward", "backward")),
+           "forward (default) or backward: which passes of a training trace (a backward --anchor picks backward); "
+           "report roofline also takes all: every kernel of the run, whatever its phase (forward, backward, "
+           "optimizer).", choices=("forward", "backward", "all")),
 )
 
 

@@ -24,6 +24,11 @@ OPTIMIZER = re.compile(r"(?i)(adam|multi_tensor_apply|optimizer|sgd_|_sgd|lamb_|
 # Alone they never make a run training; a run with backward evidence or a named optimizer still gets them
 # as its optimizer work.
 WEAK_OPTIMIZER = re.compile(r"(?i)^(?!.*(adam|optimizer|sgd|lamb|momentum)).*multi_tensor_apply")
+# The gradient norm and its clipping are the first part of optimizer.step() (Megatron's get_grad_norm_fp32 and
+# clip_grad_norm: one vector norm per gradient, Ascend aclnnLinalgVectorNorm_LpNormV2, apex/TE
+# multi_tensor_l2norm, then a scale). Weak optimizer names, read before the backward ones, since clip_grad and
+# grad_norm contain 'grad': a norm of activations in a forward pass is no optimizer work outside training.
+GRAD_NORM = re.compile(r"(?i)(LpNorm|LinalgVectorNorm|l2_?norm|clip_?grad|grad_?norm)")
 # The ends of a forward pass: its embedding lookup (Ascend aclnnEmbedding_GatherV2, CUDA embedding kernels)
 # and its sampling (ArgMax, sampler kernels), as Ascend's msmodeling NPU Forward Inspector splits forwards.
 # Between two anchors they end a pass, unless they run between most anchors (a per-layer arg-max). Rotary
@@ -46,7 +51,8 @@ def find_phases(con, prof, run_ids, names) -> tuple[set[int], list[str]]:
     # what the names say, in Python once per distinct name: a pattern bound as a parameter is compiled by
     # DuckDB again for every row it is matched against (~1.7 ms each for these)
     kernel_names = [n for (n,) in con.execute("SELECT DISTINCT name FROM _cats WHERE name IS NOT NULL").fetchall()]
-    said = [(n, "backward" if BACKWARD.search(n) else "optimizer" if OPTIMIZER.search(n) else None,
+    said = [(n, "optimizer" if GRAD_NORM.search(n) else "backward" if BACKWARD.search(n) else "optimizer"
+             if OPTIMIZER.search(n) else None,
              "weight" if re.search(r"(?i)wgrad", n) else "input" if re.search(r"(?i)dgrad", n) else None)
             for n in kernel_names]
     said = [t for t in said if t[1] or t[2]]
@@ -54,7 +60,8 @@ def find_phases(con, prof, run_ids, names) -> tuple[set[int], list[str]]:
                 "unnest($g) AS grad, unnest($w) AS weak",
                 {"n": [t[0] for t in said] or [""], "p": [t[1] for t in said] or [None],
                  "g": [t[2] for t in said] or [None],
-                 "w": [t[1] == "optimizer" and bool(WEAK_OPTIMIZER.search(t[0])) for t in said] or [False]})
+                 "w": [t[1] == "optimizer" and bool(WEAK_OPTIMIZER.search(t[0]) or GRAD_NORM.search(t[0]))
+                       for t in said] or [False]})
     con.execute("CREATE OR REPLACE TEMP TABLE _p2p_names AS SELECT unnest($n)::VARCHAR AS name",
                 {"n": [n for n in kernel_names if PIPELINE_P2P.search(n)]})
     con.execute("CREATE OR REPLACE TEMP TABLE _boundary_names AS SELECT unnest($n)::VARCHAR AS name",

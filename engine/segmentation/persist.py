@@ -9,6 +9,7 @@ import json
 from tracedb import sql
 from tracedb.version import __version__
 from tracedb.engine.segmentation import attribution
+from tracedb.engine.segmentation import pipeline
 from tracedb.engine.segmentation import segment
 from tracedb.engine.segmentation import snapshots
 from tracedb.engine.segmentation import stages
@@ -56,6 +57,13 @@ def segment_runs(con, opt: segment.Options) -> tuple[list[tuple[str, int, int]],
     options = {"profile": b.profile.name, "anchor": b.anchor, "layers": b.layers,
                "blocks_per_layer": b.blocks_per_layer, "layer_offset": b.layer_offset, "window": b.window,
                "pass_gap": b.pass_gap, "config": opt.config, "passes": b.pass_rule()}
+    stages_of = pipeline.stage_table(con, b.run_ids)
+    # a run's layers: the most a forward pass holds (a backward one's when it has none)
+    layers = dict(con.execute(
+        "SELECT run_id, coalesce(max(n) FILTER (WHERE phase = 'forward'), max(n)) FROM (SELECT run_id, phase, pass, "
+        "count(DISTINCT layer) AS n FROM _seg_all WHERE unit = 'layer' GROUP BY ALL) GROUP BY run_id").fetchall())
+    bases = pipeline.model_layers(con, layers)
+    b.notes += _model_layer_notes(b, stages_of, bases, layers)
     con.execute("BEGIN")
     try:
         sql.run(con, "segment_save", {"run_ids": b.run_ids, "options": json.dumps(options), "notes": b.notes,
@@ -69,3 +77,19 @@ def segment_runs(con, opt: segment.Options) -> tuple[list[tuple[str, int, int]],
                          {"r": b.run_ids}).fetchall()
     by_run = {r: (p, n) for r, p, n in counts}
     return [(b.run_names[r], *by_run.get(r, (0, 0))) for r in b.run_ids], list(b.notes)
+
+
+def _model_layer_notes(b, stages_of: dict, bases: dict, layers: dict) -> list[str]:
+    """One note per pipeline stage's run: which model layers its layers are, and whether an earlier stage's
+    layer count was assumed (model_layers.sql)."""
+    out = []
+    for rid, (base, assumed) in sorted(bases.items()):
+        stage, stages = stages_of[rid]
+        n = layers.get(rid)
+        span = f"model layers {base}-{base + n - 1}" if n else f"from model layer {base}"
+        out.append(f"run '{b.run_names[rid]}': pipeline stage {stage} of {stages}: its layers 0.. are {span} "
+                   "(kernel_layers.model_layer)" + (
+                       "; the earlier stages' layer counts are assumed equal to this stage's (none of their "
+                       "ranks is segmented here; the trace does not say how the model was split)" if assumed
+                       else ""))
+    return out

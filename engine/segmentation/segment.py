@@ -112,7 +112,7 @@ def bind(con, opt: Options) -> Bound:
         raise UsageError("--pass-gap must be positive")
     if opt.phase is not None and opt.phase not in PHASES:
         raise UsageError(f"--phase {opt.phase!r}: expected forward or backward")
-    ids = resolve_runs(con, opt.runs, opt.tags)
+    ids, bare_notes = _runs_with_kernels(con, resolve_runs(con, opt.runs, opt.tags))
     prof = profiles.load(opt.profile or "generic")
     cfg = profiles.model_config(opt.config) if opt.config else {}
     for cat, pat in prof.rules:
@@ -137,7 +137,7 @@ def bind(con, opt: Options) -> Bound:
               blocks_per_layer=opt.blocks_per_layer or prof.blocks_per_layer,
               layer_offset=prof.layer_offset if opt.layer_offset is None else opt.layer_offset,
               window=opt.window, pass_gap=opt.pass_gap, layer_types=cfg.get("layer_types"),
-              notes=phase_notes + proposal_notes, kinds=kinds)
+              notes=bare_notes + phase_notes + proposal_notes, kinds=kinds)
     if b.layers is not None and b.layers < 1 or b.blocks_per_layer < 1 or b.layer_offset < 0:
         raise UsageError("--layers and --blocks-per-layer must be >= 1, --layer-offset >= 0")
     if not opt.anchor and prof.anchor_fallback:
@@ -150,6 +150,24 @@ def bind(con, opt: Options) -> Bound:
     # the proposal split every run's chosen anchor into passes already, with these very parameters
     b.proposed = proposed and b.anchor == anchor or None
     return b
+
+
+def _runs_with_kernels(con, ids: list[int]) -> tuple[list[int], list[str]]:
+    """The runs of `ids` that have kernels, and a note naming the others: an Ascend rank folder with only its
+    communication analyses (a pipeline job's comm-only ranks) has no pass or layer to find, and must not stop
+    the job's other ranks from being segmented. All of them without kernels is an error."""
+    rows = con.execute("SELECT r.run_id, r.name, EXISTS (SELECT 1 FROM kernels k WHERE k.run_id = r.run_id AND "
+                       "k.kind IS DISTINCT FROM 'comm') FROM runs r WHERE r.run_id IN (SELECT unnest($i)) "
+                       "ORDER BY r.run_id", {"i": ids}).fetchall()
+    bare = [n for _, n, has in rows if not has]
+    kept = [r for r, _, has in rows if has]
+    if not kept:
+        raise UsageError(f"{'run' if len(bare) == 1 else 'runs'} {', '.join(repr(n) for n in bare)}: no kernels to "
+                         "segment (communication analyses only)")
+    if not bare:
+        return ids, []
+    return kept, [f"no kernels, communication analyses only, so not segmented: {', '.join(repr(n) for n in bare)} "
+                  "(report collectives, breakdown and blame still use them)"]
 
 
 def prepare(con, opt: Options, rule=None, first: bool = False, reuse: bool = True) -> Bound:
@@ -341,6 +359,11 @@ def assign(con, b: Bound, selection: list[tuple[int, int]]):
         sql.run(con, "segment_assign_kept")   # its _cats came back with it (same runs and profile)
         return
     categorize_kernels(con, b)
+    if b.phase == "backward":     # the norm gradients whose names do not say so, for the backward layer boundaries
+        sql.run(con, "backward_norm_grads", {"run_ids": b.run_ids})
+    else:
+        con.execute("CREATE OR REPLACE TEMP TABLE _bwd_norm AS SELECT NULL::INTEGER AS run_id, NULL::BIGINT AS seq "
+                    "LIMIT 0")
     lo, hi = con.execute("SELECT min(win_start), max(win_end) FROM _windows JOIN _sel USING (run_id, pass)").fetchone()
     sql.run(con, "segment_assign", {**b.params(), "win_lo": lo, "win_hi": hi})
 

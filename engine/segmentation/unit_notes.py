@@ -75,18 +75,25 @@ def comm_notes(con, b) -> list[str]:
 
 
 def stage_notes(con, b) -> list[str]:
-    """Which model layers a pipeline stage's passes hold, when the run's process groups name its stage
-    (pipeline_stage.sql); the split is assumed even, and the note says so."""
+    """Which model layers a pipeline stage's passes hold, when the run's stage is known (pipeline_stage.sql:
+    its process groups, else its send/receive order and the job's stage count); the split is assumed even, and
+    the note says so. A run whose pipeline stage cannot be told gets a note saying why."""
     out = []
-    for rid, stage, stages, ranks, desc, per_pass in sql.run(con, "pipeline_stage", {"run_ids": b.run_ids}).fetchall():
+    for rid, stage, stages, ranks, desc, per_pass, source, why in sql.run(con, "pipeline_stage",
+                                                                         {"run_ids": b.run_ids}).fetchall():
+        if stage is None:
+            out.append(f"run '{b.run_names[rid]}': pipeline send/receive kernels, but its pipeline stage is unknown: "
+                       f"{why}")
+            continue
         if not per_pass:
             continue
         layers = per_pass // b.blocks_per_layer
         first = stage * layers
-        out.append(f"run '{b.run_names[rid]}': pipeline stage {stage} of {stages} (process group {desc}, ranks "
-                   f"{', '.join(map(str, ranks))}): its passes of {layers} layers are model layers {first}-"
-                   f"{first + layers - 1} of {layers * stages} if the stages hold equal shares (the trace does not "
-                   "say how the model was split)")
+        whence = (f"process group {desc}, ranks {', '.join(map(str, ranks))}" if source == "process-group"
+                  else why)
+        out.append(f"run '{b.run_names[rid]}': pipeline stage {stage} of {stages} ({whence}): its passes of {layers} "
+                   f"layers are model layers {first}-{first + layers - 1} of {layers * stages} if the stages hold "
+                   "equal shares (the trace does not say how the model was split)")
     return out
 
 

@@ -17,7 +17,7 @@ import duckdb
 from tracedb import atomic, sql
 from tracedb.errors import StoreError, UsageError
 
-SCHEMA_VERSION = 11
+SCHEMA_VERSION = 12
 STORAGE_VERSION = "v1.5.0"
 DEFAULT_DB = "tracedb.duckdb"
 # Seconds an open waits for another process's write lock (an ingest's merge, `tracedb segment`) before it
@@ -29,7 +29,7 @@ NO_NETWORK = {"autoinstall_known_extensions": False, "autoload_known_extensions"
 # Tables every store at SCHEMA_VERSION has (sql/store/schema.sql and the migrations); the views
 # (sql/store/views.sql, kernels_raw among them) are built on them.
 CORE_TABLES = ("runs", "kernels_raw_full", "kernels_raw_ascend_csv", "trace_events", "tracks", "kernel_names",
-               "segmentations", "kernel_segments", "run_groups", "comm_ops", "comm_links", "comm_matrix",
+               "segmentations", "kernel_segments", "run_groups", "comm_ops", "comm_links", "comm_matrix", "step_times",
                "kernel_texts", "kernel_work_rows", "kernel_work_tuples")
 # from-version -> sql file that brings the store's tables one version up. A new store is schema.sql (v1)
 # plus every migration, so the migration path runs on every store ever created; the views are created
@@ -38,7 +38,7 @@ CORE_TABLES = ("runs", "kernels_raw_full", "kernels_raw_ascend_csv", "trace_even
 MIGRATIONS: dict[int, str] = {1: "migrate_1_to_2", 2: "migrate_2_to_3", 3: "migrate_3_to_4", 4: "migrate_4_to_5",
                               5: "migrate_5_to_6", 6: "migrate_6_to_7",
                               7: "migrate_7_to_8", 8: "migrate_8_to_9", 9: "migrate_9_to_10",
-                              10: "migrate_10_to_11"}
+                              10: "migrate_10_to_11", 11: "migrate_11_to_12"}
 
 
 class EmptyStore(StoreError):

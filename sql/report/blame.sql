@@ -9,13 +9,20 @@
 -- * the host's excess is the late rank's host-bound idle in the segment (its device idle until the next
 --   kernel's launch call had started, the collective's own launch included: report launches' host-bound
 --   idle) minus the others' median;
+-- * pipeline stages (TEMP _pp_stage): the late rank is compared only with the members of its own stage, which
+--   run the same model layers; an instance over several stages whose late rank has no member of its stage
+--   (a pipeline send/receive, the embedding group of the first and last stage) is '(pipeline bubble)': the
+--   others waited for the schedule (fill, drain, a stage with more work), which report pipeline shows;
 -- * the instance's waited time is shared among the causes in proportion to their excess; an instance whose
 --   late rank shows no positive excess is '(unexplained)' (the clocks, or work the trace does not show), or
---   '(no kernels)' when the late rank's trace has no kernel rows (communication ops only).
+--   '(no kernels)' when the late rank's trace has no kernel rows (communication ops only), or '(computing, from
+--   step_trace_time)' when its folder has the profiler's step breakdown (step_times), which says how long it
+--   computed (report breakdown, and the report's note).
 -- Limits: compute that overlaps communication is counted as if it did not; when several ranks are late by
 -- turns, each instance blames only its last arrival; the segment starts at the previous op of any group.
 -- Inputs: _coll_aligned (align_apply.sql), _assigned (segment_assign.sql over every pass of the runs),
---   kernels, kernel_names, host_events, runs.
+--   kernels, kernel_names, host_events, runs, step_times, TEMP _pp_stage(run_id INTEGER, pp_stage INTEGER, pp_stages
+--   INTEGER) (the runs that are pipeline stages: tracedb.engine.segmentation.pipeline).
 -- Parameters:
 --   $run_ids INTEGER[]: the runs: rows of equal waited time come in their order
 --   $on_clock INTEGER[]: the runs on one clock (engine/jobs/align.py): instances with a member off it are skipped
@@ -28,7 +35,8 @@
 --   pass BIGINT: the pass of the cause ($by 'kernel'); NULL for $by 'layer' (every pass)
 --   layer BIGINT: the layer of the cause (a host delay: of the collective); NULL: the prologue or epilogue
 --     (unit), or outside every pass
---   kernel VARCHAR: the cause: a kernel's short name, '(host)', '(unexplained)' or '(no kernels)'; NULL for
+--   kernel VARCHAR: the cause: a kernel's short name, '(host)', '(pipeline bubble)', '(unexplained)',
+--     '(computing, from step_trace_time)' or '(no kernels)'; NULL for
 --     $by 'layer'; '(N more)' on the last row, which sums the N rows past $top (its instances: the distinct
 --     instances of those rows; its rank, pass, layer and unit NULL; its run NULL, or '(N more)' for $by 'layer')
 --   excess_us DECIMAL(38,3): the cause's excess, summed over the instances
@@ -37,23 +45,33 @@
 --   instances BIGINT: collective instances charged
 --   unit VARCHAR: prologue | layer | epilogue of the cause; NULL outside every pass
 CREATE OR REPLACE TEMP TABLE _bl_rows AS
-WITH inst AS (
+WITH staged AS (
+    SELECT c.*, coalesce(p.pp_stage, -1) AS pp_stage FROM _coll_aligned c LEFT JOIN _pp_stage p USING (run_id)
+), late AS (
     -- the late member and the waiting of the others, per instance whose members are on one clock
     SELECT grp, mkey, arg_max(run_id, (a_start, run_id)) AS late_run,
+        arg_max(pp_stage, (a_start, run_id)) AS late_stage, list(pp_stage) AS stages,
         -- HUGEINT: 8 members x an epoch start in ns (1.76e18) passes INT64
         (count(*)::HUGEINT * max(a_start) - sum(a_start))::BIGINT AS waited_ns
-    FROM _coll_aligned
+    FROM staged
     GROUP BY grp, mkey
     HAVING count(DISTINCT run_id) >= 2 AND bool_and(consistent) AND bool_and(list_contains($on_clock, run_id))
        AND max(a_start) > min(a_start)
+), inst AS (
+    -- a pipeline send/receive, or a collective over several stages, whose late member has no member of its
+    -- own stage to be compared with: the others waited for the schedule (its fill and drain, or a stage with
+    -- more work), not for a kernel slower than the same kernel elsewhere
+    SELECT grp, mkey, late_run, late_stage, waited_ns,
+        len(list_filter(stages, lambda x: x = late_stage)) = 1 AND len(list_distinct(stages)) > 1 AS bubble
+    FROM late
 ), ops AS (
     -- each member's op, and where its segment starts: the end of its previous communication op
-    SELECT c.grp, c.mkey, c.run_id, c.kseq, c.start_ns,
+    SELECT c.grp, c.mkey, c.run_id, c.pp_stage, c.kseq, c.start_ns,
         lag(c.end_ns) OVER (PARTITION BY c.run_id ORDER BY c.start_ns, c.kseq) AS seg_start
-    FROM _coll_aligned c
+    FROM staged c
 ), seg AS (
     -- the compute kernels of each op's segment: each kernel meets the first op that starts after it
-    SELECT o.grp, o.mkey, o.run_id, a.seq, a.start_ns, a.end_ns, a.dur_ns, a.pass, a.layer, a.unit, k.name,
+    SELECT o.grp, o.mkey, o.run_id, o.pp_stage, a.seq, a.start_ns, a.end_ns, a.dur_ns, a.pass, a.layer, a.unit, k.name,
         k.correlation_id
     FROM _assigned a
     ASOF JOIN ops o ON o.run_id = a.run_id AND a.start_ns < o.start_ns
@@ -65,12 +83,13 @@ WITH inst AS (
 ), others AS (
     SELECT n.grp, n.mkey, n.name, n.nth, median(n.dur_ns) AS med_ns
     FROM numbered n JOIN inst i USING (grp, mkey)
-    WHERE n.run_id <> i.late_run
+    -- the same kernel on the members of the late rank's pipeline stage only: another stage runs other layers
+    WHERE n.run_id <> i.late_run AND n.pp_stage = i.late_stage AND NOT i.bubble
     GROUP BY ALL
 ), kernel_excess AS (
     SELECT n.grp, n.mkey, n.run_id, n.pass, n.layer, n.unit, n.name AS cause,
         (n.dur_ns - coalesce(o.med_ns, 0))::BIGINT AS excess_ns
-    FROM numbered n JOIN inst i ON i.grp = n.grp AND i.mkey = n.mkey AND i.late_run = n.run_id
+    FROM numbered n JOIN inst i ON i.grp = n.grp AND i.mkey = n.mkey AND i.late_run = n.run_id AND NOT i.bubble
     LEFT JOIN others o ON o.grp = n.grp AND o.mkey = n.mkey AND o.name = n.name AND o.nth = n.nth
 ), timed AS (
     -- the segment's kernels and the op itself, with their launch calls: the host-bound part of each idle gap
@@ -96,7 +115,8 @@ WITH inst AS (
 ), host_excess AS (
     SELECT i.grp, i.mkey, i.late_run AS run_id,
         (max(h.hb_ns) FILTER (WHERE h.run_id = i.late_run)
-         - coalesce(median(h.hb_ns) FILTER (WHERE h.run_id <> i.late_run), 0))::BIGINT AS excess_ns
+         - coalesce(median(h.hb_ns) FILTER (WHERE h.run_id <> i.late_run AND coalesce(
+               (SELECT p.pp_stage FROM _pp_stage p WHERE p.run_id = h.run_id), -1) = i.late_stage), 0))::BIGINT AS excess_ns
     FROM inst i JOIN host h USING (grp, mkey)
     GROUP BY ALL
 ), op_units AS (
@@ -108,7 +128,7 @@ WITH inst AS (
     SELECT grp, mkey, run_id, pass, layer, unit, cause, excess_ns FROM kernel_excess WHERE excess_ns > 0
     UNION ALL
     SELECT h.grp, h.mkey, h.run_id, u.pass, u.layer, u.unit, '(host)', h.excess_ns
-    FROM host_excess h JOIN op_units u USING (grp, mkey) WHERE h.excess_ns > 0
+    FROM host_excess h JOIN op_units u USING (grp, mkey) JOIN inst i USING (grp, mkey) WHERE h.excess_ns > 0 AND NOT i.bubble
 ), shared AS (
     SELECT c.*, i.waited_ns * c.excess_ns / sum(c.excess_ns) OVER (PARTITION BY c.grp, c.mkey) AS waited_share
     FROM causes c JOIN inst i USING (grp, mkey)
@@ -116,7 +136,10 @@ WITH inst AS (
 SELECT grp, mkey, run_id, pass, layer, unit, cause, excess_ns, waited_share AS waited_ns FROM shared
 UNION ALL
 SELECT i.grp, i.mkey, i.late_run, u.pass, u.layer, u.unit,
-    CASE WHEN EXISTS (SELECT 1 FROM _assigned a WHERE a.run_id = i.late_run) THEN '(unexplained)' ELSE '(no kernels)' END,
+    CASE WHEN i.bubble THEN '(pipeline bubble)'
+         WHEN EXISTS (SELECT 1 FROM _assigned a WHERE a.run_id = i.late_run) THEN '(unexplained)'
+         WHEN EXISTS (SELECT 1 FROM step_times st WHERE st.run_id = i.late_run) THEN '(computing, from step_trace_time)'
+         ELSE '(no kernels)' END,
     0, i.waited_ns
 FROM inst i JOIN op_units u USING (grp, mkey)
 WHERE NOT EXISTS (SELECT 1 FROM causes c WHERE c.grp = i.grp AND c.mkey = i.mkey);

@@ -8,13 +8,15 @@
 -- type (NCCL/RCCL kernels, DeepEP, custom all-reduce kernels).
 -- A rank without kernel rows whose profiler wrote its communication (an Ascend rank folder with
 -- communication.json but no kernel_details.csv) counts its ops of comm_ops as communication, seq NULL:
--- its computing is unknown, not zero (_bd_comm_only lists such runs).
--- Inputs: kernels, _cats (categories.sql over the runs' kernel names), comm_ops.
+-- its computing is unknown, not zero (_bd_no_kernels lists such runs). Its profiler's step_trace_time.csv
+-- (step_times), when the folder has one, gives the figures the kernels would have (report_breakdown.sql);
+-- _bd_comm_only lists the runs without it, whose computing, overlap and free time stay unknown.
+-- Inputs: kernels, _cats (categories.sql over the runs' kernel names), comm_ops, step_times.
 -- Parameters:
 --   $run_ids INTEGER[]: the runs
 -- Output: TEMP _bd_act, one row per counted kernel or communication op of the runs:
 --   run_id INTEGER: the run
---   seq BIGINT: the activity (kernels.seq)
+--   seq BIGINT: the activity (kernels.seq); NULL for an op of comm_ops
 --   step BIGINT: its step (NULL here; breakdown_steps.sql sets it)
 --   pass BIGINT: its pass (NULL here)
 --   layer BIGINT: its layer (NULL here)
@@ -22,7 +24,11 @@
 --   s BIGINT: start, ns
 --   e BIGINT: end, ns
 --   is_comm BOOLEAN: communication (else computing)
--- Output: TEMP _bd_comm_only, one row per run without kernels whose communication comes from comm_ops:
+-- Output: TEMP _bd_no_kernels, one row per run without kernels whose communication comes from comm_ops:
+--   run_id INTEGER: the run
+--   ops BIGINT: its communication ops
+--   step_lines BIGINT: its lines of step_trace_time.csv (step_times)
+-- Output: TEMP _bd_comm_only, the runs of _bd_no_kernels without a step_trace_time.csv (step_lines 0):
 --   run_id INTEGER: the run
 --   ops BIGINT: its communication ops
 -- Output: TEMP _bd_uncounted, one row per run and kind of activity that does not count (memcpy, memset,
@@ -31,12 +37,14 @@
 --   kind VARCHAR: the kind
 --   activities BIGINT: how many
 --   dur_ns BIGINT: their time
-CREATE OR REPLACE TEMP TABLE _bd_comm_only AS
-SELECT c.run_id, count(*) AS ops
+CREATE OR REPLACE TEMP TABLE _bd_no_kernels AS
+SELECT c.run_id, count(*) AS ops, (SELECT count(*) FROM step_times s WHERE s.run_id = c.run_id) AS step_lines
 FROM comm_ops c
 WHERE c.run_id IN (SELECT unnest($run_ids)) AND c.start_ns IS NOT NULL
   AND NOT EXISTS (SELECT 1 FROM kernels k WHERE k.run_id = c.run_id)
 GROUP BY c.run_id;
+CREATE OR REPLACE TEMP TABLE _bd_comm_only AS
+SELECT run_id, ops FROM _bd_no_kernels WHERE step_lines = 0;
 CREATE OR REPLACE TEMP TABLE _bd_act AS
 SELECT k.run_id, k.seq, NULL::BIGINT AS step, NULL::BIGINT AS pass, NULL::BIGINT AS layer, NULL::VARCHAR AS unit,
     k.start_ns AS s, k.start_ns + k.dur_ns AS e, k.kind = 'comm' OR c.category = 'communication' AS is_comm
@@ -45,7 +53,7 @@ JOIN _cats c ON c.name IS NOT DISTINCT FROM k.name AND c.op_type IS NOT DISTINCT
 WHERE k.run_id IN (SELECT unnest($run_ids)) AND k.kind IN ('kernel', 'comm')
 UNION ALL
 SELECT c.run_id, NULL, NULL, NULL, NULL, NULL, c.start_ns, c.start_ns + c.elapse_ns, true
-FROM comm_ops c SEMI JOIN _bd_comm_only USING (run_id)
+FROM comm_ops c SEMI JOIN _bd_no_kernels USING (run_id)
 WHERE c.start_ns IS NOT NULL;
 CREATE OR REPLACE TEMP TABLE _bd_uncounted AS
 SELECT k.run_id, k.kind, count(*) AS activities, sum(k.dur_ns)::BIGINT AS dur_ns

@@ -17,8 +17,9 @@
 --   s BIGINT: start, ns
 --   e BIGINT: end, ns
 --   is_comm BOOLEAN: communication (else computing)
--- Output: TEMP _bd_comm_only(run_id INTEGER, ops BIGINT): empty (breakdown_activity.sql fills it by run and
---   step)
+-- Output: TEMP _bd_no_kernels(run_id INTEGER, ops BIGINT, step_lines BIGINT): empty (breakdown_activity.sql
+--   fills it by run and step)
+-- Output: TEMP _bd_comm_only(run_id INTEGER, ops BIGINT): empty, as _bd_no_kernels
 -- Output: TEMP _bd_uncounted, one row per run and kind of activity that does not count (memcpy, memset,
 --   task), for the report's note:
 --   run_id INTEGER: the run
@@ -37,4 +38,6 @@ FROM _assigned a JOIN kernels k USING (run_id, seq)
 WHERE k.run_id IN (SELECT unnest($run_ids)) AND k.kind NOT IN ('kernel', 'comm')
 GROUP BY k.run_id, k.kind;
 -- by pass and layer every unit comes from a segmented run's kernels: no run has communication ops only
+CREATE OR REPLACE TEMP TABLE _bd_no_kernels AS
+SELECT NULL::INTEGER AS run_id, NULL::BIGINT AS ops, NULL::BIGINT AS step_lines WHERE false;
 CREATE OR REPLACE TEMP TABLE _bd_comm_only AS SELECT NULL::INTEGER AS run_id, NULL::BIGINT AS ops WHERE false;

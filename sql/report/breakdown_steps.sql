@@ -5,10 +5,11 @@
 -- read). An activity is in step N when its launch lies in [start, end) of ProfilerStep#N, which is how
 -- HTA gives a GPU kernel the iteration of its correlated CPU event (hta/common/trace.py, add_iteration).
 -- The launch is found as attribute_modules.sql finds it: the runtime call with the activity's
--- correlation id, or in trace_view.json the op its async_npu flow starts at.
+-- correlation id, or in trace_view.json the op its async_npu flow starts at. A communication op of a rank
+-- without kernels (comm_ops, seq NULL in _bd_act) is in the step communication.json files it under ('step13').
 -- Activities in no step (no Step Id, no launch in the trace, or a launch outside every ProfilerStep#N)
 -- leave _bd_act; _bd_step_summary counts them.
--- Inputs: _bd_act, kernels, host_events, trace_events.
+-- Inputs: _bd_act, kernels, host_events, trace_events, comm_ops.
 -- Parameters:
 --   $run_ids INTEGER[]: the runs of _bd_act
 -- Output: TEMP _bd_step_summary, one row per run of _bd_act:
@@ -19,7 +20,7 @@
 --   unstepped_ns BIGINT: their time
 -- Output: TEMP _bd_act, the activities with a step, the same columns with step set:
 --   run_id INTEGER: the run
---   seq BIGINT: the activity (kernels.seq)
+--   seq BIGINT: the activity (kernels.seq); NULL for an op of comm_ops
 --   step BIGINT: its step
 --   pass BIGINT: NULL
 --   layer BIGINT: NULL
@@ -58,11 +59,20 @@ SELECT run_id, seq, min(t) AS t
 FROM (SELECT * FROM runtime_launches UNION ALL SELECT * FROM flow_launches)
 GROUP BY run_id, seq;
 CREATE OR REPLACE TEMP TABLE _bd_stepped AS
-SELECT a.*, coalesce(k.step_id, CASE WHEN l.t < m.end_ns THEN m.step END) AS found_step
+WITH filed AS (
+    -- an op of communication.json is matched to its _bd_act row by start (breakdown_activity.sql copies it)
+    SELECT run_id, start_ns, min(TRY_CAST(regexp_extract(step, '^step(\d+)$', 1) AS BIGINT)) AS step
+    FROM comm_ops
+    WHERE run_id IN (SELECT unnest($run_ids)) AND start_ns IS NOT NULL
+    GROUP BY ALL
+)
+SELECT a.*, coalesce(k.step_id, CASE WHEN l.t < m.end_ns THEN m.step END, f.step) AS found_step
 FROM _bd_act a
-JOIN kernels k USING (run_id, seq)
+LEFT JOIN kernels k USING (run_id, seq)
+LEFT JOIN filed f ON a.seq IS NULL AND f.run_id = a.run_id AND f.start_ns = a.s
 LEFT JOIN _bd_launches l USING (run_id, seq)
-ASOF LEFT JOIN _bd_marks m ON m.run_id = l.run_id AND l.t >= m.start_ns;
+ASOF LEFT JOIN _bd_marks m ON m.run_id = l.run_id AND l.t >= m.start_ns
+WHERE k.run_id IS NOT NULL OR a.seq IS NULL;
 CREATE OR REPLACE TEMP TABLE _bd_step_summary AS
 SELECT a.run_id, (SELECT count(*) FROM _bd_marks m WHERE m.run_id = a.run_id) AS marks,
     count(*) FILTER (WHERE a.found_step IS NOT NULL) AS stepped,

@@ -16,7 +16,7 @@
 --   nccl-tests' formulas take: the whole buffer for allreduce, the gathered one for allgather, the scattered
 --   one for reducescatter); NULL without metadata or for an unknown dtype.
 -- ord: 0-based order of the op within its run and group, by start.
--- Inputs: kernels, trace_events (extra_args), runs, run_groups, comm_ops, _cats (categories.sql).
+-- Inputs: kernels, trace_events (extra_args), runs, run_groups, comm_ops, comm_links, _cats (categories.sql).
 -- Parameters:
 --   $run_ids INTEGER[]: the runs
 -- Output: TEMP _coll_ops, one row per communication op of the runs:
@@ -41,6 +41,11 @@
 --   prof_transit_ns BIGINT: its Transit Time
 --   prof_sync_ns BIGINT: its Synchronization Time
 --   prof_idle_ns BIGINT: its Idle Time
+--   prof_bytes BIGINT: the bytes the Ascend profiler counts the op moving on this rank, as msprof-analyze counts
+--     them: its Transit Size over the link types of communication.json (comm_links), SDMA (which msprof makes
+--     the sum of HCCS, PCIE and SIO, and adds the copies of other intra-node link types to) plus RDMA; where a
+--     file has no SDMA entry, HCCS + PCIE + SIO + RDMA. 0 for an op the file lists without any transfer (its
+--     links all 0, which ingest leaves out); NULL without a matching communication.json op
 CREATE OR REPLACE TEMP TABLE _coll_ops AS
 WITH kops AS (
     SELECT k.run_id, k.seq AS kseq, k.name, k.start_ns, k.start_ns + k.dur_ns AS end_ns, k.stream_id,
@@ -92,21 +97,37 @@ ops AS (
     WHERE c.run_id IN (SELECT unnest($run_ids)) AND c.run_id NOT IN (SELECT run_id FROM has_kops)
       AND c.op_name <> 'Total Op Info' AND c.start_ns IS NOT NULL AND c.elapse_ns IS NOT NULL
 ),
+moved AS (
+    -- msprof's communication parser makes SDMA the sum of HCCS, PCIE and SIO (plus copies on other intra-node
+    -- links), so adding every link type would count each intra-node byte twice; msprof-analyze reads SDMA and
+    -- RDMA only (msprof_analyze/prof_exports/communicaion_info_export.py)
+    SELECT run_id, step, op_class, op_name, comm_group,
+        greatest(coalesce(sum(size_bytes) FILTER (WHERE transport = 'SDMA'), 0),
+                 coalesce(sum(size_bytes) FILTER (WHERE transport IN ('HCCS', 'PCIE', 'SIO')), 0))
+          + coalesce(sum(size_bytes) FILTER (WHERE transport = 'RDMA'), 0) AS moved_bytes
+    FROM comm_links
+    WHERE run_id IN (SELECT unnest($run_ids))
+    GROUP BY ALL
+),
 prof AS (
     SELECT o.run_id, o.name, o.start_ns, arg_min(c.elapse_ns, abs(c.start_ns - o.start_ns)) AS prof_elapse_ns,
         arg_min(c.wait_ns, abs(c.start_ns - o.start_ns)) AS prof_wait_ns,
         arg_min(c.transit_ns, abs(c.start_ns - o.start_ns)) AS prof_transit_ns,
         arg_min(c.sync_ns, abs(c.start_ns - o.start_ns)) AS prof_sync_ns,
-        arg_min(c.idle_ns, abs(c.start_ns - o.start_ns)) AS prof_idle_ns
+        arg_min(c.idle_ns, abs(c.start_ns - o.start_ns)) AS prof_idle_ns,
+        -- an op of the file without a link row moved nothing (ingest keeps no all-zero link)
+        arg_min(coalesce(m.moved_bytes, 0), abs(c.start_ns - o.start_ns))::BIGINT AS prof_bytes
     FROM (SELECT DISTINCT run_id, name, start_ns FROM ops) o
     JOIN comm_ops c ON c.run_id = o.run_id AND c.op_name = o.name AND c.start_ns IS NOT NULL
+    LEFT JOIN moved m ON m.run_id = c.run_id AND m.op_name = c.op_name AND m.op_class IS NOT DISTINCT FROM c.op_class
+        AND m.step IS NOT DISTINCT FROM c.step AND m.comm_group IS NOT DISTINCT FROM c.comm_group
     GROUP BY ALL
 )
 SELECT o.run_id, r.rank, o.kseq, o.name, o.op0 AS op, o.grp,
     coalesce(o.desc0, g.group_desc) AS grp_desc, o.grp_source, o.start_ns, o.end_ns, o.nbytes, o.dtype,
     coalesce(o.size0, g.group_size) AS group_size, o.c10d_seq,
     row_number() OVER (PARTITION BY o.run_id, o.grp ORDER BY o.start_ns, o.kseq) - 1 AS ord,
-    p.prof_elapse_ns, p.prof_wait_ns, p.prof_transit_ns, p.prof_sync_ns, p.prof_idle_ns
+    p.prof_elapse_ns, p.prof_wait_ns, p.prof_transit_ns, p.prof_sync_ns, p.prof_idle_ns, p.prof_bytes
 FROM ops o
 JOIN runs r USING (run_id)
 LEFT JOIN (

@@ -25,6 +25,8 @@
 --   prof_transit_us DECIMAL(23,3): its Transit Time
 --   prof_sync_us DECIMAL(23,3): its Synchronization Time
 --   prof_idle_us DECIMAL(23,3): its Idle Time
+--   prof_bytes BIGINT: the bytes the profiler counts this rank's op moving (communication.json's transit size,
+--     SDMA + RDMA: collectives_ops.sql); the instance's bytes in report collectives are the largest of these
 WITH a AS (
     SELECT *, count(DISTINCT run_id) OVER i AS ranks, min(a_start) OVER i AS first_start,
         max(a_start) OVER i AS last_start, min(a_end) OVER i AS first_end,
@@ -40,6 +42,6 @@ SELECT a.op, a.grp AS "group", dense_rank() OVER (PARTITION BY a.grp ORDER BY a.
     CASE WHEN a.ok AND a.first_end >= a.last_start THEN us(a.first_end - a.last_start) END AS transfer_us,
     us(a.offset_ns) AS offset_us, CASE WHEN NOT a.ok THEN 'op or size differs' END AS mismatch,
     us(a.prof_elapse_ns) AS prof_elapse_us, us(a.prof_wait_ns) AS prof_wait_us, us(a.prof_transit_ns) AS prof_transit_us,
-    us(a.prof_sync_ns) AS prof_sync_us, us(a.prof_idle_ns) AS prof_idle_us
+    us(a.prof_sync_ns) AS prof_sync_us, us(a.prof_idle_ns) AS prof_idle_us, a.prof_bytes
 FROM a JOIN runs r USING (run_id)
 ORDER BY a.first_start, a.grp, a.mkey, a.rank NULLS LAST, a.run_id;

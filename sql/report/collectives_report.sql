@@ -4,7 +4,10 @@
 -- collective together. Bandwidths follow nccl-tests' definitions
 -- (https://github.com/NVIDIA/nccl-tests/blob/master/doc/PERFORMANCE.md): algbw = bytes / time, here over
 -- transfer; busbw = algbw x 2(n-1)/n for allreduce, (n-1)/n for allgather, reducescatter and alltoall, 1 for
--- broadcast, reduce and point-to-point, n the group's size. An instance whose members disagree on op or size
+-- broadcast, reduce and point-to-point, n the group's size. bytes is c10d's message size; an Ascend op has none,
+-- so its bytes are what the profiler's communication.json counts it moving (prof_bytes of collectives_ops.sql:
+-- SDMA + RDMA transit size), the largest over the members, as the prof_ columns take theirs: the profiler need
+-- not count the same transit on every member of one instance. An instance whose members disagree on op or size
 -- gets no figures, and the disagreement in `mismatch`. Nor does an instance whose members' clocks are not
 -- one (a member outside $on_clock: engine/jobs/align.py could not align it, or the alignment's residual is too
 -- large), or whose earliest end comes before its latest start (no time all members were in it: not one
@@ -22,7 +25,8 @@
 --   c10d_seq BIGINT: c10d's own sequence number, when the trace has it
 --   ranks BIGINT: runs (ranks) that have this instance
 --   group_size BIGINT: ranks in the group (c10d Group size, else the run's group record)
---   bytes BIGINT: message size (the larger of c10d's in and out nelems x dtype size); NULL unknown
+--   bytes BIGINT: message size (the larger of c10d's in and out nelems x dtype size); Ascend: the profiler's
+--     transit size (SDMA + RDMA), the largest over the members; NULL unknown
 --   start_us DECIMAL(23,3): earliest aligned start, from the report's first collective
 --   arrival_skew_us DECIMAL(23,3): latest start - earliest start
 --   transfer_us DECIMAL(23,3): earliest end - latest start
@@ -44,6 +48,7 @@ WITH inst AS (
         min(a_start) AS first_start, max(a_start) AS last_start, min(a_end) AS first_end,
         arg_max(rank, (a_start, rank)) AS last_rank,
         max(prof_elapse_ns) AS pe, max(prof_wait_ns) AS pw, max(prof_transit_ns) AS pt, max(prof_sync_ns) AS ps,
+        max(prof_bytes) AS pb,
         count(DISTINCT run_id) = 1 OR bool_and(list_contains($on_clock, run_id)) AS one_clock,
         -- HUGEINT: 8 members x an epoch start in ns (1.76e18) passes INT64
         count(*)::HUGEINT * max(a_start) - sum(a_start) AS waiting_ns
@@ -56,13 +61,14 @@ WITH inst AS (
     FROM inst
 ), figs AS (
     SELECT *, ok AND flag IS NULL AS sound,
-        CASE WHEN ok AND flag IS NULL AND first_end > last_start THEN b_min / (first_end - last_start) END AS algbw,
+        -- bytes per ns are GB/s (1e9 bytes)
+        CASE WHEN ok AND flag IS NULL AND first_end > last_start THEN nbytes / (first_end - last_start) END AS algbw,
         coalesce(group_size, ranks) AS n
-    FROM flagged
+    FROM (SELECT *, coalesce(b_min, pb) AS nbytes FROM flagged)
 )
 SELECT op, grp AS "group", grp_desc AS group_desc,
     dense_rank() OVER (PARTITION BY grp ORDER BY mkey) - 1 AS seq, c10d_seq, ranks, group_size,
-    CASE WHEN ok THEN b_min END AS bytes,
+    CASE WHEN ok THEN nbytes END AS bytes,
     us(first_start - min(first_start) OVER ()) AS start_us,
     CASE WHEN sound THEN us(last_start - first_start) END AS arrival_skew_us,
     CASE WHEN sound THEN us(first_end - last_start) END AS transfer_us,

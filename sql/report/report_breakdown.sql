@@ -3,28 +3,81 @@
 -- unions of the unit's computing and communication intervals (breakdown_union.sql); overlapped is
 -- their intersection, comm_not_overlapped the communication outside it, free the span with no kernel
 -- running (span = computing + comm_not_overlapped + free).
--- Inputs: _bd_units, runs, _bd_comm_only (breakdown_activity.sql; empty by pass and layer).
+-- Beside them, the Ascend profiler's own figures of the unit where the run has its step_trace_time.csv
+-- (step_times): per run the sum of its lines, per step the step's line; none per pass or layer, which the
+-- file does not know. A run without kernels (_bd_no_kernels: a rank folder of communication analyses only)
+-- cannot tell computing from idle time by its communication ops: the profiler's figures are its own there
+-- (source step_trace_time), else its computing, overlap and free time are unknown (source communication.json).
+-- The lines of one device are read: the run's (runs.device_id) when the file has it, else the file's only
+-- one; a file of several devices none of which is the run's gives no figures.
+-- Inputs: _bd_units, runs, _bd_no_kernels (breakdown_activity.sql; empty by pass and layer), step_times.
 -- Parameters:
 --   $run_ids INTEGER[]: the runs, in output order
+--   $by VARCHAR: the unit: run | step | pass | layer
 -- Output: rows, one per unit:
 --   run VARCHAR: the run's name
+--   rank INTEGER: the run's rank (runs.rank); NULL when unknown
 --   step BIGINT: the profiler step (--by step), else NULL
 --   pass BIGINT: the pass (--by pass, layer), else NULL
 --   layer BIGINT: the layer (--by layer; NULL with a pass: the prologue or epilogue), else NULL
+--   source VARCHAR: where span_us to free_us come from: kernels (tracedb's own, from the kernels and communication
+--     ops) | step_trace_time (the profiler's, for a run without kernels) | communication.json (a run without
+--     kernels or the profiler's figures for the unit: its communication ops only)
 --   span_us DECIMAL(23,3): first start to last end of the unit's activities
---   computing_us DECIMAL(23,3): union of the computing intervals; NULL for a run with communication ops only
+--   computing_us DECIMAL(23,3): union of the computing intervals; NULL for source communication.json
 --   communication_us DECIMAL(23,3): union of the communication intervals
 --   overlapped_us DECIMAL(23,3): computing and communication at once (NULL as computing)
 --   comm_not_overlapped_us DECIMAL(23,3): communication - overlapped (NULL as computing)
 --   free_us DECIMAL(23,3): span - union of all intervals (NULL as computing)
+--   prof_span_us DECIMAL(23,3): the profiler's time of the unit's steps, Stage + Bubble; NULL without its figures
+--   prof_computing_us DECIMAL(23,3): its Computing
+--   prof_communication_us DECIMAL(23,3): its Communication
+--   prof_overlapped_us DECIMAL(23,3): its Overlapped
+--   prof_comm_not_overlapped_us DECIMAL(23,3): its Communication(Not Overlapped)
+--   prof_free_us DECIMAL(23,3): its Free
+--   prof_bubble_us DECIMAL(23,3): its Bubble: receive ops (pipeline parallel)
+--   prof_preparing_us DECIMAL(23,3): its Preparing: from the step's start to its first device op (NULL in
+--     layouts without it)
 --   unit VARCHAR: --by layer: prologue | layer | epilogue; else NULL
-SELECT r.name AS run, u.step, u.pass, u.layer,
-    us(u.last_ns - u.first_ns) AS span_us,
+WITH lines AS (
+    SELECT s.*, r.device_id AS run_device,
+        count(DISTINCT coalesce(s.device_id, -2)) OVER (PARTITION BY s.run_id) AS devices
+    FROM step_times s JOIN runs r USING (run_id)
+    WHERE s.run_id IN (SELECT unnest($run_ids)) AND $by IN ('run', 'step')
+), prof AS (
+    -- one row per run (per_run) and one per (run, step); a file without step marks has its one step NULL
+    SELECT run_id, step, grouping(step) = 1 AS per_run,
+        sum(stage_ns + bubble_ns)::BIGINT AS span_ns, sum(computing_ns)::BIGINT AS computing_ns,
+        sum(communication_ns)::BIGINT AS communication_ns, sum(overlapped_ns)::BIGINT AS overlapped_ns,
+        sum(comm_not_overlapped_ns)::BIGINT AS comm_not_overlapped_ns, sum(free_ns)::BIGINT AS free_ns,
+        sum(bubble_ns)::BIGINT AS bubble_ns, sum(preparing_ns)::BIGINT AS preparing_ns
+    FROM lines
+    WHERE devices = 1 OR device_id = run_device
+    GROUP BY GROUPING SETS ((run_id), (run_id, step))
+), units AS (
+    SELECT u.*, n.run_id IS NOT NULL AS no_kernels, p.run_id IS NOT NULL AS profiled,
+        p.span_ns AS p_span, p.computing_ns AS p_comp, p.communication_ns AS p_comm, p.overlapped_ns AS p_ov,
+        p.comm_not_overlapped_ns AS p_nov, p.free_ns AS p_free, p.bubble_ns AS p_bubble, p.preparing_ns AS p_prep
+    FROM _bd_units u
+    LEFT JOIN _bd_no_kernels n USING (run_id)
+    LEFT JOIN prof p ON p.run_id = u.run_id
+        AND CASE $by WHEN 'run' THEN p.per_run WHEN 'step' THEN NOT p.per_run AND p.step = u.step ELSE false END
+)
+SELECT r.name AS run, r.rank, u.step, u.pass, u.layer,
+    CASE WHEN NOT u.no_kernels THEN 'kernels' WHEN u.profiled THEN 'step_trace_time' ELSE 'communication.json' END
+        AS source,
+    us(CASE WHEN u.no_kernels AND u.profiled THEN u.p_span ELSE u.last_ns - u.first_ns END) AS span_us,
     -- a run with communication ops only: its computing, and so overlap and free time, are unknown
-    CASE WHEN c.run_id IS NULL THEN us(u.computing_ns) END AS computing_us,
-    us(u.communication_ns) AS communication_us,
-    CASE WHEN c.run_id IS NULL THEN us(u.computing_ns + u.communication_ns - u.busy_ns) END AS overlapped_us,
-    CASE WHEN c.run_id IS NULL THEN us(u.busy_ns - u.computing_ns) END AS comm_not_overlapped_us,
-    CASE WHEN c.run_id IS NULL THEN us(u.last_ns - u.first_ns - u.busy_ns) END AS free_us, u.unit
-FROM _bd_units u JOIN runs r USING (run_id) LEFT JOIN _bd_comm_only c USING (run_id)
+    us(CASE WHEN NOT u.no_kernels THEN u.computing_ns WHEN u.profiled THEN u.p_comp END) AS computing_us,
+    us(CASE WHEN u.no_kernels AND u.profiled THEN u.p_comm ELSE u.communication_ns END) AS communication_us,
+    us(CASE WHEN NOT u.no_kernels THEN u.computing_ns + u.communication_ns - u.busy_ns
+            WHEN u.profiled THEN u.p_ov END) AS overlapped_us,
+    us(CASE WHEN NOT u.no_kernels THEN u.busy_ns - u.computing_ns WHEN u.profiled THEN u.p_nov END)
+        AS comm_not_overlapped_us,
+    us(CASE WHEN NOT u.no_kernels THEN u.last_ns - u.first_ns - u.busy_ns WHEN u.profiled THEN u.p_free END)
+        AS free_us,
+    us(u.p_span) AS prof_span_us, us(u.p_comp) AS prof_computing_us, us(u.p_comm) AS prof_communication_us,
+    us(u.p_ov) AS prof_overlapped_us, us(u.p_nov) AS prof_comm_not_overlapped_us, us(u.p_free) AS prof_free_us,
+    us(u.p_bubble) AS prof_bubble_us, us(u.p_prep) AS prof_preparing_us, u.unit
+FROM units u JOIN runs r USING (run_id)
 ORDER BY list_position($run_ids, u.run_id), u.step, u.pass, u.unit IS NOT DISTINCT FROM 'epilogue', u.layer NULLS FIRST;

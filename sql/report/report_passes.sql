@@ -1,7 +1,14 @@
 -- Report `passes`: one row per pass of the selected runs, forward and backward (a training trace has both).
 -- The first three statements add the rows of the phase just segmented to TEMP _pass_rows; the last one
 -- reads them all (tracedb.engine.reports.registry runs the first three once per phase).
--- Inputs: _passes, _assigned (every pass assigned), _pass_info (segment_steps.sql), runs.
+-- us_per_token is the step's device span over its tokens: from the first to the last kernel of the pass that the
+-- serving step ran, those launched inside its step annotation (the one segment_steps.sql read the tokens from:
+-- the innermost of that name around the launch of the pass's first anchor), or, where only the annotation's
+-- GPU-side copy is in the trace, those starting inside it. A full window reaches back over the idle before the
+-- step to the kernels before it (SGLang's prefill: a 493 ms gap, then its 524 kernels), which the device did not
+-- spend on the step's tokens; the pass's own span stands in where no kernel of it is found in the step.
+-- Inputs: _passes, _assigned (every pass assigned), _pass_info (segment_steps.sql), _anchor_pass, kernels,
+--   host_events, runs.
 -- Parameters:
 --   $run_ids INTEGER[]: the runs, in output order
 --   $phase VARCHAR: the phase of _passes (forward | backward)
@@ -26,7 +33,8 @@
 --   end_us DECIMAL(23,3): relative to the run's first kernel unless $absolute
 --   avg_layer_us DECIMAL(23,3): mean layer wall
 --   first_layer_us DECIMAL(23,3): layer-0 wall
---   us_per_token DECIMAL(23,3): wall_us / tokens; NULL when tokens are unknown
+--   us_per_token DECIMAL(23,3): the step's device span (its first kernel's start to its last kernel's end) /
+--     tokens; NULL when tokens are unknown
 --   note VARCHAR: partial (anchor count differs from the expected), cold-start (a full pass before the
 --     first steady one: a full pass >= 2 whose layer-0 wall is within $steady_tolerance of the previous full
 --     pass's), steady-state (every full pass from the first steady one on: one contiguous stretch), else
@@ -48,6 +56,36 @@ WITH per_pass AS (
             AND abs(l.l0_ns - lag(l.l0_ns) OVER w) <= $steady_tolerance * lag(l.l0_ns) OVER w AS steady
     FROM _passes p LEFT JOIN layer_stats l USING (run_id, pass)
     WINDOW w AS (PARTITION BY p.run_id ORDER BY p.pass)
+), served AS (
+    -- the passes with tokens: their first anchor, its launch and the step annotation segment_steps.sql read
+    SELECT a.run_id, a.pass, k.start_ns AS anchor_ns, i.annotation,
+        (SELECT min(h.start_ns) FROM host_events h WHERE h.run_id = k.run_id AND h.correlation_id = k.correlation_id
+           AND launch_call(h.cat)) AS launch_ns
+    FROM _anchor_pass a JOIN kernels k ON k.run_id = a.run_id AND k.seq = a.seq
+    JOIN _pass_info i ON i.run_id = a.run_id AND i.pass = a.pass
+    WHERE a.k = 0 AND i.tokens > 0
+), host_step AS (
+    SELECT s.run_id, s.pass, m.start_ns AS from_ns, m.start_ns + m.dur_ns AS to_ns
+    FROM served s JOIN host_events m ON m.run_id = s.run_id AND m.name = s.annotation
+     AND m.cat IN ('user_annotation', 'cpu_op') AND s.launch_ns >= m.start_ns AND s.launch_ns < m.start_ns + m.dur_ns
+    QUALIFY row_number() OVER (PARTITION BY s.run_id, s.pass ORDER BY m.start_ns DESC) = 1
+), device_step AS (
+    SELECT s.run_id, s.pass, m.start_ns AS from_ns, m.start_ns + m.dur_ns AS to_ns
+    FROM served s JOIN host_events m ON m.run_id = s.run_id AND m.name = s.annotation
+     AND m.cat = 'gpu_user_annotation' AND s.anchor_ns >= m.start_ns AND s.anchor_ns < m.start_ns + m.dur_ns
+    WHERE NOT EXISTS (SELECT 1 FROM host_step h WHERE h.run_id = s.run_id AND h.pass = s.pass)
+    QUALIFY row_number() OVER (PARTITION BY s.run_id, s.pass ORDER BY m.start_ns DESC) = 1
+), step_kernels AS (
+    SELECT a.run_id, a.pass, a.start_ns, a.end_ns
+    FROM _assigned a JOIN host_step st USING (run_id, pass) JOIN kernels k ON k.run_id = a.run_id AND k.seq = a.seq
+    WHERE EXISTS (SELECT 1 FROM host_events h WHERE h.run_id = k.run_id AND h.correlation_id = k.correlation_id
+                    AND launch_call(h.cat) AND h.start_ns >= st.from_ns AND h.start_ns < st.to_ns)
+    UNION ALL
+    SELECT a.run_id, a.pass, a.start_ns, a.end_ns
+    FROM _assigned a JOIN device_step st USING (run_id, pass)
+    WHERE a.start_ns >= st.from_ns AND a.start_ns < st.to_ns
+), step_span AS (
+    SELECT run_id, pass, max(end_ns) - min(start_ns) AS span_ns FROM step_kernels GROUP BY ALL
 ), noted AS (
     SELECT *, CASE WHEN partial THEN 'partial'
                    WHEN pass >= min(pass) FILTER (WHERE steady) OVER (PARTITION BY run_id) THEN 'steady-state'
@@ -61,9 +99,10 @@ SELECT n.run_id, r.name AS run, n.pass, $phase AS phase, i.step, i.microbatch, i
     us(pp.first_ns - CASE WHEN $absolute THEN 0 ELSE r.first_start_ns END) AS start_us,
     us(pp.last_ns - CASE WHEN $absolute THEN 0 ELSE r.first_start_ns END) AS end_us,
     us(round(n.avg_wall_ns)::BIGINT) AS avg_layer_us, us(n.l0_ns) AS first_layer_us,
-    us(CASE WHEN i.tokens > 0 THEN round((pp.last_ns - pp.first_ns) / i.tokens)::BIGINT END) AS us_per_token, n.note
+    us(CASE WHEN i.tokens > 0 THEN round(coalesce(ss.span_ns, pp.last_ns - pp.first_ns) / i.tokens)::BIGINT END)
+        AS us_per_token, n.note
 FROM noted n JOIN per_pass pp USING (run_id, pass) JOIN runs r USING (run_id)
-LEFT JOIN _pass_info i USING (run_id, pass);
+LEFT JOIN _pass_info i USING (run_id, pass) LEFT JOIN step_span ss USING (run_id, pass);
 CREATE TEMP TABLE IF NOT EXISTS _pass_rows AS SELECT * FROM _pass_phase LIMIT 0;
 INSERT INTO _pass_rows SELECT * FROM _pass_phase;
 SELECT * EXCLUDE (run_id) FROM _pass_rows

@@ -7,7 +7,7 @@
 -- Inputs: _rk_cmp, _rk_ranks, runs.
 -- Parameters: none.
 -- Output: rows, one per layer, then one for all layers:
---   layer BIGINT: the layer; NULL: all layers
+--   layer BIGINT: the layer (in a pipeline job, the model layer); NULL: all layers
 --   rank INTEGER: the rank that was the straggler most often
 --   run VARCHAR: its run
 --   slowest_count BIGINT: the (pass, layer) units in which it was the straggler
@@ -17,7 +17,8 @@
 --   median_skew DECIMAL(12,3): the lower median of its skews in the units it won
 --   stragglers BIGINT: the units with any straggler (the votes cast)
 WITH units AS (
-    SELECT pass, layer, slowest_rank, skew, straggler FROM _rk_cmp WHERE layer IS NOT NULL
+    -- a pipeline stage's layers vote as the model layers they are (ranks_units.sql compared them per stage)
+    SELECT pass, model_layer AS layer, slowest_rank, skew, straggler FROM _rk_cmp WHERE layer IS NOT NULL
 ), scopes AS (
     SELECT layer, pass, slowest_rank, skew, straggler FROM units
     UNION ALL

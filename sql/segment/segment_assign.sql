@@ -3,11 +3,15 @@
 --   start, or with a layer start offset o the start of the kernel o positions before anchor b in
 --   (start_ns, seq) order (clamped to the window's first kernel). layer = block // blocks_per_layer;
 --   kernels before the first boundary have no layer: the prologue; in a leading fragment (block_base > 0,
---   segment_passes.sql) they are the end of the layer before its first anchor's.
+--   segment_passes.sql) they are the end of the layer before its first anchor's. Backward ($reverse): a
+--   layer's first boundary moves back from its anchor (the attention gradient) to where its MLP's
+--   gradients start (the bwd CTEs of _marks), so that backward layer N holds all of model layer N's
+--   gradient kernels.
 -- Kernels join their window and their block by ASOF JOIN keyed by run_id (a range join with a run_id
 --   equality degenerates to hash join + filter: 60 s instead of 0.07 s on 673k kernels).
 -- Inputs: _stream (segment_stream.sql), _windows, _anchor_pass, _passes, TEMP _sel(run_id INTEGER, pass BIGINT) (the passes to
---   assign, from tracedb.engine.segmentation.segment), _cats (categories.sql).
+--   assign, from tracedb.engine.segmentation.segment), _cats (categories.sql), _rules (the profile's categories),
+--   _bwd_norm (backward_norm_grads.sql for a backward pass; else empty).
 -- Parameters:
 --   $run_ids INTEGER[]: the selected runs
 --   $layer_offset INTEGER: the layer start offset o (0: layers start at their anchor)
@@ -37,9 +41,10 @@
 --     after the layer's own work (final norm, lm_head, logits, sampling; a pipeline stage's send). The last
 --     block is laid beside the latest earlier block with the same anchor name: it ends at the first kernel
 --     whose name (digits aside) that block holds no more of, in any order, or that runs over 3x (+5 us)
---     longer than the name does there (communication ops aside: their time includes waiting), and at the latest where the reference block's tail that the prologue also ends with begins (the work before
---     an anchor: input norm, QKV projection, rope, which no next layer holds). An epilogue kernel has no
---     layer: every report keys its units on (layer, unit).
+--     longer than the name does there (communication ops aside: their time includes waiting), and, in a
+--     forward pass, at the latest where the reference block's tail that the prologue also ends with begins
+--     (the work before an anchor: input norm, QKV projection, rope, which no next layer holds). An epilogue
+--     kernel has no layer: every report keys its units on (layer, unit).
 -- TEMP _marks (block boundaries), _blocked and _epilogue are scratch: no other file reads them.
 CREATE OR REPLACE TEMP TABLE _member AS
 WITH w AS (
@@ -64,8 +69,46 @@ WITH offset_starts AS (
     SELECT a.run_id, a.pass, a.block, o.bstart
     FROM _anchor_pass a JOIN offset_starts o USING (run_id, pass, seq) WHERE $layer_offset > 0
 )
+, bwd AS (
+    -- backward ($reverse): a layer's gradients start with its MLP's, before its attention gradient (the
+    -- anchor). Between two anchors run the previous layer's attention-side gradients (rope, q/k-norm, QKV,
+    -- input norm) and then this layer's MLP gradients (down projection, activation, gate-up; MoE: combine,
+    -- experts, dispatch) and post-attention norm. The cut is after the last norm gradient before the first
+    -- activation gradient, at the first kernel that is neither a norm nor 'other' (the residual adds and
+    -- casts that follow a norm gradient are its own). With no norm before the activation, the pass's first
+    -- layer starts with the pass (a first pipeline stage, a DualPipe chunk: no final norm or loss, the pass
+    -- opens with the last layer's MLP or MoE gradient, its all-to-all included), a later one at its first
+    -- GEMM/MoE/activation kernel. Megatron's Qwen3 stage 0: each backward layer held the next-lower layer's
+    -- 14 MLP, post-attention norm and o-projection kernels, and the prologue the top layer's (21 vs 36
+    -- kernels in layer 0); DualPipe: a 26.9 ms prologue of layer 3's MoE gradient.
+    -- Only the first block of a layer moves, and only with $layer_offset 0; no activation kernel: no move.
+    SELECT m.run_id, m.pass, nxt.block, m.start_ns, m.seq,
+        -- a norm's gradient that only its autograd node names (backward_norm_grads.sql)
+        CASE WHEN bn.seq IS NOT NULL AND c.category = 'other' THEN 'norm' ELSE c.category END AS category
+    FROM _member m JOIN (SELECT DISTINCT cat_ord, category FROM _rules) c USING (cat_ord)
+    LEFT JOIN _bwd_norm bn ON bn.run_id = m.run_id AND bn.seq = m.seq
+    ASOF JOIN (SELECT a.run_id, a.pass, a.block, a.start_ns AS bstart FROM _anchor_pass a JOIN _sel s USING (run_id, pass)) nxt
+        ON nxt.run_id = m.run_id AND nxt.pass = m.pass AND m.start_ns < nxt.bstart
+    WHERE $reverse AND $layer_offset = 0 AND nxt.block % $blocks_per_layer = 0
+), bwd_act AS (
+    SELECT run_id, pass, block, min(start_ns) FILTER (WHERE category = 'activation') AS act_ns FROM bwd GROUP BY ALL
+), bwd_norm AS (
+    SELECT b.run_id, b.pass, b.block, a.act_ns, max(b.start_ns) FILTER (WHERE b.category = 'norm' AND b.start_ns < a.act_ns) AS norm_ns
+    FROM bwd b JOIN bwd_act a USING (run_id, pass, block) WHERE a.act_ns IS NOT NULL GROUP BY ALL
+), bwd_cut AS (
+    SELECT b.run_id, b.pass, b.block, min(b.start_ns) AS cut_ns
+    FROM bwd b JOIN bwd_norm n USING (run_id, pass, block)
+    JOIN (SELECT run_id, pass, min(block) AS first_block FROM bwd GROUP BY ALL) f USING (run_id, pass)
+    WHERE b.start_ns <= n.act_ns AND (n.norm_ns IS NULL AND (b.block = f.first_block
+            OR b.category IN ('gemm', 'gemm_quant', 'moe', 'activation'))
+        OR n.norm_ns IS NOT NULL AND b.start_ns > n.norm_ns AND b.category NOT IN ('norm', 'other'))
+    GROUP BY ALL
+), moved AS (
+    SELECT m.run_id, m.pass, m.block, coalesce(c.cut_ns, m.bstart) AS bstart
+    FROM boundaries m LEFT JOIN bwd_cut c USING (run_id, pass, block)
+)
 -- two anchors on one boundary (same start): the later block owns it
-SELECT run_id, pass, bstart, max(block) AS block FROM boundaries GROUP BY ALL;
+SELECT run_id, pass, bstart, max(block) AS block FROM moved GROUP BY ALL;
 CREATE OR REPLACE TEMP TABLE _blocked AS
 WITH blocked AS (
     -- before the first boundary: the prologue, or in a leading fragment the end of the layer before its first
@@ -123,7 +166,10 @@ WITH last_block AS (
      AND b.block = r.rb GROUP BY ALL
 )
 SELECT r.run_id, r.pass, r.lb AS block,
-    least(coalesce(m.miss, 9223372036854775807), CASE WHEN t.o > 0 THEN greatest(n.n - t.o, 1) END) AS epilogue_pos
+    -- the prologue's tail is the work before a forward anchor; a backward prologue (lm_head and final norm
+    -- gradients) ends as every backward layer does, with a norm gradient that is the layer's own
+    least(coalesce(m.miss, 9223372036854775807), CASE WHEN t.o > 0 AND NOT $reverse THEN greatest(n.n - t.o, 1) END)
+        AS epilogue_pos
 FROM ref r LEFT JOIN matched m USING (run_id, pass) LEFT JOIN tail t USING (run_id, pass) JOIN ref_len n USING (run_id, pass)
 WHERE $window = 'full';
 CREATE OR REPLACE TEMP TABLE _assigned AS

@@ -4,13 +4,14 @@
 -- folder ingest's worker parses a batch of traces into one side store, copied by one statement per table.
 -- Inputs: staged.runs, staged.kernels_raw_full, staged.kernels_raw_ascend_csv, staged.kernel_texts,
 --   staged.kernel_work_rows, staged.kernel_work_tuples, staged.trace_events, staged.tracks,
---   staged.kernel_names, staged.run_groups, staged.comm_ops, staged.comm_links, staged.comm_matrix.
+--   staged.kernel_names, staged.run_groups, staged.comm_ops, staged.comm_links, staged.comm_matrix,
+--   staged.step_times.
 -- Parameters:
 --   $staged_ids INTEGER[]: the side store's runs to copy
 --   $run_ids INTEGER[]: their ids in the store, in the order of $staged_ids
 -- Output: the runs' rows in runs, kernels_raw_full, kernels_raw_ascend_csv, kernel_texts, kernel_work_rows,
---   kernel_work_tuples, trace_events, tracks, run_groups and the comm_* tables; the kernel names the store
---   did not have yet in kernel_names. Columns are matched by name.
+--   kernel_work_tuples, trace_events, tracks, run_groups, the comm_* tables and step_times; the kernel names
+--   the store did not have yet in kernel_names. Columns are matched by name.
 CREATE OR REPLACE TEMP TABLE _merge_ids AS
 SELECT unnest($staged_ids::INTEGER[]) AS staged_id, unnest($run_ids::INTEGER[]) AS new_id;
 INSERT INTO runs BY NAME SELECT s.* REPLACE (m.new_id AS run_id) FROM staged.runs s JOIN _merge_ids m ON s.run_id = m.staged_id;
@@ -25,5 +26,6 @@ INSERT INTO run_groups BY NAME SELECT s.* REPLACE (m.new_id AS run_id) FROM stag
 INSERT INTO comm_ops BY NAME SELECT s.* REPLACE (m.new_id AS run_id) FROM staged.comm_ops s JOIN _merge_ids m ON s.run_id = m.staged_id;
 INSERT INTO comm_links BY NAME SELECT s.* REPLACE (m.new_id AS run_id) FROM staged.comm_links s JOIN _merge_ids m ON s.run_id = m.staged_id;
 INSERT INTO comm_matrix BY NAME SELECT s.* REPLACE (m.new_id AS run_id) FROM staged.comm_matrix s JOIN _merge_ids m ON s.run_id = m.staged_id;
+INSERT INTO step_times BY NAME SELECT s.* REPLACE (m.new_id AS run_id) FROM staged.step_times s JOIN _merge_ids m ON s.run_id = m.staged_id;
 INSERT INTO kernel_names BY NAME SELECT * FROM staged.kernel_names ON CONFLICT DO NOTHING;
 DROP TABLE _merge_ids;

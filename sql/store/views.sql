@@ -94,7 +94,8 @@ CREATE OR REPLACE VIEW kernel_stats AS
 CREATE OR REPLACE VIEW kernel_layers AS
     SELECT r.name AS run, s.pass, s.layer, s.block, s.category, s.module, k.name, n.short_name, k.op_type, k.kind,
         k.start_ns, k.dur_ns, k.seq, r.run_id, r.tags, r.rank, r.device_name, r.format,
-        s.step, s.microbatch, s.phase, s.unit, s.grad, s.stage, s.layer_kind, w.flops, w.bytes, w.flops_source
+        s.step, s.microbatch, s.phase, s.unit, s.grad, s.stage, s.layer_kind, s.pp_stage, s.model_layer,
+        w.flops, w.bytes, w.flops_source
     FROM kernel_segments s
     JOIN kernels k USING (run_id, seq)
     JOIN runs r USING (run_id)
