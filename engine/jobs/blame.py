@@ -7,7 +7,7 @@ from tracedb.engine.rendering import render as rnd
 from tracedb.engine.segmentation import pipeline
 from tracedb.engine.segmentation import segment
 from tracedb.engine.segmentation import units
-from tracedb.errors import UsageError
+from tracedb.errors import NoAnchor, UsageError
 
 BY = ("kernel", "layer")
 DEFINITIONS = ("waited: at each collective instance, the other members' time between their arrival and the last "
@@ -35,8 +35,13 @@ def build(con, fmt, spec="all", by="kernel", no_align=False, top=30, **seg_opts)
     kernel_runs = [r for r in job.run_ids if r in have]
     if not kernel_runs:
         raise UsageError(f"runs {', '.join(job.run_names.values())}: no kernels to blame")
-    b, meta = units.segmented(con, segment.Options(**{**seg_opts, "runs": [job.run_names[r] for r in kernel_runs],
-                                                      "tags": []}), spec, segment.select_passes)
+    opt = segment.Options(**{**seg_opts, "runs": [job.run_names[r] for r in kernel_runs], "tags": []})
+    try:
+        b, meta = units.segmented(con, opt, spec, segment.select_passes)
+    except NoAnchor as e:
+        if seg_opts.get("anchor") or seg_opts.get("phase"):
+            raise
+        b, meta = _whole_runs(con, opt, str(e))
     alignment = clock.rank_offsets(con, job.run_ids, align=not no_align, profile=seg_opts.get("profile"))
     if len({s for s, _ in pipeline.stage_table(con, job.run_ids).values()}) > 1:
         b.notes.append("pipeline stages: a late rank is compared only with the ranks of its own stage (the same "
@@ -78,3 +83,15 @@ def _step_computing_note(con, job, bare: list[int]) -> list[str]:
                       + (" (no kernels)" if r in bare else "")
                       for r, c, f in sorted(rows, key=lambda t: order[t[0]]))
     return [f"step_trace_time.csv, summed over its steps: {shown}"]
+
+
+def _whole_runs(con, opt, why: str):
+    """A job whose traces have no layers to find (no attention kernel repeats: a CNN, a collective benchmark):
+    every kernel of each rank in one run-wide unit (run_wide.sql), so that a late rank's causes are its kernels
+    before the collective all the same, with no pass or layer."""
+    b = segment.bind_runs(con, opt.runs, opt.tags, opt.profile)
+    segment.categorize_kernels(con, b)
+    sql.run(con, "run_wide", {"run_ids": b.run_ids})
+    b.notes.append(f"no layers to find ({why.split(';')[0]}): causes by kernel over the whole run, no pass or "
+                   "layer")
+    return b, {"runs": ", ".join(b.run_names[r] for r in b.run_ids), "profile": b.profile.name}

@@ -85,7 +85,7 @@ def _build(con, name: str, fmt: str, pass_spec: str = "all", absolute: bool = Fa
         return pipeline.build(con, fmt, absolute=absolute, **seg_opts)
     if name == "roofline":
         from tracedb.engine.reports import roofline
-        b, meta = roofline.segment_runs(con, spec, seg_opts)
+        b, meta = roofline.segment_runs(con, spec, seg_opts, by)
         return roofline.build(con, fmt, spec, by, meta, b, peak_tflops, peak_tbs)
     if name == "modules":
         return _modules(con, fmt, pass_spec, by, seg_opts, module_path)

@@ -14,7 +14,7 @@ from tracedb.engine.segmentation import selection
 from tracedb.engine.segmentation import units
 from tracedb.engine.segmentation.anchors import find_phases
 from tracedb.engine.segmentation.categories import categorize_kernels
-from tracedb.errors import UsageError
+from tracedb.errors import NoAnchor, UsageError
 
 BY = declared.ROOFLINE.option("by").choices
 WHOLE_RUN_BY = ("kernel", "category", "run")     # what --phase all (every kernel, in no pass) can be grouped by
@@ -72,12 +72,22 @@ def roofs(con, run_ids) -> str:
     return "; ".join(f"{name}={tf:g}@{tb:g}" for name, tf, tb in rows if tf and tb)
 
 
-def segment_runs(con, spec, seg_opts):
+def segment_runs(con, spec, seg_opts, by=None):
     """Segment and assign the runs as report layers does: (bound runs, report meta); with --phase all, every
-    kernel of each run instead (whole_runs). Either way a note per run says which phases are covered."""
+    kernel of each run instead (whole_runs). Either way a note per run says which phases are covered. A trace
+    with no layers to find (no attention kernel repeats: a CNN, a collective benchmark) needs none for --by
+    kernel, category or run: unless a phase or an anchor was asked for, those take the whole run, with a note."""
     if seg_opts.get("phase") == "all":
         return whole_runs(con, spec, seg_opts)
-    b = segment.prepare(con, segment.Options(**seg_opts), rule=segment.Bound.rule)
+    try:
+        b = segment.prepare(con, segment.Options(**seg_opts), rule=segment.Bound.rule)
+    except NoAnchor as e:
+        if by not in WHOLE_RUN_BY or seg_opts.get("phase") or seg_opts.get("anchor"):
+            raise
+        b, meta = whole_runs(con, "all", {**seg_opts, "phase": "all"})
+        b.notes.insert(0, f"no layers to find ({str(e).split(';')[0]}): the whole run, every kernel, as with "
+                          "--phase all")
+        return b, meta
     meta = units.params(b, spec)
     segment.assign(con, b, selection.select_noted(con, b, spec))
     b.notes += coverage_notes(con, b, spec)

@@ -7,8 +7,13 @@ from tracedb import sql
 def stage_table(con, run_ids: list[int]) -> dict[int, tuple[int, int]]:
     """TEMP _pp_stage(run_id, pp_stage, pp_stages) for the runs of `run_ids` that are stages of a pipeline of
     two or more; returns {run_id: (stage, stages)}. Reads _passes (a segmentation's passes) when it exists."""
+    # a report that found no passes (a trace with no layers) has not made what pipeline_stage.sql reads
     con.execute("CREATE TEMP TABLE IF NOT EXISTS _passes AS SELECT NULL::INTEGER AS run_id, NULL::BIGINT AS expected "
                 "LIMIT 0")
+    con.execute("CREATE TEMP TABLE IF NOT EXISTS _phase AS SELECT NULL::INTEGER AS run_id, NULL::BIGINT AS seq, "
+                "NULL::VARCHAR AS phase, NULL::VARCHAR AS grad, NULL::VARCHAR AS evidence, NULL::BIGINT AS start_ns, "
+                "NULL::BIGINT AS dur_ns LIMIT 0")
+    con.execute("CREATE TEMP TABLE IF NOT EXISTS _p2p_names AS SELECT NULL::VARCHAR AS name LIMIT 0")
     rows = sql.run(con, "pipeline_stage", {"run_ids": list(run_ids)}).fetchall()
     got = {r[0]: (r[1], r[2]) for r in rows if r[1] is not None}
     con.execute("CREATE OR REPLACE TEMP TABLE _pp_stage AS SELECT unnest($r)::INTEGER AS run_id, "
