@@ -200,12 +200,13 @@ def _say_landed(progress, landed: list, said: set, named: bool):
 
 def _in_all(done, failed, seconds: float) -> str:
     """The line of a several-trace ingest that says what it did in all: runs, bytes, time and rate."""
+    from tracedb.engine.loading import single
     made = [r for r in done if r.status != "skipped"]
     mb = sum((r.inflated if r.inflated is not None else r.bytes) for r in made) / 1e6
     others = [f"{n} {what}" for n, what in ((len(done) - len(made), "skipped"), (len(failed), "failed")) if n]
     return (f"in all: {len(made)} run{'s' if len(made) != 1 else ''} ingested"
             + (f" ({', '.join(others)})" if others else "")
-            + f", {mb:,.1f} MB in {seconds:.2f} s ({mb / max(seconds, 1e-9):,.0f} MB/s)")
+            + f", {mb:,.1f} MB in {seconds:.2f} s{single.rate(mb, seconds)}")
 
 
 def _files_of(path) -> list[str]:

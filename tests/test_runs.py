@@ -264,3 +264,23 @@ def test_listing_a_migrated_store(db_path):
     cli("migrate", "--db", db_path)
     got = rows(cli("runs", "--db", db_path, "-f", "csv").stdout)
     assert (got[0]["run"], got[0]["source_mb"], got[0]["kernel_rows"]) == ("old", "", "2")   # size unknown
+
+
+def test_a_store_of_one_run_needs_no_run_option(tmp_path):
+    sample = os.path.join(os.path.dirname(tracedb.__file__), "engine", "samples", "qwen3_decode_kernel_details.csv")
+    db = str(tmp_path / "one.duckdb")
+    cli("ingest", sample, "--db", db, "--name", "only")
+    got = cli("report", "kernels", "--db", db, "-f", "csv").stdout
+    assert got == cli("report", "kernels", "--db", db, "--run", "only", "-f", "csv").stdout and got.count("\n") > 1
+
+
+def test_runs_lists_the_passes_of_a_stored_segmentation(tmp_path):
+    sample = os.path.join(os.path.dirname(tracedb.__file__), "engine", "samples", "qwen3_decode_kernel_details.csv")
+    db = str(tmp_path / "one.duckdb")
+    cli("ingest", sample, "--db", db, "--name", "only")
+    before = rows(cli("runs", "--db", db, "-f", "csv").stdout)
+    assert before[0]["passes"] == ""
+    cli("segment", "--db", db)
+    after = cli("runs", "--db", db, "-f", "csv")
+    found = rows(cli("runs", "--db", db, "--passes", "-f", "csv").stdout)
+    assert rows(after.stdout)[0]["passes"] == found[0]["passes"] != ""

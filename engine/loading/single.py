@@ -31,6 +31,16 @@ from tracedb.ingest import ascend_comm, formats, kernel_names, kernel_work, sour
 from tracedb.ingest.duckdb_memory import memory_cap
 
 
+
+# A rate says something only over enough bytes and time: 0.03 MB in 0.07 s printed "(0 MB/s)", which reads as
+# a stall. Below 1 MB or 0.5 s the line gives the size and the time alone.
+RATE_MIN_MB, RATE_MIN_S = 1.0, 0.5
+
+
+def rate(mb: float, seconds: float, what: str = "") -> str:
+    """' (N MB/s)' for an ingest of at least RATE_MIN_MB in at least RATE_MIN_S, else ''."""
+    return f" ({mb / seconds:,.0f} MB/s{what})" if mb >= RATE_MIN_MB and seconds >= RATE_MIN_S else ""
+
 @dataclass
 class IngestResult:
     name: str
@@ -51,11 +61,11 @@ class IngestResult:
         if self.status == "skipped":
             return (f"skipped{f' run {self.name!r}' if named else ''}: identical content is already run "
                     f"'{self.same_as}' (use --replace to ingest again)")
-        mb, secs = self.bytes / 1e6, max(self.seconds, 1e-9)
+        mb = self.bytes / 1e6
         cut = "; the file is cut short (crashed run?): the complete events were kept" if self.truncated else ""
-        size = (f"{mb:.1f} MB gzip, {self.inflated / 1e6:.1f} MB inflated, in {self.seconds:.2f} s "
-                f"({self.inflated / 1e6 / secs:.0f} MB/s inflated)" if self.inflated is not None
-                else f"{mb:.1f} MB in {self.seconds:.2f} s ({mb / secs:.0f} MB/s)")
+        size = (f"{mb:.1f} MB gzip, {self.inflated / 1e6:.1f} MB inflated, in {self.seconds:.2f} s"
+                f"{rate(self.inflated / 1e6, self.seconds, ' inflated')}" if self.inflated is not None
+                else f"{mb:.1f} MB in {self.seconds:.2f} s{rate(mb, self.seconds)}")
         unplaced = f"; {self.unplaced}" if self.unplaced else ""
         return (f"{self.status} run '{self.name}': {self.rows:,} kernel rows ({self.duplicates:,} duplicates not "
                 f"counted), {size}{cut}{unplaced}")

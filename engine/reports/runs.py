@@ -27,11 +27,20 @@ def listing(con, runs=(), tags=(), fmt="table", passes=False, **seg_opts) -> rnd
     `passes`, their pass count: passes found as `report passes` would with the same options."""
     ids = resolve_runs(con, runs, tags) if runs or tags else \
         [r[0] for r in con.execute("SELECT run_id FROM runs ORDER BY run_id").fetchall()]
-    counts, notes = pass_counts(con, ids, **seg_opts) if passes else ({}, [])
+    counts, notes = pass_counts(con, ids, **seg_opts) if passes else (stored_pass_counts(con, ids), [])
+    if not passes and counts:
+        notes.append("passes: the forward passes of each run's stored segmentation (`tracedb segment`); "
+                     "--passes finds them for every run")
     con.execute("CREATE OR REPLACE TEMP TABLE _run_passes AS SELECT unnest($r)::INTEGER AS run_id, "
                 "unnest($n)::BIGINT AS passes", {"r": list(counts), "n": list(counts.values())})
     query = sql.file_statements("list_runs")[-1].rstrip(";")
     return rnd.fetch(con, query, {"run_ids": ids}, "runs", fmt=fmt, title="runs", notes=notes)
+
+
+def stored_pass_counts(con, ids) -> dict[int, int]:
+    """Forward passes per run that `tracedb segment` has stored (kernel_segments); runs never segmented have none."""
+    return dict(con.execute("SELECT run_id, count(DISTINCT pass) FROM kernel_segments WHERE phase = 'forward' "
+                            "AND run_id IN (SELECT unnest($i)) GROUP BY run_id", {"i": list(ids)}).fetchall())
 
 
 def pass_counts(con, ids, **seg_opts) -> tuple[dict[int, int], list[str]]:

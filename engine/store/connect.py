@@ -299,9 +299,14 @@ def resolve_runs(con, runs=(), tags=()) -> list[int]:
     A name that exists is taken literally, even if it holds glob characters; otherwise a value with
     `* ? [` is a DuckDB GLOB whose matches come in store order (run_id). Names keep the order given (the
     first run is compare's reference, cores' run a); duplicates are dropped. Tags filter the runs named,
-    or select among all runs when no --run is given. Whatever matches nothing is a UsageError."""
+    or select among all runs when no --run is given. With neither, a store of one run gives that run. Whatever
+    matches nothing is a UsageError."""
     filters = parse_tag_filters(tags)
     if not runs and not filters:
+        # a store of one run needs no name for it: there is nothing else it could mean
+        only = con.execute("SELECT list(run_id) FROM runs").fetchone()[0] or []
+        if len(only) == 1:
+            return only
         raise UsageError("give at least one --run NAME|GLOB or --tag KEY[=VALUE] (see `tracedb runs`)")
     ids = []
     exact = dict(sql.run(con, "runs_by_name", {"names": list(runs or [])}).fetchall()) if runs else {}

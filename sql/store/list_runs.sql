@@ -1,5 +1,6 @@
 -- `tracedb runs`: the selected runs with provenance and size.
--- Inputs: runs, TEMP _run_passes(run_id INTEGER, passes BIGINT): filled by --passes, else empty.
+-- Inputs: runs, TEMP _run_passes(run_id INTEGER, passes BIGINT): filled by --passes, else from the stored
+--   segmentations.
 -- Parameters:
 --   $run_ids INTEGER[]: the runs to list, in this order
 -- Output: rows, one per run:
@@ -12,7 +13,8 @@
 --   kernel_rows BIGINT: rows ingested
 --   kernels BIGINT: rows counted
 --   duplicates BIGINT: rows not counted
---   passes BIGINT: empty without --passes
+--   passes BIGINT: forward passes, found with --passes, else those of the run's stored segmentation;
+--     empty for a run never segmented
 --   span_ms DECIMAL(26,6): first start to last end
 --   tags VARCHAR: k=v, ...
 --   ingested_at VARCHAR: YYYY-MM-DD HH:MM:SS
