@@ -284,3 +284,19 @@ def test_runs_lists_the_passes_of_a_stored_segmentation(tmp_path):
     after = cli("runs", "--db", db, "-f", "csv")
     found = rows(cli("runs", "--db", db, "--passes", "-f", "csv").stdout)
     assert rows(after.stdout)[0]["passes"] == found[0]["passes"] != ""
+
+
+def test_removing_or_tagging_runs_always_names_them(tmp_path):
+    sample = os.path.join(os.path.dirname(tracedb.__file__), "engine", "samples", "qwen3_decode_kernel_details.csv")
+    db = str(tmp_path / "one.duckdb")
+    cli("ingest", sample, "--db", db, "--name", "only")
+    from tracedb.engine.reports import runs as mgmt
+    con = tracedb.connect(db)
+    try:
+        with pytest.raises(UsageError, match="name the runs to remove"):
+            mgmt.remove(con, [])
+        with pytest.raises(UsageError, match="name the runs to tag"):
+            mgmt.tag(con, [], ["a=b"], [])
+        assert con.execute("SELECT count(*) FROM runs").fetchone()[0] == 1
+    finally:
+        con.close()

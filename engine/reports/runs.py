@@ -60,7 +60,10 @@ def pass_counts(con, ids, **seg_opts) -> tuple[dict[int, int], list[str]]:
 
 
 def remove(con, patterns) -> list[tuple[str, int]]:
-    """Remove the runs named or matched, with every row keyed by them: (name, kernel rows) removed."""
+    """Remove the runs named or matched, with every row keyed by them: (name, kernel rows) removed. Runs to
+    remove are always named: the one run of a store is no default here."""
+    if not patterns:
+        raise UsageError("name the runs to remove (RUN|GLOB)")
     with transaction(con):
         ids = resolve_runs(con, patterns)
         gone = con.execute("SELECT name, kernel_rows FROM runs WHERE run_id IN (SELECT unnest($i)) ORDER BY run_id",
@@ -93,6 +96,8 @@ def tag(con, patterns, set_tags, untag=()) -> list[tuple[str, dict]]:
     both = sorted(set(set_tags) & set(untag))
     if both:
         raise UsageError(f"tag {both[0]!r} is both set and removed; give one or the other")
+    if not patterns:
+        raise UsageError("name the runs to tag (RUN|GLOB)")
     with transaction(con):
         ids = resolve_runs(con, patterns)
         sql.run(con, "tag_runs", {"run_ids": ids, "drop": untag, "keys": list(set_tags),
