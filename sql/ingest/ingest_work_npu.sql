@@ -106,18 +106,9 @@ WITH tuples AS (
     FROM attn
 ), tiled AS (
     SELECT *,
-        CASE WHEN nz_a AND len(ins[1]) >= 4 THEN {'v': ins[1][-3] * ins[1][-2], 't': ins[1][-2]}
-             WHEN NOT nz_a AND len(ins[1]) >= 2 THEN {'v': ins[1][-2], 't': 1} END AS a_r,
-        CASE WHEN nz_a AND len(ins[1]) >= 4 THEN {'v': ins[1][-4] * ins[1][-1], 't': ins[1][-1]}
-             WHEN NOT nz_a AND len(ins[1]) >= 2 THEN {'v': ins[1][-1], 't': 1} END AS a_c,
-        CASE WHEN nz_b AND len(ins[2]) >= 4 THEN {'v': ins[2][-3] * ins[2][-2], 't': ins[2][-2]}
-             WHEN NOT nz_b AND len(ins[2]) >= 2 THEN {'v': ins[2][-2], 't': 1} END AS b_r,
-        CASE WHEN nz_b AND len(ins[2]) >= 4 THEN {'v': ins[2][-4] * ins[2][-1], 't': ins[2][-1]}
-             WHEN NOT nz_b AND len(ins[2]) >= 2 THEN {'v': ins[2][-1], 't': 1} END AS b_c,
-        CASE WHEN nz_c AND len(outs[1]) >= 4 THEN {'v': outs[1][-3] * outs[1][-2], 't': outs[1][-2]}
-             WHEN NOT nz_c AND len(outs[1]) >= 2 THEN {'v': outs[1][-2], 't': 1} END AS c_r,
-        CASE WHEN nz_c AND len(outs[1]) >= 4 THEN {'v': outs[1][-4] * outs[1][-1], 't': outs[1][-1]}
-             WHEN NOT nz_c AND len(outs[1]) >= 2 THEN {'v': outs[1][-1], 't': 1} END AS c_c,
+        nz_rows(ins[1], nz_a) AS a_r, nz_cols(ins[1], nz_a) AS a_c,
+        nz_rows(ins[2], nz_b) AS b_r, nz_cols(ins[2], nz_b) AS b_c,
+        nz_rows(outs[1], nz_c) AS c_r, nz_cols(outs[1], nz_c) AS c_c,
         -- the batch: the output's leading dimensions, else the larger of the operands'
         coalesce(numel(outs[1][1:len(outs[1]) - CASE WHEN nz_c THEN 4 ELSE 2 END]),
                  greatest(numel(ins[1][1:len(ins[1]) - CASE WHEN nz_a THEN 4 ELSE 2 END]),

@@ -4,7 +4,7 @@
 -- Parameters: none.
 -- Output: TEMP MACROs us_text_to_ns, us, mean_ns, mean1, ratio3, ms, sec, simple_name, bare_shape,
 --   npu_runtime_task, launch_call, serving_step, step_mark, poly_hash32, hccl_group_id, dtype_bytes, shape_dims, numel, gemm_options,
---   gemm_flops, dtype_name.
+--   gemm_flops, dtype_name, nz_rows, nz_cols.
 
 -- us_text_to_ns(s VARCHAR) -> BIGINT ns: a decimal µs string, TAB/space/quote padded as Ascend writes it,
 --   to integer ns, truncating digits below 1 ns (the torch_npu convert_us2ns rule). Never through DOUBLE:
@@ -114,3 +114,15 @@ CREATE OR REPLACE TEMP MACRO dtype_name(t) AS
          WHEN regexp_full_match(regexp_replace(upper(trim(t)), '^(DT_|C10::|TORCH\.)', ''), '(HI)?FLOAT8.*|FP8.*') THEN 'fp8'
          WHEN regexp_full_match(regexp_replace(upper(trim(t)), '^(DT_|C10::|TORCH\.)', ''), 'INT8') THEN 'int8'
          ELSE lower(trim(t)) END;
+
+-- nz_rows(dims BIGINT[], nz BOOLEAN), nz_cols(dims BIGINT[], nz BOOLEAN) -> STRUCT(v BIGINT, t BIGINT): a matrix
+--   operand's rows and columns as stored, v the size and t its tile. In Ascend's FRACTAL_NZ layout (nz) the
+--   last four dims are [cols/16, rows/16, 16, 16]-style tiles, so rows = dims[-3] x dims[-2] and cols =
+--   dims[-4] x dims[-1], a multiple of the tile where the true size was padded; else the last two dims, tile 1.
+--   NULL when the shape has too few dims.
+CREATE OR REPLACE TEMP MACRO nz_rows(dims, nz) AS
+    CASE WHEN nz AND len(dims) >= 4 THEN {'v': dims[-3] * dims[-2], 't': dims[-2]}
+         WHEN NOT nz AND len(dims) >= 2 THEN {'v': dims[-2], 't': 1} END;
+CREATE OR REPLACE TEMP MACRO nz_cols(dims, nz) AS
+    CASE WHEN nz AND len(dims) >= 4 THEN {'v': dims[-4] * dims[-1], 't': dims[-1]}
+         WHEN NOT nz AND len(dims) >= 2 THEN {'v': dims[-1], 't': 1} END;
