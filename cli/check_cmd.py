@@ -5,7 +5,7 @@ from typing import Annotated
 
 import typer
 
-from tracedb.cli.common import one_line_errors
+from tracedb.cli.common import one_line, one_line_errors
 from tracedb.cli.options import non_empty
 from tracedb.errors import InputError, UsageError
 
@@ -40,13 +40,15 @@ def check(
     """Render the listed reports and compare each with its golden CSV: exit 0 when all match, 1 on a regression."""
     from tracedb.engine.reports.check import run_checks
     failed = 0
+    # names, paths and cells come from the config and the reports: a control character in them (an ESC in a
+    # check's name, a kernel name) is shown escaped, never sent to the terminal
     for o in run_checks(config, _render, update=update):
         if update:
-            typer.echo(f"updated  {o.check.name} ({o.rows} rows) -> {o.check.golden}")
+            typer.echo(one_line(f"updated  {o.check.name} ({o.rows} rows) -> {o.check.golden}"))
             continue
-        typer.echo(f"{'PASS' if o.ok else 'FAIL'}  {o.check.name} ({o.rows} rows)")
+        typer.echo(one_line(f"{'PASS' if o.ok else 'FAIL'}  {o.check.name} ({o.rows} rows)"))
         for p in o.problems[:50]:
-            typer.echo(f"      {p}")
+            typer.echo(one_line(f"      {p}"))
         if len(o.problems) > 50:
             typer.echo(f"      ... and {len(o.problems) - 50} more")
         failed += not o.ok

@@ -81,6 +81,21 @@ def one_line(message: str) -> str:
     return printable(message)
 
 
+# An error line longer than this is cut in its middle: its start names the input and its end says what was
+# expected, while a value quoted whole between them (a 1 MB pattern, a list of 10,000 names) would make the
+# line a megabyte. The longest line tracedb words itself is ~600 characters, paths included.
+LINE_MAX = 2000
+
+
+def short_line(message: str) -> str:
+    """`message` on one line (one_line), cut in the middle past LINE_MAX characters, saying how much was cut."""
+    line = one_line(message)
+    if len(line) <= LINE_MAX:
+        return line
+    head, tail = LINE_MAX * 2 // 3, LINE_MAX // 3
+    return f"{line[:head]} … ({len(line) - head - tail:,} characters cut) … {line[-tail:]}"
+
+
 def say_error(message: str):
     """The one `error:` line every failure prints (stderr may be closed: then nothing is printed); in a
     terminal it wraps at its width, mangled names demangled and long names cut in the middle."""
@@ -88,9 +103,9 @@ def say_error(message: str):
     width = terminal_width(sys.stderr)
     if width:
         from tracedb.engine.rendering.names import wrapped
-        typer.echo(wrapped("error: ", one_line(message), width), err=True)
+        typer.echo(wrapped("error: ", short_line(message), width), err=True)
         return
-    typer.echo(f"error: {one_line(message)}", err=True)
+    typer.echo(f"error: {short_line(message)}", err=True)
 
 
 def fail(message: str, code: int = 1):
@@ -200,6 +215,39 @@ def check_not_the_store(output: str | None, db: str | None):
     out = os.path.realpath(output)
     if out in (store, store + ".wal"):
         raise TracedbUsage(f"-o/--output {one_line(output)!r}: that is the store ({store}); expected another file")
+
+
+def writable_store(db: str | None) -> str:
+    """The path of the store a command is about to write (segment, runs tag/rm), refused now when DuckDB
+    could not write it: it keeps its log (`<store>.wal`) beside the store file, so in a folder it cannot write
+    to (a read-only mount, a shared folder) the store opens and the first commit fails, as a TransactionException
+    that names no file (`cannot rollback - no transaction is active`). Checked by creating and removing a
+    temporary file there, as -o is (tracedb/atomic.py)."""
+    from tracedb import atomic
+    from tracedb.engine.store.connect import resolve_path
+    from tracedb.engine.store.dataset import is_dataset_path
+    from tracedb.errors import StoreError
+    path = resolve_path(db)
+    if is_dataset_path(path) or not os.path.isfile(path):    # open_store says what a folder or no store is
+        return path
+    folder = os.path.dirname(os.path.abspath(path))
+    try:
+        atomic.probe(path + ".wal")
+    except OSError as e:
+        raise StoreError(f"{path}: cannot write the store: its folder {folder} is not writable "
+                         f"({e.strerror or e}); DuckDB keeps its log {os.path.basename(path)}.wal there. Reports, "
+                         "runs and sql still read the store") from None
+    return path
+
+
+def store_write_failed(path: str, e: BaseException):
+    """A DuckDB error while a command wrote the store at `path` (a commit the disk refused), as a StoreError
+    naming the store; None when `e` is no such error (an interrupt, a bug: left as it is)."""
+    import duckdb
+    from tracedb.errors import StoreError
+    if interrupted(e) or not isinstance(e, (duckdb.TransactionException, duckdb.IOException)):
+        return None
+    return StoreError(f"{path}: cannot write the store ({_first_line(e)}); the store is as it was")
 
 
 def emit(text: str | None, output: str | None):

@@ -20,7 +20,7 @@ def perfetto(run: RunOpt = None, tag: TagOpt = None, db: DbOpt = None,
     from tracedb.engine.exports import perfetto as export
     from tracedb.engine.store.connect import open_store
     check_not_the_store(output, db)
-    con = open_store(db, read_only=True)
+    con = open_store(db, read_only=True, confined=True)
     try:
         done = export.export(con, output, runs=run or [], tags=tag or [], pass_spec=pass_, ranges=ranges, **seg)
     finally:

@@ -59,16 +59,15 @@ def ingest(
             from tracedb.engine.loading import forkserver
             if forkserver.cores() > 1:   # the workers' forkserver starts while DuckDB is imported, the folder searched
                 forkserver.start_early()
-    from tracedb.engine.loading.folder import ingest_all, plan
-    from tracedb.engine.loading.parallel import workers_for
-    from tracedb.errors import TracedbError
+    from tracedb.engine.loading.folder import plan
     from tracedb.errors import UsageError as TracedbUsage
     from tracedb.ingest.sources import resolve
     if to is not None and db is not None:
         raise TracedbUsage("--db and --to: give one (--db: a store file; --to: a Parquet dataset folder)")
     if scheduler is not None and to is None:
         raise TracedbUsage("--scheduler: give --to DIR, the dataset on storage the workers share")
-    planned = plan(paths, name)
+    skipped: list = []     # entries named like traces that are no regular file: said with what was not loaded
+    planned = plan(paths, name, skipped)
     if capture:
         planned = _with_captures(paths, planned, capture, to)
     elif to is not None and any(p.capture for p in planned):   # pairing tags runs in a store
@@ -81,6 +80,32 @@ def ingest(
         planned = job_tags.at_plan(planned)
     if len(planned) == 1:   # a trace that cannot be read fails here, before anything is written
         resolve(planned[0].path)
+    with _new_folder_removed_unless_used(to):
+        _ingest_planned(paths, planned, db, to, tag, replace, core_rule, jobs, scheduler, capture, skipped)
+
+
+@contextlib.contextmanager
+def _new_folder_removed_unless_used(to: str | None):
+    """`--to DIR` with DIR missing: the ingest creates it; when no run landed in it (every trace failed, or
+    an interrupt), the folder is removed again, so a failed first ingest leaves nothing behind. Only an empty
+    folder is removed (os.rmdir): one another ingest wrote into meanwhile stays."""
+    made = to is not None and not os.path.lexists(to)
+    try:
+        yield
+    finally:
+        if made and os.path.isdir(to) and not os.path.islink(to):
+            from tracedb.engine.store import dataset
+            if not dataset.has_manifest(to):
+                with contextlib.suppress(OSError):
+                    os.rmdir(to)
+
+
+def _ingest_planned(paths, planned, db, to, tag, replace, core_rule, jobs, scheduler, capture, skipped):
+    """The planned runs ingested, each run's line printed as it lands, then what the folders held that was not
+    loaded, the pairing of graph captures and the jobs; exits 1 (or 2) when a trace failed."""
+    from tracedb.engine.loading.folder import ingest_all
+    from tracedb.engine.loading.parallel import workers_for
+    from tracedb.errors import TracedbError
     failed, read, done, kept = [], [], [], []
     t0 = time.perf_counter()
     folders = [p for p in paths if os.path.isdir(p)]    # a folder ingest says what it loaded and what not
@@ -116,7 +141,7 @@ def ingest(
                         _loaded(progress, res)
     if folders:
         from tracedb.engine.loading import unread
-        for line in unread.grouped(unread.beside(read, folders), folders):
+        for line in unread.grouped(unread.beside(read, folders) + skipped, folders):
             progress.note(f"  {line}")
     if to is None and (capture or folders):
         for line in _pair(db, kept, capture):
@@ -127,8 +152,9 @@ def ingest(
     if len(planned) > 1:
         progress.note("  " + _in_all(done, failed, time.perf_counter() - t0))
     if len(failed) > 1:     # one failure: its own line says it all
-        typer.echo(f"error: {len(failed)} of {len(planned)} traces failed (above); the other runs are in the store",
-                   err=True)
+        rest = ("no run was ingested" if len(failed) == len(planned) else
+                f"the other runs are in the {'dataset' if to is not None else 'store'}")
+        typer.echo(f"error: {len(failed)} of {len(planned)} traces failed (above); {rest}", err=True)
     if failed:
         raise typer.Exit(min(e.exit_code for e in failed))   # 2 only when every failure was a wrong call
 

@@ -18,6 +18,7 @@ from typing import Annotated, List, Optional
 import typer
 
 from tracedb.engine.reports import declared
+from tracedb.errors import parse_limit, quoted
 from tracedb.ingest.run_source import MAX_NAME
 from tracedb.shown import CONTROL
 
@@ -44,8 +45,8 @@ def flag(param) -> str:
 
 
 def refuse(param, value, why: str, wanted: str):
-    shown = repr(value) if isinstance(value, str) else str(value)
-    raise OptionError(f"{flag(param)} {shown}: {why}; expected {wanted}", param=param)
+    said = quoted(value) if isinstance(value, str) else str(value)     # a long text cut to 200 characters
+    raise OptionError(f"{flag(param)} {said}: {why}; expected {wanted}", param=param)
 
 
 def _each(check):
@@ -84,6 +85,50 @@ def non_empty(what: str):
         if not v:
             refuse(param, v, "empty", what)
     return _each(check)
+
+
+def parser_problem(path: str, kind: str) -> str | None:
+    """What stops Python's own reader parsing the TOML or JSON file at `path` (kind "toml" or "json"), beyond
+    its syntax: text that is not UTF-8 (TOML), nesting deeper than the reader's recursion allows, an integer of
+    more than 4,300 digits. None when it parses, cannot be opened, or is not valid TOML or JSON: the profile
+    and config readers word those themselves, naming the line."""
+    import json
+    import tomllib
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError:
+        return None
+    try:
+        if kind == "toml":
+            try:
+                text = data.decode("utf-8")
+            except UnicodeDecodeError as e:
+                return f"byte offset {e.start}: not UTF-8 text"
+            tomllib.loads(text)
+        else:
+            json.loads(data)
+    except (RecursionError, ValueError) as e:
+        return parse_limit(e)
+    return None
+
+
+def _text_file(kind: str, what: str, wanted: str):
+    """A --profile or --config value: not empty and, when it names a file (a .toml profile, a config.json),
+    a file that Python's reader can parse within its limits, checked now, before any store is opened."""
+    def check(param, v):
+        if not v:
+            refuse(param, v, "empty", what)
+        if kind == "json" or v.endswith(".toml") or os.sep in v:
+            problem = parser_problem(v, kind)
+            if problem:
+                refuse(param, v, problem, wanted)
+    return _each(check)
+
+
+PROFILE_FILE = ("a profile name or a .toml path",
+                "a model profile TOML: anchor, layers, [[category]] tables of name and pattern (a few levels deep)")
+profile_file = _text_file("toml", *PROFILE_FILE)
 
 
 def _run_name(param, v):
@@ -190,10 +235,11 @@ def annotated(opt):
 # the value checks a declared report option names (Option.check)
 CHECKS = {"pass": pass_spec, "layer": layer_number, "layer_or_mean": layer_or_mean,
           "count": integer(0, MAX_KERNELS), "us": number(0, MAX_WINDOW_US), "pattern": non_empty("an RE2 pattern"),
-          "profile": non_empty("a profile name or a .toml path"),
+          "profile": profile_file,
           "anchor": non_empty("an RE2 pattern matching the anchor kernel"), "layers": integer(1, MAX_LAYERS),
           "blocks": integer(1, MAX_BLOCKS_PER_LAYER), "gap": number(0, MAX_PASS_GAP, lo_open=True),
-          "config": non_empty("a config.json path"),
+          "config": _text_file("json", "a config.json path",
+                               "a model's config.json (num_hidden_layers, layer types; a few levels deep)"),
           # a device's peak: above 0, at most 1e6 TFLOP/s (an exaFLOP/s) and 1e4 TB/s, far beyond any chip
           "peak_tflops": number(0, 1e6, lo_open=True), "peak_tbs": number(0, 1e4, lo_open=True)}
 PassOpt = annotated(declared.PASS)

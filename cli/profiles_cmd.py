@@ -4,7 +4,7 @@ from typing import Annotated
 import typer
 
 from tracedb.cli.common import one_line_errors
-from tracedb.cli.options import non_empty
+from tracedb.cli.options import profile_file
 
 profiles_app = typer.Typer(help="Model profiles: anchor kernel, layers, categories.", no_args_is_help=True)
 
@@ -23,7 +23,7 @@ def profiles_list():
 @profiles_app.command("show")
 @one_line_errors
 def profiles_show(name: Annotated[str, typer.Argument(help="Profile name or .toml path.",
-                                                     callback=non_empty("a profile name or .toml path"))]):
+                                                     callback=profile_file)]):
     """A profile with every category rule, in match order."""
     import json
 

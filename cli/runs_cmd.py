@@ -17,8 +17,9 @@ PatternsArg = Annotated[List[str], typer.Argument(metavar="RUN|GLOB", help="Run 
 
 def _store(ctx: typer.Context, db: str | None):
     """A subcommand's store: its own --db, else the one given before it (`tracedb runs --db X rm …`)."""
+    from tracedb.cli.common import writable_store
     from tracedb.engine.store.connect import open_store
-    return open_store(db or (ctx.obj or {}).get("db"))
+    return open_store(writable_store(db or (ctx.obj or {}).get("db")))
 
 
 @app.callback()
@@ -48,7 +49,7 @@ def runs(ctx: typer.Context, db: DbOpt = None, format: FormatOpt = "table", outp
     from tracedb.engine.store.connect import open_store
     check_format(format)
     check_not_the_store(output, db)
-    con = open_store(db, read_only=True)
+    con = open_store(db, read_only=True, confined=True)
     try:
         res = listing(con, run or [], tag or [], fmt=format, passes=passes, profile=profile, anchor=anchor,
                       layers=layers, blocks_per_layer=blocks_per_layer, pass_gap=pass_gap)

@@ -1,7 +1,7 @@
 """`tracedb segment`: store the pass, layer, category and module of every kernel of some runs (view kernel_layers)."""
 import typer
 
-from tracedb.cli.common import DbOpt, one_line, one_line_errors
+from tracedb.cli.common import DbOpt, one_line, one_line_errors, store_write_failed, writable_store
 from tracedb.cli.options import RunOpt, TagOpt, segmentation_options
 
 
@@ -15,9 +15,15 @@ def segment(run: RunOpt = None, tag: TagOpt = None, db: DbOpt = None, seg=None):
     from tracedb.engine.segmentation import segment as segmentation
     from tracedb.engine.segmentation.persist import segment_runs
     from tracedb.engine.store.connect import open_store
-    con = open_store(db)
+    path = writable_store(db)
+    con = open_store(path)
     try:
         rows, notes = segment_runs(con, segmentation.Options(runs=run or [], tags=tag or [], **seg))
+    except Exception as e:       # a commit that fails (the disk): one line naming the store
+        failed = store_write_failed(path, e)
+        if failed is None:
+            raise
+        raise failed from None
     finally:
         con.close()
     for note in notes:

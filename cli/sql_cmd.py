@@ -3,7 +3,8 @@ from typing import Annotated, List, Optional
 
 import typer
 
-from tracedb.cli.common import DbOpt, FormatOpt, OutOpt, check_format, check_not_the_store, emit, one_line_errors
+from tracedb.cli.common import (DbOpt, FormatOpt, OutOpt, check_format, check_not_the_store, emit, one_line_errors,
+                                writable_store)
 
 
 @one_line_errors
@@ -21,11 +22,19 @@ def sql(
     """Run SQL on the store: tables runs, trace_events; views kernels_raw, kernels, host_events, kernel_extras \
 (docs/schema.md). The SQL reaches the store only: no other file (unless --allow-read), no extension, no setting."""
     from tracedb.engine.reports.adhoc import run_sql
-    from tracedb.engine.store.connect import open_store
+    from tracedb.engine.store import sandbox
+    from tracedb.engine.store.connect import open_store, own_views
     check_format(format)
     check_not_the_store(output, db)
-    con = open_store(db, read_only=not write)
+    # --write needs the store's folder writable (DuckDB keeps its log beside the store): said in one line
+    con = open_store(writable_store(db) if write else db, read_only=not write)
     try:
-        emit(run_sql(con, query, format, write=write, allow_read=allow_read or ()), output)
+        sandbox.confine(con, allow_read or ())
+        if not write:
+            # the views of tracedb, not the store's own (a file someone else made may hold any SQL in a view);
+            # --write keeps the store's, to be changed or dropped
+            own_views(con)
+        emit(run_sql(con if write else sandbox.Checked(con), query, format, write=write,
+                     allow_read=allow_read or ()), output)
     finally:
         con.close()

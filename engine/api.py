@@ -104,7 +104,7 @@ def report(con, name: str, **options) -> Report:
     opened = isinstance(con, str)
     if opened:
         from tracedb.engine.store.connect import open_store
-        con = open_store(con, read_only=True)
+        con = open_store(con, read_only=True, confined=True)
     token = render.ARROW.set(True)
     try:
         # built as for JSON: rows kept (not a CSV body), and compare's tidy rows (a row per key and run); the

@@ -381,16 +381,18 @@ def _found(probe) -> bool:
 def _read(con, run_id: int, src, options) -> dict:
     metrics, extras, src.copy_candidates = load(con, run_id, src.headers, options["as_text"])
     if src.host_trace:        # a profiler folder's trace_view.json: the host side (ingest/ascend_host.py)
-        ascend_host.load(con, run_id, src.host_trace)
+        ascend_host.load(con, run_id, src.host_trace, src)
     return {"metric_columns": metrics, "extra_columns": extras}
 
 
-def _finish(con, run_id: int, src, core_rules):
-    """Inside the run's transaction: file order and duplicate marks, then the host side when there is one."""
+def _finish(con, run_id: int, src, core_rules) -> str | None:
+    """Inside the run's transaction: file order and duplicate marks, then the host side when there is one.
+    Returns the ingest line's note when the host side was left out (ascend_host.finish), else None."""
     sql.run(con, "ingest_finish", {"run_id": run_id, "marked": True, "candidates": src.copy_candidates},
             rows=sql.ident(TABLE))
     if src.host_trace:
-        ascend_host.finish(con, run_id)
+        return ascend_host.finish(con, run_id, src)
+    return None
 
 
 READER = formats.Reader(

@@ -4,12 +4,15 @@ kernel_details.csv lists the kernels with their shapes and PMU columns but nothi
 of the same capture holds the framework's ops, the CANN calls and the flows from each op to the device tasks it
 launched. Its events go into trace_events as the run's own; each CSV kernel takes the flow id of its task
 (sql/ingest/ingest_ascend_host_link.sql), so `report modules` and the module columns find what launched it, and
-the trace_view's device tasks are dropped (the CSV holds the kernels)."""
+the trace_view's device tasks are dropped (the CSV holds the kernels). The host side only helps: a trace that
+cannot be read, or that links fewer than half the kernels, is left out with a note, and the CSV run lands."""
 import csv
 import os
 import re
 
 from tracedb import sql
+from tracedb.errors import InputError
+from tracedb.ingest import formats
 
 NAME = "trace_view.json"
 # A trace_view.json of the same capture starts within the capture: its first event and the first kernel are
@@ -44,16 +47,57 @@ def other_capture(csv_path: str, trace_path: str) -> str | None:
     return f"another capture: its first event is {abs(ts - start) / 86400e6:,.1f} days from the first kernel's start"
 
 
-def load(con, run_id: int, path: str):
+def load(con, run_id: int, path: str, src=None) -> str | None:
     """The trace's events into trace_events as run `run_id` (outside the run's transaction, as a Chrome
-    trace's parts are)."""
+    trace's parts are). The host side only helps: a trace that cannot be read (not JSON, past a limit of
+    capped_read) is left out, its rows removed, and the CSV run lands without it; returns why (None when
+    it loaded), which `finish` says in the run's note. `src`: the run's Source, whose files then no longer
+    name the trace (the loaded-files line, runs.source_files)."""
     from tracedb.ingest import chrome_json
-    chrome_json.load(con, run_id, path)
+    _loaded[(id(con), run_id)] = (path, None)     # set afresh: a reused connection id never finds an older run's
+    try:
+        try:
+            chrome_json.load(con, run_id, path)
+        except formats.ReadAgain:     # read safely once, here: asked, the CSV reader read the CSV and this
+            # trace again the same way, without end (a value nested 200,000 deep: over 5 minutes)
+            sql.run(con, "ingest_chrome_discard", {"run_id": run_id})
+            chrome_json.load(con, run_id, path, parts=1, safe=True)
+    except (InputError, formats.ReadAgain) as e:
+        sql.run(con, "ingest_chrome_discard", {"run_id": run_id})
+        return _leave_out(con, run_id, path, src, str(e) if isinstance(e, InputError) else
+                          f"{path}: its events could not be read")
+    return None
 
 
-def finish(con, run_id: int):
+def finish(con, run_id: int, src=None) -> str | None:
     """Inside the run's transaction: the trace's tracks and task kinds, then each CSV kernel linked to its
-    launch and the trace's device tasks dropped."""
+    launch and the trace's device tasks dropped. Returns the run's note when the host side was left out:
+    at `load`, or here, when it linked fewer than half the kernels (ingest_ascend_host_link.sql then keeps
+    none of its events)."""
+    path, why = _loaded.pop((id(con), run_id), (src.host_trace if src is not None else NAME, None))
+    if why is not None:
+        return why
     from tracedb.ingest import chrome_json
     chrome_json.finish(con, [run_id])
     sql.run(con, "ingest_ascend_host_link", {"run_id": run_id})
+    linked, kernels = con.execute("SELECT count(correlation_id), count(*) FROM kernels_raw_ascend_csv "
+                                  "WHERE run_id = $r", {"r": run_id}).fetchone()
+    if kernels and not linked:
+        return _leave_out(con, run_id, path, src, f"{path}: its device tasks launch fewer than half of the "
+                          f"{kernels:,} kernels (by name and start time): not the host side of these kernels",
+                          keep=False)
+    return None
+
+
+# The host trace `load` read for a run, and why it was left out (None: it loaded), for `finish`, by
+# (connection, run id).
+_loaded: dict[tuple[int, int], tuple[str, str | None]] = {}
+
+
+def _leave_out(con, run_id: int, path: str, src, why: str, keep: bool = True) -> str:
+    note = f"host side left out, the kernels kept: {why}"
+    if keep:
+        _loaded[(id(con), run_id)] = (path, note)
+    if src is not None:
+        src.files = [f for f in src.files if f != path]
+    return note

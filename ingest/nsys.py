@@ -28,6 +28,10 @@ DEVICE_KIND = "gpu"
 # false: events before the capture start are negative); TARGET_INFO_SESSION_START_TIME.utcEpochNs, the
 # capture's start in UTC, is kept in runs.metadata.
 CLOCK_DOMAIN = "nsys-session"
+# The times taken, in ns: 31 years before the capture's start to 158 after it (real exports: within hours of it;
+# a boot-relative clock reaches ~1e15). Beyond them a row's `end - start` or a report's sums overflow a BIGINT,
+# or round past 2^63 as DOUBLE; the span between the two, 6e18, still fits.
+MIN_NS, MAX_NS = -10**18, 5 * 10**18
 # 100 k rows of ~20 int64 columns is ~16 MB of Arrow per batch: a few DuckDB inserts per million kernels.
 BATCH = 100_000
 KERNEL, MEMCPY, MEMSET = "CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET"
@@ -128,11 +132,12 @@ def load(con, run_id, src) -> dict:
         if NVTX in x.tables:
             x.copy(con, "nvtx", NVTX, "_nsys_nvtx", pids=pids)
         event_types, copy_kinds = x.enum("ENUM_NSYS_EVENT_TYPE"), x.enum("ENUM_CUDA_MEMCPY_OPER", label=True)
-    bad = sql.run(con, "ingest_nsys_check").fetchone()
+    bad = sql.run(con, "ingest_nsys_check", {"min_ns": MIN_NS, "max_ns": MAX_NS}).fetchone()
     if bad:
         table, start, end = bad
-        raise InputError(f"{path}: {table}: a row with start {start} and end {end}; expected integer ns, "
-                         "start <= end")
+        span = " to ".join(f"{t:.0e}".replace("e+", "e") for t in (MIN_NS, MAX_NS))     # -1e18 to 5e18
+        raise InputError(f"{path}: {table}: a row with start {start} and end {end}; expected integer ns"
+                         + ("" if table == NVTX else ", start <= end") + f", each from {span}")
     ranges = [event_types.get(n, i) for n, i in RANGE_TYPES.items()]
     domain = event_types.get(DOMAIN_CREATE[0], DOMAIN_CREATE[1])
     kinds = copy_kinds or COPY_KINDS

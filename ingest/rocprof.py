@@ -18,7 +18,7 @@ import duckdb
 
 from tracedb import sql
 from tracedb.errors import InputError
-from tracedb.ingest import formats, sniff
+from tracedb.ingest import capped_read, formats, sniff
 
 FORMAT = "rocprof-json"
 KEY = b'"rocprofiler-sdk-tool"'
@@ -26,6 +26,9 @@ KEY = b'"rocprofiler-sdk-tool"'
 # peak; 2 GiB would need ~16 GB). The reader takes at most 4 GiB - 1 (a UINTEGER). Beyond this the ingest is
 # refused in one line.
 MAX_DOC_BYTES = 2 << 30
+# The latest time taken, in ns: 158 years of a boot-relative clock (real captures: ~6e13). Times past it would
+# overflow the reports' BIGINT sums of start and duration, or round past 2^63 as DOUBLE.
+MAX_NS = 5 * 10**18
 AGENTS_HEAD = 4 << 20       # `agents` comes second in the document (after `metadata`), within its first KBs
 _OPENING = re.compile(rb'^\{\s*"rocprofiler-sdk-tool"\s*:')
 
@@ -45,13 +48,17 @@ def busy_gpus(path: str) -> list[int]:
     gpus = gpu_agents(path)
     if not gpus:
         return []
-    seen, tail = set(), b""
+    seen, tail, read = set(), b"", 0
+    # a .gz inflates at most to capped_read's cap (a 2 MB bomb of blanks: 2.2 GB read here before): the
+    # ingest refuses the rest with its own line
+    cap = min(MAX_DOC_BYTES, capped_read.gzip_cap(os.path.getsize(path))) if sniff.is_gzip(path) else None
     try:
         with _open_inflated(path) as f:
-            while True:
+            while cap is None or read < cap:
                 chunk = f.read(1 << 22)
                 if not chunk:
                     break
+                read += len(chunk)
                 buf = tail + chunk
                 seen.update(int(m.group(1)) for m in _AGENT_ID.finditer(buf))
                 tail = buf[-64:]
@@ -105,17 +112,21 @@ def load(con, run_id: int, path: str, agent: int | None) -> dict:
     gz = sniff.is_gzip(path)
     if not gz and os.path.getsize(path) > MAX_DOC_BYTES:
         raise _too_big(path)
+    # a .gz is read whole, as far as it may inflate (capped_read.gzip_cap)
+    cap = min(MAX_DOC_BYTES, capped_read.gzip_cap(os.path.getsize(path))) if gz else MAX_DOC_BYTES
     try:
-        sql.run(con, "ingest_rocprof_read", {"path": path, "max_bytes": MAX_DOC_BYTES,
-                                             "compression": "gzip" if gz else "none"})
+        sql.run(con, "ingest_rocprof_read", {"path": path, "max_bytes": cap, "compression": "gzip" if gz else "none"})
     except duckdb.Error as e:
+        if gz and cap < MAX_DOC_BYTES and "maximum_object_size\" of" in str(e):
+            raise InputError(capped_read.gzip_refusal(path, os.path.getsize(path))) from None
         raise _read_error(path, e) from None
     _check_shape(con, path)
-    bad = sql.run(con, "ingest_rocprof_check").fetchone()
+    bad = sql.run(con, "ingest_rocprof_check", {"max_ns": MAX_NS}).fetchone()
     if bad:
         tool, records, idx, problem = bad
         where = f"rocprofiler-sdk-tool[{tool - 1}]." if tool > 1 else ""
-        expected = ("integer start_timestamp <= end_timestamp (ns)" if "timestamp" in problem or problem == "is null"
+        expected = (f"integer ns from 0 to {MAX_NS:.0e}, start_timestamp <= end_timestamp".replace("e+", "e")
+                    if "timestamp" in problem or problem == "is null"
                     else "every dispatch's kernel_id in kernel_symbols and its agent_id among the GPU agents")
         raise InputError(f"{path}: {where}buffer_records.{records}[{idx}] {problem}; expected {expected}")
     gpus = con.execute("SELECT DISTINCT device_id, device_name FROM _rocprof_gpus ORDER BY 1").fetchall()

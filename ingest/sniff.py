@@ -9,6 +9,7 @@ import stat
 import zlib
 
 from tracedb.errors import InputError
+from tracedb.ingest.capped_read import BLANK_RUN_MAX, blank_refusal, check_sparse
 
 # Before the first meaningful byte a producer may write a UTF-8 byte order mark and blanks.
 LEADING = b"\xef\xbb\xbf \t\r\n"
@@ -46,13 +47,15 @@ def check_regular(path: str):
     """Refuse, before any open, what is not a regular file: reading a named pipe without a writer blocks
     forever, and a pipe (`<(cat trace.json)`) can be read once while tracedb reads a trace several times."""
     try:
-        mode = os.stat(path).st_mode
+        st = os.stat(path)
     except OSError as e:
         raise InputError(f"{path}: cannot read: {e.strerror}") from None
+    mode = st.st_mode
     if not stat.S_ISREG(mode):
         what = _NOT_REGULAR.get(stat.S_IFMT(mode), "a special file")
         hint = " — save the stream to a file first" if stat.S_ISFIFO(mode) or stat.S_ISCHR(mode) else ""
         raise InputError(f"{path}: not a regular file ({what}); expected a trace file{hint}")
+    check_sparse(path, st)      # a 20 GB file of holes is minutes of reading zeros
 
 
 def open_regular(path: str):
@@ -63,10 +66,16 @@ def open_regular(path: str):
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError as e:
         raise InputError(f"{path}: cannot read: {e.strerror}") from None
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode):
         os.close(fd)
         check_regular(path)     # says what it is now
         raise InputError(f"{path}: not a regular file; expected a trace file")
+    try:
+        check_sparse(path, st, fd)      # the file opened, should another have been swapped in
+    except InputError:
+        os.close(fd)
+        raise
     return os.fdopen(fd, "rb")
 
 
@@ -127,22 +136,37 @@ def kind(path: str) -> str:
     with open_regular(path) as f:
         first = f.read(SNIFF)
         more = bool(f.read(1))
-    if first[:2] == b"\x1f\x8b":
-        return _gzip_kind(path)
-    if first.startswith(SQLITE_MAGIC):
-        return "sqlite"
-    why = refusal(path, first)
-    if why:
-        raise InputError(why)
-    text = first.lstrip(LEADING)
+        if first[:2] == b"\x1f\x8b":
+            return _gzip_kind(path)
+        if first.startswith(SQLITE_MAGIC):
+            return "sqlite"
+        why = refusal(path, first)
+        if why:
+            raise InputError(why)
+        text = first.lstrip(LEADING)
+        if not text and more:         # blanks past the first 4 KiB: what comes after them, within a limit
+            f.seek(0)
+            text = past_blanks(f.read(BLANK_RUN_MAX + 1), path)
+            more = False
     if not text and not more:
         return "empty"
     return "json" if text[:1] in (b"{", b"[") else "text"
 
 
+def past_blanks(data: bytes, path: str, note: str = "") -> bytes:
+    """`data` (the first bytes of a file, up to BLANK_RUN_MAX + 1 of them) after its BOM and blanks;
+    refused in one line when those blanks fill it and more may follow."""
+    text = data.lstrip(LEADING)
+    if not text and len(data) > BLANK_RUN_MAX:
+        raise InputError(blank_refusal(path, 0, note))
+    return text
+
+
 def _gzip_kind(path: str) -> str:
     inner = inflated_head(path, SNIFF)
     text = inner.lstrip(LEADING)
+    if not text and len(inner) == SNIFF:
+        text = past_blanks(inflated_head(path, BLANK_RUN_MAX + 1), path, " of the inflated JSON")
     if text[:1] in (b"{", b"["):
         return "gzip"
     if not text:

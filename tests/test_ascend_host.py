@@ -38,3 +38,84 @@ def test_a_trace_view_of_another_capture_is_left_out_and_said_so(tmp_path):
     assert "not loaded: trace_view.json — another capture" in r.stdout
     events = cli("sql", "--db", db, "--format", "csv", "SELECT count(*) FROM trace_events").stdout.split()
     assert events == ["count_star()", "0"]
+
+
+# ------------------------------------------------------------------ a host trace that cannot help is left out
+# The host side only helps: kernel_details.csv holds the kernels. A trace_view.json beside it that cannot be
+# read, or that links fewer than half the kernels, is left out with a note, and the CSV run lands (one that was
+# not JSON refused the whole run; one that linked too few was dropped without a word).
+FULL = ["Step Id", "Device_id", "Model ID", "Task ID", "Stream ID", "Name", "Type", "OP State", "Accelerator Core",
+        "Start Time(us)", "Duration(us)", "Wait Time(us)", "Block Dim", "Mix Block Dim", "HF32 Eligible",
+        "Input Shapes", "Input Data Types", "Input Formats", "Output Shapes", "Output Data Types", "Output Formats",
+        "Context ID", "aicore_time(us)"]
+T = 1764246877073569             # the kernels' first start, µs since the epoch
+HOST_OP = ('[{"ph": "X", "name": "aten::mm", "pid": 1, "tid": 1, "ts": "%d.000", "dur": 1, "cat": "cpu_op"}]'
+           % T).encode()
+
+
+def _folder(tmp_path, trace: bytes) -> tuple[str, str]:
+    """A profiler folder of three kernels and `trace` as its trace_view.json: (folder, trace path)."""
+    from helpers import write_csv
+    out = tmp_path / "rank0_ascend_pt" / "ASCEND_PROFILER_OUTPUT"
+    out.mkdir(parents=True)
+    rows = [["2", "0", "4294967295", str(100 + i), "2", "MatMulV3", "MatMulV3", "dynamic", "AI_CORE", f"{T + i}.640",
+             "1.5", "0.5", "24", "0", "NO", '"8192,2"', "DT_BF16", "ND", '"8192,2"', "DT_BF16", "ND", "N/A", "1.2"]
+            for i in range(3)]
+    write_csv(out / "kernel_details.csv", FULL, rows)
+    (out / "trace_view.json").write_bytes(trace)
+    return str(tmp_path / "rank0_ascend_pt"), str(out / "trace_view.json")
+
+
+def _ingested_without_host(tmp_path, folder, monkeypatch) -> str:
+    """Ingest the folder: its CSV run lands with its 3 kernels and no host event; returns the note
+    ascend_host.finish gives for the run."""
+    import duckdb
+    from tracedb.ingest import ascend_host
+    notes = []
+    real = ascend_host.finish
+    monkeypatch.setattr(ascend_host, "finish", lambda con, run_id, src=None: notes.append(real(con, run_id, src))
+                        or notes[-1])
+    db = str(tmp_path / "s.duckdb")
+    r = cli("ingest", folder, "--db", db)
+    assert "ingested run 'rank0_ascend_pt': 3 kernel rows" in r.stdout
+    con = duckdb.connect(db, read_only=True)
+    try:
+        assert con.execute("SELECT (SELECT count(*) FROM kernels), (SELECT count(*) FROM trace_events)").fetchone() \
+            == (3, 0)
+    finally:
+        con.close()
+    assert len(notes) == 1
+    return notes[0]
+
+
+def test_a_host_trace_that_is_not_json_leaves_the_csv_run_with_a_note(tmp_path, monkeypatch):
+    folder, trace = _folder(tmp_path, b"hello, not json\n")
+    assert _ingested_without_host(tmp_path, folder, monkeypatch) == (
+        f"host side left out, the kernels kept: {trace}: byte offset 0: expected a JSON trace ('{{' or '['), "
+        "found b'h'")
+
+
+def test_a_host_trace_that_links_too_few_kernels_is_left_out_with_a_note(tmp_path, monkeypatch):
+    folder, trace = _folder(tmp_path, HOST_OP)      # a host op, and no device task to link a kernel to
+    assert _ingested_without_host(tmp_path, folder, monkeypatch) == (
+        f"host side left out, the kernels kept: {trace}: its device tasks launch fewer than half of the 3 kernels "
+        "(by name and start time): not the host side of these kernels")
+
+
+def test_a_host_trace_left_out_is_no_longer_among_the_runs_files(tmp_path):
+    # what the CSV reader hands ascend_host its Source for: the loaded-files line and runs.source_files then
+    # name only what was loaded
+    import tracedb
+    from tracedb.ingest import ascend_host
+    from tracedb.ingest.run_source import Source
+    folder, trace = _folder(tmp_path, b"hello, not json\n")
+    csv_path = trace.replace("trace_view.json", "kernel_details.csv")
+    src = Source(path=folder, format="ascend-kernel-details", files=[csv_path, trace], host_trace=trace)
+    con = tracedb.connect(str(tmp_path / "s.duckdb"))
+    try:
+        why = ascend_host.load(con, 1, trace, src)
+        assert src.files == [csv_path]
+        assert ascend_host.finish(con, 1, src) == why
+        assert why.startswith(f"host side left out, the kernels kept: {trace}: byte offset 0: ")
+    finally:
+        con.close()

@@ -55,7 +55,8 @@ def test_report_layers_csv_and_output_file(tiny_db, tmp_path):
         "note: window: full (every kernel of a pass is in its prologue or a layer); passes split at anchor gaps >= 2x "
         "every gap inside a pass, then cut into 2 anchors each",
         "note: run 'tiny': 3 pass breaks at step boundaries (Step Id, ProfilerStep#N or serving step annotations); "
-        "no other anchor gap stands out as a pass break (the largest inside is 45.0 us)",
+        "no other anchor gap stands out as a pass break (the largest inside is 45.0 us); device time by what started "
+        "its passes: step marks 3 passes (0.214 ms), the run's start 1 pass (0.101 ms)",
         "note: steady pass: tiny -> pass 3", f"wrote {out}"]
     rows = list(csv.DictReader(open(out)))
     # the default full window of pass 3 (tests/tiny_trace.py): prologue = GatherV2 4 + RmsNorm 2 + MatMul 10;

@@ -311,6 +311,19 @@ def test_real_diffusion_transformer_graph_replays_are_passes(tmp_path):
     assert "3 pass breaks between CUDA/HIP graph replays that each hold whole passes" in notes
 
 
+def test_real_diffusion_transformer_with_its_capture_keeps_its_text_encoder_out(tmp_path):
+    """The same trace ingested as its folder, paired with its graph capture: the capture frames the eager text
+    encoder's 12 CLIP layers (attn_fwd, one more in the VAE), not the replayed blocks; joining attn_fwd to
+    sage_fwd would hold 57 a pass, not the 12 CLIPEncoderLayer instances, so the blocks' own anchor stands."""
+    folder = real_trace("amd-tracelens", "inference", "xdit_flux.1_aiter_sage")
+    db = tmp_path / "f.duckdb"
+    cli("ingest", folder, "--db", db)
+    r = cli("report", "passes", "--db", db, "--run", "xdit_flux.1_aiter_sage-rank0", "--format", "csv")
+    rows = list(csv.DictReader(io.StringIO(r.stdout)))
+    assert [x["anchors"] for x in rows] == ["57"] * 4
+    assert "anchor chosen: sage_fwd" in r.stderr
+
+
 def steps_of_two_kinds(path, layers, prefill_attn, decode_attn, decodes=3):
     """An unannotated eager capture: one prefill step whose layers are long (a 1 ms GEMM each), then decode
     steps of short layers, 1.5 ms of host idle time between steps."""
@@ -370,3 +383,50 @@ def test_a_given_anchor_takes_the_module_trees_layer_count(tmp_path):
     assert [r["anchors"] for r in rows] == ["6"]
     assert "layers from the module tree: 6 TransformerBlock instances (TransformerBlock_0 ... TransformerBlock_5) " \
            "launch the anchors, so a pass holds 6 of them (--layers overrules)" in notes
+
+
+def back_to_back(path, passes_n, layers, frame):
+    """`passes_n` eager passes of `layers` layers back to back, every anchor gap alike (no embedding, no
+    sampling, no step mark between passes): only the layers the trace names tell where a pass starts.
+    frame: 'module' (nn.Module: DecoderLayer_<i>), 'range' (a user annotation model.layers.<i>, as layerwise
+    NVTX markers write it) or None."""
+    t = Trace()
+    for _ in range(passes_n):
+        for i in range(layers):
+            start = t.host_t
+            for name, dur in layer_kernels(i, "attention_kernel_full<false>"):
+                t.kernel(name, dur)
+            if frame == "module":
+                t.frame("python_function", f"nn.Module: DecoderLayer_{i}", start - 0.5, t.host_t - start + 1)
+            elif frame == "range":
+                t.frame("user_annotation", f"model.layers.{i}", start - 0.5, t.host_t - start + 1)
+            t.host_t += 2
+    return t.write(path)
+
+
+@pytest.mark.parametrize("frame", ["module", "range"])
+def test_the_models_blocks_called_again_start_a_pass(tmp_path, frame):
+    rows, notes = passes(tmp_path, back_to_back(tmp_path / "b2b.json", 3, 5, frame))
+    assert [(r["pass"], r["anchors"]) for r in rows] == [("0", "5"), ("1", "5"), ("2", "5")]
+    assert "2 pass breaks where the model's blocks are called again" in notes
+    block = "DecoderLayer" if frame == "module" else "model.layers"
+    assert f"layers from the module tree: 5 {block} instances ({block}_0 ... {block}_4) launch these anchors" in notes
+
+
+def test_without_the_layers_named_back_to_back_passes_are_one(tmp_path):
+    """The same trace with no frame: nothing in it marks a pass, so one pass of 15 anchors."""
+    rows, _ = passes(tmp_path, back_to_back(tmp_path / "b2b.json", 3, 5, None))
+    assert [r["anchors"] for r in rows] == ["15"]
+
+
+@pytest.mark.parametrize("name, block, number", [
+    ("model.layers.3", "model.layers", "3"), ("model.layers.3.self_attn", "model.layers", "3"),
+    ("decoder.layers.0.mlp", "decoder.layers", "0"), ("layers.12", "layers", "12"), ("Layer 5", "Layer", "5"),
+    ("TransformerLayer_3", "TransformerLayer", "3"), ("Qwen2DecoderLayer_4", "Qwen2DecoderLayer", "4"),
+    ("transformer.h.3", "transformer.h.", "3"), ("blocks.7", "blocks", "7"),
+    ("layer_norm", None, None), ("h100", None, None), ("ProfilerStep#3", None, None),
+    ("step[DECODE bs=32]", None, None), ("attn(F)", None, None), ("forward_step", None, None)])
+def test_which_annotations_name_a_layer(name, block, number):
+    from tracedb.engine.segmentation.module_tree import LAYER_RANGE
+    m = LAYER_RANGE.search(name)
+    assert (m.groups() if m else (None, None)) == (block, number)

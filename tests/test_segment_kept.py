@@ -9,6 +9,7 @@ import tiny_steps
 from helpers import cli
 
 KEPT = "segmentation: the one `tracedb segment` kept on "
+SET_ASIDE = "kept segmentation set aside: "
 JOB = ["--tag", "job=job"]
 
 
@@ -106,18 +107,21 @@ def test_a_changed_profile_is_computed_again(job, tmp_path):
     assert not kept_notes(report(job, "ranks", *JOB, "--profile", str(prof)))
 
 
-@pytest.mark.parametrize("damage", [
-    "UPDATE tracedb_cache.segmentations SET state = 'not json'",
-    "UPDATE tracedb_cache.segmentations SET state = '{}'",
-    "DROP TABLE tracedb_cache.s1_passes",
-    "UPDATE tracedb_cache.segmentations SET tables = ['_passes', 'x; DROP TABLE runs']",
+@pytest.mark.parametrize("damage, why", [
+    ("UPDATE tracedb_cache.segmentations SET state = 'not json'", "its options are not JSON"),
+    ("UPDATE tracedb_cache.segmentations SET state = '{}'", "its options are not the ones a segmentation keeps"),
+    ("DROP TABLE tracedb_cache.s1_passes", "its table tracedb_cache.s1_passes is missing"),
+    ("UPDATE tracedb_cache.segmentations SET tables = ['_passes', 'x; DROP TABLE runs']",
+     "it lists 'x; DROP TABLE runs', not a table `tracedb segment` keeps"),
 ])
-def test_a_damaged_kept_segmentation_is_computed_again(job, damage):
+def test_a_damaged_kept_segmentation_is_computed_again(job, damage, why):
     want = report(job, "ranks", *JOB)
     cli("segment", "--db", job, *JOB)
     sql_rows(job, damage, write=True)
     got = report(job, "ranks", *JOB)
-    assert got == want
+    assert [n for n in got["notes"] if n.startswith(SET_ASIDE)] == [
+        f"{SET_ASIDE}{why}; segmented afresh (`tracedb segment` keeps it again)"]
+    assert {**got, "notes": [n for n in got["notes"] if not n.startswith(SET_ASIDE)]} == want
     assert sql_rows(job, "SELECT count(*) FROM runs") == [(3,)]
 
 

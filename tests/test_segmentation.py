@@ -45,6 +45,11 @@ def test_count_and_gap_based_passes_agree_on_tiny(tiny):
     assert by_count[3][3:] == (t3 + 20_000, t3 + 60_000)
 
 
+# the device time of the passes of tests/tiny_trace.py by what started them: 3 at its Step Id changes
+STEP_EVIDENCE = ("; device time by what started its passes: step marks 3 passes (0.214 ms), the run's start 1 pass "
+                 "(0.101 ms)")
+
+
 def test_counts_subdivide_gap_passes_but_never_merge_them(tiny):
     # 4 passes of 2 anchors ~900 us apart; --layers 3 cannot merge anchors across those gaps: each pass
     # keeps its 2 anchors, flagged partial, and the note says where the counts disagree with the trace
@@ -56,10 +61,11 @@ def test_counts_subdivide_gap_passes_but_never_merge_them(tiny):
                        "and its kernels before the first anchor are the end of layer 0); pass 1 holds 2 of 3 "
                        "anchors (a short pass between two breaks: --layers may be wrong or anchors missing); pass 2 "
                        "holds 2 of 3 anchors (a short pass between two breaks: --layers may be wrong or anchors "
-                       "missing); pass 3 holds 2 of 3 anchors (the capture ends mid-pass)"]
+                       "missing); pass 3 holds 2 of 3 anchors (the capture ends mid-pass)" + STEP_EVIDENCE]
     b, _ = passes(tiny, anchor="FusedInferAttentionScore", layers=2)
     assert b.notes == ["run 'tiny': 3 pass breaks at step boundaries (Step Id, ProfilerStep#N or serving step "
-                       "annotations); no other anchor gap stands out as a pass break (the largest inside is 45.0 us)"]
+                       "annotations); no other anchor gap stands out as a pass break (the largest inside is 45.0 us)"
+                       + STEP_EVIDENCE]
     # --layers 1: each gap pass of 2 anchors is cut into 2 passes of 1
     _, got = passes(tiny, anchor="FusedInferAttentionScore", layers=1)
     assert [(p, a, part) for p, a, part, _, _ in got] == [(p, 1, False) for p in range(8)]
@@ -124,7 +130,8 @@ def test_counts_cut_at_the_largest_gaps_when_no_break_stands_out(con, tmp_path):
                        "pass 0 holds 2 of 5 anchors (the capture starts mid-pass: its layers are numbered 3-4, and its "
                        "kernels before the first anchor are the end of layer 2); passes 0-2 were cut every 5 "
                        "anchors, at the largest gaps the count allows (smallest gap at a cut 18.0 us): no gap there "
-                       "stands out"]
+                       "stands out; device time by what started its passes: the anchor count 2 passes (0.010 ms), "
+                       "the run's start 1 pass (0.002 ms)"]
     assert layout(con, "soft")[1] == [(12, False)]
 
 

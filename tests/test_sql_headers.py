@@ -315,6 +315,14 @@ def observed(tmp_path_factory):
                                      "epoch_clocks": ["unix-epoch", "unix-epoch-local"]})
         import tiny_pipeline
         tiny_pipeline.ingest(con, d)                     # a 2-stage 1F1B job: runs pp-rank0, pp-rank1
+        import test_evidence                             # passes back to back, their layers named by NVTX ranges
+        tracedb.ingest_trace(con, str(test_evidence.back_to_back(d / "ranges.json", 2, 3, "range")), name="ranges")
+        for i in range(2):                               # two ranks with no layers to find (no attention kernel)
+            t = test_evidence.Trace()
+            for _ in range(3):
+                for kernel, us in (("conv_kernel", 10 + i), ("relu_kernel", 2), ("ncclDevKernel_AllReduce", 5)):
+                    t.kernel(kernel, us)
+            tracedb.ingest_trace(con, str(t.write(d / f"cnn{i}.json")), name=f"cnn{i}")
         seg = {"runs": ["tiny"], "profile": "qwen3-npu", "layers": 2}
         gpu = {"runs": ["gpu"], "profile": "dsv3-gpu", "anchor": "flash_fwd", "layers": 2}
         config = os.path.join(HERE, "data", "tiny_config.json")
@@ -361,6 +369,9 @@ def observed(tmp_path_factory):
             ("pipeline", {"tags": ["job=pp"]}),
             ("layers", {**seg, "roofline": True, "peak_tflops": 300, "peak_tbs": 1.6}),
             ("roofline", {**gpu, "by": "layer", "pass_spec": "all"}),
+            ("passes", {"runs": ["ranges"], "profile": "generic"}),                # layer ranges, no module frame
+            ("layers", {"tags": ["job=pp"], "phase": "backward", "pass_spec": "all", "by": "stage"}),
+            ("ranks", {"runs": ["cnn0", "cnn1"], "profile": "generic"}),          # no layers: whole runs
         ]
         for report, opts in calls:
             for fmt in ("csv", "md") if report == "compare" else ("csv",):

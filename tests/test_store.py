@@ -407,8 +407,8 @@ def test_a_new_store_is_linked_into_place_whole_and_never_over_another(tmp_path)
     from tracedb.engine.store import connect
     other = tmp_path / "s.duckdb"
     other.write_bytes(b"another process's store")
-    assert connect._create(str(other)) is True
+    assert connect._create(str(other)) == (True, False)      # a file is there; this call did not make it
     assert other.read_bytes() == b"another process's store"
     fresh = tmp_path / "t.duckdb"
-    assert connect._create(str(fresh)) is True and fresh.read_bytes() == connect._new_store_bytes()
+    assert connect._create(str(fresh)) == (True, True) and fresh.read_bytes() == connect._new_store_bytes()
     assert sorted(os.listdir(tmp_path)) == ["s.duckdb", "t.duckdb"]

@@ -26,7 +26,9 @@ What a seed draws (Arch):
   launch), piecewise (vLLM: a graph launch per piece between attention kernels launched eagerly).
   SGLang replays graphs for decode steps only, so a capture can mix eager prefill with graph-replayed decode.
 - modules: nn.Module frames (python_function) around the launches, when the stack runs eagerly; a
-  graph-replayed step keeps only the frames outside the graph (LogitsProcessor, Sampler).
+  graph-replayed step keeps only the frames outside the graph (LogitsProcessor, Sampler). Without them, a
+  third of the seeds record a user annotation model.layers.N around each eager layer instead (layerwise
+  NVTX markers, a record_function per layer).
 - annotation: none; ProfilerStep#N (user_annotation on the host, gpu_user_annotation on the stream);
   sglang step[EXTEND bs=B toks=T] / step[DECODE bs=B] / step[MIXED bs=B toks=T] (sometimes inside vLLM's
   execute_ form, as SGLang writes both); vllm execute_<tokens>_context_<n>(...)_generation_<m>(...);
@@ -111,6 +113,7 @@ class Arch:
     cut_start: bool = False      # the capture starts mid-pass
     cut_end: bool = False        # the capture stops mid-pass
     gz: bool = False
+    layer_ranges: bool = False   # a user annotation (an NVTX range) named model.layers.N around each layer
 
     def launch_of(self, step: Step) -> str:
         """How a step's forward is launched: SGLang captures graphs for decode batches only, vLLM's FULL
@@ -129,6 +132,7 @@ class Arch:
         extra += [f"stage {self.stage}/{self.stages}"] * (self.stack == "pipeline")
         extra += [f"micro_batches={self.micro_batches}"] * (self.workload == "train")
         extra += ["cut_start"] * self.cut_start + ["cut_end"] * self.cut_end
+        extra += ["layer ranges"] * self.layer_ranges
         kinds = ",".join(s.kind for s in self.steps)
         launches = "+".join(dict.fromkeys(self.launch_of(s) for s in self.steps))
         return (f"{self.family} {self.layers} layers, {self.vendor} {self.stack} {self.workload} [{kinds}], "
@@ -257,6 +261,10 @@ def draw(seed: int) -> Arch:
     if workload != "train" and len(steps) >= 2 and all(arch.launch_of(s) == "eager" for s in steps):
         arch.cut_start = rng.random() < 0.12
         arch.cut_end = annotation == "none" and rng.random() < 0.10
+    # layer ranges instead of module frames in a third of the eager draws without them (SGLang's and vLLM's
+    # layerwise NVTX markers, a record_function per layer): from the seed, not the generator, so that every
+    # other draw stays as it was
+    arch.layer_ranges = not modules and seed % 3 == 1
     return arch
 
 
@@ -1040,6 +1048,10 @@ class Builder:
             return
         if modules:
             with self.t.frame("python_function", f"nn.Module: {node.cls}_{node.index}"):
+                for c in node.children:
+                    self.run_eager(c, modules)
+        elif self.a.layer_ranges and node.layer is not None:
+            with self.t.frame("user_annotation", f"model.layers.{node.layer}"):
                 for c in node.children:
                     self.run_eager(c, modules)
         else:

@@ -184,13 +184,14 @@ def _opened(path: str | None):
     if not path:
         yield sys.stdout
         return
-    from tracedb.engine.rendering.output import is_stream
-    if is_stream(path):
-        with open(path, "wb") as raw, _text(raw, path) as f:
+    from tracedb.engine.rendering.output import is_stream, naming
+    with naming(path):       # a failed write (a full disk) names the file
+        if is_stream(path):
+            with open(path, "wb") as raw, _text(raw, path) as f:
+                yield f
+            return
+        with atomic.replaced(path, binary=True) as raw, _text(raw, path) as f:
             yield f
-        return
-    with atomic.replaced(path, binary=True) as raw, _text(raw, path) as f:
-        yield f
 
 
 @contextlib.contextmanager

@@ -16,7 +16,7 @@ from tracedb.engine.segmentation import selection
 from tracedb.engine.segmentation import units
 from tracedb.engine.rendering import render as rnd
 from tracedb.engine.store.connect import resolve_runs
-from tracedb.errors import UsageError
+from tracedb.errors import NoAnchor, UsageError
 
 # A (pass, layer)'s slowest rank is a straggler, and gets a vote in --stragglers, when its compute time is
 # at least 5 % above the layer's median. Below that, which rank is slowest is decided by jitter: ranks that
@@ -43,7 +43,10 @@ def build(con, fmt, spec, per_rank=False, stragglers=False, no_align=False, **se
     opt = segment.Options(**seg_opts)
     ids, names, dropped, bare = _runs_with_kernels(con, opt)
     opt.runs, opt.tags = [names[r] for r in ids], []
-    b, meta = _segment_alike(con, opt, spec)
+    try:
+        b, meta = _segment_alike(con, opt, spec)
+    except NoAnchor as e:
+        b, meta = _whole_runs(con, opt, str(e))
     b.notes += dropped
     rank_of = _ranks(con, b)
     stage_of = {r: s for r, (s, _) in pipeline.stage_table(con, b.run_ids + bare).items()}
@@ -118,6 +121,17 @@ def _segment_alike(con, opt, spec):
                    + f"): every rank cut into passes of {common} layers, the count all of them are multiples of; "
                      "give --layers to choose")
     return b, meta
+
+
+def _whole_runs(con, opt, why: str):
+    """A job whose traces have no layers to find: every rank's kernels in one unit, the whole run
+    (ranks_whole_runs.sql), compared as a layer is, with a note."""
+    b = segment.bind_runs(con, opt.runs, opt.tags, opt.profile)
+    segment.categorize_kernels(con, b)
+    sql.run(con, "run_wide", {"run_ids": b.run_ids})
+    sql.run(con, "ranks_whole_runs")
+    b.notes.append(f"no layers to find ({why.split(';')[0]}): each rank's whole run compared, no pass or layer")
+    return b, {"runs": ", ".join(b.run_names[r] for r in b.run_ids), "profile": b.profile.name}
 
 
 def _runs_with_kernels(con, opt):

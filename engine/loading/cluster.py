@@ -28,10 +28,34 @@ def _client(address: str):
         from distributed import Client
     except ImportError:
         raise UsageError("--scheduler needs dask.distributed: pip install 'tracedb[dask]'") from None
+    _check_transport(address)
     try:   # 10 s: Dask retries a refused connection until then, for a scheduler that is still starting
         return Client(address, timeout="10s", set_as_default=False)
     except (OSError, TimeoutError, ValueError) as e:
         raise UsageError(f"--scheduler {address}: cannot connect to the Dask scheduler ({e})") from None
+    except Exception as e:   # Dask's own failures (TypeError, RuntimeError), worded here instead of a traceback
+        raise UsageError(f"--scheduler {address}: cannot connect to the Dask scheduler "
+                         f"({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''})") from None
+
+
+def _check_transport(address: str):
+    """Refuse, before a Client is made, an address whose transport Dask cannot use here: a Client that fails
+    while it starts (tls:// without certificates raises a TypeError inside it) is left half made, and its
+    finaliser then waits 20 s at exit and prints a traceback. tls:// needs Dask's TLS settings
+    (distributed.comm.tls.ca-file, client.cert, client.key); ucx:// needs its UCX package."""
+    from distributed.comm import registry
+    from distributed.security import Security
+    scheme = address.split("://", 1)[0] if "://" in address else "tcp"
+    try:
+        registry.get_backend(scheme).get_connector()
+    except Exception as e:   # not registered (ValueError), or a stub whose connector cannot be made (TypeError)
+        raise UsageError(f"--scheduler {address}: Dask here cannot connect over {scheme}:// "
+                         f"({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}); expected "
+                         "tcp://HOST:PORT, or a transport with its Dask package installed") from None
+    if scheme == "tls" and Security().get_connection_args("client").get("ssl_context") is None:
+        raise UsageError(f"--scheduler {address}: tls:// needs Dask's TLS settings, and none are set; expected "
+                         "distributed.comm.tls.ca-file, .client.cert and .client.key in the Dask config (or "
+                         "DASK_DISTRIBUTED__COMM__TLS__* variables), or a tcp:// address")
 
 
 def ingest_on_cluster(address: str, folder: str, planned, tags=None, replace: bool = False, core_rules=None,

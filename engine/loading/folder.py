@@ -3,10 +3,12 @@ per rank (or per run). Each trace becomes its own run in its own transaction, so
 the others in. A path that is a file or a single profiler output stays one run, named as before."""
 import dataclasses
 import os
+import stat
 from collections import Counter
 from dataclasses import dataclass
 
 from tracedb.engine.loading import captures, job_tags
+from tracedb.engine.loading.unread import names_list
 from tracedb.engine.loading.single import IngestResult, ingest_file
 from tracedb.errors import InputError, TracedbError, UsageError
 from tracedb.ingest import formats, sources
@@ -26,7 +28,78 @@ class Planned:
     prefix: str | None = None  # that folder's name prefix (--name, else the folder's name)
 
 
-def plan(paths, name: str | None = None) -> list[Planned]:
+def search(path: str) -> tuple[list[str], list[tuple[str, str]]]:
+    """The traces a path holds, as ingest/sources.py's expand finds them (the path itself when it is a file or
+    one profiler output; else every profiler output folder and trace file under it, in path order), and the
+    entries named like traces that are no regular file, each with why it is left out: a named pipe, a device
+    or socket, a symlink to nothing. Those are never opened (reading a pipe without a writer blocks forever),
+    and the folder's other traces are ingested all the same. The walk keeps its own list of folders to visit,
+    so a folder 1,000 levels deep is searched (Python's recursive os.walk stops near 1,000 levels). A trace
+    file whose reader refuses it (a compressed or UTF-16 file) is kept: its ingest fails with its own line."""
+    if not os.path.isdir(path) or sources.is_profiler_output(path):
+        return [path], []
+    found, skipped, todo = [], [], [path]
+    while todo:
+        root = todo.pop()
+        try:
+            with os.scandir(root) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError as e:   # a sub-folder that cannot be listed would silently hold no traces
+            raise InputError(f"{root}: cannot read the folder: {e.strerror}; expected a readable folder of "
+                             "traces") from None
+        below = []
+        for e in entries:
+            full = os.path.join(root, e.name)
+            if _is_dir(e):
+                if e.name.startswith("."):
+                    continue
+                if sources.is_profiler_output(full):
+                    found.append(full)
+                elif not e.is_symlink():    # as os.walk: a symlinked folder is not searched
+                    below.append(full)
+                continue
+            why = _not_regular(full)
+            if why is None:
+                try:
+                    if formats.in_folder(full):
+                        found.append(full)
+                except (InputError, OSError):
+                    found.append(full)      # its ingest says why, in one line
+            elif full.lower().endswith(_trace_suffixes()):
+                skipped.append((full, why))
+        todo += reversed(below)              # visited in name order, as os.walk does
+    return sorted(found), skipped
+
+
+def _is_dir(entry) -> bool:
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
+
+
+def _trace_suffixes() -> tuple:
+    return tuple(x for r in formats.readers() for x in r.suffixes)
+
+
+_KINDS = {stat.S_IFIFO: "a named pipe", stat.S_IFCHR: "a character device", stat.S_IFBLK: "a block device",
+          stat.S_IFSOCK: "a socket"}
+
+
+def _not_regular(path: str) -> str | None:
+    """Why the folder entry at `path` is no regular file to read (None: it is one); from stat, never an open."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return "a symbolic link to a missing file" if os.path.islink(path) else "gone while the folder was searched"
+    except OSError as e:
+        return f"cannot be read ({e.strerror})"
+    if stat.S_ISREG(mode):
+        return None
+    return f"not a regular file ({_KINDS.get(stat.S_IFMT(mode), 'a special file')}), never opened"
+
+
+def plan(paths, name: str | None = None, skipped: list | None = None) -> list[Planned]:
     """What `tracedb ingest PATH...` will load, one entry per run. The traces of a folder are named
     `<prefix>-rank<N>` (rank from profiler_info, the path, or the trace's distributedInfo), else
     `<prefix>-<file stem>`; `prefix` is `name` or the folder's name. Labels that two traces share get their
@@ -34,13 +107,21 @@ def plan(paths, name: str | None = None) -> list[Planned]:
     gives one run per GPU, `<its name>-gpu<N>` (N: the GPU's index). Each trace carries what it says of its job
     (job_tags.trace_facts, read from its head or side files, never its events); which traces are ranks of one job
     is decided from them (job_tags.py: after the runs land in a store, at plan time for a dataset). A trace of a
-    folder that looks like a graph capture (captures.looks_like_capture) is read as one, and is no rank of a job."""
+    folder that looks like a graph capture (captures.looks_like_capture) is read as one, and is no rank of a job.
+    Entries of a folder that are named like traces but are no regular file (search) are appended to `skipped`
+    as (path, why); a folder holding only such entries is refused, naming them."""
     if name and len(paths) > 1:
         raise UsageError("--name names one run (or prefixes the runs of one folder); give one path, or omit "
                          "--name to name runs after their files")
     out = []
     for p in paths:
-        found = sources.expand(p)
+        found, left_out = search(p)
+        if skipped is not None:
+            skipped += left_out
+        if not found and left_out:
+            names = [os.path.relpath(f, p) for f, _ in left_out]
+            raise InputError(f"{p}: no trace to read in this folder; left out: {names_list(names)} "
+                             f"({left_out[0][1]}); expected trace files or profiler output folders")
         if found in ([p], []):        # a file, one profiler output, or nothing recognisable (resolve says why)
             out += _per_device(Planned(p, name, _size(p)))
             continue
@@ -58,7 +139,9 @@ def plan_captures(replay: Planned, paths: list[str]) -> list[Planned]:
     for several (label: the rank or file stem, as a folder's runs are labelled)."""
     files = []
     for p in paths:
-        found = sources.expand(p)
+        found, left_out = search(p)
+        if left_out:              # a capture named on the command line: every trace of it is read, or none
+            raise InputError(f"{left_out[0][0]}: {left_out[0][1]}; expected the graph capture trace(s) of the replay")
         if not found:
             raise InputError(f"{p}: no trace found in this folder; expected the graph capture trace(s) of the replay")
         for f in found:

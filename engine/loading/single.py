@@ -465,6 +465,7 @@ def _finish_run(con, job, reader, run_id, facts, columns) -> _Staged:
             raise InputError(f"{src.files[0]}: header only, no kernel rows; expected at least one data line")
         kernel_names.fill(con, [run_id])
         kernel_work.fill(con, [run_id])
+        hashing.wait(job.hasher)    # the files read since (communication analyses) still the ones hashed
         con.execute("COMMIT")
     except BaseException:
         _rollback(con)

@@ -65,9 +65,22 @@ def beside(read: list[str], roots: list[str] = ()) -> list[tuple[str, str]]:
     return out
 
 
+# File names listed in one line at most: a folder of 10,000 files beside its traces made a `not loaded:` line of
+# 120 KB. The first ones are named, then how many more.
+NAMES_SHOWN = 10
+
+
+def names_list(names: list[str], shown: int = NAMES_SHOWN) -> str:
+    """`a, b, c`; past `shown` names, the first `shown` and how many more (`a, b, …, j and 9,990 more`)."""
+    if len(names) <= shown:
+        return ", ".join(names)
+    return f"{', '.join(names[:shown])} and {len(names) - shown:,} more"
+
+
 def grouped(unread: list[tuple[str, str]], roots=()) -> list[str]:
-    """One line per folder and reason: `not loaded: a.csv, b.json — reason`; when the files lie in several
-    folders, each is named (relative to the folder of `roots` that holds it)."""
+    """One line per folder and reason: `not loaded: a.csv, b.json — reason`, at most NAMES_SHOWN names, then
+    how many more; when the files lie in several folders, each is named (relative to the folder of `roots`
+    that holds it)."""
     by: dict[tuple, list[str]] = {}
     for f, why in unread:
         by.setdefault((os.path.dirname(os.path.abspath(f)), why), []).append(os.path.basename(f))
@@ -78,5 +91,5 @@ def grouped(unread: list[tuple[str, str]], roots=()) -> list[str]:
             if d == r or d.startswith(r + os.sep):
                 return os.path.join(os.path.basename(r), os.path.relpath(d, r)).removesuffix(os.sep + ".")
         return d
-    return [f"not loaded{f' in {shown(d)}' if several else ''}: {', '.join(names)} — {why}"
+    return [f"not loaded{f' in {shown(d)}' if several else ''}: {names_list(names)} — {why}"
             for (d, why), names in by.items()]

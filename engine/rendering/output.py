@@ -1,6 +1,7 @@
 """Where a report's text goes: printed, or written to a file atomically (tracedb/atomic.py: a temporary file
 beside it, created exclusively, then a rename), so an interrupted write never leaves half a report where a
 good one was."""
+import contextlib
 import os
 import stat
 
@@ -25,10 +26,23 @@ def write_output(text: str, path: str | None):
     """Print, or write to a file (atomically: a partial report never replaces a good one)."""
     if not path:
         return text
-    if is_stream(path):
-        with open(path, "w", encoding="utf-8", newline="") as f:
+    with naming(path):
+        if is_stream(path):
+            with open(path, "w", encoding="utf-8", newline="") as f:
+                f.write(text)
+            return None
+        with atomic.replaced(path) as f:
             f.write(text)
-        return None
-    with atomic.replaced(path) as f:
-        f.write(text)
     return None
+
+
+@contextlib.contextmanager
+def naming(path: str):
+    """An OSError while `path` is written names it: a write or flush that fails (ENOSPC, EIO) carries no file
+    name, and `error: No space left on device` would not say which file."""
+    try:
+        yield
+    except OSError as e:
+        if e.filename is not None or isinstance(e, BrokenPipeError):
+            raise
+        raise OSError(e.errno, e.strerror or str(e), path) from None

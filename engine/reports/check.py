@@ -17,7 +17,7 @@ import os
 import tomllib
 from dataclasses import dataclass, field
 
-from tracedb.errors import UsageError
+from tracedb.errors import InputError, UsageError, cut, parse_limit, quoted
 
 KEY_COLUMNS = ("run", "pass", "layer", "core_class", "core", "module", "kernel", "name", "op_type", "rank",
                "process", "thread", "phase", "layer_type")
@@ -33,6 +33,7 @@ class Check:
     rel_tol: float = 0.0
     abs_tol_us: float = 0.0
     keys: list[str] | None = None
+    where: str = ""          # the config file and entry, for errors (`check.toml: [[check]] #2`)
 
 
 @dataclass
@@ -51,6 +52,14 @@ def load_config(path: str) -> list[Check]:
         raise UsageError(f"{path}: {e.strerror}") from None
     except tomllib.TOMLDecodeError as e:   # its message names the line and column
         raise UsageError(f"{path}: not valid TOML: {e}") from None
+    except UnicodeDecodeError as e:
+        raise UsageError(f"{path}: byte offset {e.start}: not UTF-8 text; expected a TOML file of [[check]] "
+                         "tables") from None
+    except (RecursionError, ValueError) as e:   # deeper than Python's reader goes, or a number of 4,300+ digits
+        why = parse_limit(e)
+        if why is None:
+            raise
+        raise UsageError(f"{path}: {why}; expected a TOML file of [[check]] tables") from None
     entries = data.get("check")
     if not isinstance(entries, list) or not entries:
         raise UsageError(f"{path}: expected one or more [[check]] tables")
@@ -78,16 +87,21 @@ def load_config(path: str) -> list[Check]:
         out.append(Check(name=e.get("name") or f"{e['report']} -> {e['golden']}", report=e["report"],
                          args=_paths_from(base, [str(a) for a in args]), golden=golden, rel_tol=rel,
                          abs_tol_us=absolute,
-                         keys=e.get("keys")))
+                         keys=e.get("keys"), where=where))
     return out
 
 
 def _tolerance(where: str, e: dict, key: str) -> float:
-    """A tolerance: a finite number of 0 or more (a NaN would pass every cell, a negative one fail all)."""
+    """A tolerance: a finite number of 0 or more (a NaN would pass every cell, a negative one fail all; an
+    integer beyond a float's range, 10**400, is no tolerance either)."""
     v = e.get(key, 0.0)
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0:
-        raise UsageError(f"{where}: {key} is {v!r}; expected a finite number of 0 or more")
-    return float(v)
+    try:
+        number = float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+    except OverflowError:
+        number = None
+    if number is None or not math.isfinite(number) or number < 0:
+        raise UsageError(f"{where}: {key} is {cut(repr(v), 40)}; expected a finite number of 0 or more")
+    return number
 
 
 PATH_OPTIONS = ("--db", "--config")   # and --profile/-p when it names a .toml file
@@ -114,11 +128,32 @@ def csv_args(check: Check) -> list[str]:
     return [check.report, *args, "--format", "csv"]
 
 
+def _rows(text: str, where: str) -> tuple[list[str], list[dict]]:
+    """The header and rows of a CSV text. A cell may be as long as the text (a report shows a kernel's full
+    name, up to megabytes): the csv module's own limit, 128 KiB, is raised to it for the parse."""
+    csv.field_size_limit(max(csv.field_size_limit(), len(text) + 1))
+    reader = csv.reader(io.StringIO(text))
+    try:
+        cols = next(reader, [])
+        # as csv.DictReader reads them: blank lines skipped; a short row's missing cells empty here
+        return cols, [dict(zip(cols, r + [""] * (len(cols) - len(r)))) for r in reader if r]
+    except csv.Error as e:
+        raise InputError(f"{where}: line {reader.line_num}: not valid CSV ({e}); expected the CSV a report "
+                         "writes (--format csv)") from None
+
+
+def _check_keys(check: Check, cols: list[str]):
+    """The check's keys are columns of its report (a typo, `pas` for `pass`, is named, not a KeyError)."""
+    missing = [k for k in check.keys or [] if k not in cols]
+    if missing:
+        raise UsageError(f"{check.where or check.name}: keys: no column {', '.join(map(repr, missing))} in the "
+                         f"{check.report} report; its columns: {', '.join(cols)}")
+
+
 def compare(check: Check, golden_text: str, new_text: str) -> Outcome:
-    old = list(csv.DictReader(io.StringIO(golden_text)))
-    new = list(csv.DictReader(io.StringIO(new_text)))
-    old_cols = next(csv.reader(io.StringIO(golden_text)), [])
-    new_cols = next(csv.reader(io.StringIO(new_text)), [])
+    old_cols, old = _rows(golden_text, check.golden)
+    new_cols, new = _rows(new_text, f"check '{check.name}': the report")
+    _check_keys(check, new_cols)       # here too: compare is also called on its own
     outcome = Outcome(check, True, rows=len(new))
     if old_cols != new_cols:
         outcome.ok = False
@@ -151,8 +186,8 @@ def _cell(col: str, was: str, now: str, check: Check) -> str | None:
         return None
     try:
         a, b = float(was), float(now)
-    except ValueError:
-        return f"{was!r} -> {now!r}"
+    except ValueError:        # text cells: each shown cut to 200 characters (a kernel's full name may be MBs)
+        return f"{quoted(was)} -> {quoted(now)}"
     diff = abs(b - a)
     abs_tol = check.abs_tol_us if col.endswith("_us") else 0.0
     if diff <= abs_tol or diff <= check.rel_tol * abs(a):
@@ -167,6 +202,7 @@ def run_checks(path: str, render, update: bool = False) -> list[Outcome]:
     outcomes = []
     for check in load_config(path):
         text = render(check)
+        _check_keys(check, next(csv.reader(io.StringIO(text[:text.find("\n") + 1])), []))   # the header
         if update:
             os.makedirs(os.path.dirname(check.golden) or ".", exist_ok=True)
             with open(check.golden, "w", encoding="utf-8", newline="") as f:
@@ -177,6 +213,11 @@ def run_checks(path: str, render, update: bool = False) -> list[Outcome]:
             outcomes.append(Outcome(check, False, problems=[f"no golden file {check.golden}; create it with "
                                                             f"`tracedb check --config {path} --update`"]))
             continue
-        with open(check.golden, encoding="utf-8", newline="") as f:
-            outcomes.append(compare(check, f.read(), text))
+        try:
+            with open(check.golden, encoding="utf-8", newline="") as f:
+                golden = f.read()
+        except UnicodeDecodeError as e:
+            raise InputError(f"{check.golden}: byte offset {e.start}: not UTF-8 text; expected the CSV a report "
+                             f"writes (rewrite it with `tracedb check --config {path} --update`)") from None
+        outcomes.append(compare(check, golden, text))
     return outcomes

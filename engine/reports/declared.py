@@ -222,7 +222,7 @@ BREAKDOWN = Report(
     source VARCHAR: where span_us to free_us come from: kernels (tracedb's, from the kernels and communication ops); \
 step_trace_time (the Ascend profiler's step_trace_time.csv, for a rank without kernels); communication.json (a rank \
 with communication ops only: computing, overlap and free unknown)
-    span_us DECIMAL(23,3): first start to last end of the unit's activities
+    span_us DECIMAL(23,3): first start to last end of the unit's kernels and communication ops
     computing_us DECIMAL(23,3): union of the computing intervals; NULL for source communication.json
     communication_us DECIMAL(23,3): union of the communication intervals
     overlapped_us DECIMAL(23,3): computing and communication at once (NULL as computing)
@@ -238,6 +238,14 @@ Bubble); NULL without the file, and by pass and layer
     prof_bubble_us DECIMAL(23,3): its Bubble (receive ops, pipeline parallel)
     prof_preparing_us DECIMAL(23,3): its Preparing (step start to the first device op)
     unit VARCHAR: --by layer: prologue | layer | epilogue; else NULL
+    memcpy_us DECIMAL(23,3): union of the unit's memcpy intervals; NULL unless source kernels (as the four below)
+    memcpy_overlapped_us DECIMAL(23,3): memcpy while computing or communication runs
+    memcpy_exposed_us DECIMAL(23,3): memcpy - memcpy_overlapped: no kernel or communication op running
+    memset_us DECIMAL(23,3): union of the unit's memset intervals
+    memset_exposed_us DECIMAL(23,3): memset with no kernel, communication op or memcpy running
+    device_span_us DECIMAL(23,3): first start to last end of every activity of the unit, copies and fills included \
+(>= span); NULL unless source kernels
+    idle_us DECIMAL(23,3): device_span - union of every interval: nothing running (NULL as device_span)
     """),
     charts(("computing_us free_us", "breakdown")))
 

@@ -14,7 +14,7 @@ from tracedb.engine.reports import declared
 from tracedb.engine.rendering import render as rnd
 from tracedb.engine.rendering.run_notes import listed
 from tracedb.engine.segmentation import segment
-from tracedb.engine.segmentation.anchors import PIPELINE_P2P
+from tracedb.engine.segmentation.phases import PIPELINE_P2P
 from tracedb.engine.store.connect import resolve_runs
 
 DEFINITIONS = (

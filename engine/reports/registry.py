@@ -24,8 +24,10 @@ BREAKDOWN_BY = declared.BREAKDOWN.option("by").choices
 BREAKDOWN_DEFINITIONS = (
     "computing, communication: unions of the compute kernels' and the communication ops' intervals (communication: "
     "logged so, as HCCL ops, or in the profile's communication category: NCCL/RCCL, DeepEP, custom all-reduce); "
-    "overlapped: both at once; free: span with neither; memcpy and memset count as neither "
-    "(the Ascend profiler's step_trace_time.csv definitions)")
+    "overlapped: both at once; free: span with neither, copies and fills inside it (the Ascend profiler's "
+    "step_trace_time.csv definitions); memcpy, memset: copies and fills on their own, exposed where no kernel or "
+    "communication op runs (a fill: nor a copy); device_span = computing + comm_not_overlapped + memcpy_exposed + "
+    "memset_exposed + idle, over every activity (AMD TraceLens's gpu_timeline)")
 # the profiler's own figures beside tracedb's (report_breakdown.sql): a table for people leaves out those no row
 # has, without a note (a GPU run never has them); CSV and JSON keep them
 BREAKDOWN_PROF = ("prof_span_us", "prof_computing_us", "prof_communication_us", "prof_overlapped_us",

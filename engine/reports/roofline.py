@@ -12,7 +12,7 @@ from tracedb.engine.rendering import render as rnd
 from tracedb.engine.segmentation import segment
 from tracedb.engine.segmentation import selection
 from tracedb.engine.segmentation import units
-from tracedb.engine.segmentation.anchors import find_phases
+from tracedb.engine.segmentation.phases import find_phases
 from tracedb.engine.segmentation.categories import categorize_kernels
 from tracedb.errors import NoAnchor, UsageError
 

@@ -1,12 +1,14 @@
-"""Which kernels are which phase, and which kernel anchors the passes of a phase when none is given: the
-evidence for each kernel's phase (find_phases: annotations, autograd frames, names, sql/segment/
-kernel_phases.sql), the anchor a backward `--anchor` implies, and the proposal of an anchor from the
-attention kernels that repeat a steady number of times per pass (propose_anchor), with the notes saying
-what was guessed."""
+"""Which kernel anchors the passes of a phase when none is given: the proposal of an anchor from the attention
+kernels that repeat a steady number of times per pass, the module tree deciding where it frames them
+(propose_anchor), with the notes saying what was guessed; and the breaks the trace forces between anchors
+(anchor_breaks)."""
 import re
 
 from tracedb import sql
-from tracedb.engine.segmentation.categories import categorize, load_rules
+from tracedb.engine.segmentation.categories import categorize
+from tracedb.engine.segmentation.module_tree import (block_instances, has_layer_evidence, module_blocks,
+                                                     module_candidates, with_unframed)
+from tracedb.engine.segmentation.phases import BACKWARD
 from tracedb.errors import NoAnchor
 
 # A pass break is an anchor gap at least 2x every gap inside a pass. On real traces a break after a whole
@@ -14,105 +16,6 @@ from tracedb.errors import NoAnchor
 # (Qwen1.5 H100 2.2x, MI300X 2.6x); single-pass traces show no jump above 1.03x. Back-to-back training
 # micro-batches (Megatron on Ascend) are only 1.7x apart: they split once --layers gives the count.
 PASS_BREAK_JUMP = 2.0
-# Kernel names of the backward pass (training traces hold both directions).
-BACKWARD = re.compile(r"(?i)(grad|bwd|backward|dgrad|wgrad)")
-# Kernel names of the optimizer step: PyTorch's fused and foreach Adam/AdamW/SGD (multi_tensor_apply, also
-# its grad-norm and scaling kernels), Apex/TransformerEngine FusedAdam, Ascend's ApplyAdamW and friends.
-OPTIMIZER = re.compile(r"(?i)(adam|multi_tensor_apply|optimizer|sgd_|_sgd|lamb_|apply_?momentum|ApplyAdamW|ApplyAdam)")
-# Names that are optimizer work only inside a training step: PyTorch's foreach kernels (multi_tensor_apply)
-# also run in serving, e.g. SGLang's input preparation launches one per decode step (a UnaryOpFunctor<long>).
-# Alone they never make a run training; a run with backward evidence or a named optimizer still gets them
-# as its optimizer work.
-WEAK_OPTIMIZER = re.compile(r"(?i)^(?!.*(adam|optimizer|sgd|lamb|momentum)).*multi_tensor_apply")
-# The gradient norm and its clipping are the first part of optimizer.step() (Megatron's get_grad_norm_fp32 and
-# clip_grad_norm: one vector norm per gradient, Ascend aclnnLinalgVectorNorm_LpNormV2, apex/TE
-# multi_tensor_l2norm, then a scale). Weak optimizer names, read before the backward ones, since clip_grad and
-# grad_norm contain 'grad': a norm of activations in a forward pass is no optimizer work outside training.
-GRAD_NORM = re.compile(r"(?i)(LpNorm|LinalgVectorNorm|l2_?norm|clip_?grad|grad_?norm)")
-# The ends of a forward pass: its embedding lookup (Ascend aclnnEmbedding_GatherV2, CUDA embedding kernels)
-# and its sampling (ArgMax, sampler kernels), as Ascend's msmodeling NPU Forward Inspector splits forwards.
-# Between two anchors they end a pass, unless they run between most anchors (a per-layer arg-max). Rotary
-# position embeddings run in every layer and end nothing.
-FORWARD_BOUNDARY = re.compile(r"(?i)^(?!.*(rotary|rope|position|pos_emb)).*(embedding|embed_tokens|argmax|sampler"
-                              r"|sampling)")
-# Pipeline-parallel send/receive between stages: HCCL batchSendRecv/send/receive, NCCL SendRecv kernels.
-PIPELINE_P2P = re.compile(r"(?i)(batchSendRecv|^hcom_send|^hcom_receive|SendRecv|ncclDevKernel_Send|ncclDevKernel_Recv|"
-                          r"ncclKernel_Send|ncclKernel_Recv)")
-
-
-def find_phases(con, prof, run_ids, names) -> tuple[set[int], list[str]]:
-    """_phase (kernel_phases.sql): the phase of every kernel of the training runs among `run_ids`. Returns
-    those runs and a note per run saying how much device time each phase holds and what decided it. Also
-    _p2p_names, the runs' pipeline send/receive names (anchor_breaks.sql)."""
-    load_rules(con, prof)
-    con.execute("CREATE OR REPLACE TEMP TABLE _names AS SELECT DISTINCT name, op_type FROM kernels "
-                "WHERE run_id IN (SELECT unnest($r))", {"r": run_ids})
-    sql.run(con, "categories")
-    # what the names say, in Python once per distinct name: a pattern bound as a parameter is compiled by
-    # DuckDB again for every row it is matched against (~1.7 ms each for these)
-    kernel_names = [n for (n,) in con.execute("SELECT DISTINCT name FROM _cats WHERE name IS NOT NULL").fetchall()]
-    said = [(n, "optimizer" if GRAD_NORM.search(n) else "backward" if BACKWARD.search(n) else "optimizer"
-             if OPTIMIZER.search(n) else None,
-             "weight" if re.search(r"(?i)wgrad", n) else "input" if re.search(r"(?i)dgrad", n) else None)
-            for n in kernel_names]
-    said = [t for t in said if t[1] or t[2]]
-    con.execute("CREATE OR REPLACE TEMP TABLE _name_phase AS SELECT unnest($n) AS name, unnest($p) AS phase, "
-                "unnest($g) AS grad, unnest($w) AS weak",
-                {"n": [t[0] for t in said] or [""], "p": [t[1] for t in said] or [None],
-                 "g": [t[2] for t in said] or [None],
-                 "w": [t[1] == "optimizer" and bool(WEAK_OPTIMIZER.search(t[0]) or GRAD_NORM.search(t[0]))
-                       for t in said] or [False]})
-    con.execute("CREATE OR REPLACE TEMP TABLE _p2p_names AS SELECT unnest($n)::VARCHAR AS name",
-                {"n": [n for n in kernel_names if PIPELINE_P2P.search(n)]})
-    con.execute("CREATE OR REPLACE TEMP TABLE _boundary_names AS SELECT unnest($n)::VARCHAR AS name",
-                {"n": [n for n in kernel_names if FORWARD_BOUNDARY.search(n)]})
-    params = {"run_ids": run_ids}
-    if not sql.run(con, "phase_evidence", params).fetchone()[0]:
-        # an inference trace: no kernel is backward or optimizer work, which kernel_phases.sql would find only
-        # after reading every kernel; over no run it makes the empty _phase at once
-        params["run_ids"] = []
-    sql.run(con, "kernel_phases", params)
-    rows = con.execute("SELECT run_id, phase, evidence, count(*), sum(dur_ns) FROM _phase GROUP BY ALL").fetchall()
-    training = sorted({r[0] for r in rows})
-    notes = []
-    ms = lambda ns: f"{ns / 1e6:,.3f} ms"   # noqa: E731  (notes only)
-    for rid in training:
-        mine = [r for r in rows if r[0] == rid]
-        per_phase = {}
-        for _, ph, _, n, ns in mine:
-            k, t = per_phase.get(ph, (0, 0))
-            per_phase[ph] = (k + n, t + ns)
-        per_ev = {}
-        for _, _, ev, _, ns in mine:
-            per_ev[ev] = per_ev.get(ev, 0) + ns
-        notes.append(f"run '{names[rid]}': a training trace: "
-                     + ", ".join(f"{ph} {per_phase[ph][0]:,} kernels ({ms(per_phase[ph][1])})"
-                                 for ph in ("forward", "backward", "optimizer") if ph in per_phase)
-                     + "; each kernel's phase decided by "
-                     + ", ".join(f"{ev} {ms(per_ev[ev])}" for ev in ("annotation", "autograd", "name", "order")
-                                 if ev in per_ev)
-                     + " (annotation: (F)/(B)/(W) or forward/backward ranges around the launch; autograd: the "
-                       "autograd engine's frames; name: Grad, Bwd, backward, Adam, forward attention; order: "
-                       "the phase of the work around it)")
-    return set(training), notes
-
-
-def phase_of_anchor(con, anchor: str | None, training: set[int]) -> str:
-    """Forward, unless the given anchor matches only backward kernels of the training runs (an anchor on
-    FlashAttentionScoreGrad asks for backward passes)."""
-    if not anchor or not training:
-        return "forward"
-    # the pattern once per distinct name (materialized: pushed below the DISTINCT it would run per kernel)
-    got = dict(con.execute(
-        "WITH names AS MATERIALIZED (SELECT DISTINCT name, op_type FROM kernels WHERE run_id IN (SELECT unnest($r))), "
-        "hits AS (SELECT * FROM names WHERE regexp_matches(coalesce(name, ''), $a) "
-        "OR regexp_matches(coalesce(op_type, ''), $a)) "
-        "SELECT p.phase, count(*) FROM _phase p JOIN kernels k USING (run_id, seq) "
-        "JOIN hits h ON h.name IS NOT DISTINCT FROM k.name AND h.op_type IS NOT DISTINCT FROM k.op_type GROUP BY ALL",
-        {"a": anchor, "r": sorted(training)}).fetchall())
-    return "backward" if got.get("backward") and not got.get("forward") else "forward"
-
-
 def propose_anchor(con, prof, run_ids, opt, cfg, phase="forward") -> tuple[str, list[str], bool, dict[str, int]]:
     """No anchor given: per run, the attention anchor whose count per pass is the most steady (equal to
     the layer count when one is known), passes found exactly as a report finds them. Candidates are each
@@ -162,8 +65,24 @@ def propose_anchor(con, prof, run_ids, opt, cfg, phase="forward") -> tuple[str, 
         sets = {rid: sets.get(rid, []) + [p for p in grown.get(rid, []) if p not in sets.get(rid, [])]
                 for rid in run_ids}
         all_stats = _candidate_stats(con, sets, want * bpl if want else None, opt.pass_gap, phase, kinds)
+    framed_runs = all_stats and has_layer_evidence(con, run_ids)
+    if framed_runs and bpl == 1:
+        # the module tree's own anchor: the attention names of which each call of the model's blocks launched
+        # exactly one (a hybrid model's linear and full attention, prefill and decode kernels alike)
+        own = module_candidates(con, attention)
+        added = {rid: [c for c in with_unframed(names, side, sets.get(rid, [])) if c not in sets.get(rid, [])]
+                 for rid, (names, side, _) in own.items()}
+        if added:
+            sets = {rid: sets.get(rid, []) + added.get(rid, []) for rid in run_ids}
+            all_stats = _candidate_stats(con, sets, want * bpl if want else None, opt.pass_gap, phase, kinds)
+            # a union holds as many anchors a pass as the module tree's blocks, or it joined another stack's
+            # kernels (a diffusion transformer's replayed blocks to its text encoder's layers)
+            for rid, (names, _, layers) in own.items():
+                unions = [c for c in added.get(rid, []) if c != names]
+                all_stats[rid] = [s for s in all_stats.get(rid, []) if s["names"] not in unions
+                                  or s["per_pass"] == layers]
     short = _short_names(con, sorted({n for names in sets.values() for s in names for n in s}))
-    blocks = _module_blocks(con, run_ids) if all_stats and _has_module_frames(con, run_ids) else {}
+    blocks = module_blocks(con) if framed_runs else {}
     chosen: dict[int, dict] = {}
     for rid in run_ids:
         run, stats = run_names[rid], all_stats.get(rid, [])
@@ -172,6 +91,11 @@ def propose_anchor(con, prof, run_ids, opt, cfg, phase="forward") -> tuple[str, 
         forward = [s for s in good if (phase == "backward") == any(BACKWARD.search(n) for n in s["names"])]
         skipped = sorted({n for s in good for n in s["names"]} - {n for s in forward for n in s["names"]})
         good = forward or good
+        if rid in served:
+            # a serving step is one forward pass: a candidate that splits a marked step at a gap (an attention
+            # kernel and its KV-cache write side by side, two full-attention layers of a hybrid model apart)
+            # comes after those that leave every step whole
+            good.sort(key=lambda s: s["gap_breaks"] > 0)
         if not good:
             # the attention candidates first: the guesses only add to them
             listed = sorted(stats, key=lambda s: not all(n in attention[rid] for n in s["names"]))
@@ -209,51 +133,6 @@ def propose_anchor(con, prof, run_ids, opt, cfg, phase="forward") -> tuple[str, 
                      + (f"; {module_note}" if module_note else ""))
     pattern = "^(" + "|".join(re.escape(n) for n in dict.fromkeys(names)) + ")$"
     return pattern, notes, _keep_chosen(con, chosen, triples), {n: g for n, g in kinds.items() if n in names}
-
-
-# A candidate is framed by a block class when at least 90 % of its kernels launched inside nn.Module frames
-# are launched inside instances of it: an anchor kernel or two launched elsewhere (a warm-up call) does not
-# take the module tree's word away. Kernels with no frame around them at all do not count: a capture that
-# starts mid-pass misses the frames entered before it (10 of the 34 anchors of the Qwen1.5 H100 trace).
-FRAMED_SHARE = 0.9
-
-
-def _has_module_frames(con, run_ids) -> bool:
-    """Whether some run was recorded with nn.Module frames (the module tree has something to say)."""
-    return con.execute("SELECT EXISTS (SELECT 1 FROM host_events WHERE run_id IN (SELECT unnest($r)) "
-                       "AND cat = 'python_function' AND starts_with(name, 'nn.Module: '))",
-                       {"r": list(run_ids)}).fetchone()[0]
-
-
-def _module_blocks(con, run_ids) -> dict[int, dict]:
-    """Anchor set (_anchors' run_id: a candidate index, or the run) -> what the module tree says of its
-    kernels (anchor_modules.sql: the block class that launched them, its instance count). The caller has
-    checked that some run has nn.Module frames (_has_module_frames)."""
-    sql.run(con, "attribute_scope_anchors")
-    sql.run(con, "attribute_modules", {"run_ids": list(run_ids)})
-    rows = sql.run(con, "anchor_modules").fetchall()
-    con.execute("DROP TABLE _attr")
-    return {c: {"anchors": n, "framed": f, "block": b, "instances": i, "first": lo, "last": hi}
-            for c, n, f, w, b, i, lo, hi in rows if f >= FRAMED_SHARE * w}
-
-
-def module_layers(con, b) -> tuple[int | None, str]:
-    """The layer count the module tree gives a given anchor (--anchor or the profile's, no --layers): when
-    every run's anchor kernels are launched inside N instances of one repeated block class, and each run
-    has a multiple of N x blocks-per-layer of them, N; with the note that says so. Else (None, "")."""
-    if not _has_module_frames(con, b.run_ids):
-        return None, ""
-    sql.run(con, "segment_anchors", {"run_ids": b.run_ids, "anchor": b.anchor})
-    counts = dict(con.execute("SELECT run_id, count(*) FROM _anchors GROUP BY run_id").fetchall())
-    blocks = _module_blocks(con, b.run_ids)     # keyed by the anchors' run_id: here the run
-    found = {(m["block"], m["instances"], m["first"], m["last"]) for m in blocks.values()}
-    if len(found) != 1 or set(blocks) != set(b.run_ids):
-        return None, ""
-    block, n, first, last = found.pop()
-    if any(counts.get(r, 0) % (n * b.blocks_per_layer) for r in b.run_ids):
-        return None, ""
-    return n, (f"layers from the module tree: {n} {block} instances ({first} ... {last}) launch the anchors, so a "
-               f"pass holds {n * b.blocks_per_layer} of them (--layers overrules)")
 
 
 def _by_module_tree(stats, good, blocks, want, bpl, phase) -> tuple[list, dict[int, str]]:
@@ -443,6 +322,7 @@ def anchor_breaks(con, phase: str, kinds: dict[str, int] | None = None):
     forward's embedding and sampling kernels, and a change of the kind of step `kinds` gives the anchor names
     (prefill and decode anchors)."""
     kinds = kinds or {}
+    block_instances(con)
     names = {t: [n for (n,) in con.execute(f"SELECT name FROM {t} ORDER BY name").fetchall()]
              for t in ("_p2p_names", "_boundary_names")}
     sql.run(con, "anchor_breaks", {"phase": phase, "p2p_names": names["_p2p_names"],
@@ -470,11 +350,11 @@ def _candidate_stats(con, cands: dict[int, list[list[str]]], per_pass, pass_gap,
                                     "gap_factor": None if pass_gap is None else float(pass_gap)})
     overlap = sql.run(con, "anchor_candidate_split").fetchall()
     out: dict[int, list] = {}
-    for c, occ, ps, per, st, tight in sql.run(con, "anchor_candidate_stats").fetchall():
+    for c, occ, ps, per, st, tight, gap_breaks, edge in sql.run(con, "anchor_candidate_stats").fetchall():
         rid, names = keys[c]
         out.setdefault(rid, []).append({"names": names, "occurrences": occ, "passes": ps, "per_pass": per,
                                         "steady": st, "tight": tight, "cand": c, "split_by": None, "apart": [],
-                                        "holds": {}})
+                                        "holds": {}, "gap_breaks": gap_breaks, "edge_partial": edge})
     by_cand = {s["cand"]: s for stats in out.values() for s in stats}
     inside = {(a, b): n for a, b, n, _ in overlap}
     for a, b, n, fills in overlap:
@@ -487,7 +367,10 @@ def _candidate_stats(con, cands: dict[int, list[list[str]]], per_pass, pass_gap,
         if n == 0 and inside.get((b, a)) == 0 and sa["per_pass"] == sb["per_pass"]:
             sa["apart"].append(sb["names"][0])
     for stats in out.values():
-        stats.sort(key=lambda s: (-s["steady"] / s["passes"], -s["steady"], -s["per_pass"], s["names"]))
+        # a pass cut by the capture's start or end is no sign of an unsteady anchor: the candidate that also
+        # anchors the fragment (a prefill's last layers before decode steps) is steady in every whole pass
+        stats.sort(key=lambda s: (-s["steady"] / max(s["passes"] - s["edge_partial"], 1), -s["steady"], -s["per_pass"],
+                                  -s["occurrences"], s["names"]))
     return out
 
 

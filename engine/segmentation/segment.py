@@ -13,8 +13,9 @@ import duckdb
 from tracedb import sql
 from tracedb.engine.segmentation import snapshots
 from tracedb.engine.segmentation import profiles
-from tracedb.engine.segmentation.anchors import (PASS_BREAK_JUMP, anchor_breaks, find_phases, module_layers,
-                                                 phase_of_anchor, pick_anchor, propose_anchor)
+from tracedb.engine.segmentation.anchors import PASS_BREAK_JUMP, anchor_breaks, pick_anchor, propose_anchor
+from tracedb.engine.segmentation.module_tree import module_layers
+from tracedb.engine.segmentation.phases import find_phases, phase_of_anchor
 from tracedb.engine.segmentation.categories import categorize_kernels, load_rules
 from tracedb.patterns import check_regex
 from tracedb.engine.store.connect import resolve_runs
@@ -189,29 +190,41 @@ def prepare(con, opt: Options, rule=None, first: bool = False, reuse: bool = Tru
 
 
 def _restored(con, opt: Options, say: bool = True) -> Bound | None:
-    kept = snapshots.find(con, opt)
-    if kept is None:
-        return None
-    snap_id, tables, state, made_at = kept
-    if "_assigned" not in tables:
-        return None      # not one `tracedb segment` kept whole: computed afresh
+    """The segmentation `tracedb segment` kept for `opt`, restored once proved against the store
+    (snapshots.prove), with a note saying so (unless not `say`); None when none is kept. One that fails its
+    proof (rows changed since it was kept, forged or damaged tables) is set aside: computed afresh here, with
+    a note saying why."""
+    restoring = []
     try:
-        snapshots.restore_tables(con, snap_id, tables)
-        b = Bound.from_state(state, profiles.load(opt.profile or "generic"))
+        kept = snapshots.prove(con, opt, {f.name for f in fields(Bound)} - set(_SESSION_FIELDS))
+        if kept is None:
+            return None
+        b = Bound.from_state(kept.state, profiles.load(opt.profile or "generic"))
+        restoring = kept.tables
+        snapshots.restore_tables(con, kept.snap_id, kept.tables)
     except duckdb.InterruptException:
         raise            # Ctrl-C: the command stops, as anywhere else
-    except (duckdb.Error, KeyError, TypeError, ValueError):
-        return None      # a kept segmentation this tracedb cannot read: bind remakes every table
-    sql.run(con, "segment_stream", {"phase": b.phase})
-    if say:
-        b.notes.append(f"segmentation: the one `tracedb segment` kept on {made_at} for these runs and options "
-                       "(anchors, passes and layers restored, not computed again)")
+    except snapshots.SetAside as e:
+        why = str(e)
+    except (duckdb.Error, KeyError, TypeError, ValueError) as e:
+        why = f"it could not be read ({type(e).__name__})"
+        snapshots.drop_restored(con, restoring)
+    else:
+        sql.run(con, "segment_stream", {"phase": b.phase})
+        if say:
+            b.notes.append(f"segmentation: the one `tracedb segment` kept on {kept.made_at} for these runs and options "
+                           "(anchors, passes and layers restored, not computed again)")
+        return b
+    b = prepare(con, opt, reuse=False)
+    # said by `tracedb segment` too (say=False): one it has just kept and cannot restore is worth knowing
+    b.notes.append(f"kept segmentation set aside: {why}; segmented afresh (`tracedb segment` keeps it again)")
     return b
 
 
 def keep(con, opt: Options) -> Bound:
     """Segment `opt` in a session of its own, exactly as a report's fresh session would, keep its session
-    tables in the store, and restore them in `con` (without the note a report gets)."""
+    tables in the store with the digests of its runs' rows, and restore them in `con` (without the note a
+    report gets)."""
     cur = con.cursor()
     try:
         sql.run(cur, "macros")
@@ -221,7 +234,8 @@ def keep(con, opt: Options) -> Bound:
         phases = {opt.phase, b.phase}
         if phase_of_anchor(cur, opt.anchor or b.profile.anchor, b.training) == b.phase:
             phases.add(None)
-        snapshots.save(cur, sorted(snapshots.keys(con, opt, phases)), b.run_ids, b.state())
+        snapshots.save(cur, sorted(snapshots.keys(con, opt, phases)), b.run_ids, b.state(),
+                       snapshots.digests(con, opt))
     finally:
         cur.close()
     b = _restored(con, opt, say=False)
@@ -276,8 +290,8 @@ def find_passes(con, b: Bound):
         anchor_breaks(con, b.phase, b.kinds)
         sql.run(con, "segment_passes", p)
     sql.run(con, "segment_steps")
-    b.notes += split_notes(con, b)
     sql.run(con, "segment_windows", p)
+    b.notes += split_notes(con, b)
     load_rules(con, b.profile)
 
 
@@ -287,6 +301,7 @@ def split_notes(con, b: Bound) -> list[str]:
     cut by count where the trace shows no break."""
     us = lambda ns: f"{ns / 1000:,.1f} us"   # noqa: E731  (notes only; reports print exact decimals)
     notes = []
+    evidence = _pass_evidence(con)
     # every run's passes and groups in one query each (a job of 128 ranks: 2 statements, not 256)
     all_passes, all_groups = {}, {}
     for rid, *row in con.execute("SELECT run_id, pass, anchors, expected, partial, grp, block_base FROM _passes "
@@ -295,9 +310,9 @@ def split_notes(con, b: Bound) -> list[str]:
     for rid, *row in con.execute("SELECT run_id, grp, passes, first_pass, cut_min_ns FROM _pass_groups "
                                  "ORDER BY run_id, grp").fetchall():
         all_groups.setdefault(rid, []).append(tuple(row))
-    for rid, rule, threshold, inside, breaks, forced, stepped, replayed, kinds in con.execute(
+    for rid, rule, threshold, inside, breaks, forced, stepped, replayed, kinds, walks in con.execute(
             "SELECT run_id, rule, threshold_ns, inside_max_ns, breaks, forced_breaks, step_breaks, replay_breaks, "
-            "kind_breaks FROM _pass_split "
+            "kind_breaks, module_breaks FROM _pass_split "
             "ORDER BY run_id").fetchall():
         run = b.run_names.get(rid, rid)
         if rule == "gaps":
@@ -309,7 +324,7 @@ def split_notes(con, b: Bound) -> list[str]:
                     "(steps of different lengths, e.g. a prefill before decode steps)"
                     + (f"; the largest gap inside a pass is {us(inside)}" if inside else ""))
         elif rule == "none":
-            other = "other " if forced or stepped or replayed or kinds else ""
+            other = "other " if forced or stepped or replayed or kinds or walks else ""
             head = (f"no {other}anchor gap stands out as a pass break"
                     + (f" (the largest inside is {us(inside)})" if inside else ""))
         else:
@@ -321,6 +336,10 @@ def split_notes(con, b: Bound) -> list[str]:
         if kinds:
             head = (f"{kinds} pass break{'s' if kinds > 1 else ''} where the anchor changes between kernels that take "
                     f"turns pass by pass; {'other breaks: ' if breaks or stepped or replayed else ''}" + head)
+        if walks:
+            head = (f"{walks} pass break{'s' if walks > 1 else ''} where the model's blocks are called again (a "
+                    f"block not past the one before, in nn.Module frames or layer ranges); "
+                    f"{'other breaks: ' if breaks or kinds or forced else ''}" + head)
         if replayed:
             head = (f"{replayed} pass break{'s' if replayed > 1 else ''} between CUDA/HIP graph replays that each "
                     f"hold whole passes; {'other breaks: ' if breaks or stepped else ''}" + head)
@@ -346,8 +365,27 @@ def split_notes(con, b: Bound) -> list[str]:
             if n > 1 and b.per_pass and cut_min is not None and cut_min < threshold:
                 extra.append(f"passes {first}-{first + n - 1} were cut every {b.per_pass} anchors, at the largest gaps "
                              f"the count allows (smallest gap at a cut {us(cut_min)}): no gap there stands out")
-        notes.append(f"run '{run}': {head}" + ("; " + "; ".join(extra) if extra else ""))
+        said = evidence.get(rid)
+        notes.append(f"run '{run}': {head}" + ("; " + "; ".join(extra) if extra else "")
+                     + (f"; device time by what started its passes: {said}" if said else ""))
     return notes
+
+
+# what started a pass (sql/segment/pass_evidence.sql), as the notes say it, strongest evidence first
+STARTED_BY = {"step": "step marks", "replay": "whole-pass graph replays", "module": "the module tree's block calls",
+              "kind": "a change of prefill/decode kernels", "work": "other work between anchors",
+              "gap": "anchor gaps", "count": "the anchor count", "start": "the run's start"}
+
+
+def _pass_evidence(con) -> dict[int, str]:
+    """Per run whose passes some mark or gap started (not the run's start alone): each kind of evidence with
+    its passes and the device time in their windows."""
+    rows: dict[int, list] = {}
+    for rid, ev, n, ns in sql.run(con, "pass_evidence").fetchall():
+        rows.setdefault(rid, []).append((ev, n, ns))
+    return {rid: ", ".join(f"{STARTED_BY[ev]} {n:,} pass{'es' if n != 1 else ''} ({ns / 1e6:,.3f} ms)"
+                           for ev, n, ns in got)
+            for rid, got in rows.items() if any(ev != "start" for ev, _, _ in got)}
 
 
 def assign(con, b: Bound, selection: list[tuple[int, int]]):

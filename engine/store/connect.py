@@ -6,6 +6,7 @@ from an older tracedb is migrated with `tracedb migrate`, one from a newer one i
 """
 import contextlib
 import functools
+import hashlib
 import os
 import re
 import shutil
@@ -31,6 +32,11 @@ NO_NETWORK = {"autoinstall_known_extensions": False, "autoload_known_extensions"
 CORE_TABLES = ("runs", "kernels_raw_full", "kernels_raw_ascend_csv", "trace_events", "tracks", "kernel_names",
                "segmentations", "kernel_segments", "run_groups", "comm_ops", "comm_links", "comm_matrix", "step_times",
                "kernel_texts", "kernel_work_rows", "kernel_work_tuples")
+# sha256 over the columns of those tables and tracedb_meta, as _tables_digest lists them for a store at
+# SCHEMA_VERSION (`table: column TYPE, ...` lines, tables by name): the check of every open compares a store's
+# tables with it at ~2 ms. A store that differs is compared table by table with the tables of a new store,
+# built in memory (~0.1 s), to name the table; tests/test_hostile_stores.py checks the value against a new store.
+TABLES_DIGEST = "bbfb5c4c0261240c6d4a16919b201defd5256e2bcdaea86bdfdd2b02d90c4a6f"
 # from-version -> sql file that brings the store's tables one version up. A new store is schema.sql (v1)
 # plus every migration, so the migration path runs on every store ever created; the views are created
 # after the last one (views.sql). A change to a view needs a new version too: a store already at the
@@ -49,17 +55,28 @@ def resolve_path(path: str | None) -> str:
     return path or os.environ.get("TRACEDB_DB") or DEFAULT_DB
 
 
-def open_store(path: str | None = None, read_only: bool = False, migrate: bool = False, wait: float | None = None):
+def open_store(path: str | None = None, read_only: bool = False, migrate: bool = False, wait: float | None = None,
+               confined: bool = False):
     """Connection to the store at `path` (default $TRACEDB_DB, else ./tracedb.duckdb).
 
     Writable opens create the file and its schema when missing. Read-only opens need an existing store
     and allow several readers at once. While another process writes the store (the final merge of an
-    ingest, a segmentation), the open waits for it up to `wait` seconds (default $TRACEDB_WAIT, else 60)."""
+    ingest, a segmentation), the open waits for it up to `wait` seconds (default $TRACEDB_WAIT, else 60).
+
+    A store file is checked before anything reads it (_check_schema): the tables tracedb keeps must be base
+    tables with tracedb's columns, and the store may hold no macro (nor, opened writable, a trigger or CHECK
+    constraint), so that a file someone else made runs none of its own SQL in tracedb's queries.
+    `confined`, for a session that only reads the store (a report): the store's views give way to tracedb's
+    own for the session (own_views), and the connection reaches no file but the store, a dataset's own files
+    and the temporary folder, where the CSV rendering's COPY writes (engine/store/sandbox.py)."""
     path = resolve_path(path)
     from tracedb.engine.store import dataset
     if dataset.is_dataset_path(path):   # a Parquet dataset folder: read-only, through its own catalog
-        if read_only:
-            return dataset.open_dataset(path, lambda p: open_store(p, wait=0), SCHEMA_VERSION, NO_NETWORK)
+        if read_only:   # the catalog is tracedb's own (a new store): only its files are someone else's
+            con = dataset.open_dataset(path, lambda p: open_store(p, wait=0), SCHEMA_VERSION, NO_NETWORK)
+            if confined:
+                _confine(con)
+            return con
         if dataset.has_manifest(path):
             raise UsageError(f"{path}: a Parquet dataset, which is read-only; this command needs a store file "
                              "(a DuckDB file); add runs to a dataset with `tracedb ingest TRACE --to FOLDER`")
@@ -75,21 +92,48 @@ def open_store(path: str | None = None, read_only: bool = False, migrate: bool =
             raise EmptyStore(f"{path}: empty file; ingest a trace into it first")
         os.unlink(path)
         exists = False
+    made = False
     if not exists and not read_only and not path.startswith(":memory:"):   # DuckDB's in-memory database
-        exists = _create(path)
+        exists, made = _create(path)
     if exists:
         _check_header(path)
     config = dict(NO_NETWORK) if exists else {**NO_NETWORK, "storage_compatibility_version": STORAGE_VERSION}
     con = _connect_waiting(path, read_only, config, wait_seconds() if wait is None else wait)
     try:
         sql.run(con, "macros")   # TEMP, so read-only opens have them too; a migration may use them
-        _check_schema(con, path, read_only, migrate)
+        _check_schema(con, path, read_only, migrate, checked=exists and not made)
         if not read_only:
             _discard_unfinished(con)
+        if confined:
+            own_views(con)
+            _confine(con)
     except BaseException:
         con.close()
         raise
     return con
+
+
+def _confine(con):
+    from tracedb.engine.store import sandbox
+    sandbox.confine(con, [tempfile.gettempdir()])
+
+
+# The first line of each statement of sql/store/views.sql, made TEMP by own_views
+VIEW_HEAD = re.compile(r"^CREATE OR REPLACE VIEW ", re.M)
+
+
+def own_views(con) -> None:
+    """The store's views replaced, for the session on `con`, by tracedb's own: the views of sql/store/views.sql
+    as TEMP views, which DuckDB finds before the store's of the same name. A view is SQL kept in the file: a
+    store someone else made may hold any (one that reads other files, one that never ends), and a report over
+    it runs none of it. The views' SQL cannot be compared instead: DuckDB keeps a view's text as the DuckDB
+    that made it wrote it (1.5 and 2.0 place parentheses differently). Costs ~9 ms for the 10 views."""
+    for stmt in sql.file_statements("views"):
+        temp, n = VIEW_HEAD.subn("CREATE OR REPLACE TEMP VIEW ", stmt, count=1)
+        if not n:
+            raise RuntimeError("sql/store/views.sql: every statement must start a line with "
+                               "`CREATE OR REPLACE VIEW ` (own_views makes it TEMP)")
+        con.execute(temp)
 
 
 @functools.lru_cache(maxsize=1)
@@ -106,7 +150,7 @@ def _new_store_bytes() -> bytes | None:
         con = duckdb.connect(path, config={**NO_NETWORK, "storage_compatibility_version": STORAGE_VERSION})
         try:
             sql.run(con, "macros")
-            _check_schema(con, path, False, False)
+            _check_schema(con, path, False, False, checked=False)
         finally:
             con.close()
         with open(path, "rb") as f:
@@ -117,31 +161,32 @@ def _new_store_bytes() -> bytes | None:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def _create(path: str) -> bool:
+def _create(path: str) -> tuple[bool, bool]:
     """Put a new, empty store at `path`, whole or not at all: the bytes go to a temporary file beside it, which
     is then hard-linked to `path` (a link never replaces a file, so a store another process made meanwhile is
-    kept, and no process ever opens a half-written file). False when no copy could be made: the open then
-    creates the schema in place, as on a file system without hard links."""
+    kept, and no process ever opens a half-written file). (whether a file is there, whether this call made it);
+    (False, False) when no copy could be made: the open then creates the schema in place, as on a file system
+    without hard links. A file this call made is tracedb's own bytes: the open does not check its catalog."""
     data = _new_store_bytes()
     if data is None:
-        return False
+        return False, False
     try:
         fd, tmp = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(path)), prefix=".tracedb-new-store-")
     except OSError:
-        return False    # the open names what stops it (a missing folder, no permission)
+        return False, False    # the open names what stops it (a missing folder, no permission)
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
         os.chmod(tmp, atomic.file_mode())
         os.link(tmp, path)
     except FileExistsError:
-        return True
+        return True, False
     except OSError:
-        return False
+        return False, False
     finally:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
-    return True
+    return True, True
 
 
 def _check_header(path: str):
@@ -199,12 +244,17 @@ def _discard_unfinished(con):
         sql.run(con, "discard_pending", {"run_id": int(row[0])})
 
 
-def _check_schema(con, path, read_only, migrate):
-    tables = {r[0] for r in con.execute(
-        "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main'").fetchall()}
+def _check_schema(con, path, read_only, migrate, checked=True):
+    """The store's schema version, creating or migrating the schema where asked. `checked`: the catalog is
+    checked first (no macro, trigger or CHECK constraint; the tables tracedb keeps are base tables with its
+    columns), before any table is read; a file this process just made from tracedb's own bytes is not."""
+    cat = _catalog(con)
+    tables = set(cat.tables) | cat.views
     if "tracedb_meta" not in tables:
         if tables:
             raise StoreError(f"{path}: a DuckDB file but not a tracedb store (tables: {', '.join(sorted(tables)[:5])})")
+        if checked:
+            _refuse_code(con, path, read_only)
         if read_only:
             raise EmptyStore(f"{path}: empty DuckDB file; ingest a trace into it first")
         con.execute("BEGIN")
@@ -213,6 +263,9 @@ def _check_schema(con, path, read_only, migrate):
         con.execute("INSERT INTO tracedb_meta VALUES ('schema_version', $v)", {"v": str(SCHEMA_VERSION)})
         con.execute("COMMIT")
         return
+    if checked:
+        _refuse_code(con, path, read_only)
+        _check_tables(path, cat, {"tracedb_meta": META_COLUMNS})   # read next: a table, of two texts
     row = con.execute("SELECT value FROM tracedb_meta WHERE key = 'schema_version'").fetchone()
     version = int(row[0]) if row and str(row[0]).isdigit() else -1
     if version == SCHEMA_VERSION:
@@ -220,6 +273,8 @@ def _check_schema(con, path, read_only, migrate):
         if missing:   # dropped by hand (tracedb sql --write): every command would fail on it later
             raise StoreError(f"{path}: a tracedb store without its table(s) {', '.join(missing)}; it cannot be "
                              "used: re-ingest the traces into a new store")
+        if checked and _tables_digest(cat) != TABLES_DIGEST:
+            _check_tables(path, cat, _expected_tables(SCHEMA_VERSION))
         return
     if version > SCHEMA_VERSION:
         raise StoreError(f"{path}: written by a newer tracedb (schema v{version}, this one reads v{SCHEMA_VERSION}); "
@@ -230,6 +285,8 @@ def _check_schema(con, path, read_only, migrate):
     if read_only or not migrate:
         raise StoreError(f"{path}: schema v{version} is older than v{SCHEMA_VERSION}; "
                          f"run `tracedb migrate --db {path}`")
+    if checked:   # the migrations read the tables of that version: each must be a table, computing no column
+        _check_tables(path, cat, _expected_tables(version), exact=False)
     con.execute("BEGIN")
     _upgrade(con, version)
     if SCHEMA_VERSION >= 5 > version:
@@ -240,6 +297,124 @@ def _check_schema(con, path, read_only, migrate):
         kernel_work.fill(con)
     con.execute("UPDATE tracedb_meta SET value = $v WHERE key = 'schema_version'", {"v": str(SCHEMA_VERSION)})
     con.execute("COMMIT")
+
+
+# What a store's catalog holds in its schema main, in one query (~2 ms on a store of 17 tables and 10 views):
+# its base tables, the columns of its tables and views (`name TYPE`, and ` = expr` for a column with a default
+# or a computed value: tracedb's have neither), and its views. The catalog functions are named with their
+# schema: a store's macro named duckdb_tables would otherwise replace DuckDB's in the query.
+CATALOG_SQL = """
+SELECT 'table' AS kind, table_name AS name, NULL AS position, NULL AS detail FROM system.main.duckdb_tables()
+WHERE database_name = system.main.current_database() AND schema_name = 'main'
+UNION ALL
+SELECT 'column', table_name, column_index, column_name || ' ' || data_type || coalesce(' = ' || column_default, '')
+FROM system.main.duckdb_columns()
+WHERE database_name = system.main.current_database() AND schema_name = 'main'
+UNION ALL
+SELECT 'view', view_name, NULL, NULL FROM system.main.duckdb_views()
+WHERE database_name = system.main.current_database() AND schema_name = 'main' AND NOT internal"""
+# What runs SQL when a table is written: a trigger (DuckDB 2.0 has them, in stores of storage v2.0.0) and a CHECK
+# constraint (tracedb's tables have neither). Looked for on writable opens only, as a read runs neither (the
+# two listings cost ~5 ms a connection).
+WRITE_SQL_SQL = """
+SELECT 'a constraint ' || constraint_text, table_name FROM system.main.duckdb_constraints()
+WHERE database_name = system.main.current_database() AND schema_name = 'main' AND constraint_type = 'CHECK'"""
+TRIGGERS_SQL = """
+UNION ALL
+SELECT 'a TRIGGER (' || trigger_name || ')', table_name FROM system.main.duckdb_triggers()
+WHERE database_name = system.main.current_database() AND schema_name = 'main'"""
+# A function kept in the store's schema main: a macro, which DuckDB finds before its own functions of that name
+# (a store's macro `upper` or `sha256` replaces DuckDB's in every query). DuckDB lists functions in one table
+# with its ~3,300 own, so this is the costly part of the check: ~15 ms.
+MACROS_SQL = """
+SELECT function_name, function_type FROM system.main.duckdb_functions()
+WHERE database_name = system.main.current_database() AND schema_name = 'main'"""
+# tracedb_meta, read before the schema version says which tables to expect (schema.sql; no migration changes it)
+META_COLUMNS = ("key VARCHAR", "value VARCHAR")
+REFUSED = "refused (a store's own SQL is never run)"
+
+
+class Catalog:
+    """A store's schema main: base table -> its columns in order, and the views."""
+
+    def __init__(self, rows):
+        columns: dict[str, list] = {}
+        for kind, name, position, detail in rows:
+            if kind == "column":
+                columns.setdefault(name, []).append((position, detail))
+        self.tables = {name: tuple(d for _, d in sorted(columns.get(name, ())))
+                       for kind, name, _, _ in rows if kind == "table"}
+        self.views = {name for kind, name, _, _ in rows if kind == "view"}
+
+
+def _catalog(con) -> Catalog:
+    return Catalog(con.execute(CATALOG_SQL).fetchall())
+
+
+@functools.lru_cache(maxsize=1)
+def _has_triggers() -> bool:
+    """DuckDB 2.0 brought triggers (and duckdb_triggers()); 1.5 has neither."""
+    return int(re.match(r"\d+", duckdb.__version__).group()) >= 2
+
+
+def _refuse_code(con, path, read_only: bool):
+    """A macro in the store, or on a writable open a trigger or CHECK constraint (tracedb keeps none), refuses
+    it, named."""
+    if not read_only:
+        found = con.execute(WRITE_SQL_SQL + (TRIGGERS_SQL if _has_triggers() else "")).fetchone()
+        if found:
+            raise StoreError(f"store {path}: main.{found[1]} has {found[0]}, which tracedb never makes and which "
+                             f"DuckDB would run on a write; {REFUSED}")
+    macro = con.execute(MACROS_SQL).fetchone()
+    if macro:
+        raise StoreError(f"store {path}: main.{macro[0]} is a {macro[1].upper().replace('_', ' ')}, which tracedb "
+                         f"never keeps in a store and which DuckDB would run in place of its own function; {REFUSED}")
+
+
+def _tables_digest(cat: Catalog) -> str:
+    lines = [f"{t}: {', '.join(cat.tables.get(t, ()))}" for t in sorted(("tracedb_meta",) + CORE_TABLES)]
+    return hashlib.sha256("\n".join(lines).encode()).hexdigest()
+
+
+@functools.lru_cache(maxsize=4)
+def _expected_tables(version: int) -> dict[str, tuple]:
+    """Base table -> columns of a store at schema `version`, as schema.sql and the migrations up to it make
+    them, in an in-memory database (~0.1 s)."""
+    mem = duckdb.connect(config=dict(NO_NETWORK))
+    try:
+        sql.run(mem, "macros")
+        sql.run(mem, "schema")
+        for v in range(1, version):
+            sql.run(mem, MIGRATIONS[v])
+        return _catalog(mem).tables
+    finally:
+        mem.close()
+
+
+def _check_tables(path, cat: Catalog, expected: dict[str, tuple], exact=True):
+    """Each table of `expected` (name -> columns) is a base table of the store with those columns; not `exact`
+    (an older store, to be migrated): with no column of a default or computed value, whatever its columns (an
+    older tracedb's are the migrations' business)."""
+    for table, want in sorted(expected.items()):
+        if table in cat.views:
+            raise StoreError(f"store {path}: main.{table} is a VIEW where tracedb keeps a table; {REFUSED}")
+        if table not in cat.tables:
+            raise StoreError(f"{path}: a tracedb store without its table {table}; it cannot be used: re-ingest the "
+                             "traces into a new store")
+        got = cat.tables[table]
+        computed = [c for c in got if " = " in c]
+        if not exact and computed:
+            raise StoreError(f"store {path}: main.{table} has the column `{computed[0]}`, of a value DuckDB computes; "
+                             f"{REFUSED}")
+        if got == want or not exact:
+            continue
+        for i, (g, w) in enumerate(zip(got, want)):
+            if g != w:
+                raise StoreError(f"store {path}: main.{table} column {i + 1} is `{g}` where tracedb keeps `{w}`; "
+                                 f"{REFUSED}")
+        what = (f"has a column `{got[len(want)]}` tracedb does not keep" if len(got) > len(want)
+                else f"lacks the column `{want[len(got)]}`")
+        raise StoreError(f"store {path}: main.{table} {what}; {REFUSED}")
 
 
 def _upgrade(con, version: int):

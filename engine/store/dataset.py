@@ -24,7 +24,7 @@ import tempfile
 import duckdb
 
 from tracedb import atomic, sql
-from tracedb.errors import StoreError, UsageError
+from tracedb.errors import StoreError, UsageError, parse_limit
 
 MANIFEST = "tracedb-dataset.json"
 FORMAT = "tracedb-dataset"
@@ -63,8 +63,9 @@ def read_manifest(folder: str) -> dict:
             m = json.load(f)
     except OSError as e:
         raise StoreError(f"{path}: cannot read: {e.strerror}") from None
-    except ValueError as e:
-        raise StoreError(f"{path}: not JSON ({e}); expected the manifest of a tracedb dataset") from None
+    except (RecursionError, ValueError) as e:   # a manifest tracedb writes nests 4 levels, its numbers 19 digits
+        why = parse_limit(e) or f"not JSON ({e})"
+        raise StoreError(f"{path}: {why}; expected the manifest of a tracedb dataset") from None
     if not isinstance(m, dict) or m.get("format") != FORMAT or not isinstance(m.get("runs"), list) \
             or not isinstance(m.get("tables"), dict):
         raise StoreError(f"{path}: not a tracedb dataset manifest; "
@@ -73,8 +74,13 @@ def read_manifest(folder: str) -> dict:
     return m
 
 
-def _is_int(v, least: int) -> bool:
-    return type(v) is int and v >= least
+# run ids are the store's INTEGER (sql/store/schema.sql): a manifest's ids and next_run_id stay below 2^31 - 1, so
+# that the next run's id fits too
+MAX_RUN_ID = 2**31 - 2
+
+
+def _is_int(v, least: int, most: int | None = None) -> bool:
+    return type(v) is int and v >= least and (most is None or v <= most)
 
 
 def _bad(path: str, where: str, got, expected: str):
@@ -92,8 +98,8 @@ def check_manifest(path: str, m: dict) -> None:
              f"{FORMAT_VERSION}, the dataset format this tracedb reads")
     if not _is_int(m.get("schema_version"), 1):
         _bad(path, "schema_version", m.get("schema_version"), "a schema version (an integer)")
-    if "next_run_id" in m and not _is_int(m["next_run_id"], 1):
-        _bad(path, "next_run_id", m["next_run_id"], "an integer from 1")
+    if "next_run_id" in m and not _is_int(m["next_run_id"], 1, MAX_RUN_ID + 1):
+        _bad(path, "next_run_id", m["next_run_id"], f"an integer from 1 to {MAX_RUN_ID + 1}")
     for table, desc in m["tables"].items():
         if not IDENT.fullmatch(table) or not isinstance(desc, dict) \
                 or desc.get("partition_by") not in (None, PARTITION):
@@ -101,9 +107,9 @@ def check_manifest(path: str, m: dict) -> None:
     ids, names = set(), set()
     for i, run in enumerate(m["runs"]):
         where = f"runs[{i}]"
-        if not isinstance(run, dict) or not _is_int(run.get("run_id"), 1) or run["run_id"] in ids:
+        if not isinstance(run, dict) or not _is_int(run.get("run_id"), 1, MAX_RUN_ID) or run["run_id"] in ids:
             _bad(path, f"{where}.run_id", run.get("run_id") if isinstance(run, dict) else run,
-                 "an integer from 1, once per dataset")
+                 f"an integer from 1 to {MAX_RUN_ID}, once per dataset")
         if not isinstance(run.get("name"), str) or not run["name"] or run["name"] in names:
             _bad(path, f"{where}.name", run.get("name"), "a run name, once per dataset")
         ids.add(run["run_id"])

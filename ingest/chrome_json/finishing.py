@@ -1,6 +1,8 @@
 """The last steps of a Chrome trace's ingest, inside the run's final transaction: tracks, NPU tasks,
 per-core tasks and the devices of simulators, derived from the events already inserted, and the check
 that the trace holds device activity."""
+import os
+
 from tracedb import sql
 from tracedb.errors import InputError
 
@@ -74,14 +76,17 @@ def cut_short(path: str) -> bool:
     way to an error)."""
     import gzip
     import zlib
-    tail = b""
+
+    from tracedb.ingest.capped_read import gzip_cap
+    tail, read = b"", 0
     try:
         with open(path, "rb") as raw:
             gz = raw.read(2) == b"\x1f\x8b"
             raw.seek(0)
+            cap = gzip_cap(os.fstat(raw.fileno()).st_size)
             f = gzip.GzipFile(fileobj=raw) if gz else raw
-            while chunk := f.read(1 << 20):
-                tail = (tail + chunk)[-256:]
+            while read <= cap and (chunk := f.read(1 << 20)):     # never past what the ingest inflated
+                tail, read = (tail + chunk)[-256:], read + len(chunk)
     except (EOFError, gzip.BadGzipFile, zlib.error):
         return True
     except OSError:

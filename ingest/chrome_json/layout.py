@@ -21,9 +21,11 @@ import re
 from dataclasses import dataclass, field
 
 from tracedb.errors import InputError
+from tracedb.ingest.capped_read import BLANK_RUN_MAX, blank_refusal
 from tracedb.ingest.chrome_json.config import DEFAULT, JsonIngestConfig
-from tracedb.ingest.chrome_json.jsonscan import ScanStop, blank_at, load_value, value_end, walk
-from tracedb.ingest.sniff import LEADING
+from tracedb.ingest.chrome_json.jsonscan import (DEEP, LONG_BLANKS, ScanStop, blank_at, load_value, shown,
+                                                  value_end, walk)
+from tracedb.ingest.sniff import LEADING, past_blanks
 
 # An event boundary: `}`, a comma, `{` and a key that starts Kineto and Perfetto events. It cannot occur
 # inside a JSON string (the quote would be escaped), but it can inside args that hold a list of objects
@@ -41,6 +43,14 @@ META_MAX_BYTES = 64 << 20
 # Events walked back from the end before the walk starts: a boundary inside an event's args (a list of
 # objects with "ph") cannot be the earliest of four.
 _ORIGIN_EVENTS = 4
+# Looking for them: bytes read back at a time, bytes of one candidate read to see whether it is an event
+# (Kineto's are ~0.3-2 KB; a longer one is passed over), and bytes read for all candidates before the walk
+# starts from the first event instead. Each candidate first read 64 KiB: 3 million `{}` in a 9 MB trace's
+# args took 32 s.
+_BACK = 1 << 16
+_CANDIDATE = 1 << 12
+_CANDIDATE_MAX = 1 << 20
+_ORIGIN_BUDGET = 32 << 20
 # Bytes first read to look at one event (Kineto's are ~0.3-2 KB); more is read while an event runs past.
 _PEEK = 1 << 16
 
@@ -74,9 +84,9 @@ def locate(path: str, source: str, config: JsonIngestConfig = DEFAULT, note: str
 def read_head(path: str, source: str, config: JsonIngestConfig, note: str = "") -> Layout:
     """The layout with its start, its form and the metadata keys before the events (end not known yet)."""
     with open(path, "rb") as f:
-        head = f.read(min(config.chunk, _PEEK))      # its first byte after blanks (sniffing refused more)
-        lead = len(head) - len(head.lstrip(LEADING))
-        first = head[lead:lead + 1]
+        lead = _lead(f, source, note)
+        f.seek(lead)
+        first = f.read(1)
         if first == b"[":
             start, meta = lead + 1, {}
         elif first == b"{":
@@ -88,11 +98,21 @@ def read_head(path: str, source: str, config: JsonIngestConfig, note: str = "") 
 
 
 # ----------------------------------------------------------------------------------------------- head
+def _lead(f, source: str, note: str) -> int:
+    """Offset of the document's first byte, after a BOM and at most BLANK_RUN_MAX blanks."""
+    f.seek(0)
+    head = f.read(_PEEK)
+    text = head.lstrip(LEADING)
+    if text or len(head) < _PEEK:
+        return len(head) - len(text)
+    f.seek(0)
+    data = f.read(BLANK_RUN_MAX + 1)
+    return len(data) - len(past_blanks(data, source, note))
+
+
 def object_start(f, source: str, config: JsonIngestConfig, note: str = "") -> tuple[int, dict]:
     """The byte after `"traceEvents": [` and the keys before it, read one by one (at most META_MAX_BYTES)."""
-    f.seek(0)
-    raw = f.read(4096)
-    lead = len(raw) - len(raw.lstrip(LEADING)) + 1        # after '{'
+    lead = _lead(f, source, note) + 1        # after '{'
     obj, meta = _Object(f, lead, 1 << 62, config.chunk, note), {}   # to the file's end (a .gz too)
     while True:
         member = obj.member(source, meta)
@@ -144,19 +164,19 @@ class _Object:
                 if not self._grow():
                     return _CUT
             except ScanStop as s:
-                raise InputError(f"{source}: byte {self.at + s.pos}{self.note}: {s.reason}; expected the "
-                                 "top-level object's keys and values") from None
+                expected = "" if s.kind == "limit" else "; expected the top-level object's keys and values"
+                raise InputError(f"{source}: byte {self.at + s.pos}{self.note}: {s.reason}{expected}") from None
 
     def _member(self, source: str, seen: dict):
         text = self.text
-        i = _need(text, blank_at(text, self.i))
+        i = _blanks(text, self.i)
         if text[i] == "}":
             self.i = i + 1
             return None
         if not self.first:
             if text[i] != ",":
                 raise ScanStop("syntax", i, f"{text[i]!r} where ',' or '}}' was expected")
-            i = _need(text, blank_at(text, i + 1))
+            i = _blanks(text, i + 1)
         if text[i] != '"':
             raise ScanStop("syntax", i, f"{text[i]!r} where a key was expected")
         end = _end_of(text, i, 1)
@@ -164,10 +184,10 @@ class _Object:
             key = load_value(text[i:end].encode("latin-1"), "a key")
         except ValueError as e:   # a bad escape, invalid UTF-8
             raise ScanStop("syntax", i, f"a key that is not a JSON string ({_reason(e)})") from None
-        i = _need(text, blank_at(text, end))
+        i = _blanks(text, end)
         if text[i] != ":":
             raise ScanStop("syntax", i, f"{text[i]!r} where ':' was expected")
-        i = _need(text, blank_at(text, i + 1))
+        i = _blanks(text, i + 1)
         at = self.at + i
         if key in seen or (key == "traceEvents" and "traceEvents" in seen):
             raise InputError(f"{source}: byte {at}{self.note}: the top-level key {key!r} appears twice; expected "
@@ -205,6 +225,15 @@ def _need(text: str, i: int) -> int:
     if i >= len(text):
         raise _NeedMore()
     return i
+
+
+def _blanks(text: str, i: int) -> int:
+    """_need of the first non-blank at or after i; more than BLANK_RUN_MAX blanks in a row are refused
+    (else 64 MiB of blanks read as "no traceEvents array in the first 64 MiB")."""
+    j = blank_at(text, i)
+    if j - i > BLANK_RUN_MAX:
+        raise ScanStop("limit", i, LONG_BLANKS)
+    return _need(text, j)
 
 
 def _end_of(text: str, i: int, depth: int) -> int:
@@ -256,20 +285,31 @@ def _array_close(f, layout: Layout, data_end: int, source: str, config: JsonInge
     events (the layout is then set: _cut_or_refuse)."""
     origin, lead_comma = _walk_origin(f, layout.start, data_end, config)
     try:
-        return walk(f, origin, data_end, lead_comma, _PEEK)
+        return walk(f, origin, data_end, lead_comma, _PEEK, on_value=None if lead_comma else _an_event)
     except ScanStop as s:
         stop = s
     if stop.kind == "close" and lead_comma:
         try:
-            return walk(f, layout.start, data_end, False, config.chunk)
+            return walk(f, layout.start, data_end, False, config.chunk, on_value=_an_event)
         except ScanStop as s:
             stop = s
     return _cut_or_refuse(layout, stop, source)
 
 
+def _an_event(first: int, end: int, value) -> bool:
+    """A walk from the array's first value stops at the first that is no object, which DuckDB's reader
+    refuses anyway: five million numbers in a 10 MB array were walked for 7 s before it did."""
+    if value is not DEEP and not isinstance(value, dict):
+        raise ScanStop("value", first, f"a value of the event array is {shown(value)}; expected an event object "
+                                       "{\"ph\": ..., \"ts\": ..., ...}")
+    return False
+
+
 def _cut_or_refuse(layout: Layout, s: ScanStop, source: str):
     """A walk that stopped before the array closed: a cut file ends at its last complete event (None:
     the layout is set); malformed JSON is refused."""
+    if s.kind in ("limit", "value"):
+        raise InputError(f"{source}: byte {s.pos}{layout.note}: {s.reason}")
     if s.kind != "cut":
         raise InputError(f"{source}: byte {s.pos}{layout.note}: {s.reason}; expected the events of the "
                          "traceEvents array, separated by commas")
@@ -294,33 +334,40 @@ def _data_end(f, start: int, size: int, block: int) -> int:
 
 
 def _walk_origin(f, start: int, data_end: int, config: JsonIngestConfig) -> tuple[int, bool]:
-    """(offset, True) just after an event's '}' a few events before the end, found from the end in growing
-    windows: the earliest of the last _ORIGIN_EVENTS places where two objects meet and the second is an
-    event (an object with a string "ph"); (start, False) when there is none (the walk then covers every
-    event)."""
-    found, hi, step = [], data_end, 1 << 16
+    """(offset, True) just after an event's '}' a few events before the end, found from the end _BACK
+    bytes at a time: the earliest of the last _ORIGIN_EVENTS places where two objects meet and the second
+    is an event (an object with a string "ph"); (start, False) when there is none, or when the candidates
+    read _ORIGIN_BUDGET bytes before enough were found (the walk then covers every event)."""
+    found, hi, spent = [], data_end, 0
     while hi > start and len(found) < _ORIGIN_EVENTS:
-        lo = max(start, hi - step)
+        lo = max(start, hi - _BACK)
         f.seek(lo)
         block = f.read(min(hi + 64, data_end) - lo)
         for m in reversed(list(_MEET.finditer(block))):
             at = lo + m.start() + 1
-            if at < hi and _event_at(f, lo + m.end() - 1, data_end, config):
+            if at >= hi:
+                continue
+            is_event, read = _event_at(f, lo + m.end() - 1, data_end)
+            spent += read
+            if is_event:
                 found.append(at)
                 if len(found) == _ORIGIN_EVENTS:
                     break
-        hi, step = lo, step * 4
+            if spent > _ORIGIN_BUDGET:
+                return start, False
+        hi = lo
     return (found[-1], True) if found else (start, False)
 
 
-def _event_at(f, pos: int, data_end: int, config: JsonIngestConfig) -> bool:
-    """The JSON value at `pos` is an object with a string "ph"."""
+def _event_at(f, pos: int, data_end: int) -> tuple[bool, int]:
+    """(the JSON value at `pos` is an object with a string "ph", bytes read to tell)."""
     seen = []
     try:
-        walk(f, pos, data_end, False, _PEEK, on_value=lambda a, b, v: seen.append(v) or True)
+        walk(f, pos, min(data_end, pos + _CANDIDATE_MAX), False, _CANDIDATE,
+             on_value=lambda a, b, v: seen.append(v) or True)
     except ScanStop:
-        return False
-    return bool(seen) and isinstance(seen[0], dict) and isinstance(seen[0].get("ph"), str)
+        return False, f.tell() - pos
+    return bool(seen) and isinstance(seen[0], dict) and isinstance(seen[0].get("ph"), str), f.tell() - pos
 
 
 def _after_events(f, layout: Layout, at: int, data_end: int, source: str, config: JsonIngestConfig):
@@ -334,23 +381,26 @@ def _after_events(f, layout: Layout, at: int, data_end: int, source: str, config
         if member == _CUT:
             return more, True, False     # cut inside the keys after the events: the events are all there
         after = at + obj.i
-    rest = _first_non_blank(f, after, data_end, config.chunk)
+    rest = _first_non_blank(f, after, data_end, config.chunk, source, layout.note)
     if rest is not None:
         raise InputError(f"{source}: byte {rest}{layout.note}: data after the end of the JSON document; expected "
                          f"nothing after its closing {'}' if layout.object_form else ']'!r} (two traces in one file?)")
     return more, False, True
 
 
-def _first_non_blank(f, at: int, data_end: int, block: int) -> int | None:
-    """Offset of the first byte from `at` to data_end that is not blank, None when there is none."""
+def _first_non_blank(f, at: int, data_end: int, block: int, source: str, note: str) -> int | None:
+    """Offset of the first byte from `at` to data_end that is not blank, None when there is none; more
+    than BLANK_RUN_MAX blanks are refused."""
     pos = at
     while pos < data_end:
         f.seek(pos)
-        chunk = f.read(min(block, data_end - pos))
+        chunk = f.read(min(block, data_end - pos, BLANK_RUN_MAX + 1))
         stripped = chunk.lstrip(b" \t\r\n")
         if stripped:
             return pos + len(chunk) - len(stripped)
         pos += len(chunk)
+        if pos - at > BLANK_RUN_MAX:
+            raise InputError(blank_refusal(source, at, note))
     return None
 
 

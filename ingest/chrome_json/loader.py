@@ -23,6 +23,7 @@ from tracedb.ingest.chrome_json.parts import part_bytes, split, stream_ranges
 from tracedb.ingest.chrome_json.schema import INEXACT, TS_READ, ArgExpr, args_keys, columns, ts_kind, ts_read
 from tracedb.ingest.chrome_json.sniff import is_gzip
 from tracedb.ingest.chrome_json.tail_balance import balance_tail
+from tracedb.ingest.sniff import check_regular
 
 __all__ = ["RetrySafely", "load"]
 INFLATED = " of the inflated JSON"
@@ -55,6 +56,7 @@ def load(con, run_id: int, path: str, parts: int | None = None, safe: bool = Fal
     the name of the kernel they launch (schema.CAPTURE_ARGS).
     Returns run facts: device_name, rank, world_size, truncated, clock_domain, format, device_kind,
     inflated_bytes (a .gz's JSON bytes, else None)."""
+    check_regular(path)     # not a FIFO, not sparse: the host trace beside an Ascend CSV comes straight here
     config = _cursors_for(con, config)
     with Workdir(store_folder(con)) as work, memory_cap(con, config.memory_cap):
         again = _Again()

@@ -11,11 +11,12 @@ import re
 
 from tracedb.errors import InputError
 from tracedb.ingest import formats
-from tracedb.ingest.chrome_json.jsonscan import DEEP, ScanStop, walk
+from tracedb.ingest.chrome_json.jsonscan import DEEP, LONG_VALUE, ScanStop, shown, walk
 from tracedb.ingest.chrome_json.layout import Layout
 
 _RECORD = re.compile(r"record/value (\d+)")
 _REASON = re.compile(r"(?:record/value \d+|Error): (.*)$")
+_IN_FILE = re.compile(r' (?:while reading|in) file "[^"]*"')
 _PEEK = 1 << 16
 
 
@@ -42,6 +43,7 @@ def part_error(e: Exception, source: str, layout: Layout, rng: tuple[int, int], 
     cut or (before the safe read) an args value may be the cause, else an InputError naming the byte."""
     msg = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
     reason = (_REASON.search(msg).group(1) if _REASON.search(msg) else msg).strip().rstrip(".")
+    reason = _IN_FILE.sub("", reason)       # the part file DuckDB read is no file of the user's
     k = int(_RECORD.search(msg).group(1)) if _RECORD.search(msg) else None
     malformed = "Malformed JSON" in msg
     target = None if k is None else (k - 1 if malformed else k)
@@ -50,6 +52,8 @@ def part_error(e: Exception, source: str, layout: Layout, rng: tuple[int, int], 
     def where(pos: int) -> str:   # not str.format: the path may hold braces
         return f"{source}: byte {pos}{layout.note}"
     if stop is not None:
+        if stop.kind in ("limit", "value"):     # past a limit, or not an event: the reason names it
+            return InputError(f"{where(stop.pos)}: {stop.reason}")
         if stop.kind == "early" and rng[0] == layout.start:
             return EndsEarly(stop.pos)   # walked from the array's start: that ']' is the array's end
         if stop.kind in ("close", "early") or (stop.kind == "cut" and stop.pos < rng[1]):
@@ -60,6 +64,8 @@ def part_error(e: Exception, source: str, layout: Layout, rng: tuple[int, int], 
         if stop.kind == "syntax":
             return InputError(f"{where(stop.pos)}: malformed JSON ({stop.reason}); expected the events of "
                               "the traceEvents array")
+    if found is None and "maximum_object_size" in msg:    # an event DuckDB reads no more of: past 32 MiB less
+        return InputError(f"{source}: between bytes {rng[0]} and {rng[1]}{layout.note}: {LONG_VALUE}")   # 5 bytes
     if found is None:
         bad_utf8 = _invalid_utf8(layout.path, rng)
         if bad_utf8 is not None:
@@ -158,8 +164,12 @@ def _invalid_utf8(path: str, rng: tuple[int, int]) -> int | None:
 def _wrong_field(path: str, first: int, end: int, value) -> str | None:
     """What is wrong with a record the reader refused, in its top-level fields, or None (then it is an
     args value): not an object, a key twice, ts not a number, args not an object."""
-    if value is DEEP:
-        return None
+    if value is DEEP:        # nested past Python's parser: what it is, from its first byte
+        with open(path, "rb") as f:
+            f.seek(first)
+            opener = f.read(1)
+        return None if opener == b"{" else ("is an array nested too deep to show; expected an event object "
+                                            "{\"ph\": ..., \"ts\": ..., ...}")
     if not isinstance(value, dict):
         return f"is {_show(value)}; expected an event object {{\"ph\": ..., \"ts\": ..., ...}}"
     twice = _repeated_key(path, first, end)
@@ -214,9 +224,4 @@ def _field(key: str, v) -> str:
     return f"no {key}" if v is _MISSING else f"{key} {_show(v)}"
 
 
-def _show(v) -> str:
-    try:
-        text = json.dumps(v, ensure_ascii=False)
-    except (TypeError, ValueError):
-        text = repr(v)
-    return text if len(text) <= 60 else text[:57] + "..."
+_show = shown

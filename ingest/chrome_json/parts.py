@@ -7,6 +7,9 @@ from tracedb.ingest.chrome_json.gunzip import Gunzip
 from tracedb.ingest.chrome_json.layout import Layout, boundary_after, find_end
 
 KEPT_EVENT = re.compile(rb'"ph"\s*:\s*"[XM]"')   # complete and metadata events: the rows a part aims at
+# Bytes an event boundary (layout.BOUNDARY: `}`, `,`, `{`, a key, `:` and the blanks between them) is
+# looked for across two chunks; one with more blanks than this is passed over, and the part ends at the next.
+_ACROSS = 1 << 12
 
 
 def split(layout: Layout, parts: int, config: JsonIngestConfig = DEFAULT) -> list[tuple[int, int]]:
@@ -33,10 +36,14 @@ def stream_ranges(layout: Layout, gz: Gunzip, source: str, size: int, config: Js
     while True:
         target = x + size
         limit = target + config.chunk
-        cut = None
+        cut, look = None, target
         while cut is None and gz.wait_for(limit) >= limit and not gz.done:
-            cut = boundary_after(layout.path, target, limit)
-            limit += config.chunk     # an event longer than a chunk: look further
+            cut = boundary_after(layout.path, look, limit)
+            # an event longer than a chunk: look in the next chunk only (from its start, each look read
+            # every chunk again: 2 GiB of blanks was ~500 GB of reads), from a little before it, where a
+            # boundary across the two may start
+            look = max(target, limit - _ACROSS)
+            limit += config.chunk
         if cut is None:
             break              # the stream has ended: the rest is cut below
         yield x, cut

@@ -9,7 +9,8 @@
 -- write it; name from `strings.buffer_records[kind].operations[operation]`), linked to its kernels by the
 -- internal correlation id.
 -- Inputs: TEMP _rocprof_tools, _rocprof_gpus, _rocprof_dispatch, _rocprof_copies, _rocprof_hip (dropped at the
---   end), checked by ingest_rocprof_check.
+--   end), checked by ingest_rocprof_check (every time a JSON integer from 0 to ingest/rocprof.py MAX_NS, cast
+--   here).
 -- Parameters:
 --   $run_id INTEGER: the run being ingested
 --   $device INTEGER: the GPU index of the run's agent, NULL for every GPU agent
@@ -25,7 +26,8 @@ WITH symbols AS (   -- a kernel_id listed twice: its first symbol
     SELECT tool, list_filter(strings.buffer_records, lambda k: k.kind = 'MEMORY_COPY')[1].operations AS ops
     FROM _rocprof_tools
 ), rows AS (
-    SELECT d.tool, 0 AS part, d.idx, d.r.start_timestamp AS start_ns, d.r.end_timestamp - d.r.start_timestamp AS dur_ns,
+    SELECT d.tool, 0 AS part, d.idx, d.r.start_timestamp::BIGINT AS start_ns,
+           d.r.end_timestamp::BIGINT - d.r.start_timestamp::BIGINT AS dur_ns,
            s.name, 'kernel' AS kind, g.device_id, d.r.dispatch_info.queue_id.handle AS stream_id,
            d.r.correlation_id.internal AS correlation_id, nullif(d.r.correlation_id."external", 0) AS external_id,
            [d.r.dispatch_info.grid_size.x, d.r.dispatch_info.grid_size.y, d.r.dispatch_info.grid_size.z] AS grid,
@@ -36,7 +38,7 @@ WITH symbols AS (   -- a kernel_id listed twice: its first symbol
     JOIN _rocprof_gpus g ON g.tool = d.tool AND g.handle = d.r.dispatch_info.agent_id.handle
     JOIN symbols s ON s.tool = d.tool AND s.kernel_id = d.r.dispatch_info.kernel_id
     UNION ALL
-    SELECT c.tool, 1, c.idx, c.r.start_timestamp, c.r.end_timestamp - c.r.start_timestamp,
+    SELECT c.tool, 1, c.idx, c.r.start_timestamp::BIGINT, c.r.end_timestamp::BIGINT - c.r.start_timestamp::BIGINT,
            coalesce(o.ops[c.r.operation + 1], format('MEMORY_COPY operation {}', c.r.operation)), 'memcpy',
            coalesce(dst.device_id, src.device_id), NULL, c.r.correlation_id.internal,
            nullif(c.r.correlation_id."external", 0), NULL, NULL, NULL
@@ -55,7 +57,8 @@ INSERT INTO trace_events (run_id, seq, ph, kind, cat, name, pid, tid, start_ns, 
 SELECT $run_id, row_number() OVER (ORDER BY h.tool, h.idx), 'X', NULL, 'cuda_runtime',
        coalesce(t.strings.buffer_records[h.r.kind + 1].operations[h.r.operation + 1],
                 format('HIP API {}.{}', h.r.kind, h.r.operation)),
-       t.metadata.pid::VARCHAR, h.r.thread_id::VARCHAR, h.r.start_timestamp, h.r.end_timestamp - h.r.start_timestamp,
+       t.metadata.pid::VARCHAR, h.r.thread_id::VARCHAR, h.r.start_timestamp::BIGINT,
+       h.r.end_timestamp::BIGINT - h.r.start_timestamp::BIGINT,
        h.r.correlation_id.internal, nullif(h.r.correlation_id."external", 0)
 FROM _rocprof_hip h JOIN _rocprof_tools t USING (tool)
 ORDER BY h.tool, h.idx;

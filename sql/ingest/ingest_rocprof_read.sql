@@ -2,7 +2,8 @@
 -- JSON reader and an explicit schema: only the keys tracedb uses are materialised (agents, kernel
 -- symbols, kernel dispatches, memory copies, HIP API calls, the names of operations, the pid); the reader
 -- skips every other key. The document is one JSON object, so the reader holds all of it at once
--- ($max_bytes bounds it).
+-- ($max_bytes bounds it). Timestamps are read as JSON, as written, so that ingest_rocprof_check refuses 1.5,
+-- "1" or true where rocprofv3 writes integer ns (read as BIGINT, DuckDB would take them as 2, 1 and 1).
 -- Inputs: the file at $path (plain or gzip).
 -- Parameters:
 --   $path VARCHAR: the rocprofv3 JSON file
@@ -29,16 +30,16 @@ FROM (
                                   truncated_kernel_name VARCHAR)[],
             buffer_records STRUCT(
                 kernel_dispatch STRUCT(correlation_id STRUCT(internal UBIGINT, "external" UBIGINT),
-                    start_timestamp BIGINT, end_timestamp BIGINT,
+                    start_timestamp JSON, end_timestamp JSON,
                     dispatch_info STRUCT(agent_id STRUCT(handle UBIGINT), queue_id STRUCT(handle UBIGINT),
                         kernel_id UBIGINT, dispatch_id UBIGINT, private_segment_size UBIGINT,
                         group_segment_size UBIGINT, workgroup_size STRUCT(x INTEGER, y INTEGER, z INTEGER),
                         grid_size STRUCT(x INTEGER, y INTEGER, z INTEGER)))[],
                 memory_copy STRUCT(correlation_id STRUCT(internal UBIGINT, "external" UBIGINT), operation INTEGER,
-                    start_timestamp BIGINT, end_timestamp BIGINT, dst_agent_id STRUCT(handle UBIGINT),
+                    start_timestamp JSON, end_timestamp JSON, dst_agent_id STRUCT(handle UBIGINT),
                     src_agent_id STRUCT(handle UBIGINT), bytes UBIGINT)[],
                 hip_api STRUCT(kind INTEGER, operation INTEGER, correlation_id STRUCT(internal UBIGINT,
-                    "external" UBIGINT), start_timestamp BIGINT, end_timestamp BIGINT, thread_id BIGINT)[]),
+                    "external" UBIGINT), start_timestamp JSON, end_timestamp JSON, thread_id BIGINT)[]),
             metadata STRUCT(pid BIGINT))[]'}) AS doc
 );
 CREATE OR REPLACE TEMP TABLE _rocprof_dispatch AS

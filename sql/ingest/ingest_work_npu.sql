@@ -55,10 +55,12 @@ WITH tuples AS (
     FROM tuples
 ), sized AS (      -- bytes of every tensor present (an empty shape: an absent optional input, 0 bytes)
     SELECT *,
-        list_sum(list_transform(list_zip(ins, in_types),
-                                lambda p: coalesce(numel(p[1]) * dtype_bytes(p[2]), 0))) AS in_bytes,
-        list_sum(list_transform(list_zip(outs, out_types),
-                                lambda p: coalesce(numel(p[1]) * dtype_bytes(p[2]), 0))) AS out_bytes,
+        TRY(list_sum(list_transform(list_zip(ins, in_types),
+                                    lambda p: coalesce(numel(p[1]) * dtype_bytes(p[2]), 0)))) AS in_bytes,
+        TRY(list_sum(list_transform(list_zip(outs, out_types),
+                                    lambda p: coalesce(numel(p[1]) * dtype_bytes(p[2]), 0)))) AS out_bytes,
+        -- every present tensor's element count is known (numel is NULL past a HUGEINT: its bytes are unknown)
+        list_bool_and(list_transform(list_concat(ins, outs), lambda s: s IS NULL OR numel(s) IS NOT NULL)) AS counted,
         -- the 0-d tensors (an empty shape with a known dtype: a scalar such as a learning rate, a loss or
         -- Mul's factor): one element each, counted for memory-bound ops, whose inputs are all present
         coalesce(list_sum(list_transform(list_zip(in_text, in_types),
@@ -92,12 +94,12 @@ WITH tuples AS (
         CASE WHEN NOT attention OR stats IS NULL OR q IS NULL OR k IS NULL THEN NULL
              WHEN len(q) = 3 AND q[1] = b AND q[2] = sq AND NOT (q[1] = sq AND q[2] = b) THEN k[2]   -- BSH
              WHEN len(q) = 3 AND q[1] = sq AND q[2] = b AND NOT (q[1] = b AND q[2] = sq) THEN k[1]   -- SBH
-             WHEN len(q) = 3 AND b = 1 AND sq = 1 THEN k[1] * k[2]
+             WHEN len(q) = 3 AND b = 1 AND sq = 1 THEN TRY(k[1] * k[2])
              WHEN len(q) = 4 AND q[1] = b AND q[2] = n AND q[3] = sq AND NOT (q[2] = sq AND q[3] = n) THEN k[3]  -- BNSD
              WHEN len(q) = 4 AND q[1] = b AND q[2] = sq AND q[3] = n AND NOT (q[2] = n AND q[3] = sq) THEN k[2]  -- BSND
         END AS sk,
-        CASE WHEN attention AND stats IS NOT NULL AND q IS NOT NULL AND numel(q) % (b * n * sq) = 0
-             THEN numel(q) // (b * n * sq) END AS d,
+        TRY(CASE WHEN attention AND stats IS NOT NULL AND q IS NOT NULL AND numel(q) % (b::HUGEINT * n * sq) = 0
+                 THEN numel(q) // (b::HUGEINT * n * sq) END) AS d,
         -- FRACTAL_NZ: a GEMM operand as the matrix it stores, a struct (v: size, t: tile) per side (an ND side's tile
         -- is 1: its size is exact); NZ [..., N1, M1, M0, N0] holds rows M1*M0 and columns N1*N0
         (gemm OR grouped) AND list_bool_and(list_transform(fractals, lambda f: f = 'FRACTAL_NZ'))
@@ -116,7 +118,7 @@ WITH tuples AS (
     FROM shaped
 ), nz_read AS (    -- A as [M,K] or [K,M], B as [K,N] or [N,K]: the readings whose shared sizes fit
     SELECT *,
-        CASE WHEN nz AND gemm AND a_r IS NOT NULL AND a_c IS NOT NULL AND b_r IS NOT NULL AND b_c IS NOT NULL
+        TRY(CASE WHEN nz AND gemm AND a_r IS NOT NULL AND a_c IS NOT NULL AND b_r IS NOT NULL AND b_c IS NOT NULL
              THEN list_distinct(list_transform(list_filter(list_transform(
                  [[false, false], [true, false], [false, true], [true, true]],
                  lambda f: {'m': CASE WHEN f[1] THEN a_c ELSE a_r END, 'ka': CASE WHEN f[1] THEN a_r ELSE a_c END,
@@ -127,15 +129,15 @@ WITH tuples AS (
                                           AND greatest(r.n.v - r.n.t, c_c.v - c_c.t) < least(r.n.v, c_c.v)))),
                  lambda r: 2 * least(r.m.v, coalesce(c_r.v, r.m.v))::HUGEINT * least(r.n.v, coalesce(c_c.v, r.n.v))
                            * least(r.ka.v, r.kb.v) * nz_batch))
-        END AS nz_options,
+        END) AS nz_options,
         -- GroupedMatmul: x [M, K], weight [E, K, N] or [E, N, K] (NZ: [E, N1, M1, M0, N0]), y [M, N]
-        CASE WHEN grouped AND len(ins[1]) = 2 AND len(outs[1]) = 2 AND ins[1][1] = outs[1][1]
+        TRY(CASE WHEN grouped AND len(ins[1]) = 2 AND len(outs[1]) = 2 AND ins[1][1] = outs[1][1]
                   AND ((NOT nz_b AND len(ins[2]) = 3) OR (nz_b AND len(ins[2]) = 5))
                   AND ((greatest(ins[1][2] - 1, b_r.v - b_r.t) < least(ins[1][2], b_r.v)
                         AND greatest(outs[1][2] - 1, b_c.v - b_c.t) < least(outs[1][2], b_c.v))
                        OR (greatest(ins[1][2] - 1, b_c.v - b_c.t) < least(ins[1][2], b_c.v)
                            AND greatest(outs[1][2] - 1, b_r.v - b_r.t) < least(outs[1][2], b_r.v)))
-             THEN 2 * ins[1][1]::HUGEINT * ins[1][2] * outs[1][2] END AS grouped_flops
+             THEN 2 * ins[1][1]::HUGEINT * ins[1][2] * outs[1][2] END) AS grouped_flops
     FROM tiled
 ), conv_io AS (    -- the convolution's tensors: x (input), w (filter), dy (output gradient), y (output)
     SELECT *,
@@ -151,7 +153,7 @@ WITH tuples AS (
     FROM nz_read
 ), conv AS (       -- N, Cout, Hout, Wout from cy; (Cin/groups)*Kh*Kw from the filter
     SELECT *,
-        CASE WHEN NOT conv THEN NULL
+        TRY(CASE WHEN NOT conv THEN NULL
              -- NCHW: x [N, Cin, H, W], w [Cout, Cin/g, Kh, Kw], y or dy [N, Cout, Ho, Wo]
              WHEN cx_fmt = 'NCHW' AND cw_fmt = 'NCHW' AND cy_fmt = 'NCHW' AND len(cx) = 4 AND len(cw) = 4
                   AND len(cy) = 4 AND cx[1] = cy[1] AND cy[2] = cw[1] AND cx[2] % cw[2] = 0
@@ -162,21 +164,21 @@ WITH tuples AS (
                   AND len(cw) = 4 AND len(cy) = 5 AND cx[1] = cy[1] AND cw[4] = cx[5] AND cw[1] % cx[2] = 0
                   AND cw[2] * cw[3] = (coalesce(bias_n, cy[2] * cy[5]) + 15) // 16 * 16
              THEN 2 * cy[1]::HUGEINT * coalesce(bias_n, cy[2] * cy[5]) * cy[3] * cy[4] * cw[1] * cw[4]
-        END AS conv_flops
+        END) AS conv_flops
     FROM conv_io
-), work AS (
+), work AS (      -- TRY: shapes whose work overflows a HUGEINT (dimensions of 10^18) leave that tuple's work NULL
     SELECT text_id, op_type, core_type,
-        CASE WHEN gemm AND nz THEN CASE WHEN len(nz_options) = 1 THEN nz_options[1] END
+        TRY(CASE WHEN gemm AND nz THEN CASE WHEN len(nz_options) = 1 THEN nz_options[1] END
              WHEN gemm THEN gemm_flops(ins[1], ins[2], outs[1])
              WHEN grouped THEN grouped_flops
              WHEN conv THEN conv_flops
              WHEN attention AND op_type = 'FlashAttentionScore'
              THEN 4 * b::HUGEINT * n * sq * sk * d // CASE WHEN band_mask THEN 2 ELSE 1 END
              WHEN attention THEN 10 * b::HUGEINT * n * sq * sk * d // CASE WHEN band_mask THEN 2 ELSE 1 END
-        END AS flops,
-        CASE WHEN NOT typed THEN NULL
-             WHEN gemm OR grouped OR conv OR attention THEN in_bytes + out_bytes
-             ELSE in_bytes + out_bytes + scalar_bytes END AS bytes,
+        END) AS flops,
+        TRY(CASE WHEN NOT typed OR NOT counted THEN NULL
+                 WHEN gemm OR grouped OR conv OR attention THEN in_bytes + out_bytes
+                 ELSE in_bytes + out_bytes + scalar_bytes END) AS bytes,
         CASE WHEN gemm AND nz THEN 'gemm 2MNK (FRACTAL_NZ)'
              WHEN gemm THEN 'gemm 2MNK'
              WHEN grouped THEN 'moe gemm 2MNK (GroupedMatmul)'

@@ -125,10 +125,10 @@ WITH ops AS (
                                                  AND (cx IS NULL OR cdy[1] = cx[1]) THEN cdy[3:] END
              WHEN len(cx) = len(cw) AND len(c_stride) IN (1, len(cx) - 2) AND len(c_pad) IN (1, len(cx) - 2)
                   AND len(c_dil) IN (1, len(cx) - 2)
-             THEN list_transform(range(1, len(cx) - 1),
+             THEN TRY(list_transform(range(1, len(cx) - 1),
                   lambda i: (cx[i + 2] + 2 * c_pad[CASE WHEN len(c_pad) = 1 THEN 1 ELSE i END]
                              - c_dil[CASE WHEN len(c_dil) = 1 THEN 1 ELSE i END] * (cw[i + 2] - 1) - 1)
-                            // c_stride[CASE WHEN len(c_stride) = 1 THEN 1 ELSE i END] + 1)
+                            // c_stride[CASE WHEN len(c_stride) = 1 THEN 1 ELSE i END] + 1))
         END AS c_out,
         CASE conv_kind WHEN 'bwd' THEN (CASE WHEN c_mask[1] THEN 1 ELSE 0 END) + (CASE WHEN c_mask[2] THEN 1 ELSE 0 END)
                        WHEN 'fwd' THEN 1 WHEN 'dgrad' THEN 1 WHEN 'wgrad' THEN 1 END AS c_times
@@ -137,20 +137,20 @@ WITH ops AS (
     SELECT *,
         CASE WHEN c_out IS NOT NULL AND list_bool_and(list_transform(c_out, lambda o: o > 0)) AND c_times > 0
                   AND (cx IS NULL OR cx[2] % cw[2] = 0)
-             THEN c_times * 2 * c_n::HUGEINT * cw[1] * numel(c_out) * numel(cw[2:]) END AS conv_flops,
-        CASE WHEN c_out IS NOT NULL THEN c_n::HUGEINT * cw[1] * numel(c_out) END AS c_out_numel
+             THEN TRY(c_times * 2 * c_n::HUGEINT * cw[1] * numel(c_out) * numel(cw[2:])) END AS conv_flops,
+        CASE WHEN c_out IS NOT NULL THEN TRY(c_n::HUGEINT * cw[1] * numel(c_out)) END AS c_out_numel
     FROM conv_out
-), work AS (
+), work AS (      -- TRY: shapes whose work overflows a HUGEINT (a dimension of 2^62) leave that op's work NULL
     SELECT op_seq,
-        CASE WHEN is_gemm AND len(a) >= 2 AND len(b) >= 2 AND a[-1] = b[-2]
+        TRY(CASE WHEN is_gemm AND len(a) >= 2 AND len(b) >= 2 AND a[-1] = b[-2]
              THEN 2 * a[-2]::HUGEINT * b[-1] * a[-1] * batch
              WHEN op_name = 'aten::linear' AND len(a) >= 1 AND len(b) = 2 AND a[-1] = b[2]
              THEN 2 * numel(a) * b[1]
              WHEN causal_at IS NOT NULL AND len(q) = 4 AND len(k) = 4 AND concrete[causal_at] IN ('True', 'False')
              THEN CASE WHEN iq = 2 THEN 10 ELSE 4 END * numel(q) * CASE WHEN bhsd THEN k[3] ELSE k[2] END
                   // CASE WHEN causal THEN 2 ELSE 1 END
-             WHEN conv_kind IS NOT NULL THEN conv_flops END AS flops,
-        CASE WHEN is_gemm AND len(a) >= 2 AND len(b) >= 2 AND a[-1] = b[-2]
+             WHEN conv_kind IS NOT NULL THEN conv_flops END) AS flops,
+        TRY(CASE WHEN is_gemm AND len(a) >= 2 AND len(b) >= 2 AND a[-1] = b[-2]
              THEN (numel(a) + numel(b) + a[-2]::HUGEINT * b[-1] * batch) * esize
              WHEN op_name = 'aten::linear' AND len(a) >= 1 AND len(b) = 2 AND a[-1] = b[2]
              THEN (numel(a) + numel(b) + numel(a) // a[-1] * b[1]) * esize
@@ -167,9 +167,11 @@ WITH ops AS (
              WHEN regexp_full_match(op_name, 'aten::(add|mul|sub|div|neg|rsqrt|sqrt|pow|exp|silu|gelu|relu|sigmoid|tanh|where)')
                   AND list_bool_and(list_transform(list_zip(dims, types),
                                     lambda p: p[1] = [] OR dtype_bytes(p[2]) IS NOT NULL))
+                  -- every tensor's element count known (numel is NULL past a HUGEINT)
+                  AND list_bool_and(list_transform(dims, lambda d: d IS NULL OR numel(d) IS NOT NULL))
              THEN list_sum(list_transform(list_zip(dims, types), lambda p: coalesce(numel(p[1]) * dtype_bytes(p[2]), 0)))
                   + list_max(list_transform(list_zip(dims, types), lambda p: coalesce(numel(p[1]) * dtype_bytes(p[2]), 0)))
-        END AS bytes,
+        END) AS bytes,
         CASE WHEN is_gemm OR op_name = 'aten::linear' THEN 'gemm 2MNK'
              WHEN causal_at IS NOT NULL AND iq = 2 THEN CASE WHEN causal THEN 'attention bwd causal 10BHSqSkD/2' ELSE 'attention bwd 10BHSqSkD' END
              WHEN causal_at IS NOT NULL THEN CASE WHEN causal THEN 'attention causal 4BHSqSkD/2' ELSE 'attention 4BHSqSkD' END
@@ -201,7 +203,7 @@ WITH moe AS (      -- a fused-experts op: hidden_states [T, K], w1 [E, 2N, K], w
                             'sglang::inplace_fused_experts', 'sglang::outplace_fused_experts', 'aiter::fused_moe_'))
     WHERE len(dims[1]) = 2 AND len(dims[2]) = 3 AND len(dims[3]) = 3 AND len(dims[5]) = 2
       AND dims[5][1] = dims[1][1] AND dims[2][3] = dims[1][2] AND dims[3][2] = dims[1][2]
-      AND dims[2][1] = dims[3][1] AND (dims[2][2] = dims[3][3] OR dims[2][2] = 2 * dims[3][3])
+      AND dims[2][1] = dims[3][1] AND (dims[2][2] = dims[3][3] OR dims[2][2] = 2 * dims[3][3]::HUGEINT)
 ), gemms AS (      -- its expert GEMM kernels, in launch order
     SELECT seq, op_seq, row_number() OVER (PARTITION BY op_seq ORDER BY t, seq) AS nth,
         count(*) OVER (PARTITION BY op_seq) AS n
@@ -211,8 +213,8 @@ WITH moe AS (      -- a fused-experts op: hidden_states [T, K], w1 [E, 2N, K], w
                          '^fused_moe_kernel|kernel_moe_gemm|_matmul_ogs|^bmm_|[Gg]rouped_?[Gg]emm|moe_gemm')
 )
 SELECT $run_id, g.seq,
-    TRY_CAST(CASE WHEN g.nth = 1 THEN 2 * m.h[1]::HUGEINT * m.ids[2] * m.w1[2] * m.w1[3]
-                  ELSE 2 * m.h[1]::HUGEINT * m.ids[2] * m.w2[2] * m.w2[3] END AS BIGINT),
+    TRY_CAST(TRY(CASE WHEN g.nth = 1 THEN 2 * m.h[1]::HUGEINT * m.ids[2] * m.w1[2] * m.w1[3]
+                      ELSE 2 * m.h[1]::HUGEINT * m.ids[2] * m.w2[2] * m.w2[3] END) AS BIGINT),
     NULL, CASE WHEN g.nth = 1 THEN 'moe gemm gate-up 2TkNK' ELSE 'moe gemm down 2TkNK' END, dtype_name(m.w_type)
 FROM gemms g JOIN moe m USING (op_seq)
 WHERE g.n = 2;

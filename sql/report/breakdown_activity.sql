@@ -2,7 +2,10 @@
 -- one unit per run (breakdown_steps.sql then splits them by step). As in the Ascend profiler's
 -- step_trace_time.csv, only kernels and communication ops count: kind 'kernel' (compute) and 'comm'
 -- (logged as communication). Memcpy and memset activities (kind 'memcpy', 'memset') are neither
--- computing nor communication, so their time is free; per-core tasks (kind 'task') are not kernels.
+-- computing nor communication, so their time is free; they go to _bd_copy, whose time the report
+-- gives in columns of its own (breakdown_union.sql), and not to _bd_act, whose gaps report launches
+-- splits into its idle time (launches_gaps.sql): free time keeps the copies. Per-core tasks (kind
+-- 'task') are not kernels.
 -- Communication is recognised as in every report (segment_assign.sql): logged as such (Ascend HCCL /
 -- hcom rows, trace_view.json collectives) or in the profile's 'communication' category by name or op
 -- type (NCCL/RCCL kernels, DeepEP, custom all-reduce kernels).
@@ -24,6 +27,16 @@
 --   s BIGINT: start, ns
 --   e BIGINT: end, ns
 --   is_comm BOOLEAN: communication (else computing)
+-- Output: TEMP _bd_copy, one row per memcpy or memset activity of the runs:
+--   run_id INTEGER: the run
+--   seq BIGINT: the activity (kernels.seq)
+--   step BIGINT: its step (NULL here; breakdown_steps.sql sets it)
+--   pass BIGINT: its pass (NULL here)
+--   layer BIGINT: its layer (NULL here)
+--   unit VARCHAR: its unit (NULL here)
+--   s BIGINT: start, ns
+--   e BIGINT: end, ns
+--   kind VARCHAR: memcpy | memset
 -- Output: TEMP _bd_no_kernels, one row per run without kernels whose communication comes from comm_ops:
 --   run_id INTEGER: the run
 --   ops BIGINT: its communication ops
@@ -55,6 +68,11 @@ UNION ALL
 SELECT c.run_id, NULL, NULL, NULL, NULL, NULL, c.start_ns, c.start_ns + c.elapse_ns, true
 FROM comm_ops c SEMI JOIN _bd_no_kernels USING (run_id)
 WHERE c.start_ns IS NOT NULL;
+CREATE OR REPLACE TEMP TABLE _bd_copy AS
+SELECT k.run_id, k.seq, NULL::BIGINT AS step, NULL::BIGINT AS pass, NULL::BIGINT AS layer, NULL::VARCHAR AS unit,
+    k.start_ns AS s, k.start_ns + k.dur_ns AS e, k.kind
+FROM kernels k
+WHERE k.run_id IN (SELECT unnest($run_ids)) AND k.kind IN ('memcpy', 'memset');
 CREATE OR REPLACE TEMP TABLE _bd_uncounted AS
 SELECT k.run_id, k.kind, count(*) AS activities, sum(k.dur_ns)::BIGINT AS dur_ns
 FROM kernels k

@@ -1,4 +1,5 @@
--- Report `breakdown --by step`: the profiler step of each activity of _bd_act (breakdown_activity.sql).
+-- Report `breakdown --by step`: the profiler step of each activity of _bd_act and of each copy and fill
+-- of _bd_copy (breakdown_activity.sql), found the same way.
 -- A kernel_details.csv run has it on every row (its Step Id column: kernels.step_id). A trace file has
 -- ProfilerStep#N annotations on the host (torch.profiler's prof.step(): cat user_annotation, cpu_op in
 -- Ascend's trace_view.json, operator in old Kineto; their GPU-side copies, gpu_user_annotation, are not
@@ -8,8 +9,8 @@
 -- correlation id, or in trace_view.json the op its async_npu flow starts at. A communication op of a rank
 -- without kernels (comm_ops, seq NULL in _bd_act) is in the step communication.json files it under ('step13').
 -- Activities in no step (no Step Id, no launch in the trace, or a launch outside every ProfilerStep#N)
--- leave _bd_act; _bd_step_summary counts them.
--- Inputs: _bd_act, kernels, host_events, trace_events, comm_ops.
+-- leave _bd_act; _bd_step_summary counts them. Copies and fills in no step leave _bd_copy, uncounted.
+-- Inputs: _bd_act, _bd_copy, kernels, host_events, trace_events, comm_ops.
 -- Parameters:
 --   $run_ids INTEGER[]: the runs of _bd_act
 -- Output: TEMP _bd_step_summary, one row per run of _bd_act:
@@ -28,6 +29,16 @@
 --   s BIGINT: start, ns
 --   e BIGINT: end, ns
 --   is_comm BOOLEAN: communication (else computing)
+-- Output: TEMP _bd_copy, the copies and fills with a step, the same columns with step set:
+--   run_id INTEGER: the run
+--   seq BIGINT: the activity (kernels.seq)
+--   step BIGINT: its step
+--   pass BIGINT: NULL
+--   layer BIGINT: NULL
+--   unit VARCHAR: NULL
+--   s BIGINT: start, ns
+--   e BIGINT: end, ns
+--   kind VARCHAR: memcpy | memset
 -- TEMP _bd_marks, _bd_launches and _bd_stepped are scratch, dropped at the end.
 CREATE OR REPLACE TEMP TABLE _bd_marks AS
 SELECT run_id, CAST(regexp_extract(name, '^ProfilerStep#(\d+)$', 1) AS BIGINT) AS step, start_ns,
@@ -38,7 +49,8 @@ WHERE run_id IN (SELECT unnest($run_ids)) AND regexp_matches(name, '^ProfilerSte
 CREATE OR REPLACE TEMP TABLE _bd_launches AS
 WITH scope AS (
     SELECT a.run_id, a.seq, k.correlation_id, k.step_id
-    FROM _bd_act a JOIN kernels k USING (run_id, seq)
+    FROM (SELECT run_id, seq FROM _bd_act UNION ALL SELECT run_id, seq FROM _bd_copy) a
+    JOIN kernels k USING (run_id, seq)
 ), runtime_launches AS (
     SELECT k.run_id, k.seq, h.start_ns AS t
     FROM scope k
@@ -81,6 +93,14 @@ SELECT a.run_id, (SELECT count(*) FROM _bd_marks m WHERE m.run_id = a.run_id) AS
 FROM _bd_stepped a GROUP BY a.run_id;
 CREATE OR REPLACE TEMP TABLE _bd_act AS
 SELECT run_id, seq, found_step AS step, pass, layer, unit, s, e, is_comm FROM _bd_stepped WHERE found_step IS NOT NULL;
+CREATE OR REPLACE TEMP TABLE _bd_copy AS
+SELECT a.run_id, a.seq, coalesce(k.step_id, CASE WHEN l.t < m.end_ns THEN m.step END) AS step, a.pass, a.layer,
+    a.unit, a.s, a.e, a.kind
+FROM _bd_copy a
+JOIN kernels k USING (run_id, seq)
+LEFT JOIN _bd_launches l USING (run_id, seq)
+ASOF LEFT JOIN _bd_marks m ON m.run_id = l.run_id AND l.t >= m.start_ns
+WHERE coalesce(k.step_id, CASE WHEN l.t < m.end_ns THEN m.step END) IS NOT NULL;
 DROP TABLE _bd_stepped;
 DROP TABLE _bd_launches;
 DROP TABLE _bd_marks;

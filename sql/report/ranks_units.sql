@@ -39,7 +39,7 @@
 --   clock set:
 --   pp_stage INTEGER: the pipeline stage of its ranks (-1: none)
 --   pass BIGINT: the pass
---   lk BIGINT: the layer (-1: the prologue, -2: the epilogue)
+--   lk BIGINT: the layer (-1: the prologue, -2: the epilogue, -3: the whole run)
 --   k BIGINT: its order among the layer's communication ops, from 0
 --   clock_set INTEGER: the run whose clock its ranks' arrivals read (_rk_ranks.clock_set)
 --   ranks BIGINT: the ranks that have it
@@ -54,7 +54,7 @@
 --   layer BIGINT: the layer (NULL: the prologue or the epilogue)
 --   model_layer BIGINT: the layer's number in the model (its stage's first model layer + layer); NULL for a
 --     rank without kernels
---   lk BIGINT: the layer (-1: the prologue, -2: the epilogue)
+--   lk BIGINT: the layer (-1: the prologue, -2: the epilogue, -3: the whole run)
 --   compute_ns BIGINT: union of its non-communication kernels' intervals; NULL for a rank without kernels
 --   comm_ns BIGINT: union of its communication ops' intervals (a rank without kernels: their sum)
 --   wall_ns BIGINT: first start to last end of its kernels and communication ops; NULL without kernels
@@ -66,7 +66,7 @@
 --   pass BIGINT: the pass
 --   layer BIGINT: the layer (NULL: the prologue or the epilogue)
 --   model_layer BIGINT: its number in the model
---   lk BIGINT: the layer (-1: the prologue, -2: the epilogue)
+--   lk BIGINT: the layer (-1: the prologue, -2: the epilogue, -3: the whole run)
 --   ranks BIGINT: the ranks that have it
 --   min_ns BIGINT: the least compute time
 --   median_ns BIGINT: the lower median compute time
@@ -81,7 +81,7 @@
 -- TEMP _rk_comm (the communication ops with their order and aligned start) is scratch: no other file reads it.
 CREATE OR REPLACE TEMP TABLE _rk_comm AS
 WITH placed AS (
-    SELECT a.run_id, r.rank, r.clock_set, r.pp_stage, a.seq, a.pass, coalesce(a.layer, CASE WHEN a.unit = 'epilogue' THEN -2 ELSE -1 END) AS lk,
+    SELECT a.run_id, r.rank, r.clock_set, r.pp_stage, a.seq, a.pass, coalesce(a.layer, CASE a.unit WHEN 'epilogue' THEN -2 WHEN 'run' THEN -3 ELSE -1 END) AS lk,
         row_number() OVER (PARTITION BY a.run_id, a.pass, a.layer, a.unit ORDER BY a.s, a.seq) - 1 AS k,
         a.s + r.offset_ns AS s, a.e - a.s AS dur_ns
     FROM _bd_act a JOIN _rk_ranks r USING (run_id)
@@ -111,12 +111,12 @@ WITH waits AS (
     FROM _rk_comm c JOIN _rk_inst i USING (pp_stage, pass, lk, k, clock_set)
     GROUP BY c.run_id, c.pass, c.lk
 )
-SELECT u.run_id, r.rank, r.pp_stage, u.pass, u.layer, u.layer + r.layer_base AS model_layer, coalesce(u.layer, CASE WHEN u.unit = 'epilogue' THEN -2 ELSE -1 END) AS lk,
+SELECT u.run_id, r.rank, r.pp_stage, u.pass, u.layer, u.layer + r.layer_base AS model_layer, coalesce(u.layer, CASE u.unit WHEN 'epilogue' THEN -2 WHEN 'run' THEN -3 ELSE -1 END) AS lk,
     u.computing_ns AS compute_ns, u.communication_ns AS comm_ns, u.last_ns - u.first_ns AS wall_ns,
     coalesce(w.collectives, 0) AS collectives, coalesce(w.wait_ns, 0) AS wait_ns, coalesce(w.late_ns, 0) AS late_ns
 FROM _bd_units u JOIN _rk_ranks r USING (run_id)
 LEFT JOIN waits w ON w.run_id = u.run_id AND w.pass = u.pass
-    AND w.lk = coalesce(u.layer, CASE WHEN u.unit = 'epilogue' THEN -2 ELSE -1 END)
+    AND w.lk = coalesce(u.layer, CASE u.unit WHEN 'epilogue' THEN -2 WHEN 'run' THEN -3 ELSE -1 END)
 WHERE list_contains($passes, u.pass)
 UNION ALL
 -- a rank with communication ops only: no compute, no wall; its ops' time and its waits where they are placed

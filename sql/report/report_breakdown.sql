@@ -3,6 +3,15 @@
 -- unions of the unit's computing and communication intervals (breakdown_union.sql); overlapped is
 -- their intersection, comm_not_overlapped the communication outside it, free the span with no kernel
 -- running (span = computing + comm_not_overlapped + free).
+-- Memory copies and fills (kind memcpy, memset) are neither computing nor communication, so free time in
+-- those columns, as in the Ascend profiler; their own time follows in columns of its own, split as AMD
+-- TraceLens's gpu_timeline splits it (TraceLens/TreePerf/gpu_event_analyser.py): a copy's time is exposed
+-- where no kernel or communication op runs, a fill's where no copy runs either, and device_span, the span
+-- of every activity copies and fills included, is
+--   device_span = computing + comm_not_overlapped + memcpy_exposed + memset_exposed + idle
+-- (idle: no activity at all). TraceLens's total_time, computation_time, exposed_comm_time,
+-- exposed_memcpy_time and idle_time are device_span, computing, comm_not_overlapped, memcpy_exposed and idle
+-- where the trace has no memset (TraceLens counts a memset as computation).
 -- Beside them, the Ascend profiler's own figures of the unit where the run has its step_trace_time.csv
 -- (step_times): per run the sum of its lines, per step the step's line; none per pass or layer, which the
 -- file does not know. A run without kernels (_bd_no_kernels: a rank folder of communication analyses only)
@@ -10,7 +19,8 @@
 -- (source step_trace_time), else its computing, overlap and free time are unknown (source communication.json).
 -- The lines of one device are read: the run's (runs.device_id) when the file has it, else the file's only
 -- one; a file of several devices none of which is the run's gives no figures.
--- Inputs: _bd_units, runs, _bd_no_kernels (breakdown_activity.sql; empty by pass and layer), step_times.
+-- Inputs: _bd_units (breakdown_union.sql), runs, _bd_no_kernels (breakdown_activity.sql; empty by pass and layer),
+--   step_times.
 -- Parameters:
 --   $run_ids INTEGER[]: the runs, in output order
 --   $by VARCHAR: the unit: run | step | pass | layer
@@ -23,7 +33,7 @@
 --   source VARCHAR: where span_us to free_us come from: kernels (tracedb's own, from the kernels and communication
 --     ops) | step_trace_time (the profiler's, for a run without kernels) | communication.json (a run without
 --     kernels or the profiler's figures for the unit: its communication ops only)
---   span_us DECIMAL(23,3): first start to last end of the unit's activities
+--   span_us DECIMAL(23,3): first start to last end of the unit's kernels and communication ops
 --   computing_us DECIMAL(23,3): union of the computing intervals; NULL for source communication.json
 --   communication_us DECIMAL(23,3): union of the communication intervals
 --   overlapped_us DECIMAL(23,3): computing and communication at once (NULL as computing)
@@ -39,6 +49,14 @@
 --   prof_preparing_us DECIMAL(23,3): its Preparing: from the step's start to its first device op (NULL in
 --     layouts without it)
 --   unit VARCHAR: --by layer: prologue | layer | epilogue; else NULL
+--   memcpy_us DECIMAL(23,3): union of the unit's memcpy intervals; NULL unless source kernels (as the four below)
+--   memcpy_overlapped_us DECIMAL(23,3): memcpy while computing or communication runs
+--   memcpy_exposed_us DECIMAL(23,3): memcpy - memcpy_overlapped: no kernel or communication op running
+--   memset_us DECIMAL(23,3): union of the unit's memset intervals
+--   memset_exposed_us DECIMAL(23,3): memset with no kernel, communication op or memcpy running
+--   device_span_us DECIMAL(23,3): first start to last end of every activity of the unit, copies and fills
+--     included (>= span); NULL unless source kernels
+--   idle_us DECIMAL(23,3): device_span - union of every interval: nothing running (NULL as device_span)
 WITH lines AS (
     SELECT s.*, r.device_id AS run_device,
         count(DISTINCT coalesce(s.device_id, -2)) OVER (PARTITION BY s.run_id) AS devices
@@ -78,6 +96,14 @@ SELECT r.name AS run, r.rank, u.step, u.pass, u.layer,
         AS free_us,
     us(u.p_span) AS prof_span_us, us(u.p_comp) AS prof_computing_us, us(u.p_comm) AS prof_communication_us,
     us(u.p_ov) AS prof_overlapped_us, us(u.p_nov) AS prof_comm_not_overlapped_us, us(u.p_free) AS prof_free_us,
-    us(u.p_bubble) AS prof_bubble_us, us(u.p_prep) AS prof_preparing_us, u.unit
+    us(u.p_bubble) AS prof_bubble_us, us(u.p_prep) AS prof_preparing_us, u.unit,
+    -- a rank without kernel rows has none of its copies either: NULL, not 0
+    us(CASE WHEN NOT u.no_kernels THEN u.memcpy_ns END) AS memcpy_us,
+    us(CASE WHEN NOT u.no_kernels THEN u.memcpy_ns + u.busy_ns - u.busy_memcpy_ns END) AS memcpy_overlapped_us,
+    us(CASE WHEN NOT u.no_kernels THEN u.busy_memcpy_ns - u.busy_ns END) AS memcpy_exposed_us,
+    us(CASE WHEN NOT u.no_kernels THEN u.memset_ns END) AS memset_us,
+    us(CASE WHEN NOT u.no_kernels THEN u.all_ns - u.busy_memcpy_ns END) AS memset_exposed_us,
+    us(CASE WHEN NOT u.no_kernels THEN u.last_all_ns - u.first_all_ns END) AS device_span_us,
+    us(CASE WHEN NOT u.no_kernels THEN u.last_all_ns - u.first_all_ns - u.all_ns END) AS idle_us
 FROM units u JOIN runs r USING (run_id)
 ORDER BY list_position($run_ids, u.run_id), u.step, u.pass, u.unit IS NOT DISTINCT FROM 'epilogue', u.layer NULLS FIRST;

@@ -21,11 +21,11 @@
 --   collectives BIGINT: the layer's collectives matched across ranks
 --   last_arrival_rank INTEGER: the rank that arrived last at the collective of the widest arrival spread
 --   arrival_spread_us DECIMAL(23,3): that collective's latest - earliest aligned start
---   unit VARCHAR: prologue | layer | epilogue
+--   unit VARCHAR: prologue | layer | epilogue | run (a job with no layers to find: the whole run)
 SELECT CASE WHEN pp_stage >= 0 THEN pp_stage END AS pp_stage, pass, layer, model_layer, ranks,
     us(min_ns) AS min_compute_us, us(median_ns) AS median_compute_us,
     us(max_ns) AS max_compute_us, slowest_rank, skew, straggler, collectives,
     last_rank AS last_arrival_rank, us(spread_ns) AS arrival_spread_us,
-    CASE lk WHEN -1 THEN 'prologue' WHEN -2 THEN 'epilogue' ELSE 'layer' END AS unit
+    CASE lk WHEN -1 THEN 'prologue' WHEN -2 THEN 'epilogue' WHEN -3 THEN 'run' ELSE 'layer' END AS unit
 FROM _rk_cmp
 ORDER BY pp_stage, pass, lk = -2, lk;

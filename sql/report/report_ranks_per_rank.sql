@@ -20,11 +20,11 @@
 --   late_us DECIMAL(23,3): summed over the layer's collectives: its arrival - the earliest arrival
 --   skew DECIMAL(12,3): (its compute - the layer's median) / median
 --   slowest BOOLEAN: the layer's slowest rank
---   unit VARCHAR: prologue | layer | epilogue
+--   unit VARCHAR: prologue | layer | epilogue | run (a job with no layers to find: the whole run)
 SELECT CASE WHEN l.pp_stage >= 0 THEN l.pp_stage END AS pp_stage, l.pass, l.layer, c.model_layer, l.rank,
     r.name AS run, us(l.compute_ns) AS compute_us, us(l.comm_ns) AS comm_us,
     us(l.wall_ns) AS wall_us, l.collectives, us(l.wait_ns) AS wait_us, us(l.late_ns) AS late_us,
     ratio3(l.compute_ns - c.median_ns, c.median_ns) AS skew, coalesce(l.rank = c.slowest_rank, false) AS slowest,
-    CASE l.lk WHEN -1 THEN 'prologue' WHEN -2 THEN 'epilogue' ELSE 'layer' END AS unit
+    CASE l.lk WHEN -1 THEN 'prologue' WHEN -2 THEN 'epilogue' WHEN -3 THEN 'run' ELSE 'layer' END AS unit
 FROM _rk_layers l JOIN _rk_cmp c USING (pp_stage, pass, lk) JOIN runs r USING (run_id)
 ORDER BY l.pp_stage, l.pass, l.lk = -2, l.lk, l.rank;

@@ -2,7 +2,7 @@
 -- layer has a straggler (ranks_units.sql: the slowest rank, with a skew at or above the threshold) gives
 -- that rank one vote; the row names the rank with the most votes (ties: the higher median skew of the
 -- layers it won, then the lower rank). The last row (layer NULL, shown as `all`) counts the votes of
--- every (pass, layer). The prologue does not vote. A layer where no rank was a straggler in any pass
+-- every (pass, layer), or of the whole runs of a job with no layers to find. The prologue does not vote. A layer where no rank was a straggler in any pass
 -- has an empty rank and a count of 0.
 -- Inputs: _rk_cmp, _rk_ranks, runs.
 -- Parameters: none.
@@ -17,10 +17,11 @@
 --   median_skew DECIMAL(12,3): the lower median of its skews in the units it won
 --   stragglers BIGINT: the units with any straggler (the votes cast)
 WITH units AS (
-    -- a pipeline stage's layers vote as the model layers they are (ranks_units.sql compared them per stage)
-    SELECT pass, model_layer AS layer, slowest_rank, skew, straggler FROM _rk_cmp WHERE layer IS NOT NULL
+    -- a pipeline stage's layers vote as the model layers they are (ranks_units.sql compared them per stage); a
+    -- job with no layers to find votes with its whole runs (lk -3), in the row of all
+    SELECT pass, model_layer AS layer, lk, slowest_rank, skew, straggler FROM _rk_cmp WHERE layer IS NOT NULL OR lk = -3
 ), scopes AS (
-    SELECT layer, pass, slowest_rank, skew, straggler FROM units
+    SELECT layer, pass, slowest_rank, skew, straggler FROM units WHERE lk >= 0
     UNION ALL
     SELECT NULL AS layer, pass, slowest_rank, skew, straggler FROM units
 ), votes AS (

@@ -11,9 +11,16 @@
 -- * but not when such work lies between most consecutive anchors: then the schedule interleaves the
 --   phases layer by layer (DualPipe overlaps a forward and a backward chunk), and those gaps are inside
 --   one pass.
+-- * a new call of the model's layers: two anchors launched inside the nn.Module frames of the model's
+--   repeated block class (anchor_blocks.sql) lie in different forward passes when the later one's block
+--   instance is not past the earlier one's (TransformerBlock_0 again after TransformerBlock_35), counted per
+--   class (a hybrid model may name its attention and its Mamba layers apart); and the gap between two
+--   anchors of one block call, or of consecutive blocks of one class in one walk, is never a pass break
+--   (joined), however long.
 -- Also marks the anchors after optimizer work: they start a new training step.
 -- Inputs: _anchors (segment_anchors.sql or anchor_candidates.sql, with src_run, the run the anchor's
---   kernel belongs to), _phase (kernel_phases.sql), kernels, host_events.
+--   kernel belongs to), _phase (kernel_phases.sql), kernels, host_events, _kernel_blocks (anchor_blocks.sql;
+--   empty or missing: no module tree).
 -- Parameters:
 --   $phase VARCHAR: the phase of the stream (forward | backward)
 --   $p2p_names VARCHAR[]: the runs' kernel names of pipeline sends/receives
@@ -32,11 +39,32 @@
 --   idx BIGINT: as before
 --   src_run INTEGER: as before
 --   after_optimizer BOOLEAN: optimizer work lies between the previous anchor and this one
+--   module_break BOOLEAN: the module tree starts a new walk through the model's blocks at this anchor
+--   joined BOOLEAN: this anchor and the previous one lie in one walk through the model's blocks: the gap
+--     between them is inside a pass
 --   step_break BOOLEAN: this anchor lies in another step, or another whole-pass graph replay, than the previous one
 --   replay_break BOOLEAN: step_break for the graph replay alone (no step annotation or Step Id differs)
 --   kind_break BOOLEAN: step_break for a change of the anchors' kind of step alone
---   forced BOOLEAN: a pass starts at this anchor, whatever the gap before it (step_break, or other work)
--- TEMP _break_marks and _anchor_steps are scratch, dropped at the end.
+--   forced BOOLEAN: a pass starts at this anchor, whatever the gap before it (step_break, module_break, or
+--     other work)
+-- TEMP _break_marks, _anchor_steps and _anchor_walks are scratch, dropped at the end.
+CREATE TEMP TABLE IF NOT EXISTS _kernel_blocks (run_id INTEGER, seq BIGINT, framed BOOLEAN, cls VARCHAR, inst VARCHAR,
+    inst_no BIGINT, call_ns BIGINT);
+
+CREATE OR REPLACE TEMP TABLE _anchor_walks AS
+WITH blocks AS (
+    SELECT a.run_id, a.idx, b.cls, b.inst, b.inst_no, b.call_ns
+    FROM _anchors a JOIN _kernel_blocks b ON b.run_id = a.src_run AND b.seq = a.seq
+    WHERE b.cls IS NOT NULL
+), restarts AS (
+    -- another call of a block, whose instance is not past the previous anchor's of its class
+    SELECT *, coalesce(call_ns <> lag(call_ns) OVER w
+                       AND (inst_no <= lag(inst_no) OVER w OR inst = lag(inst) OVER w), false) AS restart
+    FROM blocks WINDOW w AS (PARTITION BY run_id, cls ORDER BY idx)
+)
+SELECT run_id, idx, cls, inst_no, call_ns, sum(restart::INTEGER) OVER (PARTITION BY run_id, cls ORDER BY idx) AS walk
+FROM restarts;
+
 CREATE OR REPLACE TEMP TABLE _break_marks AS
 WITH runs AS (
     SELECT DISTINCT src_run AS run_id FROM _anchors
@@ -87,9 +115,10 @@ FROM in_profiler_step l ASOF LEFT JOIN (SELECT * FROM marks WHERE NOT profiler_s
 CREATE OR REPLACE TEMP TABLE _anchors AS
 WITH counted AS (
     SELECT a.*, coalesce(m.n, 0) AS n_before, coalesce(m.n_opt, 0) AS opt_before, coalesce(m.n_bound, 0) AS bound_before,
-        s.step_id AS s_id, s.ps, s.sv, s.gr, s.kind_name
+        s.step_id AS s_id, s.ps, s.sv, s.gr, s.kind_name, wk.walk, wk.cls AS walk_cls, wk.inst_no, wk.call_ns AS walk_call
     FROM _anchors a ASOF LEFT JOIN _break_marks m ON m.run_id = a.src_run AND a.start_ns > m.start_ns
     JOIN _anchor_steps s ON s.run_id = a.run_id AND s.idx = a.idx
+    LEFT JOIN _anchor_walks wk ON wk.run_id = a.run_id AND wk.idx = a.idx
 ), flagged AS (
     SELECT *, coalesce(n_before > lag(n_before) OVER w, false) AS marked,
         coalesce(bound_before > lag(bound_before) OVER w, false) AS bounded,
@@ -97,23 +126,48 @@ WITH counted AS (
         idx > 0 AND (s_id IS DISTINCT FROM lag(s_id) OVER w OR ps IS DISTINCT FROM lag(ps) OVER w
                      OR sv IS DISTINCT FROM lag(sv) OVER w) AS annotated_break,
         idx > 0 AND gr IS DISTINCT FROM lag(gr) OVER w AS replay_break,
-        -- against the last anchor of a kind before it: a hybrid model's full-attention anchors, in the layers
-        -- of both kinds, have none (kind_name: the kind's number)
-        idx > 0 AND kind_name IS NOT NULL AND kind_name <> last_value(kind_name IGNORE NULLS) OVER (
-            PARTITION BY run_id ORDER BY idx ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS kind_break
+        -- a walk further than every walk before it (walks are counted per block class)
+        coalesce(walk > max(walk) OVER (PARTITION BY run_id ORDER BY idx ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING),
+                 false) AS module_break,
+        -- one walk: the same class, and the same block call or the next instance (a hybrid model's layers of
+        -- two classes, or another stack run before the model, an encoder, are left to the gaps)
+        coalesce(walk = lag(walk) OVER w AND walk_cls = lag(walk_cls) OVER w
+                 AND (walk_call = lag(walk_call) OVER w OR inst_no = lag(inst_no) OVER w + 1), false) AS joined
     FROM counted
     WINDOW w AS (PARTITION BY run_id ORDER BY idx)
+), stepped AS (
+    -- sg: the steps (and whole-pass replays) marked so far
+    SELECT *, sum((annotated_break OR replay_break)::INTEGER) OVER (PARTITION BY run_id ORDER BY idx) AS sg
+    FROM flagged
+), kinded AS (
+    -- against the last anchor of a kind before it, in the same marked step: a hybrid model's full-attention
+    -- anchors, in the layers of both kinds, have none (kind_name: the kind's number), and a step that starts
+    -- with layers of no kind (linear attention) has its break at its mark already
+    SELECT * EXCLUDE (sg, last_kind),
+        idx > 0 AND kind_name IS NOT NULL AND kind_name <> last_kind[1] AND sg = last_kind[2] AS kind_break
+    FROM (SELECT *, last_value(CASE WHEN kind_name IS NOT NULL THEN [kind_name, sg] END IGNORE NULLS) OVER (
+              PARTITION BY run_id ORDER BY idx ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS last_kind
+          FROM stepped)
 )
 SELECT * EXCLUDE (n_before, opt_before, bound_before, marked, bounded, s_id, ps, sv, gr, kind_name, annotated_break,
-                  replay_break, kind_break),
-    annotated_break OR replay_break OR kind_break AS step_break,
+                  replay_break, kind_break, walk, walk_cls, inst_no, walk_call, module_break, joined, inferred),
+    module_break AND NOT annotated_break AND NOT replay_break AS module_break,
+    joined AND NOT annotated_break AND NOT replay_break AS joined,
+    annotated_break OR replay_break OR kind_break AND NOT joined AS step_break,
     replay_break AND NOT annotated_break AS replay_break,
-    kind_break AND NOT annotated_break AND NOT replay_break AS kind_break,
-    annotated_break OR replay_break OR kind_break
-    OR marked AND coalesce(avg(marked::INTEGER) FILTER (WHERE idx > 0) OVER (PARTITION BY run_id), 0) < 0.5
-    -- the ends of a forward, judged on their own: a per-layer kernel of such a name (a router's arg-max)
-    -- runs between most anchors and ends nothing, and takes no pipeline break away
-    OR bounded AND coalesce(avg(bounded::INTEGER) FILTER (WHERE idx > 0) OVER (PARTITION BY run_id), 0) < 0.5 AS forced
-FROM flagged;
+    kind_break AND NOT joined AND NOT annotated_break AND NOT replay_break AS kind_break,
+    annotated_break OR replay_break OR module_break OR inferred AND NOT joined AS forced
+FROM (
+    -- what the kernels between two anchors suggest gives way to the module tree's word (joined): one walk
+    -- through the model's blocks is one pass
+    SELECT *, kind_break
+        OR marked AND coalesce(avg(marked::INTEGER) FILTER (WHERE idx > 0) OVER (PARTITION BY run_id), 0) < 0.5
+        -- the ends of a forward, judged on their own: a per-layer kernel of such a name (a router's arg-max)
+        -- runs between most anchors and ends nothing, and takes no pipeline break away
+        OR bounded AND coalesce(avg(bounded::INTEGER) FILTER (WHERE idx > 0) OVER (PARTITION BY run_id), 0) < 0.5
+        AS inferred
+    FROM kinded
+);
 DROP TABLE _break_marks;
 DROP TABLE _anchor_steps;
+DROP TABLE _anchor_walks;

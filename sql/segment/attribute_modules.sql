@@ -46,6 +46,8 @@
 --   module VARCHAR: step 4: the innermost nn.Module frame's role, else annotation, cpu_op, python frame,
 --     '(no host frame)' or '(no host launch)'
 --   module_path VARCHAR: step 4: the innermost nn.Module frame's instance path, else the same as module
+--   module_calls BIGINT[]: the start of each nn.Module frame on module_path, outermost first (which call of
+--     an instance launched the kernel: a decoder layer runs once per forward pass); NULL without one
 -- TEMP _launches and _module_frames are scratch, dropped at the end.
 CREATE TEMP TABLE IF NOT EXISTS _graph_launches (run_id INTEGER, seq BIGINT, host_run_id INTEGER, pid VARCHAR,
     tid VARCHAR, t BIGINT);
@@ -125,11 +127,13 @@ WITH m AS (
 )
 SELECT s.run_id, s.seq, s.inst, s.cls,
     coalesce(string_agg(p.inst, '/' ORDER BY a.anc_start, a.anc_end DESC) || '/', '') || s.inst AS path,
-    coalesce(string_agg(p.role_step, '/' ORDER BY a.anc_start, a.anc_end DESC) || '/', '') || s.role_step AS role
+    coalesce(string_agg(p.role_step, '/' ORDER BY a.anc_start, a.anc_end DESC) || '/', '') || s.role_step AS role,
+    coalesce(list(p.start_ns ORDER BY a.anc_start, a.anc_end DESC) FILTER (WHERE p.seq IS NOT NULL), [])
+        || [s.start_ns] AS calls
 FROM step s
 LEFT JOIN anc a ON a.run_id = s.run_id AND a.seq = s.seq
 LEFT JOIN step p ON p.run_id = a.run_id AND p.seq = a.anc_seq
-GROUP BY s.run_id, s.seq, s.inst, s.cls, s.role_step;
+GROUP BY s.run_id, s.seq, s.inst, s.cls, s.role_step, s.start_ns;
 
 CREATE OR REPLACE TEMP TABLE _attr AS
 WITH launches AS (
@@ -159,7 +163,7 @@ WITH launches AS (
     FROM launches l LEFT JOIN enclosing e USING (run_id, seq)
     GROUP BY ALL
 ), named AS (
-    SELECT k.run_id, k.seq, p.launch_ns, p.cpu_op, p.annotation, p.nn_module, p.python_frame, mf.role, mf.path,
+    SELECT k.run_id, k.seq, p.launch_ns, p.cpu_op, p.annotation, p.nn_module, p.python_frame, mf.role, mf.path, mf.calls,
         CASE WHEN p.seq IS NULL THEN '(no host launch)'
              ELSE coalesce(p.annotation, p.cpu_op, p.python_frame, '(no host frame)') END AS other
     FROM _attr_scope k
@@ -167,7 +171,7 @@ WITH launches AS (
     LEFT JOIN _module_frames mf ON mf.run_id = p.host_run_id AND mf.seq = p.module_seq
 )
 SELECT run_id, seq, launch_ns, cpu_op, annotation, nn_module, python_frame,
-    coalesce(role, other) AS module, coalesce(path, other) AS module_path
+    coalesce(role, other) AS module, coalesce(path, other) AS module_path, calls AS module_calls
 FROM named;
 DROP TABLE _module_frames;
 DROP TABLE _launches;

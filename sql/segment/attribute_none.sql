@@ -12,5 +12,7 @@
 --   python_frame VARCHAR: innermost python function frame
 --   module VARCHAR: its module role
 --   module_path VARCHAR: its module instance path
+--   module_calls BIGINT[]: the start of each nn.Module frame on its path
 CREATE OR REPLACE TEMP TABLE _attr (run_id INTEGER, seq BIGINT, launch_ns BIGINT, cpu_op VARCHAR, annotation VARCHAR,
-    nn_module VARCHAR, python_frame VARCHAR, module VARCHAR, module_path VARCHAR);
+    nn_module VARCHAR, python_frame VARCHAR, module VARCHAR, module_path VARCHAR,
+    module_calls BIGINT[]);

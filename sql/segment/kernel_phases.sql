@@ -7,8 +7,9 @@
 -- 2. autograd: a cpu_op of the autograd engine open around the launch (autograd::engine::evaluate_function,
 --    or an op named *Backward0): backward.
 -- 3. name: the kernel's name says backward (Grad, Bwd, backward, dgrad, wgrad) or optimizer (Adam,
---    multi_tensor_apply, ...: _name_phase); a forward attention kernel (category attention, not backward) or
---    a name with fwd / forward says forward.
+--    multi_tensor_apply, ...: _name_phase); a forward attention kernel (category attention, not backward), an
+--    embedding lookup or a sampler (_name_phase: the next micro-batch's embedding follows the last backward
+--    kernels with no idle gap), or a name with fwd / forward says forward.
 -- 4. order: the kernels with none of these take the phase of the evidence around them: between two
 --    kernels of one phase, that phase; after the last forward evidence and before the first backward
 --    evidence, forward (a forward pass ends where its backward starts: the last layer's MLP, lm_head and
@@ -20,8 +21,8 @@
 -- optimizer name alone (multi_tensor_apply: SGLang's decode input preparation launches one) is no such
 -- evidence; in a run that has some, those kernels are optimizer work.
 -- Inputs: kernels, host_events, _cats (categories.sql: the category of every name of the runs), TEMP
---   _name_phase(name VARCHAR, phase VARCHAR, grad VARCHAR, weak BOOLEAN): the names that say backward or
---   optimizer, the gradient wgrad / dgrad names say, and whether the name is optimizer work only inside a
+--   _name_phase(name VARCHAR, phase VARCHAR, grad VARCHAR, weak BOOLEAN): the names that say backward,
+--   optimizer or forward (embedding and sampling), the gradient wgrad / dgrad names say, and whether the name is optimizer work only inside a
 --   training step (a foreach kernel, multi_tensor_apply, also runs in serving) (tracedb.engine.segmentation.segment: a bound pattern would be compiled again
 --   for every name, ~1.7 ms each).
 -- Parameters:

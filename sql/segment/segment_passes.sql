@@ -26,7 +26,8 @@
 --    user's explicit rule, there are none.
 -- Partial passes are kept, never merged or dropped.
 -- Inputs: _anchors (segment_anchors.sql, or anchor_candidates.sql with the candidate index as run_id;
---   anchor_breaks.sql added forced, after_optimizer, step_break, replay_break and kind_break).
+--   anchor_breaks.sql added forced, after_optimizer, step_break, replay_break, kind_break, module_break and
+--   joined).
 -- Parameters:
 --   $per_pass INTEGER: anchors per pass = layers x blocks per layer; NULL when unknown
 --   $gap_factor DOUBLE: NULL: find the break gaps; else a break where gap > gap_factor x median gap, the
@@ -69,6 +70,7 @@
 --   step_breaks BIGINT: forced breaks at step boundaries (step 0)
 --   replay_breaks BIGINT: forced breaks between two graph replays that each hold whole passes (step 0)
 --   kind_breaks BIGINT: forced breaks where the anchor changes between kernels that take turns pass by pass
+--   module_breaks BIGINT: forced breaks where the model's blocks are called again (anchor_breaks.sql)
 -- Output: TEMP _pass_groups, one row per gap group, for the notes that explain the split:
 --   run_id INTEGER: the run
 --   grp HUGEINT: the gap group
@@ -82,7 +84,8 @@
 CREATE OR REPLACE TEMP TABLE _anchor_gaps AS
 WITH gaps AS (
     SELECT * REPLACE (forced AND $gap_factor IS NULL AS forced, step_break AND $gap_factor IS NULL AS step_break,
-        replay_break AND $gap_factor IS NULL AS replay_break, kind_break AND $gap_factor IS NULL AS kind_break),
+        replay_break AND $gap_factor IS NULL AS replay_break, kind_break AND $gap_factor IS NULL AS kind_break,
+        module_break AND $gap_factor IS NULL AS module_break, joined AND $gap_factor IS NULL AS joined),
         CASE WHEN idx > 0 THEN greatest(start_ns - lag(end_ns) OVER (PARTITION BY run_id ORDER BY idx), 1000) END AS gap_ns
     FROM _anchors
 ), beside AS (
@@ -100,11 +103,12 @@ WITH gaps AS (
 )
 -- local_rank: the local maxima of a run (forced breaks aside) ranked by local_ratio, largest first
 SELECT * REPLACE (CASE WHEN local_max THEN local_ratio END AS local_ratio),
-    CASE WHEN local_max AND NOT forced THEN row_number() OVER (
-        PARTITION BY run_id, local_max AND NOT forced ORDER BY local_ratio DESC, idx) END AS local_rank
+    CASE WHEN local_max AND NOT forced AND NOT joined THEN row_number() OVER (
+        PARTITION BY run_id, local_max AND NOT forced AND NOT joined ORDER BY local_ratio DESC, idx) END AS local_rank
 FROM marked;
--- the gaps that steps 1-2 rank: forced breaks split anyway
-CREATE OR REPLACE TEMP VIEW _free_gaps AS SELECT * FROM _anchor_gaps WHERE NOT forced;
+-- the gaps that steps 1-2 rank: forced breaks split anyway, and a gap inside one walk through the model's
+-- blocks (joined) is never a break
+CREATE OR REPLACE TEMP VIEW _free_gaps AS SELECT * FROM _anchor_gaps WHERE NOT forced AND NOT joined;
 
 CREATE OR REPLACE TEMP TABLE _break_candidates AS
 WITH ranked AS (
@@ -144,11 +148,11 @@ FROM med;
 CREATE OR REPLACE TEMP TABLE _anchor_grp AS
 WITH grouped AS (
     SELECT c.run_id, c.threshold, a.seq, a.start_ns, a.end_ns, a.idx, a.gap_ns, a.forced, a.after_optimizer, a.step_break,
-        a.replay_break, a.kind_break,
-        sum((a.gap_ns IS NULL OR CASE WHEN c.threshold < 0 THEN coalesce(a.local_rank <= -c.threshold, false)
-                                       ELSE a.gap_ns >= c.threshold END
+        a.replay_break, a.kind_break, a.module_break, a.joined,
+        sum((a.gap_ns IS NULL OR NOT a.joined AND CASE WHEN c.threshold < 0 THEN coalesce(a.local_rank <= -c.threshold, false)
+                                                       ELSE a.gap_ns >= c.threshold END
              OR a.forced)::INTEGER) OVER (PARTITION BY c.run_id, c.threshold ORDER BY a.idx) - 1 AS grp,
-        a.gap_ns IS NOT NULL AND NOT a.forced
+        a.gap_ns IS NOT NULL AND NOT a.forced AND NOT a.joined
             AND CASE WHEN c.threshold < 0 THEN coalesce(a.local_rank <= -c.threshold, false)
                      ELSE a.gap_ns >= c.threshold END AS brk
     FROM _break_candidates c JOIN _anchor_gaps a USING (run_id)
@@ -174,7 +178,7 @@ WITH grouped AS (
     GROUP BY c.run_id
 )
 SELECT g.run_id, g.threshold, g.seq, g.start_ns, g.end_ns, g.idx, g.gap_ns, g.forced, g.after_optimizer, g.step_break,
-    g.replay_break, g.kind_break, g.brk, g.grp,
+    g.replay_break, g.kind_break, g.module_break, g.joined, g.brk, g.grp,
     g.idx - min(g.idx) OVER (PARTITION BY g.run_id, g.grp) AS j,
     count(*) OVER (PARTITION BY g.run_id, g.grp) AS grp_n
 FROM grouped g JOIN chosen USING (run_id, threshold);
@@ -183,10 +187,11 @@ CREATE OR REPLACE TEMP TABLE _pass_split AS
 SELECT a.run_id, c.rule, a.threshold AS threshold_ns,
     max(a.gap_ns) FILTER (WHERE NOT a.brk AND NOT a.forced) AS inside_max_ns,
     count(*) FILTER (WHERE a.brk) AS breaks,
-    count(*) FILTER (WHERE a.forced AND NOT a.step_break) AS forced_breaks,
+    count(*) FILTER (WHERE a.forced AND NOT a.step_break AND NOT a.module_break) AS forced_breaks,
     count(*) FILTER (WHERE a.step_break AND NOT a.replay_break AND NOT a.kind_break) AS step_breaks,
     count(*) FILTER (WHERE a.replay_break) AS replay_breaks,
-    count(*) FILTER (WHERE a.kind_break) AS kind_breaks
+    count(*) FILTER (WHERE a.kind_break) AS kind_breaks,
+    count(*) FILTER (WHERE a.module_break) AS module_breaks
 FROM _anchor_grp a JOIN _break_candidates c USING (run_id, threshold)
 GROUP BY ALL;
 

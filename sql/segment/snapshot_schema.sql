@@ -14,6 +14,9 @@
 --   state VARCHAR: JSON: the bound options and the notes the segmentation made
 --   made_at TIMESTAMP: when it was kept
 --   tracedb_version VARCHAR: the tracedb that kept it
+--   digests VARCHAR: JSON: per run, the digest of its rows when it was kept (snapshot_digest.sql); a
+--     report restores it only while its runs' rows give the same digests. An index kept before this column
+--     existed gets it, empty (its segmentations are computed afresh)
 CREATE SCHEMA IF NOT EXISTS tracedb_cache;
 CREATE TABLE IF NOT EXISTS tracedb_cache.segmentations (
     snap_id INTEGER PRIMARY KEY,
@@ -22,5 +25,7 @@ CREATE TABLE IF NOT EXISTS tracedb_cache.segmentations (
     tables VARCHAR[] NOT NULL,
     state VARCHAR NOT NULL,
     made_at TIMESTAMP NOT NULL,
-    tracedb_version VARCHAR
+    tracedb_version VARCHAR,
+    digests VARCHAR
 );
+ALTER TABLE tracedb_cache.segmentations ADD COLUMN IF NOT EXISTS digests VARCHAR;

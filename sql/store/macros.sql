@@ -85,21 +85,23 @@ CREATE OR REPLACE TEMP MACRO dtype_bytes(t) AS
 CREATE OR REPLACE TEMP MACRO shape_dims(s) AS
     CASE WHEN regexp_full_match(trim(s), '\d{1,18}(,\d{1,18})*')
          THEN list_transform(string_split(trim(s), ','), lambda x: x::BIGINT) END;
--- numel(dims BIGINT[]) -> HUGEINT: the product of a shape's dimensions, exact (1 for []; NULL for NULL).
-CREATE OR REPLACE TEMP MACRO numel(dims) AS list_reduce(dims, lambda p, x: p * x, 1::HUGEINT);
+-- numel(dims BIGINT[]) -> HUGEINT: the product of a shape's dimensions, exact (1 for []; NULL for NULL, and for a
+--   product past a HUGEINT: three dimensions of 2^62 in a trace's shapes, whose work is then unknown).
+CREATE OR REPLACE TEMP MACRO numel(dims) AS TRY(list_reduce(dims, lambda p, x: p * x, 1::HUGEINT));
 -- gemm_options(a, b, c BIGINT[]) -> HUGEINT[]: the distinct 2*M*N*K (times the batch: c's leading
 --   dimensions, else the larger of a's and b's) that the shapes of A, B and the output C allow, trying A and
 --   B each as written and transposed (A [M,K] or [K,M], B [K,N] or [N,K]; K the dimension they share, M and
---   N the output's when c is given). One value: the shapes settle it; none or two: they do not.
+--   N the output's when c is given). One value: the shapes settle it; none or two: they do not. NULL when a
+--   product passes a HUGEINT (dimensions of 10^18).
 CREATE OR REPLACE TEMP MACRO gemm_options(a, b, c) AS
-    CASE WHEN len(a) >= 2 AND len(b) >= 2 AND (c IS NULL OR len(c) >= 2) THEN
+    TRY(CASE WHEN len(a) >= 2 AND len(b) >= 2 AND (c IS NULL OR len(c) >= 2) THEN
         list_transform(list_distinct([
             CASE WHEN a[-1] = b[-2] AND (c IS NULL OR (a[-2] = c[-2] AND b[-1] = c[-1])) THEN 2 * a[-2]::HUGEINT * b[-1] * a[-1] END,
             CASE WHEN a[-2] = b[-2] AND (c IS NULL OR (a[-1] = c[-2] AND b[-1] = c[-1])) THEN 2 * a[-1]::HUGEINT * b[-1] * a[-2] END,
             CASE WHEN a[-1] = b[-1] AND (c IS NULL OR (a[-2] = c[-2] AND b[-2] = c[-1])) THEN 2 * a[-2]::HUGEINT * b[-2] * a[-1] END,
             CASE WHEN a[-2] = b[-1] AND (c IS NULL OR (a[-1] = c[-2] AND b[-2] = c[-1])) THEN 2 * a[-1]::HUGEINT * b[-2] * a[-2] END]),
             lambda f: f * CASE WHEN c IS NOT NULL THEN numel(c[1:len(c) - 2])
-                               ELSE greatest(numel(a[1:len(a) - 2]), numel(b[1:len(b) - 2])) END) END;
+                               ELSE greatest(numel(a[1:len(a) - 2]), numel(b[1:len(b) - 2])) END) END);
 -- gemm_flops(a, b, c BIGINT[]) -> HUGEINT: 2*M*N*K (times the batch) when the shapes settle it
 --   (gemm_options has one value), else NULL.
 CREATE OR REPLACE TEMP MACRO gemm_flops(a, b, c) AS
@@ -119,10 +121,10 @@ CREATE OR REPLACE TEMP MACRO dtype_name(t) AS
 --   operand's rows and columns as stored, v the size and t its tile. In Ascend's FRACTAL_NZ layout (nz) the
 --   last four dims are [cols/16, rows/16, 16, 16]-style tiles, so rows = dims[-3] x dims[-2] and cols =
 --   dims[-4] x dims[-1], a multiple of the tile where the true size was padded; else the last two dims, tile 1.
---   NULL when the shape has too few dims.
+--   NULL when the shape has too few dims; v NULL when the product passes a BIGINT.
 CREATE OR REPLACE TEMP MACRO nz_rows(dims, nz) AS
-    CASE WHEN nz AND len(dims) >= 4 THEN {'v': dims[-3] * dims[-2], 't': dims[-2]}
+    CASE WHEN nz AND len(dims) >= 4 THEN {'v': TRY(dims[-3] * dims[-2]), 't': dims[-2]}
          WHEN NOT nz AND len(dims) >= 2 THEN {'v': dims[-2], 't': 1} END;
 CREATE OR REPLACE TEMP MACRO nz_cols(dims, nz) AS
-    CASE WHEN nz AND len(dims) >= 4 THEN {'v': dims[-4] * dims[-1], 't': dims[-1]}
+    CASE WHEN nz AND len(dims) >= 4 THEN {'v': TRY(dims[-4] * dims[-1]), 't': dims[-1]}
          WHEN NOT nz AND len(dims) >= 2 THEN {'v': dims[-1], 't': 1} END;
