@@ -51,3 +51,20 @@ def probe(path: str) -> None:
     fd, tmp = tempfile.mkstemp(dir=folder, prefix=f"{PREFIX}{os.getpid()}-", suffix=".tmp")
     os.close(fd)
     os.unlink(tmp)
+
+
+_scratch: str | None = None
+
+
+def scratch_dir() -> str:
+    """A folder of this process's own (mkdtemp: mode 0700, a fresh name; removed at exit) for the files tracedb
+    has DuckDB write and then reads back itself (the CSV rendering's COPY): a confined report session may
+    reach it and no other path but the store, where the whole temporary folder would let it reach every
+    other user's files there."""
+    global _scratch
+    if _scratch is None or not os.path.isdir(_scratch):
+        import atexit
+        import shutil
+        _scratch = tempfile.mkdtemp(prefix="tracedb-scratch-")
+        atexit.register(shutil.rmtree, _scratch, True)
+    return _scratch

@@ -9,6 +9,7 @@ import os
 import sqlite3
 import stat
 import subprocess
+import sys
 
 import pytest
 
@@ -369,8 +370,8 @@ def test_a_failed_commit_of_segment_names_the_store(store, tmp_path, monkeypatch
 def test_segment_while_another_process_writes_names_the_store_and_the_process(store, tmp_path):
     db = tmp_path / "s.duckdb"
     db.write_bytes(open(store, "rb").read())
-    holder = subprocess.Popen(["python", "-c", "import duckdb, sys; c = duckdb.connect(sys.argv[1]); print('held', "
-                               "flush=True); sys.stdin.read()", str(db)], stdin=subprocess.PIPE,
+    holder = subprocess.Popen([sys.executable, "-c", "import duckdb, sys; c = duckdb.connect(sys.argv[1]); "
+                               "print('held', flush=True); sys.stdin.read()", str(db)], stdin=subprocess.PIPE,
                               stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout.readline().strip() == "held"

@@ -9,6 +9,7 @@ tracedb's own views, never the store's, and reaches no other file (engine/store/
 import os
 import shutil
 import subprocess
+import tempfile
 
 import duckdb
 import pytest
@@ -225,17 +226,27 @@ def test_tracedb_sql_reads_tracedbs_views_and_write_keeps_the_stores(clean, tmp_
 
 
 def test_a_confined_session_reaches_no_other_file_and_changes_no_setting(clean):
-    """Beyond the store, a report's session reaches the temporary folder only (the CSV rendering's COPY writes its
-    file there): a file of the repository is out of reach, and no setting changes."""
+    """Beyond the store, a report's session reaches this process's scratch folder only (the CSV rendering's COPY
+    writes its file there): a file of the repository, and another file of the temporary folder, are out of reach,
+    and no setting changes."""
+    other = tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False)   # beside the scratch folder, not in it
+    other.write("someone else's file")
+    other.close()
     con = open_store(clean, read_only=True, confined=True)
     try:
-        with pytest.raises(duckdb.PermissionException):
-            con.execute("SELECT content FROM read_text($p)", {"p": os.path.join(ROOT, "README.md")})
+        for path in (os.path.join(ROOT, "README.md"), other.name):
+            with pytest.raises(duckdb.PermissionException):
+                con.execute("SELECT content FROM read_text($p)", {"p": path})
+        from tracedb import atomic
+        scratch = os.path.join(atomic.scratch_dir(), "x.csv")
+        con.execute("COPY (SELECT 1 AS x) TO $p (FORMAT csv)", {"p": scratch})
+        assert open(scratch).read() == "x\n1\n"
         with pytest.raises(duckdb.InvalidInputException, match="configuration has been locked"):
             con.execute("SET enable_external_access = true")
         assert con.execute("SELECT current_setting('lock_configuration')").fetchone() == (True,)
     finally:
         con.close()
+        os.unlink(other.name)
 
 
 def test_an_open_without_confinement_keeps_the_stores_views(clean, tmp_path, secret):

@@ -89,8 +89,10 @@ def _copy_csv(con, labels: dict, cols: set) -> str:
     import os
     import tempfile
 
+    from tracedb import atomic
     from tracedb.sql import ident
-    fd, path = tempfile.mkstemp(suffix=".csv", prefix="tracedb-")
+    # in this process's own scratch folder: the one place a confined report session may write
+    fd, path = tempfile.mkstemp(suffix=".csv", prefix="tracedb-", dir=atomic.scratch_dir())
     os.close(fd)
     # a labelled NULL (the prologue's layer) is written as its label, bound as a parameter, or as the text of
     # the label's source column when the report has one (the layer of an epilogue row: its unit)

@@ -68,7 +68,8 @@ def open_store(path: str | None = None, read_only: bool = False, migrate: bool =
     constraint), so that a file someone else made runs none of its own SQL in tracedb's queries.
     `confined`, for a session that only reads the store (a report): the store's views give way to tracedb's
     own for the session (own_views), and the connection reaches no file but the store, a dataset's own files
-    and the temporary folder, where the CSV rendering's COPY writes (engine/store/sandbox.py)."""
+    and this process's scratch folder, where the CSV rendering's COPY writes (atomic.scratch_dir,
+    engine/store/sandbox.py)."""
     path = resolve_path(path)
     from tracedb.engine.store import dataset
     if dataset.is_dataset_path(path):   # a Parquet dataset folder: read-only, through its own catalog
@@ -115,7 +116,7 @@ def open_store(path: str | None = None, read_only: bool = False, migrate: bool =
 
 def _confine(con):
     from tracedb.engine.store import sandbox
-    sandbox.confine(con, [tempfile.gettempdir()])
+    sandbox.confine(con, [atomic.scratch_dir()])
 
 
 # The first line of each statement of sql/store/views.sql, made TEMP by own_views
