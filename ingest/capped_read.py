@@ -29,8 +29,7 @@ BLANK_RUN_MAX = 1 << 20
 # One value read by tracedb's own JSON walk (an event of the array): DuckDB's JSON reader, with the
 # maximum_object_size of 16 MiB that ingest_chrome_part.sql keeps, reads an event of up to twice that
 # (32 MiB less 5 bytes; one of 33 MiB is refused). A value walked past this is refused before it is read
-# whole (a 300 MB args string was read whole: 12 s and 0.8 GB to refuse, and a host trace beside an Ascend
-# CSV read again and again).
+# whole: read whole, a 300 MB args string costs 12 s and 0.8 GB to refuse.
 VALUE_MAX = 32 << 20
 
 

@@ -1,7 +1,7 @@
-"""Inputs that Python's or DuckDB's own limits used to refuse with a message naming nothing (RecursionError,
-`Exceeds the limit (4300 digits)`, an INT64 or INT128 overflow, a TransactionException, Dask's TypeError): each is
-now one `error:` line naming the file, store, folder or option and what was expected, or, where the input is
-usable, read within bounds (a folder 1,000 levels deep, one absurd shape among good ones, a FIFO among traces)."""
+"""Inputs that meet Python's or DuckDB's own limits, whose messages name nothing (RecursionError, `Exceeds the
+limit (4300 digits)`, an INT64 or INT128 overflow, a TransactionException, Dask's TypeError): each gives one
+`error:` line naming the file, store, folder or option and what was expected, or, where the input is usable, is
+read within bounds (a folder 1,000 levels deep, one absurd shape among good ones, a FIFO among traces)."""
 import copy
 import errno
 import json

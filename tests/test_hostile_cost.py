@@ -1,11 +1,10 @@
 """Small hostile inputs cost a bounded time and memory: each is refused in one line naming the file, the place
-and the limit (ingest/capped_read.py), or loaded, and a refused one leaves no run. Each input here is the
-review's at a scale that shows the mechanism: a gzip stream of blanks (2 MB inflated to 2 GiB took 43-49 s and
-5.4 GB), a sparse file (7 KB of trace in 20 GB: over 60 s), runs of blanks (64 MiB of them read as "no
-traceEvents array"), a value of hundreds of MB (12 s, 0.8 GB), candidates for the walk's origin by the
-million (9 MB: 32 s), a host trace beside kernel_details.csv that the CSV reader asked to read again without
-end (a trace_view.json nested 200,000 deep: over 5 minutes), and a trace swapped while it is ingested (its
-run kept the old file's hash, and that file was "skipped: identical content" for good)."""
+and the limit (ingest/capped_read.py), or loaded, and a refused one leaves no run. Each input here is built at
+a scale that shows the mechanism, for shapes that cost minutes or gigabytes without these limits: a gzip
+stream of blanks (2 MB that would inflate to 2 GiB), a sparse file (7 KB of trace in 20 GB), runs of blanks
+(64 MiB of them, which must be named as blanks), a value of hundreds of MB, candidates for the walk's origin
+by the million, a host trace beside kernel_details.csv nested 200,000 deep (read again at most once), and a
+trace swapped while it is ingested (its run must never keep the old file's hash)."""
 import gzip
 import hashlib
 import json
@@ -67,7 +66,7 @@ def gz_of_blanks(path, head: bytes, blanks: int, tail: bytes) -> int:
 
 # ---------------------------------------------------------------------------------------------------- gzip
 def test_the_gzip_caps_are_a_ratio_beyond_a_floor_and_a_hard_cap():
-    assert capped_read.gzip_cap(2_088_221) == 256 << 20          # the review's 2 MB of blanks: 256 MiB, not 2 GiB
+    assert capped_read.gzip_cap(2_088_221) == 256 << 20          # 2 MB of blanks: 256 MiB, not 2 GiB
     assert capped_read.gzip_cap(10_000_000) == 1_000_000_000     # 100 times a 10 MB .gz
     assert capped_read.gzip_cap(1 << 30) == 64 << 30             # never more than 64 GiB
 
