@@ -86,12 +86,6 @@ def _step_computing_note(con, job, bare: list[int]) -> list[str]:
 
 
 def _whole_runs(con, opt, why: str):
-    """A job whose traces have no layers to find (no attention kernel repeats: a CNN, a collective benchmark):
-    every kernel of each rank in one run-wide unit (run_wide.sql), so that a late rank's causes are its kernels
-    before the collective all the same, with no pass or layer."""
-    b = segment.bind_runs(con, opt.runs, opt.tags, opt.profile)
-    segment.categorize_kernels(con, b)
-    sql.run(con, "run_wide", {"run_ids": b.run_ids})
-    b.notes.append(f"no layers to find ({why.split(';')[0]}): causes by kernel over the whole run, no pass or "
-                   "layer")
-    return b, {"runs": ", ".join(b.run_names[r] for r in b.run_ids), "profile": b.profile.name}
+    """Every kernel of each rank in one run-wide unit, so that a late rank's causes are its kernels before the
+    collective all the same, with no pass or layer."""
+    return units.whole_runs(con, opt, why, "causes by kernel over the whole run, no pass or layer")

@@ -124,14 +124,10 @@ def _segment_alike(con, opt, spec):
 
 
 def _whole_runs(con, opt, why: str):
-    """A job whose traces have no layers to find: every rank's kernels in one unit, the whole run
-    (ranks_whole_runs.sql), compared as a layer is, with a note."""
-    b = segment.bind_runs(con, opt.runs, opt.tags, opt.profile)
-    segment.categorize_kernels(con, b)
-    sql.run(con, "run_wide", {"run_ids": b.run_ids})
+    """Every rank's kernels in one unit, the whole run (ranks_whole_runs.sql), compared as a layer is."""
+    b, meta = units.whole_runs(con, opt, why, "each rank's whole run compared, no pass or layer")
     sql.run(con, "ranks_whole_runs")
-    b.notes.append(f"no layers to find ({why.split(';')[0]}): each rank's whole run compared, no pass or layer")
-    return b, {"runs": ", ".join(b.run_names[r] for r in b.run_ids), "profile": b.profile.name}
+    return b, meta
 
 
 def _runs_with_kernels(con, opt):

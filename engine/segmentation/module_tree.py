@@ -19,11 +19,30 @@ FRAMED_SHARE = 0.9
 def _has_module_frames(con, run_ids) -> bool:
     """Whether some run was recorded with nn.Module frames, or is a graph replay paired with a capture that
     was (the module tree has something to say)."""
-    return con.execute(
-        "SELECT EXISTS (SELECT 1 FROM host_events WHERE cat = 'python_function' AND starts_with(name, 'nn.Module: ') "
-        "AND run_id IN (SELECT unnest($r) UNION SELECT c.run_id FROM runs r JOIN runs c "
-        "ON c.tags['capture_of'] = r.tags['capture'] WHERE r.run_id IN (SELECT unnest($r))))",
-        {"r": list(run_ids)}).fetchone()[0]
+    return any(frames for frames, _ in _sources(con, run_ids).values())
+
+
+def _sources(con, run_ids) -> dict[int, tuple[bool, bool]]:
+    """run -> (nn.Module frames, layer ranges) it records (its paired capture's frames count), found once per
+    run and session in TEMP _layer_sources: the anchor proposal asks again at every candidate split."""
+    con.execute("CREATE TEMP TABLE IF NOT EXISTS _layer_sources (run_id INTEGER, frames BOOLEAN, ranges BOOLEAN)")
+    known = {r: (f, g) for r, f, g in con.execute("SELECT run_id, frames, ranges FROM _layer_sources WHERE run_id IN "
+                                                  "(SELECT unnest($r))", {"r": list(run_ids)}).fetchall()}
+    new = [r for r in run_ids if r not in known]
+    if new:
+        framed = {r for (r,) in con.execute(
+            "SELECT DISTINCT r.run_id FROM runs r LEFT JOIN runs c ON c.tags['capture_of'] = r.tags['capture'] "
+            "WHERE r.run_id IN (SELECT unnest($r)) AND EXISTS (SELECT 1 FROM host_events h WHERE "
+            "h.run_id IN (r.run_id, c.run_id) AND h.cat = 'python_function' AND starts_with(h.name, 'nn.Module: '))",
+            {"r": new}).fetchall()}
+        # the pattern in Python, once per distinct name
+        ranged = {r for r, n in con.execute("SELECT DISTINCT run_id, name FROM host_events WHERE run_id IN "
+                                            "(SELECT unnest($r)) AND cat = 'user_annotation'", {"r": new}).fetchall()
+                  if LAYER_RANGE.search(n or "")}
+        con.execute("INSERT INTO _layer_sources SELECT unnest($r), unnest($f), unnest($g)",
+                    {"r": new, "f": [r in framed for r in new], "g": [r in ranged for r in new]})
+        known.update({r: (r in framed, r in ranged) for r in new})
+    return known
 
 
 # A layer range: a user annotation (NVTX range, record_function) named after a layer and its number, as
@@ -34,10 +53,8 @@ LAYER_RANGE = re.compile(r"(?i)^(.*?(?:^|[./_ :-])(?:[a-z0-9]*(?:layer|block)s?|
 
 
 def _has_layer_ranges(con, run_ids) -> bool:
-    """Whether some run names its layers with user annotations (LAYER_RANGE), once per distinct name."""
-    names = con.execute("SELECT DISTINCT name FROM host_events WHERE run_id IN (SELECT unnest($r)) "
-                        "AND cat = 'user_annotation'", {"r": list(run_ids)}).fetchall()
-    return any(LAYER_RANGE.search(n or "") for (n,) in names)
+    """Whether some run names its layers with user annotations (LAYER_RANGE)."""
+    return any(ranges for _, ranges in _sources(con, run_ids).values())
 
 
 def has_layer_evidence(con, run_ids) -> bool:

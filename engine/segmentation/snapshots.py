@@ -89,6 +89,7 @@ SHAPES = {
     "_cand_names": ("cand INTEGER", "run_id INTEGER", "name VARCHAR"),
     "_cats": ("name VARCHAR", "op_type VARCHAR", "cat_ord INTEGER", "category VARCHAR"),
     "_chosen": ("cand INTEGER", "run_id INTEGER"),
+    "_layer_sources": ("run_id INTEGER", "frames BOOLEAN", "ranges BOOLEAN"),
     "_kernel_blocks": ("run_id INTEGER", "seq BIGINT", "framed BOOLEAN", "cls VARCHAR", "inst VARCHAR",
                        "inst_no BIGINT", "call_ns BIGINT"),
     "_marks": ("run_id INTEGER", "pass BIGINT", "bstart BIGINT", "block BIGINT"),

@@ -94,3 +94,14 @@ def params(b, pass_spec) -> dict:
             "anchor": b.anchor, "layers": b.layers, "blocks_per_layer": b.blocks_per_layer,
             "layer_offset": b.layer_offset, "window": b.window, "passes_by": b.pass_rule(),
             "pass": pass_spec}
+
+
+def whole_runs(con, opt, why: str, answer: str):
+    """A job whose traces have no layers to find (no attention kernel repeats: a CNN, a collective benchmark):
+    every kernel of each run in one run-wide unit (run_wide.sql), with the note `no layers to find (WHY):
+    ANSWER`. Returns the bound runs and the report's parameters."""
+    b = segment.bind_runs(con, opt.runs, opt.tags, opt.profile)
+    segment.categorize_kernels(con, b)
+    sql.run(con, "run_wide", {"run_ids": b.run_ids})
+    b.notes.append(f"no layers to find ({why.split(';')[0]}): {answer}")
+    return b, {"runs": ", ".join(b.run_names[r] for r in b.run_ids), "profile": b.profile.name}
