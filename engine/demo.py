@@ -50,5 +50,5 @@ def run_demo(db: str):
     finally:
         con.close()
     yield (f"The store is {db}; try:\n  tracedb report kernels --db {db} --run qwen3-decode-b16 --profile qwen3-npu "
-           f"--layers 28 --pass 3 --layer 10 --format compute-flow\n  tracedb sql --db {db} \"select name, "
-           "sum(dur_ns)/1e3 as us from kernels group by 1 order by 2 desc limit 10\"")
+           f"--layers 28 --pass 3 --layer 10 --format compute-flow\n  tracedb sql --db {db} \"select run, name, "
+           "sum(dur_ns)/1e3 as us from run_kernels group by all order by us desc limit 10\"")

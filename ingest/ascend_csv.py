@@ -15,6 +15,11 @@ line, a header naming a column twice, time cells that are not plain decimal µs
 (tracedb.ingest.timefmt.csv_us_to_ns), id cells that are not integers, rows of the wrong width. The fast
 path only notices that something is wrong; the Python readers here (header, the sampled rows, the error
 path `_first_problem`) decode strictly, line by line, and say where. LF and CRLF line ends may be mixed.
+
+A run's last file cut short at its end (its last line without a line end and incomplete: tracedb.ingest.cut_end)
+is read up to that line and the run is marked truncated, as a cut Chrome trace is; that is looked for only
+when the reader stops, or when the last line has no line end (a quoted cell left open there is text the
+parser would take).
 """
 import contextlib
 import csv
@@ -25,7 +30,7 @@ import duckdb
 
 from tracedb import sql
 from tracedb.errors import InputError
-from tracedb.ingest import ascend_host, formats, sniff, timefmt
+from tracedb.ingest import ascend_host, cut_end, formats, sniff, timefmt
 from tracedb.ingest.ascend_csv_header import CANONICAL, INT_BITS, SQL_TYPES, TIMES, Header, normalise
 from tracedb.ingest.duckdb_memory import memory_cap
 
@@ -87,13 +92,13 @@ def _is_utf8(data: bytes) -> bool:
         return False
 
 
-def records(path: str):
+def records(path: str, end_line: int | None = None):
     """(line number, cells) of every CSV record of the file, the header first (line numbers count physical
     lines; a record's is the line it ends on). Invalid UTF-8, NUL bytes, lines over LINE_LIMIT and csv
     module errors (strict: a quote left open, text after a closing quote) are refused with one line naming
-    the line."""
+    the line. `end_line`: the lines from there on are not read (the cut line of a file cut short)."""
     with sniff.open_regular(path) as f:
-        reader = csv.reader(_text_lines(path, f), strict=True)
+        reader = csv.reader(_text_lines(path, f, end_line), strict=True)
         while True:
             try:
                 cells = next(reader)
@@ -104,11 +109,14 @@ def records(path: str):
             yield reader.line_num, cells
 
 
-def _text_lines(path: str, f):
-    """The file's lines, decoded as strict UTF-8 one at a time (a multi-byte character never spans a
-    newline), keeping their line ends for the csv module; the BOM of line 1 dropped."""
+def _text_lines(path: str, f, end_line: int | None = None):
+    """The file's lines before `end_line` (all when None), decoded as strict UTF-8 one at a time (a
+    multi-byte character never spans a newline), keeping their line ends for the csv module; the BOM of
+    line 1 dropped."""
     offset = 0
     for n in itertools.count(1):
+        if end_line is not None and n >= end_line:
+            return
         raw = f.readline(LINE_LIMIT + 1)
         if not raw:
             return
@@ -127,6 +135,18 @@ def _text_lines(path: str, f):
         offset += len(raw)
 
 
+class CutShort(formats.ReadAgain):
+    """The run's last file is cut short at its end (a cut_end.Cut): the caller rolls back and calls load()
+    again with it, to read the file up to its cut line."""
+
+    def __init__(self, cut: cut_end.Cut):
+        super().__init__(str(cut))
+        self.cut = cut
+
+    def adjust(self, options: dict):
+        options["cut"] = self.cut
+
+
 class NotNumeric(formats.ReadAgain):
     """An extra column judged numeric from the first rows holds text further down: load it as text. The
     caller rolls back and calls load() again with `index` added to as_text (DuckDB cannot go on in a
@@ -140,10 +160,11 @@ class NotNumeric(formats.ReadAgain):
         options["as_text"].add(self.index)
 
 
-def numeric_extras(header: Header, sample_rows: int = SAMPLE_ROWS) -> set[int]:
-    """Positions of the extra columns whose first `sample_rows` values are all numbers (or N/A, empty)."""
+def numeric_extras(header: Header, sample_rows: int = SAMPLE_ROWS, end_line: int | None = None) -> set[int]:
+    """Positions of the extra columns whose first `sample_rows` values (of the lines before `end_line`) are
+    all numbers (or N/A, empty)."""
     candidates = {i for _, i in header.extras}
-    rows = records(header.path)
+    rows = records(header.path, end_line)
     next(rows, None)
     for n, (_, row) in enumerate(rows):
         if n >= sample_rows or not candidates:
@@ -194,7 +215,7 @@ def _layout(header: Header, numeric: set[int]):
                         [i for i in extras if i not in numeric])
 
 
-def load(con, run_id: int, headers: list[Header], as_text: set[int] = frozenset()):
+def load(con, run_id: int, headers: list[Header], as_text: set[int] = frozenset(), cut: cut_end.Cut | None = None):
     """Insert the rows of CSV files sharing one header layout into kernels_raw_ascend_csv as run `run_id`, and its
     distinct text tuples into kernel_texts. Each INSERT commits on its own (rows inside one open
     transaction kept every Arrow table alive until the commit: 2.2 GB for a 2 GB file); the run is not
@@ -203,35 +224,62 @@ def load(con, run_id: int, headers: list[Header], as_text: set[int] = frozenset(
     Returns the names of the metric (numeric) and of the text extra columns, in stored order, and the seq
     of the rows that may be exact copies (None: any row may; arrow.CopyCandidates). Raises
     NotNumeric when a column judged numeric is not; the caller rolls back and retries with its index in
-    `as_text`. Any other problem of the files is raised as one InputError naming file and line."""
+    `as_text`. Raises CutShort when the last file is cut short at its end; the caller rolls back and
+    retries with that `cut`, the rows then read up to its line. Only the last file may be: a slice cut short
+    before the next one leaves a gap inside the run. Any other problem of the files is raised as one
+    InputError naming file and line."""
     first = headers[0]
     for h in headers[1:]:
         if [normalise(c) for c in h.cells] != [normalise(c) for c in first.cells]:
             raise InputError(f"{h.path}: line 1: header differs from {first.path}; slices of one run must share it")
-    numeric = numeric_extras(first) - set(as_text)
+    try:
+        numeric = numeric_extras(first, end_line=cut.line if cut and cut.path == first.path else None) - set(as_text)
+    except InputError:          # a sampled line: the cut line, a quote left open at the end of the file?
+        again = _cut_at_end(headers, cut)
+        if again:
+            raise again from None
+        raise
     arrow = _arrow()
     layout = _layout(first, numeric)
     metrics = [(n, i) for n, i in first.extras if i in numeric]
     hazards: list = []
     texts, copies = arrow.Texts(layout), arrow.CopyCandidates()
-    rows = arrow.batches([h.path for h in headers], layout, TIMES, LINE_LIMIT, hazards, texts, copies)
+    rows = arrow.batches([h.path for h in headers], layout, TIMES, LINE_LIMIT, hazards, texts, copies,
+                         {cut.path: cut.offset} if cut else None)
     try:
         with memory_cap(con, DUCKDB_MEMORY), contextlib.closing(arrow.in_tables(rows, INSERT_ROWS)) as tables:
             for table in tables:
                 _insert(con, run_id, table, metrics)
     except arrow.Suspect as e:
-        raise _first_problem(headers, numeric, str(e)) from None
+        raise _cut_at_end(headers, cut) or _first_problem(headers, numeric, str(e), cut) from None
     finally:
         for _, guard in hazards:
             guard.close()
+    if cut is None and not hazards[-1][1].line_end:
+        again = _cut_at_end(headers, cut)      # a quoted cell open at the end, which the parser took as a cell
+        if again:
+            raise again
     for path, guard in hazards:
         if guard.nul or guard.lone_cr:        # found again, with its place (a CR inside quotes is data)
-            problem = _first_problem([h for h in headers if h.path == path], numeric, None)
+            problem = _first_problem([h for h in headers if h.path == path], numeric, None, cut)
             if problem is not None:
                 raise problem
+    if cut is not None and copies.rows == 0:
+        raise InputError(f"{cut}: cut short (crashed run?) before any complete row; expected at least one "
+                         "complete data line")
     _register(con, "ascend_csv_texts", texts.table(),
               lambda: sql.run(con, "ingest_ascend_csv_texts", {"run_id": run_id}).fetchall())
     return [n for n, _ in metrics], [n for n, i in first.extras if i not in numeric], copies.seq()
+
+
+def _cut_at_end(headers, cut) -> CutShort | None:
+    """CutShort when the run's last file is cut short at its end (cut_end.last_line) and that is not known
+    yet (`cut` None)."""
+    if cut is not None:
+        return None
+    last = headers[-1]
+    found = cut_end.last_line(last.path, len(last.cells), LINE_LIMIT)
+    return CutShort(found) if found else None
 
 
 def _insert(con, run_id, table, metrics):
@@ -260,15 +308,16 @@ def _register(con, name: str, data, statement):
 
 
 # ----------------------------------------------------------------------------------- error paths only
-def _first_problem(headers, numeric: set[int], hint: str | None):
+def _first_problem(headers, numeric: set[int], hint: str | None, cut: cut_end.Cut | None = None):
     """The first thing wrong with the files, found by a strict read in Python: an InputError naming file
     and line (raised directly by `records` for invalid UTF-8, NUL bytes, long lines and CSV syntax), or
     NotNumeric for a column judged numeric that holds text. None when the files are fine and `hint` is
-    None (what the reader took for a problem, a CR inside a quoted cell, is data)."""
+    None (what the reader took for a problem, a CR inside a quoted cell, is data). `cut`: the file's lines
+    from its cut line on are not read."""
     for h in headers:
         times = [(h.position[c], h.label(c), signed, required) for c, signed, required in TIMES if c in h.position]
         ints = [(h.position[c], h.label(c), bits) for c, bits in INT_BITS.items() if c in h.position]
-        rows = records(h.path)
+        rows = records(h.path, cut.line if cut and cut.path == h.path else None)
         next(rows, None)
         for line, cells in rows:
             if not cells:
@@ -379,10 +428,12 @@ def _found(probe) -> bool:
 
 
 def _read(con, run_id: int, src, options) -> dict:
-    metrics, extras, src.copy_candidates = load(con, run_id, src.headers, options["as_text"])
+    cut = options.get("cut")
+    metrics, extras, src.copy_candidates = load(con, run_id, src.headers, options["as_text"], cut)
     if src.host_trace:        # a profiler folder's trace_view.json: the host side (ingest/ascend_host.py)
         ascend_host.load(con, run_id, src.host_trace, src)
-    return {"metric_columns": metrics, "extra_columns": extras}
+    return {"metric_columns": metrics, "extra_columns": extras, "truncated": cut is not None,
+            "cut": [str(cut)] if cut else []}
 
 
 def _finish(con, run_id: int, src, core_rules) -> str | None:

@@ -16,6 +16,8 @@ the same columns took 7.3 s.
   `Suspect`, and tracedb.ingest.ascend_csv finds and words the first problem of the file by reading it
   again, strictly, in Python. Only what can hide from the parser is looked for while reading: NUL bytes
   and carriage returns (`Guarded`).
+- A file cut short at its end is read up to its cut line (`limits`, tracedb.ingest.cut_end): the parser
+  sees the file's bytes up to there only.
 """
 import io
 import queue
@@ -41,11 +43,13 @@ class Guarded(io.RawIOBase):
     """A file read for pyarrow that notes what its parser would take silently: a NUL byte (valid UTF-8,
     so a string cell would keep it) and carriage returns (a lone CR ends a row for pyarrow; tracedb takes
     LF and CRLF line ends only). pyarrow calls read(n): the file's bytes are handed over as read, looked
-    at with memchr-speed searches, and counted only in a block that holds a CR."""
+    at with memchr-speed searches, and counted only in a block that holds a CR. `limit`: the bytes handed
+    over end there (a file cut short at its end, read up to its cut line)."""
 
-    def __init__(self, path: str):
+    def __init__(self, path: str, limit: int | None = None):
         super().__init__()
         self._f = sniff.open_regular(path)
+        self._left = limit
         self.nul = False
         self.cr = self.crlf = 0
         self._last = b""
@@ -54,9 +58,13 @@ class Guarded(io.RawIOBase):
         return True
 
     def read(self, size: int = -1) -> bytes:
+        if self._left is not None:
+            size = self._left if size < 0 else min(size, self._left)
         data = self._f.read(size)
         if data:
             self._look(data)
+            if self._left is not None:
+                self._left -= len(data)
         return data
 
     def readinto(self, buffer) -> int:
@@ -82,6 +90,11 @@ class Guarded(io.RawIOBase):
     def lone_cr(self) -> bool:
         return self.cr != self.crlf
 
+    @property
+    def line_end(self) -> bool:
+        """The bytes read end with a line end (or there were none)."""
+        return self._last in (b"", b"\n", b"\r")
+
 
 class Layout:
     """How the columns of one header are read and where each goes, as tracedb.ingest.ascend_csv decides:
@@ -103,16 +116,17 @@ NS_COLUMN = {"start_us": "start_ns", "dur_us": "dur_ns", "wait_us": "wait_ns"}
 
 
 def batches(paths: list[str], layout: Layout, time_cols, line_limit: int, hazards: list, texts: "Texts",
-            copies: "CopyCandidates"):
+            copies: "CopyCandidates", limits: dict[str, int] | None = None):
     """Record batches of every row of `paths` (one header layout), in file order: seq, the canonical
     columns but the texts (times as start_ns, dur_ns, wait_ns), metric_<i> per numeric extra column,
     kind, and text_id (the row's tuple of texts in `texts`). `time_cols`: (canonical column, signed,
     required). Raises Suspect at the first block the parser or a rule refuses; appends each file's
     Guarded reader to `hazards` (NUL, lone CR) for the caller to look at once every row is read. `copies`
-    notes the rows that may be exact copies of others."""
+    notes the rows that may be exact copies of others. `limits`: path -> the byte its rows end at (a file
+    cut short at its end)."""
     seq, counting = 0, pa.array([], pa.int64())
     for path in paths:
-        guard = Guarded(path)
+        guard = Guarded(path, (limits or {}).get(path))
         hazards.append((path, guard))
         for block in _parsed(guard, layout, line_limit):
             if len(counting) < block.num_rows:      # 0, 1, 2, ...: built in Python once, not per block

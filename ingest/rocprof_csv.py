@@ -13,7 +13,12 @@ one place. Checked against rocprofiler-sdk's CSV writer: ROCm 6.2-6.3
 Group_Segment_Size, Agent_Id the node id) and ROCm 7 (`source/lib/output/generateCSV.cpp`, 22 columns with
 Stream_Id, LDS_Block_Size, Scratch_Size and register counts, Agent_Id `Agent N`), both in
 https://github.com/ROCm/rocprofiler-sdk. Columns tracedb does not read are skipped by name, so an added
-column does not stop the reader; a missing required one is refused in one line."""
+column does not stop the reader; a missing required one is refused in one line.
+
+A file DuckDB's reader refuses is read again with the rows it cannot read set aside
+(ingest_rocprof_csv_salvage.sql): when the only one is the file's last line, cut short at the end of the file
+(tracedb.ingest.cut_end), the complete rows are kept and the run is marked truncated, as a cut Chrome trace
+is; otherwise the first such line is refused, naming it. That second read is the failure path only."""
 import csv
 import io
 import os
@@ -22,7 +27,7 @@ import duckdb
 
 from tracedb import sql
 from tracedb.errors import InputError
-from tracedb.ingest import formats, sniff
+from tracedb.ingest import cut_end, formats, sniff
 
 FORMAT = "rocprof-csv"
 KERNEL_TRACE = "kernel_trace"
@@ -56,6 +61,11 @@ REQUIRED = {
     "agent_info": ("Node_Id", "Agent_Type"),
 }
 SIBLINGS = ("agent_info", "memory_copy_trace", "hip_api_trace", "marker_api_trace")
+# The files of records over time, whose last line may be cut short (a crashed run, a partial copy) and left
+# out. The agent info file is a table of the node's agents: one cut short would misnumber or drop a GPU.
+TIMELINES = ("kernel_trace", "memory_copy_trace", "hip_api_trace", "marker_api_trace")
+# The longest last line looked at for a cut (cut_end.last_line): DuckDB's reader's own line bound (2 MB).
+LINE_LIMIT = 2 << 20
 
 
 def header(path: str) -> list[str]:
@@ -108,9 +118,11 @@ def part_of(path: str, first: str) -> str:
     return next(k for k in SIBLINGS if os.path.basename(path).endswith(k + ".csv"))
 
 
-def stage(con, paths: list[str]):
-    """Every file of the capture into TEMP _rcsv_rows, and the agents' devices into _rcsv_devices."""
+def stage(con, paths: list[str]) -> list[cut_end.Cut]:
+    """Every file of the capture into TEMP _rcsv_rows, and the agents' devices into _rcsv_devices. Returns
+    the files cut short at their end, whose last line was left out (`_salvaged`)."""
     sql.run(con, "ingest_rocprof_csv_tables")
+    cuts = []
     for p in paths:
         part = part_of(p, paths[0])
         cols = header(p)
@@ -128,11 +140,61 @@ def stage(con, paths: list[str]):
         try:
             sql.run(con, "ingest_rocprof_csv_append", {"path": p, "part": part, "columns": names})
         except duckdb.Error as e:
-            msg = str(e).strip().splitlines()[0]
-            msg = msg if len(msg) <= 200 else msg[:197] + "..."
-            raise InputError(f"{p}: cannot read the CSV ({msg}); expected rocprofv3's {part}.csv: "
-                             f"{len(cols)} comma-separated columns on every line") from None
+            if _interrupted(e):
+                raise
+            cuts.append(_salvaged(con, p, part, names, len(cols), e))
     sql.run(con, "ingest_rocprof_csv_agents")
+    return cuts
+
+
+def _salvaged(con, path: str, part: str, names: dict, width: int, error: duckdb.Error) -> cut_end.Cut:
+    """A file DuckDB's reader refused (`error`), read again with the rows it cannot read set aside. When the
+    only one is the file's last line, cut short at the end of a file of records over time, its complete rows
+    stay in _rcsv_rows and the cut is returned; otherwise the first line set aside is refused."""
+    cut = cut_end.last_line(path, width, LINE_LIMIT)
+    try:
+        sql.run(con, "ingest_rocprof_csv_salvage", {"path": path, "part": part, "columns": names})
+        rejects = con.execute("SELECT line, error_type::VARCHAR, csv_line FROM _rcsv_rejects "
+                              "ORDER BY line, byte_position").fetchall()
+    except duckdb.Error as e:
+        if _interrupted(e):
+            raise
+        rejects = []
+    if cut is not None and rejects and {line for line, _, _ in rejects} == {cut.line}:
+        if part in TIMELINES:
+            return cut
+        raise InputError(f"{cut}: cut short (crashed run? a partial copy?); expected the whole {part}.csv: it lists "
+                         "the node's agents, and without the last ones a GPU would be numbered or named wrong")
+    if rejects:
+        raise InputError(_damaged(path, part, width, *rejects[0])) from None
+    msg = str(error).strip().splitlines()[0]
+    msg = msg if len(msg) <= 200 else msg[:197] + "..."
+    raise InputError(f"{path}: cannot read the CSV ({msg}); expected rocprofv3's {part}.csv: "
+                     f"{width} comma-separated columns on every line") from None
+
+
+def _interrupted(e: duckdb.Error) -> bool:
+    """Ctrl-C or SIGTERM stopped the read: no second read then."""
+    return isinstance(e, duckdb.InterruptException) or "interrupt" in str(e).lower()
+
+
+def _damaged(path: str, part: str, width: int, line: int, kind: str, text: str | None) -> str:
+    """The refusal of a line DuckDB's reader set aside: which line, what is wrong, what was expected."""
+    if kind in ("MISSING COLUMNS", "TOO MANY COLUMNS"):
+        try:
+            found = len(next(csv.reader([text or ""]), []))
+        except csv.Error:
+            found = None
+        if found is not None and found != width:
+            return f"{path}: line {line}: expected {width} columns, found {found} (truncated or malformed row)"
+        return (f"{path}: line {line}: {'fewer' if kind == 'MISSING COLUMNS' else 'more'} cells than the "
+                f"{width} columns of the header (truncated or malformed row)")
+    if kind == "UNQUOTED VALUE":
+        return (f"{path}: line {line}: a quoted cell is not closed, or has text after its closing quote; expected "
+                "RFC 4180 quoting")
+    if kind == "INVALID ENCODING":
+        return f"{path}: line {line}: invalid UTF-8; expected a UTF-8 text file"
+    return f"{path}: line {line}: cannot read the CSV ({kind.lower()}); expected rocprofv3's {part}.csv"
 
 
 def devices(path: str) -> list[int]:
@@ -153,8 +215,12 @@ def devices(path: str) -> list[int]:
 def load(con, run_id: int, paths: list[str], agent: int | None) -> dict:
     """The run's rows (GPU `agent`, or every GPU when None) into kernels_raw and its host events into
     trace_events. Returns run facts as rocprof.load does."""
-    stage(con, paths)
+    cuts = stage(con, paths)
     if not con.execute("SELECT count(*) FROM _rcsv_rows WHERE part = 'kernel_trace'").fetchone()[0]:
+        cut = next((c for c in cuts if c.path == paths[0]), None)
+        if cut is not None:
+            raise InputError(f"{cut}: cut short (crashed run?) before any complete kernel dispatch; expected at "
+                             "least one complete data line")
         raise InputError(f"{paths[0]}: header only, no kernel dispatch; expected rows of "
                          "rocprofv3 --kernel-trace --output-format csv")
     bad = sql.run(con, "ingest_rocprof_csv_check").fetchone()
@@ -170,7 +236,8 @@ def load(con, run_id: int, paths: list[str], agent: int | None) -> dict:
     names = sorted({g[1] for g in gpus if (agent is None or g[0] == agent) and g[1]})
     sql.run(con, "ingest_rocprof_csv_insert", {"run_id": run_id, "device": agent})
     return {"device_name": ", ".join(names) or None, "rank": agent, "device_kind": "gpu",
-            "clock_domain": "monotonic", "inflated_bytes": None}
+            "clock_domain": "monotonic", "inflated_bytes": None, "truncated": bool(cuts),
+            "cut": [str(c) for c in cuts]}
 
 
 def _recognise(probe) -> bool:
@@ -195,7 +262,7 @@ READER = formats.Reader(
     read=lambda con, run_id, src, options: load(con, run_id, src.files, src.agent),
     source=lambda path: {"files": files(path)}, devices=devices, rank_in_path=False,
     recognised="a CSV header naming `Kernel_Name` and `Agent_Id` (not `Counter_Name`)",
-    sql=("ingest_rocprof_csv_tables", "ingest_rocprof_csv_append", "ingest_rocprof_csv_agents",
-         "ingest_rocprof_csv_check", "ingest_rocprof_csv_insert"),
+    sql=("ingest_rocprof_csv_tables", "ingest_rocprof_csv_append", "ingest_rocprof_csv_salvage",
+         "ingest_rocprof_csv_agents", "ingest_rocprof_csv_check", "ingest_rocprof_csv_insert"),
     docs=(formats.Doc("rocprofv3 CSV (`rocprofv3 --output-format csv`), `<pid>_kernel_trace.csv` and the CSVs "
                       "beside it", "`rocprof-csv`", "`kernels_raw` (one run per GPU)"),))

@@ -5,6 +5,7 @@ import os
 
 import pytest
 
+import tracedb
 from helpers import cli, copy_store, real_trace, write_csv
 from helpers import store_snapshot as snapshot
 
@@ -114,32 +115,128 @@ def test_json_file(db, tmp_path):
                                          "a number within ±4e15 (1 such complete event)")
 
 
-def test_truncated_last_line(db, tmp_path):
+def cut_ingest(db, path, rows):
+    """`tracedb ingest path` of a file cut short at its end: its run's stdout line (after: exit 0, nothing on
+    stderr, the run holding `rows` rows and marked truncated)."""
+    p = cli("ingest", path, "--db", db, "--name", "cut")
+    assert p.stderr == "" and p.stdout.startswith("ingested run 'cut'"), p.stdout + p.stderr
+    con = tracedb.connect(db, read_only=True)
+    try:
+        assert con.execute("SELECT r.truncated, count(k.seq) FROM runs r JOIN kernels_raw k USING (run_id) "
+                           "WHERE r.name = 'cut' GROUP BY 1").fetchall() == [(True, rows)]
+    finally:
+        con.close()
+    return p.stdout.splitlines()[0]
+
+
+def test_a_last_line_cut_short_loads_the_rows_before_it(db, tmp_path):
     last = ",".join(row(3))
     cut = last[:last.index("1892.920") + 4]      # ends in the Duration(us) cell: "...\t,1892"
     f = tmp_path / "k.csv"
     f.write_text(text(FULL, [row(i) for i in range(3)]) + cut)   # no final newline, as a killed writer leaves it
-    # header line 1, rows on lines 2-4, the cut row on line 5 with 9 full cells before Start Time, Start Time
-    # and the cut Duration: 11 of 23 columns
-    assert failed_ingest(db, str(f)) == \
-        f"error: {f}: line 5: expected 23 columns, found 11 (truncated or malformed row)"
+    # header line 1, rows on lines 2-4, the cut row on line 5 (11 of 23 cells): left out, as a cut Chrome
+    # trace's last event is, and the run marked truncated
+    assert cut_ingest(db, str(f), 3).endswith(
+        f"; {f}: line 5 is cut short (crashed run?): the complete rows before it were kept")
 
 
-def test_truncated_inside_quoted_shape(db, tmp_path):
+def test_a_last_line_cut_inside_a_quoted_shape_loads_the_rows_before_it(db, tmp_path):
     last = ",".join(row(3))
     cut = last[:last.index('"""8192,2,640') + 8]             # ends inside the quoted Input Shapes: '"""8192,'
     f = tmp_path / "k.csv"
     f.write_text(text(FULL, [row(i) for i in range(3)]) + cut)
-    assert failed_ingest(db, str(f)).startswith(f"error: {f}: line 5: ")
+    assert cut_ingest(db, str(f), 3).endswith(f"; {f}: line 5 is cut short (crashed run?): the complete rows "
+                                              "before it were kept")
 
 
-def test_truncated_inside_quoted_shape_says_why(db, tmp_path):
-    last = ",".join(row(3))
+def test_a_quote_open_at_the_end_of_the_last_column_is_a_cut(db, tmp_path):
+    # every cell there, the last one a quoted shape cut short: pyarrow takes '"""8192,2' as a cell, the end of
+    # the file says it is cut
+    header = ["Name", "Start Time(us)", "Duration(us)", "Input Shapes"]
+    rows = [["MatMulV3", f"{T + i}.000", "1.500", '"""8192,2"""'] for i in range(3)]
     f = tmp_path / "k.csv"
-    f.write_text(text(FULL, [row(i) for i in range(3)]) + last[:last.index('"""8192,2,640') + 8])
-    line = failed_ingest(db, str(f))
-    assert line.startswith(f"error: {f}: line 5: ")
-    assert "quote" in line[len(f"error: {f}: line 5: "):].lower()      # the path itself says "quoted"
+    f.write_text(text(header, rows[:2]) + ",".join(rows[2])[:-4])
+    assert cut_ingest(db, str(f), 2).endswith(f"; {f}: line 4 is cut short (crashed run?): the complete rows "
+                                              "before it were kept")
+
+
+def test_a_last_line_without_its_newline_is_a_whole_row(db, tmp_path):
+    f = tmp_path / "k.csv"
+    f.write_text(text(FULL, [row(i) for i in range(4)]).rstrip("\n"))
+    p = cli("ingest", str(f), "--db", db, "--name", "whole")
+    assert p.stdout.startswith("ingested run 'whole': 4 kernel rows") and "cut short" not in p.stdout, p.stdout
+    con = tracedb.connect(db, read_only=True)
+    assert con.execute("SELECT truncated FROM runs WHERE name = 'whole'").fetchall() == [(False,)]
+    con.close()
+
+
+@pytest.mark.parametrize("end", ["\n", ""])
+def test_a_row_cut_short_in_the_middle_is_refused(db, tmp_path, end):
+    # a cell too few on line 3 of 5: the columns after it are shifted, whatever the end of the file
+    rows = [row(i) for i in range(4)]
+    del rows[1][FULL.index("Wait Time(us)")]
+    f = tmp_path / "k.csv"
+    f.write_text(text(FULL, rows)[:-1] + end)
+    assert failed_ingest(db, str(f)) == \
+        f"error: {f}: line 3: expected 23 columns, found 22 (truncated or malformed row)"
+
+
+def test_damage_in_the_middle_is_refused_also_when_the_end_is_cut(db, tmp_path):
+    rows = [row(i) for i in range(4)]
+    rows[1].append("7")                           # a cell too many on line 3
+    last = ",".join(row(4))
+    f = tmp_path / "k.csv"
+    f.write_text(text(FULL, rows) + last[:60])
+    assert failed_ingest(db, str(f)) == \
+        f"error: {f}: line 3: expected 23 columns, found 24 (truncated or malformed row)"
+
+
+def test_a_quote_left_open_before_the_last_line_is_refused(db, tmp_path):
+    rows = [row(i) for i in range(4)]
+    rows[1][FULL.index("Name")] = '"aclnnMatmul'       # opened on line 3, never closed
+    last = ",".join(row(4))
+    f = tmp_path / "k.csv"
+    f.write_text(text(FULL, rows) + last[:60])
+    assert failed_ingest(db, str(f)).startswith(f"error: {f}: line ")
+
+
+def test_a_file_cut_before_its_first_row_is_refused(db, tmp_path):
+    f = tmp_path / "k.csv"
+    f.write_text(text(FULL, []) + ",".join(row(0))[:60])
+    assert failed_ingest(db, str(f)) == (f"error: {f}: line 2: cut short (crashed run?) before any complete row; "
+                                         "expected at least one complete data line")
+
+
+def test_a_cut_past_several_blocks_keeps_every_row_once(db, tmp_path):
+    # ~5 MB: the first 4 MiB block is stored before the parser meets the cut; the run is read again up to it
+    rows = [row(i) for i in range(20_000)]
+    f = tmp_path / "k.csv"
+    f.write_text(text(FULL, rows) + ",".join(row(20_000))[:100])
+    assert cut_ingest(db, str(f), 20_000).endswith(f"; {f}: line 20002 is cut short (crashed run?): the complete "
+                                                   "rows before it were kept")
+    con = tracedb.connect(db, read_only=True)
+    assert con.execute("SELECT count(DISTINCT task_id), min(task_id), max(task_id) FROM kernels_raw k JOIN runs r "
+                       "USING (run_id) WHERE r.name = 'cut'").fetchone() == (20_000, 100, 20_099)
+    con.close()
+
+
+def test_a_cut_at_the_end_of_the_last_slice_only(db, tmp_path):
+    """A profiler folder's op_summary slices are one run in slice order: the last one may end cut short (the
+    rows before the cut load, the run marked truncated); one cut before the next slice is a gap inside the
+    run, refused at its line."""
+    header = ["Op Name", "OP Type", "Task Type", "Task Start Time(us)", "Task Duration(us)"]
+    folder = tmp_path / "msprof"
+    out = folder / "PROF_1" / "mindstudio_profiler_output"
+    out.mkdir(parents=True)
+    r = lambda i: [f"op{i}", "Add", "AI_CORE", f"{T + i}.000", "1.500"]      # noqa: E731
+    first, second = out / "op_summary_slice_0_1.csv", out / "op_summary_slice_1_1.csv"
+    first.write_text(text(header, [r(0), r(1)]))
+    second.write_text(text(header, [r(2), r(3)]) + "op4,Add,AI_")
+    assert cut_ingest(db, str(folder), 4).endswith(f"; {second}: line 4 is cut short (crashed run?): the "
+                                                     "complete rows before it were kept")
+    first.write_text(text(header, [r(0), r(1)]) + "op1b,Add,AI_")
+    assert failed_ingest(db, str(folder)) == \
+        f"error: {first}: line 4: expected 5 columns, found 3 (truncated or malformed row)"
 
 
 @pytest.mark.parametrize("value, shown", [("12x.5", "'12x.5'"), ("", "''"), ("\t", "'\\t'")])

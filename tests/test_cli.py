@@ -174,3 +174,28 @@ def test_a_layer_that_does_not_exist_is_an_error_not_an_empty_table(tiny_db, arg
     p = cli("report", args[0], "--db", tiny_db, "--run", "tiny", "--profile", "qwen3-npu", "--layers", "2", *args[1:],
             check=False)
     assert p.returncode == 2 and p.stderr.startswith(message) and len(p.stderr.splitlines()) == 1
+
+
+@pytest.mark.parametrize("args", [["report", "layers", "--help"], ["runs", "rm", "--help"],
+                                  ["export", "parquet", "--help"], ["report", "--help"], ["report", "nosuch"],
+                                  ["sql", "--help"], ["--help"],
+                                  ["report", "layers", "--pass", "x", "--db", "nowhere.duckdb"]])
+def test_the_command_narrowed_to_the_one_called_answers_as_the_whole_app(args):
+    """`tracedb X Y` builds only the command it calls: its help, listings and errors are the whole app's."""
+    from typer.testing import CliRunner
+    from tracedb.cli import app as cli_app
+    runner = CliRunner()
+    whole, narrowed = runner.invoke(cli_app.app, args), runner.invoke(cli_app._only(cli_app.app, args), args)
+    assert (narrowed.exit_code, narrowed.output) == (whole.exit_code, whole.output)
+    assert whole.output.strip()
+
+
+def test_only_the_called_command_is_built():
+    from tracedb.cli import app as cli_app
+    one = cli_app._only(cli_app.app, ["report", "layers", "--db", "x"])
+    assert [c.name for c in one.registered_commands] == []
+    assert [g.name for g in one.registered_groups] == ["report"]
+    assert [c.name for c in one.registered_groups[0].typer_instance.registered_commands] == ["layers"]
+    # the whole app itself is left as it was
+    assert len(cli_app.app.registered_groups[0].typer_instance.registered_commands) > 10
+    assert [cli_app._command_name(c) for c in cli_app._only(cli_app.app, ["sql"]).registered_commands] == ["sql"]

@@ -265,3 +265,21 @@ def test_a_folder_ingest_says_what_each_run_left_out(tmp_path, db_path):
     assert full.startswith("ingested run 'swimlanes-a_full': 480 kernel rows ") and "not placed" not in full
     assert bad.startswith("ingested run 'swimlanes-b_bad': 2 kernel rows ")
     assert "; 13 events of 7 threads not placed on a core, kept as host events: 'AIV 1' (4 events, " in bad
+
+
+def test_core_rules_are_part_of_the_content(con, tmp_path):
+    """The same file ingested with other --core-rule lists holds other rows: it is not skipped as identical
+    content; the same file with the same rules is."""
+    path = tracr(tmp_path / "t.json", channels=("cube 0", "vec 1", "vec 2"))
+    first = tracedb.ingest_trace(con, path, name="a", core_rules=["^cube=AIC", "^vec=AIV"])
+    assert first.status == "ingested"
+    again = tracedb.ingest_trace(con, path, name="b", core_rules=["^cube=AIC", "^vec=AIV"])
+    assert again.status == "skipped" and again.same_as == "a"
+    # every channel a cube: another reading of the same bytes, stored as its own run
+    other = tracedb.ingest_trace(con, path, name="c", core_rules=["^(cube|vec)=AIC"])
+    assert other.status == "ingested"
+    assert q(con, "SELECT r.name, k.core_type, count(*) FROM kernels k JOIN runs r USING (run_id) "
+                  "GROUP BY ALL ORDER BY ALL") == [("a", "AIC", 1), ("a", "AIV", 2), ("c", "AIC", 3)]
+    # the same name with rules not seen yet is a name taken by other content
+    with pytest.raises(UsageError, match="already exists with other content"):
+        tracedb.ingest_trace(con, path, name="a", core_rules=["^cube=AIV", "^vec=AIC"])

@@ -430,3 +430,17 @@ def test_which_annotations_name_a_layer(name, block, number):
     from tracedb.engine.segmentation.module_tree import LAYER_RANGE
     m = LAYER_RANGE.search(name)
     assert (m.groups() if m else (None, None)) == (block, number)
+
+
+@pytest.mark.parametrize("frame", ["module", "range"])
+def test_a_segmentation_found_from_the_models_blocks_is_kept_and_restored(tmp_path, frame):
+    """Every session table such a segmentation makes (its block or range classes too) is one `tracedb segment`
+    keeps, so a report after it restores the kept rows instead of setting them aside."""
+    db = tmp_path / "t.duckdb"
+    cli("ingest", back_to_back(tmp_path / "b2b.json", 3, 5, frame), "--db", db, "--name", "t")
+    before = json.loads(cli("report", "layers", "--db", db, "--run", "t", "--format", "json").stdout)
+    cli("segment", "--db", db, "--run", "t")
+    after = json.loads(cli("report", "layers", "--db", db, "--run", "t", "--format", "json").stdout)
+    assert not [n for n in after["notes"] if "set aside" in n]
+    assert [n for n in after["notes"] if n.startswith("segmentation: the one `tracedb segment` kept on ")]
+    assert after["rows"] == before["rows"]

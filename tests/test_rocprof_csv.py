@@ -139,7 +139,8 @@ def edit(path, line, column, value):
     (lambda p: p.write_text(p.read_text().splitlines()[0] + "\n"), "header only, no kernel dispatch"),
     (lambda p: p.write_text(p.read_text().replace('"Start_Timestamp"', '"Begin"', 1)),
      "908_kernel_trace.csv: line 1: no column Start_Timestamp; expected rocprofv3's kernel_trace.csv header"),
-    (lambda p: p.write_text(p.read_text() + '"KERNEL_DISPATCH","Agent 2",1\n'), "cannot read the CSV"),
+    (lambda p: p.write_text(p.read_text() + '"KERNEL_DISPATCH","Agent 2",1\n'),
+     "908_kernel_trace.csv: line 8: expected 22 columns, found 3 (truncated or malformed row)"),
     (lambda p: edit(p.parent / "908_hip_api_trace.csv", 2, "End_Timestamp", "1"),
      "908_hip_api_trace.csv: line 2: ends before it starts"),
 ], range(0, 99, 2)))
@@ -149,6 +150,112 @@ def test_refusals_are_one_line(tmp_path, db_path, change, message):
     r = cli("ingest", p, "--db", db_path, check=False)
     assert_one_line_error(r, message, code=1)
     assert not os.path.exists(db_path) or rs.per_run(db_path) == []
+
+
+def cut_capture(tmp_path, file="908_kernel_trace.csv", busy=(0,), keep=-12):
+    """A capture whose `file` ends cut short inside its last row, without a line end (`keep`: the characters
+    of that row left, counted as a slice end): (the kernel trace, the cut file, the cut line, the capture)."""
+    cap = rs.capture(busy=busy)
+    p = Path(rs.write_csv(tmp_path / "out", cap))
+    f = p.parent / file
+    lines = f.read_text().splitlines(keepends=True)
+    f.write_text("".join(lines[:-1]) + lines[-1][:keep])
+    return p, f, len(lines), cap
+
+
+def truncated_runs(db_path):
+    con = tracedb.connect(db_path, read_only=True)
+    try:
+        return con.execute("SELECT r.name, r.truncated, count(*) FILTER (WHERE k.kind = 'kernel') FROM runs r "
+                           "JOIN kernels_raw k USING (run_id) GROUP BY 1, 2 ORDER BY 1").fetchall()
+    finally:
+        con.close()
+
+
+def test_a_kernel_trace_cut_short_loads_its_complete_rows(tmp_path, db_path):
+    p, f, line, cap = cut_capture(tmp_path)
+    r = cli("ingest", p, "--db", db_path)
+    assert r.stderr == ""
+    assert run_lines(r.stdout) == ["ingested run '908_kernel_trace'"]
+    assert r.stdout.splitlines()[0].endswith(f"; {f}: line {line} is cut short (crashed run?): the complete rows "
+                                             "before it were kept")
+    assert truncated_runs(db_path) == [("908_kernel_trace", True, len(cap["dispatches"]) - 1)]
+
+
+def test_a_cut_inside_a_quoted_kernel_name(tmp_path, db_path):
+    p, f, line, cap = cut_capture(tmp_path, keep=44)      # '"KERNEL_DISPATCH","Agent 2",1,0,908,6,3,"voi'
+    assert f.read_text().endswith(',"voi')
+    r = cli("ingest", p, "--db", db_path)
+    assert f"{f}: line {line} is cut short" in r.stdout
+    assert truncated_runs(db_path) == [("908_kernel_trace", True, len(cap["dispatches"]) - 1)]
+
+
+def test_every_gpu_run_of_a_cut_capture_is_marked(tmp_path, db_path):
+    p, f, line, cap = cut_capture(tmp_path, busy=(0, 1))
+    r = cli("ingest", p, "--db", db_path)
+    assert r.stdout.count(f"{f}: line {line} is cut short") == 2
+    assert [t for _, t, _ in truncated_runs(db_path)] == [True, True]
+
+
+def test_a_file_beside_the_kernel_trace_cut_short(tmp_path, db_path):
+    p, f, line, cap = cut_capture(tmp_path, file="908_hip_api_trace.csv", keep=-30)   # inside Start_Timestamp
+    r = cli("ingest", p, "--db", db_path)
+    assert f"; {f}: line {line} is cut short (crashed run?)" in r.stdout
+    assert truncated_runs(db_path) == [("908_kernel_trace", True, len(cap["dispatches"]))]
+
+
+def test_the_agent_info_cut_short_is_refused(tmp_path, db_path):
+    p, f, line, _ = cut_capture(tmp_path, file="908_agent_info.csv")
+    r = cli("ingest", p, "--db", db_path, check=False)
+    assert_one_line_error(r, f"{f}: line {line}: cut short (crashed run? a partial copy?); expected the whole "
+                             "agent_info.csv", code=1)
+
+
+def test_a_cut_inside_the_last_cell_leaves_a_whole_row_whose_value_is_checked(tmp_path, db_path):
+    """A cut that leaves every cell (inside the last one) cannot be told from a whole row: it is read as one,
+    and its End_Timestamp, now a few digits, ends before the call starts."""
+    p, f, line, _ = cut_capture(tmp_path, file="908_hip_api_trace.csv", keep=-11)
+    r = cli("ingest", p, "--db", db_path, check=False)
+    assert_one_line_error(r, f"{f}: line {line}: ends before it starts", code=1)
+
+
+def test_a_last_line_without_its_newline_is_a_whole_row(tmp_path, db_path):
+    cap = rs.capture(busy=(0,))
+    p = Path(rs.write_csv(tmp_path / "out", cap))
+    p.write_text(p.read_text().rstrip("\n"))
+    r = cli("ingest", p, "--db", db_path)
+    assert "cut short" not in r.stdout
+    assert truncated_runs(db_path) == [("908_kernel_trace", False, len(cap["dispatches"]))]
+
+
+@pytest.mark.parametrize("end", ["cut", "whole"])
+def test_a_row_damaged_in_the_middle_is_refused(tmp_path, db_path, end):
+    """A cell too few on line 4, whether or not the file also ends cut short: the rows after it may be
+    shifted too, and loading the rest would change the sums."""
+    p, f, line, _ = cut_capture(tmp_path) if end == "cut" else (Path(rs.write_csv(tmp_path / "out", rs.capture(
+        busy=(0,)))), None, None, None)
+    lines = p.read_text().splitlines(keepends=True)
+    lines[3] = lines[3].replace(",1024,0,8,", ",1024,0,", 1)
+    p.write_text("".join(lines))
+    r = cli("ingest", p, "--db", db_path, check=False)
+    assert_one_line_error(r, f"{p}: line 4: expected 22 columns, found 21 (truncated or malformed row)", code=1)
+
+
+def test_a_quote_left_open_in_the_middle_is_refused(tmp_path, db_path):
+    p, _, _, _ = cut_capture(tmp_path)
+    lines = p.read_text().splitlines(keepends=True)
+    lines[2] = lines[2].replace('"Agent 2"', '"Agent 2', 1)
+    p.write_text("".join(lines))
+    r = cli("ingest", p, "--db", db_path, check=False)
+    assert_one_line_error(r, f"{p}: line 3: a quoted cell is not closed", code=1)
+
+
+def test_a_kernel_trace_cut_before_its_first_row_is_refused(tmp_path, db_path):
+    p = Path(rs.write_csv(tmp_path / "out", rs.capture(busy=(0,))))
+    lines = p.read_text().splitlines(keepends=True)
+    p.write_text(lines[0] + lines[1][:45])
+    r = cli("ingest", p, "--db", db_path, check=False)
+    assert_one_line_error(r, f"{p}: line 2: cut short (crashed run?) before any complete kernel dispatch", code=1)
 
 
 def test_a_missing_column_of_a_file_beside_it_is_named(tmp_path, db_path):

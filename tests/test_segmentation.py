@@ -57,7 +57,7 @@ def test_counts_subdivide_gap_passes_but_never_merge_them(tiny):
     assert [(p, a, part) for p, a, part, _, _ in got] == [(0, 2, True), (1, 2, True), (2, 2, True), (3, 2, True)]
     assert b.notes == ["run 'tiny': 3 pass breaks at step boundaries (Step Id, ProfilerStep#N or serving step "
                        "annotations); no other anchor gap stands out as a pass break (the largest inside is 45.0 us); "
-                       "pass 0 holds 2 of 3 anchors (the capture starts mid-pass: its layers are numbered 1-2, "
+                       "pass 0 holds 2 of 3 anchors (the capture starts mid-pass: its layers are numbered 1 to 2, "
                        "and its kernels before the first anchor are the end of layer 0); pass 1 holds 2 of 3 "
                        "anchors (a short pass between two breaks: --layers may be wrong or anchors missing); pass 2 "
                        "holds 2 of 3 anchors (a short pass between two breaks: --layers may be wrong or anchors "
@@ -127,8 +127,8 @@ def test_counts_cut_at_the_largest_gaps_when_no_break_stands_out(con, tmp_path):
     b, got = layout(con, "soft", layers=5)
     assert got == [(2, True), (5, False), (5, False)]
     assert b.notes == ["run 'soft': no anchor gap stands out as a pass break (the largest inside is 18.0 us); "
-                       "pass 0 holds 2 of 5 anchors (the capture starts mid-pass: its layers are numbered 3-4, and its "
-                       "kernels before the first anchor are the end of layer 2); passes 0-2 were cut every 5 "
+                       "pass 0 holds 2 of 5 anchors (the capture starts mid-pass: its layers are numbered 3 to 4, "
+                       "and its kernels before the first anchor are the end of layer 2); passes 0-2 were cut every 5 "
                        "anchors, at the largest gaps the count allows (smallest gap at a cut 18.0 us): no gap there "
                        "stands out; device time by what started its passes: the anchor count 2 passes (0.010 ms), "
                        "the run's start 1 pass (0.002 ms)"]

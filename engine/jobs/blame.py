@@ -68,7 +68,12 @@ def build(con, fmt, spec="all", by="kernel", no_align=False, top=30, **seg_opts)
                          # a NULL layer is the prologue or epilogue (unit), or outside every pass; not on
                          # the '(N more)' row, the one without a rank
                          labels={"layer": ("(no pass)", "rank", "unit")})
-    return rnd.drop_columns(res, ["pass", "kernel"]) if by == "layer" and fmt in rnd.READING else res
+    if fmt not in rnd.READING:
+        return res
+    if by == "layer":
+        return rnd.drop_columns(res, ["pass", "kernel", "name"])
+    # the short name for the name, kernels that share one told apart
+    return rnd.for_people(res, short="kernel")
 
 
 def _step_computing_note(con, job, bare: list[int]) -> list[str]:

@@ -15,6 +15,7 @@ would hold the new file's rows under the old file's hash, and that file would th
 "identical content" for good."""
 import errno
 import hashlib
+import json
 import os
 import stat
 import threading
@@ -117,7 +118,7 @@ class Hasher(threading.Thread):
 
 
 def wait(hasher):
-    """Wait for `hasher` (a Hasher or AgentHasher); a source file it could not read, or that changed since
+    """Wait for `hasher` (a Hasher or SaltedHasher); a source file it could not read, or that changed since
     the hasher was made, is an InputError naming it."""
     hasher.join()
     e = hasher.error
@@ -171,14 +172,18 @@ def _identity(files):
         return None
 
 
-class AgentHasher:
-    """The content hash of one device's run of a file of several devices: the file's hash with the device
-    index mixed in, so that the runs of one file's devices are not taken for one another (and a re-ingest
-    of a device is still skipped). The mixed-in text is kept as first written (`rocprof-gpuN`, for every
-    format): stored runs' hashes stay valid."""
+class SaltedHasher:
+    """A content hash with a text mixed in: what else decided the run's rows besides the files' bytes.
 
-    def __init__(self, inner, agent: int):
-        self.inner, self.agent = inner, agent
+    - `rocprof-gpuN`: one device's run of a file of several devices, so that the runs of one file's devices
+      are not taken for one another (and a re-ingest of a device is still skipped). Kept as first written,
+      for every format: stored runs' hashes stay valid.
+    - `core-rules=[...]`: an ingest with --core-rule classes per-core tasks its own way, so the same files
+      ingested with other rules (or none) are other content, not skipped as identical. Without rules
+      nothing is mixed in."""
+
+    def __init__(self, inner, salt: str):
+        self.inner, self.salt = inner, salt
 
     def join(self):
         self.inner.join()
@@ -194,4 +199,13 @@ class AgentHasher:
     @property
     def digest(self):
         d = self.inner.digest
-        return None if d is None else hashlib.sha256(f"{d}:rocprof-gpu{self.agent}".encode()).hexdigest()
+        return None if d is None else hashlib.sha256(f"{d}:{self.salt}".encode()).hexdigest()
+
+
+def for_agent(inner, agent: int) -> SaltedHasher:
+    return SaltedHasher(inner, f"rocprof-gpu{agent}")
+
+
+def with_core_rules(inner, rules: list[tuple[str, str]]):
+    """`inner`, or with the --core-rule list (pattern, class) in order mixed in when there is one."""
+    return SaltedHasher(inner, "core-rules=" + json.dumps(rules)) if rules else inner

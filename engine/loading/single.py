@@ -55,6 +55,7 @@ class IngestResult:
     inflated: int | None = None   # a .gz trace's JSON bytes
     files: tuple = ()             # the files the run read (runs.source_files)
     unplaced: str | None = None   # a per-core trace's events no core took: how many, of which threads, why
+    cut: tuple = ()               # the CSV files cut short at their end: "<file>: line N", each line left out
 
     def summary(self, named: bool = False) -> str:
         """One line; `named`: a skipped trace says which run it would have been (folder ingests)."""
@@ -62,7 +63,9 @@ class IngestResult:
             return (f"skipped{f' run {self.name!r}' if named else ''}: identical content is already run "
                     f"'{self.same_as}' (use --replace to ingest again)")
         mb = self.bytes / 1e6
-        cut = "; the file is cut short (crashed run?): the complete events were kept" if self.truncated else ""
+        cut = (f"; {' and '.join(self.cut)} {'is' if len(self.cut) == 1 else 'are'} cut short (crashed run?): "
+               f"the complete rows before {'it' if len(self.cut) == 1 else 'them'} were kept" if self.cut
+               else "; the file is cut short (crashed run?): the complete events were kept" if self.truncated else "")
         size = (f"{mb:.1f} MB gzip, {self.inflated / 1e6:.1f} MB inflated, in {self.seconds:.2f} s"
                 f"{rate(self.inflated / 1e6, self.seconds, ' inflated')}" if self.inflated is not None
                 else f"{mb:.1f} MB in {self.seconds:.2f} s{rate(mb, self.seconds)}")
@@ -225,7 +228,8 @@ def _prepare(con, path, name, tags, replace, core_rules, agent=None, reader=None
     src = sources.resolve(path, reader)
     hasher = hashing.hasher_for(src.files, lazy=lazy_hash)
     if agent is not None and formats.by_name(src.reader).several:
-        src.agent, hasher = agent, hashing.AgentHasher(hasher, agent)   # one device of the file: its own content
+        src.agent, hasher = agent, hashing.for_agent(hasher, agent)   # one device of the file: its own content
+    hasher = hashing.with_core_rules(hasher, rules)
     return _Job(src=src, name=name or src.default_name, tag_map=tag_map, core_rules=rules, replace=replace,
                 hasher=hasher, t0=t0, capture=bool(capture))
 
@@ -254,7 +258,8 @@ def _skipped(job, same_as) -> IngestResult:
 def _result(job, status, run_id, staged) -> IngestResult:
     return IngestResult(name=job.name, run_id=run_id, status=status, rows=staged.rows, duplicates=staged.dups,
                         seconds=time.perf_counter() - job.t0, bytes=job.hasher.size, truncated=staged.truncated,
-                        inflated=staged.inflated, files=tuple(job.src.files), unplaced=staged.unplaced)
+                        inflated=staged.inflated, files=tuple(job.src.files), unplaced=staged.unplaced,
+                        cut=staged.cut)
 
 
 @dataclass
@@ -264,6 +269,7 @@ class _Staged:
     truncated: bool
     inflated: int | None
     unplaced: str | None = None     # the reader's note of per-core events it could not place
+    cut: tuple = ()                 # where CSV files were cut short ("<file>: line N"), from the reader's facts
 
 
 def _stage(side: str, job, like=None) -> _Staged:
@@ -375,8 +381,9 @@ def read_into(con, job, run_id: int) -> Loaded:
     `finish_loaded` finishes them (a folder ingest's worker reads a batch of traces, then finishes them
     together)."""
     # what a reader may change when it asks to read again (formats.ReadAgain): an Ascend CSV's metric
-    # column with text past the sampled rows, a Chrome trace's cut inside an event
-    options = {"as_text": set(), "parts": None, "safe": False, "core_rules": job.core_rules, "capture": job.capture}
+    # column with text past the sampled rows or its last line cut short, a Chrome trace's cut inside an event
+    options = {"as_text": set(), "parts": None, "safe": False, "core_rules": job.core_rules, "capture": job.capture,
+               "cut": None}
     while True:
         try:
             return _read_rows(con, job, options, run_id)
@@ -443,7 +450,9 @@ def _finish_together(con, loaded: list[Loaded]) -> list[_Staged]:
         _rollback(con)
         raise
     return [_Staged(rows=stats[x.run_id][0], dups=stats[x.run_id][1], truncated=x.facts["truncated"],
-                    inflated=x.facts["inflated_bytes"], unplaced=notes.get(x.run_id)) for x in loaded]
+                    inflated=x.facts["inflated_bytes"], unplaced=notes.get(x.run_id),
+                    cut=tuple(x.facts.get("cut") or ()))
+            for x in loaded]
 
 
 def _finish_run(con, job, reader, run_id, facts, columns) -> _Staged:
@@ -471,7 +480,7 @@ def _finish_run(con, job, reader, run_id, facts, columns) -> _Staged:
         _rollback(con)
         raise
     return _Staged(rows=rows, dups=dups, truncated=facts["truncated"], inflated=facts["inflated_bytes"],
-                   unplaced=unplaced)
+                   unplaced=unplaced, cut=tuple(facts.get("cut") or ()))
 
 
 def _add_runs(con, runs: list[tuple]):

@@ -196,7 +196,6 @@ def shorten(values: list, width: int) -> tuple[list, bool]:
         # a path keeps its file name, an id (a hash: one word of letters and digits) both ends alike
         short[v] = middle(elided if len(elided) < len(v) else v, width,
                           head=0.25 if "/" in v else 0.5 if v.isalnum() else 0.45)
-    numbered = False
     for _ in range(3):
         seen: dict[str, list[str]] = {}
         for v, s in short.items():
@@ -212,13 +211,19 @@ def shorten(values: list, width: int) -> tuple[list, bool]:
     seen = {}
     for v, s in short.items():
         seen.setdefault(s, []).append(v)
-    for s, group in seen.items():
-        if len(group) > 1:
-            numbered = True
-            for k, v in enumerate(group, 1):
+    groups = [group for group in seen.values() if len(group) > 1]
+    # each group numbered from 1; where cutting room for the numbers makes two groups' texts alike, one
+    # numbering runs over every group, so no two names share a text
+    for one_count in (False, True):
+        marked = {}
+        for g, group in enumerate(groups):
+            for k, v in enumerate(group, 1 + (sum(len(x) for x in groups[:g]) if one_count else 0)):
                 mark = f"~{k}"
-                short[v] = middle(s, max(1, width - len(mark))) + mark
-    return [short.get(v, v) if v else v for v in values], numbered
+                marked[v] = middle(short[v], max(1, width - len(mark))) + mark
+        if len(set(marked.values())) == len(marked):
+            break
+    short.update(marked)
+    return [short.get(v, v) if v else v for v in values], bool(groups)
 
 
 def _units(text: str) -> list[str]:

@@ -194,17 +194,32 @@ def _without_label_sources(res: Result) -> Result:
     return drop_columns(labelled, sources)
 
 
-def for_people(res: Result, drop=()) -> Result:
-    """A table for people: the short name instead of the name (and the `drop` columns left out). Where two
-    different names share a short name, each gets the words of its name the others lack (demangled), so no
-    two rows read alike (`aiter::add_rmsnorm_quant_kernel <64 8 false>` beside `<256 16 true>`)."""
-    cols = {c: i for i, c in enumerate(res.columns)}
-    if "name" in cols and "short_name" in cols:
+def for_people(res: Result, drop=(), short: str = "short_name") -> Result:
+    """A table for people: the short name (column `short`) instead of the name (and the `drop` columns left
+    out). Where two different names share a short name, each gets the words of its name the others lack
+    (demangled), so no two rows read alike (`aiter::add_rmsnorm_quant_kernel <64 8 false>` beside
+    `<256 16 true>`)."""
+    return told_apart(res, [("name", short)], drop)
+
+
+def told_apart(res: Result, pairs, drop=()) -> Result:
+    """The result with each short-name column of `pairs` ((name column, short-name column)) telling kernels
+    apart as for_people does, over every pair at once: one text is one kernel across the whole table (report
+    compare --by kernel puts each run's kernel in a column of its own). The name columns and the `drop`
+    columns are left out."""
+    at = {c: i for i, c in enumerate(res.columns)}
+    both = [(at[n], at[s]) for n, s in pairs if n in at and s in at]
+    if both:
         from tracedb.engine.rendering.names import distinguished
-        n, s = cols["name"], cols["short_name"]
-        better = distinguished([(row[n], row[s]) for row in res.rows])
-        res = replace(res, rows=[row[:s] + (better.get((row[n], row[s]), row[s]),) + row[s + 1:] for row in res.rows])
-    return drop_columns(res, ["name", *drop])
+        better = distinguished([(row[n], row[s]) for row in res.rows for n, s in both])
+
+        def shown(row):
+            row = list(row)
+            for n, s in both:
+                row[s] = better.get((row[n], row[s]), row[s])
+            return tuple(row)
+        res = replace(res, rows=[shown(row) for row in res.rows])
+    return drop_columns(res, [n for n, _ in pairs] + list(drop))
 
 
 def with_names(res: Result, column: str, short: dict) -> Result:

@@ -4,7 +4,8 @@ and notes about no run, stay as they are."""
 import re
 
 _OF_RUN = re.compile(r"run '([^']*)': (.*)", re.S)
-_NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
+# a minus sign only where no word or number ends just before it: `layers 13-23` holds 13 and 23, not -23
+_NUMBER = re.compile(r"(?:(?<![\w.)])-)?\d[\d,]*(?:\.\d+)?")
 SHOWN = 4      # run names a merged note lists before "and N more"
 
 
@@ -31,11 +32,31 @@ def merged(notes: list[str]) -> list[str]:
         if not runs or len(runs) == 1:
             out.append(note)
             continue
-        names = [f"'{n}'" for n, _ in runs]
-        numbers = iter([_span([nums[i] for _, nums in runs]) for i in range(len(runs[0][1]))])
-        body = re.sub("\0", lambda _: next(numbers), template)
-        out.append(f"runs {listed(names, SHOWN)} ({len(names)} runs): {body}")
+        # a run that says it more than once (of its forward and its backward passes): its k-th note is merged
+        # with the other runs' k-th, never with its own
+        seen: dict[str, int] = {}
+        rounds: list[list[tuple[str, list[str]]]] = []
+        for name, nums in runs:
+            k = seen[name] = seen.get(name, -1) + 1
+            if k == len(rounds):
+                rounds.append([])
+            rounds[k].append((name, nums))
+        out.extend(_one(template, r) for r in rounds)
     return out
+
+
+def _one(template: str, runs: list[tuple[str, list[str]]]) -> str:
+    """The note of `runs` (each named once): as written for one run, else merged over them."""
+    if len(runs) == 1:
+        return f"run '{runs[0][0]}': " + _filled(template, runs[0][1])
+    names = [f"'{n}'" for n, _ in runs]
+    numbers = [_span([nums[i] for _, nums in runs]) for i in range(len(runs[0][1]))]
+    return f"runs {listed(names, SHOWN)} ({len(names)} runs): " + _filled(template, numbers)
+
+
+def _filled(template: str, numbers: list[str]) -> str:
+    it = iter(numbers)
+    return re.sub("\0", lambda _: next(it), template)
 
 
 def listed(items: list[str], shown: int) -> str:

@@ -117,6 +117,8 @@ def build(con, fmt, b, spec, by, meta, layer=None, module_path=False, roofline=F
     keep = {"layer": (), "category": ("category",), "kernel": ("category",), "module": ("module",),
             "stage": ("category",)}[by]
     res = render.drop_columns(res, [c for c in ("category", "module") if c not in keep])
+    if by == "kernel":   # each run's short names, kernels that share one told apart over every run's column
+        res = render.told_apart(res, [(names[r] + "_name", names[r] + "_kernel") for r in b.run_ids])
     return render.rename_columns(res, {"category": "stage"}) if by == "stage" else res
 
 
@@ -195,12 +197,12 @@ WIDE_RUNS = 8
 
 
 def _spread_columns(b, by, mean) -> tuple[str, str]:
-    """The first run's kernel name (by kernel) or count and its time, then over the runs that have the key:
-    how many, the fastest, lower median and slowest time, the slowest run (the first of equals) and the
-    slowest over the first. --roofline's columns are left to CSV and JSON."""
+    """The first run's kernel's short name and name (by kernel) or count and its time, then over the runs that
+    have the key: how many, the fastest, lower median and slowest time, the slowest run (the first of equals)
+    and the slowest over the first. --roofline's columns are left to CSV and JSON."""
     ident, ref = sql.ident, b.run_names[b.run_ids[0]]
     have = "list_filter(ns, lambda x: x IS NOT NULL)"
-    first = (f"kernel[1] AS {ident(ref + '_kernel')}" if by == "kernel"
+    first = (f"kernel[1] AS {ident(ref + '_kernel')}, name[1] AS {ident(ref + '_name')}" if by == "kernel"
              else f"{'kernels_mean' if mean else 'kernels'}[1] AS {ident(ref + '_kernels')}")
     runs = [first, f"us(ns[1]) AS {ident(ref + '_us')}", f"len({have}) AS runs",
             "us(list_min(ns)) AS min_us", f"us(list_sort({have})[(len({have}) + 1) // 2]) AS median_us",
@@ -209,14 +211,15 @@ def _spread_columns(b, by, mean) -> tuple[str, str]:
 
 
 def _wide_columns(b, by, mean, roofline=False) -> tuple[str, str]:
-    """Per run its kernel name (by kernel) or count and its time (and with `roofline` its % of peak); per later
-    run delta and ratio to the first."""
+    """Per run its kernel's short name and name (by kernel) or its count, and its time (and with `roofline` its
+    % of peak); per later run delta and ratio to the first."""
     ident, runs, diffs = sql.ident, [], []
     first = "ns[1]"
     for i, rid in enumerate(b.run_ids, 1):     # i: the run's place in $run_ids, in the lists of runs_of
         name = b.run_names[rid]
         if by == "kernel":
             runs.append(f"kernel[{i}] AS {ident(name + '_kernel')}")
+            runs.append(f"name[{i}] AS {ident(name + '_name')}")
         else:
             runs.append(f"{'kernels_mean' if mean else 'kernels'}[{i}] AS {ident(name + '_kernels')}")
         runs.append(f"us(ns[{i}]) AS {ident(name + '_us')}")

@@ -363,6 +363,8 @@ BLAME = Report(
 or outside every pass
     kernel VARCHAR: the cause: a kernel's short name, '(host)', '(unexplained)' or '(no kernels)'; NULL for \
 --by layer; '(N more)' on the row that sums the rows past --top (its rank, pass, layer and unit empty)
+    name VARCHAR: the cause's kernel name: a row per kernel name, so kernels that share a short name are rows of \
+their own (terminal and Markdown tables show kernel instead, told apart); NULL for the other causes and --by layer
     excess_us DECIMAL(38,3): the cause's excess, summed over the instances
     waited_us DECIMAL(23,3): the other members' waiting it is charged with, summed over the instances \
 (to the ns: the shares of an instance are fractions of a ns)

@@ -138,14 +138,17 @@ def _build(con, name: str, fmt: str, pass_spec: str = "all", absolute: bool = Fa
     meta["layer"] = layer
     if compare_layer is not None:
         meta["compare_layer"] = compare_layer
-        return rnd.fetch_file(con, fmt, "report_compare_layers",
-                              {"run_ids": b.run_ids, "layer": layer, "layer_b": compare_layer},
-                              name, b, meta, f"layer {layer} (a) vs layer {compare_layer} (b)")
+        res = rnd.fetch_file(con, fmt, "report_compare_layers",
+                             {"run_ids": b.run_ids, "layer": layer, "layer_b": compare_layer},
+                             name, b, meta, f"layer {layer} (a) vs layer {compare_layer} (b)")
+        # a table for people shows the short name, kernels that share one told apart; CSV and JSON keep both
+        return rnd.for_people(res, short="kernel") if fmt in rnd.READING else res
     if flow:
         if order not in ("dur", "time"):
             raise UsageError("--order: expected dur or time")
-        return rnd.fetch_file(con, fmt, "report_flow", {**base, "layer": layer, "order": order}, name, b, meta,
-                              f"compute flow of layer {layer}", labels=PROLOGUE)
+        res = rnd.fetch_file(con, fmt, "report_flow", {**base, "layer": layer, "order": order}, name, b, meta,
+                             f"compute flow of layer {layer}", labels=PROLOGUE)
+        return rnd.for_people(res, short="kernel") if fmt in rnd.READING else res
     if top < 0:
         raise UsageError("--top must be >= 0 (0: every kernel)")
     res = rnd.fetch_file(con, fmt, "report_kernels", {"run_ids": b.run_ids, "layer": layer, "top": top, "rest": False},

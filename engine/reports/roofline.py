@@ -53,11 +53,12 @@ def build(con, fmt, spec, by, units_meta, b, peak_tflops=None, peak_tbs=None) ->
                          f"roofline by {by}: achieved TFLOP/s and TB/s against the device's peak",
                          labels=units.PROLOGUE if by == "layer" else None)
     if fmt in ("table", "md"):
-        names = ["name", "short_name", "unit"]
-        drop = {"kernel": ["pass", "layer", "name", "unit"], "category": ["pass", "layer", *names],
-                "layer": ["category", "name", "short_name"], "pass": ["layer", "category", *names],
+        # the short name for the name (for_people: kernels that share one told apart)
+        names = ["short_name", "unit"]
+        drop = {"kernel": ["pass", "layer", "unit"], "category": ["pass", "layer", *names],
+                "layer": ["category", "short_name"], "pass": ["layer", "category", *names],
                 "run": ["pass", "layer", "category", *names]}[by]
-        return rnd.drop_columns(res, drop)
+        return rnd.for_people(res, drop)
     return res
 
 

@@ -353,7 +353,7 @@ def split_notes(con, b: Bound) -> list[str]:
                 continue
             bpl = b.blocks_per_layer
             where = (f"the capture starts mid-pass: its layers are numbered "
-                     f"{base // bpl}-{(base + anchors - 1) // bpl}, "
+                     f"{base // bpl} to {(base + anchors - 1) // bpl}, "
                      f"and its kernels before the first anchor are the end of layer {(base - 1) // bpl}"
                      if p == 0 and base > 0 else
                      "the capture starts mid-pass" if p == 0 and last > 0 else

@@ -107,6 +107,7 @@ SHAPES = {
                 "expected BIGINT", "partial BOOLEAN", "grp HUGEINT", "block_base BIGINT"),
     "_phase": ("run_id INTEGER", "seq BIGINT", "phase VARCHAR", "grad VARCHAR", "evidence VARCHAR", "start_ns BIGINT",
                "dur_ns BIGINT"),
+    "_range_classes": ("run_id INTEGER", "cls VARCHAR", "instances BIGINT", "first_inst VARCHAR", "last_inst VARCHAR"),
     "_rules": ("ord INTEGER", "category VARCHAR", "pattern VARCHAR", "cat_ord INTEGER"),
     "_sel": ("run_id INTEGER", "pass BIGINT"),
     "_stream_pick": ("run_id INTEGER", "seq BIGINT"),
@@ -114,8 +115,8 @@ SHAPES = {
     "_windows": ("run_id INTEGER", "pass BIGINT", "win_start BIGINT", "win_end BIGINT"),
 }
 # Made by some segmentations only: the proposal's candidates (none with a given --anchor), the module
-# classes of a run with repeated nn.Module blocks. Every other table of SHAPES must be kept.
-OPTIONAL = frozenset({"_cand_names", "_chosen", "_block_classes"})
+# classes of a run with repeated nn.Module blocks or layer ranges. Every other table of SHAPES must be kept.
+OPTIONAL = frozenset({"_cand_names", "_chosen", "_block_classes", "_range_classes"})
 # The placeholder each kept table has in snapshot_check_*.sql
 _CHECKED = ("_assigned", "_passes", "_windows", "_pass_info", "_anchors", "_anchor_pass", "_pass_split",
             "_pass_groups", "_phase", "_stream_pick", "_stream_runs", "_rules", "_cats")

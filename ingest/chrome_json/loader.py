@@ -20,7 +20,8 @@ from tracedb.ingest.chrome_json.part_errors import (EndsEarly, RetrySafely, bad_
                                                      part_error)
 from tracedb.ingest.chrome_json.part_files import Workdir, store_folder, write_part
 from tracedb.ingest.chrome_json.parts import part_bytes, split, stream_ranges
-from tracedb.ingest.chrome_json.schema import INEXACT, TS_READ, ArgExpr, args_keys, columns, ts_kind, ts_read
+from tracedb.ingest.chrome_json.schema import (INEXACT, TS_READ, ArgExpr, args_keys, args_read, columns, old_layout,
+                                               ts_kind, ts_read)
 from tracedb.ingest.chrome_json.sniff import is_gzip
 from tracedb.ingest.chrome_json.tail_balance import balance_tail
 from tracedb.ingest.sniff import check_regular
@@ -107,7 +108,8 @@ def _load(con, run_id, path, work, gz, parts, safe, again, config, capture=False
     else:   # the time base may come after the events (newer Kineto): wait for the whole file
         plan = _plan_whole(layout, gz, path, parts, safe, config, again.end_at)
     base_ns = run_facts(layout.metadata, path)["base_ns"]   # before a stream's end adds the keys after the events
-    insert = _part_inserter(path, layout, plain, safe, *_part_sql(layout, run_id, base_ns, read, safe, capture))
+    old = old_layout(layout, config)
+    insert = _part_inserter(path, layout, plain, safe, *_part_sql(layout, run_id, base_ns, read, safe, capture, old))
     part_ranges = _insert_parts(con, layout, plain, work, plan, insert, config, macros=read == "string")
     _check_events(con, run_id, path, layout, part_ranges)
     return file_facts(layout, gz, kind, base_ns, path)
@@ -162,13 +164,14 @@ def _plan_whole(layout: Layout, gz: Gunzip | None, source: str, parts: int | Non
 
 
 def _part_sql(layout: Layout, run_id: int, base_ns: int, read: str, safe: bool,
-              capture: bool = False) -> tuple[dict, dict]:
+              capture: bool = False, old: bool = False) -> tuple[dict, dict]:
     """(parameters, placeholders) of ingest_chrome_part shared by every part of the run; `read` is the
-    TS_READ entry (string, decimal or number); `capture`: a graph capture (args_keys)."""
-    keys = args_keys(layout, capture)
+    TS_READ entry (string, decimal or number); `capture`: a graph capture (args_keys); `old`: the PyTorch
+    profiler's older layout (schema.old_layout)."""
+    keys = args_keys(layout, capture, old)
     ts_type, ts_ns = TS_READ[read]
-    params = {"cols": columns(ts_type, safe, keys), "run_id": run_id, "base_ns": base_ns}
-    placeholders = {"more_files": "", "ts_ns": ts_ns, "arg": ArgExpr(safe, keys),
+    params = {"cols": columns(ts_type, safe, keys, old), "run_id": run_id, "base_ns": base_ns}
+    placeholders = {"more_files": "", "ts_ns": ts_ns, "arg": ArgExpr(safe, keys), "args": args_read(old, safe, keys),
                     "flow_id": "TRY_CAST(id AS BIGINT)" if read == "string" else "CAST(NULL AS BIGINT)"}
     return params, placeholders
 

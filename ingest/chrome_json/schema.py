@@ -1,14 +1,16 @@
 """What DuckDB's JSON reader is asked for: the columns and their types, the args keys (all, or a Kineto
 trace's), how ts is written (number or text) and read (DOUBLE, DECIMAL or text), the SQL that turns ts
 into integer ns, and the SQL that reads each args key."""
+import json
 import re
 
 from tracedb import sql
 from tracedb.ingest.chrome_json.config import JsonIngestConfig
 from tracedb.ingest.chrome_json.layout import Layout
 
-ARGS = {  # the args keys tracedb reads (matched case-insensitively: legacy "external id" too), typed so the
-        # reader converts them while parsing (casting JSON text afterwards took 1.3 s per 300 MB)
+ARGS = {  # the args keys tracedb reads, matched as written (DuckDB's reader matches keys case-sensitively: the
+        # older layout's "external id" is read through OLD_ARGS), typed so the reader converts them while
+        # parsing (casting JSON text afterwards took 1.3 s per 300 MB)
     "correlation": "BIGINT", "External id": "BIGINT", "device": "BIGINT", "stream": "BIGINT",
     "grid": "BIGINT[]", "block": "BIGINT[]", "registers per thread": "BIGINT", "shared memory": "BIGINT",
     "name": "VARCHAR", "sort_index": "BIGINT", "Task Type": "VARCHAR", "Stream Id": "BIGINT", "Task Id": "BIGINT",
@@ -21,6 +23,10 @@ ARGS = {  # the args keys tracedb reads (matched case-insensitively: legacy "ext
     # a PyTorch op's shapes and dtypes (record_shapes=True), as JSON text: the FLOPs and bytes of the kernels
     # it launches (tracedb.ingest.kernel_work). Kept on the cpu_ops that launched a kernel only.
     "Input Dims": "JSON", "Input type": "JSON", "Concrete Inputs": "JSON",
+    # an op's autograd sequence number and forward thread (0 on a forward op; a backward node has its forward
+    # op's number): read in the older layout only (OLD_ONLY_ARGS), which records no Concrete Inputs, to pair
+    # a forward convolution with its backward node, whose input (dy) has the output's shape (ingest_work_ops)
+    "Sequence number": "BIGINT", "Fwd thread id": "BIGINT",
     # the kernel a launch call launches (ROCm's runtime writes it; CUDA's does not): read for a graph capture
     # only (CAPTURE_ARGS), whose captured launches run no kernel of their own to name them
     "kernel": "VARCHAR",
@@ -38,8 +44,25 @@ KINETO_KEYS = ("schemaVersion", "deviceProperties", "baseTimeNanoseconds")
 # the kernel name on every launch call, and keeping it on the launch calls of every trace cost +5 % CPU and +8 %
 # store size on a 247 MB trace of 250 k launches, for names its kernels already carry.
 CAPTURE_ARGS = ("kernel",)
+OLD_ONLY_ARGS = ("Sequence number", "Fwd thread id")
 COMM_ARGS = ("Collective name", "In msg nelems", "Out msg nelems", "Group size", "dtype", "In split size",
              "Out split size", "Process Group Name", "Process Group Description", "Process Group Ranks", "Seq")
+
+# The PyTorch profiler's older layout (PyTorch 1.8-1.9, torch-tb-profiler's samples): capitalised categories
+# (Operator, Runtime, Kernel, Memcpy, Memset) and a lower-case "external id" on device activities and launch
+# calls, where ops write "External id". DuckDB's reader matches a struct's keys case-sensitively and a struct
+# cannot hold two keys that differ in case only, so such a trace's args are read as JSON text (columns, old),
+# the lower-case key renamed, and turned into the struct the reader gives other traces (OLD_ARGS). That
+# read takes about three times the typed one's CPU (0.08 -> 0.25 s on one thread for the 35 MB ResNet-50
+# sample: 0.03 s the struct, 0.09 s the check for a key written twice), for this layout only. The layout is
+# told by the first ts_sniff bytes of events, where its ops come first.
+_OLD_LAYOUT = re.compile(rb'"cat"\s*:\s*"(?:Operator|Runtime|Kernel|Memcpy|Memset)"|"external id"\s*:')
+# An args key written twice is refused as the typed read refuses it: the error names the record, and
+# part_errors finds the key at its byte. The reader writes JSON text compact: each key's closing quote and
+# its colon meet.
+OLD_ARGS = ("CASE WHEN len(list_distinct(json_keys(args))) < len(json_keys(args)) "
+            "THEN error('tracedb: an args key written twice in record/value ' || ordinality) "
+            "ELSE json_transform(replace(args, '\"external id\":', '\"External id\":'), {spec}) END")
 
 # Time bounds, so that base + ts + dur stays inside BIGINT ns (9.22e18): |ts| <= 4e15 µs (year 2096 in epoch
 # µs), dur <= 1e15 µs (ingest_chrome_part.sql), baseTimeNanoseconds <= 4e18 (facts.run_facts). A ts
@@ -113,24 +136,45 @@ def more_files(files: int) -> str:
     return "".join(" UNION ALL " + _PER_FILE.sub(rf"$\1_{k}", one) for k in range(1, files))
 
 
-def columns(ts_type: str, safe: bool = False, keys=tuple(ARGS)) -> dict:
+def _arg_types(safe: bool, keys) -> dict:
+    return {k: "JSON" if safe and ARGS[k] != "VARCHAR" else ARGS[k] for k in keys}
+
+
+def columns(ts_type: str, safe: bool = False, keys=tuple(ARGS), old: bool = False) -> dict:
     """The reader's schema, with the args `keys`. ts_type: the reader's type of ts (TS_READ). safe: every
-    args value as JSON text (any producer's types), cast in SQL. dur is text, checked in SQL: the reader
-    turns a boolean into 1 or 0 for a number column. Ascend's trace_view.json (string ts) also gives the
-    flow id: its host-to-device flows link each kernel to the op that launched it."""
-    args = ", ".join(f"{sql.ident(k)} {'JSON' if safe and ARGS[k] != 'VARCHAR' else ARGS[k]}" for k in keys)
+    args value as JSON text (any producer's types), cast in SQL. old: the older layout (old_layout), whose
+    args are read as JSON text (args_read). dur is text, checked in SQL: the reader turns a boolean into 1
+    or 0 for a number column. Ascend's trace_view.json (string ts) also gives the flow id: its
+    host-to-device flows link each kernel to the op that launched it."""
+    args = ", ".join(f"{sql.ident(k)} {t}" for k, t in _arg_types(safe, keys).items())
     return {"ph": "VARCHAR", "cat": "VARCHAR", "name": "VARCHAR", "pid": "JSON", "tid": "JSON",
-            "ts": ts_type, "dur": "VARCHAR", "args": f"STRUCT({args})",
+            "ts": ts_type, "dur": "VARCHAR", "args": "JSON" if old else f"STRUCT({args})",
             **({"id": "VARCHAR"} if ts_type == "VARCHAR" else {})}
 
 
-def args_keys(layout: Layout, capture: bool = False) -> tuple:
+def old_layout(layout: Layout, config: JsonIngestConfig) -> bool:
+    """The events are in the PyTorch profiler's older layout (_OLD_LAYOUT), from the first ts_sniff bytes."""
+    return _OLD_LAYOUT.search(_ts_sample(layout, config)) is not None
+
+
+def args_read(old: bool, safe: bool = False, keys=tuple(ARGS)) -> str:
+    """ingest_chrome_part's `args`: the reader's struct as it is, or (the older layout) the same struct made
+    from the args' JSON text, its "external id" read as "External id" (OLD_ARGS). The struct's keys and
+    types are tracedb's own (ARGS), written as a JSON literal: json_transform takes a constant only."""
+    if not old:
+        return "args"
+    spec = json.dumps(_arg_types(safe, keys), separators=(",", ":"))
+    return OLD_ARGS.format(spec="'" + spec.replace("'", "''") + "'")
+
+
+def args_keys(layout: Layout, capture: bool = False, old: bool = False) -> tuple:
     """The args keys to read: all of ARGS, or those a Kineto trace can hold (see NPU_ARGS; COMM_ARGS only with
-    distributedInfo); CAPTURE_ARGS only for a graph capture (`capture`)."""
+    distributedInfo); CAPTURE_ARGS only for a graph capture (`capture`); OLD_ONLY_ARGS only for the older
+    layout (`old`: old_layout)."""
     kineto = layout.object_form and any(k in layout.metadata for k in KINETO_KEYS)
     single = kineto and "distributedInfo" not in layout.metadata
     return tuple(k for k in ARGS if not (kineto and k in NPU_ARGS) and not (single and k in COMM_ARGS)
-                 and (capture or k not in CAPTURE_ARGS))
+                 and (capture or k not in CAPTURE_ARGS) and (old or k not in OLD_ONLY_ARGS))
 
 
 class ArgExpr:

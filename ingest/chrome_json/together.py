@@ -21,7 +21,8 @@ from tracedb.ingest.chrome_json.facts import run_facts
 from tracedb.ingest.chrome_json.layout import Layout, locate, read_whole
 from tracedb.ingest.chrome_json.loader import file_facts
 from tracedb.ingest.chrome_json.part_files import Workdir, store_folder, write_part
-from tracedb.ingest.chrome_json.schema import TS_READ, ArgExpr, args_keys, columns, more_files, ts_kind, ts_read
+from tracedb.ingest.chrome_json.schema import (TS_READ, ArgExpr, args_keys, args_read, columns, more_files, old_layout,
+                                               ts_kind, ts_read)
 from tracedb.ingest.chrome_json.sniff import is_gzip
 from tracedb.ingest.duckdb_memory import memory_cap
 
@@ -32,24 +33,25 @@ class _Trace:
     layout: Layout
     kind: str        # ts_kind: relative or epoch (numbers that a double reads exactly)
     base_ns: int
+    old: bool        # the PyTorch profiler's older layout (schema.old_layout): its args read as JSON text
 
 
 def load_together(con, items: list[tuple[int, str]], config: JsonIngestConfig = DEFAULT) -> dict[int, dict]:
     """Loads the trace files `items` ((run_id, path), each its own run) that can go in together: one INSERT
-    per set of args keys. Returns the run facts of each trace read, by run id (as `load` returns them); the
-    others have no row in trace_events and are for `load`."""
+    per set of args keys and way of reading args. Returns the run facts of each trace read, by run id (as
+    `load` returns them); the others have no row in trace_events and are for `load`."""
     groups: dict[tuple, list[_Trace]] = {}
     for run_id, path in items:
         trace = _plan(run_id, path, config)
         if trace is not None:
-            groups.setdefault(args_keys(trace.layout), []).append(trace)
+            groups.setdefault((args_keys(trace.layout, old=trace.old), trace.old), []).append(trace)
     if not any(len(g) > 1 for g in groups.values()):
         return {}         # nothing shared: one by one as ever
     out = {}
     with Workdir(store_folder(con)) as work, memory_cap(con, config.memory_cap):
-        for keys, group in groups.items():
+        for (keys, old), group in groups.items():
             if len(group) > 1:
-                out.update(_insert(con, work, keys, group, config))
+                out.update(_insert(con, work, keys, old, group, config))
     return out
 
 
@@ -68,12 +70,12 @@ def _plan(run_id: int, path: str, config: JsonIngestConfig) -> _Trace | None:
         base_ns = run_facts(layout.metadata, path)["base_ns"]
     except Exception:   # whatever it is, `load` meets it again and says it as it does
         return None
-    return _Trace(run_id, layout, kind, base_ns)
+    return _Trace(run_id, layout, kind, base_ns, old_layout(layout, config))
 
 
-def _insert(con, work: str, keys: tuple, group: list[_Trace], config: JsonIngestConfig) -> dict[int, dict]:
+def _insert(con, work: str, keys: tuple, old: bool, group: list[_Trace], config: JsonIngestConfig) -> dict[int, dict]:
     """The group's traces by one INSERT, then checked: the facts of those kept, by run id."""
-    params = {"cols": columns(TS_READ["number"][0], False, keys)}
+    params = {"cols": columns(TS_READ["number"][0], False, keys, old)}
     for k, t in enumerate(group):      # part files stay in `work` until it goes, with the group's last statement
         lay = t.layout
         part = lay.path if read_whole(lay) else write_part(lay, (lay.start, lay.end), os.path.join(work, f"t{k}.json"),
@@ -82,7 +84,7 @@ def _insert(con, work: str, keys: tuple, group: list[_Trace], config: JsonIngest
         params.update({f"file{k}": part, f"run_id{k}": t.run_id, f"base_ns{k}": t.base_ns, f"base_seq{k}": 0})
     try:
         sql.run(con, "ingest_chrome_part", params, more_files=more_files(len(group)), ts_ns=TS_READ["number"][1],
-                arg=ArgExpr(False, keys), flow_id="CAST(NULL AS BIGINT)")
+                arg=ArgExpr(False, keys), args=args_read(old, False, keys), flow_id="CAST(NULL AS BIGINT)")
     except duckdb.Error as e:
         if isinstance(e, (duckdb.IOException, duckdb.InterruptException)):    # a full disk, Ctrl-C: not a trace's
             raise

@@ -1,11 +1,12 @@
 -- Report `compare` as one wide table (md and terminal formats): per pass its total row (layer 'all'),
 -- then per layer its keys in the reference run's execution order (a key only other runs have: at its own
--- position there) and a 'sum' row (not by layer: the key is the layer); each run's kernel name (by kernel;
--- short form) or kernel count and its time side by side, then the delta and ratio of each later run
--- against the first. Sums add the keys' times (for --pass mean, the means).
+-- position there) and a 'sum' row (not by layer: the key is the layer); each run's kernel (by kernel: its
+-- short name and its name) or kernel count and its time side by side, then the delta and ratio of each later
+-- run against the first. Sums add the keys' times (for --pass mean, the means).
 -- Placeholders (built by tracedb.engine.reports.compare, identifiers through tracedb.sql.ident): `run_columns`,
---   per run its elements of the lists of `runs_of` below (kernel: a short name; kernels / kernels_mean:
---   counts; ns; with --roofline t_ideal and ns_rated, its % of peak), element i the run at $run_ids[i];
+--   per run its elements of the lists of `runs_of` below (kernel, name: a short name and the name;
+--   kernels / kernels_mean: counts; ns; with --roofline t_ideal and ns_rated, its % of peak), element i the
+--   run at $run_ids[i];
 --   `diff_columns`, per later run its delta_us and ratio. Over more than 8 runs (compare.WIDE_RUNS) the first
 --   run's columns, then the spread over the runs (_spread_columns), in place of both.
 -- Inputs: _cmp (compare_align.sql), kernel_names.
@@ -22,6 +23,8 @@
 --   category VARCHAR: the key's category, 'sum' on a sum row
 --   module VARCHAR: the key's module, 'sum' on a sum row
 --   <run>_kernel VARCHAR: by kernel: the run's kernel (short name), one column per run
+--   <run>_name VARCHAR: by kernel: the run's kernel name, one column per run (the caller tells the kernels that
+--     share a short name apart by it, over every run's column, and leaves it out)
 --   <run>_kernels HUGEINT: other --by: the run's kernel count, one column per run
 --   <run>_kernels DECIMAL(38,1): other --by with --pass mean: the run's mean kernel count
 --   <run>_us DECIMAL(38,3): the run's time, one column per run
@@ -44,6 +47,7 @@ WITH g AS (
         GROUPING(layer, unit, category, module, ordinal) AS level,   -- 0: a key; 7: a layer's sum; 31: the pass total
         CASE WHEN GROUPING(layer, unit, category, module, ordinal) = 0 THEN coalesce((SELECT kn.short_name FROM kernel_names kn WHERE kn.name = any_value(c.name)),
                                                                    simple_name(any_value(c.name))) END AS kernel,
+        CASE WHEN GROUPING(layer, unit, category, module, ordinal) = 0 THEN any_value(c.name) END AS name,
         sum(n_total) AS kernels, sum(mean1(n_total, units)) AS kernels_mean, sum(ns) AS ns, min(pos) AS pos,
         sum(t_ideal) AS t_ideal, sum(ns_rated) AS ns_rated
     FROM _cmp c
@@ -56,7 +60,7 @@ WITH g AS (
     SELECT pass, pass_ord, k_layer, k_unit, k_category, k_module, k_ordinal, level,
         coalesce(min(pos) FILTER (WHERE run_id = $run_ids[1]), min(pos)) AS k_pos,
         list(list_position($run_ids, run_id)) AS places,
-        list(kernel) AS kernel_l, list(kernels) AS kernels_l, list(kernels_mean) AS kernels_mean_l, list(ns) AS ns_l,
+        list(kernel) AS kernel_l, list(name) AS name_l, list(kernels) AS kernels_l, list(kernels_mean) AS kernels_mean_l, list(ns) AS ns_l,
         list(t_ideal) AS t_ideal_l, list(ns_rated) AS ns_rated_l
     FROM g
     WHERE level <> 7 OR $by <> 'layer'
@@ -66,8 +70,9 @@ WITH g AS (
     SELECT *, list_transform(range(1, len($run_ids) + 1), lambda i: list_position(places, i)) AS slots FROM keyed
 ), runs_of AS (
     -- per key and figure, a list with one element per run of $run_ids, in its order
-    SELECT * EXCLUDE (places, slots, kernel_l, kernels_l, kernels_mean_l, ns_l, t_ideal_l, ns_rated_l),
+    SELECT * EXCLUDE (places, slots, kernel_l, name_l, kernels_l, kernels_mean_l, ns_l, t_ideal_l, ns_rated_l),
         list_transform(slots, lambda j: kernel_l[j]) AS kernel,
+        list_transform(slots, lambda j: name_l[j]) AS name,
         list_transform(slots, lambda j: kernels_l[j]) AS kernels,
         list_transform(slots, lambda j: kernels_mean_l[j]) AS kernels_mean,
         list_transform(slots, lambda j: ns_l[j]) AS ns,

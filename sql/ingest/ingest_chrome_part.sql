@@ -20,13 +20,20 @@
 --   gives NULL for a ts that cannot be a time (|ts| > 4e15 µs, NaN, infinite): ingest_chrome_check;
 --   `arg[key]`, an args field as typed by the reader, or cast from JSON text when the typed read failed, or
 --   a typed NULL for a key the reader skips (NPU keys in a Kineto trace: chrome_json.NPU_ARGS);
---   `flow_id`, the flow's id as BIGINT (trace_view.json), else a typed NULL.
+--   `flow_id`, the flow's id as BIGINT (trace_view.json), else a typed NULL;
+--   `args`, the reader's args struct as it is, or for the PyTorch profiler's older layout (PyTorch 1.8-1.9,
+--   schema.old_layout) the same struct made from the args' JSON text, its lower-case "external id" (device
+--   activities, launch calls) read as the "External id" its ops write (schema.args_read).
 --   Each timestamp becomes integer ns before any subtraction.
 -- dur is read as text, so that a boolean is not taken for 1 or 0 (the reader turns true into 1.0 for a
 --   number column): for a complete event its integer ns, NULL when it is missing or not a duration (not a
 --   number, negative, over 1e15 µs) and ingest_chrome_check refuses the file; for other events 0.
 -- The args that go into narrower columns (device_id, registers_per_thread INTEGER; grid, block INTEGER[])
 --   are TRY_CAST: a value out of their range is NULL, as a value of the wrong type is.
+-- cat: lower-cased; the older layout's Operator (23,646 events of the ResNet-50 sample of that layout) is
+--   stored as cpu_op: nine readers ask for cpu_op and seven of them for it only (kernel_work's shapes and
+--   FLOPs, passes, steps, anchors, phases, backward norms), so one CASE here makes them all right. Only that
+--   layout writes Operator. Its Runtime stays runtime, which launch_call counts (macros.sql).
 -- kind: kernel | memcpy | memset for device activities by category (Kineto's, and the legacy capitalised
 --   Kernel / Memcpy / Memset); NULL for host events and metadata. Kinds told by process or thread name
 --   (Ascend tasks, NPU cores, simulators) are set once every part is in (ingest_chrome_tasks,
@@ -36,8 +43,9 @@
 --   nelems", "Group size", "dtype", "In/Out split size", "Process Group Name/Description/Ranks", "Seq") goes
 --   there as a JSON object of keys collective, in_nelems, out_nelems, group_size, dtype, in_split, out_split,
 --   pg_name, pg_desc, pg_ranks, seq. A cpu_op's shapes (PyTorch's record_shapes: "Input Dims", "Input type",
---   "Concrete Inputs") go there as a JSON object of keys dims, types, concrete (the args' JSON as written);
---   ingest_work_prune later drops them from the cpu_ops that launched no kernel. A launch call's kernel name
+--   "Concrete Inputs") go there as a JSON object of keys dims, types, concrete (the args' JSON as written),
+--   and in the older layout its "Sequence number" and "Fwd thread id" as seq_nr, fwd_tid (schema.OLD_ONLY_ARGS);
+--   ingest_work_ops later drops them from the cpu_ops whose shapes no kernel's work reads. A launch call's kernel name
 --   (args.kernel, read for a graph capture only: schema.CAPTURE_ARGS) goes there as a JSON object of key
 --   kernel: a captured launch runs no kernel of its own, and graph_capture_match.sql pairs it by that name.
 -- Inputs: the part's file (or the traces' files).
@@ -78,11 +86,14 @@ SELECT run_id, base_seq + ordinality, ph,
                                   pg_ranks := {arg[Process Group Ranks]}, seq := {arg[Seq]}))
          WHEN cat = 'cpu_op' AND {arg[Input Dims]} IS NOT NULL AND {arg[Input Dims]} <> '[]'
          THEN '{{"dims":' || {arg[Input Dims]} || ',"types":' || coalesce({arg[Input type]}, 'null')
-              || ',"concrete":' || coalesce({arg[Concrete Inputs]}, 'null') || '}}'
+              || ',"concrete":' || coalesce({arg[Concrete Inputs]}, 'null')
+              || coalesce(',"seq_nr":' || CAST({arg[Sequence number]} AS VARCHAR)
+                          || ',"fwd_tid":' || CAST({arg[Fwd thread id]} AS VARCHAR), '') || '}}'
          WHEN {arg[kernel]} IS NOT NULL AND cat IN ('cuda_runtime', 'cuda_driver')
          THEN to_json(struct_pack(kernel := {arg[kernel]})) END
 FROM (SELECT *, CASE WHEN d BETWEEN 0 AND 1e15 THEN CAST(round(d * 1000) AS BIGINT) END AS dur_ns
-      FROM (SELECT * REPLACE (lower(cat) AS cat), TRY_CAST(dur AS DOUBLE) AS d
+      FROM (SELECT * REPLACE (CASE lower(cat) WHEN 'operator' THEN 'cpu_op' ELSE lower(cat) END AS cat, {args} AS args),
+                TRY_CAST(dur AS DOUBLE) AS d
             FROM (SELECT *, CAST($run_id AS INTEGER) AS run_id, CAST($base_ns AS BIGINT) AS base_ns,
                       CAST($base_seq AS BIGINT) AS base_seq
                   FROM read_json($file, format = 'array', columns = $cols) WITH ORDINALITY{more_files})))

@@ -4,6 +4,11 @@
 -- 1. launch: the runtime/driver call with the kernel's correlation id (launch_call), and the innermost cpu_op
 --    with shapes around it on the calling thread (start <= call <= end, the shortest). The join is a hash
 --    join on (thread, 1 ms bucket) plus the range condition: each op is listed once per bucket it covers.
+--    Older PyTorch (1.8-1.9, the layout whose Concrete Inputs are not recorded) leaves shapes to two other
+--    ops: a cudnn_convolution_backward_input / _weight op takes the input or weight shape from the
+--    aten::cudnn_convolution_backward around it (the next op with shapes around the call), and a forward
+--    convolution its output's shape from its backward node (the one cpu_op with its autograd sequence
+--    number and a forward thread id above 0, whose input is dy: CudnnConvolutionBackward).
 -- 2. the op's work (docs/roofline.md), from its logical shapes (PyTorch records them untransposed):
 --    gemm 2MNK: aten::mm, bmm, _scaled_mm, matmul (A, B the first two inputs), addmm, baddbmm (the second
 --      and third), linear (input [..., K], weight [N, K]: 2 * |input| * N); bytes A + B + output;
@@ -15,12 +20,13 @@
 --      spatial dimensions), from the input [N, Cin, H, W] and weight [Cout, Cin/groups, Kh, Kw]:
 --      aten::conv1d/2d/3d, convolution, _convolution, cudnn_convolution, miopen_convolution (and depthwise):
 --      Kineto records no output shape, so Hout, Wout come from the stride, padding and dilation of its
---      Concrete Inputs (out = (in + 2 pad - dilation (k - 1) - 1) // stride + 1; not recorded: NULL;
---      transposed: NULL); bytes input, weight, bias, output;
+--      Concrete Inputs (out = (in + 2 pad - dilation (k - 1) - 1) // stride + 1; not recorded: from the
+--      backward node's dy, step 1, else NULL; transposed: NULL); bytes input, weight, bias, output;
 --      aten::convolution_backward (grad_output, input, weight, ..., output_mask): the gradient's shape gives
 --      Hout, Wout; the count once per gradient its output_mask asks for (input, weight); bytes dy, x, w read
---      and the gradients written; aten::cudnn_convolution_backward_input (dy, weight) and _weight (dy, input,
---      the weight's size as a Concrete Input) of older PyTorch: one gradient each;
+--      and the gradients written; aten::cudnn_convolution_backward_input (the input's size as a Concrete
+--      Input, dy, weight) and _weight (the weight's size as a Concrete Input, dy, input) of older PyTorch:
+--      one gradient each, a size not recorded taken from the op around them (step 1);
 --    memory r+w: elementwise ops that are not in place (add, mul, sub, div, neg, rsqrt, sqrt, pow, exp, silu,
 --      gelu, relu, sigmoid, tanh, where): bytes of every tensor input (a 0-d tensor: one element; a Python
 --      Scalar argument: none) plus an output like the largest one.
@@ -37,7 +43,7 @@
 -- Parameters:
 --   $run_id INTEGER: the run
 -- Output: the run's rows in kernel_work_rows (columns: migrate_8_to_9.sql); trace_events.extra_args set to NULL
---   on the run's cpu_ops with shapes that launched no kernel.
+--   on the run's cpu_ops with shapes that launched no kernel and whose shapes step 1 did not take.
 CREATE OR REPLACE TEMP TABLE _work_launch AS
 WITH calls AS (
     SELECT k.seq, k.dur_ns, k.name AS kernel_name, h.pid, h.tid, h.start_ns AS t
@@ -51,18 +57,48 @@ WITH calls AS (
         unnest(range(start_ns // 1000000, (start_ns + dur_ns) // 1000000 + 1)) AS bucket
     FROM trace_events
     WHERE run_id = $run_id AND cat = 'cpu_op' AND ph = 'X' AND starts_with(extra_args, '{"dims"')
+), launched AS (   -- the innermost op, and for the older backward convolution ops the next one around the call
+    SELECT c.seq, c.dur_ns, c.kernel_name, c.t, o.op_seq, o.name AS op_name, o.extra_args,
+        CASE WHEN o.name IN ('aten::cudnn_convolution_backward_input', 'aten::cudnn_convolution_backward_weight')
+             THEN lead(o.op_seq) OVER w END AS outer_seq,
+        CASE WHEN o.name IN ('aten::cudnn_convolution_backward_input', 'aten::cudnn_convolution_backward_weight')
+             THEN lead(o.name) OVER w END AS outer_name,
+        CASE WHEN o.name IN ('aten::cudnn_convolution_backward_input', 'aten::cudnn_convolution_backward_weight')
+             THEN lead(o.extra_args) OVER w END AS outer_args
+    FROM calls c
+    JOIN ops o ON o.pid = c.pid AND o.tid = c.tid AND o.bucket = c.t // 1000000 AND o.start_ns <= c.t
+                  AND c.t <= o.end_ns
+    WINDOW w AS (PARTITION BY c.seq ORDER BY o.dur_ns, o.start_ns DESC, o.op_seq)
+    QUALIFY row_number() OVER w = 1
+), grads AS (      -- backward nodes (forward thread id above 0) by sequence number, where one only has it
+    SELECT TRY_CAST(json_extract(extra_args, '$.seq_nr') AS BIGINT) AS seq_nr, any_value(seq) AS grad_seq,
+        any_value(name) AS grad_name, any_value(extra_args) AS grad_args
+    FROM trace_events
+    WHERE run_id = $run_id AND cat = 'cpu_op' AND ph = 'X' AND starts_with(extra_args, '{"dims"')
+      AND contains(extra_args, ',"fwd_tid":') AND TRY_CAST(json_extract(extra_args, '$.fwd_tid') AS BIGINT) > 0
+    GROUP BY 1
+    HAVING count(*) = 1
 )
-SELECT c.seq, c.dur_ns, c.kernel_name, c.t, o.op_seq, o.name AS op_name, o.extra_args
-FROM calls c
-JOIN ops o ON o.pid = c.pid AND o.tid = c.tid AND o.bucket = c.t // 1000000 AND o.start_ns <= c.t AND c.t <= o.end_ns
-QUALIFY row_number() OVER (PARTITION BY c.seq ORDER BY o.dur_ns, o.start_ns DESC, o.op_seq) = 1;
+SELECT l.*, g.grad_seq, g.grad_args
+FROM launched l
+LEFT JOIN grads g
+    ON g.seq_nr = CASE WHEN contains(l.extra_args, ',"fwd_tid":0}')   -- a forward op (recorded with its number)
+                            -- of the forward convolutions of conv_args below
+                            AND regexp_full_match(l.op_name, 'aten::(conv[123]d|convolution|_convolution|cudnn_'
+                                                  || 'convolution|miopen_convolution|miopen_depthwise_convolution)')
+                       THEN TRY_CAST(json_extract(l.extra_args, '$.seq_nr') AS BIGINT) END
+    AND NOT contains(g.grad_name, 'Transpose');
 INSERT INTO kernel_work_rows (run_id, seq, flops, bytes, flops_source, dtype)
 WITH ops AS (
-    SELECT DISTINCT op_seq, op_name,
-        TRY_CAST(json_extract(extra_args, '$.dims') AS BIGINT[][]) AS dims,
-        TRY_CAST(json_extract(extra_args, '$.types') AS VARCHAR[]) AS types,
-        TRY_CAST(json_extract(extra_args, '$.concrete') AS VARCHAR[]) AS concrete
+    SELECT op_seq, any_value(op_name) AS op_name,
+        TRY_CAST(json_extract(any_value(extra_args), '$.dims') AS BIGINT[][]) AS dims,
+        TRY_CAST(json_extract(any_value(extra_args), '$.types') AS VARCHAR[]) AS types,
+        TRY_CAST(json_extract(any_value(extra_args), '$.concrete') AS VARCHAR[]) AS concrete,
+        any_value(outer_name) AS outer_name,
+        TRY_CAST(json_extract(any_value(outer_args), '$.dims') AS BIGINT[][]) AS outer_dims,
+        TRY_CAST(json_extract(any_value(grad_args), '$.dims') AS BIGINT[][]) AS grad_dims
     FROM _work_launch
+    GROUP BY op_seq
 ), gemm AS (
     SELECT *,
         CASE WHEN op_name IN ('aten::addmm', 'aten::baddbmm') THEN 2 ELSE 1 END AS ia,
@@ -104,13 +140,24 @@ WITH ops AS (
     FROM attn_dims
 ), conv_in AS (
     SELECT *,
-        -- x [N, Cin, *spatial], w [Cout, Cin/g, *kernel], dy [N, Cout, *out spatial]
+        -- x [N, Cin, *spatial], w [Cout, Cin/g, *kernel], dy [N, Cout, *out spatial]; the older backward ops'
+        -- size not recorded: the x or w of the aten::cudnn_convolution_backward (x, dy, w) around them, of
+        -- the same dy and the same other operand
         CASE WHEN conv_kind = 'fwd' THEN dims[1] WHEN conv_kind = 'bwd' THEN dims[2]
-             WHEN conv_kind = 'wgrad' THEN dims[3] WHEN conv_kind = 'dgrad' THEN TRY_CAST(concrete[1] AS BIGINT[]) END
+             WHEN conv_kind = 'wgrad' THEN dims[3]
+             WHEN conv_kind = 'dgrad'
+             THEN coalesce(TRY_CAST(concrete[1] AS BIGINT[]),
+                           CASE WHEN outer_name = 'aten::cudnn_convolution_backward' AND outer_dims[2] = dims[2]
+                                     AND outer_dims[3] = dims[3] THEN outer_dims[1] END) END
             AS cx,
-        CASE WHEN conv_kind IN ('fwd', 'dgrad') THEN dims[2] WHEN conv_kind = 'bwd' THEN dims[3]
-             WHEN conv_kind = 'wgrad' THEN TRY_CAST(concrete[1] AS BIGINT[]) END AS cw,
+        CASE WHEN conv_kind = 'fwd' THEN dims[2] WHEN conv_kind IN ('bwd', 'dgrad') THEN dims[3]
+             WHEN conv_kind = 'wgrad'
+             THEN coalesce(TRY_CAST(concrete[1] AS BIGINT[]),
+                           CASE WHEN outer_name = 'aten::cudnn_convolution_backward' AND outer_dims[2] = dims[2]
+                                     AND outer_dims[1] = dims[3] THEN outer_dims[3] END) END AS cw,
         CASE WHEN conv_kind = 'bwd' THEN dims[1] WHEN conv_kind IN ('dgrad', 'wgrad') THEN dims[2] END AS cdy,
+        -- a forward op's dy, from its backward node (older PyTorch, step 1)
+        CASE WHEN conv_kind = 'fwd' AND len(grad_dims) = 1 THEN grad_dims[1] END AS cgrad,
         CASE WHEN conv_kind = 'fwd' AND len(dims[3]) = 1 AND op_name <> 'aten::cudnn_convolution' THEN dims[3] END
             AS cbias,
         TRY_CAST(concrete[at_stride] AS BIGINT[]) AS c_stride, TRY_CAST(concrete[at_pad] AS BIGINT[]) AS c_pad,
@@ -129,7 +176,9 @@ WITH ops AS (
                   lambda i: (cx[i + 2] + 2 * c_pad[CASE WHEN len(c_pad) = 1 THEN 1 ELSE i END]
                              - c_dil[CASE WHEN len(c_dil) = 1 THEN 1 ELSE i END] * (cw[i + 2] - 1) - 1)
                             // c_stride[CASE WHEN len(c_stride) = 1 THEN 1 ELSE i END] + 1))
+             WHEN len(cgrad) = len(cw) AND cgrad[1] = cx[1] AND cgrad[2] = cw[1] THEN cgrad[3:]
         END AS c_out,
+        CASE WHEN len(cgrad) = len(cw) AND cgrad[1] = cx[1] AND cgrad[2] = cw[1] THEN cgrad[3:] END AS c_grad_out,
         CASE conv_kind WHEN 'bwd' THEN (CASE WHEN c_mask[1] THEN 1 ELSE 0 END) + (CASE WHEN c_mask[2] THEN 1 ELSE 0 END)
                        WHEN 'fwd' THEN 1 WHEN 'dgrad' THEN 1 WHEN 'wgrad' THEN 1 END AS c_times
     FROM conv_in
@@ -175,6 +224,7 @@ WITH ops AS (
         CASE WHEN is_gemm OR op_name = 'aten::linear' THEN 'gemm 2MNK'
              WHEN causal_at IS NOT NULL AND iq = 2 THEN CASE WHEN causal THEN 'attention bwd causal 10BHSqSkD/2' ELSE 'attention bwd 10BHSqSkD' END
              WHEN causal_at IS NOT NULL THEN CASE WHEN causal THEN 'attention causal 4BHSqSkD/2' ELSE 'attention 4BHSqSkD' END
+             WHEN conv_kind = 'fwd' AND c_out = c_grad_out THEN 'conv 2NCoHoWoCiKhKw (grad shape)'
              WHEN conv_kind = 'fwd' THEN 'conv 2NCoHoWoCiKhKw (stride, padding)'
              WHEN conv_kind = 'bwd' AND c_mask[1] AND c_mask[2] THEN 'conv dgrad+wgrad 2NCoHoWoCiKhKw each (grad shape)'
              WHEN (conv_kind = 'bwd' AND c_mask[1]) OR conv_kind = 'dgrad' THEN 'conv dgrad 2NCoHoWoCiKhKw (grad shape)'
@@ -220,5 +270,7 @@ FROM gemms g JOIN moe m USING (op_seq)
 WHERE g.n = 2;
 UPDATE trace_events SET extra_args = NULL
 WHERE run_id = $run_id AND cat = 'cpu_op' AND starts_with(extra_args, '{"dims"')
-  AND seq NOT IN (SELECT op_seq FROM _work_launch);
+  AND seq NOT IN (SELECT op_seq FROM _work_launch)
+  AND seq NOT IN (SELECT outer_seq FROM _work_launch WHERE outer_seq IS NOT NULL)
+  AND seq NOT IN (SELECT grad_seq FROM _work_launch WHERE grad_seq IS NOT NULL);
 DROP TABLE _work_launch;

@@ -39,6 +39,9 @@
 --     '(computing, from step_trace_time)' or '(no kernels)'; NULL for
 --     $by 'layer'; '(N more)' on the last row, which sums the N rows past $top (its instances: the distinct
 --     instances of those rows; its rank, pass, layer and unit NULL; its run NULL, or '(N more)' for $by 'layer')
+--   name VARCHAR: the cause's kernel name: rows are per kernel name, so two kernels that share a short name
+--     are two rows (terminal and Markdown tables show kernel instead, told apart); NULL for the other causes
+--     and for $by 'layer'
 --   excess_us DECIMAL(38,3): the cause's excess, summed over the instances
 --   waited_us DECIMAL(23,3): the other members' waiting it is charged with, summed over the instances (to the
 --     ns: the shares of an instance are fractions of a ns)
@@ -145,15 +148,18 @@ FROM inst i JOIN op_units u USING (grp, mkey)
 WHERE NOT EXISTS (SELECT 1 FROM causes c WHERE c.grp = i.grp AND c.mkey = i.mkey);
 WITH keyed AS (
     SELECT b.*, r.name AS run, r.rank, CASE WHEN $by = 'kernel' THEN b.pass END AS pass_k,
-        CASE WHEN $by = 'kernel' THEN coalesce(kn.short_name, b.cause) END AS kernel_k
+        -- a row per cause, a kernel cause by its name; shown by its short name
+        CASE WHEN $by = 'kernel' THEN b.cause END AS cause_k,
+        CASE WHEN $by = 'kernel' THEN coalesce(kn.short_name, b.cause) END AS kernel_k,
+        CASE WHEN $by = 'kernel' THEN kn.name END AS name_k
     FROM _bl_rows b JOIN runs r USING (run_id) LEFT JOIN kernel_names kn ON kn.name = b.cause
 ), grouped AS (
-    SELECT run_id, run, rank, pass_k, layer, kernel_k, unit, sum(excess_ns) AS excess_ns,
+    SELECT run_id, run, rank, pass_k, layer, cause_k, kernel_k, name_k, unit, sum(excess_ns) AS excess_ns,
         sum(waited_ns) AS waited_ns, count(DISTINCT (grp, mkey)) AS instances
-    FROM keyed GROUP BY run_id, run, rank, pass_k, layer, kernel_k, unit
+    FROM keyed GROUP BY run_id, run, rank, pass_k, layer, cause_k, kernel_k, name_k, unit
 ), ranked AS (
     SELECT *, row_number() OVER (ORDER BY waited_ns DESC, list_position($run_ids, run_id), pass_k, layer,
-                                          kernel_k, unit) AS pos
+                                          kernel_k, cause_k, unit) AS pos
     FROM grouped
 ), shown AS (
     SELECT * FROM ranked WHERE $top = 0 OR pos <= $top
@@ -163,17 +169,18 @@ WITH keyed AS (
         (SELECT count(DISTINCT (k.grp, k.mkey)) FROM keyed k
          WHERE NOT EXISTS (SELECT 1 FROM shown s
                            WHERE s.run_id = k.run_id AND s.pass_k IS NOT DISTINCT FROM k.pass_k
-                             AND s.layer IS NOT DISTINCT FROM k.layer AND s.kernel_k IS NOT DISTINCT FROM k.kernel_k
+                             AND s.layer IS NOT DISTINCT FROM k.layer AND s.cause_k IS NOT DISTINCT FROM k.cause_k
                              AND s.unit IS NOT DISTINCT FROM k.unit)) AS instances
     FROM ranked WHERE $top > 0 AND pos > $top
     HAVING count(*) > 0
 )
-SELECT run, rank, pass, layer, kernel, us(excess_ns) AS excess_us, us(round(waited_ns)::BIGINT) AS waited_us,
+SELECT run, rank, pass, layer, kernel, name, us(excess_ns) AS excess_us, us(round(waited_ns)::BIGINT) AS waited_us,
     instances, unit
-FROM (SELECT pos, run, rank, pass_k AS pass, layer, kernel_k AS kernel, excess_ns, waited_ns, instances, unit
+FROM (SELECT pos, run, rank, pass_k AS pass, layer, kernel_k AS kernel, name_k AS name, excess_ns, waited_ns,
+          instances, unit
       FROM shown
       UNION ALL
       SELECT $top + 1, CASE WHEN $by = 'layer' THEN label END, NULL, NULL, NULL,
-          CASE WHEN $by = 'kernel' THEN label END, excess_ns, waited_ns, instances, NULL
+          CASE WHEN $by = 'kernel' THEN label END, NULL, excess_ns, waited_ns, instances, NULL
       FROM (SELECT *, '(' || format('{:,}', more) || ' more)' AS label FROM rest))
 ORDER BY pos;

@@ -13,6 +13,8 @@
 --   half BIGINT: block within the layer
 --   category VARCHAR: its category
 --   kernel VARCHAR: short name (kernel_names; else the simple name of its op type)
+--   name VARCHAR: the kernel's name (terminal and Markdown tables show kernel instead, two names that share a
+--     short name told apart)
 --   dur_us DECIMAL(23,3): its duration
 --   share_pct DECIMAL(6,2): share of the layer's kernel time
 --   ts_rel_ms DECIMAL(26,6): start relative to the run's first kernel, to find it in Perfetto
@@ -27,7 +29,7 @@ WITH sel AS (
     WHERE a.layer IS NOT DISTINCT FROM $layer
 )
 SELECT r.name AS run, s.pass, s.layer, s.ordinal, s.half, s.category, coalesce(s.short_name, simple_name(s.op_type)) AS kernel,
-    us(s.dur_ns) AS dur_us, round(100.0 * s.dur_ns / nullif(s.layer_ns, 0), 2)::DECIMAL(6, 2) AS share_pct,
+    s.name, us(s.dur_ns) AS dur_us, round(100.0 * s.dur_ns / nullif(s.layer_ns, 0), 2)::DECIMAL(6, 2) AS share_pct,
     ms(s.start_ns - CASE WHEN $absolute THEN 0 ELSE r.first_start_ns END) AS ts_rel_ms,
     bare_shape(s.input_shapes) AS input_shapes
 FROM sel s JOIN runs r USING (run_id)

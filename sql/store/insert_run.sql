@@ -17,7 +17,7 @@
 --   $device_names VARCHAR[]: the device's name when the trace gives it, else NULL
 --   $world_sizes INTEGER[]: ranks in the job when the trace gives it, else NULL
 --   $clock_domains VARCHAR[]: unix-epoch-local | unix-epoch | trace-relative (runs.clock_domain)
---   $truncated BOOLEAN[]: the trace file ends early and was read up to its last complete event
+--   $truncated BOOLEAN[]: the trace file ends early and was read up to its last complete event or row
 --   $metric_columns VARCHAR[][]: names of numeric source columns without a column of their own (PMU)
 --   $extra_columns VARCHAR[][]: names of the other such columns (text)
 --   $metadata VARCHAR[]: JSON: profiler_info and similar provenance

@@ -26,7 +26,7 @@ CREATE TABLE runs (
     device_id     INTEGER,           -- the device's id (the smallest in the run)
     clock_domain  VARCHAR,           -- unix-epoch-local: absolute local time; unix-epoch: absolute epoch
                                      -- time; trace-relative: from a trace base
-    truncated     BOOLEAN,           -- the trace file ends early; read up to its last complete event
+    truncated     BOOLEAN,           -- the trace file ends early; read up to its last complete event or row
     kernel_rows   BIGINT,            -- rows in kernels_raw
     kernel_count  BIGINT,            -- rows in kernels (after dedup)
     first_start_ns BIGINT,           -- the earliest kernel start
