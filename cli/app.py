@@ -11,8 +11,8 @@ from typer.core import TyperGroup
 
 from tracedb.version import __version__
 from tracedb.cli.common import click_exceptions, die_quietly_on_signals, exit_code_of, say_error, stop_on_sigterm
-from tracedb.cli import (check_cmd, demo_cmd, export_cmd, ingest_cmd, migrate_cmd, profiles_cmd, report_cmd, runs_cmd,
-                         segment_cmd, sql_cmd)
+from tracedb.cli import (advise_cmd, check_cmd, demo_cmd, export_cmd, ingest_cmd, migrate_cmd, profiles_cmd, report_cmd,
+                         runs_cmd, segment_cmd, sql_cmd)
 
 
 class OneLineErrors(TyperGroup):
@@ -52,6 +52,7 @@ app.add_typer(report_cmd.app, name="report")
 app.command()(segment_cmd.segment)
 app.command()(sql_cmd.sql)
 app.command()(check_cmd.check)
+app.command()(advise_cmd.advise)
 app.add_typer(runs_cmd.app, name="runs")
 app.add_typer(export_cmd.app, name="export")
 app.add_typer(profiles_cmd.profiles_app, name="profiles")

@@ -13,7 +13,7 @@ from tracedb.errors import InputError, UsageError
 def _render(check) -> str:
     """A check's report as CSV, from the `tracedb report` command itself with the check's options."""
     from tracedb.cli.report_cmd import app
-    from tracedb.engine.reports.check import csv_args
+    from tracedb.engine.gate.check import csv_args
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
@@ -38,7 +38,7 @@ def check(
         "--update", help="Rewrite the golden files from the current reports.")] = False,
 ):
     """Render the listed reports and compare each with its golden CSV: exit 0 when all match, 1 on a regression."""
-    from tracedb.engine.reports.check import run_checks
+    from tracedb.engine.gate.check import run_checks
     failed = 0
     # names, paths and cells come from the config and the reports: a control character in them (an ESC in a
     # check's name, a kernel name) is shown escaped, never sent to the terminal

@@ -104,7 +104,7 @@ def _ingest_planned(paths, planned, db, to, tag, replace, core_rule, jobs, sched
     """The planned runs ingested, each run's line printed as it lands, then what the folders held that was not
     loaded, the pairing of graph captures and the jobs; exits 1 (or 2) when a trace failed."""
     from tracedb.engine.loading.folder import ingest_all
-    from tracedb.engine.loading.parallel import workers_for
+    from tracedb.engine.loading.worker_pool import workers_for
     from tracedb.errors import TracedbError
     failed, read, done, kept = [], [], [], []
     t0 = time.perf_counter()
@@ -112,7 +112,7 @@ def _ingest_planned(paths, planned, db, to, tag, replace, core_rule, jobs, sched
     workers, note = workers_for(len(planned), jobs)
     if note:
         typer.echo(f"note: {one_line(note)}", err=True)
-    from tracedb.engine.loading.single import recording_landed
+    from tracedb.engine.loading.results import recording_landed
     said: set = set()      # runs whose line is printed
     with recording_landed() as landed, _Progress(planned) as progress, \
             _say_landed(progress, landed, said, len(planned) > 1):
@@ -226,13 +226,13 @@ def _say_landed(progress, landed: list, said: set, named: bool):
 
 def _in_all(done, failed, seconds: float) -> str:
     """The line of a several-trace ingest that says what it did in all: runs, bytes, time and rate."""
-    from tracedb.engine.loading import single
+    from tracedb.engine.loading import results
     made = [r for r in done if r.status != "skipped"]
     mb = sum((r.inflated if r.inflated is not None else r.bytes) for r in made) / 1e6
     others = [f"{n} {what}" for n, what in ((len(done) - len(made), "skipped"), (len(failed), "failed")) if n]
     return (f"in all: {len(made)} run{'s' if len(made) != 1 else ''} ingested"
             + (f" ({', '.join(others)})" if others else "")
-            + f", {mb:,.1f} MB in {seconds:.2f} s{single.rate(mb, seconds)}")
+            + f", {mb:,.1f} MB in {seconds:.2f} s{results.rate(mb, seconds)}")
 
 
 def _files_of(path) -> list[str]:

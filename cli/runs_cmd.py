@@ -45,7 +45,7 @@ def runs(ctx: typer.Context, db: DbOpt = None, format: FormatOpt = "table", outp
         ctx.obj = {"db": db}
         return
     from tracedb.engine.rendering import render
-    from tracedb.engine.reports.runs import listing
+    from tracedb.engine.admin.runs import listing
     from tracedb.engine.store.connect import open_store
     check_format(format)
     check_not_the_store(output, db)
@@ -65,7 +65,7 @@ def runs(ctx: typer.Context, db: DbOpt = None, format: FormatOpt = "table", outp
 @one_line_errors
 def rm(ctx: typer.Context, patterns: PatternsArg, db: DbOpt = None):
     """Remove runs and all their rows, in one transaction; a name or GLOB matching nothing removes nothing."""
-    from tracedb.engine.reports.runs import remove
+    from tracedb.engine.admin.runs import remove
     con = _store(ctx, db)
     try:
         for name, rows in remove(con, patterns):
@@ -80,7 +80,7 @@ def rename(ctx: typer.Context, old: Annotated[str, typer.Argument(help="Current 
            new: Annotated[str, typer.Argument(help="New name; must not be taken.", callback=run_name)],
            db: DbOpt = None):
     """Rename a run; refuses a new name already in the store."""
-    from tracedb.engine.reports import runs as mgmt
+    from tracedb.engine.admin import runs as mgmt
     con = _store(ctx, db)
     try:
         mgmt.rename(con, old, new)
@@ -99,7 +99,7 @@ def tag(ctx: typer.Context,
                                                            show_default=False)] = None,
         db: DbOpt = None):
     """Set tags (KEY=VALUE, replacing a key's value) and remove tags (--untag KEY) on runs, in one transaction."""
-    from tracedb.engine.reports import runs as mgmt
+    from tracedb.engine.admin import runs as mgmt
     first = next((i for i, a in enumerate(args) if "=" in a), len(args))
     patterns, tags = args[:first], args[first:]
     stray = [t for t in tags if "=" not in t]

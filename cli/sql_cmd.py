@@ -21,7 +21,7 @@ def sql(
 ):
     """Run SQL on the store: tables runs, trace_events; views kernels_raw, kernels, host_events, kernel_extras \
 (docs/schema.md). The SQL reaches the store only: no other file (unless --allow-read), no extension, no setting."""
-    from tracedb.engine.reports.adhoc import run_sql
+    from tracedb.engine.admin.adhoc import run_sql
     from tracedb.engine.store import sandbox
     from tracedb.engine.store.connect import open_store, own_views
     check_format(format)

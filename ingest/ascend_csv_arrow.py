@@ -13,13 +13,12 @@ the same columns took 7.3 s.
   tracedb.ingest.timefmt.csv_us_to_ns (integer part * 1000 + the first 3 decimals, digits below 1 ns
   truncated); never through a float.
 - Nothing is refused here with a message: a cell or row that breaks a rule stops the batches with
-  `Suspect`, and tracedb.ingest.ascend_csv finds and words the first problem of the file by reading it
+  `Suspect`, and tracedb.ingest.ascend_csv_strict finds and words the first problem of the file by reading it
   again, strictly, in Python. Only what can hide from the parser is looked for while reading: NUL bytes
-  and carriage returns (`Guarded`).
+  and carriage returns (`Guarded`, tracedb.ingest.ascend_csv_guarded).
 - A file cut short at its end is read up to its cut line (`limits`, tracedb.ingest.cut_end): the parser
   sees the file's bytes up to there only.
 """
-import io
 import queue
 import threading
 
@@ -27,7 +26,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
-from tracedb.ingest import arrow_pool, sniff
+from tracedb.ingest import arrow_pool
+from tracedb.ingest.ascend_csv_guarded import Guarded
 
 arrow_pool.fit_to_limits()
 
@@ -37,63 +37,6 @@ QUEUE_TABLES = 2                           # converted tables waiting for their 
 
 class Suspect(Exception):
     """The parser refused a block, or a cell breaks a rule: the file is read again strictly to say where."""
-
-
-class Guarded(io.RawIOBase):
-    """A file read for pyarrow that notes what its parser would take silently: a NUL byte (valid UTF-8,
-    so a string cell would keep it) and carriage returns (a lone CR ends a row for pyarrow; tracedb takes
-    LF and CRLF line ends only). pyarrow calls read(n): the file's bytes are handed over as read, looked
-    at with memchr-speed searches, and counted only in a block that holds a CR. `limit`: the bytes handed
-    over end there (a file cut short at its end, read up to its cut line)."""
-
-    def __init__(self, path: str, limit: int | None = None):
-        super().__init__()
-        self._f = sniff.open_regular(path)
-        self._left = limit
-        self.nul = False
-        self.cr = self.crlf = 0
-        self._last = b""
-
-    def readable(self):
-        return True
-
-    def read(self, size: int = -1) -> bytes:
-        if self._left is not None:
-            size = self._left if size < 0 else min(size, self._left)
-        data = self._f.read(size)
-        if data:
-            self._look(data)
-            if self._left is not None:
-                self._left -= len(data)
-        return data
-
-    def readinto(self, buffer) -> int:
-        data = self.read(len(buffer))
-        buffer[:len(data)] = data
-        return len(data)
-
-    def _look(self, data: bytes):
-        if not self.nul and data.find(b"\0") >= 0:
-            self.nul = True
-        if self._last == b"\r":
-            self.crlf += data[:1] == b"\n"
-        if data.find(b"\r") >= 0:
-            self.cr += data.count(b"\r")
-            self.crlf += data.count(b"\r\n")
-        self._last = data[-1:]
-
-    def close(self):
-        self._f.close()
-        super().close()
-
-    @property
-    def lone_cr(self) -> bool:
-        return self.cr != self.crlf
-
-    @property
-    def line_end(self) -> bool:
-        """The bytes read end with a line end (or there were none)."""
-        return self._last in (b"", b"\n", b"\r")
 
 
 class Layout:

@@ -7,6 +7,7 @@
     compare/  report compare: alignment of runs, its notes and its layouts
     export/   a run as a Perfetto trace (Chrome JSON)
     dataset/  Parquet datasets: runs written as files, and a dataset folder opened as a read-only store
+    advise/   the rules of `tracedb advise` over what the reports compute, and their ranked findings
     migrate/  an older store's tables brought up to date, one file per version step (views: store/views.sql)
 
 A name is unique across the folders (`load("segment_passes")` finds `segment/segment_passes.sql`); two files

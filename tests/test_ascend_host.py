@@ -119,3 +119,36 @@ def test_a_host_trace_left_out_is_no_longer_among_the_runs_files(tmp_path):
         assert why.startswith(f"host side left out, the kernels kept: {trace}: byte offset 0: ")
     finally:
         con.close()
+
+
+def _cut_copy(tmp_path, keep: float) -> str:
+    """The AlexNet profiler folder copied with its trace_view.json cut after `keep` of its bytes."""
+    import shutil
+    src = real_trace(*ALEXNET)
+    dst = tmp_path / "rank0_ascend_pt"
+    shutil.copytree(src, dst)
+    trace = dst / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
+    data = trace.read_bytes()
+    trace.write_bytes(data[:int(len(data) * keep)])
+    return str(dst)
+
+
+def test_a_host_trace_cut_short_is_named_as_the_cause(tmp_path):
+    """A crashed or partly copied capture's host side ends early: the note says the trace is cut, how many
+    kernels it still links, and, when too few to keep, that the cut is why it was left out."""
+    db = str(tmp_path / "s.duckdb")
+    most = cli("ingest", _cut_copy(tmp_path / "a", 0.97), "--db", db, "--name", "most")
+    linked = cli("sql", "--db", db, "--format", "csv",
+                 "SELECT count(k.correlation_id), count(*) FROM kernels k JOIN runs r USING (run_id) "
+                 "WHERE r.name = 'most'").stdout.split()[1]
+    n, total = (int(x) for x in linked.split(","))
+    assert total == 191
+    if n:
+        assert (f"trace_view.json is cut short (loaded to its last complete event): {n:,} of 191 kernels linked "
+                "to their launch") in most.stdout
+    else:      # the flows from ops to tasks are in the last 3 % of this trace
+        assert ("host side left out, the kernels kept: " in most.stdout and "trace_view.json is cut short (loaded "
+                "to its last complete event) and what is left links fewer than half of the 191 kernels to their "
+                "launch") in most.stdout
+    few = cli("ingest", _cut_copy(tmp_path / "b", 0.3), "--db", db, "--name", "few")
+    assert "is cut short" in few.stdout and "not the host side of these kernels" not in few.stdout

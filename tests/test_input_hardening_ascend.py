@@ -18,7 +18,7 @@ import tracedb
 from helpers import cli, copy_store, real_data_dir, real_trace, slow_beyond, write_csv
 from helpers import store_snapshot as snapshot
 from tracedb.errors import InputError
-from tracedb.ingest import ascend_csv, sources
+from tracedb.ingest import ascend_csv, ascend_csv_strict, sources
 from tracedb.ingest.timefmt import BadTime, csv_us_to_ns
 
 # The real torch_npu 2.7 header (Level1/2, PMU columns cut to the first one), as tests/test_bad_input.py.
@@ -163,7 +163,7 @@ def test_a_1_mib_field_loads_whole(db, tmp_path):
 @pytest.mark.parametrize("at_row", [1, 2100])
 def test_a_line_over_the_limit_is_refused_at_its_line(db, tmp_path, monkeypatch, at_row):
     # the limit (2 MiB) lowered to 1 MiB for the test: the sampled rows (Python) and DuckDB say the same
-    monkeypatch.setattr(ascend_csv, "LINE_LIMIT", 1 << 20)
+    monkeypatch.setattr(ascend_csv_strict, "LINE_LIMIT", 1 << 20)
     rows = [row(i) for i in range(2200)]
     rows[at_row][NAME] = "x" * (2 << 20)
     f = write_csv(tmp_path / "k.csv", FULL, rows)
@@ -329,7 +329,7 @@ def test_real_ascend_times_are_the_digits_of_every_cell(tmp_path):
         finally:
             con.close()
         h = ascend_csv.read_header(f)
-        rows = [cells for _, cells in ascend_csv.records(f)][1:]
+        rows = [cells for _, cells in ascend_csv_strict.records(f)][1:]
         want = [(csv_us_to_ns(r[h.position["start_us"]]), csv_us_to_ns(r[h.position["dur_us"]]),
                  csv_us_to_ns(r[h.position["wait_us"]], signed=True, required=False) if "wait_us" in h.position
                  else None) for r in rows if r]

@@ -15,9 +15,10 @@ import tiny_job
 import tiny_kineto
 import tracedb
 from helpers import cli, real_trace
-from tracedb.engine.loading import job_tags
+from tracedb.engine.loading import job_facts, job_tags
 from tracedb.engine.loading.folder import plan
-from tracedb.engine.loading.job_tags import Facts, Member
+from tracedb.engine.loading.job_facts import Facts
+from tracedb.engine.loading.job_tags import Member
 
 DAY_NS = 86_400 * 10**9
 
@@ -199,7 +200,7 @@ def test_the_plan_reads_heads_not_events(tmp_path):
     kineto(str(p), rank=2, world_size=4)
     text = p.read_text()
     p.write_text(text[:text.index('"traceEvents"') + 20] + "garbage")
-    assert job_tags.trace_facts(str(p)) == Facts(2, 4)
+    assert job_facts.trace_facts(str(p)) == Facts(2, 4)
     kineto(str(tmp_path / "d" / "rank3.json"), rank=3, world_size=4)
     planned = plan([str(tmp_path / "d")])
     assert [(x.name, x.facts.rank, x.facts.world_size) for x in planned] == [("d-rank2", 2, 4), ("d-rank3", 3, 4)]
@@ -218,7 +219,7 @@ def test_ascend_window_and_job_id_from_side_files(tmp_path):
         (pt / "profiler_metadata.json").write_text(json.dumps({
             "distributed_args": {"rank": rank, "world_size": 4}, "ENV_VARIABLES": {"MASTER_ADDR": addr},
             "MASTER_PORT": "29500"}))
-    facts = job_tags.trace_facts(str(root / "rank_0_ascend_pt"))
+    facts = job_facts.trace_facts(str(root / "rank_0_ascend_pt"))
     assert facts == Facts(0, 4, "MASTER_ADDR=10.0.0.1:29500", (1_700_000_000_000_000_000, 1_700_000_002_000_000_000))
     db = str(tmp_path / "a.duckdb")
     r = cli("ingest", root, "--db", db)

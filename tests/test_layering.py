@@ -12,10 +12,13 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # A module may import modules of its own layer or a lower one.
 LAYER = {"__init__": 4, "cli": 3, "engine": 2, "ingest": 1, "sql": 1,
          "errors": 0, "version": 0, "patterns": 0, "atomic": 0, "shown": 0}
-# Inside the engine a room may import its own modules and the rooms of a lower rank; rooms of one rank are
-# independent of each other. The engine's own top modules (api, demo) sit above every room.
-ROOM = {"store": 0, "rendering": 0, "loading": 1, "segmentation": 1, "jobs": 2, "reports": 3, "exports": 3}
-TOP = 4
+# Inside the engine a room may import its own modules and the rooms named here, as the "May import:" line of
+# its __init__ docstring names them; the rooms form no cycle (each may import only rooms listed before it).
+# The engine's own top modules (api, demo) sit above every room.
+ROOM = {"store": set(), "loading": {"store"}, "rendering": set(), "gate": set(), "segmentation": {"store"},
+        "jobs": {"segmentation", "rendering", "store"}, "admin": {"segmentation", "rendering", "store"},
+        "reports": {"jobs", "segmentation", "rendering", "store"}, "exports": {"segmentation", "rendering", "store"},
+        "advise": {"reports", "jobs", "segmentation", "rendering", "store"}}
 
 
 def _modules():
@@ -68,11 +71,6 @@ def _room(module):
     return parts[2] if len(parts) > 2 and parts[2] in ROOM else None
 
 
-def _room_rank(module):
-    room = _room(module)
-    return ROOM[room] if room else TOP
-
-
 def _graph():
     modules = _modules()
     return {m: {d for d in _imports(p, modules) if d != m and not m.startswith(d + ".")} for m, p in modules.items()}
@@ -89,7 +87,7 @@ def test_every_engine_module_is_in_a_room():
     assert not loose, "engine modules outside a room (add them to one, or to ROOM): " + ", ".join(loose)
 
 
-def test_engine_rooms_import_lower_rooms_only():
+def test_engine_rooms_import_their_allowed_rooms_only():
     wrong = []
     for m, deps in _graph().items():
         if not m.startswith("tracedb.engine"):
@@ -97,9 +95,37 @@ def test_engine_rooms_import_lower_rooms_only():
         for d in deps:
             if not d.startswith("tracedb.engine") or _room(d) == _room(m) or d == "tracedb.engine":
                 continue
-            if _room_rank(d) >= _room_rank(m):
+            # a top module (api, demo) may import any room; no room may import a top module
+            if _room(d) is None or (_room(m) is not None and _room(d) not in ROOM[_room(m)]):
                 wrong.append(f"{m} ({_room(m) or 'top'}) imports {d} ({_room(d) or 'top'})")
-    assert not wrong, "engine rooms importing a room of the same or a higher rank:\n" + "\n".join(sorted(wrong))
+    assert not wrong, "engine rooms importing a room their __init__ does not allow:\n" + "\n".join(sorted(wrong))
+
+
+def test_rooms_import_only_rooms_before_them():
+    """One way inside the engine: a room may import only rooms listed before it, so rooms form no cycle."""
+    order = list(ROOM)
+    wrong = sorted(f"{r} may import {d}" for r, allowed in ROOM.items() for d in allowed
+                   if d not in ROOM or order.index(d) >= order.index(r))
+    assert not wrong, "rooms allowed a room listed after them (or no room):\n" + "\n".join(wrong)
+
+
+def test_room_docstrings_name_the_rooms_they_may_import():
+    """The "May import:" line of each room's __init__ docstring names exactly the rooms ROOM allows it, and
+    every sub-package of the engine is a room."""
+    engine = os.path.join(ROOT, "engine")
+    found = {d for d in os.listdir(engine) if os.path.exists(os.path.join(engine, d, "__init__.py"))}
+    assert found == set(ROOM), f"engine sub-packages {sorted(found)} are not the rooms {sorted(ROOM)}"
+    wrong = []
+    for room, allowed in ROOM.items():
+        doc = ast.get_docstring(ast.parse(open(os.path.join(engine, room, "__init__.py"), encoding="utf-8").read()))
+        line = " ".join((doc or "").split("May import:", 1)[1].split()) if "May import:" in (doc or "") else None
+        if line is None:
+            wrong.append(f"{room}: no 'May import:' line")
+            continue
+        named = {item.split()[0] for item in line.rstrip(".").split(", ") if item.split()[0] in ROOM}
+        if named != allowed:
+            wrong.append(f"{room}: 'May import:' names {sorted(named)}, ROOM allows {sorted(allowed)}")
+    assert not wrong, "room docstrings and ROOM disagree:\n" + "\n".join(wrong)
 
 
 def test_no_import_cycles():

@@ -26,8 +26,8 @@ HOLD = textwrap.dedent("""
         from tracedb.engine.loading import batches
         batches.BATCH_TRACES = int(os.environ["TRACES_PER_BATCH"])
     if os.environ.get("HOLD_NAMES"):
-        from tracedb.engine.loading import single as ingest
-        _real = ingest.finish_loaded
+        from tracedb.engine.loading import parsing
+        _real = parsing.finish_loaded
 
         def _held(con, loaded):
             out = _real(con, loaded)
@@ -43,18 +43,18 @@ HOLD = textwrap.dedent("""
                     time.sleep(0.01)
             return out
 
-        ingest.finish_loaded = _held
+        parsing.finish_loaded = _held
     if os.environ.get("NEVER_PARSE"):         # a trace named like this must be skipped before parsing
-        from tracedb.engine.loading import single as ingest
-        _read = ingest._read_rows
+        from tracedb.engine.loading import parsing
+        _read = parsing._read_rows
 
         def _refused(con, job, options, run_id):
             if re.search(os.environ["NEVER_PARSE"], job.name):
                 raise AssertionError(job.name + " was parsed")
             return _read(con, job, options, run_id)
 
-        ingest._read_rows = _refused
-        _together = ingest.read_together
+        parsing._read_rows = _refused
+        _together = parsing.read_together
 
         def _refused_together(con, batch):     # a batch's traces read by one statement
             for job, _ in batch:
@@ -62,7 +62,7 @@ HOLD = textwrap.dedent("""
                     raise AssertionError(job.name + " was parsed")
             return _together(con, batch)
 
-        ingest.read_together = _refused_together
+        parsing.read_together = _refused_together
     if os.environ.get("HOLD_MERGE"):          # the command's own process, inside a merge's transaction
         from tracedb.engine.loading import staging
         _merge = staging.merge
@@ -270,22 +270,21 @@ def test_batches_of_several_traces_give_the_runs_of_one_after_another(tmp_path, 
 def test_a_copy_of_a_batch_mate_is_skipped_before_parsing(tmp_path, monkeypatch):
     """In one worker's batch, a trace whose earlier batch-mate has its content is not parsed: it is skipped,
     naming that batch-mate; the others are staged as runs 1, 2, ... of the batch's one side store."""
-    from tracedb.engine.loading import parallel
-    from tracedb.engine.loading import single as ingest
+    from tracedb.engine.loading import parsing, worker
     from tracedb.engine.loading import staging
     a, b = _traces(tmp_path / "traces", [1, 2])
     copy = tmp_path / "traces" / "a2.json"
     copy.write_bytes(open(a, "rb").read())
-    parsed, alone, together = [], ingest.read_into, ingest.read_together
-    monkeypatch.setattr(ingest, "read_into",
+    parsed, alone, together = [], parsing.read_into, parsing.read_together
+    monkeypatch.setattr(parsing, "read_into",
                         lambda con, job, run_id: parsed.append(job.name) or alone(con, job, run_id))
-    monkeypatch.setattr(ingest, "read_together",     # the batch's traces read by one statement
+    monkeypatch.setattr(parsing, "read_together",     # the batch's traces read by one statement
                         lambda con, jobs: parsed.extend(job.name for job, _ in jobs) or together(con, jobs))
     items = [(a, "x", {}, None), (str(copy), "y", {}, 0), (b, "z", {}, None)]
-    batch = parallel._parse_batch(str(tmp_path / "s.duckdb"), items, 1, [])
+    batch = worker._parse_batch(str(tmp_path / "s.duckdb"), items, 1, [])
     try:
         assert list(dict.fromkeys(parsed)) == ["x", "z"]
-        assert [e.staged_id for e in batch.entries if isinstance(e, parallel._Parsed)] == [1, 2]
+        assert [e.staged_id for e in batch.entries if isinstance(e, worker._Parsed)] == [1, 2]
         skipped = batch.entries[1]
         assert (skipped.status, skipped.name, skipped.same_as) == ("skipped", "y", "x")
     finally:
@@ -301,7 +300,7 @@ def test_jobs_out_of_range_is_a_wrong_call(tmp_path):
 
 
 def test_workers_are_capped_by_memory(monkeypatch):
-    from tracedb.engine.loading import parallel as par
+    from tracedb.engine.loading import worker_pool as par
     monkeypatch.setattr(par, "cores", lambda: 16)
     monkeypatch.setattr(par, "available_memory", lambda: 3 * par.WORKER_BYTES + 5)
     assert par.workers_for(8, None) == (3, None)           # the default: lowered silently
@@ -522,14 +521,14 @@ def test_traces_read_together_give_every_row_of_one_by_one(tmp_path, monkeypatch
     every table, seq included, and every line and error are those of the traces read one by one; the trace
     with a bad dur is refused naming its byte either way, its batch-mates kept. Read together by two
     workers, and in this process (`--jobs 1`); one by one in this process with that statement turned off."""
-    from tracedb.engine.loading import single
+    from tracedb.engine.loading import parsing
     bad = _varied_traces(tmp_path / "traces")
     got = {}
     for way, jobs in (("alone", "1"), ("here", "1"), ("workers", "2")):
         db = str(tmp_path / f"{way}.duckdb")
         with monkeypatch.context() as m:
             if way == "alone":
-                m.setattr(single, "read_together", lambda con, batch: {})
+                m.setattr(parsing, "read_together", lambda con, batch: {})
             r = cli("ingest", tmp_path / "traces", "--db", db, "--name", "p", "--jobs", jobs, check=False)
         rows = [cli("sql", "--db", db, "--format", "csv", q).stdout for q in ALL_ROWS]
         got[way] = (r.returncode, r.stderr, _runs_lines(r.stdout), rows)
@@ -546,31 +545,30 @@ def test_traces_read_together_give_every_row_of_one_by_one(tmp_path, monkeypatch
 def test_a_batch_reads_its_plain_small_traces_by_one_statement(tmp_path, monkeypatch):
     """Which traces of a batch go in together: the plain ones of one part; a .gz, and a trace that one
     statement cannot take (its bad dur), are read one by one, the latter refused; the others land."""
-    from tracedb.engine.loading import parallel
-    from tracedb.engine.loading import single as ingest
+    from tracedb.engine.loading import parsing, worker
     from tracedb.engine.loading import staging
     bad = _varied_traces(tmp_path / "traces")
     paths = sorted(str(p) for p in (tmp_path / "traces").iterdir())
     together, alone = [], []
-    real_together, real_alone = ingest.read_together, ingest.read_into
+    real_together, real_alone = parsing.read_together, parsing.read_into
 
     def spy_together(con, jobs):
         out = real_together(con, jobs)
         together.extend(sorted(os.path.basename(out[k].job.src.files[0]) for k in out))
         return out
 
-    monkeypatch.setattr(ingest, "read_together", spy_together)
-    monkeypatch.setattr(ingest, "read_into", lambda con, job, run_id:
+    monkeypatch.setattr(parsing, "read_together", spy_together)
+    monkeypatch.setattr(parsing, "read_into", lambda con, job, run_id:
                         alone.append(os.path.basename(job.src.files[0])) or real_alone(con, job, run_id))
     items = [(p, os.path.basename(p), {}, None) for p in paths]
-    batch = parallel._parse_batch(str(tmp_path / "s.duckdb"), items, 1, [])
+    batch = worker._parse_batch(str(tmp_path / "s.duckdb"), items, 1, [])
     try:
         assert together == ["arr.json", "arr2.json",        # two statements: a bare array's args keys are all
                             "c10d.json", "job_rank0.json", "job_rank1.json", "job_rank2.json", "wide.json"]
         assert sorted(alone) == ["bad.json", "gz.json.gz"]
-        refused = [e for e in batch.entries if not isinstance(e, parallel._Parsed)]
+        refused = [e for e in batch.entries if not isinstance(e, worker._Parsed)]
         assert len(refused) == 1 and str(refused[0]).startswith(f"{bad}: byte ")
-        assert [e.staged_id for e in batch.entries if isinstance(e, parallel._Parsed)] == [1, 2, 4, 5, 6, 7, 8, 9]
+        assert [e.staged_id for e in batch.entries if isinstance(e, worker._Parsed)] == [1, 2, 4, 5, 6, 7, 8, 9]
     finally:
         staging.remove(batch.side)
 
@@ -578,7 +576,7 @@ def test_a_batch_reads_its_plain_small_traces_by_one_statement(tmp_path, monkeyp
 def test_a_trace_the_statement_cannot_take_is_read_alone_and_its_batch_mates_land(tmp_path, monkeypatch):
     """An event the JSON reader refuses fails the batch's one statement: no row of it stays, every trace is
     read alone, the broken one is refused naming its byte, the others land with the rows they have alone."""
-    from tracedb.engine.loading import single
+    from tracedb.engine.loading import parsing
     folder = tmp_path / "traces"
     _traces(folder, [1, 2, 3])
     text = (folder / "b.json").read_text()
@@ -589,7 +587,7 @@ def test_a_trace_the_statement_cannot_take_is_read_alone_and_its_batch_mates_lan
         db = str(tmp_path / f"{way}.duckdb")
         with monkeypatch.context() as m:
             if way == "alone":
-                m.setattr(single, "read_together", lambda con, batch: {})
+                m.setattr(parsing, "read_together", lambda con, batch: {})
             r = cli("ingest", folder, "--db", db, "--name", "p", "--jobs", "1", check=False)
         rows = [cli("sql", "--db", db, "--format", "csv", q).stdout for q in ALL_ROWS]
         got[way] = (r.returncode, r.stderr, _runs_lines(r.stdout), rows)

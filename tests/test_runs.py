@@ -249,7 +249,7 @@ def test_tag_refusals_change_nothing(store, db_path, args, message):
 
 
 def test_a_failed_change_rolls_back(store):
-    from tracedb.engine.reports import runs as mgmt
+    from tracedb.engine.admin import runs as mgmt
     with pytest.raises(UsageError):
         mgmt.remove(store, ["dsv3-a", "missing"])
     with pytest.raises(UsageError):
@@ -290,7 +290,7 @@ def test_removing_or_tagging_runs_always_names_them(tmp_path):
     sample = os.path.join(os.path.dirname(tracedb.__file__), "engine", "samples", "qwen3_decode_kernel_details.csv")
     db = str(tmp_path / "one.duckdb")
     cli("ingest", sample, "--db", db, "--name", "only")
-    from tracedb.engine.reports import runs as mgmt
+    from tracedb.engine.admin import runs as mgmt
     con = tracedb.connect(db)
     try:
         with pytest.raises(UsageError, match="name the runs to remove"):

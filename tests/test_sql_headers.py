@@ -32,7 +32,7 @@ from tracedb import sql
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
-STAGES = {"store", "ingest", "segment", "report", "compare", "migrate", "dataset", "export"}
+STAGES = {"store", "ingest", "segment", "report", "compare", "migrate", "dataset", "export", "advise"}
 # the stage interfaces that must be documented column by column
 STAGE_TABLES = {"_anchors", "_anchor_pass", "_passes", "_windows", "_assigned", "_attr", "_cmp"}
 
@@ -256,7 +256,7 @@ def observed(tmp_path_factory):
     query file the columns of what its header documents: (file, object) -> list of column lists."""
     from tracedb.engine.exports import perfetto
     from tracedb.engine.rendering import render
-    from tracedb.engine.reports import runs
+    from tracedb.engine.admin import runs
     from tracedb.engine.segmentation import segment
     from tracedb.engine.segmentation import persist as segment_store
     from tracedb.engine.reports.registry import render_report
@@ -386,6 +386,10 @@ def observed(tmp_path_factory):
         from tracedb.engine.reports import run_wide
         from tracedb.errors import NoAnchor
         run_wide.build(con, "kernels", "csv", NoAnchor("no anchor"), {"runs": ["tiny"]}, 5, False)
+        from tracedb.engine.advise import advise
+        # every rule's query: the x2 run is a slow rank beside its twin, the GPU runs have shapes for the roofline
+        advise.build(con, "csv", runs=["tiny", "tiny_x2"], profile="qwen3-npu")
+        advise.build(con, "csv", runs=["gpu", "gpu_x2"], profile="dsv3-gpu")
         con.close()
     return seen
 

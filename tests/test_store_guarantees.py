@@ -20,7 +20,7 @@ from helpers import cli, cli_subprocess, tracedb_exe
 
 DRIVER = textwrap.dedent("""
     import os, sys, time
-    from tracedb.engine.loading import single as ingest
+    from tracedb.engine.loading import parsing, single
     from tracedb.engine.loading import staging
     db, path, name, where, ready, go = sys.argv[1:7]
 
@@ -34,10 +34,10 @@ DRIVER = textwrap.dedent("""
         return wrapper
 
     if where == "staged":          # the trace is parsed into the side store; the store is not locked
-        ingest._load_run = held(ingest._load_run)
+        parsing._load_run = held(parsing._load_run)
     else:                          # inside the merge transaction: the store's write lock is held
         staging.merge = held(staging.merge)
-    print(ingest.ingest_file(db, path, name=name).summary(), flush=True)
+    print(single.ingest_file(db, path, name=name).summary(), flush=True)
 """)
 
 
@@ -161,10 +161,10 @@ def test_ctrl_c_exits_130_in_one_line_and_removes_the_side_store(store, tmp_path
     trace = tiny_kineto.write(tmp_path / "int.json", dur_factor=6)
     code = textwrap.dedent("""
         import sys
-        from tracedb.engine.loading import single as ingest
+        from tracedb.engine.loading import parsing
         def interrupted(*a, **kw):
             raise KeyboardInterrupt
-        ingest._load_run = interrupted
+        parsing._load_run = interrupted
         from tracedb.cli.app import main
         sys.argv = ["tracedb", "ingest", sys.argv[1], "--db", sys.argv[2]]
         main()
@@ -181,15 +181,15 @@ def test_a_stop_after_a_commit_still_prints_the_runs_that_landed(store, tmp_path
     its line before the one error line and exits 130. With three traces (two workers, a batch each), the runs
     of the batch merged stay, each said once."""
     from tracedb.cli.common import QUERY_INTERRUPTED
-    from tracedb.engine.loading import single, staging
-    real, merged = single.checkpoint_appended, []
+    from tracedb.engine.loading import staging, store_writes
+    real, merged = store_writes.checkpoint_appended, []
 
     def stopped(con):       # the store's checkpoint, after a merge; a side store's goes on
         if staging.store_path_of(con) != os.path.realpath(store):
             return real(con)
         merged.append(1)
         raise KeyboardInterrupt if stop == "python" else RuntimeError(QUERY_INTERRUPTED)
-    monkeypatch.setattr(single, "checkpoint_appended", stopped)
+    monkeypatch.setattr(store_writes, "checkpoint_appended", stopped)
     folder = tmp_path / "job"
     folder.mkdir()
     for i in range(traces):
@@ -246,13 +246,13 @@ def test_a_merge_that_cannot_fit_is_refused_before_it_starts(store, tmp_path, mo
 
 
 def test_identical_content_is_skipped_before_parsing_and_the_store_does_not_grow(store, tmp_path, monkeypatch):
-    from tracedb.engine.loading import single as ingest
+    from tracedb.engine.loading import parsing
     size = os.path.getsize(store)
 
     def never(*a, **kw):
         raise AssertionError("identical content was parsed")
 
-    monkeypatch.setattr(ingest, "_stage", never)
+    monkeypatch.setattr(parsing, "_stage", never)
     r = cli("ingest", str(tmp_path / "first.json"), "--db", store, "--name", "again")
     assert "skipped" in r.stdout and "'first'" in r.stdout
     assert os.path.getsize(store) == size and not _side_files(tmp_path)

@@ -16,7 +16,7 @@ The job's staging folder is removed at the end, whatever happened (files of a wo
 Workers need tracedb (the same version) installed and DIR and the traces at the same paths as the client: the paths
 are sent as they are, made absolute."""
 from tracedb.engine.loading import staged as ingest_staged
-from tracedb.engine.loading.single import IngestResult
+from tracedb.engine.loading.results import IngestResult
 from tracedb.engine.loading.folder import run_options
 from tracedb.errors import UsageError
 

@@ -7,9 +7,10 @@ import stat
 from collections import Counter
 from dataclasses import dataclass
 
-from tracedb.engine.loading import captures, job_tags
+from tracedb.engine.loading import captures, job_facts
 from tracedb.engine.loading.unread import names_list
-from tracedb.engine.loading.single import IngestResult, ingest_file
+from tracedb.engine.loading.results import IngestResult
+from tracedb.engine.loading.single import ingest_file
 from tracedb.errors import InputError, TracedbError, UsageError
 from tracedb.ingest import formats, sources
 
@@ -23,7 +24,7 @@ class Planned:
     job: str | None = None     # the job (tag `job`) it is a rank of, when decided before parsing (job_tags.at_plan)
     reader: str | None = None  # the file's reader (ingest/formats.py), told to the ingest so it is not sniffed again
     capture: bool = False      # a graph capture trace (engine/loading/captures.py): its launch calls keep kernel names
-    facts: job_tags.Facts | None = None   # a trace of a folder: its rank, world size, job id, window (job_tags.py)
+    facts: job_facts.Facts | None = None   # a trace of a folder: its rank, world size, job id, window (job_tags.py)
     folder: str | None = None  # a trace of a folder: the folder ingested (PATH as given), whose jobs it may join
     prefix: str | None = None  # that folder's name prefix (--name, else the folder's name)
 
@@ -105,7 +106,7 @@ def plan(paths, name: str | None = None, skipped: list | None = None) -> list[Pl
     `<prefix>-<file stem>`; `prefix` is `name` or the folder's name. Labels that two traces share get their
     sub-folders in front (`<prefix>-h100-<stem>`; _labels). A rocprofv3 file whose kernels ran on several GPUs
     gives one run per GPU, `<its name>-gpu<N>` (N: the GPU's index). Each trace carries what it says of its job
-    (job_tags.trace_facts, read from its head or side files, never its events); which traces are ranks of one job
+    (job_facts.trace_facts, read from its head or side files, never its events); which traces are ranks of one job
     is decided from them (job_tags.py: after the runs land in a store, at plan time for a dataset). A trace of a
     folder that looks like a graph capture (captures.looks_like_capture) is read as one, and is no rank of a job.
     Entries of a folder that are named like traces but are no regular file (search) are appended to `skipped`
@@ -126,7 +127,7 @@ def plan(paths, name: str | None = None, skipped: list | None = None) -> list[Pl
             out += _per_device(Planned(p, name, _size(p)))
             continue
         prefix = name or os.path.basename(os.path.abspath(p))
-        facts = [job_tags.trace_facts(f) for f in found]
+        facts = [job_facts.trace_facts(f) for f in found]
         out += [g for f, label, fx in zip(found, _labels(p, found, [x.rank for x in facts]), facts)
                 for g in _per_device(Planned(f, f"{prefix}-{label}", _size(f), facts=fx, folder=p, prefix=prefix,
                                              capture=captures.looks_like_capture(p, f)))]

@@ -9,7 +9,7 @@ new one.
 What is hashed is what was read: each file's identity (st_dev, st_ino, st_size, st_mtime_ns) is taken when
 the hasher is made, before the parse opens anything, and must be the same when the hasher opens the file
 (one open for all its bytes), after it read them, and by path whenever the hasher is joined: after the
-parse (engine/loading/single.py waits for the hash once the run's rows are read, before its runs row
+parse (engine/loading/parsing.py waits for the hash once the run's rows are read, before its runs row
 goes in) and before the merge. A file replaced or written to in between is refused naming it: its run
 would hold the new file's rows under the old file's hash, and that file would then be skipped as
 "identical content" for good."""

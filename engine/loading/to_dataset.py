@@ -9,8 +9,10 @@ import os
 import shutil
 import tempfile
 
-from tracedb.engine.loading import hashing, single, staging
-from tracedb.engine.loading.single import IngestResult
+from tracedb.engine.loading import hashing, parsing, staging
+from tracedb.engine.loading.known_content import _name_taken
+from tracedb.engine.loading.results import IngestResult, _result, _skipped
+from tracedb.engine.loading.trace_job import _prepare, _scratch
 from tracedb.engine.store import parquet as parquet_export
 from tracedb.errors import UsageError
 
@@ -40,8 +42,8 @@ def stage_for_dataset(folder: str, path: str, name: str | None = None, tags=None
     inside the dataset (default: a new one named after this process). `threads`: DuckDB's threads for
     the parse (default: DuckDB's own, one per core). Returns (IngestResult, StagedRun), or (the skipped
     result, None) when the dataset already holds identical content."""
-    with single._scratch() if core_rules else contextlib.nullcontext() as scratch:
-        job = single._prepare(scratch, path, name, tags, replace, core_rules, agent, reader)
+    with _scratch() if core_rules else contextlib.nullcontext() as scratch:
+        job = _prepare(scratch, path, name, tags, replace, core_rules, agent, reader)
     stored = parquet_export.stored_runs(folder)
     size = sum(os.path.getsize(f) for f in job.src.files)
     clash = [r for r in stored if r.get("name") == job.name]
@@ -49,24 +51,24 @@ def stage_for_dataset(folder: str, path: str, name: str | None = None, tags=None
         hashing.wait(job.hasher)
         same = [r["name"] for r in stored if r.get("content_hash") == job.hasher.digest]
         if same and not replace:
-            return single._skipped(job, same[0]), None
+            return _skipped(job, same[0]), None
         if clash and not replace and clash[0].get("content_hash") != job.hasher.digest:
-            raise single._name_taken(job.name)
+            raise _name_taken(job.name)
     tmp = None
     if side is None:
         tmp = tempfile.mkdtemp(prefix="tracedb-side-")
         side = os.path.join(tmp, "side.duckdb")
     try:
-        with single._scratch() if threads else contextlib.nullcontext() as like:
+        with _scratch() if threads else contextlib.nullcontext() as like:
             if like is not None:
                 like.execute("SET threads = $t", {"t": threads})
-            staged = single._stage(side, job, like=like)
+            staged = parsing._stage(side, job, like=like)
         run = parquet_export.stage_run(folder, side, stage)
     finally:
         staging.remove(side)
         if tmp:
             shutil.rmtree(tmp, ignore_errors=True)
-    return single._result(job, "ingested", None, staged), run
+    return _result(job, "ingested", None, staged), run
 
 
 def commit_staged(folder: str, result: IngestResult, run, replace: bool) -> IngestResult:

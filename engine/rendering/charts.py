@@ -5,13 +5,15 @@ declared with the report (engine/reports/declared.py).
 Specs are declarative: Vega draws them in the page. A spec reads the data set `rows`, which the page fills
 with the report's JSON rows, so every bar is a number of the table (exact DuckDB text parsed by the browser)
 and no number is copied or rounded in Python. Marks are named (`bars`, `wall`, `ratio`): the SVG groups
-carry the name, which the browser test counts. Kernel and module lists keep their TOP longest bars."""
+carry the name, which the browser test counts. Kernel and module lists keep their TOP longest bars. The
+layouts are built of the pieces of engine/rendering/vega_lite.py."""
 import json
+
+from tracedb.engine.rendering import vega_lite as vl
+from tracedb.engine.rendering.vega_lite import US
 
 SCHEMA = "https://vega.github.io/schema/vega-lite/v6.json"
 TOP = 40
-SCHEME = "tableau10"
-US = "µs"
 
 
 def spec(res) -> dict | None:
@@ -26,141 +28,30 @@ def spec(res) -> dict | None:
     return None
 
 
-# --- expressions and encodings ---------------------------------------------------------------------------
-
-def _f(col: str) -> str:
-    return "datum[" + json.dumps(col) + "]"
-
-
-def _text(col: str) -> str:
-    return f"({_f(col)} == null ? '-' : {_f(col)} + '')"
-
-
-def _values(res, col):
-    i = res.columns.index(col)
-    return [r[i] for r in res.rows]
-
-
-def _unit(res, fields, prefix=(), suffix=None, name=""):
-    """A calculate transform naming each row's unit, and the axis title: the `fields` whose value differs
-    between rows (and the `prefix` ones always) joined by / ('h100/1/prologue'), then the `suffix`
-    expression (what the title calls `name`). With neither, the last of the fields the report has."""
-    present = [c for c in fields if c in res.columns]
-    shown = [c for c in present if c in prefix or len(set(_values(res, c))) > 1]
-    if not shown and not suffix:
-        shown = present[-1:]
-    expr = " + '/' + ".join(_text(c) for c in shown)
-    if suffix:
-        expr = f"{expr} + ' ' + {suffix}" if shown else suffix
-    return {"calculate": expr, "as": "unit"}, " ".join(t for t in ("/".join(shown), name) if t)
-
-
-def _first_run(res) -> str:
-    """The reference run of `report compare` (its first --run): the run its `runs` parameter starts with."""
-    runs = list(dict.fromkeys(_values(res, "run")))
-    listed = str(res.params.get("runs", ""))
-    return max((r for r in runs if listed == r or listed.startswith(r + ", ")), key=len, default=runs[0])
-
-
-# an axis label longer than 48 characters keeps its start and its end (a module role's or kernel's own name)
-SHORT_LABEL = "length(datum.label) > 48 ? slice(datum.label, 0, 14) + '…' + slice(datum.label, -33) : datum.label"
-
-
-def _axis(field, title):
-    """The units along an axis, in the report's row order."""
-    return {"field": field, "type": "ordinal", "title": title, "sort": None,
-            "axis": {"labelExpr": SHORT_LABEL, "labelLimit": 400}}
-
-
-def _tip(*fields):
-    return [{"field": f} for f in fields]
-
-
 # --- layouts ---------------------------------------------------------------------------------------------
-
-def _color(field, sort=None):
-    enc = {"field": field, "type": "nominal", "scale": {"scheme": SCHEME}}
-    if sort is not None:
-        enc["sort"] = sort
-    return enc
-
-
-def _fold(parts, name):
-    """The `parts` columns as rows (`name`: the column without its unit suffix, `us`: its value), zero
-    parts left out, `part_order` their column order (the stacking order)."""
-    return [{"fold": list(parts), "as": ["part", "us"]}, {"filter": "datum.us > 0"},
-            {"calculate": "slice(datum.part, 0, lastindexof(datum.part, '_'))", "as": name},
-            {"calculate": f"indexof({json.dumps(list(parts))}, datum.part)", "as": "part_order"}]
-
-
-def _bars(title, color, horizontal=False, stacked=False, offset=None, value_title=US, tooltip=()):
-    """Bars of `us` per unit: stacked in `part_order`, or side by side per `offset` value."""
-    where, across = ("y", "x") if horizontal else ("x", "y")
-    enc = {where: _axis("unit", title), across: {"field": "us", "type": "quantitative", "title": value_title},
-           "color": color, "tooltip": _tip("unit", *tooltip, "us")}
-    if stacked:
-        enc[across]["stack"] = "zero"
-        enc["order"] = {"field": "part_order"}
-    if offset:
-        enc[where + "Offset"] = {"field": offset, "sort": None}
-    return {"name": "bars", "mark": "bar", "encoding": enc}
-
-
-def _stack(unit, title, parts, part, horizontal=False, pre=(), value_title=US):
-    """Stacked bars of the `parts` columns per unit, coloured by part (`part`: the legend's title)."""
-    names = [p.rsplit("_", 1)[0] for p in parts]
-    return {"transform": [unit, *pre, *_fold(parts, part)],
-            **_bars(title, _color(part, names), horizontal, stacked=True, value_title=value_title, tooltip=(part,))}
-
-
-def _one(unit, title, value, color, horizontal=True, pre=()):
-    """A bar per row of its `value` column, coloured by the row's own `color` column."""
-    return {"transform": [unit, *pre, {"calculate": _f(value), "as": "us"}, {"filter": "datum.us > 0"}],
-            **_bars(title, _color(color), horizontal, tooltip=(color,))}
-
-
-def _side_by_side(unit, title, parts, side, horizontal=False):
-    """Per unit a bar for each of the `parts` columns, side by side; `side` names a part's legend entry."""
-    return {"transform": [unit, *_fold(parts, "part_name"), {"calculate": side, "as": "side"}],
-            **_bars(title, _color("side", None), horizontal, offset="side", tooltip=("side",))}
-
-
-def _wall_line(field, series, title):
-    """The wall time as a line with points over the stacked bars, one line per `series`."""
-    return {"name": "wall", "mark": {"type": "line", "point": True, "color": "#222"},
-            "encoding": {"x": _axis("unit", title), "y": {"field": field, "type": "quantitative", "title": US},
-                         "detail": {"field": series}, "tooltip": _tip("unit", field)}}
-
-
-def _with_line(stack, line, extra=()):
-    """The stacked bars with a line over them: the unit (and `extra`) at the top, the fold in the bars."""
-    unit, *rest = stack.pop("transform")
-    stack["transform"] = rest
-    return {"transform": [unit, *extra], "layer": [stack, line]}
-
 
 def _layers(res):
     """Time per category per layer, stacked, with the layer's wall time as a line (one per pass)."""
-    unit, title = _unit(res, ("run", "pass", "layer"))
+    unit, title = vl.unit(res, ("run", "pass", "layer"))
     cats = [c for c in res.columns if c in res.sparse]
-    series = {"calculate": _text("run") + " + '/' + " + _text("pass"), "as": "series"}
-    return _with_line(_stack(unit, title, cats, "category"), _wall_line("wall_us", "series", title), [series])
+    series = {"calculate": vl.text("run") + " + '/' + " + vl.text("pass"), "as": "series"}
+    return vl.with_line(vl.stack(unit, title, cats, "category"), vl.wall_line("wall_us", "series", title), [series])
 
 
 def _clusters(res):
     """Per layer type: the mean layer's time per category (share × mean sum), the mean wall as a line."""
-    unit, title = _unit(res, ("run", "layer_type"), prefix=("layer_type",))
+    unit, title = vl.unit(res, ("run", "layer_type"), prefix=("layer_type",))
     shares = [c for c in res.columns if c.endswith("_pct")]
-    times = [{"calculate": f"{_f(c)} * datum.avg_sum_us / 100", "as": c[:-len("_pct")] + "_us"} for c in shares]
-    stack = _stack(unit, title, [c[:-len("_pct")] + "_us" for c in shares], "category", pre=times,
+    times = [{"calculate": f"{vl.datum(c)} * datum.avg_sum_us / 100", "as": c[:-len("_pct")] + "_us"} for c in shares]
+    stack = vl.stack(unit, title, [c[:-len("_pct")] + "_us" for c in shares], "category", pre=times,
                    value_title=f"{US} per layer of the type")
-    return _with_line(stack, _wall_line("avg_wall_us", "run", title))
+    return vl.with_line(stack, vl.wall_line("avg_wall_us", "run", title))
 
 
 def _passes(res):
     """Wall and sum time per pass side by side, the colour the pass's state (cold-start, steady-state, ...)."""
-    unit, title = _unit(res, ("run", "pass"))
-    spec = _side_by_side(unit, title, ["wall_us", "sum_us"], "datum.part_name")
+    unit, title = vl.unit(res, ("run", "pass"))
+    spec = vl.side_by_side(unit, title, ["wall_us", "sum_us"], "datum.part_name")
     spec["transform"].append({"calculate": "datum.note ? datum.note : 'unclassified'", "as": "state"})
     spec["encoding"].update(
         color={"field": "state", "type": "nominal",
@@ -168,52 +59,44 @@ def _passes(res):
                          "range": ["#e15759", "#4e79a7", "#bab0ac", "#59a14f"]}},
         opacity={"field": "side", "type": "nominal", "sort": ["wall", "sum"], "scale": {"range": [1, 0.5]},
                  "title": "time"},
-        tooltip=_tip("unit", "state", "side", "us"))
+        tooltip=vl.tip("unit", "state", "side", "us"))
     return spec
 
 
 def _kernels(res):
     """The hot kernels: a horizontal bar per kernel, coloured by category (the TOP first of each list)."""
-    unit, title = _unit(res, ("run", "pass", "layer"), suffix="'#' + datum.rank + ' ' + datum.short_name",
+    unit, title = vl.unit(res, ("run", "pass", "layer"), suffix="'#' + datum.rank + ' ' + datum.short_name",
                          name="kernel")
-    return _one(unit, title, "sum_us", "category", pre=[{"filter": f"{TOP} >= datum.rank"}])
+    return vl.bar_per_row(unit, title, "sum_us", "category", pre=[{"filter": f"{TOP} >= datum.rank"}])
 
 
 def _flow(res):
     """Every kernel of the layer, in the report's order, coloured by category."""
-    unit, title = _unit(res, ("run", "pass", "layer"), suffix="'#' + datum.ordinal + ' ' + datum.kernel",
+    unit, title = vl.unit(res, ("run", "pass", "layer"), suffix="'#' + datum.ordinal + ' ' + datum.kernel",
                          name="kernel")
-    return _one(unit, title, "dur_us", "category")
+    return vl.bar_per_row(unit, title, "dur_us", "category")
 
 
 def _layer_diff(res):
     """`--compare-layer`: per kernel its time in layer a and in layer b, side by side."""
-    unit, title = _unit(res, ("run", "pass"), suffix="datum.kernel", name="kernel")
+    unit, title = vl.unit(res, ("run", "pass"), suffix="datum.kernel", name="kernel")
     a, b = res.params.get("layer"), res.params.get("compare_layer")
-    return _side_by_side(unit, title, ["sum_us_a", "sum_us_b"],
+    return vl.side_by_side(unit, title, ["sum_us_a", "sum_us_b"],
                          f"datum.part == 'sum_us_a' ? 'layer {a}' : 'layer {b}'", horizontal=True)
-
-
-def _ranges(lane, title, start, end, color, unit_title, tooltip, extra=()):
-    """Time ranges as bars from `start` to `end` on lanes."""
-    return {"name": "bars", "transform": [lane, *extra], "mark": "bar", "encoding": {
-        "y": _axis("unit", title),
-        "x": {"field": start, "type": "quantitative", "title": unit_title, "scale": {"zero": False}},
-        "x2": {"field": end}, "color": _color(color), "tooltip": _tip(*tooltip)}}
 
 
 def _timeline(res):
     """Passes and layers as time ranges: a lane per pass, and one for its layers below it."""
-    lane, title = _unit(res, ("run", "pass"), prefix=("pass",), suffix="(datum.layer == null ? '' : 'layers')")
+    lane, title = vl.unit(res, ("run", "pass"), prefix=("pass",), suffix="(datum.layer == null ? '' : 'layers')")
     kind = {"calculate": "datum.layer == null ? 'pass' : datum.layer % 2 ? 'odd layer' : 'even layer'", "as": "kind"}
-    return _ranges(lane, title, "start_s", "end_s", "kind", "s", ("run", "pass", "layer", "start_s", "end_s", "dur_ms"),
-                   [kind])
+    return vl.ranges(lane, title, "start_s", "end_s", "kind", "s",
+                     ("run", "pass", "layer", "start_s", "end_s", "dur_ms"), [kind])
 
 
 def _gaps(res):
     """The longest idle gaps as time ranges on their cores."""
-    lane, title = _unit(res, ("run", "core"), prefix=("core",))
-    return _ranges(lane, title, "start_us", "end_us", "core_class", US,
+    lane, title = vl.unit(res, ("run", "core"), prefix=("core",))
+    return vl.ranges(lane, title, "start_us", "end_us", "core_class", US,
                    ("unit", "rank", "start_us", "end_us", "gap_us", "exposed_us"))
 
 
@@ -224,9 +107,17 @@ def _modules(res):
            {"joinaggregate": [{"op": "sum", "field": "us", "as": "total"}], "groupby": ["unit"]},
            {"window": [{"op": "dense_rank", "as": "top"}], "sort": [{"field": "total", "order": "descending"}]},
            {"filter": f"{TOP} >= datum.top && datum.us > 0"}]
-    spec = {"transform": top, **_bars("module", _color("run", None), horizontal=True, offset="run", tooltip=("run",))}
+    spec = {"transform": top,
+            **vl.bars("module", vl.color_by("run", None), horizontal=True, offset="run", tooltip=("run",))}
     spec["encoding"]["y"]["sort"] = {"field": "total", "op": "max", "order": "descending"}
     return spec
+
+
+def _first_run(res) -> str:
+    """The reference run of `report compare` (its first --run): the run its `runs` parameter starts with."""
+    runs = list(dict.fromkeys(vl.values(res, "run")))
+    listed = str(res.params.get("runs", ""))
+    return max((r for r in runs if listed == r or listed.startswith(r + ", ")), key=len, default=runs[0])
 
 
 def _compare(res):
@@ -242,15 +133,15 @@ def _compare(res):
                  {"calculate": "datum.ref > 0 ? datum.us / datum.ref : null", "as": "ratio"}]
     else:
         key = {"category": ("category",), "module": ("module",)}.get(by, ())
-        unit, title = _unit(res, ("pass", "layer", *key), prefix=key)
+        unit, title = vl.unit(res, ("pass", "layer", *key), prefix=key)
         keyed = [{"calculate": "datum.sum_us", "as": "us"}]
-    run = _color("run", None)
-    bars = {"transform": [{"filter": "datum.us > 0"}], **_bars(title, run, offset="run", tooltip=("run",))}
+    run = vl.color_by("run", None)
+    bars = {"transform": [{"filter": "datum.us > 0"}], **vl.bars(title, run, offset="run", tooltip=("run",))}
     ratio = {"name": "ratio", "transform": [{"filter": f"datum.run != {json.dumps(first)} && datum.ratio != null"}],
              "mark": {"type": "point", "filled": True}, "encoding": {
-                 "x": _axis("unit", title),
+                 "x": vl.axis("unit", title),
                  "y": {"field": "ratio", "type": "quantitative", "title": f"ratio to {first}"},
-                 "color": run, "tooltip": _tip("unit", "run", "ratio")}}
+                 "color": run, "tooltip": vl.tip("unit", "run", "ratio")}}
     one = {"data": {"values": [{}]}, "mark": {"type": "rule", "strokeDash": [4, 4]}, "encoding": {"y": {"datum": 1}}}
     return {"transform": [unit, *keyed], "vconcat": [bars, {"height": 120, "layer": [ratio, one]}],
             "resolve": {"scale": {"x": "shared"}}}
@@ -258,28 +149,28 @@ def _compare(res):
 
 def _cores(res):
     """Busy and idle time per core class (or per core), stacked."""
-    unit, title = _unit(res, ("run", "core") if "core" in res.columns else ("run", "core_class"))
-    return _stack(unit, title, ["busy_us", "idle_us"], "time")
+    unit, title = vl.unit(res, ("run", "core") if "core" in res.columns else ("run", "core_class"))
+    return vl.stack(unit, title, ["busy_us", "idle_us"], "time")
 
 
 def _cores_compare(res):
     """Two runs: each core class's busy time side by side."""
-    return _side_by_side({"calculate": "datum.core_class", "as": "unit"}, "core_class", ["busy_us_a", "busy_us_b"],
+    return vl.side_by_side({"calculate": "datum.core_class", "as": "unit"}, "core_class", ["busy_us_a", "busy_us_b"],
                          "datum.part == 'busy_us_a' ? datum.run_a : datum.run_b")
 
 
 def _scheduler(res):
     """Time per phase on each AICPU thread, stacked."""
-    unit, title = _unit(res, ("run", "process", "thread"), prefix=("thread",))
-    spec = _one(unit, title, "sum_us", "phase")
+    unit, title = vl.unit(res, ("run", "process", "thread"), prefix=("thread",))
+    spec = vl.bar_per_row(unit, title, "sum_us", "phase")
     spec["encoding"]["x"]["stack"] = "zero"
     return spec
 
 
 def _breakdown(res):
     """Computing, communication not overlapped and free time per unit: together the unit's span."""
-    unit, title = _unit(res, ("run", "step", "pass", "layer"))
-    return _stack(unit, title, ["computing_us", "comm_not_overlapped_us", "free_us"], "time")
+    unit, title = vl.unit(res, ("run", "step", "pass", "layer"))
+    return vl.stack(unit, title, ["computing_us", "comm_not_overlapped_us", "free_us"], "time")
 
 
 IDLE = ["host_bound_idle_us", "other_idle_us", "unknown_idle_us"]
@@ -287,18 +178,18 @@ IDLE = ["host_bound_idle_us", "other_idle_us", "unknown_idle_us"]
 
 def _launches(res):
     """Idle time per unit: host-bound, other and unknown, stacked (together the unit's free time)."""
-    unit, title = _unit(res, ("run", "step", "pass", "layer"))
-    return _stack(unit, title, IDLE, "idle")
+    unit, title = vl.unit(res, ("run", "step", "pass", "layer"))
+    return vl.stack(unit, title, IDLE, "idle")
 
 
 def _launches_kernels(res):
     """Per kernel the idle time its start ended (host-bound, other, unknown): the TOP kernels by idle time."""
-    unit, title = _unit(res, ("run", "pass", "layer"), suffix="datum.short_name + ' (' + datum.kind + ')'",
+    unit, title = vl.unit(res, ("run", "pass", "layer"), suffix="datum.short_name + ' (' + datum.kind + ')'",
                          name="kernel")
-    top = [{"calculate": " + ".join(_f(c) for c in IDLE), "as": "idle_us"},
+    top = [{"calculate": " + ".join(vl.datum(c) for c in IDLE), "as": "idle_us"},
            {"window": [{"op": "row_number", "as": "top"}], "sort": [{"field": "idle_us", "order": "descending"}]},
            {"filter": f"{TOP} >= datum.top && datum.idle_us > 0"}]
-    return _stack(unit, title, IDLE, "idle", horizontal=True, pre=top)
+    return vl.stack(unit, title, IDLE, "idle", horizontal=True, pre=top)
 
 
 RANK_SPREAD = ["min_compute_us", "median_compute_us", "max_compute_us"]
@@ -307,74 +198,78 @@ RANK_SPREAD = ["min_compute_us", "median_compute_us", "max_compute_us"]
 def _ranks(res):
     """Per (pass, layer): the ranks' least, median and most compute time side by side; below, the skew of the
     slowest rank, coloured by whether it counts as a straggler."""
-    unit, title = _unit(res, ("pass", "layer"))
+    unit, title = vl.unit(res, ("pass", "layer"))
     names = [c[:-len("_compute_us")] for c in RANK_SPREAD]
-    bars = {"transform": [*_fold(RANK_SPREAD, "part_name"), {"calculate": "replace(datum.part_name, '_compute', '')",
+    bars = {"transform": [*vl.fold(RANK_SPREAD, "part_name"), {"calculate": "replace(datum.part_name, '_compute', '')",
                                                               "as": "side"}],
-            **_bars(title, _color("side", names), offset="side", value_title=f"compute {US}",
+            **vl.bars(title, vl.color_by("side", names), offset="side", value_title=f"compute {US}",
                     tooltip=("side", "slowest_rank"))}
     skew = {"name": "skew", "mark": {"type": "point", "filled": True}, "encoding": {
-        "x": _axis("unit", title), "y": {"field": "skew", "type": "quantitative", "title": "skew of the slowest rank"},
+        "x": vl.axis("unit", title),
+        "y": {"field": "skew", "type": "quantitative", "title": "skew of the slowest rank"},
         "color": {"field": "straggler", "type": "nominal", "scale": {"domain": ["true", "false"],
                                                                       "range": ["#e15759", "#bab0ac"]}},
-        "tooltip": _tip("unit", "slowest_rank", "skew", "last_arrival_rank", "arrival_spread_us")}}
+        "tooltip": vl.tip("unit", "slowest_rank", "skew", "last_arrival_rank", "arrival_spread_us")}}
     return {"transform": [unit], "vconcat": [bars, {"height": 120, "layer": [skew]}],
             "resolve": {"scale": {"x": "shared", "color": "independent"}}}
 
 
 def _ranks_per_rank(res):
     """Per (pass, layer) a bar per rank: its compute time with its wait at the layer's collectives stacked on it."""
-    unit, title = _unit(res, ("pass", "layer"))
-    spec = _stack(unit, title, ["compute_us", "wait_us"], "time")
+    unit, title = vl.unit(res, ("pass", "layer"))
+    spec = vl.stack(unit, title, ["compute_us", "wait_us"], "time")
     spec["encoding"]["xOffset"] = {"field": "rank", "type": "nominal", "sort": None}
-    spec["encoding"]["tooltip"] = _tip("unit", "rank", "run", "time", "us")
+    spec["encoding"]["tooltip"] = vl.tip("unit", "rank", "run", "time", "us")
     return spec
 
 
 def _stragglers(res):
     """Per layer (and all layers): how often its straggler was the slowest, coloured by the rank."""
-    spec = {"transform": [{"calculate": _text("layer"), "as": "unit"}, {"calculate": _f("slowest_count"), "as": "us"},
-                          {"filter": "datum.us > 0"}, {"calculate": _text("rank"), "as": "straggler"}],
-            **_bars("layer", _color("straggler"), value_title="(pass, layer) units as the straggler",
+    spec = {"transform": [{"calculate": vl.text("layer"), "as": "unit"},
+                          {"calculate": vl.datum("slowest_count"), "as": "us"},
+                          {"filter": "datum.us > 0"}, {"calculate": vl.text("rank"), "as": "straggler"}],
+            **vl.bars("layer", vl.color_by("straggler"), value_title="(pass, layer) units as the straggler",
                     tooltip=("straggler", "run", "share", "median_skew"))}
     return spec
 
 
 def _collectives(res):
     """Per collective instance (group/seq and op, in the order of their first start) its arrival skew."""
-    unit, title = _unit(res, ("group", "seq"), suffix="datum.op", name="collective")
-    spec = _one(unit, title, "arrival_skew_us", "op", horizontal=False)
+    unit, title = vl.unit(res, ("group", "seq"), suffix="datum.op", name="collective")
+    spec = vl.bar_per_row(unit, title, "arrival_skew_us", "op", horizontal=False)
     spec["encoding"]["y"]["title"] = f"arrival skew {US}"
-    spec["encoding"]["tooltip"] = _tip("unit", "op", "last_rank", "us", "transfer_us")
+    spec["encoding"]["tooltip"] = vl.tip("unit", "op", "last_rank", "us", "transfer_us")
     return spec
 
 
 def _collectives_per_rank(res):
     """Per collective instance a bar per member rank: its wait for the last rank to arrive."""
-    unit, title = _unit(res, ("group", "seq"), suffix="datum.op", name="collective")
-    return {"transform": [unit, {"calculate": _f("wait_us"), "as": "us"}, {"calculate": _text("rank"), "as": "member"}],
-            **_bars(title, _color("member"), offset="member", value_title=f"wait {US}", tooltip=("member", "run"))}
+    unit, title = vl.unit(res, ("group", "seq"), suffix="datum.op", name="collective")
+    return {"transform": [unit, {"calculate": vl.datum("wait_us"), "as": "us"},
+                          {"calculate": vl.text("rank"), "as": "member"}],
+            **vl.bars(title, vl.color_by("member"), offset="member", value_title=f"wait {US}",
+                      tooltip=("member", "run"))}
 
 
 def _roofline(res):
     """The roofline: one point per kernel group at its intensity (FLOP/byte) and achieved TFLOP/s, both axes
     logarithmic, coloured by its bound; groups without both figures are left out. Under them each run's roof:
     min(peak TFLOP/s, intensity x peak TB/s), from the report's `roofs` parameter."""
-    unit, _ = _unit(res, ("run", "pass", "layer", "category"),
+    unit, _ = vl.unit(res, ("run", "pass", "layer", "category"),
                     suffix="datum.short_name" if "short_name" in res.columns else None, name="group")
     x = {"field": "intensity", "type": "quantitative", "scale": {"type": "log"}, "title": "intensity (FLOP/byte)"}
     y = {"field": "tflops_s", "type": "quantitative", "scale": {"type": "log"}, "title": "achieved TFLOP/s"}
     points = {"transform": [unit, {"filter": "datum.intensity > 0 && datum.tflops_s > 0"}],
               "mark": {"type": "point", "name": "points", "filled": True},
-              "encoding": {"x": x, "y": y, "color": _color("bound"),
+              "encoding": {"x": x, "y": y, "color": vl.color_by("bound"),
                            "size": {"field": "sum_us", "type": "quantitative", "title": US},
-                           "tooltip": _tip("unit", "intensity", "tflops_s", "tbytes_s", "pct_peak", "sum_us")}}
+                           "tooltip": vl.tip("unit", "intensity", "tflops_s", "tbytes_s", "pct_peak", "sum_us")}}
     lines = _roof_lines(str(res.params.get("roofs") or ""))
     if not lines:
         return points
     roof = {"data": {"values": lines}, "mark": {"type": "line", "name": "roofs", "strokeDash": [6, 3]},
             "encoding": {"x": x, "y": y, "detail": {"field": "run"},
-                         "tooltip": _tip("run", "intensity", "tflops_s")}}
+                         "tooltip": vl.tip("run", "intensity", "tflops_s")}}
     return {"layer": [roof, points]}
 
 
@@ -395,22 +290,22 @@ def _roof_lines(roofs: str) -> list[dict]:
 def _pipeline(res):
     """The pp chart: a lane per stage and rank, each micro-batch a bar from its start to its end coloured by
     phase and labelled F<n> / B<n>, the bubble before it a grey bar."""
-    lane = {"calculate": "'stage ' + " + _text("pp_stage") + " + ' / rank ' + " + _text("rank") + " + ' ' + datum.run",
-            "as": "unit"}
+    lane = {"calculate": "'stage ' + " + vl.text("pp_stage") + " + ' / rank ' + " + vl.text("rank")
+            + " + ' ' + datum.run", "as": "unit"}
     passes = [lane, {"filter": "datum.unit_kind == 'pass'"},
               {"calculate": "(datum.phase == 'backward' ? 'B' : 'F') + datum.microbatch", "as": "label"}]
-    y = _axis("unit", "stage / rank")
+    y = vl.axis("unit", "stage / rank")
     x = {"field": "start_us", "type": "quantitative", "title": US, "scale": {"zero": False}}
     bubble = {"name": "bubbles", "transform": [{"filter": "datum.bubble_us > 0"},
                                                {"calculate": "datum.start_us - datum.bubble_us", "as": "wait_us"}],
               "mark": {"type": "bar", "color": "#d9d9d9"},
               "encoding": {"y": y, "x": {**x, "field": "wait_us"}, "x2": {"field": "start_us"},
-                           "tooltip": _tip("unit", "step", "phase", "microbatch", "bubble_us", "p2p_us")}}
+                           "tooltip": vl.tip("unit", "step", "phase", "microbatch", "bubble_us", "p2p_us")}}
     bars = {"name": "bars", "mark": "bar", "encoding": {
         "y": y, "x": x, "x2": {"field": "end_us"},
         "color": {"field": "phase", "type": "nominal", "scale": {"domain": ["forward", "backward"],
                                                                    "range": ["#4e79a7", "#f28e2b"]}},
-        "tooltip": _tip("unit", "step", "phase", "microbatch", "start_us", "end_us", "busy_us", "bubble_us")}}
+        "tooltip": vl.tip("unit", "step", "phase", "microbatch", "start_us", "end_us", "busy_us", "bubble_us")}}
     labels = {"name": "labels", "mark": {"type": "text", "align": "left", "dx": 2, "color": "white"},
               "encoding": {"y": y, "x": x, "text": {"field": "label"}}}
     # `unit` names the lane in every layout; the report's own unit column (pass | stage) is read as unit_kind

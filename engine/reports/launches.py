@@ -51,7 +51,8 @@ def build(con, fmt, spec, by, seg_opts) -> rnd.Result:
     res = rnd.fetch_file(con, fmt, "report_launches", {"run_ids": b.run_ids}, "launches", b, meta,
                          f"host launches by {by}: launch calls, launch-to-start delay, idle time host-bound or not",
                          labels=units.PROLOGUE if by == "layer" else None)
-    return units.unit_columns(res, fmt, by)
+    hidden = units.hidden_unit_columns(fmt, by)
+    return rnd.drop_columns(res, hidden) if hidden else res
 
 
 def _kernel_scope(con, spec, seg_opts):

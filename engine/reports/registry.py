@@ -294,7 +294,8 @@ def _breakdown(con, fmt, spec, by, seg_opts):
     res = rnd.fetch_file(con, fmt, "report_breakdown", {"run_ids": b.run_ids, "by": by}, "breakdown", b, meta,
                          f"device time by {by}: computing, communication, overlap, free",
                          labels=PROLOGUE if by == "layer" else None)
-    res = units.unit_columns(res, fmt, by)
+    hidden = units.hidden_unit_columns(fmt, by)
+    res = rnd.drop_columns(res, hidden) if hidden else res
     if fmt in ("table", "md"):
         at = {c: i for i, c in enumerate(res.columns)}
         res = rnd.drop_columns(res, [c for c in BREAKDOWN_PROF if all(row[at[c]] is None for row in res.rows)])

@@ -3,4 +3,4 @@ to runs and running the sql/segment stages (segment.py), which passes a report c
 reports divide a run into (units.py), notes on coverage (unit_notes.py), the host side of device time
 (attribution.py) and the stored segmentation of `tracedb segment` (persist.py).
 
-May import: store, rendering, tracedb.sql, the ground modules."""
+May import: store, tracedb.sql, the ground modules."""

@@ -2,7 +2,6 @@
 their kernels and communication ops per run, profiler step, pass or layer (TEMP _bd_act), and the
 segmentation every report with layers starts from."""
 from tracedb import sql
-from tracedb.engine.rendering import render as rnd
 from tracedb.engine.segmentation import profiles
 from tracedb.engine.segmentation import segment
 from tracedb.engine.segmentation import selection
@@ -44,12 +43,14 @@ def activity_units(con, spec, by, seg_opts):
     return b, meta
 
 
-def unit_columns(res, fmt, by):
-    """A table for people shows the unit columns (step, pass, layer) its --by fills; CSV and JSON keep every column.
+def hidden_unit_columns(fmt, by) -> list[str]:
+    """The unit columns a report's result drops in `fmt`: a table for people shows the unit columns (step, pass,
+    layer) its --by fills; CSV and JSON keep every column (none dropped).
     (The `unit` column of --by layer, prologue or epilogue, shows in the layer column.)"""
+    if fmt not in ("table", "md"):
+        return []
     shown = {"step": ["step"], "pass": ["pass"], "layer": ["pass", "layer", "unit"]}.get(by, [])
-    unused = [c for c in ("step", "pass", "layer", "unit") if c not in shown]
-    return rnd.drop_columns(res, unused) if fmt in ("table", "md") else res
+    return [c for c in ("step", "pass", "layer", "unit") if c not in shown]
 
 
 def check_activities(con, b, by):

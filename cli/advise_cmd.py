@@ -1,0 +1,56 @@
+"""`tracedb advise`: the findings an expert would write first, ranked by the step time at stake."""
+from typing import Annotated, Optional
+
+import typer
+
+from tracedb.cli.common import DbOpt, OutOpt, check_format, check_not_the_store, emit, fail, one_line, one_line_errors
+from tracedb.cli.options import ProfileOpt, RunOpt, TagOpt
+
+FORMATS = ("table", "md", "csv", "json")
+
+
+@one_line_errors
+def advise(
+    db: DbOpt,
+    run: RunOpt = None,
+    tag: TagOpt = None,
+    profile: ProfileOpt = None,
+    fmt: Annotated[str, typer.Option("--format", "-f", help="table, md, csv or json.")] = "table",
+    threshold: Annotated[Optional[list[str]], typer.Option(
+        "--threshold", help="RULE.KEY=VALUE, repeatable: idle-gap.min_gap_us (1000), exposed-comm.min_pct (5), "
+                            "slow-rank.min_excess_pct (5), roofline-gap.min_share_pct (3), "
+                            "roofline-gap.max_achieved_pct (30).")] = None,
+    fail_on: Annotated[Optional[str], typer.Option(
+        "--fail-on", help="Exit 1 when a finding of this severity or above exists: info, low, medium, high, "
+                          "critical (a CI gate).")] = None,
+    output: OutOpt = None,
+):
+    """Findings ranked by the step time at stake: idle gaps, exposed communication, a slow rank, kernels far
+    from the roofline; each with its evidence, the report that shows it and what to try (docs/advise.md)."""
+    from tracedb.engine.advise import advise as engine
+    from tracedb.engine.advise.rules import SEVERITIES, severity_at_least
+    from tracedb.engine.rendering import render
+    from tracedb.engine.store.connect import open_store
+    check_format(fmt, FORMATS)
+    if fail_on is not None and fail_on not in SEVERITIES:
+        fail(f"--fail-on {fail_on!r}: expected one of {', '.join(SEVERITIES)}", 2)
+    check_not_the_store(output, db)
+    con = open_store(db, read_only=True, confined=True)
+    try:
+        advice = engine.build(con, fmt, runs=run or [], tags=tag or [], profile=profile, db=db, threshold=threshold)
+    finally:
+        con.close()
+    res = advice.result
+    if fmt == "csv":
+        for note in res.notes:
+            typer.echo(f"note: {one_line(note)}", err=True)
+    if not advice.severities and fmt in ("table", "md"):
+        for note in res.notes:
+            typer.echo(f"note: {one_line(note)}", err=True)
+        emit("no finding\n", output)
+        return
+    if not advice.severities:
+        typer.echo("no finding", err=True)
+    emit(render.render(res, fmt, width=None if output else render.terminal_width()), output)
+    if fail_on is not None and any(severity_at_least(s, fail_on) for s in advice.severities):
+        raise typer.Exit(1)

@@ -1,0 +1,139 @@
+"""Run the rules of `tracedb advise` over the selected runs and render their findings.
+
+Each rule is a query file of sql/advise/ over what a report computes already:
+
+    idle-gap      the device timeline (report breakdown's activities)      advise_idle_gap.sql
+    exposed-comm  report breakdown's comm_not_overlapped, by step or run     advise_exposed_comm.sql
+    slow-rank     report breakdown's computing per rank and step, report    advise_slow_rank_candidates.sql,
+                  blame's waited time (only when a candidate exists)        advise_slow_rank.sql
+    roofline-gap  report roofline --phase all (kernel_work, peaks.py)       advise_roofline_gap.sql
+
+advise_findings.sql ranks them by the time at stake and adds severity and what to try."""
+import shlex
+from decimal import Decimal
+
+from tracedb import sql
+from tracedb.engine.advise import rules
+from tracedb.engine.rendering import render as rnd
+from tracedb.engine.segmentation import segment
+from tracedb.errors import TracedbError
+
+TITLE = "advise: findings ranked by the step time at stake"
+RULE_TABLES = ("_adv_idle_gap", "_adv_exposed_comm", "_adv_slow_rank", "_adv_roofline_gap")
+
+
+class Advice:
+    """The rendered findings (`result`) and each finding's severity (for --fail-on)."""
+
+    def __init__(self, result: rnd.Result, severities: list[str]):
+        self.result = result
+        self.severities = severities
+
+
+def build(con, fmt: str = "table", runs=(), tags=(), profile: str | None = None, db: str = "DB",
+          threshold=()) -> Advice:
+    """The findings of every rule over the runs `runs` / `tags` select (every run when both are empty)."""
+    th = rules.thresholds(threshold)
+    b = segment.bind_runs(con, list(runs or []), list(tags or []), profile)
+    ids, names = b.run_ids, b.run_names
+    notes = []
+    sql.run(con, "advise_runs", {"run_ids": ids, "db": shlex.quote(str(db))})
+    for rid, base in con.execute("SELECT run_id, base FROM _adv_runs WHERE base = 'span' ORDER BY run_id").fetchall():
+        notes.append(f"run '{names[rid]}': no ProfilerStep#N annotation: at_stake_pct is of the run's span")
+    for table in RULE_TABLES:   # a rule that does not run has no finding
+        con.execute(f"CREATE OR REPLACE TEMP TABLE {table} (rule VARCHAR, run_id INTEGER, step BIGINT, layer BIGINT, "
+                    "kernel VARCHAR, at_stake_ns BIGINT, base_ns BIGINT, finding VARCHAR, evidence VARCHAR)")
+    sql.run(con, "advise_idle_gap", {"run_ids": ids, "min_gap_ns": round(th["idle-gap"]["min_gap_us"] * 1000)})
+    _breakdowns(con, b)
+    sql.run(con, "advise_exposed_comm", {"min_pct": th["exposed-comm"]["min_pct"]})
+    notes += _slow_rank(con, b, th["slow-rank"], profile)
+    notes += _roofline_gap(con, b, th["roofline-gap"], profile)
+    notes.append("thresholds: " + rules.described(th) + " (--threshold RULE.KEY=VALUE; docs/advise.md)")
+    notes.append("at_stake_pct: the time at stake over the step time (the sum of the runs' ProfilerStep#N, else "
+                 "their span) of the runs it is counted on; severity: info < 3 % <= low < 5 % <= medium < 10 % <= "
+                 "high < 20 % <= critical")
+    query = sql.file_statements("advise_findings")[-1].rstrip().rstrip(";")
+    severities = [r[1] for r in con.execute(query, {"run_ids": ids}).fetchall()]
+    meta = {"runs": ", ".join(names[r] for r in ids), "profile": b.profile.name}
+    b.notes = notes
+    res = rnd.fetch_file(con, fmt, "advise_findings", {"run_ids": ids}, "advise", b, meta, TITLE)
+    return Advice(res, severities)
+
+
+def _breakdowns(con, b):
+    """Report breakdown's units by run and by step (breakdown_activity, breakdown_steps, breakdown_union), kept
+    as _adv_bd_run and _adv_bd_step (a run without steps has no rows in the latter)."""
+    segment.categorize_kernels(con, b)
+    sql.run(con, "breakdown_activity", {"run_ids": b.run_ids})
+    con.execute("CREATE OR REPLACE TEMP TABLE _adv_act AS SELECT * FROM _bd_act")
+    con.execute("CREATE OR REPLACE TEMP TABLE _adv_copy AS SELECT * FROM _bd_copy")
+    sql.run(con, "breakdown_union")
+    con.execute("CREATE OR REPLACE TEMP TABLE _adv_bd_run AS SELECT * FROM _bd_units")
+    con.execute("CREATE OR REPLACE TEMP TABLE _bd_act AS SELECT * FROM _adv_act")
+    con.execute("CREATE OR REPLACE TEMP TABLE _bd_copy AS SELECT * FROM _adv_copy")
+    sql.run(con, "breakdown_steps", {"run_ids": b.run_ids})
+    sql.run(con, "breakdown_union")
+    con.execute("CREATE OR REPLACE TEMP TABLE _adv_bd_step AS SELECT * FROM _bd_units WHERE step IS NOT NULL")
+    con.execute("DROP TABLE _adv_act")
+    con.execute("DROP TABLE _adv_copy")
+
+
+def _slow_rank(con, b, th, profile) -> list[str]:
+    """Candidates from the breakdowns; report blame's waits charged to them, when there is a candidate."""
+    con.execute("CREATE OR REPLACE TEMP TABLE _adv_waits (run_id INTEGER, waited_ns BIGINT)")
+    if len(b.run_ids) < 2:
+        return ["slow-rank: one run selected, no job of two or more ranks to compare"]
+    sql.run(con, "advise_slow_rank_candidates", {"run_ids": b.run_ids, "min_excess_pct": th["min_excess_pct"]})
+    cand = [r for (r,) in con.execute("SELECT run_id FROM _adv_slow_cand ORDER BY run_id").fetchall()]
+    notes = []
+    if cand:
+        try:
+            from tracedb.engine.jobs import blame
+            res = blame.build(con, "json", "all", "kernel", top=0, runs=[b.run_names[r] for r in b.run_ids],
+                              tags=[], profile=profile)
+            waited = {}
+            at_run, at_wait = res.columns.index("run"), res.columns.index("waited_us")
+            by_name = {n: r for r, n in b.run_names.items()}
+            for row in res.rows:
+                rid = by_name.get(row[at_run])
+                if rid in cand and row[at_wait] is not None:
+                    waited[rid] = waited.get(rid, 0) + int(Decimal(row[at_wait]) * 1000)
+            if waited:
+                con.executemany("INSERT INTO _adv_waits VALUES (?, ?)", list(waited.items()))
+        except TracedbError as e:
+            notes.append(f"slow-rank: report blame could not run ({str(e).split(';')[0]}): the time at stake is the "
+                         "rank's compute excess")
+    sql.run(con, "advise_slow_rank")
+    return notes
+
+
+def _roofline_gap(con, b, th, profile) -> list[str]:
+    """Report roofline over every kernel of each run (--phase all), then the rule; a run whose hot kernels have no
+    known work or whose device has no peak is said so in a note, never a finding."""
+    from tracedb.engine.reports import roofline
+    try:
+        rb, _ = roofline.whole_runs(con, "all", {"runs": [b.run_names[r] for r in b.run_ids], "tags": [],
+                                                 "profile": profile})
+        rb.notes = []
+        roofline.load_kernels(con, rb)
+    except TracedbError as e:
+        return [f"roofline-gap: not checked ({str(e).split(';')[0]})"]
+    sql.run(con, "advise_roofline_gap", {"min_share_pct": th["min_share_pct"],
+                                         "max_achieved_pct": th["max_achieved_pct"]})
+    notes = []
+    peaks = dict(con.execute("SELECT run_id, bool_or(flops_s IS NOT NULL OR bytes_s IS NOT NULL) FROM _peaks "
+                             "GROUP BY run_id").fetchall())
+    hot = {r: (n, rated) for r, n, rated in con.execute(
+        "SELECT run_id, count(*), count(*) FILTER (WHERE rated) FROM _adv_roofline_hot GROUP BY run_id").fetchall()}
+    for rid in b.run_ids:
+        n, rated = hot.get(rid, (0, 0))
+        if not peaks.get(rid):
+            notes.append(f"roofline-gap: silent for run '{b.run_names[rid]}': its device has no known peak "
+                         "(docs/roofline.md; report roofline takes --peak-tflops and --peak-tbs)")
+        elif n and not rated:
+            notes.append(f"roofline-gap: silent for run '{b.run_names[rid]}': none of its {n} hot kernels has known "
+                         "FLOPs or bytes (the trace records no shapes for them)")
+        elif rated < n:
+            notes.append(f"roofline-gap: run '{b.run_names[rid]}': {n - rated} of its {n} hot kernels have no known "
+                         "FLOPs or bytes and are not judged")
+    return notes

@@ -1,0 +1,46 @@
+-- Advise rule `exposed-comm`: communication the device did not hide behind computing.
+-- Trigger: report breakdown's comm_not_overlapped (the communication ops' union minus its overlap with the
+-- computing kernels' union: breakdown_union.sql) summed over the run's steps (over the whole run without
+-- steps) is at least $min_pct % of the run's step time (_adv_runs.base_ns).
+-- Threshold source: 5 % by default, the share HTA's and TraceLens's overlap analyses start to flag; below it
+-- the last bucket of a data-parallel step (which nothing can overlap) dominates.
+-- At stake: the exposed communication time.
+-- Limits: a rank that waits inside a collective for a late rank shows that wait as exposed communication too;
+-- rule slow-rank names the late rank.
+-- Inputs: _adv_bd_run, _adv_bd_step (copies of breakdown_union.sql's _bd_units by run and by step),
+--   _adv_runs (advise_runs.sql).
+-- Parameters:
+--   $min_pct DOUBLE: the least share of the step time, %
+-- Output: TEMP _adv_exposed_comm, one finding per run at or above the threshold:
+--   rule VARCHAR: exposed-comm
+--   run_id INTEGER: the run
+--   step BIGINT: the step with the most exposed communication; NULL without steps
+--   layer BIGINT: NULL
+--   kernel VARCHAR: NULL
+--   at_stake_ns BIGINT: the exposed communication time
+--   base_ns BIGINT: the run's step time (_adv_runs.base_ns), the denominator of at_stake_pct
+--   finding VARCHAR: one line
+--   evidence VARCHAR: the figures and the report command
+CREATE OR REPLACE TEMP TABLE _adv_exposed_comm AS
+WITH units AS (
+    SELECT run_id, step, communication_ns, busy_ns - computing_ns AS exposed_ns FROM _adv_bd_step
+    UNION ALL
+    SELECT run_id, NULL, communication_ns, busy_ns - computing_ns FROM _adv_bd_run
+    WHERE run_id NOT IN (SELECT run_id FROM _adv_bd_step)
+), per AS (
+    SELECT run_id, sum(exposed_ns)::BIGINT AS exposed_ns, sum(communication_ns)::BIGINT AS comm_ns,
+        arg_max(step, (exposed_ns, -step)) AS worst_step, max(exposed_ns) AS worst_ns, count(step) AS steps
+    FROM units
+    GROUP BY run_id
+)
+SELECT 'exposed-comm' AS rule, p.run_id, p.worst_step AS step, NULL::BIGINT AS layer, NULL::VARCHAR AS kernel,
+    p.exposed_ns AS at_stake_ns, r.base_ns,
+    CAST(us(p.exposed_ns) AS VARCHAR) || ' us of communication not overlapped with computing ('
+        || CAST(round(100.0 * p.exposed_ns / nullif(p.comm_ns, 0), 1)::DECIMAL(7, 1) AS VARCHAR)
+        || ' % of the ' || CAST(us(p.comm_ns) AS VARCHAR) || ' us of communication)' AS finding,
+    'comm_not_overlapped_us ' || CAST(us(p.exposed_ns) AS VARCHAR)
+        || CASE WHEN p.steps > 0 THEN ' over ' || p.steps || ' steps, the most in step ' || p.worst_step || ' ('
+                || CAST(us(p.worst_ns) AS VARCHAR) || ' us)' ELSE '' END
+        || ': tracedb report breakdown ' || r.cmd || CASE WHEN p.steps > 0 THEN ' --by step' ELSE '' END AS evidence
+FROM per p JOIN _adv_runs r USING (run_id)
+WHERE p.exposed_ns > 0 AND 100.0 * p.exposed_ns >= $min_pct * r.base_ns;

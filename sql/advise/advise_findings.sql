@@ -1,0 +1,74 @@
+-- Advise: every rule's findings in one list, ranked by the time at stake, with their severity and what to try.
+-- Severity: at_stake_pct (the time at stake over the step time of the runs it is counted on) >= 20 critical,
+-- >= 10 high, >= 5 medium, >= 3 low, else info.
+-- What to try: per rule, in the vocabulary of the run's vendor (_adv_runs.vendor: CUDA on NVIDIA, HIP and
+-- ROCm on AMD, CANN, aclgraph and HCCL on Ascend).
+-- Inputs: _adv_idle_gap, _adv_exposed_comm, _adv_slow_rank, _adv_roofline_gap (advise_*.sql; a rule that did
+--   not run has an empty table), _adv_runs (advise_runs.sql).
+-- Parameters:
+--   $run_ids INTEGER[]: the runs, in output order for equal time at stake
+-- Output: rows, one per finding, the largest time at stake first:
+--   rule VARCHAR: idle-gap | exposed-comm | slow-rank | roofline-gap
+--   severity VARCHAR: info | low | medium | high | critical
+--   run VARCHAR: the run's name
+--   rank INTEGER: its rank; NULL when unknown
+--   step BIGINT: the step the finding is about (idle-gap: of every gap; exposed-comm: the worst); NULL: every step
+--   layer BIGINT: NULL (no rule of this set is per layer)
+--   kernel VARCHAR: the kernel's short name (roofline-gap), else NULL
+--   at_stake_us DECIMAL(23,3): the time at stake
+--   at_stake_pct DECIMAL(7,1): as % of the step time (of the run's span without steps)
+--   finding VARCHAR: one line
+--   evidence VARCHAR: the rows that show it and the `tracedb report ...` command that prints them
+--   try VARCHAR: what to try
+WITH f AS (
+    SELECT rule, run_id, step, layer, kernel, at_stake_ns, base_ns, finding, evidence FROM _adv_idle_gap
+    UNION ALL
+    SELECT rule, run_id, step, layer, kernel, at_stake_ns, base_ns, finding, evidence FROM _adv_exposed_comm
+    UNION ALL
+    SELECT rule, run_id, step, layer, kernel, at_stake_ns, base_ns, finding, evidence FROM _adv_slow_rank
+    UNION ALL
+    SELECT rule, run_id, step, layer, kernel, at_stake_ns, base_ns, finding, evidence FROM _adv_roofline_gap
+), p AS (
+    SELECT f.*, 100.0 * f.at_stake_ns / nullif(f.base_ns, 0) AS pct FROM f
+)
+SELECT p.rule,
+    CASE WHEN p.pct >= 20 THEN 'critical' WHEN p.pct >= 10 THEN 'high' WHEN p.pct >= 5 THEN 'medium'
+         WHEN p.pct >= 3 THEN 'low' ELSE 'info' END AS severity,
+    r.run, r.rank, p.step, p.layer, p.kernel, us(p.at_stake_ns)::DECIMAL(23, 3) AS at_stake_us,
+    round(p.pct, 1)::DECIMAL(7, 1) AS at_stake_pct, p.finding, p.evidence,
+    CASE p.rule
+    WHEN 'idle-gap' THEN
+        'find what the host did in the gap (the host event named, or the trace around it in Perfetto: tracedb export '
+        || 'perfetto); move synchronisations (.item(), .cpu(), ' || CASE r.vendor WHEN 'amd' THEN 'hipStreamSynchronize'
+        WHEN 'ascend' THEN 'aclrtSynchronizeStream' ELSE 'cudaStreamSynchronize' END
+        || '), checkpointing and data loading out of the step or onto another thread; if the host is launch-bound, '
+        || CASE r.vendor WHEN 'amd' THEN 'capture the step in a HIP graph (torch.cuda.graphs on ROCm, torch.compile '
+             || 'mode="reduce-overhead")'
+        WHEN 'ascend' THEN 'capture the step with aclgraph (torch_npu.npu.NPUGraph, torchair), and keep '
+             || 'TASK_QUEUE_ENABLE=2 on'
+        ELSE 'capture the step in a CUDA graph (torch.cuda.CUDAGraph, torch.compile mode="reduce-overhead")' END
+    WHEN 'exposed-comm' THEN
+        CASE r.vendor WHEN 'ascend' THEN 'overlap HCCL with computing: issue the collectives on their own stream early '
+             || '(bucketed gradients, FSDP prefetch, Megatron --overlap-grad-reduce / --overlap-param-gather), check '
+             || 'HCCL_BUFFSIZE and the link (HCCS, RoCE) bandwidth in the profiler''s communication analysis'
+        WHEN 'amd' THEN 'overlap RCCL with computing: run the collectives on their own HIP stream early (DDP buckets, '
+             || 'FSDP prefetch, Megatron --overlap-grad-reduce), check RCCL tuning (NCCL_MIN_NCHANNELS, the xGMI '
+             || 'topology) and the collective''s bandwidth (report collectives)'
+        ELSE 'overlap NCCL with computing: run the collectives on their own CUDA stream early (DDP bucket_cap_mb, FSDP '
+             || 'prefetch, Megatron --overlap-grad-reduce), check NCCL_ALGO / NCCL_PROTO and the achieved bandwidth '
+             || '(report collectives)' END
+    WHEN 'slow-rank' THEN
+        'compare the rank''s kernels with a fast rank''s (report blame names the kernels), then its device: clocks, '
+        || 'power and thermal throttling, ECC errors (' || CASE r.vendor WHEN 'amd' THEN 'rocm-smi / amd-smi'
+        WHEN 'ascend' THEN 'npu-smi info' ELSE 'nvidia-smi -q -d PERFORMANCE,CLOCK' END
+        || '); its data shard (sequence lengths) and its host (CPU load, NUMA binding)'
+    WHEN 'roofline-gap' THEN
+        'profile the kernel alone (' || CASE r.vendor WHEN 'amd' THEN 'rocprof-compute (Omniperf)'
+        WHEN 'ascend' THEN 'msprof op, AOE tuning' ELSE 'Nsight Compute' END
+        || '): a memory-bound kernel far below its bandwidth wants fusion with its neighbours (torch.compile, '
+        || CASE r.vendor WHEN 'ascend' THEN 'fused aclnn operators' WHEN 'amd' THEN 'Triton or CK kernels'
+        ELSE 'Triton or CUTLASS kernels' END || ') or better access patterns; a compute-bound one a tuned library '
+        || 'kernel, a better tile shape or a shape the matrix units like (multiples of 64/128)'
+    END AS try
+FROM p JOIN _adv_runs r USING (run_id)
+ORDER BY p.at_stake_ns DESC, list_position($run_ids, p.run_id), p.rule, p.kernel;

@@ -1,0 +1,50 @@
+-- Advise: the selected runs with what every rule needs: the vendor whose vocabulary the advice uses, the
+-- run's step time (the denominator of at_stake_pct) and its arguments for the evidence commands.
+-- Step time: the sum of the run's ProfilerStep#N annotations on the host (torch.profiler's prof.step(), as
+-- breakdown_steps.sql reads them), else the run's span (first start to last end of its device activities).
+-- Vendor: ascend for device_kind npu, amd for an AMD device name or a rocprof/rocpd format, else nvidia for a
+-- GPU; NULL when neither is known.
+-- Inputs: runs, kernels, host_events.
+-- Parameters:
+--   $run_ids INTEGER[]: the runs
+--   $db VARCHAR: the store's path, already a shell word, for the evidence commands
+-- Output: TEMP MACRO adv_word(s): s as one shell word (single-quoted unless it is plain)
+-- Output: TEMP _adv_runs, one row per run:
+--   run_id INTEGER: the run
+--   run VARCHAR: its name
+--   rank INTEGER: its rank (runs.rank); NULL when unknown
+--   vendor VARCHAR: nvidia | amd | ascend; NULL when unknown
+--   steps BIGINT: its ProfilerStep#N annotations
+--   step_ns BIGINT: their summed duration; NULL without any
+--   span_ns BIGINT: first start to last end of its device activities
+--   base_ns BIGINT: the denominator of at_stake_pct: step_ns, else span_ns
+--   base VARCHAR: step | span: which one
+--   cmd VARCHAR: `--db DB --run RUN`, shell-quoted
+CREATE OR REPLACE TEMP MACRO adv_word(s) AS
+    CASE WHEN regexp_full_match(s, '[A-Za-z0-9._/:=@+,-]+') THEN s ELSE '''' || replace(s, '''', '''"''"''') || '''' END;
+CREATE OR REPLACE TEMP TABLE _adv_runs AS
+WITH marks AS (
+    SELECT run_id, count(*) AS steps, sum(dur_ns)::BIGINT AS step_ns
+    FROM host_events
+    WHERE run_id IN (SELECT unnest($run_ids)) AND regexp_matches(name, '^ProfilerStep#\d+$')
+      AND cat IS DISTINCT FROM 'gpu_user_annotation'
+    GROUP BY run_id
+), spans AS (
+    SELECT run_id, (max(start_ns + dur_ns) - min(start_ns))::BIGINT AS span_ns
+    FROM kernels
+    WHERE run_id IN (SELECT unnest($run_ids)) AND kind IN ('kernel', 'comm', 'memcpy', 'memset')
+    GROUP BY run_id
+)
+SELECT r.run_id, r.name AS run, r.rank,
+    CASE WHEN r.device_kind = 'npu' THEN 'ascend'
+         WHEN regexp_matches(coalesce(r.device_name, ''), '(?i)(AMD|Instinct|MI[0-9]{3}|gfx[0-9])')
+              OR regexp_matches(coalesce(r.format, ''), '(?i)roc') THEN 'amd'
+         WHEN r.device_kind = 'gpu' THEN 'nvidia' END AS vendor,
+    coalesce(m.steps, 0)::BIGINT AS steps, m.step_ns, s.span_ns,
+    CASE WHEN m.step_ns > 0 THEN m.step_ns ELSE s.span_ns END AS base_ns,
+    CASE WHEN m.step_ns > 0 THEN 'step' ELSE 'span' END AS base,
+    '--db ' || $db || ' --run ' || adv_word(r.name) AS cmd
+FROM runs r
+LEFT JOIN marks m USING (run_id)
+LEFT JOIN spans s USING (run_id)
+WHERE r.run_id IN (SELECT unnest($run_ids));

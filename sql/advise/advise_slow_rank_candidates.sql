@@ -1,0 +1,59 @@
+-- Advise rule `slow-rank`, its candidates: a rank of a job (two or more ranks) that computes markedly longer
+-- than the median rank, and does so step after step.
+-- Trigger: a rank's computing time (report breakdown's computing: the union of its compute kernels'
+-- intervals), summed over the steps every rank of the job has (over the whole run without steps), exceeds
+-- the median rank's by at least $min_excess_pct %, AND the rank is the slowest of the job in more than half of
+-- those steps (recurring, not one bad step).
+-- Threshold source: 5 %, report ranks' straggler skew (engine/jobs/ranks.py MIN_SKEW): ranks that run the same
+-- kernels differ by 0.3-1.5 % (docs/ranks.md).
+-- A job: the runs that share the tag job=..., else every selected run; only ranks with kernel rows are compared
+-- (an Ascend rank folder of communication analyses alone has no computing to compare).
+-- Inputs: _adv_bd_run, _adv_bd_step (copies of breakdown_union.sql's _bd_units by run and by step), runs.
+-- Parameters:
+--   $run_ids INTEGER[]: the runs
+--   $min_excess_pct DOUBLE: the least excess over the median rank's compute, %
+-- Output: TEMP _adv_slow_cand, one row per candidate rank:
+--   job VARCHAR: its job (the tag job, else NULL: the selected runs)
+--   run_id INTEGER: the run
+--   ranks BIGINT: the job's ranks
+--   units BIGINT: the steps compared (1: the whole run, without steps)
+--   slowest_in BIGINT: the steps in which it computed longest
+--   compute_ns BIGINT: its computing time over those steps
+--   median_ns BIGINT: the median rank's (the lower middle value)
+--   excess_ns BIGINT: compute_ns - median_ns
+CREATE OR REPLACE TEMP TABLE _adv_slow_cand AS
+WITH jobs AS (
+    SELECT run_id, coalesce(list_extract(map_extract(tags, 'job'), 1), '') AS job
+    FROM runs WHERE run_id IN (SELECT unnest($run_ids))
+      AND run_id IN (SELECT run_id FROM kernels WHERE kind = 'kernel' AND run_id IN (SELECT unnest($run_ids)))
+), by_step AS (
+    -- the jobs every rank of which has steps
+    SELECT j.job FROM jobs j LEFT JOIN (SELECT DISTINCT run_id FROM _adv_bd_step) s USING (run_id)
+    GROUP BY j.job HAVING count(s.run_id) = count(*)
+), units AS (
+    SELECT j.job, u.run_id, u.step, u.computing_ns FROM _adv_bd_step u JOIN jobs j USING (run_id)
+    WHERE j.job IN (SELECT job FROM by_step)
+    UNION ALL
+    SELECT j.job, u.run_id, -1 AS step, u.computing_ns FROM _adv_bd_run u JOIN jobs j USING (run_id)
+    WHERE j.job NOT IN (SELECT job FROM by_step)
+), sizes AS (
+    SELECT job, count(*) AS ranks FROM jobs GROUP BY job
+), kept AS (
+    -- the steps every rank of the job has
+    SELECT u.* FROM units u JOIN sizes z USING (job)
+    QUALIFY count(*) OVER (PARTITION BY u.job, u.step) = z.ranks
+), slowest AS (
+    SELECT job, step, arg_max(run_id, (computing_ns, -run_id)) AS run_id FROM kept GROUP BY job, step
+), per_rank AS (
+    SELECT k.job, k.run_id, sum(k.computing_ns)::BIGINT AS compute_ns, count(*) AS units,
+        (SELECT count(*) FROM slowest s WHERE s.job = k.job AND s.run_id = k.run_id) AS slowest_in
+    FROM kept k GROUP BY k.job, k.run_id
+), med AS (
+    SELECT job, count(*) AS ranks, list_sort(list(compute_ns))[(count(*) + 1) // 2] AS median_ns
+    FROM per_rank GROUP BY job
+)
+SELECT nullif(p.job, '') AS job, p.run_id, m.ranks, p.units, p.slowest_in, p.compute_ns, m.median_ns,
+    p.compute_ns - m.median_ns AS excess_ns
+FROM per_rank p JOIN med m USING (job)
+WHERE m.ranks >= 2 AND m.median_ns > 0 AND 100.0 * (p.compute_ns - m.median_ns) >= $min_excess_pct * m.median_ns
+  AND 2 * p.slowest_in > p.units;
