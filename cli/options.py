@@ -163,7 +163,7 @@ def choice(*allowed: str):
 
 
 def _pass_spec(param, v):
-    """--pass as segment.select_passes reads it (stripped, any case): a pass number or a keyword."""
+    """--pass as assignment.select_passes reads it (stripped, any case): a pass number or a keyword."""
     spec = v.strip().lower()
     if spec in ("all", "steady", "auto", "mean"):
         return

@@ -12,13 +12,13 @@ def segment(run: RunOpt = None, tag: TagOpt = None, db: DbOpt = None, seg=None):
     again replaces it): then `select layer, category, sum(dur_ns) from kernel_layers where run = 'R' and
     pass = 0 group by all` in tracedb sql or the duckdb CLI equals `tracedb report layers` for that pass.
     Reports on the same runs with the same options then reuse it instead of segmenting again."""
-    from tracedb.engine.segmentation import segment as segmentation
+    from tracedb.engine.segmentation import binding
     from tracedb.engine.segmentation.persist import segment_runs
     from tracedb.engine.store.connect import open_store
     path = writable_store(db)
     con = open_store(path)
     try:
-        rows, notes = segment_runs(con, segmentation.Options(runs=run or [], tags=tag or [], **seg))
+        rows, notes = segment_runs(con, binding.Options(runs=run or [], tags=tag or [], **seg))
     except Exception as e:       # a commit that fails (the disk): one line naming the store
         failed = store_write_failed(path, e)
         if failed is None:

@@ -35,7 +35,7 @@ def begin(name: str) -> str:
 def catalog() -> tuple[int, dict[str, tuple[str, list[tuple[str, str]]]]]:
     """(schema version, object -> (table | view, [(column, type)])) of a new store."""
     import tracedb
-    from tracedb.engine.store.connect import SCHEMA_VERSION
+    from tracedb.engine.store.schema import SCHEMA_VERSION
     own = "database_name = current_database() AND schema_name = 'main' AND NOT internal"
     with tempfile.TemporaryDirectory(prefix="tracedb-schema-") as tmp:
         con = tracedb.connect(os.path.join(tmp, "new.duckdb"))

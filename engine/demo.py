@@ -22,7 +22,7 @@ def sample_path(file: str) -> str:
 def _check_replaceable(db: str):
     """The demo replaces its store: only a tracedb store (or an empty file) may be replaced, never a file of
     the user's that happens to be named by --db."""
-    from tracedb.engine.store.connect import EmptyStore
+    from tracedb.engine.store.schema import EmptyStore
     if not os.path.exists(db):
         return
     try:

@@ -1,6 +1,7 @@
 """Every query of tracedb lives in a `.sql` file of a stage folder here, loaded by its bare name.
 
-    store/    schema (tables; the views in views.sql), runs (insert, list, select, tag, delete), session macros
+    store/    schema (tables; the views in views.sql), runs (insert, list, select, tag, delete), session macros,
+              the catalog check of an opened store and its tracedb_meta
     ingest/   trace files into kernels_raw / trace_events / tracks, and the run's summary
     segment/  anchors -> passes -> windows -> layers, categories, module attribution, stored segmentations
     report/   one query per report (and the TEMP tables of report cores)

@@ -13,10 +13,10 @@ from helpers import assert_one_line_error, cli, real_trace
 
 def attributed(db, run) -> dict:
     """Per kernel of `run`: (name, module, module_path, cpu_op, launch_ns), keyed by seq, with the notes."""
-    from tracedb.engine.segmentation import attribution, segment
+    from tracedb.engine.segmentation import attribution, binding
     con = tracedb.connect(db, read_only=True)
     try:
-        b = segment.bind_runs(con, [run])
+        b = binding.bind_runs(con, [run])
         attribution.attribute(con, b)
         rows = con.execute("SELECT a.seq, k.name, a.module, a.module_path, a.cpu_op, a.launch_ns FROM _attr a "
                            "JOIN kernels k USING (run_id, seq) ORDER BY k.start_ns").fetchall()
@@ -306,8 +306,8 @@ def test_real_pair_agrees_with_tracelens_ops(real_store, name):
             theirs[row["name"]] = theirs.get(row["name"], 0.0) + float(row["total_direct_kernel_time_sum"])
     con = tracedb.connect(db, read_only=True)
     try:
-        from tracedb.engine.segmentation import attribution, segment
-        b = segment.bind_runs(con, [name])
+        from tracedb.engine.segmentation import attribution, binding
+        b = binding.bind_runs(con, [name])
         attribution.attribute(con, b)
         ours = dict(con.execute("SELECT a.cpu_op, sum(k.dur_ns) FROM _attr a JOIN kernels k USING (run_id, seq) "
                                 "GROUP BY 1").fetchall())

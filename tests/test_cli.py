@@ -10,7 +10,7 @@ import pytest
 
 import tiny_trace
 from helpers import ROOT, cli, write_csv
-from tracedb.engine.store.connect import SCHEMA_VERSION
+from tracedb.engine.store.schema import SCHEMA_VERSION
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@ file by any statement form.
 A DuckDB file can hold SQL: views (a base table tracedb reads replaced by one that reads other files, or never
 ends), macros (DuckDB finds a store's macro `upper` before its own function), triggers (DuckDB 2.0: SQL run on
 a write) and column expressions. Every open of a store checks its catalog first and refuses such a store in
-one line naming the object (engine/store/connect.py); a confined session (a report, `tracedb sql`) reads
+one line naming the object (engine/store/catalog.py); a confined session (a report, `tracedb sql`) reads
 tracedb's own views, never the store's, and reaches no other file (engine/store/sandbox.py)."""
 import os
 import shutil
@@ -19,8 +19,9 @@ from helpers import ROOT, assert_one_line_error, cli, copy_store, tracedb_exe
 from tracedb import sql
 from tracedb.engine.rendering import render
 from tracedb.engine.reports import registry
-from tracedb.engine.store import connect
-from tracedb.engine.store.connect import SCHEMA_VERSION, open_store
+from tracedb.engine.store import catalog, connect, schema
+from tracedb.engine.store.connect import open_store
+from tracedb.engine.store.schema import SCHEMA_VERSION
 
 SECRET = "SECRET-7f3a-not-for-reports"
 REFUSED = "refused (a store's own SQL is never run)"
@@ -60,14 +61,14 @@ def test_the_tables_digest_is_a_new_stores(tmp_path):
     open_store(db).close()
     con = duckdb.connect(db, read_only=True)
     try:
-        cat = connect._catalog(con)
+        cat = catalog._catalog(con)
     finally:
         con.close()
-    assert connect._tables_digest(cat) == connect.TABLES_DIGEST, (
-        "the store's tables changed: set TABLES_DIGEST in engine/store/connect.py to "
-        f"{connect._tables_digest(cat)!r}")
-    assert connect._expected_tables(SCHEMA_VERSION) == cat.tables
-    assert set(cat.tables) == {"tracedb_meta", *connect.CORE_TABLES}
+    assert catalog._tables_digest(cat) == catalog.TABLES_DIGEST, (
+        "the store's tables changed: set TABLES_DIGEST in engine/store/catalog.py to "
+        f"{catalog._tables_digest(cat)!r}")
+    assert schema._expected_tables(SCHEMA_VERSION) == cat.tables
+    assert set(cat.tables) == {"tracedb_meta", *catalog.CORE_TABLES}
     assert cat.tables["tracedb_meta"] == ("key VARCHAR", "value VARCHAR")
 
 
@@ -153,7 +154,7 @@ def test_a_store_of_older_schema_with_a_view_for_a_table_is_refused_by_migrate(t
 def test_a_trigger_refuses_writes_and_fires_on_no_read(clean, tmp_path):
     """DuckDB 2.0 keeps triggers in stores of storage v2.0.0: SQL run when a table is written. A writable open
     refuses such a store; a read fires none, so reports read it."""
-    if not connect._has_triggers():
+    if not catalog._has_triggers():
         pytest.skip(f"DuckDB {duckdb.__version__} has no triggers")
     db = str(tmp_path / "v2.duckdb")
     con = duckdb.connect()

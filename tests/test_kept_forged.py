@@ -300,10 +300,10 @@ def test_each_kept_table_as_a_view_or_of_other_columns_is_never_read(job):
     type: the proof stops at the schema listing (no SELECT from it) and says which."""
     import tracedb
     from dataclasses import fields
-    from tracedb.engine.segmentation import segment, snapshots
+    from tracedb.engine.segmentation import binding, snapshots
     db, _ = job
-    opt = segment.Options(tags=["job=job"])
-    state_fields = {f.name for f in fields(segment.Bound)} - set(segment._SESSION_FIELDS)
+    opt = binding.Options(tags=["job=job"])
+    state_fields = {f.name for f in fields(binding.Bound)} - set(binding._SESSION_FIELDS)
     con = tracedb.connect(db)
     try:
         tables = con.execute("SELECT tables FROM tracedb_cache.segmentations").fetchone()[0]

@@ -13,7 +13,7 @@ import io
 import json
 
 import tracedb
-from tracedb.engine.segmentation import segment
+from tracedb.engine.segmentation import binding
 from tracedb.engine.segmentation import persist as segment_store
 from tracedb.engine.reports.registry import render_report
 
@@ -74,7 +74,7 @@ def test_generic_kernels_take_their_modules_category(con, tmp_path):
 
 def test_stored_segments_and_kernels_carry_the_module_category(con, tmp_path):
     tracedb.ingest_trace(con, _trace(tmp_path / "m.json"), name="m")
-    segment_store.segment_runs(con, segment.Options(runs=["m"], anchor="flash_fwd", layers=2))
+    segment_store.segment_runs(con, binding.Options(runs=["m"], anchor="flash_fwd", layers=2))
     got = con.execute("SELECT category, count(*), sum(dur_ns) FROM kernel_layers WHERE run = 'm' "
                       "GROUP BY ALL ORDER BY 1").fetchall()
     assert got == [("attention", 4, 24000), ("gemm", 4, 32000), ("norm", 4, 16000), ("other", 4, 12000)]

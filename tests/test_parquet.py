@@ -79,7 +79,7 @@ def test_another_engine_reads_the_kernels_of_each_run_as_the_store_counts_them(s
 def test_the_manifest_names_runs_tables_views_and_schema_version(store, exported):
     with open(os.path.join(exported, dataset.MANIFEST), encoding="utf-8") as f:
         m = json.load(f)
-    from tracedb.engine.store.connect import SCHEMA_VERSION
+    from tracedb.engine.store.schema import SCHEMA_VERSION
     assert m["format"] == "tracedb-dataset" and m["schema_version"] == SCHEMA_VERSION
     assert [(r["run_id"], r["name"]) for r in m["runs"]] == [(1, "tiny"), (2, "gpu"), (3, "tiny_x2")]
     assert m["runs"][2]["tags"] == {"hw": "slow"}

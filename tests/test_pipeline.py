@@ -15,7 +15,7 @@ import tiny_trace
 import tracedb
 from helpers import cli, needs_html, real_trace
 from tracedb import sql
-from tracedb.engine.segmentation import segment
+from tracedb.engine.segmentation import binding, segment
 from tracedb.engine.store.connect import open_store
 
 PASS_COLUMNS = ("start_us", "end_us", "busy_us", "bubble_us", "p2p_us")
@@ -88,7 +88,7 @@ def _stages(db, tag="job=pp"):
     con = open_store(db, read_only=True)
     try:
         sql.run(con, "macros")
-        b = segment.prepare(con, segment.Options(tags=[tag]))
+        b = segment.prepare(con, binding.Options(tags=[tag]))
         return {b.run_names[r[0]]: (r[1], r[2], r[6], r[7])
                 for r in sql.run(con, "pipeline_stage", {"run_ids": b.run_ids}).fetchall()}
     finally:

@@ -5,7 +5,7 @@ import tracedb
 from tracedb.engine.reports.registry import render_report
 import tiny_trace
 from helpers import copy_store, write_csv
-from tracedb.engine.segmentation import segment
+from tracedb.engine.segmentation import assignment, binding, segment
 from tracedb.errors import UsageError
 
 HEADER = ["Name", "Type", "Accelerator Core", "Start Time(us)", "Duration(us)"]
@@ -29,7 +29,7 @@ def tiny(tiny_store, db_path):
 
 
 def passes(con, **kw):
-    b = segment.bind(con, segment.Options(runs=kw.pop("runs", ["tiny"]), **kw))
+    b = binding.bind(con, binding.Options(runs=kw.pop("runs", ["tiny"]), **kw))
     segment.find_passes(con, b)
     return b, con.execute("SELECT pass, anchors, partial, first_start, last_end FROM _passes ORDER BY pass").fetchall()
 
@@ -100,16 +100,16 @@ def test_a_capture_that_starts_mid_pass_gives_a_partial_first_pass(con, tmp_path
     anchors_at(con, tmp_path, "mid", pass_starts((3, 5, 5), 101))
     assert layout(con, "mid", layers=5)[1] == [(3, True), (5, False), (5, False)]
     # the fragment holds the last 3 of 5 layers: numbered 2, 3, 4
-    b = segment.bind(con, segment.Options(runs=["mid"], anchor="^A$", layers=5))
+    b = binding.bind(con, binding.Options(runs=["mid"], anchor="^A$", layers=5))
     segment.find_passes(con, b)
-    segment.assign(con, b, segment.select_passes(con, b, "all"))
+    assignment.assign(con, b, assignment.select_passes(con, b, "all"))
     assert con.execute("SELECT pass, list(DISTINCT layer ORDER BY layer) FROM _assigned GROUP BY pass ORDER BY pass"
                        ).fetchall() == [(0, [2, 3, 4]), (1, [0, 1, 2, 3, 4]), (2, [0, 1, 2, 3, 4])]
     assert layout(con, "mid")[1] == [(3, True), (5, False), (5, False)]
     # without --layers the full passes' count (5) numbers the fragment just the same
-    b = segment.bind(con, segment.Options(runs=["mid"], anchor="^A$"))
+    b = binding.bind(con, binding.Options(runs=["mid"], anchor="^A$"))
     segment.find_passes(con, b)
-    segment.assign(con, b, segment.select_passes(con, b, "all"))
+    assignment.assign(con, b, assignment.select_passes(con, b, "all"))
     assert con.execute("SELECT pass, list(DISTINCT layer ORDER BY layer) FROM _assigned GROUP BY pass ORDER BY pass"
                        ).fetchall() == [(0, [2, 3, 4]), (1, [0, 1, 2, 3, 4]), (2, [0, 1, 2, 3, 4])]
     # with a gap rule that finds no break (--pass-gap 1000) the 13 anchors are one stretch, and the count
@@ -154,7 +154,7 @@ def test_a_full_window_stops_before_the_backward_pass(con, tmp_path):
     # kernels (AGrad, MatMulGrad) from 30 us and F at 50 after them: the forward stream is A, A, F (15 us),
     # the backward one AGrad, MatMulGrad, F, so the forward pass's full window ends at F's start, 15 us
     anchors_at(con, tmp_path, "train", [0, 10], extra=[("F", 15), ("AGrad", 30), ("MatMulGrad", 40), ("F", 50)])
-    b = segment.bind(con, segment.Options(runs=["train"], anchor="^A$", window="full"))
+    b = binding.bind(con, binding.Options(runs=["train"], anchor="^A$", window="full"))
     segment.find_passes(con, b)
     t0 = con.execute("SELECT min(start_ns) FROM kernels k JOIN runs r USING (run_id) "
                      "WHERE r.name = 'train'").fetchone()[0]
@@ -202,10 +202,10 @@ def test_invalid_regex_is_a_usage_error(tiny):
 
 def test_steady_pass_is_three_and_walls_follow_the_scales(tiny):
     b, _ = passes(tiny, anchor="FusedInferAttentionScore", layers=2)
-    walls = segment.layer0_walls(tiny, b)
+    walls = assignment.layer0_walls(tiny, b)
     # layer-0 wall 33 us x scale 1.5, 1.2, 1, 1
     assert [walls[(b.run_ids[0], p)] for p in range(4)] == [49_500, 39_600, 33_000, 33_000]
-    assert segment.steady_pass(tiny, b, b.run_ids[0], walls) == 3
+    assert assignment.steady_pass(tiny, b, b.run_ids[0], walls) == 3
 
 
 def test_no_steady_pass_lists_layer0_walls(con, tmp_path):
@@ -218,17 +218,17 @@ def test_no_steady_pass_lists_layer0_walls(con, tmp_path):
     tracedb.ingest_trace(con, write_csv(tmp_path / "s.csv", HEADER, rows), name="s")
     b, _ = passes(con, runs=["s"], anchor="^A$", layers=1, window="full")
     with pytest.raises(UsageError, match=r"no steady pass.*0: 12\.000, 1: 17\.000, 2: 24\.000, 3: 35\.000"):
-        segment.select_passes(con, b, "steady")
+        assignment.select_passes(con, b, "steady")
 
 
 def test_pass_selection_errors(tiny):
     b, _ = passes(tiny, anchor="FusedInferAttentionScore", layers=2)
-    assert segment.select_passes(tiny, b, "all") == [(b.run_ids[0], p) for p in range(4)]
-    assert segment.select_passes(tiny, b, "2") == [(b.run_ids[0], 2)]
+    assert assignment.select_passes(tiny, b, "all") == [(b.run_ids[0], p) for p in range(4)]
+    assert assignment.select_passes(tiny, b, "2") == [(b.run_ids[0], 2)]
     with pytest.raises(UsageError, match=r"has 4 passes \(0..3\); --pass 4"):
-        segment.select_passes(tiny, b, "4")
+        assignment.select_passes(tiny, b, "4")
     with pytest.raises(UsageError, match="expected a pass number, all, steady, auto or mean"):
-        segment.select_passes(tiny, b, "last")
+        assignment.select_passes(tiny, b, "last")
 
 
 def test_mean_takes_the_steady_passes_near_the_median(con, tmp_path):
@@ -237,10 +237,10 @@ def test_mean_takes_the_steady_passes_near_the_median(con, tmp_path):
     tracedb.ingest_trace(con, tiny_trace.write(tmp_path / "j.csv", scales=tiny_trace.JITTER), name="j")
     b, _ = passes(con, runs=["j"], anchor="FusedInferAttentionScore", layers=2)
     rid = b.run_ids[0]
-    walls = segment.layer0_walls(con, b)
+    walls = assignment.layer0_walls(con, b)
     assert [walls[(rid, p)] for p in range(7)] == [49_500, 39_600, 33_000, 33_660, 32_340, 42_900, 33_330]
-    assert segment.select_passes(con, b, "steady") == [(rid, 3)]
-    assert segment.select_passes(con, b, " Mean ") == [(rid, 3), (rid, 4), (rid, 6)]
+    assert assignment.select_passes(con, b, "steady") == [(rid, 3)]
+    assert assignment.select_passes(con, b, " Mean ") == [(rid, 3), (rid, 4), (rid, 6)]
 
 
 def test_a_simulated_run_has_no_cold_start(con, tmp_path):
@@ -249,20 +249,20 @@ def test_a_simulated_run_has_no_cold_start(con, tmp_path):
                          tags={"kind": "simulated"})
     tracedb.ingest_trace(con, tiny_simulated.write(tmp_path / "u.json", passes=3), name="untagged")
     b, _ = passes(con, runs=["sim"], anchor="FusedInferAttentionScore", layers=2)
-    assert segment.select_passes(con, b, "steady") == [(b.run_ids[0], 0)]
-    assert segment.select_passes(con, b, "mean") == [(b.run_ids[0], 0), (b.run_ids[0], 1)]
+    assert assignment.select_passes(con, b, "steady") == [(b.run_ids[0], 0)]
+    assert assignment.select_passes(con, b, "mean") == [(b.run_ids[0], 0), (b.run_ids[0], 1)]
     b, _ = passes(con, runs=["untagged"], anchor="FusedInferAttentionScore", layers=2)
-    assert segment.select_passes(con, b, "steady") == [(b.run_ids[0], 2)]   # identical passes: 2 is the first
+    assert assignment.select_passes(con, b, "steady") == [(b.run_ids[0], 2)]   # identical passes: 2 is the first
 
 
 def test_anchor_fallback_of_dsv4(con, tmp_path):
     # no mhc_post_tilelang kernel: the dsv4-gpu profile falls back to mhc_pre_big_fuse and says so
     rows = [["mhc_pre_big_fuse_kernel", "", "AI_CORE", f"{t}.000", "1.000"] for t in (0, 10, 20, 30)]
     tracedb.ingest_trace(con, write_csv(tmp_path / "f.csv", HEADER, rows), name="f")
-    b = segment.bind(con, segment.Options(runs=["f"], profile="dsv4-gpu"))
+    b = binding.bind(con, binding.Options(runs=["f"], profile="dsv4-gpu"))
     assert b.anchor == "mhc_pre_big_fuse" and "fallback" in b.notes[0]
     segment.find_passes(con, b)
-    segment.assign(con, b, segment.select_passes(con, b, "all"))
+    assignment.assign(con, b, assignment.select_passes(con, b, "all"))
     # 4 anchors, 2 blocks per layer -> layers 0, 0, 1, 1 with halves 0, 1, 0, 1
     assert con.execute("SELECT layer, half FROM _assigned ORDER BY start_ns").fetchall() == [
         (0, 0), (0, 1), (1, 0), (1, 1)]
@@ -274,9 +274,9 @@ def test_overlapping_kernels_on_two_streams_assign_by_start(con, tmp_path):
     rows = [["A", "A", "AI_CORE", "0.000", "1.000"], ["B", "B", "AI_CORE", "0.500", "20.000"],
             ["A", "A", "AI_CORE", "10.000", "1.000"], ["C", "C", "AI_CORE", "10.500", "0.500"]]
     tracedb.ingest_trace(con, write_csv(tmp_path / "o.csv", HEADER, rows), name="o")
-    b = segment.bind(con, segment.Options(runs=["o"], anchor="^A$", layers=2, window="strict"))
+    b = binding.bind(con, binding.Options(runs=["o"], anchor="^A$", layers=2, window="strict"))
     segment.find_passes(con, b)
-    segment.assign(con, b, segment.select_passes(con, b, "all"))
+    assignment.assign(con, b, assignment.select_passes(con, b, "all"))
     got = con.execute("SELECT layer, count(*), sum(dur_ns), max(end_ns) - min(start_ns) FROM _assigned "
                       "GROUP BY layer ORDER BY layer").fetchall()
     # layer 0: 1 + 20 us, wall 0 -> 20.5 us; layer 1: 1 + 0.5 us, wall 10 -> 11 us
@@ -296,7 +296,7 @@ def test_multiple_runs_stack_in_the_given_order(tiny, tmp_path):
 def test_anchor_is_proposed_when_none_is_given(tiny):
     # generic profile, no --anchor: the attention kernel (FusedInferAttentionScore) repeats 2 per pass
     # in 4 of 4 gap-found passes; the note names it whole
-    b = segment.bind(tiny, segment.Options(runs=["tiny"]))
+    b = binding.bind(tiny, binding.Options(runs=["tiny"]))
     name = "aclnnFusedInferAttentionScoreV3_FusedInferAttentionScore_FusedInferAttentionScore"
     assert b.anchor == f"^({name})$"
     assert b.notes == ["run 'tiny': anchor chosen: FusedInferAttentionScore — an attention kernel, seen 2 times in "
@@ -308,7 +308,7 @@ def test_anchor_is_proposed_when_none_is_given(tiny):
 def proposal(con, tmp_path, run, kernels, **kw):
     rows = [[n, n, "AI_CORE", f"{t}.000", "1.000"] for n, t in sorted(kernels, key=lambda k: k[1])]
     tracedb.ingest_trace(con, write_csv(tmp_path / f"{run}.csv", HEADER, rows), name=run)
-    return segment.bind(con, segment.Options(runs=[run], **kw))
+    return binding.bind(con, binding.Options(runs=[run], **kw))
 
 
 def test_the_proposal_takes_alternating_variants_as_one_anchor(con, tmp_path):
@@ -344,14 +344,14 @@ def test_the_proposal_takes_each_phase_from_its_own_kernels_and_says_so(con, tmp
     b = proposal(con, tmp_path, "trainp", ks)
     assert b.anchor == "^(flash_fwd)$"
     assert b.notes[0].startswith("run 'trainp': a training trace: forward 3 kernels (0.003 ms), backward 3 kernels")
-    b = segment.bind(con, segment.Options(runs=["trainp"], phase="backward"))
+    b = binding.bind(con, binding.Options(runs=["trainp"], phase="backward"))
     assert b.anchor == "^(flash_attn_bwd)$" and b.phase == "backward"
 
 
 def test_no_proposal_when_the_layer_count_does_not_fit(tiny):
     with pytest.raises(UsageError, match=r"no attention kernel repeats a steady number of times per pass equal "
                                          r"to 3 layers; candidates: aclnnFusedInfer.* \(3/pass in 0 of 4 passes\)"):
-        segment.bind(tiny, segment.Options(runs=["tiny"], layers=3))
+        binding.bind(tiny, binding.Options(runs=["tiny"], layers=3))
 
 
 def _split_tables(con):
@@ -365,12 +365,12 @@ def test_a_proposed_anchor_s_pass_split_is_the_one_segment_passes_gives(tiny_job
     split as the runs' own (candidate_passes.sql) instead of computing it again: the same rows as computing
     afresh with the proposed pattern."""
     con = tiny_job_store
-    opt = segment.Options(tags=["job=job"], layers=layers)
-    b = segment.bind(con, opt)
+    opt = binding.Options(tags=["job=job"], layers=layers)
+    b = binding.bind(con, opt)
     assert b.proposed          # every rank chose the same kernel: the split is reused
     segment.find_passes(con, b)
     reused = _split_tables(con)
-    fresh = segment.bind(con, opt)
+    fresh = binding.bind(con, opt)
     fresh.proposed = None
     segment.find_passes(con, fresh)
     assert fresh.anchor == b.anchor and _split_tables(con) == reused

@@ -11,7 +11,7 @@ from tracedb.engine.reports import registry as reports
 from tracedb.engine.segmentation import persist as segment_store
 from tracedb.engine.store import connect as store
 from tracedb.engine.loading.single import ingest_file
-from tracedb.engine.segmentation.segment import Options
+from tracedb.engine.segmentation.binding import Options
 
 
 def _open(tmp_path, path):

@@ -11,7 +11,8 @@ import pytest
 import tracedb
 from helpers import cli, cli_subprocess, write_csv
 from tracedb.errors import InputError, StoreError, UsageError
-from tracedb.engine.store.connect import SCHEMA_VERSION, wait_seconds
+from tracedb.engine.store.connect import wait_seconds
+from tracedb.engine.store.schema import SCHEMA_VERSION
 
 HEADER = ["Task ID", "Stream ID", "Name", "Type", "Accelerator Core", "Start Time(us)", "Duration(us)"]
 T = 1764246877073569

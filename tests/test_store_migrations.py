@@ -10,7 +10,8 @@ import pytest
 import tracedb
 from helpers import cli
 from tracedb import sql
-from tracedb.engine.store.connect import SCHEMA_VERSION, open_store
+from tracedb.engine.store.connect import open_store
+from tracedb.engine.store.schema import SCHEMA_VERSION
 
 # The views an older tracedb had created by each schema version (host_events was a table before v4): an old
 # store holds its own definitions of them, which a migration replaces.

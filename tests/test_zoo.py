@@ -75,9 +75,9 @@ def segment(path: str, db: str, backward_layers=False) -> dict:
 
 def _backward_kernels(con) -> list:
     """`tracedb segment --phase backward` (its backward passes only, ~2 s), then BACKWARD_KERNELS."""
-    from tracedb.engine.segmentation import segment as segmentation
+    from tracedb.engine.segmentation import binding
     from tracedb.engine.segmentation.persist import segment_runs
-    segment_runs(con, segmentation.Options(runs=["zoo"], phase="backward"))
+    segment_runs(con, binding.Options(runs=["zoo"], phase="backward"))
     return con.execute(BACKWARD_KERNELS).fetchall()
 
 

@@ -5,7 +5,7 @@ from contextlib import contextmanager
 
 from tracedb import sql
 from tracedb.engine.rendering import render as rnd
-from tracedb.engine.segmentation import segment
+from tracedb.engine.segmentation import binding, segment
 from tracedb.engine.segmentation import snapshots
 from tracedb.engine.store.connect import parse_tags, resolve_runs, unknown_run
 from tracedb.errors import NoAnchor, UsageError
@@ -49,7 +49,7 @@ def pass_counts(con, ids, **seg_opts) -> tuple[dict[int, int], list[str]]:
     counts, notes = {}, []
     for rid in ids:
         try:
-            b = segment.prepare(con, segment.Options(runs=[_name(con, rid)], **seg_opts))
+            b = segment.prepare(con, binding.Options(runs=[_name(con, rid)], **seg_opts))
         except NoAnchor as e:
             first = re.split(r"; |\. ", str(e), maxsplit=1)[0]     # the reason, without the candidate list
             notes.append(f"no pass count: {first}; give --anchor or --profile")

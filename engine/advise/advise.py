@@ -15,7 +15,7 @@ from decimal import Decimal
 from tracedb import sql
 from tracedb.engine.advise import rules
 from tracedb.engine.rendering import render as rnd
-from tracedb.engine.segmentation import segment
+from tracedb.engine.segmentation import binding, categories
 from tracedb.errors import TracedbError
 
 TITLE = "advise: findings ranked by the step time at stake"
@@ -34,7 +34,7 @@ def build(con, fmt: str = "table", runs=(), tags=(), profile: str | None = None,
           threshold=()) -> Advice:
     """The findings of every rule over the runs `runs` / `tags` select (every run when both are empty)."""
     th = rules.thresholds(threshold)
-    b = segment.bind_runs(con, list(runs or []), list(tags or []), profile)
+    b = binding.bind_runs(con, list(runs or []), list(tags or []), profile)
     ids, names = b.run_ids, b.run_names
     notes = []
     sql.run(con, "advise_runs", {"run_ids": ids, "db": shlex.quote(str(db))})
@@ -63,7 +63,7 @@ def build(con, fmt: str = "table", runs=(), tags=(), profile: str | None = None,
 def _breakdowns(con, b):
     """Report breakdown's units by run and by step (breakdown_activity, breakdown_steps, breakdown_union), kept
     as _adv_bd_run and _adv_bd_step (a run without steps has no rows in the latter)."""
-    segment.categorize_kernels(con, b)
+    categories.categorize_kernels(con, b)
     sql.run(con, "breakdown_activity", {"run_ids": b.run_ids})
     con.execute("CREATE OR REPLACE TEMP TABLE _adv_act AS SELECT * FROM _bd_act")
     con.execute("CREATE OR REPLACE TEMP TABLE _adv_copy AS SELECT * FROM _bd_copy")

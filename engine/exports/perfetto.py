@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from tracedb import atomic, sql
 from tracedb.engine.segmentation import attribution
-from tracedb.engine.segmentation import segment
+from tracedb.engine.segmentation import assignment, binding, segment
 from tracedb.engine.segmentation import selection
 from tracedb.engine.segmentation import units
 from tracedb.engine.store.connect import resolve_runs
@@ -106,8 +106,8 @@ def _annotations(con, facts, pid, spec, out, name, seg_opts):
     over the counter events (at_ns, event), to be read before the next query, and the segmentation
     parameters. DuckDB writes the args and counters as text (sql/export/perfetto_slices.sql,
     perfetto_counters.sql); Python only puts overlapping slices on lanes: 105k layers take ~1 s."""
-    b = segment.prepare(con, segment.Options(runs=[name], **seg_opts), rule=segment.Bound.rule)
-    segment.assign(con, b, selection.select_noted(con, b, spec))
+    b = segment.prepare(con, binding.Options(runs=[name], **seg_opts), rule=binding.Bound.rule)
+    assignment.assign(con, b, selection.select_noted(con, b, spec))
     selection.flag_short_last_layer(con, b)
     attribution.categorize_by_module(con, b)
     out.notes += b.notes

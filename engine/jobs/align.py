@@ -56,13 +56,13 @@ def prepare(con, run_ids: list[int], profile: str | None = None):
     """_coll_ops and _coll_match of the runs: their communication ops, as every report recognises them
     (the profile's communication category, default generic), keyed for matching."""
     from tracedb.engine.segmentation import profiles
-    from tracedb.engine.segmentation import segment
+    from tracedb.engine.segmentation import binding, categories
     names = dict(con.execute("SELECT run_id, name FROM runs WHERE run_id IN (SELECT unnest($r))",
                              {"r": run_ids}).fetchall())
-    b = segment.Bound(run_ids=list(run_ids), run_names=names, profile=profiles.load(profile or "generic"), anchor="",
+    b = binding.Bound(run_ids=list(run_ids), run_names=names, profile=profiles.load(profile or "generic"), anchor="",
                       layers=None, blocks_per_layer=1, layer_offset=0, window="full", pass_gap=None)
     with _kept(con, ("_names", "_rules", "_cats")):   # a caller's categories (report ranks) stay as they were
-        segment.categorize_kernels(con, b)
+        categories.categorize_kernels(con, b)
         sql.run(con, "collectives_ops", {"run_ids": list(run_ids)})
     sql.run(con, "collectives_match")
 

@@ -5,7 +5,7 @@ from tracedb import sql
 from tracedb.engine.jobs import align as clock
 from tracedb.engine.rendering import render as rnd
 from tracedb.engine.segmentation import pipeline
-from tracedb.engine.segmentation import segment
+from tracedb.engine.segmentation import assignment, binding
 from tracedb.engine.segmentation import units
 from tracedb.errors import NoAnchor, UsageError
 
@@ -24,7 +24,7 @@ def build(con, fmt, spec="all", by="kernel", no_align=False, top=30, **seg_opts)
     out and no one reads it."""
     if by not in BY:
         raise UsageError(f"--by {by!r}: expected kernel or layer")
-    job = segment.bind_runs(con, seg_opts.get("runs") or [], seg_opts.get("tags") or [])
+    job = binding.bind_runs(con, seg_opts.get("runs") or [], seg_opts.get("tags") or [])
     if len(job.run_ids) < 2:
         raise UsageError(f"report blame compares the ranks of a job; run '{job.run_names[job.run_ids[0]]}' alone "
                          "made no one wait: select two or more runs (--tag job=JOB or --run 'JOB-rank*')")
@@ -35,9 +35,9 @@ def build(con, fmt, spec="all", by="kernel", no_align=False, top=30, **seg_opts)
     kernel_runs = [r for r in job.run_ids if r in have]
     if not kernel_runs:
         raise UsageError(f"runs {', '.join(job.run_names.values())}: no kernels to blame")
-    opt = segment.Options(**{**seg_opts, "runs": [job.run_names[r] for r in kernel_runs], "tags": []})
+    opt = binding.Options(**{**seg_opts, "runs": [job.run_names[r] for r in kernel_runs], "tags": []})
     try:
-        b, meta = units.segmented(con, opt, spec, segment.select_passes)
+        b, meta = units.segmented(con, opt, spec, assignment.select_passes)
     except NoAnchor as e:
         if seg_opts.get("anchor") or seg_opts.get("phase"):
             raise

@@ -5,7 +5,7 @@ wait. Where the Ascend profiler's own communication.json figures exist, they sta
 (docs/jobs.md)."""
 from tracedb.engine.jobs import align as clock
 from tracedb.engine.rendering import render as rnd
-from tracedb.engine.segmentation import segment
+from tracedb.engine.segmentation import binding
 from tracedb.errors import UsageError
 
 DEFINITIONS = (
@@ -20,7 +20,7 @@ SPARSE = {"group_desc", "c10d_seq", "mismatch", "flag", "prof_elapse_us", "prof_
 
 
 def build(con, fmt, runs=(), tags=(), profile=None, per_rank=False, no_align=False, **ignored) -> rnd.Result:
-    b = segment.bind_runs(con, runs, tags, profile)
+    b = binding.bind_runs(con, runs, tags, profile)
     names = b.run_names
     clock.prepare(con, b.run_ids, profile)
     have = dict(con.execute("SELECT run_id, count(*) FROM _coll_ops GROUP BY run_id").fetchall())

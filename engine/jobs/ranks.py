@@ -11,7 +11,7 @@ waited (docs/ranks.md)."""
 from tracedb import sql
 from tracedb.engine.jobs import align
 from tracedb.engine.segmentation import pipeline
-from tracedb.engine.segmentation import segment
+from tracedb.engine.segmentation import binding
 from tracedb.engine.segmentation import selection
 from tracedb.engine.segmentation import units
 from tracedb.engine.rendering import render as rnd
@@ -40,7 +40,7 @@ DEFINITIONS = (
 def build(con, fmt, spec, per_rank=False, stragglers=False, no_align=False, **seg_opts) -> rnd.Result:
     if per_rank and stragglers:
         raise UsageError("--per-rank and --stragglers are two layouts of report ranks; give one")
-    opt = segment.Options(**seg_opts)
+    opt = binding.Options(**seg_opts)
     ids, names, dropped, bare = _runs_with_kernels(con, opt)
     opt.runs, opt.tags = [names[r] for r in ids], []
     try:

@@ -10,7 +10,8 @@ from tracedb.ingest import sources
 
 def _stored_content(store: str, job) -> str | None:
     """_known_content read from the store with a read-only connection (none while nothing is stored)."""
-    from tracedb.engine.store.connect import EmptyStore, open_store
+    from tracedb.engine.store.connect import open_store
+    from tracedb.engine.store.schema import EmptyStore
     if not os.path.exists(store):
         return None
     try:
@@ -57,7 +58,8 @@ def _stored_runs(store) -> list[tuple]:
     they check each trace against it before parsing, as _known_content checks against the store, so
     that no worker opens the store (a worker's read would wait for a merge, and the merge for the read).
     Runs merged meanwhile are checked again by the merge, in its transaction."""
-    from tracedb.engine.store.connect import EmptyStore, open_store
+    from tracedb.engine.store.connect import open_store
+    from tracedb.engine.store.schema import EmptyStore
     if not os.path.exists(store):
         return []
     try:

@@ -9,7 +9,8 @@ import duckdb
 from tracedb.errors import UsageError
 from tracedb.engine.loading import hashing
 from tracedb.patterns import check_regex
-from tracedb.engine.store.connect import NO_NETWORK, parse_tags
+from tracedb.engine.store.connect import parse_tags
+from tracedb.engine.store.schema import NO_NETWORK
 from tracedb.ingest import formats, sources
 
 

@@ -12,7 +12,7 @@ from tracedb.engine.segmentation import attribution
 from tracedb.engine.rendering import render
 from tracedb.engine.rendering import run_notes
 from tracedb.engine.segmentation import pipeline
-from tracedb.engine.segmentation import segment
+from tracedb.engine.segmentation import assignment
 from tracedb.engine.segmentation import selection
 from tracedb.engine.segmentation import stages
 from tracedb.errors import UsageError
@@ -51,7 +51,7 @@ def build(con, fmt, b, spec, by, meta, layer=None, module_path=False, roofline=F
     if len(b.run_ids) < 2:
         raise UsageError("report compare needs two or more --run")
     _same_stage(con, b)
-    segment.assign(con, b, selection.select_noted(con, b, spec))
+    assignment.assign(con, b, selection.select_noted(con, b, spec))
     selection.flag_short_last_layer(con, b)
     names = b.run_names
     b.notes += _cut_passes(con, b)
@@ -253,7 +253,7 @@ def _notes(con, b):
         known = [r for r in rest if r is not None]
         shown.append(f"{len(rest)} more runs" + (f" at {min(known)}-{max(known)} x {names[ids[0]]}" if known else ""))
     b.notes.append("device time over the compared passes: " + "; ".join(shown))
-    sim = segment.simulated_runs(con, ids)
+    sim = assignment.simulated_runs(con, ids)
     measured = [r for r in ids if r not in sim]
     if not sim or not measured:
         return

@@ -7,7 +7,7 @@ to its free_us (docs/reports.md#report-launches)."""
 from tracedb import sql
 from tracedb.engine.reports import declared
 from tracedb.engine.rendering import render as rnd
-from tracedb.engine.segmentation import segment
+from tracedb.engine.segmentation import binding, categories
 from tracedb.engine.segmentation import selection
 from tracedb.engine.segmentation import units
 from tracedb.errors import UsageError
@@ -59,13 +59,13 @@ def _kernel_scope(con, spec, seg_opts):
     """--by kernel: every device activity of the runs, in its pass and layer when an anchor is given (as
     report modules segments); the gaps are the whole run's (_bd_act with one unit per run).
     (bound runs, params, segmented)."""
-    opt = segment.Options(**seg_opts)
+    opt = binding.Options(**seg_opts)
     segmented = units.has_anchor(opt)
     if segmented:
         b, meta = units.segmented(con, opt, spec, selection.select_noted)
     else:
-        b = segment.bind_runs(con, opt.runs, opt.tags, opt.profile)
-        segment.categorize_kernels(con, b)
+        b = binding.bind_runs(con, opt.runs, opt.tags, opt.profile)
+        categories.categorize_kernels(con, b)
         con.execute("CREATE OR REPLACE TEMP TABLE _assigned (run_id INTEGER, seq BIGINT, pass BIGINT, layer BIGINT, "
                     "unit VARCHAR)")
         meta = {"runs": ", ".join(b.run_names[r] for r in b.run_ids), "layers": "none (no anchor)"}

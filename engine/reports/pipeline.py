@@ -13,7 +13,7 @@ from tracedb.engine.jobs import align
 from tracedb.engine.reports import declared
 from tracedb.engine.rendering import render as rnd
 from tracedb.engine.rendering.run_notes import listed
-from tracedb.engine.segmentation import segment
+from tracedb.engine.segmentation import assignment, binding, segment
 from tracedb.engine.segmentation.phases import PIPELINE_P2P
 from tracedb.engine.store.connect import resolve_runs
 
@@ -34,7 +34,7 @@ SPARSE = {"p2p_us"}
 
 
 def build(con, fmt, absolute=False, no_align=False, **seg_opts) -> rnd.Result:
-    opt = segment.Options(**seg_opts)
+    opt = binding.Options(**seg_opts)
     ids = resolve_runs(con, opt.runs, opt.tags)
     names = dict(con.execute("SELECT run_id, name FROM runs WHERE run_id IN (SELECT unnest($i))",
                              {"i": ids}).fetchall())
@@ -60,7 +60,7 @@ def build(con, fmt, absolute=False, no_align=False, **seg_opts) -> rnd.Result:
     con.execute("DROP TABLE IF EXISTS _pl_passes")
     b, meta = None, {}
     for b in segment.each_phase(con, opt):
-        segment.assign(con, b, segment.select_passes(con, b, "all"))
+        assignment.assign(con, b, assignment.select_passes(con, b, "all"))
         sql.run(con, "pipeline_passes", {"phase": b.phase})
         notes += [n for n in b.notes if n not in notes]
         meta.update({"runs": ", ".join(names[r] for r in b.run_ids), f"{b.phase} anchor": b.anchor,

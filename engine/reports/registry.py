@@ -8,7 +8,7 @@ from tracedb.engine.reports import compare
 from tracedb.engine.reports import launches
 from tracedb.engine.reports import run_wide
 from tracedb import patterns
-from tracedb.engine.segmentation import segment
+from tracedb.engine.segmentation import assignment, binding, segment
 from tracedb.engine.segmentation import selection
 from tracedb.engine.segmentation import stages
 from tracedb.engine.segmentation import unit_notes
@@ -43,7 +43,7 @@ def render_report(con, name: str, fmt: str = "table", **opts) -> str:
 
 def build_report(con, name: str, fmt: str = "table", **opts) -> rnd.Result:
     """The rows of report `name`: its declared options (engine keywords, declared.py) where not given, then
-    the segmentation options (segment.Options keywords: runs, tags, profile, ...). The result carries the
+    the segmentation options (binding.Options keywords: runs, tags, profile, ...). The result carries the
     report's chart layouts."""
     decl = declared.get(name)
     if decl is None:
@@ -96,7 +96,7 @@ def _build(con, name: str, fmt: str, pass_spec: str = "all", absolute: bool = Fa
     if name == "passes":
         return _passes(con, fmt, absolute, seg_opts)
     try:
-        b = segment.prepare(con, segment.Options(**seg_opts), rule=segment.Bound.rule)
+        b = segment.prepare(con, binding.Options(**seg_opts), rule=binding.Bound.rule)
     except NoAnchor as e:   # kernels and timeline answer over the whole run instead
         if name not in ("kernels", "timeline") or not run_wide.possible(seg_opts, layer, flow, compare_layer,
                                                                        timeline_layers):
@@ -109,7 +109,7 @@ def _build(con, name: str, fmt: str, pass_spec: str = "all", absolute: bool = Fa
                              peak_tflops=peak_tflops, peak_tbs=peak_tbs)
     if name == "kernels" and (flow or compare_layer is not None) and layer is None:
         raise UsageError("--layer is needed with --format compute-flow / --flow and with --compare-layer")
-    segment.assign(con, b, selection.select_noted(con, b, spec))
+    assignment.assign(con, b, selection.select_noted(con, b, spec))
     selection.flag_short_last_layer(con, b)
     if name in ("layers", "kernels"):
         attribution.categorize_by_module(con, b)
@@ -163,15 +163,15 @@ def _passes(con, fmt, absolute, seg_opts):
     its backward passes, each phase segmented in its own stream; one table."""
     con.execute("DROP TABLE IF EXISTS _pass_rows")
     notes, per_phase = [], {}
-    for b in segment.each_phase(con, segment.Options(**seg_opts)):
-        segment.assign(con, b, segment.select_passes(con, b, "all"))
+    for b in segment.each_phase(con, binding.Options(**seg_opts)):
+        assignment.assign(con, b, assignment.select_passes(con, b, "all"))
         selection.flag_short_last_layer(con, b)
         per_phase[b.phase] = unit_notes.unit_times(con, b)
         if b.phase == "forward":
             b.notes += unit_notes.stage_notes(con, b) + unit_notes.step_kind_notes(con, b)
         b.notes += unit_notes.idle_notes(con, b) + unit_notes.comm_notes(con, b)
         params = {"run_ids": b.run_ids, "absolute": bool(absolute), "phase": b.phase,
-                  "steady_tolerance": segment.STEADY_TOLERANCE}
+                  "steady_tolerance": assignment.STEADY_TOLERANCE}
         for stmt in sql.file_statements("report_passes")[:-1]:
             con.execute(stmt, sql.used_params(stmt, params))
         notes += [n for n in b.notes if n not in notes]
@@ -245,12 +245,12 @@ def _modules(con, fmt, pass_spec, by, seg_opts, module_path=False):
     the profile) and without --pass, every kernel has an empty pass and layer."""
     if by not in ("kernel", "module"):
         raise UsageError("--by: expected kernel or module")
-    opt = segment.Options(**seg_opts)
+    opt = binding.Options(**seg_opts)
     # a pass asked for (--pass other than all) needs passes: the anchor is then proposed as report layers does
     if units.has_anchor(opt) or str(pass_spec).strip().lower() != "all":
-        b, meta = units.segmented(con, opt, pass_spec, segment.select_passes)
+        b, meta = units.segmented(con, opt, pass_spec, assignment.select_passes)
     else:
-        b = segment.bind_runs(con, opt.runs, opt.tags)
+        b = binding.bind_runs(con, opt.runs, opt.tags)
         con.execute("CREATE OR REPLACE TEMP TABLE _assigned (run_id INTEGER, seq BIGINT, pass BIGINT, layer BIGINT, "
                     "unit VARCHAR)")
         meta = {"runs": ", ".join(b.run_names[r] for r in b.run_ids), "layers": "none (no anchor)"}
@@ -323,7 +323,7 @@ def _cores(con, fmt, runs=(), tags=(), match=None, from_us=None, to_us=None, per
            stack=False, top_gaps=0, **ignored):
     """On-core busy time and bubbles of per-core traces (tasks of kind 'task'). Two runs (without
     --per-core or --stack) give the side-by-side table with the ratio; --scheduler the AICPU phases."""
-    b = segment.bind_runs(con, runs, tags)
+    b = binding.bind_runs(con, runs, tags)
     ids, names = b.run_ids, b.run_names
     if scheduler:
         return rnd.fetch_file(con, fmt, "report_cores_scheduler", {"run_ids": ids}, "cores", b,

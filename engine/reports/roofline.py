@@ -9,7 +9,7 @@ from tracedb import sql
 from tracedb.engine.reports import declared
 from tracedb.engine.reports import peaks
 from tracedb.engine.rendering import render as rnd
-from tracedb.engine.segmentation import segment
+from tracedb.engine.segmentation import assignment, binding, segment
 from tracedb.engine.segmentation import selection
 from tracedb.engine.segmentation import units
 from tracedb.engine.segmentation.phases import find_phases
@@ -81,7 +81,7 @@ def segment_runs(con, spec, seg_opts, by=None):
     if seg_opts.get("phase") == "all":
         return whole_runs(con, spec, seg_opts)
     try:
-        b = segment.prepare(con, segment.Options(**seg_opts), rule=segment.Bound.rule)
+        b = segment.prepare(con, binding.Options(**seg_opts), rule=binding.Bound.rule)
     except NoAnchor as e:
         if by not in WHOLE_RUN_BY or seg_opts.get("phase") or seg_opts.get("anchor"):
             raise
@@ -90,7 +90,7 @@ def segment_runs(con, spec, seg_opts, by=None):
                           "--phase all")
         return b, meta
     meta = units.params(b, spec)
-    segment.assign(con, b, selection.select_noted(con, b, spec))
+    assignment.assign(con, b, selection.select_noted(con, b, spec))
     b.notes += coverage_notes(con, b, spec)
     return b, meta
 
@@ -102,7 +102,7 @@ def whole_runs(con, spec, seg_opts):
     if str(spec).strip().lower() != "all":
         raise UsageError(f"--pass {spec} with --phase all: every kernel of the run is in no pass; leave --pass out, "
                          "or give --phase forward or backward to pick passes")
-    b = segment.bind_runs(con, seg_opts.get("runs") or [], seg_opts.get("tags") or [], seg_opts.get("profile"))
+    b = binding.bind_runs(con, seg_opts.get("runs") or [], seg_opts.get("tags") or [], seg_opts.get("profile"))
     training, phase_notes = find_phases(con, b.profile, b.run_ids, b.run_names)
     b.training, b.phase = set(training), "all"
     categorize_kernels(con, b)

@@ -3,7 +3,7 @@ layers: every kernel of each run, categorised by the profile's rules, with a not
 kernels could anchor."""
 from tracedb import sql
 from tracedb.engine.rendering import render as rnd
-from tracedb.engine.segmentation import segment
+from tracedb.engine.segmentation import binding
 from tracedb.engine.segmentation.categories import categorize_kernels
 from tracedb.errors import NoAnchor, UsageError
 
@@ -15,7 +15,7 @@ def possible(seg_opts: dict, layer, flow: bool, compare_layer, timeline_layers) 
 
 def build(con, name: str, fmt: str, why: NoAnchor, seg_opts: dict, top: int | None, absolute: bool) -> rnd.Result:
     """The report over every kernel of the selected runs (pass and layer empty)."""
-    b = segment.bind_runs(con, seg_opts.get("runs") or [], seg_opts.get("tags") or [], seg_opts.get("profile"))
+    b = binding.bind_runs(con, seg_opts.get("runs") or [], seg_opts.get("tags") or [], seg_opts.get("profile"))
     categorize_kernels(con, b)
     sql.run(con, "run_wide", {"run_ids": b.run_ids})
     b.notes.append(f"{str(why).removesuffix('.')}; without one: every kernel of the whole run, no passes or layers")

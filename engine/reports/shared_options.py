@@ -16,7 +16,7 @@ NO_ALIGN = Option("no_align", ("--no-align",), bool, False, "Cross-rank reports:
 
 
 # The segmentation options every segmenting report (and `tracedb segment`, `export perfetto`) takes, in help
-# order: the keywords of segment.Options. The command line adds them to each such command; the Python API
+# order: the keywords of binding.Options. The command line adds them to each such command; the Python API
 # takes them by the same keys.
 SEGMENTATION = (
     Option("profile", ("--profile", "-p"), Optional[str], None,

@@ -4,7 +4,7 @@ then its launching op, then its name (sql/segment/module_categories.sql)."""
 from tracedb import sql
 from tracedb.engine.segmentation import graph_capture
 from tracedb.engine.segmentation.categories import evidence_params
-from tracedb.engine.segmentation.segment import Bound
+from tracedb.engine.segmentation.binding import Bound
 
 # what each kind of evidence is called in the notes
 EVIDENCE = {"module": "the launching module", "op": "the launching op", "name": "the kernel name",

@@ -10,14 +10,14 @@ from tracedb import sql
 from tracedb.version import __version__
 from tracedb.engine.segmentation import attribution
 from tracedb.engine.segmentation import pipeline
-from tracedb.engine.segmentation import segment
+from tracedb.engine.segmentation import assignment, binding, segment
 from tracedb.engine.segmentation import snapshots
 from tracedb.engine.segmentation import stages
 from tracedb.engine.store.connect import resolve_runs
 from tracedb.engine.segmentation import unit_notes
 
 
-def segment_runs(con, opt: segment.Options) -> tuple[list[tuple[str, int, int]], list[str]]:
+def segment_runs(con, opt: binding.Options) -> tuple[list[tuple[str, int, int]], list[str]]:
     """Segment and store the runs `opt` selects. Returns (run, passes, kernels in a pass) per run, and the
     notes of the segmentation (also kept in the `segmentations` table)."""
     for t in ("_seg_all", "_seg_stages", "_seg_kinds"):
@@ -25,7 +25,7 @@ def segment_runs(con, opt: segment.Options) -> tuple[list[tuple[str, int, int]],
     notes, attributed, has_host, per_phase = [], False, None, {}
     snapshots.forget(con, resolve_runs(con, opt.runs, opt.tags))
     for b in segment.each_phase(con, opt, first=True, kept=True):
-        segment.assign(con, b, segment.select_passes(con, b, "all"))
+        assignment.assign(con, b, assignment.select_passes(con, b, "all"))
         if has_host is None:
             has_host = con.execute("SELECT count(*) FROM host_events WHERE run_id IN (SELECT unnest($r))",
                                    {"r": b.run_ids}).fetchone()[0]

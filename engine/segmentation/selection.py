@@ -1,16 +1,14 @@
 """Which passes a report covers, and the notes that say so: the passes `--pass` picked (steady, auto and
 mean name theirs) and, in the strict window, a last layer cut short at its anchor."""
 from tracedb import sql
-from tracedb.engine.segmentation import segment
-
-
+from tracedb.engine.segmentation import assignment
 def select_noted(con, b, spec: str) -> list[tuple[int, int]]:
-    """segment.select_passes, with a note naming the passes `steady`, `auto` and `mean` chose for each run."""
+    """assignment.select_passes, with a note naming the passes `steady`, `auto` and `mean` chose for each run."""
     fallbacks = set()
-    sel = segment.select_passes(con, b, spec, fallbacks)
+    sel = assignment.select_passes(con, b, spec, fallbacks)
     if spec in ("steady", "auto", "mean"):
         picked = {rid: [p for r, p in sel if r == rid] for rid in b.run_ids}
-        sim = segment.simulated_runs(con, b.run_ids)
+        sim = assignment.simulated_runs(con, b.run_ids)
         how = {r: "" if spec != "auto" else
                (" (no steady pass: the last full one)" if r in fallbacks else " (steady)") for r in picked}
         head = {"steady": "steady pass: ", "auto": "pass: ", "mean": "mean of the steady passes: "}[spec]

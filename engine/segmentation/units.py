@@ -3,7 +3,7 @@ their kernels and communication ops per run, profiler step, pass or layer (TEMP 
 segmentation every report with layers starts from."""
 from tracedb import sql
 from tracedb.engine.segmentation import profiles
-from tracedb.engine.segmentation import segment
+from tracedb.engine.segmentation import assignment, binding, categories, segment
 from tracedb.engine.segmentation import selection
 from tracedb.errors import UsageError
 
@@ -21,8 +21,8 @@ def has_anchor(opt) -> bool:
 def segmented(con, opt, spec, select):
     """Bind the options, find the passes and assign the kernels of the passes `select(con, b, spec)`
     picks to layers, with the short last layer flagged: (bound options, report parameters)."""
-    b = segment.prepare(con, opt, rule=segment.Bound.rule)
-    segment.assign(con, b, select(con, b, spec))
+    b = segment.prepare(con, opt, rule=binding.Bound.rule)
+    assignment.assign(con, b, select(con, b, spec))
     selection.flag_short_last_layer(con, b)
     return b, params(b, spec)
 
@@ -31,14 +31,14 @@ def activity_units(con, spec, by, seg_opts):
     """Bind the runs and make _bd_act, the kernels and communication ops of each unit (report breakdown's
     and report launches' units): --by pass and layer segment the runs as report layers does; --by run and
     step (split later by split_steps) need the profile's category rules only. (bound runs, params)."""
-    opt = segment.Options(**seg_opts)
+    opt = binding.Options(**seg_opts)
     if by in ("pass", "layer"):
         b, meta = segmented(con, opt, spec, selection.select_noted)
         sql.run(con, "breakdown_activity_layers", {"run_ids": b.run_ids, "by_layer": by == "layer"})
     else:
-        b = segment.bind_runs(con, opt.runs, opt.tags, opt.profile)
+        b = binding.bind_runs(con, opt.runs, opt.tags, opt.profile)
         meta = {"runs": ", ".join(b.run_names[r] for r in b.run_ids), "profile": b.profile.name}
-        segment.categorize_kernels(con, b)
+        categories.categorize_kernels(con, b)
         sql.run(con, "breakdown_activity", {"run_ids": b.run_ids})
     return b, meta
 
@@ -101,8 +101,8 @@ def whole_runs(con, opt, why: str, answer: str):
     """A job whose traces have no layers to find (no attention kernel repeats: a CNN, a collective benchmark):
     every kernel of each run in one run-wide unit (run_wide.sql), with the note `no layers to find (WHY):
     ANSWER`. Returns the bound runs and the report's parameters."""
-    b = segment.bind_runs(con, opt.runs, opt.tags, opt.profile)
-    segment.categorize_kernels(con, b)
+    b = binding.bind_runs(con, opt.runs, opt.tags, opt.profile)
+    categories.categorize_kernels(con, b)
     sql.run(con, "run_wide", {"run_ids": b.run_ids})
     b.notes.append(f"no layers to find ({why.split(';')[0]}): {answer}")
     return b, {"runs": ", ".join(b.run_names[r] for r in b.run_ids), "profile": b.profile.name}

@@ -1,4 +1,6 @@
-"""Open, create and check a tracedb store (a DuckDB file).
+"""Open and create a tracedb store (a DuckDB file): the file checked for what it is, the open waiting for
+another process's write lock, a new store written whole from tracedb's own bytes; its catalog (catalog.py) and
+schema version (schema.py) checked before anything reads it; and the runs that `--run`/`--tag` name.
 
 The file is created with storage version v1.5.0 so that DuckDB 1.5 clients (the PyPI `duckdb-cli` is
 1.5.6 and cannot read DuckDB 2.0's default format) open it too. Schema changes are numbered; a store
@@ -6,7 +8,6 @@ from an older tracedb is migrated with `tracedb migrate`, one from a newer one i
 """
 import contextlib
 import functools
-import hashlib
 import os
 import re
 import shutil
@@ -16,39 +17,14 @@ import time
 import duckdb
 
 from tracedb import atomic, sql
+from tracedb.engine.store import schema
 from tracedb.errors import StoreError, UsageError
 
-SCHEMA_VERSION = 12
 STORAGE_VERSION = "v1.5.0"
 DEFAULT_DB = "tracedb.duckdb"
 # Seconds an open waits for another process's write lock (an ingest's merge, `tracedb segment`) before it
 # gives up: merges hold it ~1 s per million events, so 60 s covers traces of tens of GB.
 DEFAULT_WAIT_S = 60.0
-# No extension is ever fetched: a --db that names a SQLite or Postgres file would otherwise make DuckDB
-# download the scanner it needs (and wait on the network) instead of failing at once.
-NO_NETWORK = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
-# Tables every store at SCHEMA_VERSION has (sql/store/schema.sql and the migrations); the views
-# (sql/store/views.sql, kernels_raw among them) are built on them.
-CORE_TABLES = ("runs", "kernels_raw_full", "kernels_raw_ascend_csv", "trace_events", "tracks", "kernel_names",
-               "segmentations", "kernel_segments", "run_groups", "comm_ops", "comm_links", "comm_matrix", "step_times",
-               "kernel_texts", "kernel_work_rows", "kernel_work_tuples")
-# sha256 over the columns of those tables and tracedb_meta, as _tables_digest lists them for a store at
-# SCHEMA_VERSION (`table: column TYPE, ...` lines, tables by name): the check of every open compares a store's
-# tables with it at ~2 ms. A store that differs is compared table by table with the tables of a new store,
-# built in memory (~0.1 s), to name the table; tests/test_hostile_stores.py checks the value against a new store.
-TABLES_DIGEST = "bbfb5c4c0261240c6d4a16919b201defd5256e2bcdaea86bdfdd2b02d90c4a6f"
-# from-version -> sql file that brings the store's tables one version up. A new store is schema.sql (v1)
-# plus every migration, so the migration path runs on every store ever created; the views are created
-# after the last one (views.sql). A change to a view needs a new version too: a store already at the
-# current one is never rewritten on open.
-MIGRATIONS: dict[int, str] = {1: "migrate_1_to_2", 2: "migrate_2_to_3", 3: "migrate_3_to_4", 4: "migrate_4_to_5",
-                              5: "migrate_5_to_6", 6: "migrate_6_to_7",
-                              7: "migrate_7_to_8", 8: "migrate_8_to_9", 9: "migrate_9_to_10",
-                              10: "migrate_10_to_11", 11: "migrate_11_to_12"}
-
-
-class EmptyStore(StoreError):
-    """A read-only open of a file with no tracedb store in it yet (empty, or a DuckDB file without tables)."""
 
 
 def resolve_path(path: str | None) -> str:
@@ -74,7 +50,7 @@ def open_store(path: str | None = None, read_only: bool = False, migrate: bool =
     from tracedb.engine.store import dataset
     if dataset.is_dataset_path(path):   # a Parquet dataset folder: read-only, through its own catalog
         if read_only:   # the catalog is tracedb's own (a new store): only its files are someone else's
-            con = dataset.open_dataset(path, lambda p: open_store(p, wait=0), SCHEMA_VERSION, NO_NETWORK)
+            con = dataset.open_dataset(path, lambda p: open_store(p, wait=0), schema.SCHEMA_VERSION, schema.NO_NETWORK)
             if confined:
                 _confine(con)
             return con
@@ -90,7 +66,7 @@ def open_store(path: str | None = None, read_only: bool = False, migrate: bool =
         raise UsageError(f"{path}: not a regular file; expected a tracedb store (a DuckDB file)")
     if exists and os.path.isfile(path) and os.path.getsize(path) == 0:   # `touch store.duckdb`: no content;
         if read_only:                                                       # DuckDB refuses to open it
-            raise EmptyStore(f"{path}: empty file; ingest a trace into it first")
+            raise schema.EmptyStore(f"{path}: empty file; ingest a trace into it first")
         os.unlink(path)
         exists = False
     made = False
@@ -98,11 +74,12 @@ def open_store(path: str | None = None, read_only: bool = False, migrate: bool =
         exists, made = _create(path)
     if exists:
         _check_header(path)
-    config = dict(NO_NETWORK) if exists else {**NO_NETWORK, "storage_compatibility_version": STORAGE_VERSION}
+    config = (dict(schema.NO_NETWORK) if exists
+              else {**schema.NO_NETWORK, "storage_compatibility_version": STORAGE_VERSION})
     con = _connect_waiting(path, read_only, config, wait_seconds() if wait is None else wait)
     try:
         sql.run(con, "macros")   # TEMP, so read-only opens have them too; a migration may use them
-        _check_schema(con, path, read_only, migrate, checked=exists and not made)
+        schema._check_schema(con, path, read_only, migrate, checked=exists and not made)
         if not read_only:
             _discard_unfinished(con)
         if confined:
@@ -148,10 +125,10 @@ def _new_store_bytes() -> bytes | None:
         return None
     try:
         path = os.path.join(folder, "new.duckdb")
-        con = duckdb.connect(path, config={**NO_NETWORK, "storage_compatibility_version": STORAGE_VERSION})
+        con = duckdb.connect(path, config={**schema.NO_NETWORK, "storage_compatibility_version": STORAGE_VERSION})
         try:
             sql.run(con, "macros")
-            _check_schema(con, path, False, False, checked=False)
+            schema._check_schema(con, path, False, False, checked=False)
         finally:
             con.close()
         with open(path, "rb") as f:
@@ -240,191 +217,9 @@ def _is_lock_error(e) -> bool:
 def _discard_unfinished(con):
     """Rows of a Chrome ingest whose process died between its committed parts and its final
     transaction: invisible (no runs row), removed here by the next writer."""
-    row = con.execute("SELECT value FROM tracedb_meta WHERE key = 'pending_run'").fetchone()
+    row = sql.run(con, "meta_value", {"key": "pending_run"}).fetchone()
     if row and str(row[0]).isdigit():
         sql.run(con, "discard_pending", {"run_id": int(row[0])})
-
-
-def _check_schema(con, path, read_only, migrate, checked=True):
-    """The store's schema version, creating or migrating the schema where asked. `checked`: the catalog is
-    checked first (no macro, trigger or CHECK constraint; the tables tracedb keeps are base tables with its
-    columns), before any table is read; a file this process just made from tracedb's own bytes is not."""
-    cat = _catalog(con)
-    tables = set(cat.tables) | cat.views
-    if "tracedb_meta" not in tables:
-        if tables:
-            raise StoreError(f"{path}: a DuckDB file but not a tracedb store (tables: {', '.join(sorted(tables)[:5])})")
-        if checked:
-            _refuse_code(con, path, read_only)
-        if read_only:
-            raise EmptyStore(f"{path}: empty DuckDB file; ingest a trace into it first")
-        con.execute("BEGIN")
-        sql.run(con, "schema")
-        _upgrade(con, 1)
-        con.execute("INSERT INTO tracedb_meta VALUES ('schema_version', $v)", {"v": str(SCHEMA_VERSION)})
-        con.execute("COMMIT")
-        return
-    if checked:
-        _refuse_code(con, path, read_only)
-        _check_tables(path, cat, {"tracedb_meta": META_COLUMNS})   # read next: a table, of two texts
-    row = con.execute("SELECT value FROM tracedb_meta WHERE key = 'schema_version'").fetchone()
-    version = int(row[0]) if row and str(row[0]).isdigit() else -1
-    if version == SCHEMA_VERSION:
-        missing = [t for t in CORE_TABLES if t not in tables]
-        if missing:   # dropped by hand (tracedb sql --write): every command would fail on it later
-            raise StoreError(f"{path}: a tracedb store without its table(s) {', '.join(missing)}; it cannot be "
-                             "used: re-ingest the traces into a new store")
-        if checked and _tables_digest(cat) != TABLES_DIGEST:
-            _check_tables(path, cat, _expected_tables(SCHEMA_VERSION))
-        return
-    if version > SCHEMA_VERSION:
-        raise StoreError(f"{path}: written by a newer tracedb (schema v{version}, this one reads v{SCHEMA_VERSION}); "
-                         "upgrade tracedb to read it")
-    if version not in MIGRATIONS:
-        raise StoreError(f"{path}: schema v{version} cannot be migrated to v{SCHEMA_VERSION}; "
-                         "re-ingest the traces into a new store")
-    if read_only or not migrate:
-        raise StoreError(f"{path}: schema v{version} is older than v{SCHEMA_VERSION}; "
-                         f"run `tracedb migrate --db {path}`")
-    if checked:   # the migrations read the tables of that version: each must be a table, computing no column
-        _check_tables(path, cat, _expected_tables(version), exact=False)
-    con.execute("BEGIN")
-    _upgrade(con, version)
-    if SCHEMA_VERSION >= 5 > version:
-        from tracedb.ingest import kernel_names   # v5: short names of the names already there (of the kernels view)
-        kernel_names.fill(con)
-    if SCHEMA_VERSION >= 9 > version:
-        from tracedb.ingest import kernel_work   # v9: the work of the kernels already there
-        kernel_work.fill(con)
-    con.execute("UPDATE tracedb_meta SET value = $v WHERE key = 'schema_version'", {"v": str(SCHEMA_VERSION)})
-    con.execute("COMMIT")
-
-
-# What a store's catalog holds in its schema main, in one query (~2 ms on a store of 17 tables and 10 views):
-# its base tables, the columns of its tables and views (`name TYPE`, and ` = expr` for a column with a default
-# or a computed value: tracedb's have neither), and its views. The catalog functions are named with their
-# schema: a store's macro named duckdb_tables would otherwise replace DuckDB's in the query.
-CATALOG_SQL = """
-SELECT 'table' AS kind, table_name AS name, NULL AS position, NULL AS detail FROM system.main.duckdb_tables()
-WHERE database_name = system.main.current_database() AND schema_name = 'main'
-UNION ALL
-SELECT 'column', table_name, column_index, column_name || ' ' || data_type || coalesce(' = ' || column_default, '')
-FROM system.main.duckdb_columns()
-WHERE database_name = system.main.current_database() AND schema_name = 'main'
-UNION ALL
-SELECT 'view', view_name, NULL, NULL FROM system.main.duckdb_views()
-WHERE database_name = system.main.current_database() AND schema_name = 'main' AND NOT internal"""
-# What runs SQL when a table is written: a trigger (DuckDB 2.0 has them, in stores of storage v2.0.0) and a CHECK
-# constraint (tracedb's tables have neither). Looked for on writable opens only, as a read runs neither (the
-# two listings cost ~5 ms a connection).
-WRITE_SQL_SQL = """
-SELECT 'a constraint ' || constraint_text, table_name FROM system.main.duckdb_constraints()
-WHERE database_name = system.main.current_database() AND schema_name = 'main' AND constraint_type = 'CHECK'"""
-TRIGGERS_SQL = """
-UNION ALL
-SELECT 'a TRIGGER (' || trigger_name || ')', table_name FROM system.main.duckdb_triggers()
-WHERE database_name = system.main.current_database() AND schema_name = 'main'"""
-# A function kept in the store's schema main: a macro, which DuckDB finds before its own functions of that name
-# (a store's macro `upper` or `sha256` replaces DuckDB's in every query). DuckDB lists functions in one table
-# with its ~3,300 own, so this is the costly part of the check: ~15 ms.
-MACROS_SQL = """
-SELECT function_name, function_type FROM system.main.duckdb_functions()
-WHERE database_name = system.main.current_database() AND schema_name = 'main'"""
-# tracedb_meta, read before the schema version says which tables to expect (schema.sql; no migration changes it)
-META_COLUMNS = ("key VARCHAR", "value VARCHAR")
-REFUSED = "refused (a store's own SQL is never run)"
-
-
-class Catalog:
-    """A store's schema main: base table -> its columns in order, and the views."""
-
-    def __init__(self, rows):
-        columns: dict[str, list] = {}
-        for kind, name, position, detail in rows:
-            if kind == "column":
-                columns.setdefault(name, []).append((position, detail))
-        self.tables = {name: tuple(d for _, d in sorted(columns.get(name, ())))
-                       for kind, name, _, _ in rows if kind == "table"}
-        self.views = {name for kind, name, _, _ in rows if kind == "view"}
-
-
-def _catalog(con) -> Catalog:
-    return Catalog(con.execute(CATALOG_SQL).fetchall())
-
-
-@functools.lru_cache(maxsize=1)
-def _has_triggers() -> bool:
-    """DuckDB 2.0 brought triggers (and duckdb_triggers()); 1.5 has neither."""
-    return int(re.match(r"\d+", duckdb.__version__).group()) >= 2
-
-
-def _refuse_code(con, path, read_only: bool):
-    """A macro in the store, or on a writable open a trigger or CHECK constraint (tracedb keeps none), refuses
-    it, named."""
-    if not read_only:
-        found = con.execute(WRITE_SQL_SQL + (TRIGGERS_SQL if _has_triggers() else "")).fetchone()
-        if found:
-            raise StoreError(f"store {path}: main.{found[1]} has {found[0]}, which tracedb never makes and which "
-                             f"DuckDB would run on a write; {REFUSED}")
-    macro = con.execute(MACROS_SQL).fetchone()
-    if macro:
-        raise StoreError(f"store {path}: main.{macro[0]} is a {macro[1].upper().replace('_', ' ')}, which tracedb "
-                         f"never keeps in a store and which DuckDB would run in place of its own function; {REFUSED}")
-
-
-def _tables_digest(cat: Catalog) -> str:
-    lines = [f"{t}: {', '.join(cat.tables.get(t, ()))}" for t in sorted(("tracedb_meta",) + CORE_TABLES)]
-    return hashlib.sha256("\n".join(lines).encode()).hexdigest()
-
-
-@functools.lru_cache(maxsize=4)
-def _expected_tables(version: int) -> dict[str, tuple]:
-    """Base table -> columns of a store at schema `version`, as schema.sql and the migrations up to it make
-    them, in an in-memory database (~0.1 s)."""
-    mem = duckdb.connect(config=dict(NO_NETWORK))
-    try:
-        sql.run(mem, "macros")
-        sql.run(mem, "schema")
-        for v in range(1, version):
-            sql.run(mem, MIGRATIONS[v])
-        return _catalog(mem).tables
-    finally:
-        mem.close()
-
-
-def _check_tables(path, cat: Catalog, expected: dict[str, tuple], exact=True):
-    """Each table of `expected` (name -> columns) is a base table of the store with those columns; not `exact`
-    (an older store, to be migrated): with no column of a default or computed value, whatever its columns (an
-    older tracedb's are the migrations' business)."""
-    for table, want in sorted(expected.items()):
-        if table in cat.views:
-            raise StoreError(f"store {path}: main.{table} is a VIEW where tracedb keeps a table; {REFUSED}")
-        if table not in cat.tables:
-            raise StoreError(f"{path}: a tracedb store without its table {table}; it cannot be used: re-ingest the "
-                             "traces into a new store")
-        got = cat.tables[table]
-        computed = [c for c in got if " = " in c]
-        if not exact and computed:
-            raise StoreError(f"store {path}: main.{table} has the column `{computed[0]}`, of a value DuckDB computes; "
-                             f"{REFUSED}")
-        if got == want or not exact:
-            continue
-        for i, (g, w) in enumerate(zip(got, want)):
-            if g != w:
-                raise StoreError(f"store {path}: main.{table} column {i + 1} is `{g}` where tracedb keeps `{w}`; "
-                                 f"{REFUSED}")
-        what = (f"has a column `{got[len(want)]}` tracedb does not keep" if len(got) > len(want)
-                else f"lacks the column `{want[len(got)]}`")
-        raise StoreError(f"store {path}: main.{table} {what}; {REFUSED}")
-
-
-def _upgrade(con, version: int):
-    """The tables of a store at schema `version` brought to SCHEMA_VERSION by the migrations, then every view
-    (re-)created from views.sql: a new store (schema.sql is v1) and a migrated one end with the same
-    catalog, and an older store's views, written by an older tracedb, give way to today's."""
-    for v in range(version, SCHEMA_VERSION):
-        sql.run(con, MIGRATIONS[v])
-    sql.run(con, "views")
 
 
 def _first_line(e) -> str:
@@ -480,7 +275,7 @@ def resolve_runs(con, runs=(), tags=()) -> list[int]:
     filters = parse_tag_filters(tags)
     if not runs and not filters:
         # a store of one run needs no name for it: there is nothing else it could mean
-        only = con.execute("SELECT list(run_id) FROM runs").fetchone()[0] or []
+        only = sql.run(con, "run_id_list").fetchone()[0] or []
         if len(only) == 1:
             return only
         raise UsageError("give at least one --run NAME|GLOB or --tag KEY[=VALUE] (see `tracedb runs`)")
@@ -516,7 +311,7 @@ def unknown_run(con, name: str) -> UsageError:
 
 def _store_hint(con, with_tags=False, shown=8) -> str:
     """A few run names (with their tags) for error messages."""
-    rows = con.execute("SELECT name, tags FROM runs ORDER BY run_id").fetchall()
+    rows = sql.run(con, "run_names_tags").fetchall()
     if not rows:
         return "the store has no runs yet"
     names = [n + (f" ({', '.join(f'{k}={v}' for k, v in (t or {}).items()) or 'no tags'})" if with_tags else "")

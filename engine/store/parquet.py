@@ -53,7 +53,7 @@ def export_store(con, folder: str, runs=(), tags=()) -> ExportResult:
     from tracedb.engine.store.connect import resolve_runs
     t0 = time.perf_counter()
     ids = resolve_runs(con, runs, tags) if runs or tags else \
-        [r[0] for r in con.execute("SELECT run_id FROM runs ORDER BY run_id").fetchall()]
+        [r[0] for r in sql.run(con, "run_ids").fetchall()]
     if not ids:
         raise UsageError("the store has no runs yet; nothing to export")
     created = _check_new_folder(folder)
@@ -97,7 +97,7 @@ def partitioned(tables) -> list[str]:
 
 
 def new_manifest(con, tables) -> dict:
-    from tracedb.engine.store.connect import SCHEMA_VERSION
+    from tracedb.engine.store.schema import SCHEMA_VERSION
     kernel_cols = [(r[0], r[1]) for r in con.execute("DESCRIBE kernels").fetchall()]
     described = {t: {"partition_by": dataset.PARTITION if t in partitioned(tables) else None,
                      "columns": dict(cols)} for t, cols in sorted(tables.items())}
@@ -111,9 +111,7 @@ def new_manifest(con, tables) -> dict:
 
 def run_facts(con, run_id: int) -> dict:
     """What the manifest says of a run (for readers without tracedb, and for skipping identical content)."""
-    name, tags, content_hash, source_bytes, kernels = con.execute(
-        "SELECT name, tags, content_hash, source_bytes, kernel_count FROM runs WHERE run_id = $r",
-        {"r": run_id}).fetchone()
+    name, tags, content_hash, source_bytes, kernels = sql.run(con, "run_facts", {"run_id": run_id}).fetchone()
     return {"run_id": run_id, "name": name, "tags": dict(tags or {}), "content_hash": content_hash,
             "source_bytes": source_bytes, "kernels": kernels}
 
@@ -233,7 +231,7 @@ def stored_runs(folder: str) -> list[dict]:
     """The runs the dataset's manifest names (none before its first run)."""
     if not dataset.has_manifest(folder):
         return []
-    from tracedb.engine.store.connect import SCHEMA_VERSION
+    from tracedb.engine.store.schema import SCHEMA_VERSION
     m = dataset.read_manifest(folder)
     dataset.check_version(m, folder, SCHEMA_VERSION)
     return m["runs"]

@@ -1,5 +1,5 @@
 -- Report `layers --pass mean`: one row per (run, layer), the mean over the run's steady passes (the
--- selection in _assigned, chosen by tracedb.engine.segmentation.segment.steady_passes), with the spread of sum_us.
+-- selection in _assigned, chosen by tracedb.engine.segmentation.assignment.steady_passes), with the spread of sum_us.
 -- Means are exact integer ns rounded half up (macro mean_ns), over the passes that have the layer;
 --   kernels and comm_count are means with one decimal. No start/end: they differ from pass to pass.
 -- Placeholders (built by tracedb.engine.reports.registry from the profile's category order, identifiers quoted by

@@ -15,7 +15,7 @@
 --   $absolute BOOLEAN: start_us and end_us in the store's absolute time instead of from the run's first
 --     kernel
 --   $steady_tolerance DOUBLE: how close (relative) a pass's layer-0 wall must be to the previous full
---     pass's to be steady (segment.STEADY_TOLERANCE, the rule --pass steady uses)
+--     pass's to be steady (assignment.STEADY_TOLERANCE, the rule --pass steady uses)
 -- Output: rows, one per (run, phase, pass), forward passes first:
 --   run VARCHAR: the run's name
 --   pass BIGINT: the pass (numbered per phase from 0 in time order)

@@ -1,0 +1,115 @@
+"""Stage 4, the layer assignment of chosen passes (sql/segment/segment_assign.sql: TEMP _assigned), and the
+choice of passes for `--pass N|all|steady|auto|mean`, which the layer-0 walls of an assignment of every pass
+decide (the steady pass: the first whose layer-0 wall is within 5 % of the previous pass's)."""
+import statistics
+
+from tracedb import sql
+from tracedb.engine.segmentation.binding import Bound
+from tracedb.engine.segmentation.categories import categorize_kernels
+from tracedb.errors import UsageError
+
+STEADY_TOLERANCE = 0.05   # --pass steady: layer-0 wall within 5 % of the previous pass's
+
+
+def assign(con, b: Bound, selection: list[tuple[int, int]]):
+    """Stage 4 for the given (run_id, pass) pairs: creates _assigned."""
+    # one statement over lists: executemany costs ~0.7 ms a row (1.2 s for 1,700 passes)
+    con.execute("CREATE OR REPLACE TEMP TABLE _sel AS SELECT unnest($r)::INTEGER AS run_id, unnest($p)::BIGINT AS pass",
+                {"r": [r for r, _ in selection], "p": [p for _, p in selection]})
+    if b.stored:      # every pass was assigned when it was kept: a pass's layers depend on that pass alone;
+        sql.run(con, "segment_assign_kept")   # its _cats came back with it (same runs and profile)
+        return
+    categorize_kernels(con, b)
+    if b.phase == "backward":     # the norm gradients whose names do not say so, for the backward layer boundaries
+        sql.run(con, "backward_norm_grads", {"run_ids": b.run_ids})
+    else:
+        con.execute("CREATE OR REPLACE TEMP TABLE _bwd_norm AS SELECT NULL::INTEGER AS run_id, NULL::BIGINT AS seq "
+                    "LIMIT 0")
+    lo, hi = con.execute("SELECT min(win_start), max(win_end) FROM _windows JOIN _sel USING (run_id, pass)").fetchone()
+    sql.run(con, "segment_assign", {**b.params(), "win_lo": lo, "win_hi": hi})
+
+
+def select_passes(con, b: Bound, spec: str, fallbacks: set | None = None) -> list[tuple[int, int]]:
+    """(run_id, pass) pairs for `--pass N|all|steady|auto|mean`, after find_passes (mean: every pass
+    averaged; auto: the steady pass, else the run's last full pass, and the run goes into `fallbacks`)."""
+    spec = str(spec).strip().lower()
+    allp = con.execute("SELECT run_id, pass, partial FROM _passes ORDER BY run_id, pass").fetchall()
+    if spec == "all":
+        return [(r, p) for r, p, _ in allp]
+    if spec in ("steady", "auto", "mean"):
+        walls, sim, out = layer0_walls(con, b), simulated_runs(con, b.run_ids), []
+        for rid in b.run_ids:
+            if spec == "mean" or rid in sim:
+                picked = steady_passes(con, b, rid, walls, rid in sim)
+            elif spec == "auto":
+                picked = [_steady_or_last(con, b, rid, walls, allp, fallbacks)]
+            else:
+                picked = [steady_pass(con, b, rid, walls)]
+            out += [(rid, p) for p in (picked if spec == "mean" else picked[:1])]
+        return out
+    if not spec.lstrip("-").isdigit():
+        raise UsageError(f"--pass {spec!r}: expected a pass number, all, steady, auto or mean")
+    n = int(spec)
+    out = []
+    for rid in b.run_ids:
+        count = sum(1 for r, _, _ in allp if r == rid)
+        if not 0 <= n < count:
+            raise UsageError(f"run '{b.run_names[rid]}' has {count} passes (0..{count - 1}); --pass {n} does not exist")
+        out.append((rid, n))
+    return out
+
+
+def _steady_or_last(con, b: Bound, rid: int, walls: dict, allp: list, fallbacks: set | None) -> int:
+    """The steady pass, else the last full pass (the last pass when all are partial) among `allp`
+    (run_id, pass, partial): a trace of one or two passes, as a profiler often records, has no steady pass."""
+    try:
+        return steady_pass(con, b, rid, walls)
+    except UsageError:
+        if fallbacks is not None:
+            fallbacks.add(rid)
+        full = [p for r, p, partial in allp if r == rid and not partial]
+        return max(full or [p for r, p, _ in allp if r == rid], default=None)
+
+
+def simulated_runs(con, run_ids) -> set[int]:
+    """Runs tagged kind=simulated (or kind=predicted): a performance model's trace has no cold start, so
+    each of its full passes is steady."""
+    return {r for (r,) in sql.run(con, "run_kinds", {"run_ids": list(run_ids)}).fetchall()}
+
+
+def steady_passes(con, b: Bound, rid: int, walls: dict, simulated: bool = False) -> list[int]:
+    """The passes `--pass mean` averages: every full pass from the steady pass on whose layer-0 wall is
+    within 5 % of the median layer-0 wall of those passes (the lower middle value for an even count, so
+    the median is a pass of its own and the list is never empty); for a simulated run every full pass."""
+    full = [p for p, partial in con.execute("SELECT pass, partial FROM _passes WHERE run_id = $r ORDER BY pass",
+                                            {"r": rid}).fetchall() if not partial and (rid, p) in walls]
+    if simulated:
+        if not full:
+            raise UsageError(f"run '{b.run_names[rid]}' (simulated) has no full pass")
+        return full
+    first = steady_pass(con, b, rid, walls)
+    later = [p for p in full if p >= first]
+    median = statistics.median_low(walls[(rid, p)] for p in later)
+    return [p for p in later if abs(walls[(rid, p)] - median) <= STEADY_TOLERANCE * median]
+
+
+def layer0_walls(con, b: Bound) -> dict[tuple[int, int], int]:
+    """Layer-0 wall time (ns) of every pass: from a layer assignment of all passes."""
+    assign(con, b, [tuple(r) for r in con.execute("SELECT run_id, pass FROM _passes").fetchall()])
+    return {(r, p): w for r, p, w in con.execute(
+        "SELECT run_id, pass, max(end_ns) - min(start_ns) FROM _assigned WHERE layer = 0 GROUP BY ALL").fetchall()}
+
+
+def steady_pass(con, b: Bound, rid: int, walls: dict | None = None) -> int:
+    """The first full pass after the first two whose layer-0 wall is within 5 % of the previous pass's."""
+    walls = walls if walls is not None else layer0_walls(con, b)
+    passes = con.execute("SELECT pass, partial FROM _passes WHERE run_id = $r ORDER BY pass", {"r": rid}).fetchall()
+    partial = {p for p, part in passes if part}
+    for p, _ in passes:
+        prev, cur = walls.get((rid, p - 1)), walls.get((rid, p))
+        if p >= 2 and p not in partial and p - 1 not in partial and prev and cur is not None \
+                and abs(cur - prev) <= STEADY_TOLERANCE * prev:
+            return p
+    listing = ", ".join(f"{p}: {walls[(rid, p)] / 1000:.3f}" for p, _ in passes if (rid, p) in walls)
+    raise UsageError(f"run '{b.run_names[rid]}': no steady pass (a full pass >= 2 whose layer-0 wall is within "
+                     f"5% of the previous one); layer-0 wall us by pass: {listing or 'none'}. Pick one with --pass N")

@@ -1,0 +1,11 @@
+-- What a dataset's manifest says of a run (for readers without tracedb, and for skipping identical content).
+-- Inputs: runs.
+-- Parameters:
+--   $run_id INTEGER: the run
+-- Output: rows, one:
+--   name VARCHAR: the run's name
+--   tags MAP(VARCHAR, VARCHAR): its tags
+--   content_hash VARCHAR: runs.content_hash
+--   source_bytes BIGINT: runs.source_bytes
+--   kernel_count BIGINT: runs.kernel_count
+SELECT name, tags, content_hash, source_bytes, kernel_count FROM runs WHERE run_id = $run_id;
