@@ -19,6 +19,15 @@ Faults (one at a time):
   slow      rank SLOW's GEMMs 30 % slower in every step: the others wait for it at every all-reduce
   roofline  at the end of every step an aten::add of two 4096x4096 bf16 tensors (100.7 MB moved, 30.0 µs at
             3.35 TB/s) taking 300 µs: ~10 % of its memory roofline
+
+Ascend form (form="ascend", write_ascend / store): the same job as 4 torch_npu profiler folders
+`<folder>/rank_N_ascend_pt/` (ASCEND_PROFILER_OUTPUT/kernel_details.csv, profiler_info_N.json naming the rank and
+an Ascend910B3 chip, profiler_metadata.json naming rank and world size), ingested as one folder
+(`tracedb ingest FOLDER --name job`: runs tagged job=job). Per layer: FlashAttentionScore (AI_CORE, no shapes),
+MatMulV3 (AI_CORE, 4096x1024 @ 1024x4096 bf16: ~73 % of the 910B3's 313 TFLOP/s), hcom_allReduce__271_<n>_1
+(COMMUNICATION; its time holds the wait for the last rank, as HCCL's does), MatMulV3. Steps are the Step Id
+column (no host side). The roofline fault's Add runs on AI_VECTOR_CORE: 100.7 MB at 1.6 TB/s is 62.9 µs of its
+300 µs (~21 % of its roofline).
 """
 import json
 import os
@@ -35,15 +44,30 @@ ADD_DIMS = [[4096, 4096], [4096, 4096], []]
 ADD_BYTES = 3 * 4096 * 4096 * 2
 H100_TBS = 3.35e12
 FAULTS = ("clean", "idle", "exposed", "slow", "roofline")
+FORMS = ("kineto", "ascend")
+TBS = {"kineto": H100_TBS, "ascend": 1.6e12}            # Ascend 910B3: engine/reports/peaks.py
+BASE_US = BASE_NS // 1000
+CHIP = "Ascend910B3"
+ASCEND_MM = ('"4096,1024;1024,4096"', "DT_BF16;DT_BF16", "ND;ND", '"4096,4096"', "DT_BF16", "ND")
+ASCEND_ADD = ('"4096,4096;4096,4096"', "DT_BF16;DT_BF16", "ND;ND", '"4096,4096"', "DT_BF16", "ND")
+# kernel_details.csv as torch_npu writes it (tests/test_ascend_host.py FULL)
+KD_COLUMNS = ["Step Id", "Device_id", "Model ID", "Task ID", "Stream ID", "Name", "Type", "OP State",
+              "Accelerator Core", "Start Time(us)", "Duration(us)", "Wait Time(us)", "Block Dim", "Mix Block Dim",
+              "HF32 Eligible", "Input Shapes", "Input Data Types", "Input Formats", "Output Shapes",
+              "Output Data Types", "Output Formats", "Context ID", "aicore_time(us)"]
 RULE_OF = {"idle": "idle-gap", "exposed": "exposed-comm", "slow": "slow-rank", "roofline": "roofline-gap"}
 
 
-def job(seed=0, fault="clean"):
-    """(events per rank, planted time at stake in µs: the sum the fault's rule should report over the job)."""
-    assert fault in FAULTS, fault
+def job(seed=0, fault="clean", form="kineto"):
+    """(events per rank, planted time at stake in µs: the sum the fault's rule should report over the job).
+    Each kernel event also lands, as (kind, start µs, dur µs, step), in the `kernels` list the Ascend form
+    writes: job(...)[0] is the Kineto events, job.kernels (set on the call) the abstract kernels per rank."""
+    assert fault in FAULTS and form in FORMS, (fault, form)
     rnd = random.Random(seed)
     ev = [[] for _ in range(RANKS)]
     corr = [0] * RANKS
+    kernels = [[] for _ in range(RANKS)]
+    step = [0]
     planted = 0.0
 
     def jit(v):
@@ -62,9 +86,11 @@ def job(seed=0, fault="clean"):
         op(r, "cudaLaunchKernel", t + 1, 0.5, tid=tid, cat="cuda_runtime", correlation=corr[r])
         ev[r].append({"ph": "X", "cat": "kernel", "name": name, "pid": 0, "tid": stream, "ts": round(start, 3),
                       "dur": round(dur, 3), "args": {"device": r, "stream": stream, "correlation": corr[r]}})
+        kernels[r].append((name, round(start, 3), round(dur, 3), step[0]))
 
     t = 100.0
     for s in range(STEPS):
+        step[0] = s + 1
         step_start = t
         b = t + 10
         for layer in range(LAYERS):
@@ -99,11 +125,53 @@ def job(seed=0, fault="clean"):
                 kernel(r, "elementwise_add_kernel", b, ADD_US, dims=ADD_DIMS, types=[BF, BF, "Scalar"],
                        host_op="aten::add")
             b += ADD_US + 2
-            planted += (ADD_US - ADD_BYTES / H100_TBS * 1e6) * RANKS
+            planted += (ADD_US - ADD_BYTES / TBS[form] * 1e6) * RANKS
         t = b + 50
         for r in range(RANKS):
             op(r, f"ProfilerStep#{s + 1}", step_start, t - step_start, cat="user_annotation")
+    job.kernels = kernels
     return ev, planted
+
+
+def _us(t: float) -> str:
+    """An epoch time or a duration in µs with 3 decimals, as kernel_details.csv writes it."""
+    return f"{t:.3f}"
+
+
+def write_ascend(folder, seed=0, fault="clean"):
+    """One torch_npu profiler folder per rank under `folder` (rank_N_ascend_pt/): (folder, planted µs)."""
+    _, planted = job(seed, fault, "ascend")
+    for r, ks in enumerate(job.kernels):
+        pt = os.path.join(str(folder), f"rank_{r}_ascend_pt")
+        out = os.path.join(pt, "ASCEND_PROFILER_OUTPUT")
+        os.makedirs(out, exist_ok=True)
+        rows, hccl = [], 0
+        for task, (name, start, dur, step) in enumerate(sorted(ks, key=lambda k: (k[1], k[0]))):
+            shapes = ("", "", "", "", "", "")
+            if name.startswith("ncclDevKernel"):
+                name, op_type, core, stream = f"hcom_allReduce__271_{hccl}_1", "hcom_allReduce_", "COMMUNICATION", 5
+                hccl += 1
+            elif name == "gemm_kernel":
+                name = op_type = "MatMulV3"
+                core, stream, shapes = "AI_CORE", 2, ASCEND_MM
+            elif name == "flash_fwd_kernel":
+                name = op_type = "FlashAttentionScore"
+                core, stream = "AI_CORE", 2
+            else:
+                name = op_type = "Add"
+                core, stream, shapes = "AI_VECTOR_CORE", 2, ASCEND_ADD
+            aicore = _us(dur) if core == "AI_CORE" else "N/A"
+            rows.append([step, r, 4294967295, 100 + task, stream, name, op_type, "dynamic", core,
+                         _us(BASE_US + start), _us(dur), "0", 24, 0, "NO", *shapes, "N/A", aicore])
+        with open(os.path.join(out, "kernel_details.csv"), "w", encoding="utf-8", newline="") as f:
+            f.write(",".join(KD_COLUMNS) + "\n" + "".join(",".join(map(str, row)) + "\n" for row in rows))
+        with open(os.path.join(pt, f"profiler_info_{r}.json"), "w", encoding="utf-8") as f:
+            json.dump({"rank_id": r, "torch_npu_version": "2.5.1", "cann_version": "8.1.RC1",
+                       "config": {"experimental_config": {"_profiler_level": "Level1"}},
+                       "device_info": {"chip_name": CHIP}}, f)
+        with open(os.path.join(pt, "profiler_metadata.json"), "w", encoding="utf-8") as f:
+            json.dump({"distributed_args": {"rank": r, "world_size": RANKS}}, f)
+    return str(folder), planted
 
 
 def write(folder, seed=0, fault="clean", name="job"):
@@ -121,6 +189,22 @@ def write(folder, seed=0, fault="clean", name="job"):
             json.dump(doc, f)
         paths.append(path)
     return paths, planted
+
+
+def store(db, folder, seed=0, fault="clean", form="kineto", name="job"):
+    """The job of `form` in the store `db`, its ranks tagged job=<name>; returns the planted µs. Kineto: each rank
+    as run `<name>-rank<N>`; Ascend: the folder of rank folders as one `tracedb ingest FOLDER --name <name>`."""
+    if form == "ascend":
+        from helpers import cli
+        _, planted = write_ascend(folder, seed, fault)
+        cli("ingest", str(folder), "--db", db, "--name", name)
+        return planted
+    import tracedb
+    con = tracedb.connect(db)
+    try:
+        return ingest(con, folder, seed, fault, name)
+    finally:
+        con.close()
 
 
 def ingest(con, folder, seed=0, fault="clean", name="job"):

@@ -1,6 +1,7 @@
-"""`tracedb advise` on tests/advise_faults.py's synthetic jobs: each rule fires on its planted fault with the
-planted time at stake (within 5 %), no rule fires on the clean job or on another rule's fault, and the clean
-job stays silent across 20 seeds."""
+"""`tracedb advise` on tests/advise_faults.py's synthetic jobs, in both forms (Kineto traces of H100 ranks, Ascend
+profiler folders of 910B3 ranks): each rule fires on its planted fault with the planted time at stake (within
+5 %), no rule fires on the clean job or on another rule's fault, and the clean job stays silent across 10 seeds
+per form."""
 import csv
 import io
 import json
@@ -8,20 +9,16 @@ import json
 import pytest
 
 import advise_faults
-import tracedb
 from helpers import cli
 from tracedb.engine.advise import rules
 from tracedb.errors import UsageError
 
 
-def _store(tmp_path, fault, seed=0):
+def _store(tmp_path, fault, seed=0, form="kineto"):
     db = str(tmp_path / f"{fault}-{seed}.duckdb")
-    con = tracedb.connect(db)
-    try:
-        planted = advise_faults.ingest(con, tmp_path, seed, fault)
-    finally:
-        con.close()
-    return db, planted
+    folder = tmp_path / "job"
+    folder.mkdir()
+    return db, advise_faults.store(db, folder, seed, fault, form)
 
 
 def _findings(db, *args):
@@ -30,16 +27,28 @@ def _findings(db, *args):
 
 
 @pytest.fixture(scope="module")
-def stores(tmp_path_factory):
+def all_stores(tmp_path_factory):
     out = {}
-    for fault in advise_faults.FAULTS:
-        out[fault] = _store(tmp_path_factory.mktemp(fault), fault)
+    for form in advise_faults.FORMS:
+        for fault in advise_faults.FAULTS:
+            out[form, fault] = _store(tmp_path_factory.mktemp(f"{form}-{fault}"), fault, form=form)
     return out
 
 
+@pytest.fixture(scope="module")
+def stores(all_stores):
+    return {fault: all_stores["kineto", fault] for fault in advise_faults.FAULTS}
+
+
+@pytest.fixture(scope="module")
+def ascend(all_stores):
+    return {fault: all_stores["ascend", fault] for fault in advise_faults.FAULTS}
+
+
+@pytest.mark.parametrize("form", advise_faults.FORMS)
 @pytest.mark.parametrize("fault", advise_faults.FAULTS)
-def test_each_rule_fires_on_its_fault_only(stores, fault):
-    db, planted = stores[fault]
+def test_each_rule_fires_on_its_fault_only(all_stores, form, fault):
+    db, planted = all_stores[form, fault]
     rows = _findings(db)
     fired = {r["rule"] for r in rows}
     if fault == "clean":
@@ -54,11 +63,12 @@ def test_each_rule_fires_on_its_fault_only(stores, fault):
         assert r["severity"] in rules.SEVERITIES
 
 
-def test_clean_job_is_silent_across_seeds(tmp_path):
-    for seed in range(20):
+@pytest.mark.parametrize("form", advise_faults.FORMS)
+def test_clean_job_is_silent_across_seeds(tmp_path, form):
+    for seed in range(10):
         d = tmp_path / str(seed)
         d.mkdir()
-        db, _ = _store(d, "clean", seed)
+        db, _ = _store(d, "clean", seed, form)
         r = cli("advise", "--db", db, "--tag", "job=job")
         assert r.stdout.strip() == "no finding", (seed, r.stdout)
 
@@ -73,6 +83,25 @@ def test_evidence_names_the_host_and_the_step(stores):
     roof = _findings(stores["roofline"][0])
     assert {r["kernel"] for r in roof} == {"elementwise_add_kernel"}
     assert all("Nsight Compute" in r["try"] for r in roof)
+
+
+def test_ascend_findings_speak_ascend(ascend):
+    """The Ascend form: steps from the Step Id column, and what to try in Ascend words (aclgraph, HCCL, AI Core's
+    tools), never CUDA's."""
+    idle = _findings(ascend["idle"][0])
+    assert len(idle) == advise_faults.RANKS and all(r["step"] == "2" and "--by step" in r["evidence"] for r in idle)
+    assert all("aclgraph" in r["try"] and "aclrtSynchronizeStream" in r["try"] for r in idle)
+    assert all("HCCL" in r["try"] for r in _findings(ascend["exposed"][0]))
+    slow = _findings(ascend["slow"][0])
+    assert [r["rank"] for r in slow] == [str(advise_faults.SLOW)] and "npu-smi" in slow[0]["try"]
+    roof = _findings(ascend["roofline"][0])
+    assert {r["kernel"] for r in roof} == {"Add"} and all("msprof op" in r["try"] for r in roof)
+    for fault in advise_faults.RULE_OF:
+        for r in _findings(ascend[fault][0]):
+            assert not any(w in r["try"] for w in ("CUDA", "NCCL", "Nsight", "nvidia", "HIP", "ROCm")), r["try"]
+            assert r["at_stake_pct"] and float(r["at_stake_pct"]) > 0
+    notes = cli("advise", "--db", ascend["idle"][0], "--tag", "job=job").stderr
+    assert "no ProfilerStep#N annotation" not in notes       # the Step Ids give the step time
 
 
 def test_thresholds_silence_and_widen(stores):

@@ -39,7 +39,8 @@ def build(con, fmt: str = "table", runs=(), tags=(), profile: str | None = None,
     notes = []
     sql.run(con, "advise_runs", {"run_ids": ids, "db": shlex.quote(str(db))})
     for rid, base in con.execute("SELECT run_id, base FROM _adv_runs WHERE base = 'span' ORDER BY run_id").fetchall():
-        notes.append(f"run '{names[rid]}': no ProfilerStep#N annotation: at_stake_pct is of the run's span")
+        notes.append(f"run '{names[rid]}': no ProfilerStep#N annotation nor Step Id: at_stake_pct is of the run's "
+                     "span")
     for table in RULE_TABLES:   # a rule that does not run has no finding
         con.execute(f"CREATE OR REPLACE TEMP TABLE {table} (rule VARCHAR, run_id INTEGER, step BIGINT, layer BIGINT, "
                     "kernel VARCHAR, at_stake_ns BIGINT, base_ns BIGINT, finding VARCHAR, evidence VARCHAR)")
@@ -49,9 +50,9 @@ def build(con, fmt: str = "table", runs=(), tags=(), profile: str | None = None,
     notes += _slow_rank(con, b, th["slow-rank"], profile)
     notes += _roofline_gap(con, b, th["roofline-gap"], profile)
     notes.append("thresholds: " + rules.described(th) + " (--threshold RULE.KEY=VALUE; docs/advise.md)")
-    notes.append("at_stake_pct: the time at stake over the step time (the sum of the runs' ProfilerStep#N, else "
-                 "their span) of the runs it is counted on; severity: info < 3 % <= low < 5 % <= medium < 10 % <= "
-                 "high < 20 % <= critical")
+    notes.append("at_stake_pct: the time at stake over the step time (the sum of the runs' ProfilerStep#N, else of "
+                 "their Step Ids' device spans, else their span) of the runs it is counted on; severity: info < 3 % "
+                 "<= low < 5 % <= medium < 10 % <= high < 20 % <= critical")
     query = sql.file_statements("advise_findings")[-1].rstrip().rstrip(";")
     severities = [r[1] for r in con.execute(query, {"run_ids": ids}).fetchall()]
     meta = {"runs": ", ".join(names[r] for r in ids), "profile": b.profile.name}

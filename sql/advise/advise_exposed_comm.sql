@@ -39,7 +39,8 @@ SELECT 'exposed-comm' AS rule, p.run_id, p.worst_step AS step, NULL::BIGINT AS l
         || CAST(round(100.0 * p.exposed_ns / nullif(p.comm_ns, 0), 1)::DECIMAL(7, 1) AS VARCHAR)
         || ' % of the ' || CAST(us(p.comm_ns) AS VARCHAR) || ' us of communication)' AS finding,
     'comm_not_overlapped_us ' || CAST(us(p.exposed_ns) AS VARCHAR)
-        || CASE WHEN p.steps > 0 THEN ' over ' || p.steps || ' steps, the most in step ' || p.worst_step || ' ('
+        || CASE WHEN p.steps = 1 THEN ' in its one step, step ' || p.worst_step
+                WHEN p.steps > 1 THEN ' over ' || p.steps || ' steps, the most in step ' || p.worst_step || ' ('
                 || CAST(us(p.worst_ns) AS VARCHAR) || ' us)' ELSE '' END
         || ': tracedb report breakdown ' || r.cmd || CASE WHEN p.steps > 0 THEN ' --by step' ELSE '' END AS evidence
 FROM per p JOIN _adv_runs r USING (run_id)

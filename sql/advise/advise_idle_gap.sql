@@ -19,7 +19,8 @@
 --   gap_start_ns BIGINT: the gap's start (the end of the activities before it), absolute ns
 --   gap_end_ns BIGINT: its end (the next activity's start)
 --   rel_start_ns BIGINT: its start from the run's first activity
---   step BIGINT: the ProfilerStep#N its start lies in; NULL outside every step
+--   step BIGINT: the ProfilerStep#N its start lies in; without one, the Step Id of the activity that ends at
+--     its start (Ascend kernel_details.csv); NULL outside every step
 --   host VARCHAR: the host event overlapping it longest (`name [cat]`, overlap); NULL without one
 -- Output: TEMP _adv_idle_gap, one finding per run and device with gaps:
 --   rule VARCHAR: idle-gap
@@ -33,17 +34,20 @@
 --   evidence VARCHAR: the longest gaps with their host side, and the report command
 CREATE OR REPLACE TEMP TABLE _adv_gaps AS
 WITH acts AS (
-    SELECT run_id, coalesce(device_id, -1) AS device_id, start_ns AS s, start_ns + dur_ns AS e
+    SELECT run_id, coalesce(device_id, -1) AS device_id, start_ns AS s, start_ns + dur_ns AS e, step_id
     FROM kernels
     WHERE run_id IN (SELECT unnest($run_ids)) AND kind IN ('kernel', 'comm', 'memcpy', 'memset')
 ), ordered AS (
     SELECT run_id, device_id, s, e,
         max(e) OVER (PARTITION BY run_id, device_id ORDER BY s, e ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
             AS prev,
+        -- the Step Id (Ascend kernel_details.csv) of the activity that ends last before it: the gap's step
+        arg_max(step_id, e) OVER (PARTITION BY run_id, device_id ORDER BY s, e
+                                  ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev_step,
         min(s) OVER (PARTITION BY run_id) AS first_ns
     FROM acts
 ), gaps AS (
-    SELECT run_id, device_id, prev AS gap_start_ns, s AS gap_end_ns, prev - first_ns AS rel_start_ns
+    SELECT run_id, device_id, prev AS gap_start_ns, s AS gap_end_ns, prev - first_ns AS rel_start_ns, prev_step
     FROM ordered
     WHERE prev IS NOT NULL AND s - prev >= $min_gap_ns
 ), marks AS (
@@ -66,8 +70,8 @@ WITH acts AS (
     GROUP BY ALL
 )
 SELECT g.run_id, g.device_id, g.gap_start_ns, g.gap_end_ns, g.rel_start_ns,
-    (SELECT min(m.step) FROM marks m WHERE m.run_id = g.run_id AND g.gap_start_ns >= m.start_ns
-        AND g.gap_start_ns < m.end_ns) AS step,
+    coalesce((SELECT min(m.step) FROM marks m WHERE m.run_id = g.run_id AND g.gap_start_ns >= m.start_ns
+        AND g.gap_start_ns < m.end_ns), g.prev_step) AS step,
     h.host
 FROM gaps g
 LEFT JOIN host h USING (run_id, device_id, gap_start_ns);

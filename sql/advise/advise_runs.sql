@@ -1,7 +1,10 @@
 -- Advise: the selected runs with what every rule needs: the vendor whose vocabulary the advice uses, the
 -- run's step time (the denominator of at_stake_pct) and its arguments for the evidence commands.
 -- Step time: the sum of the run's ProfilerStep#N annotations on the host (torch.profiler's prof.step(), as
--- breakdown_steps.sql reads them), else the run's span (first start to last end of its device activities).
+-- breakdown_steps.sql reads them); else, for a run whose kernels carry their step (Ascend kernel_details.csv's
+-- Step Id: kernels.step_id, which breakdown_steps.sql reads too), the sum over its steps of each step's device
+-- span (first start to last end of the step's activities); else the run's span (first start to last end of its
+-- device activities).
 -- Vendor: ascend for device_kind npu, amd for an AMD device name or a rocprof/rocpd format, else nvidia for a
 -- GPU; NULL when neither is known.
 -- Inputs: runs, kernels, host_events.
@@ -14,11 +17,12 @@
 --   run VARCHAR: its name
 --   rank INTEGER: its rank (runs.rank); NULL when unknown
 --   vendor VARCHAR: nvidia | amd | ascend; NULL when unknown
---   steps BIGINT: its ProfilerStep#N annotations
---   step_ns BIGINT: their summed duration; NULL without any
+--   steps BIGINT: its ProfilerStep#N annotations, else its Step Ids
+--   step_ns BIGINT: their summed duration (a Step Id: its activities' span); NULL without any
 --   span_ns BIGINT: first start to last end of its device activities
 --   base_ns BIGINT: the denominator of at_stake_pct: step_ns, else span_ns
 --   base VARCHAR: step | span: which one
+--   step_source VARCHAR: ProfilerStep#N | Step Id: where the steps come from; NULL without steps
 --   cmd VARCHAR: `--db DB --run RUN`, shell-quoted
 CREATE OR REPLACE TEMP MACRO adv_word(s) AS
     CASE WHEN regexp_full_match(s, '[A-Za-z0-9._/:=@+,-]+') THEN s ELSE '''' || replace(s, '''', '''"''"''') || '''' END;
@@ -29,6 +33,19 @@ WITH marks AS (
     WHERE run_id IN (SELECT unnest($run_ids)) AND regexp_matches(name, '^ProfilerStep#\d+$')
       AND cat IS DISTINCT FROM 'gpu_user_annotation'
     GROUP BY run_id
+), step_ids AS (
+    -- Ascend kernel_details.csv: each kernel's Step Id; a step's time is its activities' span on the device
+    SELECT run_id, count(*) AS steps, sum(e - s)::BIGINT AS step_ns
+    FROM (SELECT run_id, step_id, min(start_ns) AS s, max(start_ns + dur_ns) AS e
+          FROM kernels
+          WHERE run_id IN (SELECT unnest($run_ids)) AND run_id NOT IN (SELECT run_id FROM marks)
+            AND step_id IS NOT NULL AND kind IN ('kernel', 'comm', 'memcpy', 'memset')
+          GROUP BY run_id, step_id)
+    GROUP BY run_id
+), stepped AS (
+    SELECT run_id, steps, step_ns, 'ProfilerStep#N' AS step_source FROM marks
+    UNION ALL
+    SELECT run_id, steps, step_ns, 'Step Id' FROM step_ids
 ), spans AS (
     SELECT run_id, (max(start_ns + dur_ns) - min(start_ns))::BIGINT AS span_ns
     FROM kernels
@@ -42,9 +59,9 @@ SELECT r.run_id, r.name AS run, r.rank,
          WHEN r.device_kind = 'gpu' THEN 'nvidia' END AS vendor,
     coalesce(m.steps, 0)::BIGINT AS steps, m.step_ns, s.span_ns,
     CASE WHEN m.step_ns > 0 THEN m.step_ns ELSE s.span_ns END AS base_ns,
-    CASE WHEN m.step_ns > 0 THEN 'step' ELSE 'span' END AS base,
+    CASE WHEN m.step_ns > 0 THEN 'step' ELSE 'span' END AS base, m.step_source,
     '--db ' || $db || ' --run ' || adv_word(r.name) AS cmd
 FROM runs r
-LEFT JOIN marks m USING (run_id)
+LEFT JOIN stepped m USING (run_id)
 LEFT JOIN spans s USING (run_id)
 WHERE r.run_id IN (SELECT unnest($run_ids));
