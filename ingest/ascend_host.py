@@ -54,7 +54,7 @@ def load(con, run_id: int, path: str, src=None) -> str | None:
     it loaded), which `finish` says in the run's note. `src`: the run's Source, whose files then no longer
     name the trace (the loaded-files line, runs.source_files)."""
     from tracedb.ingest import chrome_json
-    _loaded[(id(con), run_id)] = (path, None)     # set afresh: a reused connection id never finds an older run's
+    _loaded[(id(con), run_id)] = (path, None, False)     # set afresh: a reused connection id never finds an older run's
     try:
         try:
             facts = chrome_json.load(con, run_id, path)
@@ -63,7 +63,7 @@ def load(con, run_id: int, path: str, src=None) -> str | None:
             sql.run(con, "ingest_chrome_discard", {"run_id": run_id})
             facts = chrome_json.load(con, run_id, path, parts=1, safe=True)
         if (facts or {}).get("truncated"):
-            _cut.add((id(con), run_id))
+            _loaded[(id(con), run_id)] = (path, None, True)
     except (InputError, formats.ReadAgain) as e:
         sql.run(con, "ingest_chrome_discard", {"run_id": run_id})
         return _leave_out(con, run_id, path, src, str(e) if isinstance(e, InputError) else
@@ -76,9 +76,7 @@ def finish(con, run_id: int, src=None) -> str | None:
     launch and the trace's device tasks dropped. Returns the run's note when the host side was left out:
     at `load`, or here, when it linked fewer than half the kernels (ingest_ascend_host_link.sql then keeps
     none of its events)."""
-    path, why = _loaded.pop((id(con), run_id), (src.host_trace if src is not None else NAME, None))
-    cut = (id(con), run_id) in _cut
-    _cut.discard((id(con), run_id))
+    path, why, cut = _loaded.pop((id(con), run_id), (src.host_trace if src is not None else NAME, None, False))
     if why is not None:
         return why
     from tracedb.ingest import chrome_json
@@ -97,17 +95,15 @@ def finish(con, run_id: int, src=None) -> str | None:
     return cut and f"host side: {cut}: {linked:,} of {kernels:,} kernels linked to their launch"
 
 
-# The host trace `load` read for a run, and why it was left out (None: it loaded), for `finish`, by
-# (connection, run id).
-_loaded: dict[tuple[int, int], tuple[str, str | None]] = {}
-# The (connection, run id) whose host trace was cut short at its end (chrome_json.load's `truncated`)
-_cut: set[tuple[int, int]] = set()
+# The host trace `load` read for a run, why it was left out (None: it loaded) and whether it was cut short at its
+# end (chrome_json.load's `truncated`), for `finish`, by (connection, run id).
+_loaded: dict[tuple[int, int], tuple[str, str | None, bool]] = {}
 
 
 def _leave_out(con, run_id: int, path: str, src, why: str, keep: bool = True) -> str:
     note = f"host side left out, the kernels kept: {why}"
     if keep:
-        _loaded[(id(con), run_id)] = (path, note)
+        _loaded[(id(con), run_id)] = (path, note, False)
     if src is not None:
         src.files = [f for f in src.files if f != path]
     return note
