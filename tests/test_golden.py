@@ -140,6 +140,17 @@ CASES = {
                                                 "by": "run"}),
     "launches_kernel.html.json": ("launches", "html", {"runs": ["gpu"], "profile": None, "anchor": "flash_fwd"}),
     "roofline.html.json": ("roofline", "html", {"pass_spec": "3", "peak_tflops": 300, "peak_tbs": 1.6}),
+    # GPU trace (run "gpu"): its critical path (tests/test_critical_path.py holds the path to a simulator's)
+    "critical_path.table": ("critical-path", "table", {"runs": ["gpu"], "profile": None, "layers": None}),
+    "critical_path.md": ("critical-path", "md", {"runs": ["gpu"], "profile": None, "layers": None, "by": "category"}),
+    "critical_path.csv": ("critical-path", "csv", {"runs": ["gpu"], "profile": None, "anchor": "flash_fwd",
+                                                   "layers": 2}),
+    "critical_path.json": ("critical-path", "json", {"runs": ["gpu"], "profile": None, "anchor": "flash_fwd",
+                                                     "layers": 2, "by": "layer"}),
+    "critical_path_kernel.csv": ("critical-path", "csv", {"runs": ["gpu", "gpu_x2"], "profile": None,
+                                                          "layers": None, "by": "kernel"}),
+    "critical_path.html.json": ("critical-path", "html", {"runs": ["gpu"], "profile": None, "layers": None,
+                                                          "by": "category"}),
 }
 
 

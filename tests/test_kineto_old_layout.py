@@ -126,8 +126,11 @@ def test_old_layout_links_kernels_and_counts_their_ops_work(tmp_path):
         ("gemm_addmm", "kernel"), ("gemm_splitk", "kernel"), ("splitk_reduce", "kernel"), ("conv_fwd", "kernel"),
         ("conv_dgrad", "kernel"), ("conv_wgrad", "kernel"), ("Memcpy HtoD (Pageable -> Device)", "memcpy")]
     assert all(k[2] == k[3] == ext[k[4]] for k in kernels)
-    # Operator is stored as cpu_op, Runtime as runtime (a launch call: launch_call in macros.sql)
-    assert _q(db, "SELECT cat, count(*) FROM host_events GROUP BY 1 ORDER BY 1") == [("cpu_op", 11), ("runtime", 7)]
+    # Operator is stored as cpu_op, but a record_function range (NAME#QUALIFIER) as user_annotation; Runtime as
+    # runtime (a launch call: launch_call in macros.sql)
+    assert _q(db, "SELECT cat, count(*) FROM host_events GROUP BY 1 ORDER BY 1") == [
+        ("cpu_op", 10), ("runtime", 7), ("user_annotation", 1)]
+    assert _q(db, "SELECT name FROM host_events WHERE cat = 'user_annotation'") == [("ProfilerStep#1",)]
     work = _work(db)
     assert {k: v for k, v in work.items() if v[0] is not None} == WANT
 
@@ -159,7 +162,7 @@ def test_old_layout_traces_go_in_together(tmp_path):
     finally:
         con.close()
     assert rows == [(r, 7, 7) for r in (901, 902, 903, 904)]
-    assert cats == [("cpu_op",), ("cuda_runtime",), ("runtime",)]
+    assert cats == [("cpu_op",), ("cuda_runtime",), ("runtime",), ("user_annotation",)]
 
 
 def test_old_layout_args_key_written_twice_is_refused_at_its_byte(tmp_path):
@@ -252,7 +255,12 @@ def test_resnet50_sample_work_matches_its_raw_json(tmp_path):
     raw_calls = sorted((e["args"]["correlation"], e["args"]["external id"]) for e in events
                        if e.get("ph") == "X" and e.get("cat") == "Runtime")
     assert sorted(_q(db, "SELECT correlation_id, external_id FROM host_events WHERE cat = 'runtime'")) == raw_calls
-    assert _q(db, "SELECT count(*) FROM host_events WHERE cat = 'cpu_op'") == [(23646,)]
+    # its 23,646 Operator events: 24 record_function ranges (ProfilerStep#N, Optimizer.step#SGD.step,
+    # Optimizer.zero_grad#SGD.zero_grad, enumerate(DataLoader)#...), the others ops
+    ranges = [e["name"] for e in events if e.get("ph") == "X" and e.get("cat") == "Operator" and "#" in e["name"]]
+    assert len(ranges) == 24
+    assert sorted(_q(db, "SELECT name FROM host_events WHERE cat = 'user_annotation'")) == sorted((n,) for n in ranges)
+    assert _q(db, "SELECT count(*) FROM host_events WHERE cat = 'cpu_op'") == [(23646 - 24,)]
 
     want = reference_work(events)
     rows = _q(db, "SELECT k.correlation_id, w.flops, w.bytes, w.flops_source FROM kernels k "

@@ -373,6 +373,8 @@ def observed(tmp_path_factory):
             ("passes", {"runs": ["ranges"], "profile": "generic"}),                # layer ranges, no module frame
             ("layers", {"tags": ["job=pp"], "phase": "backward", "pass_spec": "all", "by": "stage"}),
             ("ranks", {"runs": ["cnn0", "cnn1"], "profile": "generic"}),          # no layers: whole runs
+            ("critical-path", {**gpu}),
+            ("critical-path", {"runs": ["gpu"], "by": "category"}),
         ]
         for report, opts in calls:
             for fmt in ("csv", "md") if report == "compare" else ("csv",):

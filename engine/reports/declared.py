@@ -438,8 +438,40 @@ or minus the step's start (a stage row: summed, with the tail after the rank's l
     """),
     charts(("pp_stage start_us end_us unit", "pipeline")))
 
+CRITICAL_PATH = Report(
+    "critical-path", "The chain of work that set the window's end time (each activity's binding predecessor, the "
+    "one released last): device work, launch latency, device and host gaps, syncs, tiling the window; per "
+    "segment, category, kernel, layer or step (docs/critical-path.md).",
+    SEGMENTED, (_by("segment", ("segment", "category", "kernel", "layer", "step"),
+                    "segment: the path, a row per segment in time order; category, kernel, layer, step: the path's "
+                    "time per key, adding up to the window's wall time."),
+                Option("step", ("--step",), Optional[int], None, "The window: step N (its ProfilerStep#N from its "
+                       "start to the end of the device work launched inside it; Step Id N in kernel_details.csv); "
+                       "default: the whole trace.", check="count")),
+    MEAN_REFUSED, ("report_critical_path", "report_critical_path_by"),
+    columns("""
+    run VARCHAR: the run's name
+    rank INTEGER: its rank; NULL when unknown
+    step BIGINT: the window's step; NULL: the whole trace
+    seq BIGINT: the segment's position on the path, from 0 at the window's start
+    start_us DECIMAL(23,3): start, from the window's start
+    end_us DECIMAL(23,3): end, from the window's start
+    dur_us DECIMAL(23,3): end - start
+    segment VARCHAR: the node's kind (kernel, comm, memcpy, memset, launch, sync) for its own stretch; gap \
+for the time before it
+    category VARCHAR: device_compute, device_comm, device_memcpy, host_op, sync_wait (work on the path); \
+launch_latency, device_gap, host_gap (waiting on the path)
+    kernel VARCHAR: the device activity's short name (its own stretch, or the gap before it)
+    name VARCHAR: its full name (terminal and Markdown tables show kernel instead, told apart)
+    api VARCHAR: the host call (launch or synchronising call)
+    pass BIGINT: the pass of the kernel (a host call: of the first kernel it launched); NULL: not segmented
+    layer BIGINT: its layer; NULL: the prologue or epilogue (unit), or no pass
+    unit VARCHAR: prologue | layer | epilogue; NULL: no pass
+    lane VARCHAR: device:DEVICE:STREAM or host:PID:TID
+    """))
+
 REPORTS = (PASSES, LAYERS, KERNELS, TIMELINE, MODULES, CORES, COMPARE, BREAKDOWN, LAUNCHES, RANKS, BLAME, COLLECTIVES,
-           PIPELINE, ROOFLINE)
+           PIPELINE, ROOFLINE, CRITICAL_PATH)
 BY_NAME = {r.name: r for r in REPORTS}
 NAMES = tuple(BY_NAME)
 

@@ -7,8 +7,10 @@ import re
 from tracedb import sql
 from tracedb.engine.segmentation.categories import load_rules
 
-# Kernel names of the backward pass (training traces hold both directions).
-BACKWARD = re.compile(r"(?i)(grad|bwd|backward|dgrad|wgrad)")
+# Kernel names of the backward pass (training traces hold both directions). cuDNN's winograd convolutions
+# say "grad" in every direction (winogradForwardData4x4: 60 forward kernels of a ResNet-50 trace); their
+# gradient ones still say it again (winogradWgradData).
+BACKWARD = re.compile(r"(?i)((?<!wino)grad|bwd|backward)")
 # Kernel names of the optimizer step: PyTorch's fused and foreach Adam/AdamW/SGD (multi_tensor_apply, also
 # its grad-norm and scaling kernels), Apex/TransformerEngine FusedAdam, Ascend's ApplyAdamW and friends.
 OPTIMIZER = re.compile(r"(?i)(adam|multi_tensor_apply|optimizer|sgd_|_sgd|lamb_|apply_?momentum|ApplyAdamW|ApplyAdam)")

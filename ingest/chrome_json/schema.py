@@ -30,6 +30,9 @@ ARGS = {  # the args keys tracedb reads, matched as written (DuckDB's reader mat
     # the kernel a launch call launches (ROCm's runtime writes it; CUDA's does not): read for a graph capture
     # only (CAPTURE_ARGS), whose captured launches run no kernel of their own to name them
     "kernel": "VARCHAR",
+    # a CUDA synchronisation (Kineto's cuda_sync events, PyTorch 2.4+): the stream and the cudaEventRecord call
+    # (its correlation id) a Stream Wait Event or an Event Sync waited on (report critical-path's event edges)
+    "wait_on_stream": "BIGINT", "wait_on_cuda_event_record_corr_id": "BIGINT",
 }
 # Keys only Ascend's trace_view.json and on-device NPU traces write. A Kineto trace (its top-level keys say
 # so: KINETO_KEYS) is read without them: every key of the reader's args struct is a child vector filled

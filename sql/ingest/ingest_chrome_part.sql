@@ -33,7 +33,10 @@
 -- cat: lower-cased; the older layout's Operator (23,646 events of the ResNet-50 sample of that layout) is
 --   stored as cpu_op: nine readers ask for cpu_op and seven of them for it only (kernel_work's shapes and
 --   FLOPs, passes, steps, anchors, phases, backward norms), so one CASE here makes them all right. Only that
---   layout writes Operator. Its Runtime stays runtime, which launch_call counts (macros.sql).
+--   layout writes Operator. It writes a record_function range as an Operator too, named NAME#QUALIFIER
+--   (ProfilerStep#3, Optimizer.step#SGD.step, enumerate(DataLoader)#...; no aten op has a '#'): such an
+--   event is stored as user_annotation, as later layouts write it, so that steps and the optimizer are found.
+--   Its Runtime stays runtime, which launch_call counts (macros.sql).
 -- kind: kernel | memcpy | memset for device activities by category (Kineto's, and the legacy capitalised
 --   Kernel / Memcpy / Memset); NULL for host events and metadata. Kinds told by process or thread name
 --   (Ascend tasks, NPU cores, simulators) are set once every part is in (ingest_chrome_tasks,
@@ -48,6 +51,9 @@
 --   ingest_work_ops later drops them from the cpu_ops whose shapes no kernel's work reads. A launch call's kernel name
 --   (args.kernel, read for a graph capture only: schema.CAPTURE_ARGS) goes there as a JSON object of key
 --   kernel: a captured launch runs no kernel of its own, and graph_capture_match.sql pairs it by that name.
+--   A CUDA synchronisation (cat cuda_sync: Stream Wait Event, Event Sync) that waited on an event keeps the
+--   stream and the cudaEventRecord call it waited on as a JSON object of keys wait_stream, record_corr
+--   (critical_path_nodes.sql).
 -- Inputs: the part's file (or the traces' files).
 -- Parameters:
 --   $file VARCHAR: the part: a JSON array of events
@@ -89,10 +95,14 @@ SELECT run_id, base_seq + ordinality, ph,
               || ',"concrete":' || coalesce({arg[Concrete Inputs]}, 'null')
               || coalesce(',"seq_nr":' || CAST({arg[Sequence number]} AS VARCHAR)
                           || ',"fwd_tid":' || CAST({arg[Fwd thread id]} AS VARCHAR), '') || '}}'
+         WHEN cat = 'cuda_sync' AND {arg[wait_on_cuda_event_record_corr_id]} >= 0
+         THEN to_json(struct_pack(wait_stream := {arg[wait_on_stream]},
+                                  record_corr := {arg[wait_on_cuda_event_record_corr_id]}))
          WHEN {arg[kernel]} IS NOT NULL AND cat IN ('cuda_runtime', 'cuda_driver')
          THEN to_json(struct_pack(kernel := {arg[kernel]})) END
 FROM (SELECT *, CASE WHEN d BETWEEN 0 AND 1e15 THEN CAST(round(d * 1000) AS BIGINT) END AS dur_ns
-      FROM (SELECT * REPLACE (CASE lower(cat) WHEN 'operator' THEN 'cpu_op' ELSE lower(cat) END AS cat, {args} AS args),
+      FROM (SELECT * REPLACE (CASE WHEN lower(cat) IS DISTINCT FROM 'operator' THEN lower(cat)
+                                    WHEN contains(name, '#') THEN 'user_annotation' ELSE 'cpu_op' END AS cat, {args} AS args),
                 TRY_CAST(dur AS DOUBLE) AS d
             FROM (SELECT *, CAST($run_id AS INTEGER) AS run_id, CAST($base_ns AS BIGINT) AS base_ns,
                       CAST($base_seq AS BIGINT) AS base_seq

@@ -3,7 +3,8 @@
 -- 1. annotation: the innermost phase annotation open on the launching thread at the launch (the runtime
 --    call with the kernel's correlation id): a user annotation ending in (F), (B) or (W) (DeepSeek's
 --    DualPipe: attn(F), mlp(B), mlp(W); B is the input gradient, W the weight gradient), or named
---    forward / backward (forward_step, backward-compute: Megatron and NeMo NVTX ranges), or optimizer.
+--    forward / backward (forward_step, backward-compute: Megatron and NeMo NVTX ranges), or optimizer
+--    (optimizer, optimizer_step, or PyTorch's own Optimizer.step#SGD.step and Optimizer.zero_grad#... ranges).
 -- 2. autograd: a cpu_op of the autograd engine open around the launch (autograd::engine::evaluate_function,
 --    or an op named *Backward0): backward.
 -- 3. name: the kernel's name says backward (Grad, Bwd, backward, dgrad, wgrad) or optimizer (Adam,
@@ -15,8 +16,11 @@
 --    evidence, forward (a forward pass ends where its backward starts: the last layer's MLP, lm_head and
 --    the loss are forward); before forward or optimizer evidence that follows other work, the stretch is
 --    split at its largest idle gap (each kernel's start minus the latest end before it), the kernels
---    after it taking the later phase; before the first evidence, its phase (forward before backward
---    evidence: a step starts with its forward pass); after the last, the last one's.
+--    after it taking the later phase; between optimizer and backward evidence, the same split, the kernels
+--    after it forward (the next step's forward pass: a ResNet-50 step's 1,400 forward kernels have no
+--    evidence of their own between Optimizer.step# and the autograd engine's frames); before the first
+--    evidence, its phase (forward before backward evidence: a step starts with its forward pass); after
+--    the last, the last one's.
 -- Only runs with backward or optimizer evidence get rows: every kernel of another run is forward. A weak
 -- optimizer name alone (multi_tensor_apply: SGLang's decode input preparation launches one) is no such
 -- evidence; in a run that has some, those kernels are optimizer work.
@@ -51,7 +55,7 @@ FROM host_events
 WHERE run_id IN (SELECT unnest($run_ids)) AND (
     (cat = 'user_annotation' AND (regexp_matches(name, '\([FBW]\)$')
         OR regexp_matches(name, '(?i)^(forward|fwd|backward|bwd)([-_ ](step|compute|pass))?$')
-        OR regexp_matches(name, '(?i)^optimizer([-_ ]step)?$')))
+        OR regexp_matches(name, '(?i)^optimizer([-_ ]step)?$|^Optimizer\.(step|zero_grad)#')))
     OR (cat = 'cpu_op' AND (starts_with(name, 'autograd::engine::evaluate_function')
         OR regexp_matches(name, 'Backward\d*$'))));
 
@@ -119,6 +123,8 @@ WITH named AS (
 SELECT o.run_id, o.seq,
     coalesce(o.ev,
         CASE WHEN o.prev_ev IS NULL THEN CASE WHEN o.next_ev = 'backward' THEN 'forward' ELSE o.next_ev END
+             WHEN o.prev_ev = 'optimizer' AND o.next_ev = 'backward'
+             THEN CASE WHEN o.start_ns >= s.split_ns THEN 'forward' ELSE 'optimizer' END
              WHEN o.next_ev IS NULL OR o.next_ev = o.prev_ev OR o.next_ev = 'backward' THEN o.prev_ev
              WHEN o.start_ns >= s.split_ns THEN o.next_ev
              ELSE o.prev_ev END) AS phase,

@@ -10,4 +10,4 @@ SELECT EXISTS (SELECT 1 FROM _name_phase WHERE phase IN ('backward', 'optimizer'
     OR EXISTS (SELECT 1 FROM host_events WHERE run_id IN (SELECT unnest($run_ids)) AND cat = 'user_annotation'
                  AND (regexp_matches(name, '\([FBW]\)$')
                       OR regexp_matches(name, '(?i)^(forward|fwd|backward|bwd)([-_ ](step|compute|pass))?$')
-                      OR regexp_matches(name, '(?i)^optimizer([-_ ]step)?$'))) AS any_phase;
+                      OR regexp_matches(name, '(?i)^optimizer([-_ ]step)?$|^Optimizer\.(step|zero_grad)#'))) AS any_phase;

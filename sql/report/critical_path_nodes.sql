@@ -1,0 +1,198 @@
+-- Report `critical-path`: the work of each run as nodes, and each node's binding predecessor: of the
+-- things it waited for, the one released last. Walking back from a window's last node along these
+-- pointers (engine/reports/critical_path.py) gives the chain of work that set the window's end.
+-- Nodes:
+--   device: every kernel, communication op, copy and fill (kernels), on its lane device:stream; a kernel
+--     of the profile's communication category (NCCL/RCCL, DeepEP, ...: _cats) is a communication op;
+--   host: every launch call (a runtime or driver call whose correlation id a device activity carries,
+--     launch_call in macros.sql; in Ascend's trace_view.json, the op an async_npu flow leads from to a
+--     task, e.g. aclnnMatmul) and every synchronising call (cudaDeviceSynchronize,
+--     cudaStreamSynchronize, cudaEventSynchronize, a blocking cudaMemcpy; hip* alike), on its lane
+--     host:pid:tid.
+-- Candidates of a device node, each with the time it released the node:
+--   stream: the previous node on its lane (by start), released at its end;
+--   launch: its launch call, released at its end, or at the node's start when the device began the work
+--     before the call returned (a short kernel on an idle GPU starts ~5 us into a 6 us cudaLaunchKernel);
+--     a graph launch is the launch of every kernel of its graph, so each is bound to it or to the kernel
+--     before it on its stream;
+--   event: the work another stream recorded an event after, when a Stream Wait Event (Kineto's cuda_sync)
+--     made this node's stream wait for it, released at its end.
+-- Candidates of a host node:
+--   thread: the previous host node on its lane, released at its end;
+--   sync (synchronising calls only): the device work it waited for, released at its end: the event's work
+--     for an Event Sync, the last activity of its stream to end by the call's end for a Stream Sync (both
+--     cuda_sync events), else the last activity of the run to end by then; when that is after the call began (a call made
+--     once the device was idle waited for nothing: its thread bound it). A host call starts when its
+--     thread reaches it, so only a sync's end can be bound by the device.
+-- The binding predecessor is the candidate released last; on a tie the stream (device) or the thread
+-- (host) one, then an event or sync, then the launch: the work already queued bounds the node as much as
+-- the call does.
+-- Inputs: kernels, _cats (categories.sql over the runs' kernel names), host_events, trace_events (cuda_sync,
+--   async_npu flows).
+-- Parameters:
+--   $run_ids INTEGER[]: the runs
+-- Output: TEMP _cp_nodes, one row per node:
+--   run_id INTEGER: the run
+--   id BIGINT: the node, dense from 0 over every run in (run, start, end) order
+--   side VARCHAR: device | host
+--   kind VARCHAR: kernel | comm | memcpy | memset (device); launch | sync (host)
+--   lane VARCHAR: device:DEVICE:STREAM or host:PID:TID
+--   ref_seq BIGINT: kernels.seq of a device node, host_events.seq of a host node
+--   name VARCHAR: the kernel's or the call's name
+--   start_ns BIGINT: start, ns
+--   end_ns BIGINT: end, ns
+--   pred BIGINT: the binding predecessor's id; NULL when the node waited for nothing in the trace
+--   release_ns BIGINT: when that predecessor released the node
+--   edge VARCHAR: stream | launch | event | thread | sync; NULL with pred
+--   launch BIGINT: a device node's launch call (its id), bound or not; NULL without one in the trace
+-- Output: TEMP _cp_cands, one row per candidate (report what-if replays the nodes over them):
+--   id BIGINT: the node
+--   pred BIGINT: the candidate node
+--   release_ns BIGINT: when it released the node
+--   edge VARCHAR: stream | launch | event | thread | sync
+--   pref INTEGER: its rank on a tie of releases, the lowest binding (stream or thread 0, event or sync 1,
+--     launch 2)
+-- TEMP _cp_flows, _cp_launch and _cp_waits are scratch, dropped at the end.
+CREATE OR REPLACE TEMP TABLE _cp_flows AS
+-- Ascend's trace_view.json links a task to the op that launched it by a flow: 's' at the op's start on its
+-- thread, 'f' at the task's start on its stream (as breakdown_steps.sql reads them); the op is the one that
+-- starts there, the innermost (shortest) of those that do
+SELECT k.run_id, k.seq AS dev_seq, arg_min(h.seq, h.dur_ns) AS host_seq
+FROM trace_events f
+JOIN trace_events s ON s.run_id = f.run_id AND s.correlation_id = f.correlation_id AND s.ph = 's' AND s.cat = 'async_npu'
+JOIN trace_events k ON k.run_id = f.run_id AND k.pid = f.pid AND k.tid IS NOT DISTINCT FROM f.tid
+                   AND k.start_ns = f.start_ns AND k.ph = 'X' AND k.kind IS NOT NULL
+JOIN host_events h ON h.run_id = s.run_id AND h.pid IS NOT DISTINCT FROM s.pid AND h.tid IS NOT DISTINCT FROM s.tid
+                  AND h.start_ns = s.start_ns
+WHERE f.run_id IN (SELECT unnest($run_ids)) AND f.ph = 'f' AND f.cat = 'async_npu'
+GROUP BY k.run_id, k.seq;
+
+CREATE OR REPLACE TEMP TABLE _cp_nodes AS
+WITH device AS (
+    SELECT k.run_id, 'device' AS side,
+        CASE WHEN k.kind = 'kernel' AND c.category = 'communication' THEN 'comm' ELSE k.kind END AS kind,
+        'device:' || coalesce(CAST(k.device_id AS VARCHAR), '') || ':' || coalesce(CAST(k.stream_id AS VARCHAR), '')
+            AS lane,
+        k.seq AS ref_seq, k.name, k.start_ns, k.start_ns + k.dur_ns AS end_ns, k.correlation_id, k.device_id
+    FROM kernels k
+    LEFT JOIN _cats c ON c.name IS NOT DISTINCT FROM k.name AND c.op_type IS NOT DISTINCT FROM k.op_type
+    WHERE k.run_id IN (SELECT unnest($run_ids)) AND k.kind IN ('kernel', 'comm', 'memcpy', 'memset')
+), launched AS (
+    SELECT DISTINCT run_id, correlation_id FROM device WHERE correlation_id IS NOT NULL
+), host AS (
+    SELECT h.run_id, 'host' AS side,
+        CASE WHEN regexp_matches(h.name, '(?i)synchronize$|^(cuda|hip)Memcpy$') THEN 'sync' ELSE 'launch' END AS kind,
+        'host:' || coalesce(h.pid, '') || ':' || coalesce(h.tid, '') AS lane,
+        h.seq AS ref_seq, h.name, h.start_ns, h.start_ns + h.dur_ns AS end_ns, h.correlation_id,
+        NULL::INTEGER AS device_id
+    FROM host_events h
+    WHERE h.run_id IN (SELECT unnest($run_ids)) AND (launch_call(h.cat)
+      AND ((h.run_id, h.correlation_id) IN (SELECT run_id, correlation_id FROM launched)
+           OR regexp_matches(h.name, '(?i)synchronize$|^(cuda|hip)Memcpy$'))
+      OR (h.run_id, h.seq) IN (SELECT run_id, host_seq FROM _cp_flows))
+), nodes AS (
+    SELECT *, row_number() OVER (ORDER BY run_id, start_ns, end_ns, side, ref_seq) - 1 AS id
+    FROM (SELECT * FROM device UNION ALL SELECT * FROM host)
+)
+SELECT n.*,
+    lag(id) OVER lane_order AS lane_pred,
+    lag(end_ns) OVER lane_order AS lane_release
+FROM nodes n
+WINDOW lane_order AS (PARTITION BY run_id, lane ORDER BY start_ns, end_ns, id);
+
+CREATE OR REPLACE TEMP TABLE _cp_launch AS
+-- a device node's launch call: the first by start should two calls carry its id
+SELECT d.id, h.id AS pred, least(h.end_ns, d.start_ns) AS release_ns, 'launch' AS edge, h.start_ns AS launch_ns
+FROM _cp_nodes d JOIN _cp_nodes h
+  ON h.run_id = d.run_id AND h.correlation_id = d.correlation_id AND h.side = 'host' AND h.kind = 'launch'
+WHERE d.side = 'device'
+QUALIFY row_number() OVER (PARTITION BY d.id ORDER BY h.start_ns, h.id) = 1;
+INSERT INTO _cp_launch
+SELECT d.id, h.id, least(h.end_ns, d.start_ns), 'launch', h.start_ns
+FROM _cp_flows f
+JOIN _cp_nodes d ON d.run_id = f.run_id AND d.ref_seq = f.dev_seq AND d.side = 'device'
+JOIN _cp_nodes h ON h.run_id = f.run_id AND h.ref_seq = f.host_seq AND h.side = 'host'
+WHERE d.id NOT IN (SELECT id FROM _cp_launch);
+
+CREATE OR REPLACE TEMP TABLE _cp_waits AS
+-- Kineto's cuda_sync events (PyTorch 2.4+): a Stream Wait Event made its stream wait for a cudaEventRecord,
+-- an Event Sync its host thread. The event's work is the last activity on the recorded stream launched
+-- before the cudaEventRecord call; the waiting work, the first activity on the waiting stream launched after
+-- the cudaStreamWaitEvent call (or the cudaEventSynchronize call itself), as HTA pairs them
+-- (hta/analyzers/critical_path_analysis.py). A Stream Sync names the stream its cudaStreamSynchronize waited on.
+WITH syncs AS (
+    SELECT t.run_id, t.name, t.correlation_id, t.stream_id, t.device_id,
+        TRY_CAST(json_extract(t.extra_args, '$.wait_stream') AS BIGINT) AS wait_stream,
+        TRY_CAST(json_extract(t.extra_args, '$.record_corr') AS BIGINT) AS record_corr
+    FROM trace_events t
+    WHERE t.run_id IN (SELECT unnest($run_ids)) AND t.cat = 'cuda_sync' AND t.ph = 'X'
+), launched AS (
+    SELECT d.run_id, d.id, d.end_ns, l.launch_ns, d.device_id, k.stream_id
+    FROM _cp_nodes d JOIN _cp_launch l USING (id) JOIN kernels k ON k.run_id = d.run_id AND k.seq = d.ref_seq
+), recorded AS (
+    -- the event's work: the last launch on the recorded stream before the record call
+    SELECT w.run_id, w.name, w.correlation_id, w.stream_id, w.device_id, s.id AS src, s.end_ns AS src_end
+    FROM (SELECT w.*, r.start_ns AS record_ns FROM syncs w
+          JOIN host_events r ON r.run_id = w.run_id AND r.correlation_id = w.record_corr AND launch_call(r.cat)
+          WHERE w.record_corr IS NOT NULL) w
+    ASOF JOIN launched s
+      ON s.run_id = w.run_id AND s.stream_id = w.wait_stream AND s.launch_ns < w.record_ns
+    WHERE s.device_id IS NOT DISTINCT FROM w.device_id OR w.device_id IS NULL
+), waiting AS (
+    -- a stream's waiting work: the first launch on it after the cudaStreamWaitEvent call
+    SELECT r.run_id, r.src, r.src_end, c.id AS dst
+    FROM (SELECT r.*, h.start_ns AS wait_ns FROM recorded r
+          JOIN host_events h ON h.run_id = r.run_id AND h.correlation_id = r.correlation_id AND launch_call(h.cat)
+          WHERE r.name = 'Stream Wait Event') r
+    ASOF JOIN launched c
+      ON c.run_id = r.run_id AND c.stream_id = r.stream_id AND c.launch_ns > r.wait_ns
+)
+SELECT dst AS id, src AS pred, src_end AS release_ns, 'event' AS edge FROM waiting
+UNION ALL
+SELECT s.id, r.src, r.src_end, 'sync'
+FROM recorded r JOIN _cp_nodes s ON s.run_id = r.run_id AND s.correlation_id = r.correlation_id AND s.kind = 'sync'
+WHERE r.name = 'Event Sync' AND r.src_end > s.start_ns
+UNION ALL
+-- a Stream Sync waited for the last activity on its stream to end at or before the call's end
+SELECT s.id, d.id, d.end_ns, 'sync'
+FROM (SELECT s.*, w.stream_id AS sync_stream FROM _cp_nodes s
+      JOIN syncs w ON w.run_id = s.run_id AND w.correlation_id = s.correlation_id AND w.name = 'Stream Sync'
+      WHERE s.kind = 'sync') s
+ASOF JOIN (SELECT n.*, k.stream_id FROM _cp_nodes n JOIN kernels k ON k.run_id = n.run_id AND k.seq = n.ref_seq
+           WHERE n.side = 'device') d
+  ON d.run_id = s.run_id AND d.stream_id = s.sync_stream AND d.end_ns <= s.end_ns
+WHERE d.end_ns > s.start_ns;
+
+INSERT INTO _cp_waits
+-- any other synchronising call: the last activity of the run to end at or before the call's end
+SELECT s.id, d.id AS pred, d.end_ns AS release_ns, 'sync' AS edge
+FROM (SELECT * FROM _cp_nodes WHERE kind = 'sync'
+      AND NOT EXISTS (SELECT 1 FROM trace_events w WHERE w.run_id = _cp_nodes.run_id AND w.cat = 'cuda_sync'
+                      AND w.correlation_id = _cp_nodes.correlation_id AND w.name IN ('Event Sync', 'Stream Sync')
+                      AND w.ph = 'X')) s
+ASOF JOIN (SELECT * FROM _cp_nodes WHERE side = 'device') d
+  ON d.run_id = s.run_id AND d.end_ns <= s.end_ns
+WHERE d.end_ns > s.start_ns;
+
+CREATE OR REPLACE TEMP TABLE _cp_cands AS
+SELECT id, lane_pred AS pred, lane_release AS release_ns, CASE side WHEN 'device' THEN 'stream' ELSE 'thread' END AS edge,
+    0 AS pref
+FROM _cp_nodes WHERE lane_pred IS NOT NULL
+UNION ALL
+SELECT id, pred, release_ns, edge, 2 AS pref FROM _cp_launch
+UNION ALL
+SELECT id, pred, release_ns, edge, 1 AS pref FROM _cp_waits;
+
+CREATE OR REPLACE TEMP TABLE _cp_nodes AS
+WITH bound AS (
+    SELECT id, arg_max(pred, (release_ns, -pref)) AS pred, max(release_ns) AS release_ns,
+        arg_max(edge, (release_ns, -pref)) AS edge
+    FROM _cp_cands GROUP BY id
+)
+SELECT n.run_id, n.id, n.side, n.kind, n.lane, n.ref_seq, n.name, n.start_ns, n.end_ns,
+    b.pred, b.release_ns, b.edge, l.pred AS launch
+FROM _cp_nodes n LEFT JOIN bound b USING (id) LEFT JOIN (SELECT * FROM _cp_launch WHERE edge = 'launch') l USING (id)
+ORDER BY n.id;
+DROP TABLE _cp_launch;
+DROP TABLE _cp_waits;
+DROP TABLE _cp_flows;

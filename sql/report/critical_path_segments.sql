@@ -1,0 +1,96 @@
+-- Report `critical-path`: the walked path (_cp_walk, made by engine/reports/critical_path.py from
+-- _cp_nodes) as segments, each tied to what tracedb knows of its node.
+-- A host_gap (a host call's thread between the call before it and this one) is split by what the thread
+-- did meanwhile: where a cpu_op or python_function of the same thread covers it, host_op (the host's own
+-- work: the framework's ops and Python between two launches); elsewhere host_gap (the thread in no op).
+-- Each segment names the node it belongs to: a device segment (the node's own or the gap before it) its
+-- kernel, pass and layer (_assigned, when the run is segmented); a host segment its call and the pass and
+-- layer of the first kernel that call launched.
+-- Inputs: _cp_walk (run_id, step, pos, node, start_ns, end_ns, category, window_start_ns), _cp_nodes,
+--   host_events, _assigned.
+-- Parameters: none.
+-- Output: TEMP _cp_path, one row per segment, in time order per run:
+--   run_id INTEGER: the run
+--   step BIGINT: the window's step; NULL: the whole trace
+--   pos BIGINT: the segment's position on the path, from 0 at the window's start
+--   start_ns BIGINT: start, ns
+--   end_ns BIGINT: end, ns
+--   window_start_ns BIGINT: the window's start
+--   category VARCHAR: device_compute | device_comm | device_memcpy | host_op | sync_wait | launch_latency |
+--     device_gap | host_gap
+--   segment VARCHAR: the node's kind (kernel, comm, memcpy, memset, launch, sync) for its own stretch,
+--     gap for the time before it
+--   kernel VARCHAR: the device node's name (its own stretch or the gap before it); NULL on the host
+--   api VARCHAR: the host call's name (launch or sync); NULL on the device
+--   lane VARCHAR: device:DEVICE:STREAM or host:PID:TID
+--   pass BIGINT: the pass of the node's kernel (a host call: of the first kernel it launched); NULL unsegmented
+--   layer BIGINT: its layer
+--   unit VARCHAR: prologue | layer | epilogue; NULL: no pass
+CREATE OR REPLACE TEMP TABLE _cp_path AS
+WITH walked AS (
+    SELECT w.*, n.side, n.kind, n.lane, n.name, n.ref_seq
+    FROM _cp_walk w JOIN _cp_nodes n ON n.id = w.node
+), gaps AS (
+    SELECT w.run_id, w.node, w.start_ns AS s, w.end_ns AS e, h.pid, h.tid
+    FROM walked w JOIN host_events h ON h.run_id = w.run_id AND h.seq = w.ref_seq
+    WHERE w.category = 'host_gap'
+), ops AS (
+    -- the ops of the gaps' threads, listed once per 1 ms bucket they cover so that gaps meet them by hash
+    -- (an interval join over a 1.2 M-event trace's ops took 1.75 s, this 0.1 s)
+    SELECT h.run_id, h.pid, h.tid, h.start_ns AS os, h.start_ns + h.dur_ns AS oe,
+        unnest(range(h.start_ns // 1000000, (h.start_ns + greatest(h.dur_ns, 1) - 1) // 1000000 + 1)) AS bucket
+    FROM host_events h
+    WHERE h.run_id IN (SELECT run_id FROM gaps) AND h.cat IN ('cpu_op', 'python_function')
+      AND (h.pid, h.tid) IN (SELECT pid, tid FROM gaps)
+), covered AS (
+    -- the thread's ops over each gap, clipped to it; a pair met in the first bucket both cover
+    SELECT g.run_id, g.node, g.s, g.e, greatest(h.os, g.s) AS cs, least(h.oe, g.e) AS ce
+    FROM (SELECT *, unnest(range(s // 1000000, (e - 1) // 1000000 + 1)) AS bucket FROM gaps) g
+    JOIN ops h ON h.run_id = g.run_id AND h.pid IS NOT DISTINCT FROM g.pid AND h.tid IS NOT DISTINCT FROM g.tid
+     AND h.bucket = g.bucket AND g.bucket = greatest(g.s, h.os) // 1000000 AND h.os < g.e AND h.oe > g.s
+), islands AS (
+    SELECT run_id, node, s, e, cs, ce,
+        sum(CASE WHEN cs > prev_end THEN 1 ELSE 0 END) OVER (PARTITION BY run_id, node ORDER BY cs, ce) AS island
+    FROM (SELECT *, max(ce) OVER (PARTITION BY run_id, node ORDER BY cs, ce
+                                  ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev_end
+          FROM covered)
+), busy AS (
+    SELECT run_id, node, any_value(s) AS s, any_value(e) AS e, min(cs) AS bs, max(ce) AS be
+    FROM islands GROUP BY run_id, node, island
+), pieces AS (
+    -- the busy islands, and the idle stretches between them and the gap's ends
+    SELECT run_id, node, bs AS start_ns, be AS end_ns, 'host_op' AS category FROM busy
+    UNION ALL
+    SELECT run_id, node, coalesce(lag(be) OVER (PARTITION BY run_id, node ORDER BY bs), s) AS start_ns, bs AS end_ns,
+        'host_gap' AS category
+    FROM busy
+    UNION ALL
+    SELECT run_id, node, max(be) AS start_ns, any_value(e) AS end_ns, 'host_gap' AS category FROM busy GROUP BY ALL
+    UNION ALL
+    SELECT run_id, node, s AS start_ns, e AS end_ns, 'host_gap' AS category
+    FROM gaps g WHERE NOT EXISTS (SELECT 1 FROM busy b WHERE b.run_id = g.run_id AND b.node = g.node)
+), split AS (
+    SELECT w.run_id, w.step, w.node, p.start_ns, p.end_ns, p.category, w.window_start_ns
+    FROM walked w JOIN pieces p ON p.run_id = w.run_id AND p.node = w.node AND w.category = 'host_gap'
+    WHERE p.end_ns > p.start_ns
+    UNION ALL
+    SELECT run_id, step, node, start_ns, end_ns, category, window_start_ns FROM walked WHERE category <> 'host_gap'
+), node_unit AS (
+    -- a device node's pass and layer, and a launch call's: those of the first kernel it launched
+    SELECT d.id, a.pass, a.layer, a.unit FROM _cp_nodes d JOIN _assigned a ON a.run_id = d.run_id AND a.seq = d.ref_seq
+    WHERE d.side = 'device'
+    UNION ALL
+    SELECT d.launch AS id, arg_min(a.pass, d.start_ns), arg_min(a.layer, d.start_ns), arg_min(a.unit, d.start_ns)
+    FROM _cp_nodes d JOIN _assigned a ON a.run_id = d.run_id AND a.seq = d.ref_seq
+    WHERE d.side = 'device' AND d.launch IS NOT NULL
+    GROUP BY d.launch
+)
+SELECT s.run_id, s.step, row_number() OVER (PARTITION BY s.run_id ORDER BY s.start_ns, s.end_ns) - 1 AS pos,
+    s.start_ns, s.end_ns, s.window_start_ns, s.category,
+    CASE WHEN s.category IN ('launch_latency', 'device_gap', 'host_gap')
+              OR (s.category = 'host_op' AND n.kind = 'launch' AND s.start_ns < n.start_ns) THEN 'gap'
+         ELSE n.kind END AS segment,
+    CASE WHEN n.side = 'device' THEN n.name END AS kernel,
+    CASE WHEN n.side = 'host' THEN n.name END AS api,
+    n.lane, u.pass, u.layer, u.unit
+FROM split s JOIN _cp_nodes n ON n.id = s.node LEFT JOIN node_unit u ON u.id = s.node;

@@ -1,0 +1,47 @@
+-- Report `critical-path`: the window of each run whose path is walked, and the node the walk starts from.
+-- Without a step: the run's whole trace, from its first node's start to its last node's end.
+-- With $step N: the step's nodes are the host nodes that start inside its ProfilerStep#N annotation
+-- (torch.profiler's prof.step(); not its GPU-side copy) and the device activities launched inside it,
+-- or, in a kernel_details.csv run, those of Step Id N. The window runs from the annotation's start (the
+-- step's first activity's, without one) to the end of the step's last node: the device work a step
+-- launched belongs to it even when it ends after the host has moved on.
+-- The walk starts from the node that ends last; on a tie the device one, then the later id.
+-- Inputs: _cp_nodes (critical_path_nodes.sql), kernels, host_events.
+-- Parameters:
+--   $run_ids INTEGER[]: the runs
+--   $step BIGINT: the step; NULL: the whole trace
+-- Output: TEMP _cp_members, the nodes of each window:
+--   run_id INTEGER: the run
+--   id BIGINT: the node (_cp_nodes.id)
+--   mark_s BIGINT: the step annotation's start; NULL without $step
+--   start_ns BIGINT: the node's start
+--   end_ns BIGINT: its end
+--   side VARCHAR: device | host
+-- Output: rows, one per run with a window (none for a run without nodes, or without the step):
+--   run_id INTEGER: the run
+--   step BIGINT: the step; NULL: the whole trace
+--   start_ns BIGINT: the window's start
+--   end_ns BIGINT: its end
+--   last BIGINT: the node the walk starts from (_cp_nodes.id)
+CREATE OR REPLACE TEMP TABLE _cp_members AS
+WITH marks AS (
+    SELECT run_id, min(start_ns) AS s, max(start_ns + dur_ns) AS e
+    FROM host_events
+    WHERE run_id IN (SELECT unnest($run_ids)) AND $step IS NOT NULL AND starts_with(name, 'ProfilerStep#')
+      AND name = 'ProfilerStep#' || CAST($step AS VARCHAR) AND cat IS DISTINCT FROM 'gpu_user_annotation'
+    GROUP BY run_id
+), member AS (
+    SELECT n.*, m.s AS mark_s
+    FROM _cp_nodes n LEFT JOIN marks m USING (run_id) LEFT JOIN _cp_nodes l ON l.id = n.launch
+    LEFT JOIN kernels k ON n.side = 'device' AND $step IS NOT NULL AND k.run_id = n.run_id AND k.seq = n.ref_seq
+    WHERE $step IS NULL
+       OR (n.side = 'host' AND n.start_ns >= m.s AND n.start_ns < m.e)
+       OR (n.side = 'device' AND (l.start_ns >= m.s AND l.start_ns < m.e
+           OR k.step_id = $step))
+)
+SELECT run_id, id, mark_s, start_ns, end_ns, side FROM member;
+SELECT run_id, $step::BIGINT AS step, coalesce(min(mark_s), min(start_ns)) AS start_ns, max(end_ns) AS end_ns,
+    arg_max(id, (end_ns, side = 'device', id)) AS last
+FROM _cp_members
+GROUP BY run_id
+ORDER BY run_id;

@@ -1,0 +1,139 @@
+"""`tracedb report critical-path`: the path tracedb reads back from a trace equals the path the schedule
+simulator knows (tests/schedule_sim.py), segment by segment, over the whole trace and per step; the
+segments tile the window; `--by` sums to the window's wall time."""
+import csv
+import io
+from decimal import Decimal
+
+import pytest
+
+import schedule_sim as sim
+import tracedb
+from helpers import assert_one_line_error, cli
+
+SEEDS = range(6)
+
+
+def rows(con, **opts):
+    text = tracedb.report(con, "critical-path", **opts).text("csv")
+    return list(csv.DictReader(io.StringIO(text)))
+
+
+def ns(us: str) -> int:
+    return int(Decimal(us) * 1000)
+
+
+@pytest.fixture(scope="module")
+def stores(tmp_path_factory):
+    """One store per seed, each with the simulated schedule as run 'sim'."""
+    out = {}
+    for seed in SEEDS:
+        d = tmp_path_factory.mktemp(f"sim{seed}")
+        sch = sim.simulate(seed)
+        sim.write(d / "sim.json", sch)
+        con = tracedb.connect(str(d / "s.duckdb"))
+        tracedb.ingest_trace(con, str(d / "sim.json"), name="sim")
+        out[seed] = (con, sch)
+    yield out
+    for con, _ in out.values():
+        con.close()
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("step", [None, 1, 2, 3])
+def test_path_is_the_simulators(stores, seed, step):
+    con, sch = stores[seed]
+    got = [(ns(r["start_us"]), ns(r["end_us"]), r["category"]) for r in rows(con, step=step)]
+    want = sim.true_path(sch, step)
+    # adjacent segments of one category are one stretch either way (the simulator splits host gaps by op)
+    assert sim.merge(got) == sim.merge(want)
+    assert len(got) > 20
+
+
+@pytest.mark.parametrize("seed", SEEDS[:3])
+def test_segments_tile_the_window(stores, seed):
+    con, sch = stores[seed]
+    for step in (None, 2):
+        got = rows(con, step=step)
+        start, end, _ = sim.window(sch, step)
+        assert ns(got[0]["start_us"]) == 0 and ns(got[-1]["end_us"]) == end - start
+        for a, b in zip(got, got[1:]):
+            assert a["end_us"] == b["start_us"]
+        assert [int(r["seq"]) for r in got] == list(range(len(got)))
+        assert all(ns(r["dur_us"]) > 0 for r in got)
+
+
+@pytest.mark.parametrize("by", ["category", "kernel", "layer", "step"])
+def test_by_sums_to_the_window(stores, by):
+    con, sch = stores[1]
+    start, end, _ = sim.window(sch, 2)
+    got = rows(con, step=2, by=by)
+    assert sum(ns(r["dur_us"]) for r in got) == end - start
+    assert abs(sum(Decimal(r["pct"]) for r in got) - 100) < Decimal("0.1")
+    if by == "category":
+        want = {}
+        for s, e, c in sim.true_path(sch, 2):
+            want[c] = want.get(c, 0) + e - s
+        assert {r["key"]: ns(r["dur_us"]) for r in got} == want
+
+
+def test_the_path_names_its_kernels_and_calls(stores):
+    con, sch = stores[0]
+    got = rows(con)
+    kernels = {n.name for n in sch.nodes if n.side == "device"}
+    for r in got:
+        if r["segment"] == "kernel":
+            assert r["category"] == "device_compute" and r["kernel"] in kernels and r["lane"].startswith("device:0:")
+        if r["segment"] in ("launch", "sync"):
+            assert r["api"] in ("cudaLaunchKernel", "cudaDeviceSynchronize", "cudaEventSynchronize")
+            assert r["lane"] == "host:1:1"
+    assert {r["category"] for r in got} >= {"device_compute", "host_op", "launch_latency", "sync_wait"}
+
+
+def test_the_schedules_bind_by_every_edge():
+    """The seeds' true paths go through each kind of binding: stream, launch, a cross-stream event wait, the
+    host thread and a sync, so the equality above holds for each."""
+    edges = set()
+    for seed in SEEDS:
+        sch = sim.simulate(seed)
+        for step in (None, 1, 2, 3):
+            edges |= sim.path_edges(sch, step)
+    assert edges >= {"stream", "launch", "event", "thread", "sync"}
+
+
+def test_a_shorter_kernel_on_the_path_shortens_the_window_and_one_off_it_does_not(stores):
+    """What the path claims, checked by replaying the schedule: 2 µs off a kernel on the path cuts the
+    window by 2 µs (unless another chain was within 2 µs of binding), 2 µs off a kernel with room to spare
+    changes nothing."""
+    con, sch = stores[2]
+    got = rows(con)
+    on_path = {r["kernel"] for r in got if r["segment"] == "kernel"}
+    index = {n.name: int(n.name.split("_")[1]) for n in sch.nodes if n.side == "device"}
+    base = sim.window(sch)[1] - sim.window(sch)[0]
+    cut = {}
+    for name in sorted(index, key=index.get):
+        k = next(n for n in sch.nodes if n.name == name)
+        if k.end - k.start <= 2_000:
+            continue
+        again = sim.simulate(2, shrink={index[name]: 2_000})
+        w = sim.window(again)
+        cut[name] = base - (w[1] - w[0])
+    on = [cut[n] for n in on_path if n in cut]
+    off = [cut[n] for n in cut if n not in on_path]
+    assert on and off
+    assert sum(1 for c in on if c == 2_000) >= 0.9 * len(on)
+    assert all(c <= 2_000 for c in on)
+    assert sum(1 for c in off if c == 0) >= 0.9 * len(off)
+
+
+def test_cli_csv_columns_and_a_missing_step(tmp_path):
+    sch = sim.simulate(3)
+    sim.write(tmp_path / "sim.json", sch)
+    db = str(tmp_path / "s.duckdb")
+    cli("ingest", str(tmp_path / "sim.json"), "--db", db, "--name", "sim")
+    out = cli("report", "critical-path", "--db", db, "--format", "csv").stdout
+    header = next(csv.reader(io.StringIO(out)))
+    assert header[:7] == ["run", "rank", "step", "seq", "start_us", "end_us", "dur_us"]
+    assert {"segment", "category", "kernel", "layer"} <= set(header)
+    assert_one_line_error(cli("report", "critical-path", "--db", db, "--step", "9", check=False),
+                          "run 'sim': no step 9")

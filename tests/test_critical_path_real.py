@@ -1,0 +1,163 @@
+"""`tracedb report critical-path` over the real GPU traces ($TRACEDB_TEST_DATA; skipped when absent), against a
+plain Python walk over the raw Kineto JSON written here (not from tracedb's SQL): the nodes (device activities;
+the runtime calls that launched them; synchronising calls), each node's candidates and the one released last,
+the walk back from the last node, and the host gaps split by the thread's ops. The two paths must agree segment
+by segment, and `--by category` must add up to the window's wall time."""
+import csv
+import gzip
+import io
+import json
+import re
+from decimal import Decimal
+
+import pytest
+
+from helpers import cli, real_trace
+from schedule_sim import merge
+
+pytestmark = pytest.mark.real_data
+
+RUNTIME = ("cuda_runtime", "cuda_driver", "runtime", "privateuse1_runtime", "privateuse1_driver")
+DEVICE = {"kernel": "kernel", "gpu_memcpy": "memcpy", "memcpy": "memcpy", "gpu_memset": "memset", "memset": "memset"}
+OWN = {"kernel": "device_compute", "memcpy": "device_memcpy", "memset": "device_memcpy", "launch": "host_op",
+       "sync": "sync_wait"}
+GAP = {"stream": "device_gap", "launch": "launch_latency", "thread": "host_gap", "sync": "sync_wait"}
+SYNC = re.compile(r"(?i)synchronize$|^(cuda|hip)Memcpy$")
+TRACES = {
+    "h100": ("amd-tracelens", "h100", "Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"),
+    "mi300": ("amd-tracelens", "mi300", "Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"),
+    "vllm_full": ("amd-tracelens", "inference", "vllm_decode_full", "graph_execution.json.gz"),
+    "nccl": ("hta-multirank", "nccl_parser_config", "nccl_data.json.gz"),
+}
+
+
+def load(path):
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8") as f:
+        doc = json.load(f, parse_float=Decimal)
+    return doc["traceEvents"] if isinstance(doc, dict) else doc
+
+
+def to_ns(v) -> int:
+    return int(Decimal(str(v)) * 1000)
+
+
+def expected_path(events):
+    """The path by the definition in docs/critical-path.md, from the raw events: (start, end, category)
+    relative to the window's start, in time order."""
+    dev, host, ops = [], [], {}
+    for e in events:
+        if e.get("ph") != "X" or "ts" not in e:
+            continue
+        cat = str(e.get("cat", "")).lower()
+        s = to_ns(e["ts"])
+        d = to_ns(e.get("dur", 0))
+        args = e.get("args") or {}
+        if cat in DEVICE:
+            dev.append({"side": "device", "kind": DEVICE[cat], "s": s, "e": s + d, "corr": args.get("correlation"),
+                        "lane": ("device", args.get("device"), args.get("stream", e.get("tid")))})
+        elif cat in RUNTIME:
+            host.append({"side": "host", "name": e["name"], "s": s, "e": s + d, "corr": args.get("correlation"),
+                         "lane": ("host", str(e.get("pid")), str(e.get("tid")))})
+        elif cat in ("cpu_op", "python_function"):
+            ops.setdefault((str(e.get("pid")), str(e.get("tid"))), []).append((s, s + d))
+    launched = {n["corr"] for n in dev if n["corr"] is not None}
+    calls = []
+    for h in host:
+        if SYNC.search(h["name"]):
+            calls.append({**h, "kind": "sync"})
+        elif h["corr"] in launched:
+            calls.append({**h, "kind": "launch"})
+    nodes = sorted(dev + calls, key=lambda n: (n["s"], n["e"], n["side"]))
+    cands = {i: [] for i in range(len(nodes))}
+    last_on = {}
+    for i, n in enumerate(nodes):
+        if n["lane"] in last_on:
+            p = last_on[n["lane"]]
+            cands[i].append((nodes[p]["e"], 0, p, "stream" if n["side"] == "device" else "thread"))
+        last_on[n["lane"]] = i
+    first_launch = {}
+    for i, n in enumerate(nodes):
+        if n["side"] == "host" and n["kind"] == "launch" and n["corr"] not in first_launch:
+            first_launch[n["corr"]] = i
+    device_by_end = sorted((n["e"], i) for i, n in enumerate(nodes) if n["side"] == "device")
+    ends = [e for e, _ in device_by_end]
+    import bisect
+    for i, n in enumerate(nodes):
+        if n["side"] == "device" and n["corr"] in first_launch:
+            h = first_launch[n["corr"]]
+            cands[i].append((min(nodes[h]["e"], n["s"]), -1, h, "launch"))
+        if n["side"] == "host" and n["kind"] == "sync":
+            k = bisect.bisect_right(ends, n["e"]) - 1
+            if k >= 0 and ends[k] > n["s"]:
+                # the last to end at or before the call's end; on equal ends the later node
+                j = max(i2 for e2, i2 in device_by_end if e2 == ends[k])
+                cands[i].append((ends[k], -1, j, "sync"))
+    bound = {i: max(c) for i, c in cands.items() if c}
+    w_start = nodes[0]["s"]
+    w_end = max(n["e"] for n in nodes)
+    node = max(range(len(nodes)), key=lambda i: (nodes[i]["e"], nodes[i]["side"] == "device", i))
+    out, x = [], w_end
+    while node is not None and x > w_start:
+        n = nodes[node]
+        release, _, pred, edge = bound.get(node, (None, None, None, None))
+        if release is not None:
+            release = min(release, x)
+        own_from = min(max(max(n["s"], release) if release is not None else n["s"], w_start), x)
+        if x > own_from:
+            out.append((own_from, x, OWN[n["kind"]], n))
+        if pred is None or release <= w_start:
+            if own_from > w_start:
+                out.append((w_start, own_from, GAP[edge] if pred is not None else
+                            "device_gap" if n["side"] == "device" else "host_gap", n))
+            break
+        if own_from > release:
+            out.append((release, own_from, GAP[edge], n))
+        x, node = release, pred
+    segs = []
+    for s, e, c, n in reversed(out):
+        if c != "host_gap":
+            segs.append((s, e, c))
+            continue
+        covered = sorted((max(a, s), min(b, e)) for a, b in ops.get(n["lane"][1:], []) if a < e and b > s)
+        t = s
+        for a, b in covered:
+            if b <= t:
+                continue
+            a = max(a, t)
+            if a > t:
+                segs.append((t, a, "host_gap"))
+            segs.append((a, b, "host_op"))
+            t = b
+        if e > t:
+            segs.append((t, e, "host_gap"))
+    return [(s - w_start, e - w_start, c) for s, e, c in merge(segs)]
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory):
+    d = tmp_path_factory.mktemp("cp_real")
+    path = str(d / "s.duckdb")
+    for name, parts in TRACES.items():
+        cli("ingest", real_trace(*parts), "--db", path, "--name", name)
+    return path
+
+
+@pytest.mark.parametrize("name", TRACES)
+def test_path_equals_a_plain_walk_over_the_raw_json(db, name):
+    out = cli("report", "critical-path", "--db", db, "--run", name, "--format", "csv").stdout
+    got = [(int(Decimal(r["start_us"]) * 1000), int(Decimal(r["end_us"]) * 1000), r["category"])
+           for r in csv.DictReader(io.StringIO(out))]
+    want = expected_path(load(real_trace(*TRACES[name])))
+    assert merge(got) == want
+    assert len(want) > 10
+
+
+@pytest.mark.parametrize("name", TRACES)
+def test_by_category_adds_up_to_the_window(db, name):
+    seg = list(csv.DictReader(io.StringIO(
+        cli("report", "critical-path", "--db", db, "--run", name, "--format", "csv").stdout)))
+    by = list(csv.DictReader(io.StringIO(
+        cli("report", "critical-path", "--db", db, "--run", name, "--by", "category", "--format", "csv").stdout)))
+    assert sum(Decimal(r["dur_us"]) for r in by) == Decimal(seg[-1]["end_us"])
+    assert abs(sum(Decimal(r["pct"]) for r in by) - 100) < Decimal("0.1")
