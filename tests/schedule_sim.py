@@ -30,6 +30,7 @@ simulator decided, not from the trace.
 
 Every random draw is made in the same order whatever the durations, so `simulate(seed, shrink={kernel:
 ns})` replays the same schedule with one kernel made shorter."""
+import contextlib
 import json
 import random
 from dataclasses import dataclass, field
@@ -67,8 +68,9 @@ class Schedule:
     event_syncs: list = field(default_factory=list)   # (sync call correlation, record correlation, stream, start)
 
 
-def simulate(seed=0, shrink=None, sync_p=0.1, idle_p=0.1, wait_p=0.5) -> Schedule:
-    """The schedule of `seed`; `shrink` maps a kernel's index (in launch order) to ns taken off its duration."""
+def simulate(seed=0, shrink=None, sync_p=0.1, idle_p=0.1, wait_p=0.5, latency_scale=1.0) -> Schedule:
+    """The schedule of `seed`; `shrink` maps a kernel's index (in launch order) to ns taken off its duration;
+    `latency_scale` scales every launch latency (0: none)."""
     rnd = random.Random(seed)
     shrink = shrink or {}
     sch = Schedule()
@@ -97,7 +99,7 @@ def simulate(seed=0, shrink=None, sync_p=0.1, idle_p=0.1, wait_p=0.5) -> Schedul
                 stream = 20 if rnd.random() < 0.2 else 7
                 long_kernel = rnd.random() < 0.3
                 dur = rnd.randint(50_000, 400_000) if long_kernel else rnd.randint(2_000, 20_000)
-                lat = rnd.randint(*LAUNCH_LATENCY)
+                lat = round(rnd.randint(*LAUNCH_LATENCY) * latency_scale)
                 dur = max(1, dur - shrink.get(kernel_no, 0))
                 wait = stream == 20 and rnd.random() < wait_p
                 waited = None
@@ -290,3 +292,23 @@ def merge(segs):
         else:
             out.append((s, e, c))
     return out
+
+
+@contextlib.contextmanager
+def stores(tmp_path_factory, seeds):
+    """{seed: (connection, schedule)}: a store per seed holding its schedule, written as a Kineto trace, as run
+    'sim'; closed on exit."""
+    import tracedb
+    out = {}
+    try:
+        for seed in seeds:
+            d = tmp_path_factory.mktemp(f"sim{seed}")
+            sch = simulate(seed)
+            write(d / "sim.json", sch)
+            con = tracedb.connect(str(d / "s.duckdb"))
+            out[seed] = (con, sch)
+            tracedb.ingest_trace(con, str(d / "sim.json"), name="sim")
+        yield out
+    finally:
+        for con, _ in out.values():
+            con.close()

@@ -26,17 +26,8 @@ def ns(us: str) -> int:
 @pytest.fixture(scope="module")
 def stores(tmp_path_factory):
     """One store per seed, each with the simulated schedule as run 'sim'."""
-    out = {}
-    for seed in SEEDS:
-        d = tmp_path_factory.mktemp(f"sim{seed}")
-        sch = sim.simulate(seed)
-        sim.write(d / "sim.json", sch)
-        con = tracedb.connect(str(d / "s.duckdb"))
-        tracedb.ingest_trace(con, str(d / "sim.json"), name="sim")
-        out[seed] = (con, sch)
-    yield out
-    for con, _ in out.values():
-        con.close()
+    with sim.stores(tmp_path_factory, SEEDS) as out:
+        yield out
 
 
 @pytest.mark.parametrize("seed", SEEDS)

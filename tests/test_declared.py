@@ -63,7 +63,8 @@ JOB = {"run": "job-rank*", "anchor": "attn_fwd", "layers": 2}
 SELECTION = {"passes": TINY, "layers": TINY, "kernels": TINY, "timeline": TINY, "breakdown": TINY,
              "compare": {**TINY, "run": ["tiny", "tiny_x2"]}, "modules": {"run": "gpu"}, "launches": {"run": "gpu"},
              "cores": {"run": "cores"}, "ranks": JOB, "blame": JOB, "collectives": {"run": "job-rank*"},
-             "pipeline": {"tag": "job=pp"}, "roofline": TINY, "critical-path": {"run": "gpu"}}
+             "pipeline": {"tag": "job=pp"}, "roofline": TINY, "critical-path": {"run": "gpu"},
+             "what-if": {"run": "gpu", "kernel": "gemm=50"}}
 
 
 @pytest.fixture(scope="module")

@@ -151,6 +151,18 @@ CASES = {
                                                           "layers": None, "by": "kernel"}),
     "critical_path.html.json": ("critical-path", "html", {"runs": ["gpu"], "profile": None, "layers": None,
                                                           "by": "category"}),
+    "critical_path_slack.csv": ("critical-path", "csv", {"runs": ["gpu"], "profile": None, "layers": None,
+                                                         "by": "slack"}),
+    # the same trace replayed with edits (tests/test_what_if.py holds the replay to the simulator's)
+    "what_if.table": ("what-if", "table", {"runs": ["gpu"], "profile": None, "layers": None, "kernel": ["gemm=50"]}),
+    "what_if.md": ("what-if", "md", {"runs": ["gpu", "gpu_x2"], "profile": None, "layers": None,
+                                     "kernel": ["flash=0"], "no_gap": ["launch_latency"]}),
+    "what_if.csv": ("what-if", "csv", {"runs": ["gpu"], "profile": None, "layers": None,
+                                       "category": ["gemm=50"], "overlap_comm": True}),
+    "what_if.json": ("what-if", "json", {"runs": ["gpu_x2"], "profile": None, "layers": None,
+                                         "no_gap": ["device_gap", "sync_wait"]}),
+    "what_if.html.json": ("what-if", "html", {"runs": ["gpu"], "profile": None, "layers": None,
+                                              "kernel": ["gemm=50"]}),
 }
 
 

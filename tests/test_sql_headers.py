@@ -375,6 +375,8 @@ def observed(tmp_path_factory):
             ("ranks", {"runs": ["cnn0", "cnn1"], "profile": "generic"}),          # no layers: whole runs
             ("critical-path", {**gpu}),
             ("critical-path", {"runs": ["gpu"], "by": "category"}),
+            ("critical-path", {"runs": ["gpu"], "by": "slack"}),
+            ("what-if", {"runs": ["gpu"], "kernel": ["gemm=50"], "no_gap": ["device_gap"]}),
         ]
         for report, opts in calls:
             for fmt in ("csv", "md") if report == "compare" else ("csv",):

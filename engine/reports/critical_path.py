@@ -10,18 +10,16 @@ from dataclasses import dataclass
 
 from tracedb import sql
 from tracedb.engine.rendering import render as rnd
+from tracedb.engine.reports.replay import GAP, Graph
 from tracedb.engine.segmentation import assignment, binding, categories, units
 from tracedb.errors import NoAnchor, UsageError
 
-BY = ("segment", "category", "kernel", "layer", "step")
+BY = ("segment", "category", "kernel", "layer", "step", "slack")
 CATEGORIES = ("device_compute", "device_comm", "device_memcpy", "host_op", "launch_latency", "device_gap",
               "host_gap", "sync_wait")
 # the category of a node's own stretch, by its kind
 OWN = {"kernel": "device_compute", "comm": "device_comm", "memcpy": "device_memcpy", "memset": "device_memcpy",
        "launch": "host_op", "sync": "sync_wait"}
-# the category of the gap between a node's start and its binding predecessor's release, by the edge
-GAP = {"stream": "device_gap", "launch": "launch_latency", "event": "sync_wait", "thread": "host_gap",
-       "sync": "sync_wait"}
 DEFINITIONS = (
     "critical path: from the window's last activity back along each one's binding predecessor, the candidate "
     "released last (for a kernel: the kernel before it on its stream, or its launch call; for a launch or "
@@ -56,12 +54,14 @@ def build(con, fmt, by, step, seg_opts) -> rnd.Result:
     b.notes.append(DEFINITIONS)
     title = f"critical path of {'step ' + str(step) if step is not None else 'the whole trace'}" + \
         ("" if by == "segment" else f", by {by}")
-    file = "report_critical_path" if by == "segment" else "report_critical_path_by"
+    if by == "slack":
+        _keep_slack(con, windows)
+    file = {"segment": "report_critical_path", "slack": "report_critical_path_slack"}.get(by, "report_critical_path_by")
     res = rnd.fetch_file(con, fmt, file, {"run_ids": b.run_ids, "by": by}, "critical-path", b, meta, title)
     if fmt not in rnd.READING:
         return res
     # a table for people: short names told apart, and the layer columns only where they say something
-    res = rnd.for_people(res, short="kernel" if by == "segment" else "key")
+    res = rnd.for_people(res, short="key" if by not in ("segment", "slack") else "kernel")
     empty = [c for c in ("pass", "layer", "unit", "rank", "step") if c in res.columns
              and all(r[res.columns.index(c)] is None for r in res.rows)]
     return rnd.drop_columns(res, empty)
@@ -81,6 +81,28 @@ def _keep_walk(con, walked):
         con.execute("CREATE OR REPLACE TEMP TABLE _cp_walk AS SELECT * FROM _cp_walk_rows")
     finally:
         con.unregister("_cp_walk_rows")
+
+
+def _keep_slack(con, windows):
+    """TEMP _cp_slack (run_id, node, slack_ns): each window's device activities and their slack (replay.Graph)."""
+    import pyarrow as pa
+    runs, nodes, slacks = [], [], []
+    for w in windows:
+        graph = Graph.load(con, w.run_id)
+        members = graph.members(con, w.run_id)
+        slack = graph.slack(members, w.end_ns)
+        for i in members:
+            if graph.kinds[i - graph.first] not in ("launch", "sync"):
+                runs.append(w.run_id)
+                nodes.append(i)
+                slacks.append(slack[i - graph.first])
+    rows = pa.table({"run_id": pa.array(runs, pa.int32()), "node": pa.array(nodes, pa.int64()),
+                     "slack_ns": pa.array(slacks, pa.int64())})
+    con.register("_cp_slack_rows", rows)
+    try:
+        con.execute("CREATE OR REPLACE TEMP TABLE _cp_slack AS SELECT * FROM _cp_slack_rows")
+    finally:
+        con.unregister("_cp_slack_rows")
 
 
 def _bind(con, seg_opts, segmented: bool):

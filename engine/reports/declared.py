@@ -442,13 +442,14 @@ CRITICAL_PATH = Report(
     "critical-path", "The chain of work that set the window's end time (each activity's binding predecessor, the "
     "one released last): device work, launch latency, device and host gaps, syncs, tiling the window; per "
     "segment, category, kernel, layer or step (docs/critical-path.md).",
-    SEGMENTED, (_by("segment", ("segment", "category", "kernel", "layer", "step"),
+    SEGMENTED, (_by("segment", ("segment", "category", "kernel", "layer", "step", "slack"),
                     "segment: the path, a row per segment in time order; category, kernel, layer, step: the path's "
-                    "time per key, adding up to the window's wall time."),
+                    "time per key, adding up to the window's wall time; slack: per kernel, how much later its "
+                    "activities could end before the window's end moves."),
                 Option("step", ("--step",), Optional[int], None, "The window: step N (its ProfilerStep#N from its "
                        "start to the end of the device work launched inside it; Step Id N in kernel_details.csv); "
                        "default: the whole trace.", check="count")),
-    MEAN_REFUSED, ("report_critical_path", "report_critical_path_by"),
+    MEAN_REFUSED, ("report_critical_path", "report_critical_path_by", "report_critical_path_slack"),
     columns("""
     run VARCHAR: the run's name
     rank INTEGER: its rank; NULL when unknown
@@ -470,8 +471,33 @@ launch_latency, device_gap, host_gap (waiting on the path)
     lane VARCHAR: device:DEVICE:STREAM or host:PID:TID
     """))
 
+WHAT_IF = Report(
+    "what-if", "The window's time if work took less time or waits went away (--kernel REGEX=PCT, --category "
+    "NAME=PCT, --no-gap CATEGORY, --overlap-comm), by replaying the dependency graph report critical-path reads; "
+    "each edit alone, then all together (docs/critical-path.md).",
+    SEGMENTED, (Option("kernel", ("--kernel",), Optional[List[str]], None, "REGEX=PCT: kernels whose name matches "
+                       "at PCT % of their measured time (repeatable)."),
+                Option("category", ("--category",), Optional[List[str]], None, "NAME=PCT: kernels of the profile's "
+                       "category NAME (gemm, attention, communication, ...) at PCT % of their time (repeatable)."),
+                Option("no_gap", ("--no-gap",), Optional[List[str]], None, "A gap category removed: "
+                       "launch_latency, device_gap or sync_wait (repeatable)."),
+                _flag("overlap_comm", "Communication fully overlapped (its time at 0 %)."),
+                replace(CRITICAL_PATH.option("step"), help="The window: step N (as report critical-path); "
+                        "default: the whole trace.")),
+    MEAN_REFUSED, ("report_what_if",),
+    columns("""
+    run VARCHAR: the run's name
+    rank INTEGER: its rank; NULL when unknown
+    step BIGINT: the window's step; NULL: the whole trace
+    edit VARCHAR: what was changed
+    measured_us DECIMAL(23,3): the window's wall time as measured
+    predicted_us DECIMAL(23,3): its wall time after the edit, by the replay
+    saving_us DECIMAL(23,3): measured - predicted
+    saving_pct DECIMAL(7,2): the saving as a % of the measured
+    """))
+
 REPORTS = (PASSES, LAYERS, KERNELS, TIMELINE, MODULES, CORES, COMPARE, BREAKDOWN, LAUNCHES, RANKS, BLAME, COLLECTIVES,
-           PIPELINE, ROOFLINE, CRITICAL_PATH)
+           PIPELINE, ROOFLINE, CRITICAL_PATH, WHAT_IF)
 BY_NAME = {r.name: r for r in REPORTS}
 NAMES = tuple(BY_NAME)
 

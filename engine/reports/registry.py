@@ -64,7 +64,8 @@ def _build(con, name: str, fmt: str, pass_spec: str = "all", absolute: bool = Fa
            compare_layer: int | None = None, flow: bool = False, top: int | None = None, order: str | None = None,
            timeline_layers: list[int] | None = None, clusters: bool = False, by: str | None = None,
            module_path: bool = False, peak_tflops: float | None = None, peak_tbs: float | None = None,
-           roofline: bool = False, step: int | None = None, **seg_opts) -> rnd.Result:
+           roofline: bool = False, step: int | None = None, kernel=None, category=None, no_gap=None,
+           overlap_comm: bool = False, **seg_opts) -> rnd.Result:
     spec = str(pass_spec).strip().lower()
     _check_pass(name, spec)
     if name == "breakdown":
@@ -92,6 +93,10 @@ def _build(con, name: str, fmt: str, pass_spec: str = "all", absolute: bool = Fa
     if name == "critical-path":
         from tracedb.engine.reports import critical_path
         return critical_path.build(con, fmt, by, step, seg_opts)
+    if name == "what-if":
+        from tracedb.engine.reports import what_if
+        edits = what_if.parse_edits(kernel, category, no_gap, overlap_comm)
+        return what_if.build(con, fmt, step, edits, seg_opts)
     if name == "modules":
         return _modules(con, fmt, pass_spec, by, seg_opts, module_path)
     if name == "cores":

@@ -21,7 +21,8 @@
 --   thread: the previous host node on its lane, released at its end;
 --   sync (synchronising calls only): the device work it waited for, released at its end: the event's work
 --     for an Event Sync, the last activity of its stream to end by the call's end for a Stream Sync (both
---     cuda_sync events), else the last activity of the run to end by then; when that is after the call began (a call made
+--     cuda_sync events), else the last activity of each stream to end by then; it binds only when it
+--     ended after the call began (a call made
 --     once the device was idle waited for nothing: its thread bound it). A host call starts when its
 --     thread reaches it, so only a sync's end can be bound by the device.
 -- The binding predecessor is the candidate released last; on a tie the stream (device) or the thread
@@ -151,7 +152,7 @@ SELECT dst AS id, src AS pred, src_end AS release_ns, 'event' AS edge FROM waiti
 UNION ALL
 SELECT s.id, r.src, r.src_end, 'sync'
 FROM recorded r JOIN _cp_nodes s ON s.run_id = r.run_id AND s.correlation_id = r.correlation_id AND s.kind = 'sync'
-WHERE r.name = 'Event Sync' AND r.src_end > s.start_ns
+WHERE r.name = 'Event Sync' 
 UNION ALL
 -- a Stream Sync waited for the last activity on its stream to end at or before the call's end
 SELECT s.id, d.id, d.end_ns, 'sync'
@@ -160,19 +161,20 @@ FROM (SELECT s.*, w.stream_id AS sync_stream FROM _cp_nodes s
       WHERE s.kind = 'sync') s
 ASOF JOIN (SELECT n.*, k.stream_id FROM _cp_nodes n JOIN kernels k ON k.run_id = n.run_id AND k.seq = n.ref_seq
            WHERE n.side = 'device') d
-  ON d.run_id = s.run_id AND d.stream_id = s.sync_stream AND d.end_ns <= s.end_ns
-WHERE d.end_ns > s.start_ns;
+  ON d.run_id = s.run_id AND d.stream_id = s.sync_stream AND d.end_ns <= s.end_ns;
 
 INSERT INTO _cp_waits
--- any other synchronising call: the last activity of the run to end at or before the call's end
+-- any other synchronising call: on every stream of the run, the last activity to end at or before the
+-- call's end (a cudaDeviceSynchronize waits for them all; the one that ends last binds it)
 SELECT s.id, d.id AS pred, d.end_ns AS release_ns, 'sync' AS edge
-FROM (SELECT * FROM _cp_nodes WHERE kind = 'sync'
-      AND NOT EXISTS (SELECT 1 FROM trace_events w WHERE w.run_id = _cp_nodes.run_id AND w.cat = 'cuda_sync'
-                      AND w.correlation_id = _cp_nodes.correlation_id AND w.name IN ('Event Sync', 'Stream Sync')
-                      AND w.ph = 'X')) s
+FROM (SELECT s.*, l.lane AS stream_lane
+      FROM _cp_nodes s JOIN (SELECT DISTINCT run_id, lane FROM _cp_nodes WHERE side = 'device') l USING (run_id)
+      WHERE s.kind = 'sync'
+        AND NOT EXISTS (SELECT 1 FROM trace_events w WHERE w.run_id = s.run_id AND w.cat = 'cuda_sync'
+                        AND w.correlation_id = s.correlation_id AND w.name IN ('Event Sync', 'Stream Sync')
+                        AND w.ph = 'X')) s
 ASOF JOIN (SELECT * FROM _cp_nodes WHERE side = 'device') d
-  ON d.run_id = s.run_id AND d.end_ns <= s.end_ns
-WHERE d.end_ns > s.start_ns;
+  ON d.run_id = s.run_id AND d.lane = s.stream_lane AND d.end_ns <= s.end_ns;
 
 CREATE OR REPLACE TEMP TABLE _cp_cands AS
 SELECT id, lane_pred AS pred, lane_release AS release_ns, CASE side WHEN 'device' THEN 'stream' ELSE 'thread' END AS edge,
@@ -185,9 +187,12 @@ SELECT id, pred, release_ns, edge, 1 AS pref FROM _cp_waits;
 
 CREATE OR REPLACE TEMP TABLE _cp_nodes AS
 WITH bound AS (
-    SELECT id, arg_max(pred, (release_ns, -pref)) AS pred, max(release_ns) AS release_ns,
-        arg_max(edge, (release_ns, -pref)) AS edge
-    FROM _cp_cands GROUP BY id
+    -- a sync's device work binds it only when it ended after the call began
+    SELECT c.id, arg_max(c.pred, (c.release_ns, -c.pref)) AS pred, max(c.release_ns) AS release_ns,
+        arg_max(c.edge, (c.release_ns, -c.pref)) AS edge
+    FROM _cp_cands c JOIN _cp_nodes n USING (id)
+    WHERE c.edge <> 'sync' OR c.release_ns > n.start_ns
+    GROUP BY c.id
 )
 SELECT n.run_id, n.id, n.side, n.kind, n.lane, n.ref_seq, n.name, n.start_ns, n.end_ns,
     b.pred, b.release_ns, b.edge, l.pred AS launch

@@ -1,0 +1,171 @@
+"""The dependency graph of a run as `report critical-path` reads it (its nodes and every node's candidates,
+sql/report/critical_path_nodes.sql), replayed forward under edits (report what-if) and backward for each
+node's slack.
+
+A node starts when the candidate it waits for longest releases it, plus the gap it showed after its binding
+candidate (a launch latency, an idle stream); each candidate releases it at its own end, less what it
+released it before its end (a launch call that returned after its kernel began). A launch that did not
+bind its kernel hides its latency: the run's median latency stands for it (at most the gap it had), so a
+kernel queued behind its stream, whose stream then frees early, starts that long after its launch. A
+synchronising call ends when the host reaches it plus its own time, or the work it waited for ends plus the
+return it showed, whichever is later (a call the device did not hold: the run's median return). A node
+with no candidate keeps its start. Durations are the measured ones, scaled by the edits; with no edit the
+replay gives every measured time back. Slack runs the same relations backward: how much later a node
+could end before the window's end moves."""
+import re
+from collections import defaultdict, deque
+
+from tracedb.errors import UsageError
+
+# the category of the gap behind each edge (engine/reports/critical_path.py's GAP)
+GAP = {"stream": "device_gap", "launch": "launch_latency", "event": "sync_wait", "thread": "host_gap",
+       "sync": "sync_wait"}
+
+
+class Graph:
+    """One run's nodes and candidates, in a topological order of the candidate edges."""
+
+    def __init__(self, first, starts, ends, kinds, names, categories, cands):
+        self.first, self.starts, self.ends = first, starts, ends
+        self.kinds, self.names, self.categories, self.cands = kinds, names, categories, cands
+        n = len(starts)
+        succ, indeg = defaultdict(list), [0] * n
+        for i, cs in enumerate(cands):
+            for p, _, _ in cs:
+                succ[p].append(i)
+                indeg[i] += 1
+        queue = deque(i for i in range(n) if indeg[i] == 0)
+        order = []
+        while queue:
+            i = queue.popleft()
+            order.append(i)
+            for j in succ[i]:
+                indeg[j] -= 1
+                if indeg[j] == 0:
+                    queue.append(j)
+        if len(order) != n:   # a cycle: cannot come from times that go forward, but a trace may be odd
+            raise UsageError("the dependency graph has a cycle (the trace's times go backward); no replay")
+        self.order = order
+        returns = sorted(self.ends[i] - max(r for _, r, e in cs if e == "sync")
+                         for i, cs in enumerate(cands) if kinds[i] == "sync"
+                         and any(e == "sync" and r > starts[i] for _, r, e in cs))
+        self.sync_return = returns[len(returns) // 2] if returns else 0
+        # a launch's latency is seen only where the launch bound its kernel: the median of those stands for
+        # the others' (a kernel queued behind its stream, whose stream then frees early, waits for it)
+        latencies = sorted(starts[i] - max(r for _, r, e in cs if e == "launch") for i, cs in enumerate(cands)
+                           if any(e == "launch" for _, _, e in cs)
+                           and max(cs, key=lambda c: (c[1], -PREF[c[2]]))[2] == "launch")
+        self.launch_latency = latencies[len(latencies) // 2] if latencies else 0
+
+    @classmethod
+    def load(cls, con, run_id):
+        rel = con.sql("SELECT n.id, n.kind, n.name, n.start_ns, n.end_ns, "
+                      "CASE WHEN n.kind = 'comm' THEN 'communication' ELSE c.category END "
+                      "FROM _cp_nodes n LEFT JOIN kernels k ON n.side = 'device' AND k.run_id = n.run_id "
+                      "AND k.seq = n.ref_seq LEFT JOIN _cats c ON c.name IS NOT DISTINCT FROM k.name "
+                      "AND c.op_type IS NOT DISTINCT FROM k.op_type WHERE n.run_id = $r ORDER BY n.id",
+                      params={"r": run_id})
+        ids, kinds, names, starts, ends, cats = _columns(rel, 6)
+        first = ids[0] if ids else 0
+        cands = [[] for _ in ids]
+        for i, p, release, edge in con.execute(
+                "SELECT c.id, c.pred, c.release_ns, c.edge FROM _cp_cands c JOIN _cp_nodes n USING (id) "
+                "WHERE n.run_id = $r", {"r": run_id}).fetchall():
+            cands[i - first].append((p - first, release, edge))
+        return cls(first, starts, ends, kinds, names, cats, cands)
+
+    def slack(self, members, window_end) -> list[int | None]:
+        """Each node's slack (ns): how much later it could end before some node of `members` ends after
+        `window_end`; None for a node nothing in the window waits for. The relations of replay() with no
+        edit, backward: a node ending at most LF(i) needs each candidate p to end by LF(i) - its term."""
+        inf = float("inf")
+        latest = [inf] * len(self.starts)
+        for i in members:
+            latest[i - self.first] = window_end
+        no_edit = [1.0] * len(self.starts)
+        for i in reversed(self.order):
+            if latest[i] == inf:
+                continue
+            for p, term in self._terms(i, no_edit, ())[1]:
+                latest[p] = min(latest[p], latest[i] - term)
+        return [None if lf == inf else lf - e for lf, e in zip(latest, self.ends)]
+
+    @staticmethod
+    def members(con, run_id) -> list[int]:
+        """The ids of the window's nodes (_cp_members, critical_path_windows.sql)."""
+        return [i for (i,) in con.execute("SELECT id FROM _cp_members WHERE run_id = $r", {"r": run_id}).fetchall()]
+
+    def edits(self, chosen):
+        """(duration factor per node, gap categories removed) of the edits `chosen`."""
+        factor = [1.0] * len(self.starts)
+        removed = set()
+        for _, what, name, f in chosen:
+            if what == "gap":
+                removed.add(name)
+                continue
+            pattern = re.compile(name) if what == "kernel" else None   # checked by what_if.parse_edits
+            for i, kind in enumerate(self.kinds):
+                if kind in ("launch", "sync"):
+                    continue
+                hit = pattern.search(self.names[i] or "") if pattern else self.categories[i] == name
+                if hit:
+                    factor[i] *= f
+        return factor, removed
+
+    def replay(self, factor, removed) -> list[int]:
+        """Every node's end after the edits (ns, integer)."""
+        new_end = list(self.ends)
+        for i in self.order:
+            floor, terms = self._terms(i, factor, removed)
+            new_end[i] = max([floor] + [new_end[p] + term for p, term in terms])
+        return new_end
+
+    def _terms(self, i, factor, removed):
+        """Node i's end as max(floor, new end of p + term for each (p, term)): the relations of the module
+        docstring, with the durations scaled by `factor` and the gaps of the categories `removed` at 0."""
+        start, end, cs = self.starts[i], self.ends[i], self.cands[i]
+        dur = round((end - start) * factor[i])
+        if self.kinds[i] == "sync":
+            return self._sync_terms(i, cs, removed)
+        if not cs:
+            return start + dur, []
+        binding = max(cs, key=lambda c: (c[1], -PREF[c[2]]))
+        terms = []
+        for c in cs:
+            p, release, edge = c
+            if c is binding:
+                gap = 0 if GAP[edge] in removed else start - release
+            elif edge == "launch":   # a launch that did not bind: the run's usual latency, at most what it had
+                gap = min(start - release, self.launch_latency)
+            else:          # another candidate that did not bind: no gap of its own behind it (never past the start)
+                gap = min(0, start - release)
+            # it releases the node at its new end, less what it released before its end
+            terms.append((p, release - self.ends[p] + gap + dur))
+        return -1, terms
+
+    def _sync_terms(self, i, cs, removed):
+        """A synchronising call ends when its thread reaches it plus its own time, or the work it waited for
+        ends plus the return it showed (when that work ended after the call began: it bound the call)."""
+        start, end = self.starts[i], self.ends[i]
+        device = [c for c in cs if c[2] == "sync"]
+        bound = device and max(r for _, r, _ in device) > start
+        # the return after the work ended: as shown; for a call the device did not hold, the run's usual
+        # return (the median over the calls it held), at most the call's own time
+        back = (end - max(r for _, r, _ in device)) if bound else min(end - start, self.sync_return)
+        if "sync_wait" in removed:
+            back = 0
+        own = back if bound else end - start
+        terms = [(p, release - self.ends[p] + back) for p, release, _ in device]
+        thread = [c for c in cs if c[2] == "thread"]
+        if not thread:
+            return start + own, terms
+        p, release, _ = thread[0]
+        return -1, terms + [(p, release - self.ends[p] + (start - release) + own)]
+
+
+PREF = {"stream": 0, "thread": 0, "event": 1, "sync": 1, "launch": 2}
+
+
+def _columns(rel, n):
+    tab = rel.to_arrow_table() if hasattr(rel, "to_arrow_table") else rel.arrow()
+    return [tab.column(i).to_pylist() for i in range(n)]

@@ -1,0 +1,76 @@
+"""`report what-if`: the window's time if some work took less time or some waits went away: the edits parsed
+here, the dependency graph `report critical-path` reads replayed with them (engine/reports/replay.py, whose
+docstring gives the model; checked against the schedule simulator in tests/test_what_if.py)."""
+import re
+
+from tracedb import sql
+from tracedb.engine.reports import critical_path
+from tracedb.engine.reports.replay import Graph
+from tracedb.engine.rendering import render as rnd
+from tracedb.errors import UsageError
+
+GAPS = ("launch_latency", "device_gap", "sync_wait")
+DEFINITIONS = (
+    "replay: each activity starts when the candidate it waits for longest releases it (report critical-path's "
+    "candidates: the activity before it on its stream, its launch call, the work its stream waits for; a host "
+    "call: the call before it on its thread), plus the gap it showed; durations are the measured ones scaled "
+    "by the edits; with no edit the replay gives every measured time back; the window keeps its start")
+
+
+def parse_edits(kernel=(), category=(), no_gap=(), overlap_comm=False) -> list[tuple]:
+    """The edits as (label, what, pattern or name, factor): --kernel REGEX=PCT, --category NAME=PCT (time at PCT %
+    of the measured), --no-gap CATEGORY, --overlap-comm (communication at 0 %)."""
+    edits = []
+    for flag, items, what in (("--kernel", kernel, "kernel"), ("--category", category, "category")):
+        for item in items or ():
+            name, sep, pct = str(item).rpartition("=")
+            try:
+                factor = float(pct) / 100
+            except ValueError:
+                factor = -1
+            if not sep or not name or not 0 <= factor <= 10:
+                raise UsageError(f"{flag} {item!r}: expected {'REGEX' if what == 'kernel' else 'CATEGORY'}=PCT, "
+                                 "PCT the time as a % of the measured (0-1000)")
+            if what == "kernel":
+                try:
+                    re.compile(name)
+                except re.error as e:
+                    raise UsageError(f"--kernel {item!r}: not a regular expression: {e}") from None
+            edits.append((f"{what} {name} at {pct} %", what, name, factor))
+    for gap in no_gap or ():
+        if gap not in GAPS:
+            raise UsageError(f"--no-gap {gap!r}: expected one of {', '.join(GAPS)}")
+        edits.append((f"no {gap}", "gap", gap, 0.0))
+    if overlap_comm:
+        edits.append(("communication overlapped", "category", "communication", 0.0))
+    if not edits:
+        raise UsageError("give an edit: --kernel REGEX=PCT, --category NAME=PCT, --no-gap CATEGORY or --overlap-comm")
+    return edits
+
+
+def build(con, fmt, step, edits, seg_opts) -> rnd.Result:
+    b, meta = critical_path._bind(con, seg_opts, segmented=False)
+    from tracedb.engine.segmentation import categories
+    categories.categorize_kernels(con, b)
+    sql.run(con, "critical_path_nodes", {"run_ids": b.run_ids})
+    windows = critical_path._windows(con, b, step)
+    rows = []
+    for w in windows:
+        graph = Graph.load(con, w.run_id)
+        members = graph.members(con, w.run_id)
+        measured = w.end_ns - w.start_ns
+        sets = [[e] for e in edits] + ([edits] if len(edits) > 1 else [])
+        for chosen in sets:
+            end = graph.replay(*graph.edits(chosen))
+            predicted = max(end[i - graph.first] for i in members) - w.start_ns
+            label = chosen[0][0] if len(chosen) == 1 else "all of the above"
+            rows.append((w.run_id, w.step, label, measured, predicted))
+    con.execute("CREATE OR REPLACE TEMP TABLE _wi_rows (run_id INTEGER, step BIGINT, edit VARCHAR, measured_ns BIGINT, "
+                "predicted_ns BIGINT, pos INTEGER)")
+    if rows:
+        con.executemany("INSERT INTO _wi_rows VALUES (?, ?, ?, ?, ?, ?)", [r + (i,) for i, r in enumerate(rows)])
+    meta.update(path_window=f"step {step}" if step is not None else "each run's whole trace",
+                edits="; ".join(e[0] for e in edits))
+    b.notes.append(DEFINITIONS)
+    return rnd.fetch_file(con, fmt, "report_what_if", {"run_ids": b.run_ids}, "what-if", b, meta,
+                          f"what if, {'step ' + str(step) if step is not None else 'the whole trace'}")
