@@ -28,6 +28,7 @@ def perfetto(run: RunOpt = None, tag: TagOpt = None, db: DbOpt = None,
     for note in done.notes:
         typer.echo(f"note: {one_line(note)}", err=True)
     if output:
-        what = (f"{done.passes} pass{'es' if done.passes != 1 else ''}, {done.layers} layer slices"
+        what = (f"{done.passes} pass{'es' if done.passes != 1 else ''}, {done.layers} layer slices, "
+                f"{done.path_segments:,} critical-path segments"
                 + ("" if ranges else f", {done.device_events:,} device activities, {done.host_events:,} host events"))
         typer.echo(f"wrote {one_line(output)}: run '{one_line(done.run)}', {what}", err=True)

@@ -68,7 +68,7 @@ class Schedule:
     event_syncs: list = field(default_factory=list)   # (sync call correlation, record correlation, stream, start)
 
 
-def simulate(seed=0, shrink=None, sync_p=0.1, idle_p=0.1, wait_p=0.5, latency_scale=1.0) -> Schedule:
+def simulate(seed=0, shrink=None, sync_p=0.1, idle_p=0.1, wait_p=0.5, event_p=0.5, latency_scale=1.0) -> Schedule:
     """The schedule of `seed`; `shrink` maps a kernel's index (in launch order) to ns taken off its duration;
     `latency_scale` scales every launch latency (0: none)."""
     rnd = random.Random(seed)
@@ -131,7 +131,7 @@ def simulate(seed=0, shrink=None, sync_p=0.1, idle_p=0.1, wait_p=0.5, latency_sc
             t += rnd.randint(2_000, 15_000)
             sch.ops.append((op_start, t, "aten::op"))
             if rnd.random() < sync_p:
-                event = rnd.random() < 0.5 and last_launched[20] is not None
+                event = rnd.random() < event_p and last_launched[20] is not None
                 if event:
                     # cudaEventRecord on stream 20 (2 µs), then cudaEventSynchronize on it
                     corr += 1
@@ -278,9 +278,55 @@ def kineto(sch: Schedule) -> dict:
             "traceEvents": sorted(ev, key=lambda e: (e.get("ts", 0), e["ph"] != "M"))}
 
 
-def write(path, sch: Schedule):
+ASCEND_T0_US = 1736412474721000          # an absolute epoch µs, as trace_view.json writes its timestamps
+HW, PY = 9001, 77
+
+
+def trace_view(sch: Schedule) -> list:
+    """The schedule as Ascend's trace_view.json: tasks on the `Ascend Hardware` process (a thread per stream),
+    each launch call as the op (`aclnnKernel_N`, a cpu_op) an async_npu flow leads from to its task, the ops
+    and steps as cpu_ops, a cudaDeviceSynchronize as AscendCL@aclrtSynchronizeDevice. Timestamps are strings
+    of absolute µs with 3 decimals, as torch_npu writes them. Cross-stream waits and event syncs have no
+    form here: simulate with wait_p=0 and event_p=0."""
+    def ts(ns):
+        return f"{ASCEND_T0_US + ns // 1000}.{ns % 1000:03d}"
+
+    def dur(ns):
+        return round(ns / 1000, 3)
+    ev = [{"ph": "M", "name": "process_name", "pid": HW, "tid": 0, "args": {"name": "Ascend Hardware"}},
+          {"ph": "M", "name": "process_name", "pid": PY, "tid": 0, "args": {"name": "Python"}}]
+    ev += [{"ph": "M", "name": "thread_name", "pid": HW, "tid": s, "args": {"name": f"Stream {s}"}} for s in (7, 20)]
+    for a, b, name in sch.ops:
+        ev.append({"ph": "X", "cat": "cpu_op", "name": name, "pid": PY, "tid": 1, "ts": ts(a), "dur": dur(b - a)})
+    for step, a, b in sch.marks:
+        ev.append({"ph": "X", "cat": "cpu_op", "name": f"ProfilerStep#{step}", "pid": PY, "tid": 1, "ts": ts(a),
+                   "dur": dur(b - a)})
+    kernel_of = {n.launch: n for n in sch.nodes if n.side == "device"}
+    for n in sch.nodes:
+        if n.side == "host" and n.kind == "launch":
+            k = kernel_of[n.id]
+            ev.append({"ph": "X", "cat": "cpu_op", "name": f"aclnn{k.name}", "pid": PY, "tid": 1, "ts": ts(n.start),
+                       "dur": dur(n.end - n.start)})
+            ev.append({"ph": "s", "cat": "async_npu", "name": "torch_to_npu", "id": n.corr, "pid": PY, "tid": 1,
+                       "ts": ts(n.start)})
+        elif n.side == "host":
+            assert n.name == "cudaDeviceSynchronize", "simulate the Ascend form with event_p=0"
+            ev.append({"ph": "X", "name": "AscendCL@aclrtSynchronizeDevice", "pid": PY, "tid": 1, "ts": ts(n.start),
+                       "dur": dur(n.end - n.start)})
+        else:
+            stream = int(n.lane.rsplit(":", 1)[1])
+            ev.append({"ph": "X", "name": n.name, "pid": HW, "tid": stream, "ts": ts(n.start),
+                       "dur": dur(n.end - n.start),
+                       "args": {"Task Type": "AI_CORE", "Stream Id": stream, "Task Id": n.id, "connection_id": n.corr}})
+            ev.append({"ph": "f", "cat": "async_npu", "name": "torch_to_npu", "id": n.corr, "pid": HW, "tid": stream,
+                       "ts": ts(n.start), "bp": "e"})
+    return ev
+
+
+def write(path, sch: Schedule, form="kineto"):
+    """The schedule as a Kineto trace, or (form="ascend") as an Ascend trace_view.json."""
     with open(path, "w", encoding="utf-8") as f:
-        json.dump(kineto(sch), f)
+        json.dump(kineto(sch) if form == "kineto" else trace_view(sch), f)
 
 
 def merge(segs):

@@ -17,7 +17,8 @@ LAYER = {"__init__": 4, "cli": 3, "engine": 2, "ingest": 1, "sql": 1,
 # The engine's own top modules (api, demo) sit above every room.
 ROOM = {"store": set(), "loading": {"store"}, "rendering": set(), "gate": set(), "segmentation": {"store"},
         "jobs": {"segmentation", "rendering", "store"}, "admin": {"segmentation", "rendering", "store"},
-        "reports": {"jobs", "segmentation", "rendering", "store"}, "exports": {"segmentation", "rendering", "store"},
+        "reports": {"jobs", "segmentation", "rendering", "store"},
+        "exports": {"reports", "segmentation", "rendering", "store"},
         "advise": {"reports", "jobs", "segmentation", "rendering", "store"}}
 
 

@@ -26,7 +26,7 @@ CATEGORY = "tracedb"        # the annotation events' cat: never a device categor
 PROCESS = "tracedb"
 # Thread ids of the annotation tracks inside the annotation process; overlapping slices of one kind go on
 # further threads (lanes), since Perfetto nests slices of one thread and would mis-nest a partial overlap.
-PASS_TID, LAYER_TID, COUNTER_TID, LANE_STRIDE = 1, 2, 3, 10
+PASS_TID, LAYER_TID, COUNTER_TID, PATH_TID, LANE_STRIDE = 1, 2, 3, 4, 10
 CHUNK = 100_000             # events per slice of seq: ~40 MB of JSON text at a time, whatever the run's size
 
 
@@ -38,6 +38,7 @@ class Exported:
     host_events: int = 0
     passes: int = 0
     layers: int = 0
+    path_segments: int = 0
     notes: list[str] = field(default_factory=list)
 
 
@@ -83,6 +84,10 @@ def export(con, path: str | None, runs=(), tags=(), pass_spec: str = "all", rang
             first = False
         while counters is not None and (rows := counters.fetchmany(CHUNK)):
             f.write(("" if first else ",\n") + ",\n".join(ev for _, ev in rows))
+            first = False
+        # after the counters: their cursor is read before the next query
+        for ev in _critical_path(con, name, annotation_pid, facts["base_ns"], seg_opts.get("profile"), out):
+            f.write(("" if first else ",\n") + ev)
             first = False
         if not ranges:
             p = {"run_id": rid, "base_ns": facts["base_ns"], "hccl_pid": hccl_pid}
@@ -143,6 +148,23 @@ def _annotations(con, facts, pid, spec, out, name, seg_opts):
     meta.append(_m("thread_name", pid, COUNTER_TID, "counters"))
     params = {**units.params(b, spec), "run": name}
     return meta + events, counters, params
+
+
+def _critical_path(con, name, pid, base, profile, out) -> list[str]:
+    """The run's critical path over its whole trace (report critical-path) as a track of its own: a slice
+    per segment, named by its category, its kernel or host call in the args."""
+    from tracedb.engine.reports import critical_path
+    rows = critical_path.run_segments(con, name, profile)
+    if not rows:
+        return []
+    events = [_m("thread_name", pid, PATH_TID, "critical path")]
+    for start, end, category, kind, kernel, api in rows:
+        args = json.dumps({k: v for k, v in (("segment", kind), ("kernel", kernel), ("api", api)) if v},
+                          separators=(",", ":"))
+        events.append(f'{{"ph":"X","cat":"{CATEGORY}","name":{json.dumps(category)},"pid":{pid},"tid":{PATH_TID},'
+                      f'"ts":{us(start - base)},"dur":{us(end - start)},"args":{args}}}')
+    out.path_segments = len(rows)
+    return events
 
 
 def _lane(lanes: list, start: int, end: int, base: int) -> int:

@@ -141,6 +141,24 @@ def _windows(con, b, step) -> list[Window]:
     return [got[rid] for rid in b.run_ids]
 
 
+def run_segments(con, run: str, profile: str | None = None) -> list[tuple]:
+    """The critical path of run `run`'s whole trace as (start_ns, end_ns, category, segment, kernel, api),
+    in time order, for the Perfetto export's track; the pass and layer of _assigned when the caller made
+    it. Empty for a run with no device activity."""
+    b = binding.bind_runs(con, [run], (), profile)
+    categories.categorize_kernels(con, b)
+    sql.run(con, "critical_path_nodes", {"run_ids": b.run_ids})
+    try:
+        windows = _windows(con, b, None)
+    except UsageError:
+        return []
+    _keep_walk(con, [row for w in windows for row in walk(con, w)])
+    con.execute("CREATE TEMP TABLE IF NOT EXISTS _assigned (run_id INTEGER, seq BIGINT, pass BIGINT, layer BIGINT, "
+                "unit VARCHAR)")
+    sql.run(con, "critical_path_segments")
+    return con.execute("SELECT start_ns, end_ns, category, segment, kernel, api FROM _cp_path ORDER BY pos").fetchall()
+
+
 def _coverage_notes(con, b):
     """What the trace lacks to tie the device to the host, per run: no host calls at all (a device-only
     trace: the path is the device's own and its gaps say only that the device was idle), or device work

@@ -6,9 +6,9 @@
 --     of the profile's communication category (NCCL/RCCL, DeepEP, ...: _cats) is a communication op;
 --   host: every launch call (a runtime or driver call whose correlation id a device activity carries,
 --     launch_call in macros.sql; in Ascend's trace_view.json, the op an async_npu flow leads from to a
---     task, e.g. aclnnMatmul) and every synchronising call (cudaDeviceSynchronize,
---     cudaStreamSynchronize, cudaEventSynchronize, a blocking cudaMemcpy; hip* alike), on its lane
---     host:pid:tid.
+--     task, e.g. aclnnMatmul) and every synchronising call (sync_call in macros.sql:
+--     cudaDeviceSynchronize, cudaStreamSynchronize, cudaEventSynchronize, a blocking cudaMemcpy, hip* alike,
+--     AscendCL@aclrtSynchronizeStream / Device), on its lane host:pid:tid.
 -- Candidates of a device node, each with the time it released the node:
 --   stream: the previous node on its lane (by start), released at its end;
 --   launch: its launch call, released at its end, or at the node's start when the device began the work
@@ -81,16 +81,15 @@ WITH device AS (
 ), launched AS (
     SELECT DISTINCT run_id, correlation_id FROM device WHERE correlation_id IS NOT NULL
 ), host AS (
-    SELECT h.run_id, 'host' AS side,
-        CASE WHEN regexp_matches(h.name, '(?i)synchronize$|^(cuda|hip)Memcpy$') THEN 'sync' ELSE 'launch' END AS kind,
+    SELECT h.run_id, 'host' AS side, CASE WHEN sync_call(h.cat, h.name) THEN 'sync' ELSE 'launch' END AS kind,
         'host:' || coalesce(h.pid, '') || ':' || coalesce(h.tid, '') AS lane,
         h.seq AS ref_seq, h.name, h.start_ns, h.start_ns + h.dur_ns AS end_ns, h.correlation_id,
         NULL::INTEGER AS device_id
     FROM host_events h
-    WHERE h.run_id IN (SELECT unnest($run_ids)) AND (launch_call(h.cat)
-      AND ((h.run_id, h.correlation_id) IN (SELECT run_id, correlation_id FROM launched)
-           OR regexp_matches(h.name, '(?i)synchronize$|^(cuda|hip)Memcpy$'))
-      OR (h.run_id, h.seq) IN (SELECT run_id, host_seq FROM _cp_flows))
+    WHERE h.run_id IN (SELECT unnest($run_ids))
+      AND (launch_call(h.cat) AND (h.run_id, h.correlation_id) IN (SELECT run_id, correlation_id FROM launched)
+           OR sync_call(h.cat, h.name)
+           OR (h.run_id, h.seq) IN (SELECT run_id, host_seq FROM _cp_flows))
 ), nodes AS (
     SELECT *, row_number() OVER (ORDER BY run_id, start_ns, end_ns, side, ref_seq) - 1 AS id
     FROM (SELECT * FROM device UNION ALL SELECT * FROM host)

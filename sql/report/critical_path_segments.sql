@@ -3,6 +3,8 @@
 -- A host_gap (a host call's thread between the call before it and this one) is split by what the thread
 -- did meanwhile: where a cpu_op or python_function of the same thread covers it, host_op (the host's own
 -- work: the framework's ops and Python between two launches); elsewhere host_gap (the thread in no op).
+-- A cpu_op named NAME#QUALIFIER is a range, not an op (ProfilerStep#3 and Optimizer.step#AdamW.step in
+-- Ascend's trace_view.json), and covers nothing.
 -- Each segment names the node it belongs to: a device segment (the node's own or the gap before it) its
 -- kernel, pass and layer (_assigned, when the run is segmented); a host segment its call and the pass and
 -- layer of the first kernel that call launched.
@@ -42,6 +44,9 @@ WITH walked AS (
     FROM host_events h
     WHERE h.run_id IN (SELECT run_id FROM gaps) AND h.cat IN ('cpu_op', 'python_function')
       AND (h.pid, h.tid) IN (SELECT pid, tid FROM gaps)
+      -- a range, not an op: Ascend's trace_view.json writes ProfilerStep#N and record_function ranges
+      -- (Optimizer.step#AdamW.step) as cpu_ops
+      AND NOT contains(h.name, '#')
 ), covered AS (
     -- the thread's ops over each gap, clipped to it; a pair met in the first bucket both cover
     SELECT g.run_id, g.node, g.s, g.e, greatest(h.os, g.s) AS cs, least(h.oe, g.e) AS ce

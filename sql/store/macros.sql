@@ -3,7 +3,7 @@
 -- Inputs: none.
 -- Parameters: none.
 -- Output: TEMP MACROs us_text_to_ns, us, mean_ns, mean1, ratio3, ms, sec, simple_name, bare_shape,
---   npu_runtime_task, launch_call, serving_step, step_mark, poly_hash32, hccl_group_id, dtype_bytes, shape_dims, numel, gemm_options,
+--   npu_runtime_task, launch_call, sync_call, serving_step, step_mark, poly_hash32, hccl_group_id, dtype_bytes, shape_dims, numel, gemm_options,
 --   gemm_flops, dtype_name, nz_rows, nz_cols.
 
 -- us_text_to_ns(s VARCHAR) -> BIGINT ns: a decimal µs string, TAB/space/quote padded as Ascend writes it,
@@ -47,6 +47,14 @@ CREATE OR REPLACE TEMP MACRO npu_runtime_task(task_type, name) AS
 --   privateuse1_*, ROCm's and rocprofv3's runtime).
 CREATE OR REPLACE TEMP MACRO launch_call(cat) AS
     cat IN ('cuda_runtime', 'cuda_driver', 'privateuse1_runtime', 'privateuse1_driver', 'runtime');
+-- sync_call(cat VARCHAR, name VARCHAR) -> BOOLEAN: a host call that blocks until device work ends: a runtime
+--   call (launch_call's categories) named *Synchronize (cudaDeviceSynchronize, cudaStreamSynchronize,
+--   cudaEventSynchronize, hip* alike) or a blocking cudaMemcpy / hipMemcpy; in Ascend's trace_view.json
+--   (no category) AscendCL@aclrtSynchronizeStream / Device (WithTimeout), not the Runtime@ call inside it.
+CREATE OR REPLACE TEMP MACRO sync_call(cat, name) AS
+    launch_call(cat) AND regexp_matches(name, '(?i)synchronize$|^(cuda|hip)Memcpy$')
+    OR starts_with(name, 'AscendCL@aclrtSynchronize')
+       AND regexp_matches(name, '^AscendCL@aclrtSynchronize(Stream|Device)(WithTimeout)?$');
 -- serving_step(name VARCHAR) -> BOOLEAN: a serving framework's step annotation: SGLang step[EXTEND bs=15 ...],
 --   vLLM execute_<tokens>_context_<n>(...)_generation_<m>(...) or its older execute_context_<n>(...)_... form.
 --   The prefixes first: a regular expression per host op costs more than the rest of a query.
