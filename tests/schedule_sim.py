@@ -238,17 +238,19 @@ def _split_host(sch, s, e):
     return out
 
 
-def kineto(sch: Schedule) -> dict:
-    """The schedule as a Kineto trace (one H100, host pid 1 tid 1, device pid 0)."""
-    us = lambda ns: round(ns / 1000, 3)   # noqa: E731
+def kineto(sch: Schedule, shift=0, rank=None, world=None) -> dict:
+    """The schedule as a Kineto trace (one H100, host pid 1 tid 1, device pid 0); `shift` ns added to every
+    time (a rank's own clock), `rank` and `world` written as distributedInfo."""
+    us = lambda ns: round((ns + shift) / 1000, 3)   # noqa: E731  (a time)
+    span = lambda ns: round(ns / 1000, 3)          # noqa: E731  (a duration)
     ev = [{"ph": "M", "name": "process_name", "pid": 0, "tid": 0, "args": {"name": "GPU 0"}},
           {"ph": "M", "name": "process_name", "pid": 1, "tid": 0, "args": {"name": "python3"}}]
     for a, b, name in sch.ops:
-        ev.append({"ph": "X", "cat": "cpu_op", "name": name, "pid": 1, "tid": 1, "ts": us(a), "dur": us(b - a),
+        ev.append({"ph": "X", "cat": "cpu_op", "name": name, "pid": 1, "tid": 1, "ts": us(a), "dur": span(b - a),
                    "args": {}})
     for step, a, b in sch.marks:
         ev.append({"ph": "X", "cat": "user_annotation", "name": f"ProfilerStep#{step}", "pid": 1, "tid": 1,
-                   "ts": us(a), "dur": us(b - a), "args": {}})
+                   "ts": us(a), "dur": span(b - a), "args": {}})
     for rec_t, rec_corr, wait_t, wait_corr, src_stream, dst_stream in sch.waits:
         ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaEventRecord", "pid": 1, "tid": 1, "ts": us(rec_t),
                    "dur": 2.0, "args": {"correlation": rec_corr}})
@@ -269,13 +271,16 @@ def kineto(sch: Schedule) -> dict:
         if n.side == "host":
             args = {"correlation": n.corr} if n.corr is not None else {}
             ev.append({"ph": "X", "cat": "cuda_runtime", "name": n.name, "pid": 1, "tid": 1, "ts": us(n.start),
-                       "dur": us(n.end - n.start), "args": args})
+                       "dur": span(n.end - n.start), "args": args})
         else:
             stream = int(n.lane.rsplit(":", 1)[1])
             ev.append({"ph": "X", "cat": "kernel", "name": n.name, "pid": 0, "tid": stream, "ts": us(n.start),
-                       "dur": us(n.end - n.start), "args": {"device": 0, "stream": stream, "correlation": n.corr}})
-    return {"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "NVIDIA H100 80GB HBM3", "numSms": 132}],
-            "traceEvents": sorted(ev, key=lambda e: (e.get("ts", 0), e["ph"] != "M"))}
+                       "dur": span(n.end - n.start), "args": {"device": 0, "stream": stream, "correlation": n.corr}})
+    doc = {"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "NVIDIA H100 80GB HBM3", "numSms": 132}],
+           "traceEvents": sorted(ev, key=lambda e: (e.get("ts", 0), e["ph"] != "M"))}
+    if rank is not None:
+        doc["distributedInfo"] = {"backend": "nccl", "rank": rank, "world_size": world}
+    return doc
 
 
 ASCEND_T0_US = 1736412474721000          # an absolute epoch µs, as trace_view.json writes its timestamps

@@ -153,6 +153,8 @@ CASES = {
                                                           "by": "category"}),
     "critical_path_slack.csv": ("critical-path", "csv", {"runs": ["gpu"], "profile": None, "layers": None,
                                                          "by": "slack"}),
+    # two Ascend ranks as one job: one path across them (tests/test_critical_path_job.py holds it to a simulator)
+    "critical_path_job.csv": ("critical-path", "csv", {"runs": ["tiny", "tiny_x2"], "job": True}),
     # the same trace replayed with edits (tests/test_what_if.py holds the replay to the simulator's)
     "what_if.table": ("what-if", "table", {"runs": ["gpu"], "profile": None, "layers": None, "kernel": ["gemm=50"]}),
     "what_if.md": ("what-if", "md", {"runs": ["gpu", "gpu_x2"], "profile": None, "layers": None,

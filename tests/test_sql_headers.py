@@ -376,6 +376,7 @@ def observed(tmp_path_factory):
             ("critical-path", {**gpu}),
             ("critical-path", {"runs": ["gpu"], "by": "category"}),
             ("critical-path", {"runs": ["gpu"], "by": "slack"}),
+            ("critical-path", {**seg, "runs": ["tiny", "tiny_x2"], "job": True}),      # a path across ranks
             ("what-if", {"runs": ["gpu"], "kernel": ["gemm=50"], "no_gap": ["device_gap"]}),
         ]
         for report, opts in calls:

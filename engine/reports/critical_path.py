@@ -39,25 +39,29 @@ class Window:
     last: int       # the node the walk starts from
 
 
-def build(con, fmt, by, step, seg_opts) -> rnd.Result:
+def build(con, fmt, by, step, seg_opts, job: bool = False) -> rnd.Result:
     if by not in BY:
         raise UsageError(f"--by {by!r}: expected one of {', '.join(BY)}")
+    if job and by == "slack":
+        raise UsageError("--by slack: per run; not with --job")
     b, meta = _bind(con, seg_opts, segmented=by in ("segment", "layer"))
-    categories.categorize_kernels(con, b)
-    sql.run(con, "critical_path_nodes", {"run_ids": b.run_ids})
-    windows = _windows(con, b, step)
+    graph(con, b, job)
+    windows = _windows(con, b, step, job)
     _coverage_notes(con, b)
     walked = [row for w in windows for row in walk(con, w)]
     _keep_walk(con, walked)
     sql.run(con, "critical_path_segments")
     meta.update(by=by, path_window=f"step {step}" if step is not None else "each run's whole trace")
+    if job:
+        meta["path"] = f"one across the {len(b.run_ids)} runs"
     b.notes.append(DEFINITIONS)
     title = f"critical path of {'step ' + str(step) if step is not None else 'the whole trace'}" + \
         ("" if by == "segment" else f", by {by}")
     if by == "slack":
         _keep_slack(con, windows)
     file = {"segment": "report_critical_path", "slack": "report_critical_path_slack"}.get(by, "report_critical_path_by")
-    res = rnd.fetch_file(con, fmt, file, {"run_ids": b.run_ids, "by": by}, "critical-path", b, meta, title)
+    res = rnd.fetch_file(con, fmt, file, {"run_ids": b.run_ids, "by": by, "job": JOB_LABEL.format(len(b.run_ids))},
+                         "critical-path", b, meta, title)
     if fmt not in rnd.READING:
         return res
     # a table for people: short names told apart, and the layer columns only where they say something
@@ -67,8 +71,33 @@ def build(con, fmt, by, step, seg_opts) -> rnd.Result:
     return rnd.drop_columns(res, empty)
 
 
-WALK_COLUMNS = (("run_id", "int32"), ("step", "int64"), ("pos", "int64"), ("node", "int64"), ("start_ns", "int64"),
+# the run column of a --job path's --by rows: its segments lie on several runs
+JOB_LABEL = "(job of {} runs)"
+JOB_PATH = 0     # the path id of a --job path (a run's own path has its run id, from 1)
+WALK_COLUMNS = (("path", "int64"), ("step", "int64"), ("pos", "int64"), ("node", "int64"), ("start_ns", "int64"),
                 ("end_ns", "int64"), ("category", "string"), ("window_start_ns", "int64"))
+
+
+def graph(con, b, job: bool = False):
+    """_cp_nodes with each node's binding predecessor, and _cp_cands, of the bound runs. `job`: the runs'
+    clocks aligned on their collectives (engine/jobs/align.py) and each collective's end bound to the last
+    other member to arrive, so that one path can cross them."""
+    categories.categorize_kernels(con, b)
+    sql.run(con, "critical_path_nodes", {"run_ids": b.run_ids})
+    offsets = {}
+    if job:
+        if len(b.run_ids) < 2:
+            raise UsageError("--job: one path across a job's ranks needs two runs or more (--tag job=NAME)")
+        from tracedb.engine.jobs import align
+        found = align.rank_offsets(con, b.run_ids, profile=b.profile.name if b.profile else None)
+        b.notes.append(found.note)
+        offsets = found.offsets
+    con.execute("CREATE OR REPLACE TEMP TABLE _cp_offsets (run_id INTEGER, off_ns BIGINT)")
+    if offsets:
+        con.executemany("INSERT INTO _cp_offsets VALUES (?, ?)", sorted(offsets.items()))
+    if job:
+        sql.run(con, "critical_path_collectives")
+    sql.run(con, "critical_path_bind")
 
 
 def _keep_walk(con, walked):
@@ -88,14 +117,14 @@ def _keep_slack(con, windows):
     import pyarrow as pa
     runs, nodes, slacks = [], [], []
     for w in windows:
-        graph = Graph.load(con, w.run_id)
-        members = graph.members(con, w.run_id)
-        slack = graph.slack(members, w.end_ns)
+        g = Graph.load(con, w.run_id)
+        members = g.members(con, w.run_id)
+        slack = g.slack(members, w.end_ns)
         for i in members:
-            if graph.kinds[i - graph.first] not in ("launch", "sync"):
+            if g.kinds[i - g.first] not in ("launch", "sync"):
                 runs.append(w.run_id)
                 nodes.append(i)
-                slacks.append(slack[i - graph.first])
+                slacks.append(slack[i - g.first])
     rows = pa.table({"run_id": pa.array(runs, pa.int32()), "node": pa.array(nodes, pa.int64()),
                      "slack_ns": pa.array(slacks, pa.int64())})
     con.register("_cp_slack_rows", rows)
@@ -124,10 +153,11 @@ def _bind(con, seg_opts, segmented: bool):
     return b, meta
 
 
-def _windows(con, b, step) -> list[Window]:
+def _windows(con, b, step, job: bool = False) -> list[Window]:
     """Each run's window: its whole trace, or with `step` the step's ProfilerStep#N (or serving step)
-    annotation from its start to the end of the last device activity launched inside it."""
-    rows = sql.run(con, "critical_path_windows", {"run_ids": b.run_ids, "step": step}).fetchall()
+    annotation from its start to the end of the last device activity launched inside it. `job`: one window
+    over every run's, on the job's clock (run_id None)."""
+    rows = sql.run(con, "critical_path_windows", {"run_ids": b.run_ids, "step": step, "job": False}).fetchall()
     got = {r[0]: Window(*r) for r in rows}
     missing = [rid for rid in b.run_ids if rid not in got]
     if missing and len(missing) == len(b.run_ids):
@@ -138,6 +168,9 @@ def _windows(con, b, step) -> list[Window]:
         b.notes.append(f"run '{b.run_names[rid]}' left out: "
                        + (f"no step {step}" if step is not None else "no device activity"))
     b.run_ids = [rid for rid in b.run_ids if rid in got]
+    if job:
+        return [Window(*sql.run(con, "critical_path_windows", {"run_ids": b.run_ids, "step": step,
+                                                               "job": True}).fetchone())]
     return [got[rid] for rid in b.run_ids]
 
 
@@ -146,8 +179,7 @@ def run_segments(con, run: str, profile: str | None = None) -> list[tuple]:
     in time order, for the Perfetto export's track; the pass and layer of _assigned when the caller made
     it. Empty for a run with no device activity."""
     b = binding.bind_runs(con, [run], (), profile)
-    categories.categorize_kernels(con, b)
-    sql.run(con, "critical_path_nodes", {"run_ids": b.run_ids})
+    graph(con, b)
     try:
         windows = _windows(con, b, None)
     except UsageError:
@@ -175,15 +207,17 @@ def _coverage_notes(con, b):
 
 
 def walk(con, w: Window) -> list[tuple]:
-    """The path of window `w`, latest segment first: (run, step, position, node, start, end, category,
-    window start). Each node's own stretch runs from the later of its start and its predecessor's release
+    """The path of window `w`: (path, step, position, node, start, end, category, window start), times on
+    the job's clock. Each node's own stretch runs from the later of its start and its predecessor's release
     to the time its successor was released at; the gap before it, from that release to its start."""
     # columns as lists (Arrow): 481,296 nodes in 0.3 s where tuples took 1.1 s
-    rel = con.sql("SELECT id, side, kind, start_ns, pred, release_ns, edge FROM _cp_nodes WHERE run_id = $r "
-                  "ORDER BY id", params={"r": w.run_id})
+    # times on the job's clock (off_ns: 0 for a run's own path)
+    rel = con.sql("SELECT id, side, kind, start_ns + off_ns, pred, release_ns + off_ns, edge FROM _cp_nodes "
+                  "WHERE $r IS NULL OR run_id = $r ORDER BY id", params={"r": w.run_id})
     tab = rel.to_arrow_table() if hasattr(rel, "to_arrow_table") else rel.arrow()
     ids, sides, kinds, starts, preds, releases, edges = (tab.column(i).to_pylist() for i in range(7))
-    first = ids[0] if ids else 0     # ids are dense within a run
+    first = ids[0] if ids else 0     # ids are dense within a run, and over all of them
+    path = JOB_PATH if w.run_id is None else w.run_id
     out, pos, x, node = [], 0, w.end_ns, w.last
     while node is not None and x > w.start_ns:
         i = node - first
@@ -194,17 +228,17 @@ def walk(con, w: Window) -> list[tuple]:
         own_from = max(start, release) if release is not None else start
         own_from = min(max(own_from, w.start_ns), x)
         if x > own_from:
-            out.append((w.run_id, w.step, pos, nid, own_from, x, OWN[kind], w.start_ns))
+            out.append((path, w.step, pos, nid, own_from, x, OWN[kind], w.start_ns))
             pos += 1
         if pred is None or release <= w.start_ns:
             # waited for nothing in the window: the time since the window began is the gap before it
             if own_from > w.start_ns:
-                out.append((w.run_id, w.step, pos, nid, w.start_ns, own_from,
+                out.append((path, w.step, pos, nid, w.start_ns, own_from,
                             GAP[edge] if pred is not None else "device_gap" if side == "device" else "host_gap",
                             w.start_ns))
             break
         if own_from > release:
-            out.append((w.run_id, w.step, pos, nid, release, own_from, GAP[edge], w.start_ns))
+            out.append((path, w.step, pos, nid, release, own_from, GAP[edge], w.start_ns))
             pos += 1
         x, node = release, pred
     n = len(out)

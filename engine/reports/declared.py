@@ -448,7 +448,9 @@ CRITICAL_PATH = Report(
                     "activities could end before the window's end moves."),
                 Option("step", ("--step",), Optional[int], None, "The window: step N (its ProfilerStep#N from its "
                        "start to the end of the device work launched inside it; Step Id N in kernel_details.csv); "
-                       "default: the whole trace.", check="count")),
+                       "default: the whole trace.", check="count"),
+                _flag("job", "One path across the selected runs (a job's ranks, clocks aligned on their "
+                      "collectives): a collective's end continues the path on the rank that arrived last.")),
     MEAN_REFUSED, ("report_critical_path", "report_critical_path_by", "report_critical_path_slack"),
     columns("""
     run VARCHAR: the run's name

@@ -17,9 +17,10 @@ from collections import defaultdict, deque
 
 from tracedb.errors import UsageError
 
-# the category of the gap behind each edge (engine/reports/critical_path.py's GAP)
+# the category of the gap behind each edge (report critical-path's; a collective's last member binds only the
+# collective's end, so no gap lies behind it)
 GAP = {"stream": "device_gap", "launch": "launch_latency", "event": "sync_wait", "thread": "host_gap",
-       "sync": "sync_wait"}
+       "sync": "sync_wait", "collective": "comm_wait"}
 
 
 class Graph:
@@ -163,7 +164,7 @@ class Graph:
         return -1, terms + [(p, release - self.ends[p] + (start - release) + own)]
 
 
-PREF = {"stream": 0, "thread": 0, "event": 1, "sync": 1, "launch": 2}
+PREF = {"stream": 0, "thread": 0, "event": 1, "sync": 1, "collective": 1, "launch": 2}
 
 
 def _columns(rel, n):

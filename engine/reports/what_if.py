@@ -3,7 +3,6 @@ here, the dependency graph `report critical-path` reads replayed with them (engi
 docstring gives the model; checked against the schedule simulator in tests/test_what_if.py)."""
 import re
 
-from tracedb import sql
 from tracedb.engine.reports import critical_path
 from tracedb.engine.reports.replay import Graph
 from tracedb.engine.rendering import render as rnd
@@ -50,9 +49,7 @@ def parse_edits(kernel=(), category=(), no_gap=(), overlap_comm=False) -> list[t
 
 def build(con, fmt, step, edits, seg_opts) -> rnd.Result:
     b, meta = critical_path._bind(con, seg_opts, segmented=False)
-    from tracedb.engine.segmentation import categories
-    categories.categorize_kernels(con, b)
-    sql.run(con, "critical_path_nodes", {"run_ids": b.run_ids})
+    critical_path.graph(con, b)
     windows = critical_path._windows(con, b, step)
     rows = []
     for w in windows:

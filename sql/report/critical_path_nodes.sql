@@ -25,9 +25,7 @@
 --     ended after the call began (a call made
 --     once the device was idle waited for nothing: its thread bound it). A host call starts when its
 --     thread reaches it, so only a sync's end can be bound by the device.
--- The binding predecessor is the candidate released last; on a tie the stream (device) or the thread
--- (host) one, then an event or sync, then the launch: the work already queued bounds the node as much as
--- the call does.
+-- critical_path_bind.sql picks each node's binding predecessor among them.
 -- Inputs: kernels, _cats (categories.sql over the runs' kernel names), host_events, trace_events (cuda_sync,
 --   async_npu flows).
 -- Parameters:
@@ -42,17 +40,15 @@
 --   name VARCHAR: the kernel's or the call's name
 --   start_ns BIGINT: start, ns
 --   end_ns BIGINT: end, ns
---   pred BIGINT: the binding predecessor's id; NULL when the node waited for nothing in the trace
---   release_ns BIGINT: when that predecessor released the node
---   edge VARCHAR: stream | launch | event | thread | sync; NULL with pred
---   launch BIGINT: a device node's launch call (its id), bound or not; NULL without one in the trace
+--   launch BIGINT: a device node's launch call (its id), bound or not; NULL without one in the trace;
+--     critical_path_bind.sql then adds each node's binding predecessor
 -- Output: TEMP _cp_cands, one row per candidate (report what-if replays the nodes over them):
 --   id BIGINT: the node
 --   pred BIGINT: the candidate node
 --   release_ns BIGINT: when it released the node
---   edge VARCHAR: stream | launch | event | thread | sync
---   pref INTEGER: its rank on a tie of releases, the lowest binding (stream or thread 0, event or sync 1,
---     launch 2)
+--   edge VARCHAR: stream | launch | event | thread | sync (critical_path_collectives.sql adds collective)
+--   pref INTEGER: its rank on a tie of releases, the lowest binding (stream or thread 0, event, sync or
+--     collective 1, launch 2)
 -- TEMP _cp_flows, _cp_launch and _cp_waits are scratch, dropped at the end.
 CREATE OR REPLACE TEMP TABLE _cp_flows AS
 -- Ascend's trace_view.json links a task to the op that launched it by a flow: 's' at the op's start on its
@@ -185,17 +181,8 @@ UNION ALL
 SELECT id, pred, release_ns, edge, 1 AS pref FROM _cp_waits;
 
 CREATE OR REPLACE TEMP TABLE _cp_nodes AS
-WITH bound AS (
-    -- a sync's device work binds it only when it ended after the call began
-    SELECT c.id, arg_max(c.pred, (c.release_ns, -c.pref)) AS pred, max(c.release_ns) AS release_ns,
-        arg_max(c.edge, (c.release_ns, -c.pref)) AS edge
-    FROM _cp_cands c JOIN _cp_nodes n USING (id)
-    WHERE c.edge <> 'sync' OR c.release_ns > n.start_ns
-    GROUP BY c.id
-)
-SELECT n.run_id, n.id, n.side, n.kind, n.lane, n.ref_seq, n.name, n.start_ns, n.end_ns,
-    b.pred, b.release_ns, b.edge, l.pred AS launch
-FROM _cp_nodes n LEFT JOIN bound b USING (id) LEFT JOIN (SELECT * FROM _cp_launch WHERE edge = 'launch') l USING (id)
+SELECT n.run_id, n.id, n.side, n.kind, n.lane, n.ref_seq, n.name, n.start_ns, n.end_ns, l.pred AS launch
+FROM _cp_nodes n LEFT JOIN (SELECT * FROM _cp_launch WHERE edge = 'launch') l USING (id)
 ORDER BY n.id;
 DROP TABLE _cp_launch;
 DROP TABLE _cp_waits;

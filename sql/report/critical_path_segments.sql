@@ -8,16 +8,19 @@
 -- Each segment names the node it belongs to: a device segment (the node's own or the gap before it) its
 -- kernel, pass and layer (_assigned, when the run is segmented); a host segment its call and the pass and
 -- layer of the first kernel that call launched.
--- Inputs: _cp_walk (run_id, step, pos, node, start_ns, end_ns, category, window_start_ns), _cp_nodes,
+-- Times are on the job's clock (a node's own plus its off_ns: 0 for a run's own path); the host gaps are
+-- split on their thread's own clock.
+-- Inputs: _cp_walk (path, step, pos, node, start_ns, end_ns, category, window_start_ns), _cp_nodes,
 --   host_events, _assigned.
 -- Parameters: none.
--- Output: TEMP _cp_path, one row per segment, in time order per run:
---   run_id INTEGER: the run
+-- Output: TEMP _cp_path, one row per segment, in time order per path:
+--   path BIGINT: the path: its run's id, or 0 for the one path of report critical-path --job
+--   run_id INTEGER: the run of the segment's node
 --   step BIGINT: the window's step; NULL: the whole trace
 --   pos BIGINT: the segment's position on the path, from 0 at the window's start
---   start_ns BIGINT: start, ns
---   end_ns BIGINT: end, ns
---   window_start_ns BIGINT: the window's start
+--   start_ns BIGINT: start, ns, on the path's clock
+--   end_ns BIGINT: end, ns, on the path's clock
+--   window_start_ns BIGINT: the window's start, on the path's clock
 --   category VARCHAR: device_compute | device_comm | device_memcpy | host_op | sync_wait | launch_latency |
 --     device_gap | host_gap
 --   segment VARCHAR: the node's kind (kernel, comm, memcpy, memset, launch, sync) for its own stretch,
@@ -30,10 +33,11 @@
 --   unit VARCHAR: prologue | layer | epilogue; NULL: no pass
 CREATE OR REPLACE TEMP TABLE _cp_path AS
 WITH walked AS (
-    SELECT w.*, n.side, n.kind, n.lane, n.name, n.ref_seq
+    SELECT w.*, n.run_id, n.off_ns, n.side, n.kind, n.lane, n.name, n.ref_seq
     FROM _cp_walk w JOIN _cp_nodes n ON n.id = w.node
 ), gaps AS (
-    SELECT w.run_id, w.node, w.start_ns AS s, w.end_ns AS e, h.pid, h.tid
+    -- on the thread's own clock
+    SELECT w.run_id, w.node, w.start_ns - w.off_ns AS s, w.end_ns - w.off_ns AS e, h.pid, h.tid
     FROM walked w JOIN host_events h ON h.run_id = w.run_id AND h.seq = w.ref_seq
     WHERE w.category = 'host_gap'
 ), ops AS (
@@ -55,31 +59,32 @@ WITH walked AS (
      AND h.bucket = g.bucket AND g.bucket = greatest(g.s, h.os) // 1000000 AND h.os < g.e AND h.oe > g.s
 ), islands AS (
     SELECT run_id, node, s, e, cs, ce,
-        sum(CASE WHEN cs > prev_end THEN 1 ELSE 0 END) OVER (PARTITION BY run_id, node ORDER BY cs, ce) AS island
-    FROM (SELECT *, max(ce) OVER (PARTITION BY run_id, node ORDER BY cs, ce
+        sum(CASE WHEN cs > prev_end THEN 1 ELSE 0 END) OVER (PARTITION BY node ORDER BY cs, ce) AS island
+    FROM (SELECT *, max(ce) OVER (PARTITION BY node ORDER BY cs, ce
                                   ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev_end
           FROM covered)
 ), busy AS (
-    SELECT run_id, node, any_value(s) AS s, any_value(e) AS e, min(cs) AS bs, max(ce) AS be
-    FROM islands GROUP BY run_id, node, island
+    SELECT node, any_value(s) AS s, any_value(e) AS e, min(cs) AS bs, max(ce) AS be
+    FROM islands GROUP BY node, island
 ), pieces AS (
     -- the busy islands, and the idle stretches between them and the gap's ends
-    SELECT run_id, node, bs AS start_ns, be AS end_ns, 'host_op' AS category FROM busy
+    SELECT node, bs AS start_ns, be AS end_ns, 'host_op' AS category FROM busy
     UNION ALL
-    SELECT run_id, node, coalesce(lag(be) OVER (PARTITION BY run_id, node ORDER BY bs), s) AS start_ns, bs AS end_ns,
+    SELECT node, coalesce(lag(be) OVER (PARTITION BY node ORDER BY bs), s) AS start_ns, bs AS end_ns,
         'host_gap' AS category
     FROM busy
     UNION ALL
-    SELECT run_id, node, max(be) AS start_ns, any_value(e) AS end_ns, 'host_gap' AS category FROM busy GROUP BY ALL
+    SELECT node, max(be) AS start_ns, any_value(e) AS end_ns, 'host_gap' AS category FROM busy GROUP BY ALL
     UNION ALL
-    SELECT run_id, node, s AS start_ns, e AS end_ns, 'host_gap' AS category
-    FROM gaps g WHERE NOT EXISTS (SELECT 1 FROM busy b WHERE b.run_id = g.run_id AND b.node = g.node)
+    SELECT node, s AS start_ns, e AS end_ns, 'host_gap' AS category
+    FROM gaps g WHERE NOT EXISTS (SELECT 1 FROM busy b WHERE b.node = g.node)
 ), split AS (
-    SELECT w.run_id, w.step, w.node, p.start_ns, p.end_ns, p.category, w.window_start_ns
-    FROM walked w JOIN pieces p ON p.run_id = w.run_id AND p.node = w.node AND w.category = 'host_gap'
+    SELECT w.path, w.step, w.node, p.start_ns + w.off_ns AS start_ns, p.end_ns + w.off_ns AS end_ns, p.category,
+        w.window_start_ns
+    FROM walked w JOIN pieces p ON p.node = w.node AND w.category = 'host_gap'
     WHERE p.end_ns > p.start_ns
     UNION ALL
-    SELECT run_id, step, node, start_ns, end_ns, category, window_start_ns FROM walked WHERE category <> 'host_gap'
+    SELECT path, step, node, start_ns, end_ns, category, window_start_ns FROM walked WHERE category <> 'host_gap'
 ), node_unit AS (
     -- a device node's pass and layer, and a launch call's: those of the first kernel it launched
     SELECT d.id, a.pass, a.layer, a.unit FROM _cp_nodes d JOIN _assigned a ON a.run_id = d.run_id AND a.seq = d.ref_seq
@@ -90,11 +95,10 @@ WITH walked AS (
     WHERE d.side = 'device' AND d.launch IS NOT NULL
     GROUP BY d.launch
 )
-SELECT s.run_id, s.step, row_number() OVER (PARTITION BY s.run_id ORDER BY s.start_ns, s.end_ns) - 1 AS pos,
+SELECT s.path, n.run_id, s.step, row_number() OVER (PARTITION BY s.path ORDER BY s.start_ns, s.end_ns) - 1 AS pos,
     s.start_ns, s.end_ns, s.window_start_ns, s.category,
-    CASE WHEN s.category IN ('launch_latency', 'device_gap', 'host_gap')
-              OR (s.category = 'host_op' AND n.kind = 'launch' AND s.start_ns < n.start_ns) THEN 'gap'
-         ELSE n.kind END AS segment,
+    CASE WHEN s.category IN ('launch_latency', 'device_gap', 'host_gap') OR s.end_ns <= n.start_ns + n.off_ns
+         THEN 'gap' ELSE n.kind END AS segment,
     CASE WHEN n.side = 'device' THEN n.name END AS kernel,
     CASE WHEN n.side = 'host' THEN n.name END AS api,
     n.lane, u.pass, u.layer, u.unit

@@ -6,10 +6,11 @@
 -- step's first activity's, without one) to the end of the step's last node: the device work a step
 -- launched belongs to it even when it ends after the host has moved on.
 -- The walk starts from the node that ends last; on a tie the device one, then the later id.
--- Inputs: _cp_nodes (critical_path_nodes.sql), kernels, host_events.
+-- Inputs: _cp_nodes (critical_path_nodes.sql), kernels, host_events, _cp_offsets.
 -- Parameters:
 --   $run_ids INTEGER[]: the runs
 --   $step BIGINT: the step; NULL: the whole trace
+--   $job BOOLEAN: one window over all the runs (report critical-path --job)
 -- Output: TEMP _cp_members, the nodes of each window:
 --   run_id INTEGER: the run
 --   id BIGINT: the node (_cp_nodes.id)
@@ -17,8 +18,9 @@
 --   start_ns BIGINT: the node's start
 --   end_ns BIGINT: its end
 --   side VARCHAR: device | host
--- Output: rows, one per run with a window (none for a run without nodes, or without the step):
---   run_id INTEGER: the run
+-- Output: rows, one per run with a window (none for a run without nodes, or without the step); with $job one
+--   row over every run's window, on the job's clock (_cp_offsets):
+--   run_id INTEGER: the run; NULL with $job
 --   step BIGINT: the step; NULL: the whole trace
 --   start_ns BIGINT: the window's start
 --   end_ns BIGINT: its end
@@ -40,8 +42,11 @@ WITH marks AS (
            OR k.step_id = $step))
 )
 SELECT run_id, id, mark_s, start_ns, end_ns, side FROM member;
-SELECT run_id, $step::BIGINT AS step, coalesce(min(mark_s), min(start_ns)) AS start_ns, max(end_ns) AS end_ns,
-    arg_max(id, (end_ns, side = 'device', id)) AS last
-FROM _cp_members
-GROUP BY run_id
-ORDER BY run_id;
+SELECT CASE WHEN NOT $job THEN m.run_id END AS run_id, $step::BIGINT AS step,
+    coalesce(min(m.mark_s + coalesce(o.off_ns, 0)), min(m.start_ns + coalesce(o.off_ns, 0))) AS start_ns,
+    max(m.end_ns + coalesce(o.off_ns, 0)) AS end_ns,
+    arg_max(m.id, (m.end_ns + coalesce(o.off_ns, 0), m.side = 'device', m.id)) AS last
+FROM _cp_members m LEFT JOIN _cp_offsets o USING (run_id)
+WHERE m.run_id IN (SELECT unnest($run_ids))
+GROUP BY CASE WHEN NOT $job THEN m.run_id END
+ORDER BY 1;

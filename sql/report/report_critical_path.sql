@@ -1,9 +1,10 @@
--- Report `critical-path` (--by segment): the path's segments in time order.
+-- Report `critical-path` (--by segment): the path's segments in time order: each run's, or with --job the one
+-- path across the runs (each segment on its node's run).
 -- Inputs: _cp_path (critical_path_segments.sql), runs, kernel_names.
 -- Parameters:
 --   $run_ids INTEGER[]: the runs
 -- Output: rows, one per segment, in time order:
---   run VARCHAR: the run's name
+--   run VARCHAR: the run's name (with --job, the run of the segment's node)
 --   rank INTEGER: its rank; NULL when unknown
 --   step BIGINT: the window's step; NULL: the whole trace
 --   seq BIGINT: the segment's position on the path, from 0 at the window's start
@@ -29,4 +30,4 @@ SELECT r.name AS run, r.rank, p.step, p.pos AS seq,
     p.unit, p.lane
 FROM _cp_path p JOIN runs r USING (run_id) LEFT JOIN kernel_names kn ON kn.name = p.kernel
 WHERE p.run_id IN (SELECT unnest($run_ids))
-ORDER BY p.run_id, p.pos;
+ORDER BY p.path, p.pos;

@@ -7,9 +7,10 @@
 -- Parameters:
 --   $run_ids INTEGER[]: the runs
 --   $by VARCHAR: category | kernel | layer | step
--- Output: rows, one per run and key, the longest first:
---   run VARCHAR: the run's name
---   rank INTEGER: its rank; NULL when unknown
+--   $job VARCHAR: the run column of the one path of --job (its segments lie on several runs)
+-- Output: rows, one per path (a run, or with --job the job) and key, the longest first:
+--   run VARCHAR: the run's name; with --job, $job
+--   rank INTEGER: its rank; NULL when unknown or with --job
 --   step BIGINT: the window's step; NULL: the whole trace
 --   pass BIGINT: --by layer: the pass; else NULL
 --   layer BIGINT: --by layer: the layer; else NULL
@@ -32,12 +33,14 @@ WITH path_keys AS (
     FROM _cp_path p LEFT JOIN kernel_names kn ON kn.name = p.kernel
     WHERE p.run_id IN (SELECT unnest($run_ids))
 ), windows AS (
-    SELECT run_id, step, max(end_ns) - min(start_ns) AS wall_ns FROM _cp_path GROUP BY ALL
+    SELECT path, step, max(end_ns) - min(start_ns) AS wall_ns FROM _cp_path GROUP BY ALL
 )
-SELECT r.name AS run, r.rank, k.step, k.by_pass AS pass, k.by_layer AS layer, k.key, k.full_name AS name,
+SELECT CASE WHEN k.path = 0 THEN $job ELSE any_value(r.name) END AS run,
+    CASE WHEN k.path = 0 THEN NULL ELSE any_value(r.rank) END AS rank, k.step, k.by_pass AS pass,
+    k.by_layer AS layer, k.key, k.full_name AS name,
     count(*) AS segments, CAST(sum(k.end_ns - k.start_ns) / 1000 AS DECIMAL(38,3)) AS dur_us,
     CAST(round(100.0 * sum(k.end_ns - k.start_ns) / any_value(w.wall_ns), 2) AS DECIMAL(7,2)) AS pct
-FROM path_keys k JOIN windows w ON w.run_id = k.run_id AND w.step IS NOT DISTINCT FROM k.step
+FROM path_keys k JOIN windows w ON w.path = k.path AND w.step IS NOT DISTINCT FROM k.step
 JOIN runs r ON r.run_id = k.run_id
-GROUP BY r.name, k.run_id, r.rank, k.step, k.by_pass, k.by_layer, k.key, k.full_name
-ORDER BY k.run_id, sum(k.end_ns - k.start_ns) DESC, k.key, k.step, k.by_pass, k.by_layer, k.full_name;
+GROUP BY k.path, k.step, k.by_pass, k.by_layer, k.key, k.full_name
+ORDER BY k.path, sum(k.end_ns - k.start_ns) DESC, k.key, k.step, k.by_pass, k.by_layer, k.full_name;

@@ -20,10 +20,10 @@
 WITH on_path AS (
     SELECT DISTINCT p.run_id, w.node
     FROM _cp_walk w JOIN _cp_nodes n ON n.id = w.node
-    JOIN _cp_path p ON p.run_id = w.run_id AND p.start_ns = w.start_ns AND p.end_ns = w.end_ns
+    JOIN _cp_path p ON p.path = w.path AND p.start_ns = w.start_ns AND p.end_ns = w.end_ns
     WHERE n.side = 'device' AND w.category IN ('device_compute', 'device_comm', 'device_memcpy')
 ), steps AS (
-    SELECT DISTINCT run_id, step FROM _cp_walk
+    SELECT DISTINCT path AS run_id, step FROM _cp_walk
 )
 SELECT r.name AS run, r.rank, st.step, coalesce(kn.short_name, n.name) AS kernel, n.name,
     count(*) AS activities, count(o.node) AS on_path,

@@ -1,0 +1,97 @@
+"""`tracedb report critical-path --job`: one path across a job's ranks, their clocks aligned on the
+all-reduces, equals the path the job simulator knows (tests/job_sim.py): segment for segment, on the rank the
+simulator says, crossing to the rank that arrived last at an all-reduce."""
+import csv
+import io
+from decimal import Decimal
+
+import pytest
+
+import job_sim
+import tracedb
+from helpers import assert_one_line_error, cli
+
+SEEDS = range(4)
+NCCL = job_sim.NCCL
+
+
+def ns(us: str) -> int:
+    return int(Decimal(us) * 1000)
+
+
+@pytest.fixture(scope="module")
+def jobs(tmp_path_factory):
+    out = {}
+    for seed in SEEDS:
+        d = tmp_path_factory.mktemp(f"job{seed}")
+        job = job_sim.simulate_job(seed, slow=1 if seed == 3 else None)
+        con = tracedb.connect(str(d / "s.duckdb"))
+        for r, path in enumerate(job_sim.write(d, job)):
+            tracedb.ingest_trace(con, path, name=f"rank{r}", tags={"job": "j"})
+        out[seed] = (con, job)
+    yield out
+    for con, _ in out.values():
+        con.close()
+
+
+def path_rows(con, **opts):
+    return list(csv.DictReader(io.StringIO(tracedb.report(con, "critical-path", tag="job=j", job=True,
+                                                          **opts).text("csv"))))
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("step", [None, 2])
+def test_the_job_path_is_the_simulators(jobs, seed, step):
+    con, job = jobs[seed]
+    got = [(ns(r["start_us"]), ns(r["end_us"]), r["category"], int(r["rank"])) for r in path_rows(con, step=step)]
+    want = job_sim.true_path(job, step)
+    assert _merge(got) == _merge(want)
+    if seed == 3:      # a slow rank (its kernels 1.6x): the others wait for it, the path is its own
+        assert {g[3] for g in got if g[2] == "device_compute"} == {1}
+    elif step is None:  # ranks late in turn: over the whole trace the path crosses
+        assert len({g[3] for g in got}) >= 2
+
+
+def _merge(segs):
+    """Adjacent segments of one category on one rank as one stretch."""
+    out = []
+    for s, e, c, rank in segs:
+        if out and out[-1][2] == c and out[-1][3] == rank and out[-1][1] == s:
+            out[-1] = (out[-1][0], e, c, rank)
+        else:
+            out.append((s, e, c, rank))
+    return out
+
+
+def test_the_path_crosses_ranks_at_the_all_reduces(jobs):
+    """Where it moves to another rank, it leaves an all-reduce for the rank that started it last."""
+    crossings = 0
+    for seed in SEEDS:
+        con, _ = jobs[seed]
+        got = path_rows(con)
+        for a, b in zip(got, got[1:]):
+            if a["rank"] != b["rank"]:
+                crossings += 1
+                assert b["category"] == "device_comm" and b["segment"] == "comm" and NCCL in b["kernel"]
+        assert sum(Decimal(r["dur_us"]) for r in got) == Decimal(got[-1]["end_us"])
+    assert crossings >= 4
+
+
+def test_by_category_of_a_job_adds_up_to_its_window(jobs):
+    con, job = jobs[0]
+    by = list(csv.DictReader(io.StringIO(tracedb.report(con, "critical-path", tag="job=j", job=True,
+                                                        by="category").text("csv"))))
+    want = {}
+    for s, e, c, _ in job_sim.true_path(job):
+        want[c] = want.get(c, 0) + e - s
+    assert {r["key"]: ns(r["dur_us"]) for r in by} == want
+    assert {r["run"] for r in by} == {"(job of 4 runs)"}
+
+
+def test_job_needs_two_runs(tmp_path):
+    job = job_sim.simulate_job(0, ranks=2)
+    paths = job_sim.write(tmp_path, job)
+    db = str(tmp_path / "s.duckdb")
+    cli("ingest", paths[0], "--db", db, "--name", "rank0")
+    assert_one_line_error(cli("report", "critical-path", "--db", db, "--job", check=False),
+                          "--job: one path across a job's ranks needs two runs or more")
