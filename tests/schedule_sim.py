@@ -328,8 +328,33 @@ def trace_view(sch: Schedule) -> list:
     return ev
 
 
+def nsys(path, sch: Schedule):
+    """The schedule as an Nsight Systems SQLite export (tests/nsys_synth.py): kernels and runtime calls linked by
+    their correlation ids, the ops and steps as NVTX push/pop ranges (what PyTorch's emit_nvtx and
+    prof.step() write). Cross-stream waits and event syncs have no form here: simulate with wait_p=0 and
+    event_p=0."""
+    import nsys_synth
+    ex = nsys_synth.Export()
+    ex.gpu(0, "NVIDIA H100 80GB HBM3")
+    t0 = 1_000_000_000
+    for a, b, name in sch.ops:
+        ex.push(t0 + a, t0 + b, 100, 100, name)
+    for step, a, b in sch.marks:
+        ex.push(t0 + a, t0 + b, 100, 100, f"ProfilerStep#{step}")
+    for n in sch.nodes:
+        if n.side == "host":
+            assert n.name != "cudaEventSynchronize", "simulate the nsys form with event_p=0"
+            ex.api(t0 + n.start, t0 + n.end, 100, 100, n.name, corr=n.corr)
+        else:
+            stream = int(n.lane.rsplit(":", 1)[1])
+            ex.kernel(t0 + n.start, t0 + n.end, n.name, stream=stream, corr=n.corr)
+    return ex.write(path)
+
+
 def write(path, sch: Schedule, form="kineto"):
-    """The schedule as a Kineto trace, or (form="ascend") as an Ascend trace_view.json."""
+    """The schedule as a Kineto trace, an Ascend trace_view.json (form="ascend") or an nsys export ("nsys")."""
+    if form == "nsys":
+        return nsys(path, sch)
     with open(path, "w", encoding="utf-8") as f:
         json.dump(kineto(sch) if form == "kineto" else trace_view(sch), f)
 

@@ -131,23 +131,25 @@ def test_cli_csv_columns_and_a_missing_step(tmp_path):
 
 
 @pytest.mark.parametrize("seed", SEEDS[:4])
-def test_the_ascend_form_gives_the_same_path(tmp_path, seed):
-    """The same schedule written as Ascend's trace_view.json (tasks on Ascend Hardware, each launched by an op
-    an async_npu flow leads from, syncs as AscendCL@aclrtSynchronizeDevice) and as a Kineto trace: the same
-    rows, segment for segment, and the simulator's path. (No cross-stream waits: the Ascend form has none.)"""
+def test_three_formats_give_the_same_path(tmp_path, seed):
+    """The same schedule written as a Kineto trace, as Ascend's trace_view.json (tasks on Ascend Hardware, each
+    launched by an op an async_npu flow leads from, syncs as AscendCL@aclrtSynchronizeDevice) and as an nsys
+    export (CUPTI kernels and runtime calls, NVTX ranges for the ops and steps): the same rows, segment for
+    segment, and the simulator's path. (No cross-stream waits: the other two forms have none here.)"""
     sch = sim.simulate(seed, wait_p=0, event_p=0)
-    sim.write(tmp_path / "trace_view.json", sch, form="ascend")
     sim.write(tmp_path / "k.json", sch)
+    sim.write(tmp_path / "trace_view.json", sch, form="ascend")
+    sim.write(tmp_path / "s.sqlite", sch, form="nsys")
     con = tracedb.connect(str(tmp_path / "s.duckdb"))
     try:
-        tracedb.ingest_trace(con, str(tmp_path / "trace_view.json"), name="npu")
-        tracedb.ingest_trace(con, str(tmp_path / "k.json"), name="gpu")
+        for name, file in (("gpu", "k.json"), ("npu", "trace_view.json"), ("nsys", "s.sqlite")):
+            tracedb.ingest_trace(con, str(tmp_path / file), name=name)
         for step in (None, 2):
-            npu, gpu = (rows(con, run=r, step=step) for r in ("npu", "gpu"))
-            assert [(r["start_us"], r["end_us"], r["category"], r["segment"], r["kernel"]) for r in npu] == \
-                [(r["start_us"], r["end_us"], r["category"], r["segment"], r["kernel"]) for r in gpu]
-            got = [(ns(r["start_us"]), ns(r["end_us"]), r["category"]) for r in npu]
-            assert sim.merge(got) == sim.merge(sim.true_path(sch, step))
-            assert {r["api"] for r in npu if r["segment"] == "sync"} <= {"AscendCL@aclrtSynchronizeDevice"}
+            got = {r: [(x["start_us"], x["end_us"], x["category"], x["segment"], x["kernel"])
+                       for x in rows(con, run=r, step=step)] for r in ("gpu", "npu", "nsys")}
+            assert got["npu"] == got["gpu"] and got["nsys"] == got["gpu"]
+            path = [(ns(s), ns(e), c) for s, e, c, _, _ in got["gpu"]]
+            assert sim.merge(path) == sim.merge(sim.true_path(sch, step))
+        assert {x["api"] for x in rows(con, run="npu") if x["segment"] == "sync"} <= {"AscendCL@aclrtSynchronizeDevice"}
     finally:
         con.close()

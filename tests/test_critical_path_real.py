@@ -23,6 +23,8 @@ OWN = {"kernel": "device_compute", "memcpy": "device_memcpy", "memset": "device_
        "sync": "sync_wait"}
 GAP = {"stream": "device_gap", "launch": "launch_latency", "thread": "host_gap", "sync": "sync_wait"}
 SYNC = re.compile(r"(?i)synchronize$|^(cuda|hip)Memcpy$")
+# a step annotation covers no host time: SGLang's step[EXTEND bs=15 ...], vLLM's execute_..._context_...
+SERVING_STEP = re.compile(r"^step\[[A-Z]+ bs=\d+|^execute_(\d+_)?context_\d+\(.*\)_generation_\d+\(")
 TRACES = {
     "h100": ("amd-tracelens", "h100", "Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"),
     "mi300": ("amd-tracelens", "mi300", "Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"),
@@ -59,7 +61,8 @@ def expected_path(events):
         elif cat in RUNTIME:
             host.append({"side": "host", "name": e["name"], "s": s, "e": s + d, "corr": args.get("correlation"),
                          "lane": ("host", str(e.get("pid")), str(e.get("tid")))})
-        elif cat in ("cpu_op", "python_function"):
+        elif cat in ("cpu_op", "python_function", "user_annotation") and "#" not in e["name"] \
+                and not SERVING_STEP.match(e["name"]):
             ops.setdefault((str(e.get("pid")), str(e.get("tid"))), []).append((s, s + d))
     launched = {n["corr"] for n in dev if n["corr"] is not None}
     calls = []
@@ -161,3 +164,17 @@ def test_by_category_adds_up_to_the_window(db, name):
         cli("report", "critical-path", "--db", db, "--run", name, "--by", "category", "--format", "csv").stdout)))
     assert sum(Decimal(r["dur_us"]) for r in by) == Decimal(seg[-1]["end_us"])
     assert abs(sum(Decimal(r["pct"]) for r in by) - 100) < Decimal("0.1")
+
+
+def test_a_layer_window_adds_up_to_its_wall(db):
+    """--pass N --layer L: the window is the layer's kernels' first start to last end, so the path's time is
+    report layers' wall_us of that layer (H100 Qwen1.5-0.5B, anchor proposed as report layers proposes it)."""
+    layers = list(csv.DictReader(io.StringIO(
+        cli("report", "layers", "--db", db, "--run", "h100", "--format", "csv").stdout)))
+    full = [r for r in layers if r["unit"] == "layer"]
+    assert len(full) >= 24
+    for r in full[::6]:
+        by = list(csv.DictReader(io.StringIO(cli(
+            "report", "critical-path", "--db", db, "--run", "h100", "--pass", r["pass"], "--layer", r["layer"],
+            "--by", "category", "--format", "csv").stdout)))
+        assert sum(Decimal(x["dur_us"]) for x in by) == Decimal(r["wall_us"])

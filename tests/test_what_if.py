@@ -130,3 +130,25 @@ def test_slack_is_how_much_later_a_kernel_can_end(stores, seed):
         checked += 1
         agree += under == base and over > base
     assert checked > 20 and agree >= 0.9 * checked
+
+
+def test_roofline_edit(tmp_path):
+    """--roofline PCT: kernels of known work at PCT % of their roofline (report roofline's ideal time), where
+    that is faster. The planted memory-bound add of tests/advise_faults.py (300 µs against a 30 µs roofline)
+    and the GEMMs (~70 % of peak) speed up; at 50 % less than at 100 %; a trace without shapes is unchanged,
+    with a note."""
+    import advise_faults
+    paths, _ = advise_faults.write(tmp_path, fault="roofline")
+    con = tracedb.connect(str(tmp_path / "s.duckdb"))
+    try:
+        tracedb.ingest_trace(con, paths[0], name="r0")
+        full, half = (what_if(con, run="r0", roofline=p)[0] for p in (100, 50))
+        assert Decimal(full["saving_us"]) > Decimal(half["saving_us"]) > 0
+        assert full["edit"] == "kernels at 100 % of their roofline"
+        sim.write(tmp_path / "sim.json", sim.simulate(0))
+        tracedb.ingest_trace(con, str(tmp_path / "sim.json"), name="sim")
+        rep = tracedb.report(con, "what-if", run="sim", roofline=100)
+        (row,) = list(csv.DictReader(io.StringIO(rep.text("csv"))))
+        assert row["saving_us"] == "0.000" and any("no kernel of the runs has known work" in n for n in rep.notes)
+    finally:
+        con.close()

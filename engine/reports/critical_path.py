@@ -39,24 +39,26 @@ class Window:
     last: int       # the node the walk starts from
 
 
-def build(con, fmt, by, step, seg_opts, job: bool = False) -> rnd.Result:
+def build(con, fmt, by, step, seg_opts, job: bool = False, pass_spec: str = "all", layer=None) -> rnd.Result:
     if by not in BY:
         raise UsageError(f"--by {by!r}: expected one of {', '.join(BY)}")
     if job and by == "slack":
         raise UsageError("--by slack: per run; not with --job")
-    b, meta = _bind(con, seg_opts, segmented=by in ("segment", "layer"))
+    unit = _unit(pass_spec, layer, step)
+    b, meta = _bind(con, seg_opts, segmented=by in ("segment", "layer") or unit is not None)
+    if unit is not None and not b.anchor:
+        raise UsageError("--pass: the run has no passes (no anchor); the window can be the whole trace or --step")
     graph(con, b, job)
-    windows = _windows(con, b, step, job)
+    windows = _windows(con, b, step, job, unit)
     _coverage_notes(con, b)
     walked = [row for w in windows for row in walk(con, w)]
     _keep_walk(con, walked)
     sql.run(con, "critical_path_segments")
-    meta.update(by=by, path_window=f"step {step}" if step is not None else "each run's whole trace")
+    meta.update(by=by, path_window=_window_name(step, unit))
     if job:
         meta["path"] = f"one across the {len(b.run_ids)} runs"
     b.notes.append(DEFINITIONS)
-    title = f"critical path of {'step ' + str(step) if step is not None else 'the whole trace'}" + \
-        ("" if by == "segment" else f", by {by}")
+    title = f"critical path of {_window_name(step, unit)}" + ("" if by == "segment" else f", by {by}")
     if by == "slack":
         _keep_slack(con, windows)
     file = {"segment": "report_critical_path", "slack": "report_critical_path_slack"}.get(by, "report_critical_path_by")
@@ -153,24 +155,48 @@ def _bind(con, seg_opts, segmented: bool):
     return b, meta
 
 
-def _windows(con, b, step, job: bool = False) -> list[Window]:
+def _unit(pass_spec, layer, step):
+    """(pass, layer) of a --pass window, or None: --pass takes a pass number (all: no pass window)."""
+    spec = str(pass_spec).strip().lower()
+    if spec == "all":
+        if layer is not None:
+            raise UsageError("--layer: give the pass too (--pass N --layer L)")
+        return None
+    if not spec.isdigit():
+        raise UsageError(f"--pass {pass_spec}: report critical-path takes a pass number (its window), or all")
+    if step is not None:
+        raise UsageError("--pass and --step: give one window")
+    return int(spec), layer
+
+
+def _window_name(step, unit) -> str:
+    if unit is not None:
+        return f"pass {unit[0]}" + (f" layer {unit[1]}" if unit[1] is not None else "")
+    return f"step {step}" if step is not None else "the whole trace"
+
+
+def _windows(con, b, step, job: bool = False, unit=None) -> list[Window]:
     """Each run's window: its whole trace, or with `step` the step's ProfilerStep#N (or serving step)
-    annotation from its start to the end of the last device activity launched inside it. `job`: one window
-    over every run's, on the job's clock (run_id None)."""
-    rows = sql.run(con, "critical_path_windows", {"run_ids": b.run_ids, "step": step, "job": False}).fetchall()
+    annotation from its start to the end of the last device activity launched inside it, or with `unit`
+    (pass, layer) that pass's (layer's) device activities. `job`: one window over every run's, on the job's
+    clock (run_id None)."""
+    p, lay = unit if unit is not None else (None, None)
+    params = {"run_ids": b.run_ids, "step": step, "pass": p, "layer": lay}
+    rows = sql.run(con, "critical_path_windows", {**params, "job": False}).fetchall()
     got = {r[0]: Window(*r) for r in rows}
     missing = [rid for rid in b.run_ids if rid not in got]
     if missing and len(missing) == len(b.run_ids):
-        what = f"no step {step}" if step is not None else "no device activity"
+        what = f"no {_window_name(step, unit)}" if step is not None or unit else "no device activity"
         raise UsageError("; ".join(f"run '{b.run_names[r]}': {what}" for r in missing)
-                         + ("; `tracedb report breakdown --by step` lists the steps" if step is not None else ""))
+                         + ("; `tracedb report breakdown --by step` lists the steps" if step is not None else "")
+                         + ("; `tracedb report passes` lists the passes" if unit else ""))
     for rid in missing:
         b.notes.append(f"run '{b.run_names[rid]}' left out: "
-                       + (f"no step {step}" if step is not None else "no device activity"))
+                       + (f"no {_window_name(step, unit)}" if step is not None or unit else "no device activity"))
     b.run_ids = [rid for rid in b.run_ids if rid in got]
     if job:
-        return [Window(*sql.run(con, "critical_path_windows", {"run_ids": b.run_ids, "step": step,
-                                                               "job": True}).fetchone())]
+        params["run_ids"] = b.run_ids
+        return [Window(*sql.run(con, "critical_path_windows", {**params, "job": True}).fetchone())]
     return [got[rid] for rid in b.run_ids]
 
 

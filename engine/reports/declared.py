@@ -450,7 +450,12 @@ CRITICAL_PATH = Report(
                        "start to the end of the device work launched inside it; Step Id N in kernel_details.csv); "
                        "default: the whole trace.", check="count"),
                 _flag("job", "One path across the selected runs (a job's ranks, clocks aligned on their "
-                      "collectives): a collective's end continues the path on the rank that arrived last.")),
+                      "collectives): a collective's end continues the path on the rank that arrived last."),
+                Option("pass_", ("--pass",), str, "all", "The window: pass N (its kernels' first start to last "
+                       "end, as report layers' wall); all: the step or the whole trace.", check="pass",
+                       engine="pass_spec"),
+                Option("layer", ("--layer",), Optional[int], None, "With --pass N: only that layer of it.",
+                       check="layer")),
     MEAN_REFUSED, ("report_critical_path", "report_critical_path_by", "report_critical_path_slack"),
     columns("""
     run VARCHAR: the run's name
@@ -484,6 +489,10 @@ WHAT_IF = Report(
                 Option("no_gap", ("--no-gap",), Optional[List[str]], None, "A gap category removed: "
                        "launch_latency, device_gap or sync_wait (repeatable)."),
                 _flag("overlap_comm", "Communication fully overlapped (its time at 0 %)."),
+                Option("roofline", ("--roofline",), Optional[float], None, "PCT: every kernel whose work the "
+                       "trace's shapes give at PCT % of its roofline (report roofline's ideal time / PCT), where "
+                       "that is faster.", check="peak_tflops", engine="roofline_pct"),
+                PEAK_TFLOPS, PEAK_TBS,
                 replace(CRITICAL_PATH.option("step"), help="The window: step N (as report critical-path); "
                         "default: the whole trace.")),
     MEAN_REFUSED, ("report_what_if",),

@@ -47,6 +47,7 @@ class Graph:
         if len(order) != n:   # a cycle: cannot come from times that go forward, but a trace may be odd
             raise UsageError("the dependency graph has a cycle (the trace's times go backward); no replay")
         self.order = order
+        self.ideal = {}     # node -> ideal ns at the device's peak (report what-if --roofline)
         returns = sorted(self.ends[i] - max(r for _, r, e in cs if e == "sync")
                          for i, cs in enumerate(cands) if kinds[i] == "sync"
                          and any(e == "sync" and r > starts[i] for _, r, e in cs))
@@ -103,6 +104,14 @@ class Graph:
         for _, what, name, f in chosen:
             if what == "gap":
                 removed.add(name)
+                continue
+            if what == "roofline":   # at f of its roofline: its ideal time / f, where that is shorter
+                for node, ideal_ns in self.ideal.items():
+                    i = node - self.first
+                    if 0 <= i < len(factor):
+                        dur = self.ends[i] - self.starts[i]
+                        if dur > 0:
+                            factor[i] *= min(1.0, ideal_ns / f / dur)
                 continue
             pattern = re.compile(name) if what == "kernel" else None   # checked by what_if.parse_edits
             for i, kind in enumerate(self.kinds):

@@ -3,6 +3,7 @@ here, the dependency graph `report critical-path` reads replayed with them (engi
 docstring gives the model; checked against the schedule simulator in tests/test_what_if.py)."""
 import re
 
+from tracedb import sql
 from tracedb.engine.reports import critical_path
 from tracedb.engine.reports.replay import Graph
 from tracedb.engine.rendering import render as rnd
@@ -16,9 +17,10 @@ DEFINITIONS = (
     "by the edits; with no edit the replay gives every measured time back; the window keeps its start")
 
 
-def parse_edits(kernel=(), category=(), no_gap=(), overlap_comm=False) -> list[tuple]:
+def parse_edits(kernel=(), category=(), no_gap=(), overlap_comm=False, roofline=None) -> list[tuple]:
     """The edits as (label, what, pattern or name, factor): --kernel REGEX=PCT, --category NAME=PCT (time at PCT %
-    of the measured), --no-gap CATEGORY, --overlap-comm (communication at 0 %)."""
+    of the measured), --no-gap CATEGORY, --overlap-comm (communication at 0 %), --roofline PCT (every kernel of
+    known work at PCT % of its roofline, where that is faster)."""
     edits = []
     for flag, items, what in (("--kernel", kernel, "kernel"), ("--category", category, "category")):
         for item in items or ():
@@ -42,18 +44,25 @@ def parse_edits(kernel=(), category=(), no_gap=(), overlap_comm=False) -> list[t
         edits.append((f"no {gap}", "gap", gap, 0.0))
     if overlap_comm:
         edits.append(("communication overlapped", "category", "communication", 0.0))
+    if roofline is not None:
+        if not 0 < roofline <= 100:
+            raise UsageError(f"--roofline {roofline:g}: expected a % of the roofline, above 0 and at most 100")
+        edits.append((f"kernels at {roofline:g} % of their roofline", "roofline", "", roofline / 100))
     if not edits:
-        raise UsageError("give an edit: --kernel REGEX=PCT, --category NAME=PCT, --no-gap CATEGORY or --overlap-comm")
+        raise UsageError("give an edit: --kernel REGEX=PCT, --category NAME=PCT, --no-gap CATEGORY, --overlap-comm "
+                         "or --roofline PCT")
     return edits
 
 
-def build(con, fmt, step, edits, seg_opts) -> rnd.Result:
+def build(con, fmt, step, edits, seg_opts, peak_tflops=None, peak_tbs=None) -> rnd.Result:
     b, meta = critical_path._bind(con, seg_opts, segmented=False)
     critical_path.graph(con, b)
     windows = critical_path._windows(con, b, step)
+    ideal = _ideal_times(con, b, peak_tflops, peak_tbs) if any(e[1] == "roofline" for e in edits) else {}
     rows = []
     for w in windows:
         graph = Graph.load(con, w.run_id)
+        graph.ideal = ideal
         members = graph.members(con, w.run_id)
         measured = w.end_ns - w.start_ns
         sets = [[e] for e in edits] + ([edits] if len(edits) > 1 else [])
@@ -71,3 +80,17 @@ def build(con, fmt, step, edits, seg_opts) -> rnd.Result:
     b.notes.append(DEFINITIONS)
     return rnd.fetch_file(con, fmt, "report_what_if", {"run_ids": b.run_ids}, "what-if", b, meta,
                           f"what if, {'step ' + str(step) if step is not None else 'the whole trace'}")
+
+
+def _ideal_times(con, b, peak_tflops, peak_tbs) -> dict:
+    """{node: ideal ns} of the kernels whose work and peaks are known (report roofline's, over every kernel of
+    the runs); a note says how much of the device time that covers."""
+    from tracedb.engine.reports import roofline
+    con.execute("CREATE OR REPLACE TEMP TABLE _assigned AS SELECT run_id, seq, NULL::BIGINT AS pass, NULL::BIGINT AS "
+                "layer, NULL::VARCHAR AS unit FROM kernels WHERE run_id IN (SELECT unnest($r))", {"r": b.run_ids})
+    roofline.load_kernels(con, b, peak_tflops, peak_tbs)
+    ideal = dict(sql.run(con, "what_if_roofline").fetchall())
+    if not ideal:
+        b.notes.append("--roofline: no kernel of the runs has known work and a known peak (report roofline says "
+                       "why): the edit changes nothing")
+    return ideal

@@ -1,10 +1,11 @@
 -- Report `critical-path`: the walked path (_cp_walk, made by engine/reports/critical_path.py from
 -- _cp_nodes) as segments, each tied to what tracedb knows of its node.
 -- A host_gap (a host call's thread between the call before it and this one) is split by what the thread
--- did meanwhile: where a cpu_op or python_function of the same thread covers it, host_op (the host's own
--- work: the framework's ops and Python between two launches); elsewhere host_gap (the thread in no op).
--- A cpu_op named NAME#QUALIFIER is a range, not an op (ProfilerStep#3 and Optimizer.step#AdamW.step in
--- Ascend's trace_view.json), and covers nothing.
+-- did meanwhile: where a cpu_op, python_function or user annotation (an NVTX range in an nsys export) of
+-- the same thread covers it, host_op (the host's own work: the framework's ops, Python and the code inside
+-- a range it opened, between two launches); elsewhere host_gap (the thread in no op). A step covers
+-- nothing: ProfilerStep#3 and any NAME#QUALIFIER range (Optimizer.step#AdamW.step; Ascend's trace_view.json
+-- writes them as cpu_ops), a serving step annotation (serving_step in macros.sql).
 -- Each segment names the node it belongs to: a device segment (the node's own or the gap before it) its
 -- kernel, pass and layer (_assigned, when the run is segmented); a host segment its call and the pass and
 -- layer of the first kernel that call launched.
@@ -46,11 +47,11 @@ WITH walked AS (
     SELECT h.run_id, h.pid, h.tid, h.start_ns AS os, h.start_ns + h.dur_ns AS oe,
         unnest(range(h.start_ns // 1000000, (h.start_ns + greatest(h.dur_ns, 1) - 1) // 1000000 + 1)) AS bucket
     FROM host_events h
-    WHERE h.run_id IN (SELECT run_id FROM gaps) AND h.cat IN ('cpu_op', 'python_function')
+    WHERE h.run_id IN (SELECT run_id FROM gaps) AND h.cat IN ('cpu_op', 'python_function', 'user_annotation')
       AND (h.pid, h.tid) IN (SELECT pid, tid FROM gaps)
-      -- a range, not an op: Ascend's trace_view.json writes ProfilerStep#N and record_function ranges
-      -- (Optimizer.step#AdamW.step) as cpu_ops
-      AND NOT contains(h.name, '#')
+      -- a step, not work: ProfilerStep#N and record_function's NAME#QUALIFIER ranges (Ascend's
+      -- trace_view.json writes them as cpu_ops), a serving framework's step annotation
+      AND NOT contains(h.name, '#') AND NOT serving_step(h.name)
 ), covered AS (
     -- the thread's ops over each gap, clipped to it; a pair met in the first bucket both cover
     SELECT g.run_id, g.node, g.s, g.e, greatest(h.os, g.s) AS cs, least(h.oe, g.e) AS ce

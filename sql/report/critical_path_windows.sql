@@ -6,11 +6,14 @@
 -- step's first activity's, without one) to the end of the step's last node: the device work a step
 -- launched belongs to it even when it ends after the host has moved on.
 -- The walk starts from the node that ends last; on a tie the device one, then the later id.
--- Inputs: _cp_nodes (critical_path_nodes.sql), kernels, host_events, _cp_offsets.
+-- Inputs: _cp_nodes (critical_path_nodes.sql), kernels, host_events, _cp_offsets, _assigned.
 -- Parameters:
 --   $run_ids INTEGER[]: the runs
 --   $step BIGINT: the step; NULL: the whole trace
 --   $job BOOLEAN: one window over all the runs (report critical-path --job)
+--   $pass BIGINT: a pass instead of a step: its device activities (_assigned), from the first one's start to
+--     the last one's end (report layers' wall); NULL: the step or the whole trace
+--   $layer BIGINT: with $pass, that layer of it only
 -- Output: TEMP _cp_members, the nodes of each window:
 --   run_id INTEGER: the run
 --   id BIGINT: the node (_cp_nodes.id)
@@ -36,10 +39,15 @@ WITH marks AS (
     SELECT n.*, m.s AS mark_s
     FROM _cp_nodes n LEFT JOIN marks m USING (run_id) LEFT JOIN _cp_nodes l ON l.id = n.launch
     LEFT JOIN kernels k ON n.side = 'device' AND $step IS NOT NULL AND k.run_id = n.run_id AND k.seq = n.ref_seq
-    WHERE $step IS NULL
+    WHERE $pass IS NULL AND ($step IS NULL
        OR (n.side = 'host' AND n.start_ns >= m.s AND n.start_ns < m.e)
        OR (n.side = 'device' AND (l.start_ns >= m.s AND l.start_ns < m.e
-           OR k.step_id = $step))
+           OR k.step_id = $step)))
+    UNION ALL
+    -- a pass or a layer: its device activities (_assigned), from the first one's start
+    SELECT n.*, NULL AS mark_s
+    FROM _cp_nodes n JOIN _assigned a ON a.run_id = n.run_id AND a.seq = n.ref_seq
+    WHERE $pass IS NOT NULL AND n.side = 'device' AND a.pass = $pass AND ($layer IS NULL OR a.layer = $layer)
 )
 SELECT run_id, id, mark_s, start_ns, end_ns, side FROM member;
 SELECT CASE WHEN NOT $job THEN m.run_id END AS run_id, $step::BIGINT AS step,
