@@ -19,6 +19,9 @@ Faults (one at a time):
   slow      rank SLOW's GEMMs 30 % slower in every step: the others wait for it at every all-reduce
   roofline  at the end of every step an aten::add of two 4096x4096 bf16 tensors (100.7 MB moved, 30.0 µs at
             3.35 TB/s) taking 300 µs: ~10 % of its memory roofline
+  host      in step 2 the host spends 400 µs in the op before each launch on thread 100 (flash, both GEMMs) and the
+            device waits for it: on step 2's critical path, back from its last launch, the host's own work;
+            the Ascend form (no host side) carries only the device's 400 µs waits, which no rule reads
 
 Ascend form (form="ascend", write_ascend / store): the same job as 4 torch_npu profiler folders
 `<folder>/rank_N_ascend_pt/` (ASCEND_PROFILER_OUTPUT/kernel_details.csv, profiler_info_N.json naming the rank and
@@ -35,7 +38,7 @@ import random
 
 RANKS, STEPS, LAYERS = 4, 3, 4
 A_US, G1_US, G2_US, D_US = 100.0, 150.0, 150.0, 60.0
-IDLE_US, EXPOSED_US, ADD_US = 2000.0, 300.0, 300.0
+IDLE_US, EXPOSED_US, ADD_US, HOST_US = 2000.0, 300.0, 300.0, 400.0
 SLOW, SLOW_FACTOR = 2, 1.3
 BASE_NS = 1_751_410_836_000_000_000
 BF = "c10::BFloat16"
@@ -43,7 +46,7 @@ MM_DIMS = [[4096, 3072], [3072, 4096]]
 ADD_DIMS = [[4096, 4096], [4096, 4096], []]
 ADD_BYTES = 3 * 4096 * 4096 * 2
 H100_TBS = 3.35e12
-FAULTS = ("clean", "idle", "exposed", "slow", "roofline")
+FAULTS = ("clean", "idle", "exposed", "slow", "roofline", "host")
 FORMS = ("kineto", "ascend")
 TBS = {"kineto": H100_TBS, "ascend": 1.6e12}            # Ascend 910B3: engine/reports/peaks.py
 BASE_US = BASE_NS // 1000
@@ -55,7 +58,8 @@ KD_COLUMNS = ["Step Id", "Device_id", "Model ID", "Task ID", "Stream ID", "Name"
               "Accelerator Core", "Start Time(us)", "Duration(us)", "Wait Time(us)", "Block Dim", "Mix Block Dim",
               "HF32 Eligible", "Input Shapes", "Input Data Types", "Input Formats", "Output Shapes",
               "Output Data Types", "Output Formats", "Context ID", "aicore_time(us)"]
-RULE_OF = {"idle": "idle-gap", "exposed": "exposed-comm", "slow": "slow-rank", "roofline": "roofline-gap"}
+RULE_OF = {"idle": "idle-gap", "exposed": "exposed-comm", "slow": "slow-rank", "roofline": "roofline-gap",
+           "host": "host-bound"}
 
 
 def job(seed=0, fault="clean", form="kineto"):
@@ -77,18 +81,24 @@ def job(seed=0, fault="clean", form="kineto"):
         ev[r].append({"ph": "X", "cat": cat, "name": name, "pid": 100, "tid": tid, "ts": round(start, 3),
                       "dur": round(dur, 3), "args": args})
 
-    def kernel(r, name, start, dur, stream=7, dims=None, types=None, host_op="aten::op", at=None):
+    def kernel(r, name, start, dur, stream=7, dims=None, types=None, host_op="aten::op", at=None, host_us=0.0):
+        """A kernel, launched by a cudaLaunchKernel 1 µs into a 3 µs op 8 µs before it starts; `host_us`: the
+        op starts that much earlier (the host busy in it while the device waits: fault host)."""
         corr[r] += 1
         t = round(start - 8, 3) if at is None else at
         tid = 101 if stream == 13 else 100
         args = {"Input Dims": dims, "Input type": types, "Concrete Inputs": [""] * len(dims)} if dims else {}
-        op(r, host_op, t, 3, tid=tid, **args)
+        op(r, host_op, t - host_us, 3 + host_us, tid=tid, **args)
+        if host_us and s_of[0] == 2:
+            host_ops[r].append((t - host_us, t + 3, t + 1.5))
         op(r, "cudaLaunchKernel", t + 1, 0.5, tid=tid, cat="cuda_runtime", correlation=corr[r])
         ev[r].append({"ph": "X", "cat": "kernel", "name": name, "pid": 0, "tid": stream, "ts": round(start, 3),
                       "dur": round(dur, 3), "args": {"device": r, "stream": stream, "correlation": corr[r]}})
         kernels[r].append((name, round(start, 3), round(dur, 3), step[0]))
 
     t = 100.0
+    s_of = step      # the step being written (fault host plants its ops in step 2)
+    host_ops = [[] for _ in range(RANKS)]    # fault host: (op start, op end, its launch's end) on thread 100
     for s in range(STEPS):
         step[0] = s + 1
         step_start = t
@@ -107,13 +117,19 @@ def job(seed=0, fault="clean", form="kineto"):
             end = max(arrival) + D_US
             if fault == "slow":
                 planted += sum(arrival[SLOW] - arrival[r] for r in range(RANKS) if r != SLOW)
+            h = HOST_US if fault == "host" and s == 1 else 0.0
+            if h:   # the device waits H for each launch on thread 100: the kernels start H later, one after another
+                arrival = [b + h + a[r] + 1 + h + g1[r] + 1 for r in range(RANKS)]
+                end = max(arrival) + D_US
             for r in range(RANKS):
-                kernel(r, "flash_fwd_kernel", b, a[r], host_op="aten::_flash_attention_forward")
-                kernel(r, "gemm_kernel", b + a[r] + 1, g1[r], dims=MM_DIMS, types=[BF, BF], host_op="aten::mm")
+                kernel(r, "flash_fwd_kernel", b + h, a[r], host_op="aten::_flash_attention_forward", host_us=h)
+                kernel(r, "gemm_kernel", b + h + a[r] + 1 + h, g1[r], dims=MM_DIMS, types=[BF, BF], host_op="aten::mm",
+                       host_us=h)
                 kernel(r, "ncclDevKernel_AllReduce_Sum_bf16_RING_LL", arrival[r], end - arrival[r], stream=13,
                        host_op="c10d::allreduce_")
-                kernel(r, "gemm_kernel", arrival[r], g2[r], dims=MM_DIMS, types=[BF, BF], host_op="aten::mm")
-            b = max(max(arrival[r] + g2[r] for r in range(RANKS)), end) + 2
+                kernel(r, "gemm_kernel", arrival[r] + h, g2[r], dims=MM_DIMS, types=[BF, BF], host_op="aten::mm",
+                       host_us=h)
+            b = max(max(arrival[r] + h + g2[r] for r in range(RANKS)), end) + 2
         if fault == "exposed":
             for r in range(RANKS):
                 kernel(r, "ncclDevKernel_AllReduce_Sum_bf16_RING_LL", b, EXPOSED_US, stream=13,
@@ -129,6 +145,13 @@ def job(seed=0, fault="clean", form="kineto"):
         t = b + 50
         for r in range(RANKS):
             op(r, f"ProfilerStep#{s + 1}", step_start, t - step_start, cat="user_annotation")
+        if fault == "host" and s == 1 and form == "kineto":
+            # on step 2's path, back from its last launch (the last GEMM's, which the host made the device wait
+            # for) to the step's start, the host works in every op of thread 100: planted, per rank, their time
+            for r in range(RANKS):
+                last_launch = host_ops[r][-1][2]
+                planted += sum(min(e, last_launch) - max(a_, step_start) for a_, e, _ in host_ops[r]
+                               if a_ < last_launch and e > step_start)
     job.kernels = kernels
     return ev, planted
 

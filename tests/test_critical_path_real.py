@@ -22,7 +22,8 @@ DEVICE = {"kernel": "kernel", "gpu_memcpy": "memcpy", "memcpy": "memcpy", "gpu_m
 OWN = {"kernel": "device_compute", "memcpy": "device_memcpy", "memset": "device_memcpy", "launch": "host_op",
        "sync": "sync_wait"}
 GAP = {"stream": "device_gap", "launch": "launch_latency", "thread": "host_gap", "sync": "sync_wait"}
-SYNC = re.compile(r"(?i)synchronize$|^(cuda|hip)Memcpy$")
+# a synchronising call: *Synchronize, or a blocking copy or fill (cudaMemcpy, hipMemcpyWithStream, ...)
+SYNC = re.compile(r"(?i)synchronize$|^(cuda|hip)Mem(cpy|set)(?!.*Async)")
 # a step annotation covers no host time: SGLang's step[EXTEND bs=15 ...], vLLM's execute_..._context_...
 SERVING_STEP = re.compile(r"^step\[[A-Z]+ bs=\d+|^execute_(\d+_)?context_\d+\(.*\)_generation_\d+\(")
 TRACES = {
@@ -81,8 +82,12 @@ def expected_path(events):
         last_on[n["lane"]] = i
     first_launch = {}
     for i, n in enumerate(nodes):
-        if n["side"] == "host" and n["kind"] == "launch" and n["corr"] not in first_launch:
+        if n["side"] == "host" and n["corr"] in launched and n["corr"] not in first_launch:
             first_launch[n["corr"]] = i
+    own_start = {}      # a blocking copy's own copy: the call waited for what ended by its start
+    for n in nodes:
+        if n["side"] == "device" and n["corr"] is not None:
+            own_start[n["corr"]] = min(own_start.get(n["corr"], n["s"]), n["s"])
     device_by_end = sorted((n["e"], i) for i, n in enumerate(nodes) if n["side"] == "device")
     ends = [e for e, _ in device_by_end]
     import bisect
@@ -91,7 +96,7 @@ def expected_path(events):
             h = first_launch[n["corr"]]
             cands[i].append((min(nodes[h]["e"], n["s"]), -1, h, "launch"))
         if n["side"] == "host" and n["kind"] == "sync":
-            k = bisect.bisect_right(ends, n["e"]) - 1
+            k = bisect.bisect_right(ends, own_start.get(n["corr"], n["e"])) - 1
             if k >= 0 and ends[k] > n["s"]:
                 # the last to end at or before the call's end; on equal ends the later node
                 j = max(i2 for e2, i2 in device_by_end if e2 == ends[k])

@@ -7,6 +7,7 @@ Each rule is a query file of sql/advise/ over what a report computes already:
     slow-rank     report breakdown's computing per rank and step, report    advise_slow_rank_candidates.sql,
                   blame's waited time (only when a candidate exists)        advise_slow_rank.sql
     roofline-gap  report roofline --phase all (kernel_work, peaks.py)       advise_roofline_gap.sql
+    host-bound    report critical-path over each run's whole trace          advise_host_bound.sql
 
 advise_findings.sql ranks them by the time at stake and adds severity and what to try."""
 import shlex
@@ -19,7 +20,7 @@ from tracedb.engine.segmentation import binding, categories
 from tracedb.errors import TracedbError
 
 TITLE = "advise: findings ranked by the step time at stake"
-RULE_TABLES = ("_adv_idle_gap", "_adv_exposed_comm", "_adv_slow_rank", "_adv_roofline_gap")
+RULE_TABLES = ("_adv_idle_gap", "_adv_exposed_comm", "_adv_slow_rank", "_adv_roofline_gap", "_adv_host_bound")
 
 
 class Advice:
@@ -49,6 +50,7 @@ def build(con, fmt: str = "table", runs=(), tags=(), profile: str | None = None,
     sql.run(con, "advise_exposed_comm", {"min_pct": th["exposed-comm"]["min_pct"]})
     notes += _slow_rank(con, b, th["slow-rank"], profile)
     notes += _roofline_gap(con, b, th["roofline-gap"], profile)
+    notes += _host_bound(con, b, th["host-bound"])
     notes.append("thresholds: " + rules.described(th) + " (--threshold RULE.KEY=VALUE; docs/advise.md)")
     notes.append("at_stake_pct: the time at stake over the step time (the sum of the runs' ProfilerStep#N, else of "
                  "their Step Ids' device spans, else their span) of the runs it is counted on; severity: info < 3 % "
@@ -138,3 +140,26 @@ def _roofline_gap(con, b, th, profile) -> list[str]:
             notes.append(f"roofline-gap: run '{b.run_names[rid]}': {n - rated} of its {n} hot kernels have no known "
                          "FLOPs or bytes and are not judged")
     return notes
+
+
+def _host_bound(con, b, th) -> list[str]:
+    """Each step's critical path (report critical-path --step N; a run without steps: its whole trace), then the
+    rule over the host's own time on them. Steps are walked apart: a path over the whole trace that reaches the
+    host thread follows it back to the trace's start, through steps the device bound."""
+    from tracedb.engine.reports import critical_path
+    con.execute("CREATE OR REPLACE TEMP TABLE _assigned (run_id INTEGER, seq BIGINT, pass BIGINT, layer BIGINT, "
+                "unit VARCHAR)")
+    critical_path.graph(con, b)
+    steps = sql.run(con, "advise_host_steps", {"run_ids": b.run_ids}).fetchall()
+    stepped = {rid for rid, _ in steps}
+    windows = []
+    for step in sorted({s for _, s in steps}):
+        windows += [w for w in critical_path.step_windows(con, b, step) if w.run_id in stepped]
+    bare = [rid for rid in b.run_ids if rid not in stepped]
+    if bare:
+        windows += critical_path.step_windows(con, b, None, bare)
+    cache = {}
+    critical_path._keep_walk(con, [row for w in windows for row in critical_path.walk(con, w, cache)])
+    sql.run(con, "critical_path_segments")
+    sql.run(con, "advise_host_bound", {"min_pct": th["min_pct"]})
+    return []

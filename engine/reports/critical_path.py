@@ -200,19 +200,28 @@ def _windows(con, b, step, job: bool = False, unit=None) -> list[Window]:
     return [got[rid] for rid in b.run_ids]
 
 
+def step_windows(con, b, step, run_ids=None) -> list[Window]:
+    """The windows of step `step` (None: the whole trace) of the bound runs (or `run_ids`) that have it, with
+    no note and no error for those that do not."""
+    rows = sql.run(con, "critical_path_windows", {"run_ids": run_ids or b.run_ids, "step": step, "pass": None,
+                                                  "layer": None, "job": False}).fetchall()
+    return [Window(*r) for r in rows]
+
+
 def run_segments(con, run: str, profile: str | None = None) -> list[tuple]:
     """The critical path of run `run`'s whole trace as (start_ns, end_ns, category, segment, kernel, api),
     in time order, for the Perfetto export's track; the pass and layer of _assigned when the caller made
     it. Empty for a run with no device activity."""
     b = binding.bind_runs(con, [run], (), profile)
+    # the caller's segmentation when it made one (no anchor: none)
+    con.execute("CREATE TEMP TABLE IF NOT EXISTS _assigned (run_id INTEGER, seq BIGINT, pass BIGINT, layer BIGINT, "
+                "unit VARCHAR)")
     graph(con, b)
     try:
         windows = _windows(con, b, None)
     except UsageError:
         return []
     _keep_walk(con, [row for w in windows for row in walk(con, w)])
-    con.execute("CREATE TEMP TABLE IF NOT EXISTS _assigned (run_id INTEGER, seq BIGINT, pass BIGINT, layer BIGINT, "
-                "unit VARCHAR)")
     sql.run(con, "critical_path_segments")
     return con.execute("SELECT start_ns, end_ns, category, segment, kernel, api FROM _cp_path ORDER BY pos").fetchall()
 
@@ -232,16 +241,22 @@ def _coverage_notes(con, b):
                            "follows their streams only")
 
 
-def walk(con, w: Window) -> list[tuple]:
+def walk(con, w: Window, cache: dict | None = None) -> list[tuple]:
     """The path of window `w`: (path, step, position, node, start, end, category, window start), times on
     the job's clock. Each node's own stretch runs from the later of its start and its predecessor's release
     to the time its successor was released at; the gap before it, from that release to its start."""
     # columns as lists (Arrow): 481,296 nodes in 0.3 s where tuples took 1.1 s
-    # times on the job's clock (off_ns: 0 for a run's own path)
-    rel = con.sql("SELECT id, side, kind, start_ns + off_ns, pred, release_ns + off_ns, edge FROM _cp_nodes "
-                  "WHERE $r IS NULL OR run_id = $r ORDER BY id", params={"r": w.run_id})
-    tab = rel.to_arrow_table() if hasattr(rel, "to_arrow_table") else rel.arrow()
-    ids, sides, kinds, starts, preds, releases, edges = (tab.column(i).to_pylist() for i in range(7))
+    # times on the job's clock (off_ns: 0 for a run's own path); `cache` keeps a run's columns for its next window
+    if cache is None or w.run_id not in cache:
+        rel = con.sql("SELECT id, side, kind, start_ns + off_ns, pred, release_ns + off_ns, edge FROM _cp_nodes "
+                      "WHERE $r IS NULL OR run_id = $r ORDER BY id", params={"r": w.run_id})
+        tab = rel.to_arrow_table() if hasattr(rel, "to_arrow_table") else rel.arrow()
+        columns = [tab.column(i).to_pylist() for i in range(7)]
+        if cache is not None:
+            cache[w.run_id] = columns
+    else:
+        columns = cache[w.run_id]
+    ids, sides, kinds, starts, preds, releases, edges = columns
     first = ids[0] if ids else 0     # ids are dense within a run, and over all of them
     path = JOB_PATH if w.run_id is None else w.run_id
     out, pos, x, node = [], 0, w.end_ns, w.last

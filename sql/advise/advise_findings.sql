@@ -3,12 +3,12 @@
 -- >= 10 high, >= 5 medium, >= 3 low, else info.
 -- What to try: per rule, in the vocabulary of the run's vendor (_adv_runs.vendor: CUDA on NVIDIA, HIP and
 -- ROCm on AMD, CANN, aclgraph and HCCL on Ascend).
--- Inputs: _adv_idle_gap, _adv_exposed_comm, _adv_slow_rank, _adv_roofline_gap (advise_*.sql; a rule that did
---   not run has an empty table), _adv_runs (advise_runs.sql).
+-- Inputs: _adv_idle_gap, _adv_exposed_comm, _adv_slow_rank, _adv_roofline_gap, _adv_host_bound (advise_*.sql; a
+--   rule that did not run has an empty table), _adv_runs (advise_runs.sql).
 -- Parameters:
 --   $run_ids INTEGER[]: the runs, in output order for equal time at stake
 -- Output: rows, one per finding, the largest time at stake first:
---   rule VARCHAR: idle-gap | exposed-comm | slow-rank | roofline-gap
+--   rule VARCHAR: idle-gap | exposed-comm | slow-rank | roofline-gap | host-bound
 --   severity VARCHAR: info | low | medium | high | critical
 --   run VARCHAR: the run's name
 --   rank INTEGER: its rank; NULL when unknown
@@ -28,6 +28,8 @@ WITH f AS (
     SELECT rule, run_id, step, layer, kernel, at_stake_ns, base_ns, finding, evidence FROM _adv_slow_rank
     UNION ALL
     SELECT rule, run_id, step, layer, kernel, at_stake_ns, base_ns, finding, evidence FROM _adv_roofline_gap
+    UNION ALL
+    SELECT rule, run_id, step, layer, kernel, at_stake_ns, base_ns, finding, evidence FROM _adv_host_bound
 ), p AS (
     SELECT f.*, 100.0 * f.at_stake_ns / nullif(f.base_ns, 0) AS pct FROM f
 )
@@ -62,6 +64,13 @@ SELECT p.rule,
         || 'power and thermal throttling, ECC errors (' || CASE r.vendor WHEN 'amd' THEN 'rocm-smi / amd-smi'
         WHEN 'ascend' THEN 'npu-smi info' ELSE 'nvidia-smi -q -d PERFORMANCE,CLOCK' END
         || '); its data shard (sequence lengths) and its host (CPU load, NUMA binding)'
+    WHEN 'host-bound' THEN
+        'take the host off the path: capture the step in a '
+        || CASE r.vendor WHEN 'amd' THEN 'HIP graph (torch.cuda.graphs on ROCm, torch.compile mode="reduce-overhead")'
+        WHEN 'ascend' THEN 'graph with aclgraph (torch_npu.npu.NPUGraph, torchair), keep TASK_QUEUE_ENABLE=2 on'
+        ELSE 'CUDA graph (torch.cuda.CUDAGraph, torch.compile mode="reduce-overhead")' END
+        || '; fuse small kernels so fewer are launched (torch.compile); move Python work, logging and data '
+        || 'preparation out of the step; a larger batch gives the device more work per launch'
     WHEN 'roofline-gap' THEN
         'profile the kernel alone (' || CASE r.vendor WHEN 'amd' THEN 'rocprof-compute (Omniperf)'
         WHEN 'ascend' THEN 'msprof op, AOE tuning' ELSE 'Nsight Compute' END

@@ -100,7 +100,7 @@ CREATE OR REPLACE TEMP TABLE _cp_launch AS
 -- a device node's launch call: the first by start should two calls carry its id
 SELECT d.id, h.id AS pred, least(h.end_ns, d.start_ns) AS release_ns, 'launch' AS edge, h.start_ns AS launch_ns
 FROM _cp_nodes d JOIN _cp_nodes h
-  ON h.run_id = d.run_id AND h.correlation_id = d.correlation_id AND h.side = 'host' AND h.kind = 'launch'
+  ON h.run_id = d.run_id AND h.correlation_id = d.correlation_id AND h.side = 'host'
 WHERE d.side = 'device'
 QUALIFY row_number() OVER (PARTITION BY d.id ORDER BY h.start_ns, h.id) = 1;
 INSERT INTO _cp_launch
@@ -162,14 +162,17 @@ INSERT INTO _cp_waits
 -- any other synchronising call: on every stream of the run, the last activity to end at or before the
 -- call's end (a cudaDeviceSynchronize waits for them all; the one that ends last binds it)
 SELECT s.id, d.id AS pred, d.end_ns AS release_ns, 'sync' AS edge
-FROM (SELECT s.*, l.lane AS stream_lane
+-- (a blocking copy's own copy is the call's own work, not what it waited for: what ended by the copy's start is)
+FROM (SELECT s.*, l.lane AS stream_lane,
+          coalesce((SELECT min(c.start_ns) FROM _cp_nodes c WHERE c.run_id = s.run_id AND c.side = 'device'
+                    AND c.correlation_id = s.correlation_id), s.end_ns) AS limit_ns
       FROM _cp_nodes s JOIN (SELECT DISTINCT run_id, lane FROM _cp_nodes WHERE side = 'device') l USING (run_id)
       WHERE s.kind = 'sync'
         AND NOT EXISTS (SELECT 1 FROM trace_events w WHERE w.run_id = s.run_id AND w.cat = 'cuda_sync'
                         AND w.correlation_id = s.correlation_id AND w.name IN ('Event Sync', 'Stream Sync')
                         AND w.ph = 'X')) s
 ASOF JOIN (SELECT * FROM _cp_nodes WHERE side = 'device') d
-  ON d.run_id = s.run_id AND d.lane = s.stream_lane AND d.end_ns <= s.end_ns;
+  ON d.run_id = s.run_id AND d.lane = s.stream_lane AND d.end_ns <= s.limit_ns;
 
 CREATE OR REPLACE TEMP TABLE _cp_cands AS
 SELECT id, lane_pred AS pred, lane_release AS release_ns, CASE side WHEN 'device' THEN 'stream' ELSE 'thread' END AS edge,

@@ -18,7 +18,8 @@
 --   path BIGINT: the path: its run's id, or 0 for the one path of report critical-path --job
 --   run_id INTEGER: the run of the segment's node
 --   step BIGINT: the window's step; NULL: the whole trace
---   pos BIGINT: the segment's position on the path, from 0 at the window's start
+--   pos BIGINT: the segment's position on the path (of its step, when one run's steps are walked apart: report
+--     advise), from 0 at the window's start
 --   start_ns BIGINT: start, ns, on the path's clock
 --   end_ns BIGINT: end, ns, on the path's clock
 --   window_start_ns BIGINT: the window's start, on the path's clock
@@ -38,7 +39,7 @@ WITH walked AS (
     FROM _cp_walk w JOIN _cp_nodes n ON n.id = w.node
 ), gaps AS (
     -- on the thread's own clock
-    SELECT w.run_id, w.node, w.start_ns - w.off_ns AS s, w.end_ns - w.off_ns AS e, h.pid, h.tid
+    SELECT w.path, w.step, w.run_id, w.node, w.start_ns - w.off_ns AS s, w.end_ns - w.off_ns AS e, h.pid, h.tid
     FROM walked w JOIN host_events h ON h.run_id = w.run_id AND h.seq = w.ref_seq
     WHERE w.category = 'host_gap'
 ), ops AS (
@@ -54,35 +55,38 @@ WITH walked AS (
       AND NOT contains(h.name, '#') AND NOT serving_step(h.name)
 ), covered AS (
     -- the thread's ops over each gap, clipped to it; a pair met in the first bucket both cover
-    SELECT g.run_id, g.node, g.s, g.e, greatest(h.os, g.s) AS cs, least(h.oe, g.e) AS ce
+    SELECT g.path, g.step, g.node, g.s, g.e, greatest(h.os, g.s) AS cs, least(h.oe, g.e) AS ce
     FROM (SELECT *, unnest(range(s // 1000000, (e - 1) // 1000000 + 1)) AS bucket FROM gaps) g
     JOIN ops h ON h.run_id = g.run_id AND h.pid IS NOT DISTINCT FROM g.pid AND h.tid IS NOT DISTINCT FROM g.tid
      AND h.bucket = g.bucket AND g.bucket = greatest(g.s, h.os) // 1000000 AND h.os < g.e AND h.oe > g.s
 ), islands AS (
-    SELECT run_id, node, s, e, cs, ce,
-        sum(CASE WHEN cs > prev_end THEN 1 ELSE 0 END) OVER (PARTITION BY node ORDER BY cs, ce) AS island
-    FROM (SELECT *, max(ce) OVER (PARTITION BY node ORDER BY cs, ce
+    SELECT path, step, node, s, e, cs, ce,
+        sum(CASE WHEN cs > prev_end THEN 1 ELSE 0 END) OVER (PARTITION BY path, step, node ORDER BY cs, ce) AS island
+    FROM (SELECT *, max(ce) OVER (PARTITION BY path, step, node ORDER BY cs, ce
                                   ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev_end
           FROM covered)
 ), busy AS (
-    SELECT node, any_value(s) AS s, any_value(e) AS e, min(cs) AS bs, max(ce) AS be
-    FROM islands GROUP BY node, island
+    SELECT path, step, node, any_value(s) AS s, any_value(e) AS e, min(cs) AS bs, max(ce) AS be
+    FROM islands GROUP BY path, step, node, island
 ), pieces AS (
     -- the busy islands, and the idle stretches between them and the gap's ends
-    SELECT node, bs AS start_ns, be AS end_ns, 'host_op' AS category FROM busy
+    SELECT path, step, node, bs AS start_ns, be AS end_ns, 'host_op' AS category FROM busy
     UNION ALL
-    SELECT node, coalesce(lag(be) OVER (PARTITION BY node ORDER BY bs), s) AS start_ns, bs AS end_ns,
-        'host_gap' AS category
+    SELECT path, step, node, coalesce(lag(be) OVER (PARTITION BY path, step, node ORDER BY bs), s) AS start_ns,
+        bs AS end_ns, 'host_gap' AS category
     FROM busy
     UNION ALL
-    SELECT node, max(be) AS start_ns, any_value(e) AS end_ns, 'host_gap' AS category FROM busy GROUP BY ALL
+    SELECT path, step, node, max(be) AS start_ns, any_value(e) AS end_ns, 'host_gap' AS category
+    FROM busy GROUP BY path, step, node
     UNION ALL
-    SELECT node, s AS start_ns, e AS end_ns, 'host_gap' AS category
-    FROM gaps g WHERE NOT EXISTS (SELECT 1 FROM busy b WHERE b.node = g.node)
+    SELECT path, step, node, s AS start_ns, e AS end_ns, 'host_gap' AS category
+    FROM gaps g WHERE NOT EXISTS (SELECT 1 FROM busy b WHERE b.path = g.path AND b.step IS NOT DISTINCT FROM g.step
+                                                          AND b.node = g.node)
 ), split AS (
     SELECT w.path, w.step, w.node, p.start_ns + w.off_ns AS start_ns, p.end_ns + w.off_ns AS end_ns, p.category,
         w.window_start_ns
-    FROM walked w JOIN pieces p ON p.node = w.node AND w.category = 'host_gap'
+    FROM walked w JOIN pieces p ON p.path = w.path AND p.step IS NOT DISTINCT FROM w.step AND p.node = w.node
+                                 AND w.category = 'host_gap'
     WHERE p.end_ns > p.start_ns
     UNION ALL
     SELECT path, step, node, start_ns, end_ns, category, window_start_ns FROM walked WHERE category <> 'host_gap'
@@ -96,7 +100,8 @@ WITH walked AS (
     WHERE d.side = 'device' AND d.launch IS NOT NULL
     GROUP BY d.launch
 )
-SELECT s.path, n.run_id, s.step, row_number() OVER (PARTITION BY s.path ORDER BY s.start_ns, s.end_ns) - 1 AS pos,
+SELECT s.path, n.run_id, s.step,
+    row_number() OVER (PARTITION BY s.path, s.step ORDER BY s.start_ns, s.end_ns) - 1 AS pos,
     s.start_ns, s.end_ns, s.window_start_ns, s.category,
     CASE WHEN s.category IN ('launch_latency', 'device_gap', 'host_gap') OR s.end_ns <= n.start_ns + n.off_ns
          THEN 'gap' ELSE n.kind END AS segment,

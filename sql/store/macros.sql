@@ -49,10 +49,13 @@ CREATE OR REPLACE TEMP MACRO launch_call(cat) AS
     cat IN ('cuda_runtime', 'cuda_driver', 'privateuse1_runtime', 'privateuse1_driver', 'runtime');
 -- sync_call(cat VARCHAR, name VARCHAR) -> BOOLEAN: a host call that blocks until device work ends: a runtime
 --   call (launch_call's categories) named *Synchronize (cudaDeviceSynchronize, cudaStreamSynchronize,
---   cudaEventSynchronize, hip* alike) or a blocking cudaMemcpy / hipMemcpy; in Ascend's trace_view.json
---   (no category) AscendCL@aclrtSynchronizeStream / Device (WithTimeout), not the Runtime@ call inside it.
+--   cudaEventSynchronize, hip* alike) or a blocking copy or fill (cudaMemcpy, hipMemcpyWithStream,
+--   cudaMemcpyToSymbol, hipMemsetD32, ...: any cuda/hipMemcpy* or Memset* but the *Async ones); in Ascend's
+--   trace_view.json (no category) AscendCL@aclrtSynchronizeStream / Device (WithTimeout), not the Runtime@
+--   call inside it.
 CREATE OR REPLACE TEMP MACRO sync_call(cat, name) AS
-    launch_call(cat) AND regexp_matches(name, '(?i)synchronize$|^(cuda|hip)Memcpy$')
+    launch_call(cat) AND (regexp_matches(name, '(?i)synchronize$')
+                          OR regexp_matches(name, '^(cuda|hip)Mem(cpy|set)') AND NOT contains(name, 'Async'))
     OR starts_with(name, 'AscendCL@aclrtSynchronize')
        AND regexp_matches(name, '^AscendCL@aclrtSynchronize(Stream|Device)(WithTimeout)?$');
 -- serving_step(name VARCHAR) -> BOOLEAN: a serving framework's step annotation: SGLang step[EXTEND bs=15 ...],
