@@ -98,7 +98,7 @@ def test_each_edit_alone_then_all_together(stores):
 @pytest.mark.parametrize("args, message", [
     ((), "give an edit"),
     (("--kernel", "gemm"), "--kernel 'gemm': expected REGEX=PCT"),
-    (("--kernel", "(=50"), "not a regular expression"),
+    (("--kernel", "(=50"), "not a valid RE2 pattern"),
     (("--category", "gemm=abc"), "expected CATEGORY=PCT"),
     (("--no-gap", "host_gap"), "--no-gap 'host_gap': expected one of launch_latency, device_gap, sync_wait"),
 ])

@@ -12,7 +12,6 @@ return it showed, whichever is later (a call the device did not hold: the run's 
 with no candidate keeps its start. Durations are the measured ones, scaled by the edits; with no edit the
 replay gives every measured time back. Slack runs the same relations backward: how much later a node
 could end before the window's end moves."""
-import re
 from collections import defaultdict, deque
 
 from tracedb.errors import UsageError
@@ -48,6 +47,7 @@ class Graph:
             raise UsageError("the dependency graph has a cycle (the trace's times go backward); no replay")
         self.order = order
         self.ideal = {}     # node -> ideal ns at the device's peak (report what-if --roofline)
+        self.matched = {}   # --kernel pattern -> the ids of the nodes it matches (report what-if)
         returns = sorted(self.ends[i] - max(r for _, r, e in cs if e == "sync")
                          for i, cs in enumerate(cands) if kinds[i] == "sync"
                          and any(e == "sync" and r > starts[i] for _, r, e in cs))
@@ -113,11 +113,11 @@ class Graph:
                         if dur > 0:
                             factor[i] *= min(1.0, ideal_ns / f / dur)
                 continue
-            pattern = re.compile(name) if what == "kernel" else None   # checked by what_if.parse_edits
+            matched = self.matched.get(name, set()) if what == "kernel" else None   # RE2, what_if_names.sql
             for i, kind in enumerate(self.kinds):
                 if kind in ("launch", "sync"):
                     continue
-                hit = pattern.search(self.names[i] or "") if pattern else self.categories[i] == name
+                hit = (i + self.first) in matched if matched is not None else self.categories[i] == name
                 if hit:
                     factor[i] *= f
         return factor, removed

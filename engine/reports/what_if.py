@@ -1,13 +1,12 @@
 """`report what-if`: the window's time if some work took less time or some waits went away: the edits parsed
 here, the dependency graph `report critical-path` reads replayed with them (engine/reports/replay.py, whose
 docstring gives the model; checked against the schedule simulator in tests/test_what_if.py)."""
-import re
-
 from tracedb import sql
 from tracedb.engine.reports import critical_path
 from tracedb.engine.reports.replay import Graph
 from tracedb.engine.rendering import render as rnd
 from tracedb.errors import UsageError
+from tracedb.patterns import check_regex
 
 GAPS = ("launch_latency", "device_gap", "sync_wait")
 DEFINITIONS = (
@@ -18,7 +17,7 @@ DEFINITIONS = (
 
 
 def parse_edits(kernel=(), category=(), no_gap=(), overlap_comm=False, roofline=None) -> list[tuple]:
-    """The edits as (label, what, pattern or name, factor): --kernel REGEX=PCT, --category NAME=PCT (time at PCT %
+    """The edits as (label, what, pattern or name, factor): --kernel RE2=PCT, --category NAME=PCT (time at PCT %
     of the measured), --no-gap CATEGORY, --overlap-comm (communication at 0 %), --roofline PCT (every kernel of
     known work at PCT % of its roofline, where that is faster)."""
     edits = []
@@ -32,11 +31,6 @@ def parse_edits(kernel=(), category=(), no_gap=(), overlap_comm=False, roofline=
             if not sep or not name or not 0 <= factor <= 10:
                 raise UsageError(f"{flag} {item!r}: expected {'REGEX' if what == 'kernel' else 'CATEGORY'}=PCT, "
                                  "PCT the time as a % of the measured (0-1000)")
-            if what == "kernel":
-                try:
-                    re.compile(name)
-                except re.error as e:
-                    raise UsageError(f"--kernel {item!r}: not a regular expression: {e}") from None
             edits.append((f"{what} {name} at {pct} %", what, name, factor))
     for gap in no_gap or ():
         if gap not in GAPS:
@@ -59,10 +53,16 @@ def build(con, fmt, step, edits, seg_opts, peak_tflops=None, peak_tbs=None) -> r
     critical_path.graph(con, b)
     windows = critical_path._windows(con, b, step)
     ideal = _ideal_times(con, b, peak_tflops, peak_tbs) if any(e[1] == "roofline" for e in edits) else {}
+    for _, what, name, _ in edits:
+        if what == "kernel":
+            check_regex(con, name, "--kernel")
     rows = []
     for w in windows:
         graph = Graph.load(con, w.run_id)
         graph.ideal = ideal
+        graph.matched = {name: {n for (n,) in sql.run(con, "what_if_names", {"run_id": w.run_id,
+                                                                              "pattern": name}).fetchall()}
+                         for _, what, name, _ in edits if what == "kernel"}
         members = graph.members(con, w.run_id)
         measured = w.end_ns - w.start_ns
         sets = [[e] for e in edits] + ([edits] if len(edits) > 1 else [])
