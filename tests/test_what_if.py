@@ -152,3 +152,25 @@ def test_roofline_edit(tmp_path):
         assert row["saving_us"] == "0.000" and any("no kernel of the runs has known work" in n for n in rep.notes)
     finally:
         con.close()
+
+
+def test_times_that_go_backward_end_in_one_line_not_a_loop(tmp_path):
+    """A kernel that starts as its launch begins and calls of no length can tie the dependencies in a loop:
+    report critical-path still tiles the window (the walk stops at a node it has seen), report what-if says
+    it cannot replay, in one line."""
+    import json
+    ev = [{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 10, "dur": 5,
+           "args": {"correlation": 1}},
+          {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 10, "dur": 0,
+           "args": {"device": 0, "stream": 7, "correlation": 1}},
+          {"ph": "X", "cat": "cuda_runtime", "name": "cudaDeviceSynchronize", "pid": 1, "tid": 1, "ts": 10, "dur": 0,
+           "args": {"correlation": 2}},
+          {"ph": "X", "cat": "kernel", "name": "k2", "pid": 0, "tid": 7, "ts": 10, "dur": 0,
+           "args": {"device": 0, "stream": 7, "correlation": 2}}]
+    (tmp_path / "t.json").write_text(json.dumps({"traceEvents": ev}))
+    db = str(tmp_path / "s.duckdb")
+    cli("ingest", str(tmp_path / "t.json"), "--db", db, "--name", "odd")
+    got = list(csv.DictReader(io.StringIO(cli("report", "critical-path", "--db", db, "--format", "csv").stdout)))
+    assert got and got[0]["start_us"] == "0.000" and got[-1]["end_us"] == "5.000"
+    assert_one_line_error(cli("report", "what-if", "--db", db, "--kernel", "k=50", check=False),
+                          "no replay: the dependency graph of run 'odd' has a cycle")

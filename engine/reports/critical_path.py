@@ -2,8 +2,8 @@
 
 The nodes and each node's binding predecessor (of the things it waited for, the one released last) are
 SQL (sql/report/critical_path_nodes.sql). The walk back from the window's last node follows one pointer
-per step, here in Python over the pointer column: a recursive CTE would rebuild its join at every step
-(a path of 40,000 steps: minutes instead of ~50 ms). Each step of the walk gives the node's own stretch
+per step, here in Python over the pointer columns (Arrow lists): a recursive CTE would rebuild its join at
+every step of the walk. Each step of the walk gives the node's own stretch
 and the gap before it, so the segments tile the window exactly; critical_path_segments.sql splits a host
 gap into the host's own work and its idle time and ties each segment to its pass, layer and step."""
 from dataclasses import dataclass
@@ -15,15 +15,14 @@ from tracedb.engine.segmentation import assignment, binding, categories, units
 from tracedb.errors import NoAnchor, UsageError
 
 BY = ("segment", "category", "kernel", "layer", "step", "slack")
-CATEGORIES = ("device_compute", "device_comm", "device_memcpy", "host_op", "launch_latency", "device_gap",
-              "host_gap", "sync_wait")
 # the category of a node's own stretch, by its kind
 OWN = {"kernel": "device_compute", "comm": "device_comm", "memcpy": "device_memcpy", "memset": "device_memcpy",
        "launch": "host_op", "sync": "sync_wait"}
 DEFINITIONS = (
     "critical path: from the window's last activity back along each one's binding predecessor, the candidate "
-    "released last (for a kernel: the kernel before it on its stream, or its launch call; for a launch or "
-    "synchronising call: the call before it on its thread, or for a sync the device work it waited for); "
+    "released last (for a kernel: the kernel before it on its stream, its launch call, or the work its stream "
+    "waited for; for a launch or synchronising call: the call before it on its thread, or for a sync the device "
+    "work it waited for; with --job, for a collective's end: the member that arrived last); "
     "device_compute, device_comm, device_memcpy, host_op (launch calls and the host's own ops between them), "
     "sync_wait: the work on the path; launch_latency (launch call end to kernel start), device_gap (idle "
     "after the kernel before it on its stream), host_gap (the host thread in no op): the gaps; the segments "
@@ -245,7 +244,7 @@ def walk(con, w: Window, cache: dict | None = None) -> list[tuple]:
     """The path of window `w`: (path, step, position, node, start, end, category, window start), times on
     the job's clock. Each node's own stretch runs from the later of its start and its predecessor's release
     to the time its successor was released at; the gap before it, from that release to its start."""
-    # columns as lists (Arrow): 481,296 nodes in 0.3 s where tuples took 1.1 s
+    # columns as lists (Arrow): 480,973 nodes in 0.4 s where tuples took 0.7 s (with another job on the other core)
     # times on the job's clock (off_ns: 0 for a run's own path); `cache` keeps a run's columns for its next window
     if cache is None or w.run_id not in cache:
         rel = con.sql("SELECT id, side, kind, start_ns + off_ns, pred, release_ns + off_ns, edge FROM _cp_nodes "
@@ -260,7 +259,15 @@ def walk(con, w: Window, cache: dict | None = None) -> list[tuple]:
     first = ids[0] if ids else 0     # ids are dense within a run, and over all of them
     path = JOB_PATH if w.run_id is None else w.run_id
     out, pos, x, node = [], 0, w.end_ns, w.last
+    seen = set()
     while node is not None and x > w.start_ns:
+        if node in seen:
+            # back at a node with no time gone by: only times that go backward (a hostile or broken trace) make
+            # such a loop; the rest of the window is the gap before this node
+            out.append((path, w.step, pos, node, w.start_ns, x,
+                        "device_gap" if sides[node - first] == "device" else "host_gap", w.start_ns))
+            break
+        seen.add(node)
         i = node - first
         nid, side, kind, start = node, sides[i], kinds[i], starts[i]
         pred, release, edge = preds[i], releases[i], edges[i]

@@ -25,7 +25,8 @@ GAP = {"stream": "device_gap", "launch": "launch_latency", "event": "sync_wait",
 class Graph:
     """One run's nodes and candidates, in a topological order of the candidate edges."""
 
-    def __init__(self, first, starts, ends, kinds, names, categories, cands):
+    def __init__(self, first, starts, ends, kinds, names, categories, cands, run_label="the run"):
+        self.run_label = run_label
         self.first, self.starts, self.ends = first, starts, ends
         self.kinds, self.names, self.categories, self.cands = kinds, names, categories, cands
         n = len(starts)
@@ -44,7 +45,8 @@ class Graph:
                 if indeg[j] == 0:
                     queue.append(j)
         if len(order) != n:   # a cycle: cannot come from times that go forward, but a trace may be odd
-            raise UsageError("the dependency graph has a cycle (the trace's times go backward); no replay")
+            raise UsageError(f"no replay: the dependency graph of {self.run_label} has a cycle (its times go "
+                             "backward somewhere: a kernel before its own launch, a call that ends as it starts)")
         self.order = order
         self.ideal = {}     # node -> ideal ns at the device's peak (report what-if --roofline)
         self.matched = {}   # --kernel pattern -> the ids of the nodes it matches (report what-if)
@@ -74,7 +76,8 @@ class Graph:
                 "SELECT c.id, c.pred, c.release_ns, c.edge FROM _cp_cands c JOIN _cp_nodes n USING (id) "
                 "WHERE n.run_id = $r", {"r": run_id}).fetchall():
             cands[i - first].append((p - first, release, edge))
-        return cls(first, starts, ends, kinds, names, cats, cands)
+        (name,) = con.execute("SELECT name FROM runs WHERE run_id = $r", {"r": run_id}).fetchone()
+        return cls(first, starts, ends, kinds, names, cats, cands, run_label=f"run '{name}'")
 
     def slack(self, members, window_end) -> list[int | None]:
         """Each node's slack (ns): how much later it could end before some node of `members` ends after
