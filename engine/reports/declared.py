@@ -440,8 +440,9 @@ or minus the step's start (a stage row: summed, with the tail after the rank's l
 
 CRITICAL_PATH = Report(
     "critical-path", "The chain of work that set the window's end time (each activity's binding predecessor, the "
-    "one released last): device work, launch latency, device and host gaps, syncs, tiling the window; per "
-    "segment, category, kernel, layer or step (docs/critical-path.md).",
+    "one released last): device work, launch latency, device and host gaps, syncs, tiling the window (the whole "
+    "trace, --step, or --pass and --layer; --job: one path across a job's ranks); per segment, category, kernel, "
+    "layer or step, or each kernel's slack (docs/critical-path.md).",
     SEGMENTED, (_by("segment", ("segment", "category", "kernel", "layer", "step", "slack"),
                     "segment: the path, a row per segment in time order; category, kernel, layer, step: the path's "
                     "time per key, adding up to the window's wall time; slack: per kernel, how much later its "
