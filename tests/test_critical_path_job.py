@@ -95,3 +95,20 @@ def test_job_needs_two_runs(tmp_path):
     cli("ingest", paths[0], "--db", db, "--name", "rank0")
     assert_one_line_error(cli("report", "critical-path", "--db", db, "--job", check=False),
                           "--job: one path across a job's ranks needs two runs or more")
+
+
+def test_by_rank_says_where_the_job_path_runs(jobs):
+    """--by rank: each rank's time on the job's path, adding up to the window; the slow rank (seed 3) holds
+    all of its computing."""
+    for seed in SEEDS:
+        con, job = jobs[seed]
+        by = list(csv.DictReader(io.StringIO(tracedb.report(con, "critical-path", tag="job=j", job=True,
+                                                            by="rank").text("csv"))))
+        want = {}
+        for s, e, _, rank in job_sim.true_path(job):
+            want[f"rank{rank}"] = want.get(f"rank{rank}", 0) + e - s
+        assert {r["key"]: ns(r["dur_us"]) for r in by} == want
+        assert {r["key"]: r["rank"] for r in by} == {k: k[4:] for k in want}
+    con, job = jobs[3]
+    path = [(s, e, c, rank) for s, e, c, rank in job_sim.true_path(job) if c == "device_compute"]
+    assert {rank for *_, rank in path} == {1}

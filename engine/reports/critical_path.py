@@ -14,7 +14,7 @@ from tracedb.engine.reports.replay import GAP, Graph
 from tracedb.engine.segmentation import assignment, binding, categories, units
 from tracedb.errors import NoAnchor, UsageError
 
-BY = ("segment", "category", "kernel", "layer", "step", "slack")
+BY = ("segment", "category", "kernel", "layer", "step", "rank", "slack")
 # the category of a node's own stretch, by its kind
 OWN = {"kernel": "device_compute", "comm": "device_comm", "memcpy": "device_memcpy", "memset": "device_memcpy",
        "launch": "host_op", "sync": "sync_wait"}

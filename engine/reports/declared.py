@@ -443,10 +443,11 @@ CRITICAL_PATH = Report(
     "one released last): device work, launch latency, device and host gaps, syncs, tiling the window (the whole "
     "trace, --step, or --pass and --layer; --job: one path across a job's ranks); per segment, category, kernel, "
     "layer or step, or each kernel's slack (docs/critical-path.md).",
-    SEGMENTED, (_by("segment", ("segment", "category", "kernel", "layer", "step", "slack"),
-                    "segment: the path, a row per segment in time order; category, kernel, layer, step: the path's "
-                    "time per key, adding up to the window's wall time; slack: per kernel, how much later its "
-                    "activities could end before the window's end moves."),
+    SEGMENTED, (_by("segment", ("segment", "category", "kernel", "layer", "step", "rank", "slack"),
+                    "segment: the path, a row per segment in time order; category, kernel, layer, step, rank: the "
+                    "path's time per key, adding up to the window's wall time (rank: with --job, which ranks the "
+                    "path runs through); slack: per kernel, how much later its activities could end before the "
+                    "window's end moves."),
                 Option("step", ("--step",), Optional[int], None, "The window: step N (its ProfilerStep#N from its "
                        "start to the end of the device work launched inside it; Step Id N in kernel_details.csv); "
                        "default: the whole trace.", check="count"),

@@ -1,21 +1,22 @@
--- Report `critical-path --by category|kernel|layer|step`: the path's time per key; the rows of a run add
+-- Report `critical-path --by category|kernel|layer|step|rank`: the path's time per key; the rows of a run add
 -- up to its window's wall time, as its segments tile the window.
 -- Keys: category; kernel (a kernel's own stretches; every other segment under its category in
 -- parentheses, so that nothing drops out of the sum); layer (pass, layer and unit; segments of no pass
--- under none); step (the window's step).
+-- under none); step (the window's step); rank (the run of the segment's node: with --job, which ranks the
+-- job's path runs through, and for how long).
 -- Inputs: _cp_path (critical_path_segments.sql), runs, kernel_names.
 -- Parameters:
 --   $run_ids INTEGER[]: the runs
---   $by VARCHAR: category | kernel | layer | step
+--   $by VARCHAR: category | kernel | layer | step | rank
 --   $job VARCHAR: the run column of the one path of --job (its segments lie on several runs)
 -- Output: rows, one per path (a run, or with --job the job) and key, the longest first:
 --   run VARCHAR: the run's name; with --job, $job
---   rank INTEGER: its rank; NULL when unknown or with --job
+--   rank INTEGER: its rank (--by rank: the key's); NULL when unknown, or with --job but for --by rank
 --   step BIGINT: the window's step; NULL: the whole trace
 --   pass BIGINT: --by layer: the pass; else NULL
 --   layer BIGINT: --by layer: the layer; else NULL
 --   key VARCHAR: the category; the kernel's short name, or (category); the unit (prologue, layer,
---     epilogue, none); or step
+--     epilogue, none); step; or the run of the segment's node
 --   name VARCHAR: --by kernel: the kernel's full name (terminal and Markdown tables show key instead, told
 --     apart); else NULL
 --   segments BIGINT: the path's segments with this key
@@ -28,15 +29,16 @@ WITH path_keys AS (
                  WHEN 'kernel' THEN CASE WHEN p.segment IN ('kernel', 'comm', 'memcpy', 'memset')
                                          THEN coalesce(kn.short_name, p.kernel) ELSE '(' || p.category || ')' END
                  WHEN 'layer' THEN coalesce(p.unit, 'none')
+                 WHEN 'rank' THEN r.name
                  ELSE 'step' END AS key,
         CASE WHEN $by = 'layer' THEN p.pass END AS by_pass, CASE WHEN $by = 'layer' THEN p.layer END AS by_layer
-    FROM _cp_path p LEFT JOIN kernel_names kn ON kn.name = p.kernel
+    FROM _cp_path p LEFT JOIN kernel_names kn ON kn.name = p.kernel JOIN runs r ON r.run_id = p.run_id
     WHERE p.run_id IN (SELECT unnest($run_ids))
 ), windows AS (
     SELECT path, step, max(end_ns) - min(start_ns) AS wall_ns FROM _cp_path GROUP BY ALL
 )
 SELECT CASE WHEN k.path = 0 THEN $job ELSE any_value(r.name) END AS run,
-    CASE WHEN k.path = 0 THEN NULL ELSE any_value(r.rank) END AS rank, k.step, k.by_pass AS pass,
+    CASE WHEN k.path = 0 AND $by <> 'rank' THEN NULL ELSE any_value(r.rank) END AS rank, k.step, k.by_pass AS pass,
     k.by_layer AS layer, k.key, k.full_name AS name,
     count(*) AS segments, CAST(sum(k.end_ns - k.start_ns) / 1000 AS DECIMAL(38,3)) AS dur_us,
     CAST(round(100.0 * sum(k.end_ns - k.start_ns) / any_value(w.wall_ns), 2) AS DECIMAL(7,2)) AS pct
