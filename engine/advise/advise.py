@@ -147,8 +147,8 @@ def _host_bound(con, b, th) -> list[str]:
     rule over the host's own time on them. Steps are walked apart: a path over the whole trace that reaches the
     host thread follows it back to the trace's start, through steps the device bound."""
     from tracedb.engine.reports import critical_path
-    con.execute("CREATE OR REPLACE TEMP TABLE _assigned (run_id INTEGER, seq BIGINT, pass BIGINT, layer BIGINT, "
-                "unit VARCHAR)")
+    from tracedb.engine.segmentation import assignment
+    assignment.assign_none(con)
     critical_path.graph(con, b)
     steps = sql.run(con, "advise_host_steps", {"run_ids": b.run_ids}).fetchall()
     stepped = {rid for rid, _ in steps}

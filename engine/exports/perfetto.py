@@ -74,6 +74,7 @@ def export(con, path: str | None, runs=(), tags=(), pass_spec: str = "all", rang
             raise
         # no layers to draw: the device timeline alone is still worth having (a CSV run never had one)
         out.notes.append(f"no passes or layers drawn: {e}")
+        assignment.assign_none(con)
         annotations, counters, params = [], None, {}
     head = _header(facts, name, params, ranges)
     with _opened(path) as f:

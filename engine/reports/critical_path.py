@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from tracedb import sql
 from tracedb.engine.rendering import render as rnd
-from tracedb.engine.reports.replay import GAP, Graph
+from tracedb.engine.reports.replay import GAP, Graph, columns
 from tracedb.engine.segmentation import assignment, binding, categories, units
 from tracedb.errors import NoAnchor, UsageError
 
@@ -59,7 +59,7 @@ def build(con, fmt, by, step, seg_opts, job: bool = False, pass_spec: str = "all
     b.notes.append(DEFINITIONS)
     title = f"critical path of {_window_name(step, unit)}" + ("" if by == "segment" else f", by {by}")
     if by == "slack":
-        _keep_slack(con, windows)
+        _keep_slack(con, b, windows)
     file = {"segment": "report_critical_path", "slack": "report_critical_path_slack"}.get(by, "report_critical_path_by")
     res = rnd.fetch_file(con, fmt, file, {"run_ids": b.run_ids, "by": by, "job": JOB_LABEL.format(len(b.run_ids))},
                          "critical-path", b, meta, title)
@@ -113,12 +113,12 @@ def _keep_walk(con, walked):
         con.unregister("_cp_walk_rows")
 
 
-def _keep_slack(con, windows):
+def _keep_slack(con, b, windows):
     """TEMP _cp_slack (run_id, node, slack_ns): each window's device activities and their slack (replay.Graph)."""
     import pyarrow as pa
     runs, nodes, slacks = [], [], []
     for w in windows:
-        g = Graph.load(con, w.run_id)
+        g = Graph.load(con, w.run_id, b.run_names[w.run_id])
         members = g.members(con, w.run_id)
         slack = g.slack(members, w.end_ns)
         for i in members:
@@ -146,8 +146,7 @@ def _bind(con, seg_opts, segmented: bool):
         except NoAnchor as e:
             why = f"no layers: {e}"
     b = binding.bind_runs(con, opt.runs, opt.tags, opt.profile)
-    con.execute("CREATE OR REPLACE TEMP TABLE _assigned (run_id INTEGER, seq BIGINT, pass BIGINT, layer BIGINT, "
-                "unit VARCHAR)")
+    assignment.assign_none(con)
     meta = {"runs": ", ".join(b.run_names[r] for r in b.run_ids), "profile": b.profile.name}
     if why:
         b.notes.append(why)
@@ -209,12 +208,9 @@ def step_windows(con, b, step, run_ids=None) -> list[Window]:
 
 def run_segments(con, run: str, profile: str | None = None) -> list[tuple]:
     """The critical path of run `run`'s whole trace as (start_ns, end_ns, category, segment, kernel, api),
-    in time order, for the Perfetto export's track; the pass and layer of _assigned when the caller made
-    it. Empty for a run with no device activity."""
+    in time order, for the Perfetto export's track; each segment in the pass and layer of the caller's
+    _assigned (its segmentation, or assignment.assign_none). Empty for a run with no device activity."""
     b = binding.bind_runs(con, [run], (), profile)
-    # the caller's segmentation when it made one (no anchor: none)
-    con.execute("CREATE TEMP TABLE IF NOT EXISTS _assigned (run_id INTEGER, seq BIGINT, pass BIGINT, layer BIGINT, "
-                "unit VARCHAR)")
     graph(con, b)
     try:
         windows = _windows(con, b, None)
@@ -244,18 +240,14 @@ def walk(con, w: Window, cache: dict | None = None) -> list[tuple]:
     """The path of window `w`: (path, step, position, node, start, end, category, window start), times on
     the job's clock. Each node's own stretch runs from the later of its start and its predecessor's release
     to the time its successor was released at; the gap before it, from that release to its start."""
-    # columns as lists (Arrow): 480,973 nodes in 0.4 s where tuples took 0.7 s (with another job on the other core)
     # times on the job's clock (off_ns: 0 for a run's own path); `cache` keeps a run's columns for its next window
     if cache is None or w.run_id not in cache:
-        rel = con.sql("SELECT id, side, kind, start_ns + off_ns, pred, release_ns + off_ns, edge FROM _cp_nodes "
-                      "WHERE $r IS NULL OR run_id = $r ORDER BY id", params={"r": w.run_id})
-        tab = rel.to_arrow_table() if hasattr(rel, "to_arrow_table") else rel.arrow()
-        columns = [tab.column(i).to_pylist() for i in range(7)]
+        cols = columns(con, "critical_path_columns", {"run_id": w.run_id})
         if cache is not None:
-            cache[w.run_id] = columns
+            cache[w.run_id] = cols
     else:
-        columns = cache[w.run_id]
-    ids, sides, kinds, starts, preds, releases, edges = columns
+        cols = cache[w.run_id]
+    ids, sides, kinds, starts, preds, releases, edges = cols
     first = ids[0] if ids else 0     # ids are dense within a run, and over all of them
     path = JOB_PATH if w.run_id is None else w.run_id
     out, pos, x, node = [], 0, w.end_ns, w.last

@@ -7,7 +7,7 @@ to its free_us (docs/reports.md#report-launches)."""
 from tracedb import sql
 from tracedb.engine.reports import declared
 from tracedb.engine.rendering import render as rnd
-from tracedb.engine.segmentation import binding, categories
+from tracedb.engine.segmentation import assignment, binding, categories
 from tracedb.engine.segmentation import selection
 from tracedb.engine.segmentation import units
 from tracedb.errors import UsageError
@@ -66,8 +66,7 @@ def _kernel_scope(con, spec, seg_opts):
     else:
         b = binding.bind_runs(con, opt.runs, opt.tags, opt.profile)
         categories.categorize_kernels(con, b)
-        con.execute("CREATE OR REPLACE TEMP TABLE _assigned (run_id INTEGER, seq BIGINT, pass BIGINT, layer BIGINT, "
-                    "unit VARCHAR)")
+        assignment.assign_none(con)
         meta = {"runs": ", ".join(b.run_names[r] for r in b.run_ids), "layers": "none (no anchor)"}
     sql.run(con, "breakdown_activity", {"run_ids": b.run_ids})
     return b, meta, segmented

@@ -260,8 +260,7 @@ def _modules(con, fmt, pass_spec, by, seg_opts, module_path=False):
         b, meta = units.segmented(con, opt, pass_spec, assignment.select_passes)
     else:
         b = binding.bind_runs(con, opt.runs, opt.tags)
-        con.execute("CREATE OR REPLACE TEMP TABLE _assigned (run_id INTEGER, seq BIGINT, pass BIGINT, layer BIGINT, "
-                    "unit VARCHAR)")
+        assignment.assign_none(con)
         meta = {"runs": ", ".join(b.run_names[r] for r in b.run_ids), "layers": "none (no anchor)"}
     attribution.attribute(con, b)
     meta["by"] = by

@@ -58,7 +58,7 @@ def build(con, fmt, step, edits, seg_opts, peak_tflops=None, peak_tbs=None) -> r
             check_regex(con, name, "--kernel")
     rows = []
     for w in windows:
-        graph = Graph.load(con, w.run_id)
+        graph = Graph.load(con, w.run_id, b.run_names[w.run_id])
         graph.ideal = ideal
         graph.matched = {name: {n for (n,) in sql.run(con, "what_if_names", {"run_id": w.run_id,
                                                                               "pattern": name}).fetchall()}
@@ -86,8 +86,7 @@ def _ideal_times(con, b, peak_tflops, peak_tbs) -> dict:
     """{node: ideal ns} of the kernels whose work and peaks are known (report roofline's, over every kernel of
     the runs); a note says how much of the device time that covers."""
     from tracedb.engine.reports import roofline
-    con.execute("CREATE OR REPLACE TEMP TABLE _assigned AS SELECT run_id, seq, NULL::BIGINT AS pass, NULL::BIGINT AS "
-                "layer, NULL::VARCHAR AS unit FROM kernels WHERE run_id IN (SELECT unnest($r))", {"r": b.run_ids})
+    sql.run(con, "run_wide", {"run_ids": b.run_ids})     # every kernel in one unit, as roofline --phase all
     roofline.load_kernels(con, b, peak_tflops, peak_tbs)
     ideal = dict(sql.run(con, "what_if_roofline").fetchall())
     if not ideal:

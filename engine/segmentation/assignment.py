@@ -11,6 +11,11 @@ from tracedb.errors import UsageError
 STEADY_TOLERANCE = 0.05   # --pass steady: layer-0 wall within 5 % of the previous pass's
 
 
+def assign_none(con):
+    """_assigned empty (sql/segment/assign_none.sql): a report run without passes reads every kernel as in none."""
+    sql.run(con, "assign_none")
+
+
 def assign(con, b: Bound, selection: list[tuple[int, int]]):
     """Stage 4 for the given (run_id, pass) pairs: creates _assigned."""
     # one statement over lists: executemany costs ~0.7 ms a row (1.2 s for 1,700 passes)

@@ -1,5 +1,5 @@
 """The shapes of what `tracedb segment` keeps in a store (engine/segmentation/snapshots.py): the index of kept
-segmentations and every session table it keeps, with their columns and DuckDB types, against which a kept
+segmentations and every TEMP table of the connection it keeps, with their columns and DuckDB types, against which a kept
 segmentation is proved before it is restored."""
 
 # The index's columns (snapshot_schema.sql), as the schema listing gives them; an index of the columns before
@@ -9,7 +9,7 @@ INDEX = ("snap_id INTEGER", "keys VARCHAR[]", "run_ids INTEGER[]", "tables VARCH
          "made_at TIMESTAMP", "tracedb_version VARCHAR", "digests VARCHAR")
 INDEX_BEFORE_DIGESTS = INDEX[:-1]
 
-# The session tables a segmentation makes and `tracedb segment` keeps, each with its columns and DuckDB types
+# The TEMP tables a segmentation makes and `tracedb segment` keeps, each with its columns and DuckDB types
 # in order (`a|b`: either type; a "NULL" column is one a CREATE ... AS SELECT typed from NULLs only: the
 # names that say a phase, in a run with none). Only tables of these very shapes are read back: a dropped
 # column or another type would otherwise fail a report halfway (BinderException, ConversionException).

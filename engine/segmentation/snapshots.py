@@ -1,4 +1,4 @@
-"""Segmentations kept in the store for reuse: `tracedb segment` keeps the session tables a segmentation
+"""Segmentations kept in the store for reuse: `tracedb segment` keeps the TEMP tables a segmentation
 makes (anchors, passes, windows, every kernel's layer), and a later report on the same runs with the same
 options restores them instead of computing them again.
 

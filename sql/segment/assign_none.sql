@@ -1,0 +1,12 @@
+-- No passes (a report whose segmentation is optional, run without an anchor): an empty _assigned with the
+-- columns the reports read of segment_assign.sql's, so later stages read one shape (every kernel in no pass
+-- and no layer).
+-- Inputs: none.
+-- Parameters: none.
+-- Output: TEMP _assigned, empty:
+--   run_id INTEGER: the run
+--   seq BIGINT: the kernel (kernels.seq)
+--   pass BIGINT: its pass
+--   layer BIGINT: its layer
+--   unit VARCHAR: prologue | layer | epilogue
+CREATE OR REPLACE TEMP TABLE _assigned (run_id INTEGER, seq BIGINT, pass BIGINT, layer BIGINT, unit VARCHAR);
