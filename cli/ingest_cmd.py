@@ -114,8 +114,7 @@ def _ingest_planned(paths, planned, db, to, tag, replace, core_rule, jobs, sched
         typer.echo(f"note: {one_line(note)}", err=True)
     from tracedb.engine.loading.results import recording_landed
     said: set = set()      # runs whose line is printed
-    with recording_landed() as landed, _Progress(planned) as progress, \
-            _say_landed(progress, landed, said, len(planned) > 1):
+    with recording_landed(), _Progress(planned) as progress, _say_landed(progress, said, len(planned) > 1):
         if scheduler is not None:
             from tracedb.engine.loading.cluster import ingest_on_cluster
             runner = ingest_on_cluster(scheduler, to, planned, tags=tag, replace=replace, core_rules=core_rule,
@@ -210,14 +209,16 @@ def _jobs(db, to, planned, kept: list, tag) -> list[str]:
 
 
 @contextlib.contextmanager
-def _say_landed(progress, landed: list, said: set, named: bool):
+def _say_landed(progress, said: set, named: bool):
     """On Ctrl-C, SIGTERM (or any error that ends the command): the line of every run committed before it
-    (`landed`) whose line was not printed yet (the stop came between its commit and its line: DuckDB cuts the
-    checkpoint after a merge short on SIGINT), then the command goes on to its one error line."""
+    (engine/loading/results.landed_after_stop) whose line was not printed yet (the stop came between its commit
+    and its line: DuckDB cuts the checkpoint after a merge short on SIGINT, and a SIGINT during its COMMIT
+    raises once the commit is done), then the command goes on to its one error line."""
+    from tracedb.engine.loading.results import landed_after_stop
     try:
         yield
     except BaseException:
-        for res in list(landed):
+        for res in landed_after_stop():
             if res.name not in said:
                 said.add(res.name)
                 progress.done(None, res.summary(named=named), False)

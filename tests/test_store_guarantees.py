@@ -5,6 +5,7 @@ disk fails in one line with the store unchanged; a store on a read-only file sys
 
 An ingest is held at a chosen point by a small driver process that wraps one engine function so that
 it waits for a file to appear: no sleeps decide what the test sees."""
+import contextlib
 import json
 import os
 import signal
@@ -203,6 +204,38 @@ def test_a_stop_after_a_commit_still_prints_the_runs_that_landed(store, tmp_path
     said = [ln.split("'")[1] for ln in r.stdout.splitlines() if ln.startswith("ingested run")]
     assert said == landed, r.stdout
     assert not _side_files(tmp_path)
+
+
+@pytest.mark.parametrize("where", ["publish", "commit"])
+def test_a_stop_within_the_commit_still_prints_the_run_it_landed(tmp_path, monkeypatch, where):
+    """Ctrl-C while the commit itself runs: a first ingest's side store linked into place, or a merge's
+    COMMIT that DuckDB completes before Python raises the KeyboardInterrupt. Nothing entered the run in the
+    command's ledger, so the command asks the store, and prints the run's line before its error line."""
+    from tracedb.engine.loading import landing, staging
+    store = str(tmp_path / "s.duckdb")
+    if where == "commit":
+        cli("ingest", tiny_kineto.write(tmp_path / "first.json"), "--db", store, "--name", "first")
+        real = landing.committing
+
+        @contextlib.contextmanager
+        def stopped(path, results):
+            with real(path, results):
+                yield lambda: None
+                raise KeyboardInterrupt      # after the block: COMMIT done
+        monkeypatch.setattr(landing, "committing", stopped)
+    else:
+        real_publish = staging.publish
+
+        def stopped(side, path):
+            real_publish(side, path)
+            raise KeyboardInterrupt
+        monkeypatch.setattr(staging, "publish", stopped)
+    r = cli("ingest", tiny_kineto.write(tmp_path / "late.json", dur_factor=3), "--db", store, "--name", "late",
+            check=False)
+    assert r.returncode == 130 and r.stderr == "error: interrupted\n", r.stderr
+    runs = cli("sql", "--db", store, "--format", "csv", "SELECT name FROM runs WHERE name = 'late'")
+    assert runs.stdout.split()[1:] == ["late"]
+    assert [ln.split("'")[1] for ln in r.stdout.splitlines() if ln.startswith("ingested run")] == ["late"], r.stdout
 
 
 def test_a_failed_first_ingest_creates_no_store_file(tmp_path):

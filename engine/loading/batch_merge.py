@@ -7,7 +7,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 
 from tracedb.engine.loading import landing, staging, store_writes
-from tracedb.engine.loading.results import IngestResult, _landed, _result
+from tracedb.engine.loading.results import IngestResult, _result, committing
 from tracedb.engine.loading.store_writes import ROW_GROUP_BUFFER
 from tracedb.engine.loading.worker import _Parsed
 from tracedb.errors import TracedbError
@@ -63,10 +63,14 @@ def _merge(store, side, parsed: list[_Parsed], replace: list[bool]) -> list:
     jobs = [SimpleNamespace(name=p.name, replace=r, hasher=_Digest(p.digest, p.size),
                             src=SimpleNamespace(files=p.files), t0=t0 - p.seconds) for p, r in zip(parsed, replace)]
     if (not os.path.exists(store) and [p.staged_id for p in parsed] == list(range(1, len(parsed) + 1))
-            and len({p.digest for p in parsed}) == len(parsed) and staging.publish(side, store)):
+            and len({p.digest for p in parsed}) == len(parsed)):
         results = [_result(job, "ingested", p.staged_id, p.staged) for job, p in zip(jobs, parsed)]
-        _landed(results)
-        return results
+        with committing(store, results) as cancel:
+            published = staging.publish(side, store)
+            if not published:
+                cancel()
+        if published:
+            return results
     con = open_store(store)
     con.execute("SET write_buffer_row_group_memory_limit = $m", {"m": ROW_GROUP_BUFFER})
     try:

@@ -9,7 +9,7 @@ from tracedb.engine.loading import hashing
 from tracedb.engine.loading import staging
 from tracedb.engine.loading.known_content import _name_taken
 from tracedb.engine.loading.parsing import _Staged
-from tracedb.engine.loading.results import IngestResult, _landed, _result, _skipped
+from tracedb.engine.loading.results import IngestResult, _result, _skipped, committing
 from tracedb.engine.loading.store_writes import _rollback, _write_failed
 
 
@@ -54,8 +54,8 @@ def merge_batch(con, side, jobs, staged: list[tuple[int, _Staged]]) -> list:
                 run_id += 1
             if ids:
                 staging.merge(con, ids)
-            con.execute("COMMIT")
-            _landed(out)
+            with committing(store, out):
+                con.execute("COMMIT")
         except duckdb.IOException as e:
             _rollback(con)
             raise _write_failed(store or side, e) from None

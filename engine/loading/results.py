@@ -53,6 +53,10 @@ class IngestResult:
 # each commit, so that an interrupt between a run's commit and its line (the checkpoint after a merge takes
 # tens of ms; a batch's lines are printed one by one) still lets the command say which runs are in.
 _ledger: list | None = None
+# Runs whose commit (a COMMIT, or a side store linked into place) had begun when the command stopped: the stop
+# may have come after the store took them but before they were entered in the ledger (a SIGINT during
+# DuckDB's COMMIT raises once the commit is done). landed_after_stop asks the store.
+_pending: list = []
 
 
 @contextlib.contextmanager
@@ -60,10 +64,46 @@ def recording_landed():
     """Within the block, every run this process commits (IngestResult) is appended to the list it yields."""
     global _ledger
     _ledger = []
+    _pending.clear()
     try:
         yield _ledger
     finally:
         _ledger = None
+        _pending.clear()
+
+
+@contextlib.contextmanager
+def committing(store: str | None, results: list):
+    """Around the commit of `results` into the store file `store`: entered in the ledger when the block ends
+    normally (unless it calls the yielded `cancel`: nothing was committed), left pending when it raises."""
+    made = [r for r in results if isinstance(r, IngestResult) and r.status != "skipped"]
+    entry = (store, made)
+    cancelled = []
+    _pending.append(entry)
+    yield lambda: cancelled.append(True)
+    _pending.remove(entry)
+    if not cancelled:
+        _landed(made)
+
+
+def landed_after_stop() -> list:
+    """After a stop: the runs of the ledger, then those whose commit was under way that the store holds (by
+    run id and name; a store that cannot be read now adds none)."""
+    out = list(_ledger or [])
+    for store, made in list(_pending):
+        if not store or not made:
+            continue
+        try:
+            import duckdb
+            con = duckdb.connect(store, read_only=True)
+            try:
+                held = set(con.execute("SELECT run_id, name FROM runs").fetchall())
+            finally:
+                con.close()
+        except Exception:       # locked by another writer, or not a store: nothing is claimed
+            continue
+        out += [r for r in made if (r.run_id, r.name) in held and r not in out]
+    return out
 
 
 def _landed(results):

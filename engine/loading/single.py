@@ -18,7 +18,7 @@ import tempfile
 
 from tracedb.engine.loading import landing, parsing, staging, store_writes
 from tracedb.engine.loading.known_content import _known_content, _stored_content
-from tracedb.engine.loading.results import IngestResult, _landed, _result, _skipped
+from tracedb.engine.loading.results import IngestResult, _result, _skipped, committing
 from tracedb.engine.loading.trace_job import _prepare, _scratch
 
 
@@ -63,10 +63,14 @@ def ingest_file(store_path: str | None, path: str, name: str | None = None, tags
     side = staging.side_path(store)
     try:
         staged = parsing._stage(side, job)
-        if not os.path.exists(store) and staging.publish(side, store):
+        if not os.path.exists(store):
             result = _result(job, "ingested", 1, staged)
-            _landed([result])
-            return result
+            with committing(store, [result]) as cancel:
+                published = staging.publish(side, store)
+                if not published:
+                    cancel()
+            if published:
+                return result
         con = open_store(store)
         try:
             result = landing._merge(con, side, job, staged)
