@@ -22,6 +22,10 @@ Faults (one at a time):
   host      in step 2 the host spends 400 µs in the op before each launch on thread 100 (flash, both GEMMs) and the
             device waits for it: on step 2's critical path, back from its last launch, the host's own work;
             the Ascend form (no host side) carries only the device's 400 µs waits, which no rule reads
+  sync      between the layers of every step (not after the last), the host calls cudaDeviceSynchronize right
+            after launching the layer's last GEMM; it returns SYNC_RETURN_US after the rank's device drains, and
+            the next layer starts SYNC_RELAUNCH_US after the last rank's call returned: planted, the device's idle
+            from its drain to the next layer's start; the Ascend form (no host side) carries only the idle
 
 Ascend form (form="ascend", write_ascend / store): the same job as 4 torch_npu profiler folders
 `<folder>/rank_N_ascend_pt/` (ASCEND_PROFILER_OUTPUT/kernel_details.csv, profiler_info_N.json naming the rank and
@@ -39,6 +43,7 @@ import random
 RANKS, STEPS, LAYERS = 4, 3, 4
 A_US, G1_US, G2_US, D_US = 100.0, 150.0, 150.0, 60.0
 IDLE_US, EXPOSED_US, ADD_US, HOST_US = 2000.0, 300.0, 300.0, 400.0
+SYNC_RETURN_US, SYNC_RELAUNCH_US = 5.0, 40.0
 SLOW, SLOW_FACTOR = 2, 1.3
 BASE_NS = 1_751_410_836_000_000_000
 BF = "c10::BFloat16"
@@ -46,7 +51,8 @@ MM_DIMS = [[4096, 3072], [3072, 4096]]
 ADD_DIMS = [[4096, 4096], [4096, 4096], []]
 ADD_BYTES = 3 * 4096 * 4096 * 2
 H100_TBS = 3.35e12
-FAULTS = ("clean", "idle", "exposed", "slow", "roofline", "host")
+FAULTS = ("clean", "idle", "exposed", "slow", "roofline", "host", "sync")
+HOST_ONLY = ("host", "sync")      # faults the Ascend form (no host side) cannot show: no rule may fire there
 FORMS = ("kineto", "ascend")
 TBS = {"kineto": H100_TBS, "ascend": 1.6e12}            # Ascend 910B3: engine/reports/peaks.py
 BASE_US = BASE_NS // 1000
@@ -59,7 +65,7 @@ KD_COLUMNS = ["Step Id", "Device_id", "Model ID", "Task ID", "Stream ID", "Name"
               "HF32 Eligible", "Input Shapes", "Input Data Types", "Input Formats", "Output Shapes",
               "Output Data Types", "Output Formats", "Context ID", "aicore_time(us)"]
 RULE_OF = {"idle": "idle-gap", "exposed": "exposed-comm", "slow": "slow-rank", "roofline": "roofline-gap",
-           "host": "host-bound"}
+           "host": "host-bound", "sync": "sync-in-step"}
 
 
 def job(seed=0, fault="clean", form="kineto"):
@@ -130,6 +136,13 @@ def job(seed=0, fault="clean", form="kineto"):
                 kernel(r, "gemm_kernel", arrival[r] + h, g2[r], dims=MM_DIMS, types=[BF, BF], host_op="aten::mm",
                        host_us=h)
             b = max(max(arrival[r] + h + g2[r] for r in range(RANKS)), end) + 2
+            if fault == "sync" and layer < LAYERS - 1:
+                drained = [max(arrival[r] + h + g2[r], end) for r in range(RANKS)]
+                for r in range(RANKS):    # after the last GEMM's launch op (arrival - 8, 3 µs) on thread 100
+                    op(r, "cudaDeviceSynchronize", arrival[r] - 4, drained[r] + SYNC_RETURN_US - (arrival[r] - 4),
+                       cat="cuda_runtime")
+                b = max(drained) + SYNC_RETURN_US + SYNC_RELAUNCH_US
+                planted += sum(b - d for d in drained)
         if fault == "exposed":
             for r in range(RANKS):
                 kernel(r, "ncclDevKernel_AllReduce_Sum_bf16_RING_LL", b, EXPOSED_US, stream=13,

@@ -33,7 +33,9 @@ class Job:
         return n
 
 
-def simulate_job(seed=0, ranks=4, steps=2, ops=16, slow=None, wait_p=0.7, sync_p=0.1) -> Job:
+def simulate_job(seed=0, ranks=4, steps=2, ops=16, slow=None, wait_p=0.7, sync_p=0.1, scale=None) -> Job:
+    """`scale`: {rank: factor} on that rank's compute kernels' durations, after the slow rank's (the same draws,
+    so the same schedule with those kernels shorter or longer)."""
     rnd = random.Random(seed)
     job = Job(ranks)
     t = [10_000 + rnd.randint(0, 50_000) for _ in range(ranks)]
@@ -54,6 +56,8 @@ def simulate_job(seed=0, ranks=4, steps=2, ops=16, slow=None, wait_p=0.7, sync_p
                 dur = rnd.randint(20_000, 150_000)
                 if r == slow:
                     dur = round(dur * SLOW_FACTOR)
+                if scale and r in scale:
+                    dur = round(dur * scale[r])
                 wait = last_coll[r] is not None and rnd.random() < wait_p
                 if wait:
                     corr[r] += 2

@@ -291,8 +291,11 @@ def trace_view(sch: Schedule) -> list:
     """The schedule as Ascend's trace_view.json: tasks on the `Ascend Hardware` process (a thread per stream),
     each launch call as the op (`aclnnKernel_N`, a cpu_op) an async_npu flow leads from to its task, the ops
     and steps as cpu_ops, a cudaDeviceSynchronize as AscendCL@aclrtSynchronizeDevice. Timestamps are strings
-    of absolute µs with 3 decimals, as torch_npu writes them. Cross-stream waits and event syncs have no
-    form here: simulate with wait_p=0 and event_p=0."""
+    of absolute µs with 3 decimals, as torch_npu writes them. A cross-stream wait is an EVENT_RECORD task on
+    the recorded stream when its kernel ends, and an EVENT_WAIT task on the waiting stream from when the
+    stream reached it to when the record ran (no event id: the trace does not name one), each launched by
+    an AscendCL call an async_npu flow leads from; an event sync, an EVENT_RECORD task and the host's
+    AscendCL@aclrtSynchronizeEvent."""
     def ts(ns):
         return f"{ASCEND_T0_US + ns // 1000}.{ns % 1000:03d}"
 
@@ -307,6 +310,7 @@ def trace_view(sch: Schedule) -> list:
         ev.append({"ph": "X", "cat": "cpu_op", "name": f"ProfilerStep#{step}", "pid": PY, "tid": 1, "ts": ts(a),
                    "dur": dur(b - a)})
     kernel_of = {n.launch: n for n in sch.nodes if n.side == "device"}
+    ev += _event_tasks(sch, ts, dur)
     for n in sch.nodes:
         if n.side == "host" and n.kind == "launch":
             k = kernel_of[n.id]
@@ -315,9 +319,9 @@ def trace_view(sch: Schedule) -> list:
             ev.append({"ph": "s", "cat": "async_npu", "name": "torch_to_npu", "id": n.corr, "pid": PY, "tid": 1,
                        "ts": ts(n.start)})
         elif n.side == "host":
-            assert n.name == "cudaDeviceSynchronize", "simulate the Ascend form with event_p=0"
-            ev.append({"ph": "X", "name": "AscendCL@aclrtSynchronizeDevice", "pid": PY, "tid": 1, "ts": ts(n.start),
-                       "dur": dur(n.end - n.start)})
+            call = {"cudaDeviceSynchronize": "AscendCL@aclrtSynchronizeDevice",
+                    "cudaEventSynchronize": "AscendCL@aclrtSynchronizeEvent"}[n.name]
+            ev.append({"ph": "X", "name": call, "pid": PY, "tid": 1, "ts": ts(n.start), "dur": dur(n.end - n.start)})
         else:
             stream = int(n.lane.rsplit(":", 1)[1])
             ev.append({"ph": "X", "name": n.name, "pid": HW, "tid": stream, "ts": ts(n.start),
@@ -325,6 +329,41 @@ def trace_view(sch: Schedule) -> list:
                        "args": {"Task Type": "AI_CORE", "Stream Id": stream, "Task Id": n.id, "connection_id": n.corr}})
             ev.append({"ph": "f", "cat": "async_npu", "name": "torch_to_npu", "id": n.corr, "pid": HW, "tid": stream,
                        "ts": ts(n.start), "bp": "e"})
+    return ev
+
+
+def _event_tasks(sch: Schedule, ts, dur) -> list:
+    """The EVENT_RECORD / EVENT_WAIT tasks of the schedule's waits and event syncs, with their AscendCL calls
+    and flows (trace_view form)."""
+    kernels = [n for n in sch.nodes if n.side == "device"]
+    launched = {n.id: n.start for n in sch.nodes if n.side == "host" and n.kind == "launch"}
+
+    def stream_of(n):
+        return int(n.lane.rsplit(":", 1)[1])
+
+    def last_before(stream, t):          # the kernel last launched on `stream` before host time t
+        ks = [k for k in kernels if stream_of(k) == stream and launched[k.launch] < t]
+        return ks[-1] if ks else None
+
+    def task(name, stream, start, end, corr, call_name, call_start):
+        return [{"ph": "X", "name": name, "pid": HW, "tid": stream, "ts": ts(start), "dur": dur(end - start),
+                 "args": {"Task Type": f"{name}_SQE", "Physic Stream Id": stream, "connection_id": corr}},
+                {"ph": "f", "cat": "async_npu", "name": "torch_to_npu", "id": corr, "pid": HW, "tid": stream,
+                 "ts": ts(start), "bp": "e"},
+                {"ph": "X", "name": call_name, "pid": PY, "tid": 1, "ts": ts(call_start), "dur": 2.0},
+                {"ph": "s", "cat": "async_npu", "name": "torch_to_npu", "id": corr, "pid": PY, "tid": 1,
+                 "ts": ts(call_start)}]
+    ev = []
+    for rec_t, rec_corr, wait_t, wait_corr, src_stream, dst_stream in sch.waits:
+        src = last_before(src_stream, rec_t)
+        ev += task("EVENT_RECORD", src_stream, src.end, src.end, rec_corr, "AscendCL@aclrtRecordEvent", rec_t)
+        if wait_t is None:
+            continue
+        dst = next(k for k in kernels if stream_of(k) == dst_stream and launched[k.launch] > wait_t)
+        before = [k for k in kernels if stream_of(k) == dst_stream and k.end <= dst.start and k.id < dst.id]
+        reached = max([wait_t + 2_000] + ([before[-1].end] if before else []))    # the stream got to it
+        ev += task("EVENT_WAIT", dst_stream, reached, max(reached, src.end), wait_corr,
+                   "AscendCL@aclrtStreamWaitEvent", wait_t)
     return ev
 
 

@@ -1,7 +1,7 @@
 """`tracedb advise` on tests/advise_faults.py's synthetic jobs, in both forms (Kineto traces of H100 ranks, Ascend
 profiler folders of 910B3 ranks): each rule fires on its planted fault with the planted time at stake (within
 5 %), no rule fires on the clean job or on another rule's fault, and the clean job stays silent across 10 seeds
-per form. (host-bound needs a host side: its fault in the Ascend form must stay silent.)"""
+per form. (host-bound and sync-in-step need a host side: their faults in the Ascend form must stay silent.)"""
 import csv
 import io
 import json
@@ -51,8 +51,9 @@ def test_each_rule_fires_on_its_fault_only(all_stores, form, fault):
     db, planted = all_stores[form, fault]
     rows = _findings(db)
     fired = {r["rule"] for r in rows}
-    if fault == "clean" or (fault == "host" and form == "ascend"):
-        # the Ascend form has no host side: the host fault leaves only 400 µs device waits, which no rule reads
+    if fault == "clean" or (fault in advise_faults.HOST_ONLY and form == "ascend"):
+        # the Ascend form has no host side: the host fault leaves only 400 µs device waits, the sync fault only the
+        # device's idle between layers (45 µs), which no rule reads
         assert fired == set()
         return
     rule = advise_faults.RULE_OF[fault]
@@ -141,3 +142,23 @@ def test_one_run_has_no_slow_rank_and_notes_say_so(stores):
     r = cli("advise", "--db", stores["clean"][0], "--run", "job-rank0")
     assert r.stdout.strip() == "no finding"
     assert "one run selected" in r.stderr
+
+
+def test_unrelated_runs_are_no_job(tmp_path):
+    """Runs without a job tag are compared as one job's ranks only when they look like one (known ranks, none
+    repeated): rank 2 of the slow job and rank 2 of a clean job of another seed, in one store untagged, are two
+    unrelated runs; the slower is no slow rank, and a note says why nothing was compared."""
+    import tracedb
+    db = str(tmp_path / "s.duckdb")
+    con = tracedb.connect(db)
+    try:
+        for fault, seed in (("slow", 0), ("clean", 1)):
+            d = tmp_path / fault
+            d.mkdir()
+            paths, _ = advise_faults.write(d, seed, fault)
+            tracedb.ingest_trace(con, paths[advise_faults.SLOW], name=f"{fault}-rank2")
+    finally:
+        con.close()
+    r = cli("advise", "--db", db, "--run", "*")
+    assert r.stdout.strip() == "no finding", r.stdout
+    assert "not one job's ranks" in r.stderr

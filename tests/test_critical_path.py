@@ -130,6 +130,28 @@ def test_cli_csv_columns_and_a_missing_step(tmp_path):
                           "run 'sim': no step 9")
 
 
+@pytest.mark.parametrize("seed", SEEDS)
+def test_ascend_event_tasks_give_the_waits_path(tmp_path, seed):
+    """Cross-stream waits and event syncs in Ascend's form: EVENT_RECORD / EVENT_WAIT tasks that name no event
+    (the record is told by time and by launch order) and AscendCL@aclrtSynchronizeEvent. The path equals the
+    Kineto trace's (whose cuda_sync events name the event) and the simulator's."""
+    sch = sim.simulate(seed)
+    assert any(w[2] is not None for w in sch.waits) and sch.event_syncs
+    sim.write(tmp_path / "k.json", sch)
+    sim.write(tmp_path / "trace_view.json", sch, form="ascend")
+    con = tracedb.connect(str(tmp_path / "s.duckdb"))
+    try:
+        for name, file in (("gpu", "k.json"), ("npu", "trace_view.json")):
+            tracedb.ingest_trace(con, str(tmp_path / file), name=name)
+        for step in (None, 2):
+            got = {r: [(x["start_us"], x["end_us"], x["category"], x["kernel"]) for x in rows(con, run=r, step=step)]
+                   for r in ("gpu", "npu")}
+            assert got["npu"] == got["gpu"]
+            assert sim.merge([(ns(s), ns(e), c) for s, e, c, _ in got["npu"]]) == sim.merge(sim.true_path(sch, step))
+    finally:
+        con.close()
+
+
 @pytest.mark.parametrize("seed", SEEDS[:4])
 def test_three_formats_give_the_same_path(tmp_path, seed):
     """The same schedule written as a Kineto trace, as Ascend's trace_view.json (tasks on Ascend Hardware, each

@@ -183,3 +183,23 @@ def test_a_layer_window_adds_up_to_its_wall(db):
             "report", "critical-path", "--db", db, "--run", "h100", "--pass", r["pass"], "--layer", r["layer"],
             "--by", "category", "--format", "csv").stdout)))
         assert sum(Decimal(x["dur_us"]) for x in by) == Decimal(r["wall_us"])
+
+
+def test_an_ascend_folder_links_its_launches_and_reads_its_event_waits(tmp_path):
+    """The AlexNet Ascend capture (kernel_details.csv beside trace_view.json): each CSV kernel reaches the op
+    its task's flow leads from, so no note says the path follows streams only; and each long EVENT_WAIT task
+    on the compute stream (from the raw trace_view.json: 72.8 ms while a collective's record was pending, and
+    three more) is a sync_wait gap of exactly its length on the path, not an idle device_gap."""
+    folder = real_trace("ascend-msinsight", "alexnet_level2_text", "rank0_ascend_pt")
+    db = str(tmp_path / "s.duckdb")
+    cli("ingest", folder, "--db", db, "--name", "alexnet")
+    r = cli("report", "critical-path", "--db", db, "--format", "csv")
+    assert "no launch call" not in r.stderr, r.stderr
+    rows = list(csv.DictReader(io.StringIO(r.stdout)))
+    waits = sorted(to_ns(e["dur"]) for e in load(f"{folder}/ASCEND_PROFILER_OUTPUT/trace_view.json")
+                   if e.get("ph") == "X" and e.get("name") == "EVENT_WAIT" and str(e.get("tid")) == "2"
+                   and to_ns(e["dur"]) > 1_000_000)
+    assert len(waits) == 4 and waits[-1] == 72_785_634
+    held = sorted(int(Decimal(x["dur_us"]) * 1000) for x in rows
+                  if x["category"] == "sync_wait" and x["segment"] == "gap" and x["lane"].startswith("device"))
+    assert held == waits

@@ -376,3 +376,20 @@ def test_real_trace_round_trip_of_every_kind(tmp_path, parts):
     finally:
         con.close()
     assert kernel_rows(db2, "R") == kernel_rows(db, "R")
+
+
+@pytest.mark.real_data
+def test_an_ascend_folder_runs_device_work_on_device_tracks(tmp_path):
+    """A kernel_details.csv run with its trace_view.json beside it: a CSV row's seq is of another table than
+    the trace's events, so no host event may claim it; every device activity is drawn on the device's (or
+    HCCL's) process, none on the host's, and the critical path's process has a name when no layers are drawn."""
+    db, out = str(tmp_path / "s.duckdb"), tmp_path / "x.json"
+    cli("ingest", real_trace("ascend-msinsight", "alexnet_level2_text", "rank0_ascend_pt"), "--db", db, "--name", "R")
+    cli("export", "perfetto", "--db", db, "--run", "R", "-o", out)
+    events = load(out)["traceEvents"]
+    names = {e["pid"]: e["args"]["name"] for e in events if e.get("ph") == "M" and e["name"] == "process_name"}
+    device = [names.get(e["pid"]) for e in events if e.get("ph") == "X" and e.get("cat") in ("kernel", None)
+              and (e["name"].startswith("hcom_") or e.get("cat") == "kernel")]
+    assert len(device) == 191 and set(device) == {"NPU 0", "HCCL"}
+    path = [e for e in events if e.get("ph") == "X" and e.get("cat") == "tracedb"]
+    assert path and all(e["pid"] in names for e in path)

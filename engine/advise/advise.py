@@ -8,6 +8,7 @@ Each rule is a query file of sql/advise/ over what a report computes already:
                   blame's waited time (only when a candidate exists)        advise_slow_rank.sql
     roofline-gap  report roofline --phase all (kernel_work, peaks.py)       advise_roofline_gap.sql
     host-bound    report critical-path over each run's whole trace          advise_host_bound.sql
+    sync-in-step  host synchronising calls and the device timeline          advise_sync_in_step.sql
 
 advise_findings.sql ranks them by the time at stake and adds severity and what to try."""
 import shlex
@@ -20,7 +21,8 @@ from tracedb.engine.segmentation import binding, categories
 from tracedb.errors import TracedbError
 
 TITLE = "advise: findings ranked by the step time at stake"
-RULE_TABLES = ("_adv_idle_gap", "_adv_exposed_comm", "_adv_slow_rank", "_adv_roofline_gap", "_adv_host_bound")
+RULE_TABLES = ("_adv_idle_gap", "_adv_exposed_comm", "_adv_slow_rank", "_adv_roofline_gap", "_adv_host_bound",
+               "_adv_sync_in_step")
 
 
 class Advice:
@@ -51,6 +53,7 @@ def build(con, fmt: str = "table", runs=(), tags=(), profile: str | None = None,
     notes += _slow_rank(con, b, th["slow-rank"], profile)
     notes += _roofline_gap(con, b, th["roofline-gap"], profile)
     notes += _host_bound(con, b, th["host-bound"])
+    sql.run(con, "advise_sync_in_step", {"run_ids": ids, "min_pct": th["sync-in-step"]["min_pct"]})
     notes.append("thresholds: " + rules.described(th) + " (--threshold RULE.KEY=VALUE; docs/advise.md)")
     notes.append("at_stake_pct: the time at stake over the step time (the sum of the runs' ProfilerStep#N, else of "
                  "their Step Ids' device spans, else their span) of the runs it is counted on; severity: info < 3 % "
@@ -89,6 +92,13 @@ def _slow_rank(con, b, th, profile) -> list[str]:
     sql.run(con, "advise_slow_rank_candidates", {"run_ids": b.run_ids, "min_excess_pct": th["min_excess_pct"]})
     cand = [r for (r,) in con.execute("SELECT run_id FROM _adv_slow_cand ORDER BY run_id").fetchall()]
     notes = []
+    untagged, distinct = con.execute(
+        "SELECT count(*), count(DISTINCT rank) = count(*) AND count(DISTINCT world_size) <= 1 FROM runs "
+        "WHERE run_id IN (SELECT unnest($r)) AND list_extract(map_extract(tags, 'job'), 1) IS NULL",
+        {"r": b.run_ids}).fetchone()
+    if untagged >= 2 and not distinct:
+        notes.append(f"slow-rank: {untagged} of the selected runs carry no job tag and are not one job's ranks "
+                     "(a rank unknown or repeated, or two world sizes): not compared (tag a job's runs job=NAME)")
     if cand:
         try:
             from tracedb.engine.jobs import blame

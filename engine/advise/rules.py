@@ -9,6 +9,7 @@ RULES = {
     "slow-rank": {"min_excess_pct": 5.0},
     "roofline-gap": {"min_share_pct": 3.0, "max_achieved_pct": 30.0},
     "host-bound": {"min_pct": 10.0},
+    "sync-in-step": {"min_pct": 1.0},
 }
 SEVERITIES = ("info", "low", "medium", "high", "critical")
 

@@ -87,7 +87,8 @@ def export(con, path: str | None, runs=(), tags=(), pass_spec: str = "all", rang
             f.write(("" if first else ",\n") + ",\n".join(ev for _, ev in rows))
             first = False
         # after the counters: their cursor is read before the next query
-        for ev in _critical_path(con, name, annotation_pid, facts["base_ns"], seg_opts.get("profile"), out):
+        for ev in _critical_path(con, name, annotation_pid, facts["base_ns"], seg_opts.get("profile"), out,
+                                 named=bool(annotations)):
             f.write(("" if first else ",\n") + ev)
             first = False
         if not ranges:
@@ -151,14 +152,17 @@ def _annotations(con, facts, pid, spec, out, name, seg_opts):
     return meta + events, counters, params
 
 
-def _critical_path(con, name, pid, base, profile, out) -> list[str]:
+def _critical_path(con, name, pid, base, profile, out, named: bool) -> list[str]:
     """The run's critical path over its whole trace (report critical-path) as a track of its own: a slice
-    per segment, named by its category, its kernel or host call in the args."""
+    per segment, named by its category, its kernel or host call in the args. `named`: the process of the
+    pass and layer tracks is named already (a run with no layers drawn has none)."""
     from tracedb.engine.reports import critical_path
     rows = critical_path.run_segments(con, name, profile)
     if not rows:
         return []
-    events = [_m("thread_name", pid, PATH_TID, "critical path")]
+    events = [] if named else [_m("process_name", pid, 0, PROCESS),
+                               _m("process_sort_index", pid, 0, None, sort_index=-1)]
+    events.append(_m("thread_name", pid, PATH_TID, "critical path"))
     for start, end, category, kind, kernel, api in rows:
         args = json.dumps({k: v for k, v in (("segment", kind), ("kernel", kernel), ("api", api)) if v},
                           separators=(",", ":"))

@@ -25,7 +25,8 @@ DEFINITIONS = (
     "work it waited for; with --job, for a collective's end: the member that arrived last); "
     "device_compute, device_comm, device_memcpy, host_op (launch calls and the host's own ops between them), "
     "sync_wait: the work on the path; launch_latency (launch call end to kernel start), device_gap (idle "
-    "after the kernel before it on its stream), host_gap (the host thread in no op): the gaps; the segments "
+    "after the kernel before it on its stream; sync_wait where an Ascend EVENT_WAIT held it), host_gap (the "
+    "host thread in no op): the gaps; the segments "
     "tile the window, so the categories add up to its wall time")
 
 

@@ -482,8 +482,8 @@ launch_latency, device_gap, host_gap (waiting on the path)
 
 WHAT_IF = Report(
     "what-if", "The window's time if work took less time or waits went away (--kernel REGEX=PCT, --category "
-    "NAME=PCT, --no-gap CATEGORY, --overlap-comm), by replaying the dependency graph report critical-path reads; "
-    "each edit alone, then all together (docs/critical-path.md).",
+    "NAME=PCT, --no-gap CATEGORY, --overlap-comm, --roofline PCT, --balance-ranks with --job), by replaying the "
+    "dependency graph report critical-path reads; each edit alone, then all together (docs/critical-path.md).",
     SEGMENTED, (Option("kernel", ("--kernel",), Optional[List[str]], None, "REGEX=PCT: kernels whose name matches "
                        "at PCT % of their measured time (repeatable)."),
                 Option("category", ("--category",), Optional[List[str]], None, "NAME=PCT: kernels of the profile's "
@@ -496,11 +496,16 @@ WHAT_IF = Report(
                        "that is faster.", check="peak_tflops", engine="roofline_pct"),
                 PEAK_TFLOPS, PEAK_TBS,
                 replace(CRITICAL_PATH.option("step"), help="The window: step N (as report critical-path); "
-                        "default: the whole trace.")),
+                        "default: the whole trace."),
+                replace(CRITICAL_PATH.option("job"), help="Replay the selected runs as one job (a job's ranks, "
+                        "clocks aligned on their collectives): a collective ends on every member when the last "
+                        "has arrived, so an edit on one rank moves the others."),
+                _flag("balance_ranks", "With --job: each rank's compute (its kernels but communication) at most "
+                      "the median rank's, as if the load were balanced.")),
     MEAN_REFUSED, ("report_what_if",),
     columns("""
-    run VARCHAR: the run's name
-    rank INTEGER: its rank; NULL when unknown
+    run VARCHAR: the run's name; with --job, job (N runs)
+    rank INTEGER: its rank; NULL when unknown or with --job
     step BIGINT: the window's step; NULL: the whole trace
     edit VARCHAR: what was changed
     measured_us DECIMAL(23,3): the window's wall time as measured

@@ -66,7 +66,7 @@ def _build(con, name: str, fmt: str, pass_spec: str = "all", absolute: bool = Fa
            module_path: bool = False, peak_tflops: float | None = None, peak_tbs: float | None = None,
            roofline: bool = False, step: int | None = None, kernel=None, category=None, no_gap=None,
            overlap_comm: bool = False, job: bool = False, roofline_pct: float | None = None,
-           **seg_opts) -> rnd.Result:
+           balance_ranks: bool = False, **seg_opts) -> rnd.Result:
     spec = str(pass_spec).strip().lower()
     _check_pass(name, spec)
     if name == "breakdown":
@@ -96,8 +96,8 @@ def _build(con, name: str, fmt: str, pass_spec: str = "all", absolute: bool = Fa
         return critical_path.build(con, fmt, by, step, seg_opts, job=job, pass_spec=spec, layer=layer)
     if name == "what-if":
         from tracedb.engine.reports import what_if
-        edits = what_if.parse_edits(kernel, category, no_gap, overlap_comm, roofline_pct)
-        return what_if.build(con, fmt, step, edits, seg_opts, peak_tflops, peak_tbs)
+        edits = what_if.parse_edits(kernel, category, no_gap, overlap_comm, roofline_pct, balance_ranks, job)
+        return what_if.build(con, fmt, step, edits, seg_opts, peak_tflops, peak_tbs, job=job)
     if name == "modules":
         return _modules(con, fmt, pass_spec, by, seg_opts, module_path)
     if name == "cores":

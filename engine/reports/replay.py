@@ -50,8 +50,10 @@ class Graph:
             raise UsageError(f"no replay: the dependency graph of {self.run_label} has a cycle (its times go "
                              "backward somewhere: a kernel before its own launch, a call that ends as it starts)")
         self.order = order
+        self.run_of = [None] * n    # each node's run (report what-if --balance-ranks)
         self.ideal = {}     # node -> ideal ns at the device's peak (report what-if --roofline)
         self.matched = {}   # --kernel pattern -> the ids of the nodes it matches (report what-if)
+        self.balance = {}   # run -> the factor that brings its compute time to the median run's
         returns = sorted(self.ends[i] - max(r for _, r, e in cs if e == "sync")
                          for i, cs in enumerate(cands) if kinds[i] == "sync"
                          and any(e == "sync" and r > starts[i] for _, r, e in cs))
@@ -71,7 +73,59 @@ class Graph:
         cands = [[] for _ in ids]
         for i, p, release, edge in con.execute("SELECT id, pred, release_ns, edge FROM _rp_cands").fetchall():
             cands[i - first].append((p - first, release, edge))
-        return cls(first, starts, ends, kinds, names, cats, cands, run_label=f"run '{run_name}'")
+        graph = cls(first, starts, ends, kinds, names, cats, cands, run_label=f"run '{run_name}'")
+        graph.run_of = [run_id] * len(ids)
+        return graph
+
+    @classmethod
+    def load_job(cls, con, run_ids, offsets: dict):
+        """One graph over a job's runs (report what-if --job), every time on the job's clock (`offsets`: ns added
+        to each run's, engine/jobs/align.py). A collective matched across the ranks (replay_collectives.sql)
+        ends on each member when the last member has arrived plus the time it took after that (its transfer):
+        each member's arrival becomes a node of its own, holding the member's candidates, and the member waits
+        for every arrival of its instance. So a rank that arrives earlier after an edit moves every member's
+        end, and the next latest member binds them, as the job would run."""
+        parts = [(rid, columns(con, "replay_nodes", {"run_id": rid}),
+                  con.execute("SELECT id, pred, release_ns, edge FROM _rp_cands").fetchall()) for rid in run_ids]
+        parts.sort(key=lambda x: x[1][0][0] if x[1][0] else 0)      # node ids run over the runs in order
+        first = next((cols[0][0] for _, cols, _ in parts if cols[0]), 0)
+        starts, ends, kinds, names, cats, run_of, raw = [], [], [], [], [], [], []
+        for rid, (ids, k, n, st, en, c), cs in parts:
+            off = offsets.get(rid, 0)
+            starts += [x + off for x in st]
+            ends += [x + off for x in en]
+            kinds += k
+            names += n
+            cats += c
+            run_of += [rid] * len(ids)
+            raw += [(i, p, release + off, edge) for i, p, release, edge in cs]
+        cands = [[] for _ in starts]
+        for i, p, release, edge in raw:
+            if edge != "collective":      # replaced by the arrivals below
+                cands[i - first].append((p - first, release, edge))
+        instances = defaultdict(list)
+        for node, inst in sql.run(con, "replay_collectives").fetchall():
+            if 0 <= node - first < len(starts):
+                instances[inst].append(node - first)
+        for members in instances.values():
+            arrivals = []
+            for i in members:
+                a = len(starts)
+                starts.append(starts[i])
+                ends.append(starts[i])
+                kinds.append("arrival")
+                names.append(names[i])
+                cats.append(None)
+                run_of.append(run_of[i])
+                cands.append(cands[i])
+                arrivals.append((a, starts[i]))
+            last = max(t for _, t in arrivals)
+            for i in members:
+                cands[i] = [(a, t, "collective") for a, t in arrivals]
+                starts[i] = min(last, ends[i])      # its own time: after the last arrival
+        graph = cls(first, starts, ends, kinds, names, cats, cands, run_label="the job")
+        graph.run_of = run_of
+        return graph
 
     def slack(self, members, window_end) -> list[int | None]:
         """Each node's slack (ns): how much later it could end before some node of `members` ends after
@@ -102,6 +156,11 @@ class Graph:
             if what == "gap":
                 removed.add(name)
                 continue
+            if what == "balance":    # each run's compute at the median run's: self.balance, by run
+                for i, kind in enumerate(self.kinds):
+                    if kind == "kernel" and self.categories[i] != "communication":
+                        factor[i] *= self.balance.get(self.run_of[i], 1.0)
+                continue
             if what == "roofline":   # at f of its roofline: its ideal time / f, where that is shorter
                 for node, ideal_ns in self.ideal.items():
                     i = node - self.first
@@ -112,7 +171,7 @@ class Graph:
                 continue
             matched = self.matched.get(name, set()) if what == "kernel" else None   # RE2, what_if_names.sql
             for i, kind in enumerate(self.kinds):
-                if kind in ("launch", "sync"):
+                if kind in ("launch", "sync", "arrival"):
                     continue
                 hit = (i + self.first) in matched if matched is not None else self.categories[i] == name
                 if hit:

@@ -1,6 +1,8 @@
 """`report what-if`: the window's time if some work took less time or some waits went away: the edits parsed
 here, the dependency graph `report critical-path` reads replayed with them (engine/reports/replay.py, whose
 docstring gives the model; checked against the schedule simulator in tests/test_what_if.py)."""
+from collections import defaultdict
+
 from tracedb import sql
 from tracedb.engine.reports import critical_path
 from tracedb.engine.reports.replay import Graph
@@ -15,11 +17,21 @@ DEFINITIONS = (
     "call: the call before it on its thread), plus the gap it showed; durations are the measured ones scaled "
     "by the edits; with no edit the replay gives every measured time back; the window keeps its start")
 
+JOB_DEFINITIONS = (
+    "--job: the ranks replayed as one graph on the job's clock; a collective matched across them ends on every "
+    "member when the last member has arrived plus the time it took after that, so a rank that arrives earlier "
+    "moves the others' ends; the window is the job's, first start to last end over every rank")
 
-def parse_edits(kernel=(), category=(), no_gap=(), overlap_comm=False, roofline=None) -> list[tuple]:
+
+def parse_edits(kernel=(), category=(), no_gap=(), overlap_comm=False, roofline=None, balance_ranks=False,
+                job=False) -> list[tuple]:
     """The edits as (label, what, pattern or name, factor): --kernel RE2=PCT, --category NAME=PCT (time at PCT %
     of the measured), --no-gap CATEGORY, --overlap-comm (communication at 0 %), --roofline PCT (every kernel of
-    known work at PCT % of its roofline, where that is faster)."""
+    known work at PCT % of its roofline, where that is faster), --balance-ranks (with --job: each rank's compute
+    at most the median rank's)."""
+    if balance_ranks and not job:
+        raise UsageError("--balance-ranks: balances a job's ranks; add --job (the runs of one job, e.g. --tag "
+                         "job=NAME)")
     edits = []
     for flag, items, what in (("--kernel", kernel, "kernel"), ("--category", category, "category")):
         for item in items or ():
@@ -42,28 +54,37 @@ def parse_edits(kernel=(), category=(), no_gap=(), overlap_comm=False, roofline=
         if not 0 < roofline <= 100:
             raise UsageError(f"--roofline {roofline:g}: expected a % of the roofline, above 0 and at most 100")
         edits.append((f"kernels at {roofline:g} % of their roofline", "roofline", "", roofline / 100))
+    if balance_ranks:
+        edits.append(("ranks balanced to the median", "balance", "", 1.0))
     if not edits:
-        raise UsageError("give an edit: --kernel REGEX=PCT, --category NAME=PCT, --no-gap CATEGORY, --overlap-comm "
-                         "or --roofline PCT")
+        raise UsageError("give an edit: --kernel REGEX=PCT, --category NAME=PCT, --no-gap CATEGORY, --overlap-comm, "
+                         "--roofline PCT or (with --job) --balance-ranks")
     return edits
 
 
-def build(con, fmt, step, edits, seg_opts, peak_tflops=None, peak_tbs=None) -> rnd.Result:
+def build(con, fmt, step, edits, seg_opts, peak_tflops=None, peak_tbs=None, job: bool = False) -> rnd.Result:
     b, meta = critical_path._bind(con, seg_opts, segmented=False)
-    critical_path.graph(con, b)
-    windows = critical_path._windows(con, b, step)
+    critical_path.graph(con, b, job=job)
+    windows = critical_path._windows(con, b, step, job=job)
     ideal = _ideal_times(con, b, peak_tflops, peak_tbs) if any(e[1] == "roofline" for e in edits) else {}
     for _, what, name, _ in edits:
         if what == "kernel":
             check_regex(con, name, "--kernel")
     rows = []
     for w in windows:
-        graph = Graph.load(con, w.run_id, b.run_names[w.run_id])
+        if job:
+            offsets = dict(con.execute("SELECT run_id, off_ns FROM _cp_offsets").fetchall())
+            graph = Graph.load_job(con, b.run_ids, offsets)
+            members = [i for (i,) in con.execute("SELECT id FROM _cp_members").fetchall()]
+            if any(e[1] == "balance" for e in edits):
+                graph.balance = _balance(con, b, graph, members)
+        else:
+            graph = Graph.load(con, w.run_id, b.run_names[w.run_id])
+            members = graph.members(con, w.run_id)
         graph.ideal = ideal
-        graph.matched = {name: {n for (n,) in sql.run(con, "what_if_names", {"run_id": w.run_id,
-                                                                              "pattern": name}).fetchall()}
+        graph.matched = {name: {n for rid in ([w.run_id] if not job else b.run_ids)
+                                for (n,) in sql.run(con, "what_if_names", {"run_id": rid, "pattern": name}).fetchall()}
                          for _, what, name, _ in edits if what == "kernel"}
-        members = graph.members(con, w.run_id)
         measured = w.end_ns - w.start_ns
         sets = [[e] for e in edits] + ([edits] if len(edits) > 1 else [])
         for chosen in sets:
@@ -78,8 +99,35 @@ def build(con, fmt, step, edits, seg_opts, peak_tflops=None, peak_tbs=None) -> r
     meta.update(path_window=f"step {step}" if step is not None else "each run's whole trace",
                 edits="; ".join(e[0] for e in edits))
     b.notes.append(DEFINITIONS)
-    return rnd.fetch_file(con, fmt, "report_what_if", {"run_ids": b.run_ids}, "what-if", b, meta,
-                          f"what if, {'step ' + str(step) if step is not None else 'the whole trace'}")
+    if job:
+        b.notes.append(JOB_DEFINITIONS)
+    return rnd.fetch_file(con, fmt, "report_what_if", {"run_ids": b.run_ids, "job": f"job ({len(b.run_ids)} runs)"},
+                          "what-if", b, meta,
+                          f"what if, {'step ' + str(step) if step is not None else 'the whole trace'}"
+                          + (", the job's ranks replayed together" if job else ""))
+
+
+def _balance(con, b, graph, members) -> dict:
+    """{run: factor} that brings each rank's compute time in the window (its kernels but communication) to the
+    median rank's where it is above it; a note gives the ranks it moves."""
+    busy = defaultdict(int)
+    for node in members:
+        i = node - graph.first
+        if graph.kinds[i] == "kernel" and graph.categories[i] != "communication":
+            busy[graph.run_of[i]] += graph.ends[i] - graph.starts[i]
+    if not busy:
+        b.notes.append("--balance-ranks: no compute kernel in the window: the edit changes nothing")
+        return {}
+    times = sorted(busy.values())
+    n = len(times)
+    median = times[n // 2] if n % 2 else (times[n // 2 - 1] + times[n // 2]) / 2
+    factors = {rid: min(1.0, median / t) for rid, t in busy.items() if t > 0}
+    moved = sorted(((f, rid) for rid, f in factors.items() if f < 1.0))
+    b.notes.append(f"--balance-ranks: the median rank computes {median / 1e3:,.3f} us in the window; "
+                   + ("; ".join(f"run '{b.run_names[rid]}' {busy[rid] / 1e3:,.3f} us, its kernels at {100 * f:.1f} %"
+                                 for f, rid in moved[:5]) + ("; ..." if len(moved) > 5 else "")
+                      if moved else "no rank computes longer"))
+    return factors
 
 
 def _ideal_times(con, b, peak_tflops, peak_tbs) -> dict:

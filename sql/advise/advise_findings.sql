@@ -3,12 +3,12 @@
 -- >= 10 high, >= 5 medium, >= 3 low, else info.
 -- What to try: per rule, in the vocabulary of the run's vendor (_adv_runs.vendor: CUDA on NVIDIA, HIP and
 -- ROCm on AMD, CANN, aclgraph and HCCL on Ascend).
--- Inputs: _adv_idle_gap, _adv_exposed_comm, _adv_slow_rank, _adv_roofline_gap, _adv_host_bound (advise_*.sql; a
---   rule that did not run has an empty table), _adv_runs (advise_runs.sql).
+-- Inputs: _adv_idle_gap, _adv_exposed_comm, _adv_slow_rank, _adv_roofline_gap, _adv_host_bound, _adv_sync_in_step
+--   (advise_*.sql; a rule that did not run has an empty table), _adv_runs (advise_runs.sql).
 -- Parameters:
 --   $run_ids INTEGER[]: the runs, in output order for equal time at stake
 -- Output: rows, one per finding, the largest time at stake first:
---   rule VARCHAR: idle-gap | exposed-comm | slow-rank | roofline-gap | host-bound
+--   rule VARCHAR: idle-gap | exposed-comm | slow-rank | roofline-gap | host-bound | sync-in-step
 --   severity VARCHAR: info | low | medium | high | critical
 --   run VARCHAR: the run's name
 --   rank INTEGER: its rank; NULL when unknown
@@ -30,6 +30,8 @@ WITH f AS (
     SELECT rule, run_id, step, layer, kernel, at_stake_ns, base_ns, finding, evidence FROM _adv_roofline_gap
     UNION ALL
     SELECT rule, run_id, step, layer, kernel, at_stake_ns, base_ns, finding, evidence FROM _adv_host_bound
+    UNION ALL
+    SELECT rule, run_id, step, layer, kernel, at_stake_ns, base_ns, finding, evidence FROM _adv_sync_in_step
 ), p AS (
     SELECT f.*, 100.0 * f.at_stake_ns / nullif(f.base_ns, 0) AS pct FROM f
 )
@@ -71,6 +73,15 @@ SELECT p.rule,
         ELSE 'CUDA graph (torch.cuda.CUDAGraph, torch.compile mode="reduce-overhead")' END
         || '; fuse small kernels so fewer are launched (torch.compile); move Python work, logging and data '
         || 'preparation out of the step; a larger batch gives the device more work per launch'
+    WHEN 'sync-in-step' THEN
+        'find what asks for the value (a loss or metric read with .item(), .cpu() or print, a tensor used as a '
+        || 'Python bool or index, '
+        || CASE r.vendor WHEN 'amd' THEN 'torch.cuda.synchronize() on ROCm, a blocking hipMemcpy'
+        WHEN 'ascend' THEN 'torch.npu.synchronize(), a blocking copy to the host (aclrtMemcpy)'
+        ELSE 'torch.cuda.synchronize(), a blocking cudaMemcpy' END
+        || '): read it once per step or every N steps, copy with non_blocking=True into pinned memory, keep '
+        || 'masks and counts on the device; torch.'
+        || CASE r.vendor WHEN 'ascend' THEN 'npu' ELSE 'cuda' END || '.set_sync_debug_mode("warn") names each one'
     WHEN 'roofline-gap' THEN
         'profile the kernel alone (' || CASE r.vendor WHEN 'amd' THEN 'rocprof-compute (Omniperf)'
         WHEN 'ascend' THEN 'msprof op, AOE tuning' ELSE 'Nsight Compute' END

@@ -6,9 +6,11 @@
 -- those steps (recurring, not one bad step).
 -- Threshold source: 5 %, report ranks' straggler skew (engine/jobs/ranks.py MIN_SKEW): ranks that run the same
 -- kernels differ by 0.3-1.5 % (docs/ranks.md).
--- A job: the runs that share the tag job=..., else every selected run; only ranks with kernel rows are compared
+-- A job: the runs that share the tag job=...; the selected runs without the tag are one only when they look like
+-- one job's ranks (each a known rank, no two the same, one world size): unrelated runs of a store (two models,
+-- two machines) are no job, and the slowest of them is no slow rank. Only ranks with kernel rows are compared
 -- (an Ascend rank folder of communication analyses alone has no computing to compare).
--- Inputs: _adv_bd_run, _adv_bd_step (copies of breakdown_union.sql's _bd_units by run and by step), runs.
+-- Inputs: _adv_bd_run, _adv_bd_step (copies of breakdown_union.sql's _bd_units by run and by step), runs, kernels.
 -- Parameters:
 --   $run_ids INTEGER[]: the runs
 --   $min_excess_pct DOUBLE: the least excess over the median rank's compute, %
@@ -22,10 +24,14 @@
 --   median_ns BIGINT: the median rank's (the lower middle value)
 --   excess_ns BIGINT: compute_ns - median_ns
 CREATE OR REPLACE TEMP TABLE _adv_slow_cand AS
-WITH jobs AS (
-    SELECT run_id, coalesce(list_extract(map_extract(tags, 'job'), 1), '') AS job
+WITH tagged AS (
+    SELECT run_id, rank, world_size, coalesce(list_extract(map_extract(tags, 'job'), 1), '') AS job
     FROM runs WHERE run_id IN (SELECT unnest($run_ids))
       AND run_id IN (SELECT run_id FROM kernels WHERE kind = 'kernel' AND run_id IN (SELECT unnest($run_ids)))
+), jobs AS (
+    SELECT run_id, job FROM tagged
+    WHERE job <> ''
+       OR (SELECT count(DISTINCT rank) = count(*) AND count(DISTINCT world_size) <= 1 FROM tagged WHERE job = '')
 ), by_step AS (
     -- the jobs every rank of which has steps
     SELECT j.job FROM jobs j LEFT JOIN (SELECT DISTINCT run_id FROM _adv_bd_step) s USING (run_id)

@@ -21,7 +21,8 @@ WITH k AS (
     SELECT k.*, te.pid AS te_pid, te.tid AS te_tid, r.device_kind,
         k.kind = 'comm' AND starts_with(coalesce(k.name, ''), 'hcom_') AS hccl
     FROM kernels k JOIN runs r USING (run_id)
-    LEFT JOIN trace_events te ON te.run_id = k.run_id AND te.seq = k.seq
+    -- the kernel's own trace event (a kernel_details.csv row's seq is of another table: no device event has it)
+    LEFT JOIN trace_events te ON te.run_id = k.run_id AND te.seq = k.seq AND te.kind IS NOT NULL AND te.kind <> 'npu_task'
     WHERE k.run_id = p_run
 ), placed AS (
     SELECT *,

@@ -4,13 +4,15 @@
 -- takes, as its correlation id, the id of the flow that ends at the trace_view device task of its name that
 -- starts with it (within 1 µs: the two files round the same start differently by a ns, as the AlexNet
 -- capture's hcom ops do), so reports find its launch at the flow's start (attribute_modules.sql); then the trace_view's device tasks are removed, since the CSV already has
--- each kernel (and its shapes, PMU columns and duplicate marks), and runtime machinery tasks are not kernels.
+-- each kernel (and its shapes, PMU columns and duplicate marks), and runtime machinery tasks are not kernels;
+-- only the EVENT_RECORD / EVENT_WAIT tasks stay (kind npu_task, which no kernel view reads): a stream's wait on
+-- another is found by them (critical_path_nodes.sql).
 -- Inputs: kernels_raw_ascend_csv, trace_events of run $run_id (after ingest_chrome_tracks and ingest_chrome_tasks).
 -- Parameters:
 --   $run_id INTEGER: the run being ingested
 -- Output: kernels_raw_ascend_csv.correlation_id (the flow id) of the run's kernels a device task with a flow
---   matches; the run's trace_events rows of device activity (kind NOT NULL) deleted; when fewer than half
---   the kernels matched, no link and no trace_events row.
+--   matches; the run's trace_events rows of device activity (kind NOT NULL) but the event tasks deleted; when
+--   fewer than half the kernels matched, no link and no trace_events row.
 UPDATE kernels_raw_ascend_csv SET correlation_id = m.flow_id
 FROM (
     SELECT k.seq, f.correlation_id AS flow_id
@@ -30,5 +32,5 @@ UPDATE kernels_raw_ascend_csv SET correlation_id = NULL
 WHERE run_id = $run_id AND 2 * (SELECT count(correlation_id) FROM kernels_raw_ascend_csv WHERE run_id = $run_id)
                              < (SELECT count(*) FROM kernels_raw_ascend_csv WHERE run_id = $run_id);
 DELETE FROM trace_events WHERE run_id = $run_id
-  AND (kind IS NOT NULL
+  AND (kind IS NOT NULL AND NOT (kind = 'npu_task' AND regexp_matches(name, '(?i)^event_(record|wait)$'))
        OR NOT EXISTS (SELECT 1 FROM kernels_raw_ascend_csv WHERE run_id = $run_id AND correlation_id IS NOT NULL));

@@ -63,7 +63,7 @@ WITH scope AS (
     FROM trace_events f
     JOIN trace_events s ON s.run_id = f.run_id AND s.correlation_id = f.correlation_id AND s.ph = 's'
     JOIN trace_events k ON k.run_id = f.run_id AND k.pid = f.pid AND k.tid IS NOT DISTINCT FROM f.tid
-                       AND k.start_ns = f.start_ns AND k.ph = 'X' AND k.kind IS NOT NULL
+                       AND k.start_ns = f.start_ns AND k.ph = 'X' AND k.kind IS NOT NULL AND k.kind <> 'npu_task'
     WHERE f.run_id IN (SELECT unnest($run_ids)) AND f.ph = 'f' AND f.cat = 'async_npu'
       AND (k.run_id, k.seq) IN (SELECT run_id, seq FROM scope WHERE step_id IS NULL)
 )

@@ -53,6 +53,7 @@ WITH kops AS (
     FROM kernels k
     JOIN _cats c ON c.name IS NOT DISTINCT FROM k.name AND c.op_type IS NOT DISTINCT FROM k.op_type
     LEFT JOIN trace_events t ON t.run_id = k.run_id AND t.seq = k.seq AND t.extra_args IS NOT NULL
+        AND t.kind IS NOT NULL AND t.kind <> 'npu_task'
     WHERE k.run_id IN (SELECT unnest($run_ids)) AND k.kind IN ('kernel', 'comm')
       AND (k.kind = 'comm' OR c.category = 'communication')
 ),

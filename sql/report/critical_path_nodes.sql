@@ -53,16 +53,34 @@
 CREATE OR REPLACE TEMP TABLE _cp_flows AS
 -- Ascend's trace_view.json links a task to the op that launched it by a flow: 's' at the op's start on its
 -- thread, 'f' at the task's start on its stream (as breakdown_steps.sql reads them); the op is the one that
--- starts there, the innermost (shortest) of those that do
-SELECT k.run_id, k.seq AS dev_seq, arg_min(h.seq, h.dur_ns) AS host_seq
-FROM trace_events f
-JOIN trace_events s ON s.run_id = f.run_id AND s.correlation_id = f.correlation_id AND s.ph = 's' AND s.cat = 'async_npu'
-JOIN trace_events k ON k.run_id = f.run_id AND k.pid = f.pid AND k.tid IS NOT DISTINCT FROM f.tid
-                   AND k.start_ns = f.start_ns AND k.ph = 'X' AND k.kind IS NOT NULL
-JOIN host_events h ON h.run_id = s.run_id AND h.pid IS NOT DISTINCT FROM s.pid AND h.tid IS NOT DISTINCT FROM s.tid
-                  AND h.start_ns = s.start_ns
-WHERE f.run_id IN (SELECT unnest($run_ids)) AND f.ph = 'f' AND f.cat = 'async_npu'
-GROUP BY k.run_id, k.seq;
+-- starts there, the innermost (shortest) of those that do. The task is the kernel that carries the flow's
+-- id (its connection_id; a kernel_details.csv row takes it from its trace_view task at ingest,
+-- ingest_ascend_host_link.sql), else the device activity that starts where the flow ends. Runtime tasks
+-- (EVENT_RECORD, ...: kind npu_task) are no nodes, so their launches are none either.
+WITH starts AS (
+    SELECT s.run_id, s.correlation_id, arg_min(h.seq, h.dur_ns) AS host_seq
+    FROM trace_events s
+    JOIN host_events h ON h.run_id = s.run_id AND h.pid IS NOT DISTINCT FROM s.pid
+                      AND h.tid IS NOT DISTINCT FROM s.tid AND h.start_ns = s.start_ns
+    WHERE s.run_id IN (SELECT unnest($run_ids)) AND s.ph = 's' AND s.cat = 'async_npu'
+    GROUP BY s.run_id, s.correlation_id
+), by_id AS (
+    SELECT k.run_id, k.seq AS dev_seq, min(s.host_seq) AS host_seq
+    FROM kernels k JOIN starts s ON s.run_id = k.run_id AND s.correlation_id = k.correlation_id
+    WHERE k.run_id IN (SELECT run_id FROM starts)
+    GROUP BY k.run_id, k.seq
+), by_place AS (
+    SELECT k.run_id, k.seq AS dev_seq, min(st.host_seq) AS host_seq
+    FROM trace_events f
+    JOIN starts st ON st.run_id = f.run_id AND st.correlation_id = f.correlation_id
+    JOIN trace_events k ON k.run_id = f.run_id AND k.pid = f.pid AND k.tid IS NOT DISTINCT FROM f.tid
+                       AND k.start_ns = f.start_ns AND k.ph = 'X' AND k.kind IS NOT NULL AND k.kind <> 'npu_task'
+    WHERE f.run_id IN (SELECT run_id FROM starts) AND f.ph = 'f' AND f.cat = 'async_npu'
+    GROUP BY k.run_id, k.seq
+)
+SELECT * FROM by_id
+UNION ALL
+SELECT * FROM by_place WHERE (run_id, dev_seq) NOT IN (SELECT run_id, dev_seq FROM by_id);
 
 CREATE OR REPLACE TEMP TABLE _cp_nodes AS
 WITH device AS (
@@ -170,9 +188,61 @@ FROM (SELECT s.*, l.lane AS stream_lane,
       WHERE s.kind = 'sync'
         AND NOT EXISTS (SELECT 1 FROM trace_events w WHERE w.run_id = s.run_id AND w.cat = 'cuda_sync'
                         AND w.correlation_id = s.correlation_id AND w.name IN ('Event Sync', 'Stream Sync')
-                        AND w.ph = 'X')) s
+                        AND w.ph = 'X')
+        -- an Ascend event sync waited for an EVENT_RECORD task, when the trace has them (below)
+        AND NOT (regexp_matches(s.name, 'aclrtSynchronizeEvent')
+                 AND EXISTS (SELECT 1 FROM trace_events r WHERE r.run_id = s.run_id AND r.kind = 'npu_task'
+                             AND r.ph = 'X' AND regexp_matches(r.name, '(?i)^event_record$')))) s
 ASOF JOIN (SELECT * FROM _cp_nodes WHERE side = 'device') d
   ON d.run_id = s.run_id AND d.lane = s.stream_lane AND d.end_ns <= s.limit_ns;
+
+INSERT INTO _cp_waits
+-- Ascend's runtime tasks (trace_view.json, kind npu_task): an EVENT_WAIT on a stream holds it until an
+-- EVENT_RECORD of the same event runs on another stream; the trace names no event, so the record is told by
+-- time: the last record on another stream of the run that ended while the wait was pending (after the wait
+-- began, and no later than the next activity of the waiting stream began), launched before the wait where
+-- flows say when each was launched. That activity waited for the
+-- last activity of the record's stream to end by the record's start. An aclrtSynchronizeEvent waited for
+-- the last record to end by the call's end, so for that activity too. (The AlexNet capture: a 320.7 µs
+-- EVENT_WAIT on stream 4 ends 0.5 µs after an EVENT_RECORD on stream 2.)
+WITH tasks AS (
+    -- launch_ns: when the host launched the task (its flow's start), where a flow leads to it
+    SELECT t.run_id, regexp_matches(t.name, '(?i)^event_wait') AS is_wait,
+        coalesce(t.stream_id, TRY_CAST(t.tid AS BIGINT)) AS stream, t.start_ns, t.start_ns + t.dur_ns AS end_ns,
+        min(s.start_ns) AS launch_ns
+    FROM trace_events t
+    LEFT JOIN trace_events s ON s.run_id = t.run_id AND s.correlation_id = t.correlation_id AND s.ph = 's'
+                            AND s.cat = 'async_npu'
+    WHERE t.run_id IN (SELECT unnest($run_ids)) AND t.kind = 'npu_task' AND t.ph = 'X'
+      AND regexp_matches(t.name, '(?i)^event_(record|wait)$')
+    GROUP BY ALL
+), dev AS (
+    SELECT n.run_id, n.id, n.start_ns, n.end_ns, k.stream_id AS stream
+    FROM _cp_nodes n JOIN kernels k ON k.run_id = n.run_id AND k.seq = n.ref_seq
+    WHERE n.side = 'device' AND n.run_id IN (SELECT run_id FROM tasks)
+), waited AS (
+    -- each wait with the activity after it on its stream
+    SELECT w.run_id, w.stream, w.start_ns, w.launch_ns, c.id AS dst, c.start_ns AS dst_start
+    FROM (SELECT * FROM tasks WHERE is_wait) w
+    ASOF JOIN dev c ON c.run_id = w.run_id AND c.stream = w.stream AND c.start_ns >= w.start_ns
+), released AS (
+    SELECT w.run_id, w.dst, r.stream, r.start_ns AS record_ns
+    FROM waited w JOIN (SELECT * FROM tasks WHERE NOT is_wait) r
+      ON r.run_id = w.run_id AND r.stream <> w.stream AND r.end_ns >= w.start_ns AND r.end_ns <= w.dst_start
+     -- a record launched after the wait is of a later event
+     AND (r.launch_ns IS NULL OR w.launch_ns IS NULL OR r.launch_ns < w.launch_ns)
+    QUALIFY row_number() OVER (PARTITION BY w.run_id, w.dst ORDER BY r.end_ns DESC, r.stream) = 1
+), synced AS (
+    SELECT s.id, r.stream, r.start_ns AS record_ns
+    FROM (SELECT * FROM _cp_nodes WHERE kind = 'sync' AND regexp_matches(name, 'aclrtSynchronizeEvent')) s
+    ASOF JOIN (SELECT * FROM tasks WHERE NOT is_wait) r ON r.run_id = s.run_id AND r.end_ns <= s.end_ns
+)
+SELECT r.dst AS id, p.id AS pred, p.end_ns AS release_ns, 'event' AS edge
+FROM released r ASOF JOIN dev p ON p.run_id = r.run_id AND p.stream = r.stream AND p.end_ns <= r.record_ns
+UNION ALL
+SELECT s.id, p.id, p.end_ns, 'sync'
+FROM (SELECT s.*, n.run_id FROM synced s JOIN _cp_nodes n USING (id)) s
+ASOF JOIN dev p ON p.run_id = s.run_id AND p.stream = s.stream AND p.end_ns <= s.record_ns;
 
 CREATE OR REPLACE TEMP TABLE _cp_cands AS
 SELECT id, lane_pred AS pred, lane_release AS release_ns, CASE side WHEN 'device' THEN 'stream' ELSE 'thread' END AS edge,

@@ -6,13 +6,16 @@
 -- a range it opened, between two launches); elsewhere host_gap (the thread in no op). A step covers
 -- nothing: ProfilerStep#3 and any NAME#QUALIFIER range (Optimizer.step#AdamW.step; Ascend's trace_view.json
 -- writes them as cpu_ops), a serving step annotation (serving_step in macros.sql).
+-- A device_gap (a stream idle after the kernel before it) is sync_wait where an Ascend EVENT_WAIT task held
+-- that stream: it waited for an EVENT_RECORD on another stream whose work the path does not hold (HCCL's own
+-- streams: the AlexNet capture's compute stream waits 72.8 ms for a collective's record).
 -- Each segment names the node it belongs to: a device segment (the node's own or the gap before it) its
 -- kernel, pass and layer (_assigned, when the run is segmented); a host segment its call and the pass and
 -- layer of the first kernel that call launched.
 -- Times are on the job's clock (a node's own plus its off_ns: 0 for a run's own path); the host gaps are
 -- split on their thread's own clock.
 -- Inputs: _cp_walk (path, step, pos, node, start_ns, end_ns, category, window_start_ns), _cp_nodes,
---   host_events, _assigned.
+--   host_events, kernels, trace_events (EVENT_WAIT tasks), _assigned.
 -- Parameters: none.
 -- Output: TEMP _cp_path, one row per segment, in time order per path:
 --   path BIGINT: the path: its run's id, or 0 for the one path of report critical-path --job
@@ -82,6 +85,25 @@ WITH walked AS (
     SELECT path, step, node, s AS start_ns, e AS end_ns, 'host_gap' AS category
     FROM gaps g WHERE NOT EXISTS (SELECT 1 FROM busy b WHERE b.path = g.path AND b.step IS NOT DISTINCT FROM g.step
                                                           AND b.node = g.node)
+), held AS (
+    -- the Ascend EVENT_WAIT tasks (kind npu_task) on a device gap's stream within the gap, clipped to it; a
+    -- stream runs one task at a time, so they do not overlap
+    SELECT w.path, w.step, w.node, w.start_ns - w.off_ns AS s, w.end_ns - w.off_ns AS e,
+        greatest(t.start_ns, w.start_ns - w.off_ns) AS cs, least(t.start_ns + t.dur_ns, w.end_ns - w.off_ns) AS ce
+    FROM walked w
+    JOIN kernels k ON k.run_id = w.run_id AND k.seq = w.ref_seq
+    JOIN trace_events t ON t.run_id = w.run_id AND t.kind = 'npu_task' AND t.ph = 'X'
+     AND coalesce(t.stream_id, TRY_CAST(t.tid AS BIGINT)) = k.stream_id
+     AND t.start_ns < w.end_ns - w.off_ns AND t.start_ns + t.dur_ns > w.start_ns - w.off_ns
+     AND regexp_matches(t.name, '(?i)^event_wait$')
+    WHERE w.category = 'device_gap' AND w.side = 'device'
+), held_pieces AS (
+    SELECT path, step, node, cs AS start_ns, ce AS end_ns, 'sync_wait' AS category FROM held
+    UNION ALL
+    SELECT path, step, node, coalesce(lag(ce) OVER (PARTITION BY path, step, node ORDER BY cs), s), cs, 'device_gap'
+    FROM held
+    UNION ALL
+    SELECT path, step, node, max(ce), any_value(e), 'device_gap' FROM held GROUP BY path, step, node
 ), split AS (
     SELECT w.path, w.step, w.node, p.start_ns + w.off_ns AS start_ns, p.end_ns + w.off_ns AS end_ns, p.category,
         w.window_start_ns
@@ -89,7 +111,15 @@ WITH walked AS (
                                  AND w.category = 'host_gap'
     WHERE p.end_ns > p.start_ns
     UNION ALL
-    SELECT path, step, node, start_ns, end_ns, category, window_start_ns FROM walked WHERE category <> 'host_gap'
+    SELECT w.path, w.step, w.node, p.start_ns + w.off_ns, p.end_ns + w.off_ns, p.category, w.window_start_ns
+    FROM walked w JOIN held_pieces p ON p.path = w.path AND p.step IS NOT DISTINCT FROM w.step AND p.node = w.node
+                                      AND w.category = 'device_gap'
+    WHERE p.end_ns > p.start_ns
+    UNION ALL
+    SELECT path, step, node, start_ns, end_ns, category, window_start_ns FROM walked w
+    WHERE category <> 'host_gap'
+      AND NOT (category = 'device_gap' AND EXISTS (SELECT 1 FROM held h WHERE h.path = w.path AND h.node = w.node
+                                                   AND h.step IS NOT DISTINCT FROM w.step))
 ), node_unit AS (
     -- a device node's pass and layer, and a launch call's: those of the first kernel it launched
     SELECT d.id, a.pass, a.layer, a.unit FROM _cp_nodes d JOIN _assigned a ON a.run_id = d.run_id AND a.seq = d.ref_seq

@@ -51,13 +51,13 @@ CREATE OR REPLACE TEMP MACRO launch_call(cat) AS
 --   call (launch_call's categories) named *Synchronize (cudaDeviceSynchronize, cudaStreamSynchronize,
 --   cudaEventSynchronize, hip* alike) or a blocking copy or fill (cudaMemcpy, hipMemcpyWithStream,
 --   cudaMemcpyToSymbol, hipMemsetD32, ...: any cuda/hipMemcpy* or Memset* but the *Async ones); in Ascend's
---   trace_view.json (no category) AscendCL@aclrtSynchronizeStream / Device (WithTimeout), not the Runtime@
---   call inside it.
+--   trace_view.json (no category) AscendCL@aclrtSynchronizeStream / Device / Event (WithTimeout), not the
+--   Runtime@ call inside it.
 CREATE OR REPLACE TEMP MACRO sync_call(cat, name) AS
     launch_call(cat) AND (regexp_matches(name, '(?i)synchronize$')
                           OR regexp_matches(name, '^(cuda|hip)Mem(cpy|set)') AND NOT contains(name, 'Async'))
     OR starts_with(name, 'AscendCL@aclrtSynchronize')
-       AND regexp_matches(name, '^AscendCL@aclrtSynchronize(Stream|Device)(WithTimeout)?$');
+       AND regexp_matches(name, '^AscendCL@aclrtSynchronize(Stream|Device|Event)(WithTimeout)?$');
 -- serving_step(name VARCHAR) -> BOOLEAN: a serving framework's step annotation: SGLang step[EXTEND bs=15 ...],
 --   vLLM execute_<tokens>_context_<n>(...)_generation_<m>(...) or its older execute_context_<n>(...)_... form.
 --   The prefixes first: a regular expression per host op costs more than the rest of a query.
