@@ -26,6 +26,14 @@ Faults (one at a time):
             after launching the layer's last GEMM; it returns SYNC_RETURN_US after the rank's device drains, and
             the next layer starts SYNC_RELAUNCH_US after the last rank's call returned: planted, the device's idle
             from its drain to the next layer's start; the Ascend form (no host side) carries only the idle
+  small     every layer's gradients all-reduced as SMALL_COUNT messages of SMALL_NELEMS bf16 elements (64 KiB)
+            instead of one bucket: the first waits for the last rank as the bucket did, each takes SMALL_US once
+            all are in, back to back, still under the second GEMM: planted, their device time on every rank (the
+            Ascend form has no message sizes: there no rule may fire)
+  link      in step 2 every layer's all-reduce transfers LINK_FACTOR times as long (after the last rank arrived,
+            still under the second GEMM): planted, the excess transfer on every rank; each all-reduce carries
+            c10d's metadata (16 Mi bf16 elements a layer, 128 Mi for the exposed fault's), which the Ascend form
+            (no communication.json) does not: there no rule may fire
 
 Ascend form (form="ascend", write_ascend / store): the same job as 4 torch_npu profiler folders
 `<folder>/rank_N_ascend_pt/` (ASCEND_PROFILER_OUTPUT/kernel_details.csv, profiler_info_N.json naming the rank and
@@ -44,6 +52,9 @@ RANKS, STEPS, LAYERS = 4, 3, 4
 A_US, G1_US, G2_US, D_US = 100.0, 150.0, 150.0, 60.0
 IDLE_US, EXPOSED_US, ADD_US, HOST_US = 2000.0, 300.0, 300.0, 400.0
 SYNC_RETURN_US, SYNC_RELAUNCH_US = 5.0, 40.0
+LINK_FACTOR = 2.5
+SMALL_COUNT, SMALL_NELEMS, SMALL_US = 16, 32 * 2 ** 10, 8.0
+LAYER_NELEMS, EXPOSED_NELEMS = 16 * 2 ** 20, 128 * 2 ** 20     # a layer's gradient bucket; the step's last one
 SLOW, SLOW_FACTOR = 2, 1.3
 BASE_NS = 1_751_410_836_000_000_000
 BF = "c10::BFloat16"
@@ -51,8 +62,9 @@ MM_DIMS = [[4096, 3072], [3072, 4096]]
 ADD_DIMS = [[4096, 4096], [4096, 4096], []]
 ADD_BYTES = 3 * 4096 * 4096 * 2
 H100_TBS = 3.35e12
-FAULTS = ("clean", "idle", "exposed", "slow", "roofline", "host", "sync")
-HOST_ONLY = ("host", "sync")      # faults the Ascend form (no host side) cannot show: no rule may fire there
+FAULTS = ("clean", "idle", "exposed", "slow", "roofline", "host", "sync", "link", "small")
+# faults the Ascend form cannot show (no host side; no message sizes without communication.json): no rule may fire
+KINETO_ONLY = ("host", "sync", "link", "small")
 FORMS = ("kineto", "ascend")
 TBS = {"kineto": H100_TBS, "ascend": 1.6e12}            # Ascend 910B3: engine/reports/peaks.py
 BASE_US = BASE_NS // 1000
@@ -65,7 +77,7 @@ KD_COLUMNS = ["Step Id", "Device_id", "Model ID", "Task ID", "Stream ID", "Name"
               "HF32 Eligible", "Input Shapes", "Input Data Types", "Input Formats", "Output Shapes",
               "Output Data Types", "Output Formats", "Context ID", "aicore_time(us)"]
 RULE_OF = {"idle": "idle-gap", "exposed": "exposed-comm", "slow": "slow-rank", "roofline": "roofline-gap",
-           "host": "host-bound", "sync": "sync-in-step"}
+           "host": "host-bound", "sync": "sync-in-step", "link": "slow-link", "small": "small-collectives"}
 
 
 def job(seed=0, fault="clean", form="kineto"):
@@ -87,9 +99,11 @@ def job(seed=0, fault="clean", form="kineto"):
         ev[r].append({"ph": "X", "cat": cat, "name": name, "pid": 100, "tid": tid, "ts": round(start, 3),
                       "dur": round(dur, 3), "args": args})
 
-    def kernel(r, name, start, dur, stream=7, dims=None, types=None, host_op="aten::op", at=None, host_us=0.0):
+    def kernel(r, name, start, dur, stream=7, dims=None, types=None, host_op="aten::op", at=None, host_us=0.0,
+               nelems=None):
         """A kernel, launched by a cudaLaunchKernel 1 µs into a 3 µs op 8 µs before it starts; `host_us`: the
-        op starts that much earlier (the host busy in it while the device waits: fault host)."""
+        op starts that much earlier (the host busy in it while the device waits: fault host); `nelems`: an
+        all-reduce's bf16 elements, written as c10d's metadata on the kernel (Collective name, msg nelems, ...)."""
         corr[r] += 1
         t = round(start - 8, 3) if at is None else at
         tid = 101 if stream == 13 else 100
@@ -98,8 +112,12 @@ def job(seed=0, fault="clean", form="kineto"):
         if host_us and s_of[0] == 2:
             host_ops[r].append((t - host_us, t + 3, t + 1.5))
         op(r, "cudaLaunchKernel", t + 1, 0.5, tid=tid, cat="cuda_runtime", correlation=corr[r])
+        kargs = {"device": r, "stream": stream, "correlation": corr[r]}
+        if nelems:
+            kargs.update({"Collective name": "allreduce", "In msg nelems": nelems, "Out msg nelems": nelems,
+                          "dtype": "BFloat16", "Group size": RANKS, "Process Group Name": "0"})
         ev[r].append({"ph": "X", "cat": "kernel", "name": name, "pid": 0, "tid": stream, "ts": round(start, 3),
-                      "dur": round(dur, 3), "args": {"device": r, "stream": stream, "correlation": corr[r]}})
+                      "dur": round(dur, 3), "args": kargs})
         kernels[r].append((name, round(start, 3), round(dur, 3), step[0]))
 
     t = 100.0
@@ -120,19 +138,34 @@ def job(seed=0, fault="clean", form="kineto"):
             g1 = [jit(G1_US * slow[r]) for r in range(RANKS)]
             g2 = [jit(G2_US * slow[r]) for r in range(RANKS)]
             arrival = [b + a[r] + 1 + g1[r] + 1 for r in range(RANKS)]
-            end = max(arrival) + D_US
+            d = D_US * (LINK_FACTOR if fault == "link" and s == 1 else 1)
+            if fault == "small":
+                d = SMALL_US * SMALL_COUNT
+            end = max(arrival) + d
+            if fault == "link" and d != D_US:
+                planted += (d - D_US) * RANKS
+            if fault == "small":
+                planted += sum(end - arrival[r] for r in range(RANKS))
             if fault == "slow":
                 planted += sum(arrival[SLOW] - arrival[r] for r in range(RANKS) if r != SLOW)
             h = HOST_US if fault == "host" and s == 1 else 0.0
             if h:   # the device waits H for each launch on thread 100: the kernels start H later, one after another
                 arrival = [b + h + a[r] + 1 + h + g1[r] + 1 for r in range(RANKS)]
-                end = max(arrival) + D_US
+                end = max(arrival) + d
             for r in range(RANKS):
                 kernel(r, "flash_fwd_kernel", b + h, a[r], host_op="aten::_flash_attention_forward", host_us=h)
                 kernel(r, "gemm_kernel", b + h + a[r] + 1 + h, g1[r], dims=MM_DIMS, types=[BF, BF], host_op="aten::mm",
                        host_us=h)
-                kernel(r, "ncclDevKernel_AllReduce_Sum_bf16_RING_LL", arrival[r], end - arrival[r], stream=13,
-                       host_op="c10d::allreduce_")
+                if fault == "small":      # SMALL_COUNT messages back to back, the first waiting for the last rank
+                    at = arrival[r]
+                    for i in range(SMALL_COUNT):
+                        stop = max(arrival) + SMALL_US * (i + 1)
+                        kernel(r, "ncclDevKernel_AllReduce_Sum_bf16_RING_LL", at, stop - at, stream=13,
+                               host_op="c10d::allreduce_", nelems=SMALL_NELEMS)
+                        at = stop
+                else:
+                    kernel(r, "ncclDevKernel_AllReduce_Sum_bf16_RING_LL", arrival[r], end - arrival[r], stream=13,
+                           host_op="c10d::allreduce_", nelems=LAYER_NELEMS)
                 kernel(r, "gemm_kernel", arrival[r] + h, g2[r], dims=MM_DIMS, types=[BF, BF], host_op="aten::mm",
                        host_us=h)
             b = max(max(arrival[r] + h + g2[r] for r in range(RANKS)), end) + 2
@@ -146,7 +179,7 @@ def job(seed=0, fault="clean", form="kineto"):
         if fault == "exposed":
             for r in range(RANKS):
                 kernel(r, "ncclDevKernel_AllReduce_Sum_bf16_RING_LL", b, EXPOSED_US, stream=13,
-                       host_op="c10d::allreduce_")
+                       host_op="c10d::allreduce_", nelems=EXPOSED_NELEMS)
             b += EXPOSED_US + 2
             planted += EXPOSED_US * RANKS
         if fault == "roofline":

@@ -379,6 +379,7 @@ def observed(tmp_path_factory):
             ("critical-path", {**seg, "runs": ["tiny", "tiny_x2"], "job": True}),      # a path across ranks
             ("what-if", {"runs": ["gpu"], "kernel": ["gemm=50"], "no_gap": ["device_gap"]}),
             ("what-if", {"runs": ["gpu"], "roofline_pct": 80, "peak_tflops": 300, "peak_tbs": 1.6}),
+            ("what-if", {**seg, "runs": ["tiny", "tiny_x2"], "job": True, "balance_ranks": True}),  # one job replayed
         ]
         for report, opts in calls:
             for fmt in ("csv", "md") if report == "compare" else ("csv",):

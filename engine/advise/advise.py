@@ -9,6 +9,8 @@ Each rule is a query file of sql/advise/ over what a report computes already:
     roofline-gap  report roofline --phase all (kernel_work, peaks.py)       advise_roofline_gap.sql
     host-bound    report critical-path over each run's whole trace          advise_host_bound.sql
     sync-in-step  host synchronising calls and the device timeline          advise_sync_in_step.sql
+    slow-link     report collectives' instances, clocks aligned             advise_slow_link.sql
+    small-collectives  report collectives' ops and their sizes              advise_small_collectives.sql
 
 advise_findings.sql ranks them by the time at stake and adds severity and what to try."""
 import shlex
@@ -22,7 +24,7 @@ from tracedb.errors import TracedbError
 
 TITLE = "advise: findings ranked by the step time at stake"
 RULE_TABLES = ("_adv_idle_gap", "_adv_exposed_comm", "_adv_slow_rank", "_adv_roofline_gap", "_adv_host_bound",
-               "_adv_sync_in_step")
+               "_adv_sync_in_step", "_adv_slow_link", "_adv_small_collectives")
 
 
 class Advice:
@@ -54,6 +56,7 @@ def build(con, fmt: str = "table", runs=(), tags=(), profile: str | None = None,
     notes += _roofline_gap(con, b, th["roofline-gap"], profile)
     notes += _host_bound(con, b, th["host-bound"])
     sql.run(con, "advise_sync_in_step", {"run_ids": ids, "min_pct": th["sync-in-step"]["min_pct"]})
+    notes += _collectives(con, b, th, profile)
     notes.append("thresholds: " + rules.described(th) + " (--threshold RULE.KEY=VALUE; docs/advise.md)")
     notes.append("at_stake_pct: the time at stake over the step time (the sum of the runs' ProfilerStep#N, else of "
                  "their Step Ids' device spans, else their span) of the runs it is counted on; severity: info < 3 % "
@@ -118,6 +121,31 @@ def _slow_rank(con, b, th, profile) -> list[str]:
                          "rank's compute excess")
     sql.run(con, "advise_slow_rank")
     return notes
+
+
+def _collectives(con, b, th, profile) -> list[str]:
+    """The runs' communication ops with their sizes (report collectives'), then rule small-collectives; in a job,
+    its instances with clocks aligned on them, then rule slow-link."""
+    from tracedb.engine.jobs import align
+    try:
+        align.prepare(con, b.run_ids, profile)
+    except TracedbError as e:
+        return [f"small-collectives, slow-link: not checked ({str(e).split(';')[0]})"]
+    small = th["small-collectives"]
+    sql.run(con, "advise_small_collectives", {"max_bytes": round(small["max_bytes"]),
+                                              "min_per_step": small["min_per_step"], "min_pct": small["min_pct"]})
+    if len(b.run_ids) < 2 or not con.execute("SELECT count(*) FROM _coll_match").fetchone()[0]:
+        return []
+    try:
+        alignment = align.estimate(con, b.run_ids, align=True)
+    except TracedbError as e:
+        return [f"slow-link: not checked ({str(e).split(';')[0]})"]
+    link = th["slow-link"]
+    sql.run(con, "advise_slow_link", {"on_clock": list(alignment.on_clock),
+                                      "min_instances": round(link["min_instances"]),
+                                      "min_excess_pct": link["min_excess_pct"], "min_excess_us": link["min_excess_us"],
+                                      "min_pct": link["min_pct"]})
+    return []
 
 
 def _roofline_gap(con, b, th, profile) -> list[str]:

@@ -10,6 +10,8 @@ RULES = {
     "roofline-gap": {"min_share_pct": 3.0, "max_achieved_pct": 30.0},
     "host-bound": {"min_pct": 10.0},
     "sync-in-step": {"min_pct": 1.0},
+    "slow-link": {"min_instances": 5.0, "min_excess_pct": 50.0, "min_excess_us": 20.0, "min_pct": 1.0},
+    "small-collectives": {"max_bytes": 1048576.0, "min_per_step": 8.0, "min_pct": 3.0},
 }
 SEVERITIES = ("info", "low", "medium", "high", "critical")
 

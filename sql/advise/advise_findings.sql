@@ -3,18 +3,20 @@
 -- >= 10 high, >= 5 medium, >= 3 low, else info.
 -- What to try: per rule, in the vocabulary of the run's vendor (_adv_runs.vendor: CUDA on NVIDIA, HIP and
 -- ROCm on AMD, CANN, aclgraph and HCCL on Ascend).
--- Inputs: _adv_idle_gap, _adv_exposed_comm, _adv_slow_rank, _adv_roofline_gap, _adv_host_bound, _adv_sync_in_step
---   (advise_*.sql; a rule that did not run has an empty table), _adv_runs (advise_runs.sql).
+-- Inputs: _adv_idle_gap, _adv_exposed_comm, _adv_slow_rank, _adv_roofline_gap, _adv_host_bound, _adv_sync_in_step,
+--   _adv_slow_link, _adv_small_collectives (advise_*.sql; a rule that did not run has an empty table), _adv_runs
+--   (advise_runs.sql).
 -- Parameters:
 --   $run_ids INTEGER[]: the runs, in output order for equal time at stake
 -- Output: rows, one per finding, the largest time at stake first:
---   rule VARCHAR: idle-gap | exposed-comm | slow-rank | roofline-gap | host-bound | sync-in-step
+--   rule VARCHAR: idle-gap | exposed-comm | slow-rank | roofline-gap | host-bound | sync-in-step | slow-link |
+--     small-collectives
 --   severity VARCHAR: info | low | medium | high | critical
 --   run VARCHAR: the run's name
 --   rank INTEGER: its rank; NULL when unknown
 --   step BIGINT: the step the finding is about (idle-gap: of every gap; exposed-comm: the worst); NULL: every step
 --   layer BIGINT: NULL (no rule of this set is per layer)
---   kernel VARCHAR: the kernel's short name (roofline-gap), else NULL
+--   kernel VARCHAR: the kernel's short name (roofline-gap), the collective (slow-link, small-collectives), else NULL
 --   at_stake_us DECIMAL(23,3): the time at stake
 --   at_stake_pct DECIMAL(7,1): as % of the step time (of the run's span without steps)
 --   finding VARCHAR: one line
@@ -32,6 +34,10 @@ WITH f AS (
     SELECT rule, run_id, step, layer, kernel, at_stake_ns, base_ns, finding, evidence FROM _adv_host_bound
     UNION ALL
     SELECT rule, run_id, step, layer, kernel, at_stake_ns, base_ns, finding, evidence FROM _adv_sync_in_step
+    UNION ALL
+    SELECT rule, run_id, step, layer, kernel, at_stake_ns, base_ns, finding, evidence FROM _adv_slow_link
+    UNION ALL
+    SELECT rule, run_id, step, layer, kernel, at_stake_ns, base_ns, finding, evidence FROM _adv_small_collectives
 ), p AS (
     SELECT f.*, 100.0 * f.at_stake_ns / nullif(f.base_ns, 0) AS pct FROM f
 )
@@ -82,6 +88,22 @@ SELECT p.rule,
         || '): read it once per step or every N steps, copy with non_blocking=True into pinned memory, keep '
         || 'masks and counts on the device; torch.'
         || CASE r.vendor WHEN 'ascend' THEN 'npu' ELSE 'cuda' END || '.set_sync_debug_mode("warn") names each one'
+    WHEN 'slow-link' THEN
+        'find the link under the slow instances (their process group''s ranks: report collectives --per-rank): '
+        || CASE r.vendor WHEN 'ascend' THEN 'HCCS and RoCE ports (hccn_tool link and error counters), the profiler''s '
+             || 'communication_matrix.json bandwidth per link, HCCL_ALGO'
+        WHEN 'amd' THEN 'xGMI and NIC links (rocm-smi --showtopo, rdma statistics), RCCL''s own tests '
+             || '(rccl-tests) on that group, NCCL_ALGO'
+        ELSE 'NVLink and NIC links (nvidia-smi nvlink -e, ibstat and port counters), nccl-tests on that group, '
+             || 'NCCL_DEBUG=INFO for the ring or tree it took, NCCL_ALGO / NCCL_PROTO' END
+        || '; a link shared with another job''s traffic shows as slow only at times'
+    WHEN 'small-collectives' THEN
+        'bucket them: fewer, larger collectives ('
+        || CASE r.vendor WHEN 'ascend' THEN 'Megatron --overlap-grad-reduce with its bucket size, FSDP / DDP '
+             || 'bucket_cap_mb, torch_npu''s HCCL coalescing; HCCL_BUFFSIZE for the staging buffer'
+        ELSE 'DDP bucket_cap_mb, FSDP''s flat parameters, torch.distributed coalescing manager or '
+             || 'all_reduce_coalesced; Megatron''s gradient buffer with --overlap-grad-reduce' END
+        || '); move per-tensor metrics (norms, counts) into one tensor reduced once a step'
     WHEN 'roofline-gap' THEN
         'profile the kernel alone (' || CASE r.vendor WHEN 'amd' THEN 'rocprof-compute (Omniperf)'
         WHEN 'ascend' THEN 'msprof op, AOE tuning' ELSE 'Nsight Compute' END

@@ -8,9 +8,11 @@
 -- kernels differ by 0.3-1.5 % (docs/ranks.md).
 -- A job: the runs that share the tag job=...; the selected runs without the tag are one only when they look like
 -- one job's ranks (each a known rank, no two the same, one world size): unrelated runs of a store (two models,
--- two machines) are no job, and the slowest of them is no slow rank. Only ranks with kernel rows are compared
--- (an Ascend rank folder of communication analyses alone has no computing to compare).
--- Inputs: _adv_bd_run, _adv_bd_step (copies of breakdown_union.sql's _bd_units by run and by step), runs, kernels.
+-- two machines) are no job, and the slowest of them is no slow rank. Only ranks with computing are compared:
+-- kernel rows, or an Ascend rank folder without kernels whose step_trace_time.csv gives its Computing (report
+-- breakdown's source step_trace_time: the Megatron job's ranks 1 and 3).
+-- Inputs: _adv_bd_run, _adv_bd_step (copies of breakdown_union.sql's _bd_units by run and by step), runs, kernels,
+--   step_times.
 -- Parameters:
 --   $run_ids INTEGER[]: the runs
 --   $min_excess_pct DOUBLE: the least excess over the median rank's compute, %
@@ -24,23 +26,40 @@
 --   median_ns BIGINT: the median rank's (the lower middle value)
 --   excess_ns BIGINT: compute_ns - median_ns
 CREATE OR REPLACE TEMP TABLE _adv_slow_cand AS
-WITH tagged AS (
+WITH with_kernels AS (
+    SELECT DISTINCT run_id FROM kernels WHERE kind = 'kernel' AND run_id IN (SELECT unnest($run_ids))
+), bd_step AS (
+    -- a run's computing per step: report breakdown's, or (no kernel rows) its profiler's step_trace_time.csv
+    SELECT run_id, step, computing_ns FROM _adv_bd_step WHERE run_id IN (SELECT run_id FROM with_kernels)
+    UNION ALL
+    SELECT run_id, step, sum(computing_ns)::BIGINT FROM step_times
+    WHERE run_id IN (SELECT unnest($run_ids)) AND run_id NOT IN (SELECT run_id FROM with_kernels)
+      AND step IS NOT NULL AND computing_ns IS NOT NULL
+    GROUP BY run_id, step
+), bd_run AS (
+    SELECT run_id, computing_ns FROM _adv_bd_run WHERE run_id IN (SELECT run_id FROM with_kernels)
+    UNION ALL
+    SELECT run_id, sum(computing_ns)::BIGINT FROM step_times
+    WHERE run_id IN (SELECT unnest($run_ids)) AND run_id NOT IN (SELECT run_id FROM with_kernels)
+      AND computing_ns IS NOT NULL
+    GROUP BY run_id
+), tagged AS (
     SELECT run_id, rank, world_size, coalesce(list_extract(map_extract(tags, 'job'), 1), '') AS job
     FROM runs WHERE run_id IN (SELECT unnest($run_ids))
-      AND run_id IN (SELECT run_id FROM kernels WHERE kind = 'kernel' AND run_id IN (SELECT unnest($run_ids)))
+      AND run_id IN (SELECT run_id FROM with_kernels UNION SELECT run_id FROM bd_run WHERE computing_ns > 0)
 ), jobs AS (
     SELECT run_id, job FROM tagged
     WHERE job <> ''
        OR (SELECT count(DISTINCT rank) = count(*) AND count(DISTINCT world_size) <= 1 FROM tagged WHERE job = '')
 ), by_step AS (
     -- the jobs every rank of which has steps
-    SELECT j.job FROM jobs j LEFT JOIN (SELECT DISTINCT run_id FROM _adv_bd_step) s USING (run_id)
+    SELECT j.job FROM jobs j LEFT JOIN (SELECT DISTINCT run_id FROM bd_step) s USING (run_id)
     GROUP BY j.job HAVING count(s.run_id) = count(*)
 ), units AS (
-    SELECT j.job, u.run_id, u.step, u.computing_ns FROM _adv_bd_step u JOIN jobs j USING (run_id)
+    SELECT j.job, u.run_id, u.step, u.computing_ns FROM bd_step u JOIN jobs j USING (run_id)
     WHERE j.job IN (SELECT job FROM by_step)
     UNION ALL
-    SELECT j.job, u.run_id, -1 AS step, u.computing_ns FROM _adv_bd_run u JOIN jobs j USING (run_id)
+    SELECT j.job, u.run_id, -1 AS step, u.computing_ns FROM bd_run u JOIN jobs j USING (run_id)
     WHERE j.job NOT IN (SELECT job FROM by_step)
 ), sizes AS (
     SELECT job, count(*) AS ranks FROM jobs GROUP BY job
