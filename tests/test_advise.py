@@ -163,3 +163,33 @@ def test_unrelated_runs_are_no_job(tmp_path):
     r = cli("advise", "--db", db, "--run", "*")
     assert r.stdout.strip() == "no finding", r.stdout
     assert "not one job's ranks" in r.stderr
+
+
+def test_pipeline_bubble_is_the_stalls_excess_over_1f1b(tmp_path):
+    """tests/tiny_pipeline.py's 4-stage, 4-micro-batch 1F1B job, 2 steps: clean, no rank's bubble exceeds 1F1B's
+    (p - 1) / m of its busy time by 5 % of its span (the passes' receives and launches add 172 µs a rank, 2.5 %);
+    with stage 1 starting its forward of micro-batch 1 600 µs late in step 0, every stage waits for it: rule
+    pipeline-bubble names each rank with the excess the schedule itself gives (tiny_pipeline.expected)."""
+    import tiny_pipeline
+    import tracedb
+    opts = {"stages": 4, "micro": 4, "layers": 2, "steps": 2}
+    for stall in (None, (0, 1, "F", 1, 600)):
+        d = tmp_path / ("stall" if stall else "clean")
+        d.mkdir()
+        con = tracedb.connect(str(d / "s.duckdb"))
+        try:
+            tiny_pipeline.ingest(con, d, stall=stall, **opts)
+        finally:
+            con.close()
+        _, stages = tiny_pipeline.expected(stall=stall, **opts)
+        excess = {}
+        for (rank, _), (_, _, busy, bubble, _, _) in stages.items():
+            excess[rank] = excess.get(rank, 0) + max(bubble - busy * (opts["stages"] - 1) // opts["micro"], 0)
+        out = cli("advise", "--db", str(d / "s.duckdb"), "--tag", "job=pp", "--format", "csv").stdout
+        rows = [r for r in csv.DictReader(io.StringIO(out)) if r["rule"] == "pipeline-bubble"]
+        if stall is None:
+            assert rows == [] and max(excess.values()) == 172_000
+            continue
+        got = {int(r["rank"]): round(float(r["at_stake_us"]) * 1000) for r in rows}
+        assert got == excess and min(got.values()) > 400_000, (got, excess)
+        assert all("tracedb report pipeline" in r["evidence"] for r in rows)

@@ -53,9 +53,10 @@ def length(kind, layers) -> Decimal:
     return sum(d for _, d in ks) + KERNEL_GAP * (len(ks) - 1)
 
 
-def schedule(stages=2, micro=2, layers=2, steps=1):
+def schedule(stages=2, micro=2, layers=2, steps=1, stall=None):
     """Every pass of every stage: {(step, stage, kind, i): (start, end)} in µs of true time, and per step its
-    start and each stage's optimizer start."""
+    start and each stage's optimizer start. `stall`: (step, stage, kind, i, µs): that pass starts that much later
+    than it could (the stage busy elsewhere: an extra bubble)."""
     passes, step_at, opt_at = {}, [], []
     t0 = Decimal(0)
     for step in range(steps):
@@ -80,7 +81,7 @@ def schedule(stages=2, micro=2, layers=2, steps=1):
                 if dep is not None:
                     arrival = done[dep] + (SEND_US if dep[1] != s else 0)
                     ready = max(ready, arrival + GAP)
-                start = ready
+                start = ready + (Decimal(stall[4]) if stall and stall[:4] == (step, s, kind, i) else 0)
                 end = start + length(kind, layers)
                 passes[(step, s, kind, i)] = (start, end)
                 done[(kind, s, i)] = end
@@ -94,8 +95,8 @@ def schedule(stages=2, micro=2, layers=2, steps=1):
     return passes, step_at, opt_at
 
 
-def events(rank, stages=2, micro=2, layers=2, steps=1):
-    passes, step_at, opt_at = schedule(stages, micro, layers, steps)
+def events(rank, stages=2, micro=2, layers=2, steps=1, stall=None):
+    passes, step_at, opt_at = schedule(stages, micro, layers, steps, stall)
     off = START_US
     ev = [{"ph": "M", "name": "process_name", "pid": 0, "tid": 0, "args": {"name": f"GPU {rank}"}}]
     ev += [{"ph": "M", "name": "thread_name", "pid": 0, "tid": t, "args": {"name": f"stream {t}"}} for t in (7, 13, 14)]
@@ -126,7 +127,7 @@ def events(rank, stages=2, micro=2, layers=2, steps=1):
     return ev
 
 
-def write(folder, stages=2, micro=2, layers=2, steps=1, groups=True, name="pp"):
+def write(folder, stages=2, micro=2, layers=2, steps=1, groups=True, name="pp", stall=None):
     """One trace per stage, `<folder>/<name>_rank<N>.json`; returns their paths."""
     paths = []
     for r in range(stages):
@@ -138,7 +139,7 @@ def write(folder, stages=2, micro=2, layers=2, steps=1, groups=True, name="pp"):
                                   "backend_config": "cuda:nccl", "pg_size": stages, "ranks": list(range(stages))}]
         doc = {"schemaVersion": 1, "deviceProperties": [{"id": r, "name": "NVIDIA H100", "numSms": 132}],
                "distributedInfo": dist, "baseTimeNanoseconds": BASE_NS,
-               "traceEvents": events(r, stages, micro, layers, steps)}
+               "traceEvents": events(r, stages, micro, layers, steps, stall)}
         path = os.path.join(str(folder), f"{name}_rank{r}.json")
         with open(path, "w", encoding="utf-8") as f:
             json.dump(doc, f)
@@ -168,11 +169,11 @@ def _union(spans):
     return total
 
 
-def expected(stages=2, micro=2, layers=2, steps=1):
+def expected(stages=2, micro=2, layers=2, steps=1, stall=None):
     """{(rank, step, phase, micro-batch): (start, end, busy, bubble, p2p)} per pass and
     {(rank, step): (start, end, busy, bubble, p2p, bubble_pct)} per stage row, in ns; times from the first
     step's start (0), bubble_pct a Decimal with 2 decimals."""
-    passes, step_at, opt_at = schedule(stages, micro, layers, steps)
+    passes, step_at, opt_at = schedule(stages, micro, layers, steps, stall)
     rows, stage_rows = {}, {}
     for step in range(steps):
         pipe_end = max(e for (st, _, _, _), (_, e) in passes.items() if st == step)

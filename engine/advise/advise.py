@@ -11,6 +11,7 @@ Each rule is a query file of sql/advise/ over what a report computes already:
     sync-in-step  host synchronising calls and the device timeline          advise_sync_in_step.sql
     slow-link     report collectives' instances, clocks aligned             advise_slow_link.sql
     small-collectives  report collectives' ops and their sizes              advise_small_collectives.sql
+    pipeline-bubble    report pipeline's stage rows                         advise_pipeline_bubble.sql
 
 advise_findings.sql ranks them by the time at stake and adds severity and what to try."""
 import shlex
@@ -24,7 +25,7 @@ from tracedb.errors import TracedbError
 
 TITLE = "advise: findings ranked by the step time at stake"
 RULE_TABLES = ("_adv_idle_gap", "_adv_exposed_comm", "_adv_slow_rank", "_adv_roofline_gap", "_adv_host_bound",
-               "_adv_sync_in_step", "_adv_slow_link", "_adv_small_collectives")
+               "_adv_sync_in_step", "_adv_slow_link", "_adv_small_collectives", "_adv_pipeline_bubble")
 
 
 class Advice:
@@ -57,6 +58,7 @@ def build(con, fmt: str = "table", runs=(), tags=(), profile: str | None = None,
     notes += _host_bound(con, b, th["host-bound"])
     sql.run(con, "advise_sync_in_step", {"run_ids": ids, "min_pct": th["sync-in-step"]["min_pct"]})
     notes += _collectives(con, b, th, profile)
+    notes += _pipeline_bubble(con, b, th["pipeline-bubble"], profile)
     notes.append("thresholds: " + rules.described(th) + " (--threshold RULE.KEY=VALUE; docs/advise.md)")
     notes.append("at_stake_pct: the time at stake over the step time (the sum of the runs' ProfilerStep#N, else of "
                  "their Step Ids' device spans, else their span) of the runs it is counted on; severity: info < 3 % "
@@ -145,6 +147,29 @@ def _collectives(con, b, th, profile) -> list[str]:
                                       "min_instances": round(link["min_instances"]),
                                       "min_excess_pct": link["min_excess_pct"], "min_excess_us": link["min_excess_us"],
                                       "min_pct": link["min_pct"]})
+    return []
+
+
+def _pipeline_bubble(con, b, th, profile) -> list[str]:
+    """Report pipeline's stage rows of the runs that are pipeline stages (none: silent), then the rule."""
+    from tracedb.engine.reports import pipeline
+    con.execute("CREATE OR REPLACE TEMP TABLE _adv_pp (run_id INTEGER, step BIGINT, busy_ns BIGINT, bubble_ns BIGINT, "
+                "microbatches BIGINT, stages BIGINT)")
+    if not pipeline._candidates(con, b.run_ids):
+        return []
+    try:
+        res = pipeline.build(con, "json", runs=[b.run_names[r] for r in b.run_ids], tags=[], profile=profile)
+    except TracedbError as e:
+        return [f"pipeline-bubble: not checked ({str(e).split(';')[0]})"]
+    at = {c: i for i, c in enumerate(res.columns)}
+    by_name = {n: r for r, n in b.run_names.items()}
+    rows = [(by_name[row[at["run"]]], row[at["step"]], int(Decimal(row[at["busy_us"]]) * 1000),
+             int(Decimal(row[at["bubble_us"]]) * 1000), row[at["microbatches"]], row[at["stages"]])
+            for row in res.rows if row[at["unit"]] == "stage" and row[at["run"]] in by_name
+            and None not in (row[at["busy_us"]], row[at["bubble_us"]], row[at["microbatches"]], row[at["stages"]])]
+    if rows:
+        con.executemany("INSERT INTO _adv_pp VALUES (?, ?, ?, ?, ?, ?)", rows)
+    sql.run(con, "advise_pipeline_bubble", {"min_pct": th["min_pct"]})
     return []
 
 

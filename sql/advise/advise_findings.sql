@@ -4,13 +4,13 @@
 -- What to try: per rule, in the vocabulary of the run's vendor (_adv_runs.vendor: CUDA on NVIDIA, HIP and
 -- ROCm on AMD, CANN, aclgraph and HCCL on Ascend).
 -- Inputs: _adv_idle_gap, _adv_exposed_comm, _adv_slow_rank, _adv_roofline_gap, _adv_host_bound, _adv_sync_in_step,
---   _adv_slow_link, _adv_small_collectives (advise_*.sql; a rule that did not run has an empty table), _adv_runs
---   (advise_runs.sql).
+--   _adv_slow_link, _adv_small_collectives, _adv_pipeline_bubble (advise_*.sql; a rule that did not run has an empty
+--   table), _adv_runs (advise_runs.sql).
 -- Parameters:
 --   $run_ids INTEGER[]: the runs, in output order for equal time at stake
 -- Output: rows, one per finding, the largest time at stake first:
 --   rule VARCHAR: idle-gap | exposed-comm | slow-rank | roofline-gap | host-bound | sync-in-step | slow-link |
---     small-collectives
+--     small-collectives | pipeline-bubble
 --   severity VARCHAR: info | low | medium | high | critical
 --   run VARCHAR: the run's name
 --   rank INTEGER: its rank; NULL when unknown
@@ -38,6 +38,8 @@ WITH f AS (
     SELECT rule, run_id, step, layer, kernel, at_stake_ns, base_ns, finding, evidence FROM _adv_slow_link
     UNION ALL
     SELECT rule, run_id, step, layer, kernel, at_stake_ns, base_ns, finding, evidence FROM _adv_small_collectives
+    UNION ALL
+    SELECT rule, run_id, step, layer, kernel, at_stake_ns, base_ns, finding, evidence FROM _adv_pipeline_bubble
 ), p AS (
     SELECT f.*, 100.0 * f.at_stake_ns / nullif(f.base_ns, 0) AS pct FROM f
 )
@@ -104,6 +106,14 @@ SELECT p.rule,
         ELSE 'DDP bucket_cap_mb, FSDP''s flat parameters, torch.distributed coalescing manager or '
              || 'all_reduce_coalesced; Megatron''s gradient buffer with --overlap-grad-reduce' END
         || '); move per-tensor metrics (norms, counts) into one tensor reduced once a step'
+    WHEN 'pipeline-bubble' THEN
+        'find what held the stage (report pipeline: the micro-batch with the longest wait, and the stage before or '
+        || 'after it that ran late): balance the layers over the stages (the first and last stages carry the '
+        || 'embedding and the loss), raise the micro-batches per step (the ideal bubble falls as (p - 1) / m), an '
+        || 'interleaved schedule (Megatron --num-layers-per-virtual-pipeline-stage); overlap the pipeline sends and '
+        || 'receives ('
+        || CASE r.vendor WHEN 'ascend' THEN 'HCCL batchSendRecv on its own stream' ELSE 'P2P on its own stream' END
+        || ')'
     WHEN 'roofline-gap' THEN
         'profile the kernel alone (' || CASE r.vendor WHEN 'amd' THEN 'rocprof-compute (Omniperf)'
         WHEN 'ascend' THEN 'msprof op, AOE tuning' ELSE 'Nsight Compute' END
