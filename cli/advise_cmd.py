@@ -5,8 +5,9 @@ import typer
 
 from tracedb.cli.common import DbOpt, OutOpt, check_format, check_not_the_store, emit, fail, one_line, one_line_errors
 from tracedb.cli.options import ProfileOpt, RunOpt, TagOpt
+from tracedb.engine.advise.rules import RULES
 
-FORMATS = ("table", "md", "csv", "json")
+FORMATS = ("table", "md", "csv", "json", "html")
 
 
 @one_line_errors
@@ -15,18 +16,20 @@ def advise(
     run: RunOpt = None,
     tag: TagOpt = None,
     profile: ProfileOpt = None,
-    fmt: Annotated[str, typer.Option("--format", "-f", help="table, md, csv or json.")] = "table",
+    fmt: Annotated[str, typer.Option("--format", "-f", help="table, md, csv, json or html (the findings ranked, "
+                                                             "a bar each of its time at stake).")] = "table",
     threshold: Annotated[Optional[list[str]], typer.Option(
-        "--threshold", help="RULE.KEY=VALUE, repeatable: idle-gap.min_gap_us (1000), exposed-comm.min_pct (5), "
-                            "slow-rank.min_excess_pct (5), roofline-gap.min_share_pct (3), "
-                            "roofline-gap.max_achieved_pct (30).")] = None,
+        "--threshold", help="RULE.KEY=VALUE, repeatable: " + ", ".join(
+            f"{rule}.{key} ({value:g})" for rule, keys in RULES.items() for key, value in keys.items())
+        + ".")] = None,
     fail_on: Annotated[Optional[str], typer.Option(
         "--fail-on", help="Exit 1 when a finding of this severity or above exists: info, low, medium, high, "
                           "critical (a CI gate).")] = None,
     output: OutOpt = None,
 ):
     """Findings ranked by the step time at stake: idle gaps, exposed communication, a slow rank, kernels far
-    from the roofline; each with its evidence, the report that shows it and what to try (docs/advise.md)."""
+    from the roofline, a host-bound step, syncs inside steps, a slow link, small collectives, pipeline bubbles;
+    each with its evidence, the report that shows it and what to try (docs/advise.md)."""
     from tracedb.engine.advise import advise as engine
     from tracedb.engine.advise.rules import SEVERITIES, severity_at_least
     from tracedb.engine.rendering import render

@@ -194,3 +194,23 @@ def test_real_gpu_trace_layers_page(browser, tmp_path):
         assert page.evaluate(MARKS_JS)["bars"] > 100
     finally:
         con.close()
+
+
+def test_advise_page_ranks_the_findings(browser, tmp_path):
+    """`tracedb advise --format html`: the findings' table as the CSV gives it, and a bar per finding of its time
+    at stake (tests/advise_faults.py's job with a sync between layers and one with a slow rank: the sync's four
+    findings, one per rank, then the slow rank's, in one store)."""
+    import advise_faults
+    from helpers import cli
+    db = str(tmp_path / "s.duckdb")
+    folder = tmp_path / "job"
+    folder.mkdir()
+    advise_faults.store(db, folder, 0, "sync")
+    page_file = tmp_path / "advise.html"
+    cli("advise", "--db", db, "--tag", "job=job", "--format", "html", "-o", str(page_file))
+    table = list(csv.reader(io.StringIO(cli("advise", "--db", db, "--tag", "job=job", "--format", "csv").stdout)))
+    page = browser.load(str(page_file))
+    assert page.requests == [page.url] and not page.problems, (page.requests, page.problems)
+    header, cells = page.evaluate(TABLE_JS)
+    assert [header] + cells == table and len(cells) == advise_faults.RANKS
+    assert page.evaluate(MARKS_JS)["bars"] == sum(_pos(r[header.index("at_stake_us")]) for r in cells) > 0

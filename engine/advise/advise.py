@@ -19,11 +19,14 @@ from decimal import Decimal
 
 from tracedb import sql
 from tracedb.engine.advise import rules
+from tracedb.engine.reports.declaration import Chart
 from tracedb.engine.rendering import render as rnd
 from tracedb.engine.segmentation import binding, categories
 from tracedb.errors import TracedbError
 
 TITLE = "advise: findings ranked by the step time at stake"
+# the HTML page's chart: a bar per finding of its time at stake (engine/rendering/charts.py)
+CHART = Chart(frozenset({"rule", "run", "severity", "at_stake_us"}), "advise")
 RULE_TABLES = ("_adv_idle_gap", "_adv_exposed_comm", "_adv_slow_rank", "_adv_roofline_gap", "_adv_host_bound",
                "_adv_sync_in_step", "_adv_slow_link", "_adv_small_collectives", "_adv_pipeline_bubble")
 
@@ -68,6 +71,7 @@ def build(con, fmt: str = "table", runs=(), tags=(), profile: str | None = None,
     meta = {"runs": ", ".join(names[r] for r in ids), "profile": b.profile.name}
     b.notes = notes
     res = rnd.fetch_file(con, fmt, "advise_findings", {"run_ids": ids}, "advise", b, meta, TITLE)
+    res.charts = (CHART,)
     return Advice(res, severities)
 
 

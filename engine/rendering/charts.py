@@ -312,10 +312,24 @@ def _pipeline(res):
     return {"transform": [{"calculate": "datum.unit", "as": "unit_kind"}, *passes], "layer": [bubble, bars, labels]}
 
 
+def _advise(res):
+    """`tracedb advise`: a bar per finding, in rank order, of its time at stake, coloured by its severity."""
+    rank = {"window": [{"op": "row_number", "as": "place"}]}
+    unit = {"calculate": "'#' + datum.place + ' ' + datum.rule + ' ' + " + vl.text("run"), "as": "unit"}
+    spec = vl.bar_per_row(unit, "finding", "at_stake_us", "severity", pre=())
+    spec["transform"].insert(0, rank)
+    spec["encoding"]["color"] = {"field": "severity", "type": "nominal", "scale": {
+        "domain": ["critical", "high", "medium", "low", "info"],
+        "range": ["#b2182b", "#ef8a62", "#fddbc7", "#d1e5f0", "#bababa"]}}
+    spec["encoding"]["tooltip"] = vl.tip("unit", "severity", "at_stake_us", "at_stake_pct", "finding")
+    return spec
+
+
 # the layouts by the name a report's declaration gives (engine/reports/declared.py: which one, for which columns)
 LAYOUTS = {"passes": _passes, "clusters": _clusters, "layers": _layers, "layer_diff": _layer_diff, "flow": _flow,
            "kernels": _kernels, "timeline": _timeline, "modules": _modules, "compare": _compare,
            "cores_compare": _cores_compare, "scheduler": _scheduler, "gaps": _gaps, "cores": _cores,
            "breakdown": _breakdown, "launches_kernels": _launches_kernels, "launches": _launches,
            "collectives_per_rank": _collectives_per_rank, "collectives": _collectives, "stragglers": _stragglers,
-           "ranks_per_rank": _ranks_per_rank, "ranks": _ranks, "pipeline": _pipeline, "roofline": _roofline}
+           "ranks_per_rank": _ranks_per_rank, "ranks": _ranks, "pipeline": _pipeline, "roofline": _roofline,
+           "advise": _advise}
