@@ -30,6 +30,9 @@ Faults (one at a time):
             instead of one bucket: the first waits for the last rank as the bucket did, each takes SMALL_US once
             all are in, back to back, still under the second GEMM: planted, their device time on every rank (the
             Ascend form has no message sizes: there no rule may fire)
+  pageable  at the start of every step a 150 µs copy of the batch from pageable host memory (Kineto's "Memcpy
+            HtoD (Pageable -> Device)") before the first layer: planted, its time on every rank; the Ascend form
+            has no host copies (runtime tasks kernel_details.csv leaves out): there no rule may fire
   link      in step 2 every layer's all-reduce transfers LINK_FACTOR times as long (after the last rank arrived,
             still under the second GEMM): planted, the excess transfer on every rank; each all-reduce carries
             c10d's metadata (16 Mi bf16 elements a layer, 128 Mi for the exposed fault's), which the Ascend form
@@ -54,6 +57,7 @@ IDLE_US, EXPOSED_US, ADD_US, HOST_US = 2000.0, 300.0, 300.0, 400.0
 SYNC_RETURN_US, SYNC_RELAUNCH_US = 5.0, 40.0
 LINK_FACTOR = 2.5
 SMALL_COUNT, SMALL_NELEMS, SMALL_US = 16, 32 * 2 ** 10, 8.0
+PAGEABLE_US = 150.0
 LAYER_NELEMS, EXPOSED_NELEMS = 16 * 2 ** 20, 128 * 2 ** 20     # a layer's gradient bucket; the step's last one
 SLOW, SLOW_FACTOR = 2, 1.3
 BASE_NS = 1_751_410_836_000_000_000
@@ -62,9 +66,9 @@ MM_DIMS = [[4096, 3072], [3072, 4096]]
 ADD_DIMS = [[4096, 4096], [4096, 4096], []]
 ADD_BYTES = 3 * 4096 * 4096 * 2
 H100_TBS = 3.35e12
-FAULTS = ("clean", "idle", "exposed", "slow", "roofline", "host", "sync", "link", "small")
+FAULTS = ("clean", "idle", "exposed", "slow", "roofline", "host", "sync", "link", "small", "pageable")
 # faults the Ascend form cannot show (no host side; no message sizes without communication.json): no rule may fire
-KINETO_ONLY = ("host", "sync", "link", "small")
+KINETO_ONLY = ("host", "sync", "link", "small", "pageable")
 FORMS = ("kineto", "ascend")
 TBS = {"kineto": H100_TBS, "ascend": 1.6e12}            # Ascend 910B3: engine/reports/peaks.py
 BASE_US = BASE_NS // 1000
@@ -77,7 +81,8 @@ KD_COLUMNS = ["Step Id", "Device_id", "Model ID", "Task ID", "Stream ID", "Name"
               "HF32 Eligible", "Input Shapes", "Input Data Types", "Input Formats", "Output Shapes",
               "Output Data Types", "Output Formats", "Context ID", "aicore_time(us)"]
 RULE_OF = {"idle": "idle-gap", "exposed": "exposed-comm", "slow": "slow-rank", "roofline": "roofline-gap",
-           "host": "host-bound", "sync": "sync-in-step", "link": "slow-link", "small": "small-collectives"}
+           "host": "host-bound", "sync": "sync-in-step", "link": "slow-link", "small": "small-collectives",
+           "pageable": "pageable-copy"}
 
 
 def job(seed=0, fault="clean", form="kineto"):
@@ -127,6 +132,16 @@ def job(seed=0, fault="clean", form="kineto"):
         step[0] = s + 1
         step_start = t
         b = t + 10
+        if fault == "pageable":   # the step's batch copied from pageable memory before its first layer
+            for r in range(RANKS):
+                corr[r] += 1
+                op(r, "aten::copy_", b - 8, 3)
+                op(r, "cudaMemcpyAsync", b - 7, 1, cat="cuda_runtime", correlation=corr[r])
+                ev[r].append({"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy HtoD (Pageable -> Device)", "pid": 0,
+                              "tid": 7, "ts": round(b, 3), "dur": PAGEABLE_US,
+                              "args": {"device": r, "stream": 7, "correlation": corr[r], "bytes": 64 * 2 ** 20}})
+            b += PAGEABLE_US + 2
+            planted += PAGEABLE_US * RANKS
         for layer in range(LAYERS):
             if fault == "idle" and s == 1 and layer == 2:
                 for r in range(RANKS):

@@ -45,3 +45,20 @@ def test_unrelated_real_runs_name_no_slow_rank(tmp_path):
     r = cli("advise", "--db", db, "--run", "*", "--format", "csv")
     assert "slow-rank" not in {x["rule"] for x in csv.DictReader(io.StringIO(r.stdout))}
     assert "not one job's ranks" in r.stderr
+
+
+def test_the_resnet_samples_pageable_copies(tmp_path):
+    """The tb-profiler ResNet sample copies each input batch from pageable memory: rule pageable-copy counts the
+    copies and their time as the raw trace has them."""
+    import gzip
+    import json
+    from decimal import Decimal
+    path = real_trace("torch-tb-profiler-sample", "worker0.1623143089861.pt.trace.json.gz")
+    with gzip.open(path, "rt", encoding="utf-8") as f:
+        events = json.load(f, parse_float=Decimal)["traceEvents"]
+    copies = [e for e in events if e.get("ph") == "X" and "Pageable" in str(e.get("name"))]
+    db = str(tmp_path / "s.duckdb")
+    cli("ingest", path, "--db", db, "--name", "resnet")
+    rows = [r for r in _findings(db, "--run", "resnet") if r["rule"] == "pageable-copy"]
+    assert len(rows) == 1 and rows[0]["finding"].startswith(f"{len(copies)} copies") and len(copies) == 12
+    assert Decimal(rows[0]["at_stake_us"]) == sum(Decimal(e["dur"]) for e in copies)

@@ -12,6 +12,7 @@ Each rule is a query file of sql/advise/ over what a report computes already:
     slow-link     report collectives' instances, clocks aligned             advise_slow_link.sql
     small-collectives  report collectives' ops and their sizes              advise_small_collectives.sql
     pipeline-bubble    report pipeline's stage rows                         advise_pipeline_bubble.sql
+    pageable-copy      copies the trace names pageable                      advise_pageable_copy.sql
 
 advise_findings.sql ranks them by the time at stake and adds severity and what to try."""
 import shlex
@@ -28,7 +29,8 @@ TITLE = "advise: findings ranked by the step time at stake"
 # the HTML page's chart: a bar per finding of its time at stake (engine/rendering/charts.py)
 CHART = Chart(frozenset({"rule", "run", "severity", "at_stake_us"}), "advise")
 RULE_TABLES = ("_adv_idle_gap", "_adv_exposed_comm", "_adv_slow_rank", "_adv_roofline_gap", "_adv_host_bound",
-               "_adv_sync_in_step", "_adv_slow_link", "_adv_small_collectives", "_adv_pipeline_bubble")
+               "_adv_sync_in_step", "_adv_slow_link", "_adv_small_collectives", "_adv_pipeline_bubble",
+               "_adv_pageable_copy")
 
 
 class Advice:
@@ -60,6 +62,7 @@ def build(con, fmt: str = "table", runs=(), tags=(), profile: str | None = None,
     notes += _roofline_gap(con, b, th["roofline-gap"], profile)
     notes += _host_bound(con, b, th["host-bound"])
     sql.run(con, "advise_sync_in_step", {"run_ids": ids, "min_pct": th["sync-in-step"]["min_pct"]})
+    sql.run(con, "advise_pageable_copy", {"run_ids": ids, "min_pct": th["pageable-copy"]["min_pct"]})
     notes += _collectives(con, b, th, profile)
     notes += _pipeline_bubble(con, b, th["pipeline-bubble"], profile)
     notes.append("thresholds: " + rules.described(th) + " (--threshold RULE.KEY=VALUE; docs/advise.md)")

@@ -4,19 +4,20 @@
 -- What to try: per rule, in the vocabulary of the run's vendor (_adv_runs.vendor: CUDA on NVIDIA, HIP and
 -- ROCm on AMD, CANN, aclgraph and HCCL on Ascend).
 -- Inputs: _adv_idle_gap, _adv_exposed_comm, _adv_slow_rank, _adv_roofline_gap, _adv_host_bound, _adv_sync_in_step,
---   _adv_slow_link, _adv_small_collectives, _adv_pipeline_bubble (advise_*.sql; a rule that did not run has an empty
---   table), _adv_runs (advise_runs.sql).
+--   _adv_slow_link, _adv_small_collectives, _adv_pipeline_bubble, _adv_pageable_copy (advise_*.sql; a rule that did
+--   not run has an empty table), _adv_runs (advise_runs.sql).
 -- Parameters:
 --   $run_ids INTEGER[]: the runs, in output order for equal time at stake
 -- Output: rows, one per finding, the largest time at stake first:
 --   rule VARCHAR: idle-gap | exposed-comm | slow-rank | roofline-gap | host-bound | sync-in-step | slow-link |
---     small-collectives | pipeline-bubble
+--     small-collectives | pipeline-bubble | pageable-copy
 --   severity VARCHAR: info | low | medium | high | critical
 --   run VARCHAR: the run's name
 --   rank INTEGER: its rank; NULL when unknown
 --   step BIGINT: the step the finding is about (idle-gap: of every gap; exposed-comm: the worst); NULL: every step
 --   layer BIGINT: NULL (no rule of this set is per layer)
---   kernel VARCHAR: the kernel's short name (roofline-gap), the collective (slow-link, small-collectives), else NULL
+--   kernel VARCHAR: the kernel's short name (roofline-gap), the collective (slow-link, small-collectives), the copy
+--     (pageable-copy), else NULL
 --   at_stake_us DECIMAL(23,3): the time at stake
 --   at_stake_pct DECIMAL(7,1): as % of the step time (of the run's span without steps)
 --   finding VARCHAR: one line
@@ -40,6 +41,8 @@ WITH f AS (
     SELECT rule, run_id, step, layer, kernel, at_stake_ns, base_ns, finding, evidence FROM _adv_small_collectives
     UNION ALL
     SELECT rule, run_id, step, layer, kernel, at_stake_ns, base_ns, finding, evidence FROM _adv_pipeline_bubble
+    UNION ALL
+    SELECT rule, run_id, step, layer, kernel, at_stake_ns, base_ns, finding, evidence FROM _adv_pageable_copy
 ), p AS (
     SELECT f.*, 100.0 * f.at_stake_ns / nullif(f.base_ns, 0) AS pct FROM f
 )
@@ -114,6 +117,11 @@ SELECT p.rule,
         || 'receives ('
         || CASE r.vendor WHEN 'ascend' THEN 'HCCL batchSendRecv on its own stream' ELSE 'P2P on its own stream' END
         || ')'
+    WHEN 'pageable-copy' THEN
+        'pin the host buffers and copy without blocking: DataLoader(pin_memory=True), tensor.pin_memory(), then '
+        || '.to(device, non_blocking=True) on a side stream ahead of use (torch.'
+        || CASE r.vendor WHEN 'ascend' THEN 'npu' ELSE 'cuda' END || '.Stream); keep results on the device '
+        || 'instead of copying them back each step'
     WHEN 'roofline-gap' THEN
         'profile the kernel alone (' || CASE r.vendor WHEN 'amd' THEN 'rocprof-compute (Omniperf)'
         WHEN 'ascend' THEN 'msprof op, AOE tuning' ELSE 'Nsight Compute' END
