@@ -229,7 +229,7 @@ def _host_bound(con, b, th) -> list[str]:
     if bare:
         windows += critical_path.step_windows(con, b, None, bare)
     cache = {}
-    critical_path._keep_walk(con, [row for w in windows for row in critical_path.walk(con, w, cache)])
+    critical_path._keep_walk(con, [critical_path.walk(con, w, cache) for w in windows])
     sql.run(con, "critical_path_segments")
     sql.run(con, "advise_host_bound", {"min_pct": th["min_pct"]})
     return []

@@ -51,8 +51,7 @@ def build(con, fmt, by, step, seg_opts, job: bool = False, pass_spec: str = "all
     graph(con, b, job)
     windows = _windows(con, b, step, job, unit)
     _coverage_notes(con, b)
-    walked = [row for w in windows for row in walk(con, w)]
-    _keep_walk(con, walked)
+    _keep_walk(con, [walk(con, w) for w in windows])
     sql.run(con, "critical_path_segments")
     meta.update(by=by, path_window=_window_name(step, unit))
     if job:
@@ -102,11 +101,24 @@ def graph(con, b, job: bool = False):
     sql.run(con, "critical_path_bind")
 
 
-def _keep_walk(con, walked):
-    """The walked segments as TEMP _cp_walk, through Arrow (481,296 rows: 0.4 s; bound lists: 1.2 s)."""
+def _keep_walk(con, walked: list):
+    """The walked paths (Walked, one per window) as TEMP _cp_walk, through Arrow: a column each, position 0 the
+    window's first segment."""
     import pyarrow as pa
-    cols = list(zip(*walked)) if walked else [()] * len(WALK_COLUMNS)
-    walk = pa.table({name: pa.array(list(c), type=getattr(pa, t)()) for (name, t), c in zip(WALK_COLUMNS, cols)})
+    parts = {name: [] for name, _ in WALK_COLUMNS}
+    for wk in walked:
+        n = len(wk.nodes)
+        parts["path"].append([wk.path] * n)
+        parts["step"].append([wk.step] * n)
+        parts["pos"].append(range(n - 1, -1, -1))
+        parts["node"].append(wk.nodes)
+        parts["start_ns"].append(wk.starts)
+        parts["end_ns"].append(wk.ends)
+        parts["category"].append(wk.categories)
+        parts["window_start_ns"].append([wk.window_start_ns] * n)
+    walk = pa.table({name: pa.chunked_array([pa.array(c, type=getattr(pa, t)()) for c in parts[name]],
+                                            type=getattr(pa, t)())
+                     for name, t in WALK_COLUMNS})
     con.register("_cp_walk_rows", walk)
     try:
         con.execute("CREATE OR REPLACE TEMP TABLE _cp_walk AS SELECT * FROM _cp_walk_rows")
@@ -217,7 +229,7 @@ def run_segments(con, run: str, profile: str | None = None) -> list[tuple]:
         windows = _windows(con, b, None)
     except UsageError:
         return []
-    _keep_walk(con, [row for w in windows for row in walk(con, w)])
+    _keep_walk(con, [walk(con, w) for w in windows])
     sql.run(con, "critical_path_segments")
     return con.execute("SELECT start_ns, end_ns, category, segment, kernel, api FROM _cp_path ORDER BY pos").fetchall()
 
@@ -237,10 +249,24 @@ def _coverage_notes(con, b):
                            "follows their streams only")
 
 
-def walk(con, w: Window, cache: dict | None = None) -> list[tuple]:
-    """The path of window `w`: (path, step, position, node, start, end, category, window start), times on
-    the job's clock. Each node's own stretch runs from the later of its start and its predecessor's release
-    to the time its successor was released at; the gap before it, from that release to its start."""
+@dataclass
+class Walked:
+    """One window's path as columns, segment by segment from the window's end back to its start (position
+    n - 1 first): the node each segment belongs to, its start and end (the job's clock), its category."""
+    path: int
+    step: int | None
+    window_start_ns: int
+    nodes: list
+    starts: list
+    ends: list
+    categories: list
+
+
+def walk(con, w: Window, cache: dict | None = None) -> Walked:
+    """The path of window `w`, times on the job's clock. Each node's own stretch runs from the later of its
+    start and its predecessor's release to the time its successor was released at; the gap before it, from
+    that release to its start. Columns rather than a tuple per segment: 480 k segments of a 1.24 M-event
+    trace cost 0.5 s more as tuples, re-made once more for their positions."""
     # times on the job's clock (off_ns: 0 for a run's own path); `cache` keeps a run's columns for its next window
     if cache is None or w.run_id not in cache:
         cols = columns(con, "critical_path_columns", {"run_id": w.run_id})
@@ -250,38 +276,34 @@ def walk(con, w: Window, cache: dict | None = None) -> list[tuple]:
         cols = cache[w.run_id]
     ids, sides, kinds, starts, preds, releases, edges = cols
     first = ids[0] if ids else 0     # ids are dense within a run, and over all of them
-    path = JOB_PATH if w.run_id is None else w.run_id
-    out, pos, x, node = [], 0, w.end_ns, w.last
+    out = Walked(JOB_PATH if w.run_id is None else w.run_id, w.step, w.start_ns, [], [], [], [])
+    add_node, add_start, add_end, add_cat = out.nodes.append, out.starts.append, out.ends.append, \
+        out.categories.append
+    x, node, w_start = w.end_ns, w.last, w.start_ns
     seen = set()
-    while node is not None and x > w.start_ns:
+    while node is not None and x > w_start:
         if node in seen:
             # back at a node with no time gone by: only times that go backward (a hostile or broken trace) make
             # such a loop; the rest of the window is the gap before this node
-            out.append((path, w.step, pos, node, w.start_ns, x,
-                        "device_gap" if sides[node - first] == "device" else "host_gap", w.start_ns))
+            add_node(node), add_start(w_start), add_end(x)
+            add_cat("device_gap" if sides[node - first] == "device" else "host_gap")
             break
         seen.add(node)
         i = node - first
-        nid, side, kind, start = node, sides[i], kinds[i], starts[i]
-        pred, release, edge = preds[i], releases[i], edges[i]
-        if release is not None:
-            release = min(release, x)
-        own_from = max(start, release) if release is not None else start
-        own_from = min(max(own_from, w.start_ns), x)
+        start, pred, release, edge = starts[i], preds[i], releases[i], edges[i]
+        if release is not None and release > x:
+            release = x
+        own_from = start if release is None or start > release else release
+        own_from = min(max(own_from, w_start), x)
         if x > own_from:
-            out.append((path, w.step, pos, nid, own_from, x, OWN[kind], w.start_ns))
-            pos += 1
-        if pred is None or release <= w.start_ns:
+            add_node(node), add_start(own_from), add_end(x), add_cat(OWN[kinds[i]])
+        if pred is None or release <= w_start:
             # waited for nothing in the window: the time since the window began is the gap before it
-            if own_from > w.start_ns:
-                out.append((path, w.step, pos, nid, w.start_ns, own_from,
-                            GAP[edge] if pred is not None else "device_gap" if side == "device" else "host_gap",
-                            w.start_ns))
+            if own_from > w_start:
+                add_node(node), add_start(w_start), add_end(own_from)
+                add_cat(GAP[edge] if pred is not None else "device_gap" if sides[i] == "device" else "host_gap")
             break
         if own_from > release:
-            out.append((path, w.step, pos, nid, release, own_from, GAP[edge], w.start_ns))
-            pos += 1
+            add_node(node), add_start(release), add_end(own_from), add_cat(GAP[edge])
         x, node = release, pred
-    n = len(out)
-    # position 0 is the window's first segment
-    return [r[:2] + (n - 1 - i,) + r[3:] for i, r in enumerate(out)]
+    return out
