@@ -42,12 +42,16 @@ EVENT_TYPES = {34: "NvtxMark", 59: "NvtxPushPopRange", 60: "NvtxStartEndRange", 
                71: "NvtxtStartEndRange", 75: "NvtxDomainCreate"}
 COPY_KINDS = {1: "Host-to-Device", 2: "Device-to-Host", 8: "Device-to-Device"}
 TEXT_COLS = {"text", "jsonText", "value", "name", "label"}
+SYNC_COLS = ("start", "end", "deviceId", "contextId", "streamId", "correlationId", "globalPid", "syncType", "eventId")
+# ENUM_CUPTI_SYNC_TYPE as nsys 2023.1 writes it
+SYNC_TYPES = {0: "UNKNOWN", 1: "EVENT_SYNCHRONIZE", 2: "STREAM_WAIT_EVENT", 3: "STREAM_SYNCHRONIZE",
+              4: "CONTEXT_SYNCHRONIZE"}
 
 
 class Export:
     def __init__(self):
         self.strings: dict[str, int] = {}
-        self.kernels, self.memcpy, self.memset, self.runtime, self.nvtx = [], [], [], [], []
+        self.kernels, self.memcpy, self.memset, self.runtime, self.nvtx, self.syncs = [], [], [], [], [], []
         self.gpus = {}           # device id -> name
         self.corr = 1000
 
@@ -89,6 +93,16 @@ class Export:
         self.memset.append({"start": start, "end": end, "deviceId": device, "contextId": 1, "streamId": stream,
                             "correlationId": corr, "globalPid": gpid(pid), "value": 0, "bytes": nbytes,
                             "memKind": 2})
+
+    def sync(self, start, end, sync_type, corr, stream=None, event=None, device=0, pid=100):
+        """A CUPTI synchronization record (CUPTI_ACTIVITY_KIND_SYNCHRONIZATION) of the API call `corr`:
+        sync_type 2 a cudaStreamWaitEvent on `stream` for `event`, 3 a cudaStreamSynchronize of `stream`; the
+        invalid value 0xffffffff where a field does not apply, as CUPTI writes it."""
+        invalid = 0xFFFFFFFF
+        self.syncs.append({"start": start, "end": end, "deviceId": device, "contextId": 1,
+                           "streamId": invalid if stream is None else stream, "correlationId": corr,
+                           "globalPid": gpid(pid), "syncType": sync_type,
+                           "eventId": invalid if event is None else event})
 
     def push(self, start, end, pid, tid, text, domain=None, registered=False):
         """An NVTX push/pop range (end None: never popped); `registered`: its text through StringIds."""
@@ -133,11 +147,16 @@ class Export:
             ("CUPTI_ACTIVITY_KIND_RUNTIME", RUNTIME_COLS, self.runtime),
             ("NVTX_EVENTS", NVTX_COLS, self.nvtx),
         ]
+        if self.syncs:
+            specs.append(("CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", SYNC_COLS, self.syncs))
         if not renamed:
             specs += [("ENUM_NSYS_EVENT_TYPE", ("id", "name", "label"),
                        [{"id": i, "name": n, "label": n} for i, n in EVENT_TYPES.items()]),
                       ("ENUM_CUDA_MEMCPY_OPER", ("id", "name", "label"),
-                       [{"id": i, "name": "CUDA_MEMCPY_KIND_" + n.upper(), "label": n} for i, n in COPY_KINDS.items()])]
+                       [{"id": i, "name": "CUDA_MEMCPY_KIND_" + n.upper(), "label": n} for i, n in COPY_KINDS.items()]),
+                      ("ENUM_CUPTI_SYNC_TYPE", ("id", "name", "label"),
+                       [{"id": i, "name": "CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_" + n, "label": n.title()}
+                        for i, n in SYNC_TYPES.items()])]
         for table, cols, rows in specs:
             if tables is not None and table not in tables:
                 continue

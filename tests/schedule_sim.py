@@ -370,8 +370,9 @@ def _event_tasks(sch: Schedule, ts, dur) -> list:
 def nsys(path, sch: Schedule):
     """The schedule as an Nsight Systems SQLite export (tests/nsys_synth.py): kernels and runtime calls linked by
     their correlation ids, the ops and steps as NVTX push/pop ranges (what PyTorch's emit_nvtx and
-    prof.step() write). Cross-stream waits and event syncs have no form here: simulate with wait_p=0 and
-    event_p=0."""
+    prof.step() write); a cross-stream wait as its cudaEventRecord and cudaStreamWaitEvent calls and CUPTI's
+    synchronization row of the wait (the waiting stream and an event id: nsys keeps no record of the event).
+    An event sync has no form here: simulate with event_p=0."""
     import nsys_synth
     ex = nsys_synth.Export()
     ex.gpu(0, "NVIDIA H100 80GB HBM3")
@@ -380,6 +381,11 @@ def nsys(path, sch: Schedule):
         ex.push(t0 + a, t0 + b, 100, 100, name)
     for step, a, b in sch.marks:
         ex.push(t0 + a, t0 + b, 100, 100, f"ProfilerStep#{step}")
+    for event, (rec_t, rec_corr, wait_t, wait_corr, _, dst_stream) in enumerate(sch.waits):
+        assert wait_t is not None, "simulate the nsys form with event_p=0"
+        ex.api(t0 + rec_t, t0 + rec_t + 2_000, 100, 100, "cudaEventRecord", corr=rec_corr)
+        ex.api(t0 + wait_t, t0 + wait_t + 2_000, 100, 100, "cudaStreamWaitEvent", corr=wait_corr)
+        ex.sync(t0 + wait_t, t0 + wait_t + 2_000, 2, wait_corr, stream=dst_stream, event=event + 1)
     for n in sch.nodes:
         if n.side == "host":
             assert n.name != "cudaEventSynchronize", "simulate the nsys form with event_p=0"

@@ -152,6 +152,29 @@ def test_ascend_event_tasks_give_the_waits_path(tmp_path, seed):
         con.close()
 
 
+@pytest.mark.parametrize("seed", SEEDS)
+def test_nsys_stream_waits_give_the_waits_path(tmp_path, seed):
+    """Cross-stream waits in an Nsight Systems export: CUPTI's synchronization rows name the waiting stream and an
+    event id, never the record, so the event's work is the last activity launched on another stream before the
+    cudaStreamWaitEvent call. The path equals the Kineto trace's (whose cuda_sync events name the record) and
+    the simulator's. (Event syncs: none here, nsys keeps no form of them that names the event's work.)"""
+    sch = sim.simulate(seed, event_p=0)
+    assert any(n.edge == "event" for n in sch.nodes)
+    sim.write(tmp_path / "k.json", sch)
+    sim.write(tmp_path / "s.sqlite", sch, form="nsys")
+    con = tracedb.connect(str(tmp_path / "s.duckdb"))
+    try:
+        for name, file in (("gpu", "k.json"), ("nsys", "s.sqlite")):
+            tracedb.ingest_trace(con, str(tmp_path / file), name=name)
+        for step in (None, 2):
+            got = {r: [(x["start_us"], x["end_us"], x["category"], x["kernel"]) for x in rows(con, run=r, step=step)]
+                   for r in ("gpu", "nsys")}
+            assert got["nsys"] == got["gpu"]
+            assert sim.merge([(ns(s), ns(e), c) for s, e, c, _ in got["nsys"]]) == sim.merge(sim.true_path(sch, step))
+    finally:
+        con.close()
+
+
 @pytest.mark.parametrize("seed", SEEDS[:4])
 def test_three_formats_give_the_same_path(tmp_path, seed):
     """The same schedule written as a Kineto trace, as Ascend's trace_view.json (tasks on Ascend Hardware, each

@@ -15,18 +15,27 @@
 --   a range never closed ends at the last time of the capture, one ending before it starts is left out.
 --   pid and tid are the process and thread ids of the serialized globalTid / globalPid ((id >> 24) &
 --   0xFFFFFF, id & 0xFFFFFF).
+-- Synchronisation rows (CUPTI_ACTIVITY_KIND_SYNCHRONIZATION), into trace_events as Kineto writes them: a stream's
+--   wait for an event as cat cuda_sync 'Stream Wait Event' on the waiting stream, a stream's synchronisation as
+--   'Stream Sync' on that stream (pid the device, tid the stream), each carrying its API call's correlation id
+--   and at that call's time (the event waited for is named by an id only, no record of it: report
+--   critical-path finds its work by the launch order, critical_path_nodes.sql). Other kinds (event and context
+--   synchronisations) are not kept.
 -- correlation_id is the export's correlationId when the run holds one process; with several (CUPTI numbers
 --   each process's calls on its own), pid * 2^32 + correlationId on both sides, so no kernel is linked to a
 --   call of another process (not when some device rows lack globalPid: then every process's host events are
 --   kept, with the export's ids).
--- Inputs: TEMP _nsys_strings, _nsys_activity, _nsys_api, _nsys_nvtx (dropped at the end).
+-- Inputs: TEMP _nsys_strings, _nsys_activity, _nsys_api, _nsys_nvtx, _nsys_sync (dropped at the end).
 -- Parameters:
 --   $run_id INTEGER: the run being ingested
 --   $range_types BIGINT[]: NVTX_EVENTS.eventType of push/pop and start/end ranges (ENUM_NSYS_EVENT_TYPE)
 --   $domain_type BIGINT: NVTX_EVENTS.eventType of a domain's creation (its text names the domain)
 --   $copy_ids BIGINT[]: ENUM_CUDA_MEMCPY_OPER ids, in the order of $copy_labels
 --   $copy_labels VARCHAR[]: their labels
--- Output: kernels_raw_full rows of the run (seq and dup left to ingest_finish), trace_events rows (host events).
+--   $wait_type BIGINT: the syncType of a stream's wait for an event (ENUM_CUPTI_SYNC_TYPE)
+--   $stream_sync_type BIGINT: the syncType of a stream's synchronisation
+-- Output: kernels_raw_full rows of the run (seq and dup left to ingest_finish), trace_events rows (host events
+--   and synchronisations).
 -- TEMP _nsys_procs is scratch, dropped at the end.
 CREATE OR REPLACE TEMP TABLE _nsys_procs AS
 WITH p AS (SELECT DISTINCT (global_pid >> 24) & 16777215 AS pid FROM _nsys_activity)
@@ -84,6 +93,21 @@ FROM host h
 WHERE h.dur_ns >= 0
   AND ((SELECT bool_or(every) FROM _nsys_procs) OR (h.global_tid >> 24) & 16777215 IN (SELECT pid FROM _nsys_procs))
 ORDER BY h.start_ns, h.part, h.ord;
+INSERT INTO trace_events (run_id, seq, ph, kind, cat, name, pid, tid, start_ns, dur_ns, correlation_id, device_id,
+                          stream_id)
+SELECT $run_id, coalesce((SELECT max(seq) FROM trace_events WHERE run_id = $run_id), 0)
+           + row_number() OVER (ORDER BY y.start_ns, y.ord),
+       'X', NULL, 'cuda_sync', CASE y.sync_type WHEN $wait_type THEN 'Stream Wait Event' ELSE 'Stream Sync' END,
+       -- on the device and its stream, as Kineto writes its cuda_sync events
+       y.device_id::VARCHAR, y.stream_id::VARCHAR, y.start_ns, greatest(y.end_ns - y.start_ns, 0),
+       CASE WHEN (SELECT bool_or(several) FROM _nsys_procs)
+            THEN ((y.global_pid >> 24) & 16777215) * 4294967296 + y.correlation_id ELSE y.correlation_id END,
+       y.device_id, y.stream_id
+FROM _nsys_sync y
+WHERE y.sync_type IN ($wait_type, $stream_sync_type) AND y.stream_id IS NOT NULL AND y.stream_id <> 4294967295
+  AND y.correlation_id IS NOT NULL
+ORDER BY y.start_ns, y.ord;
+DROP TABLE _nsys_sync;
 DROP TABLE _nsys_strings;
 DROP TABLE _nsys_activity;
 DROP TABLE _nsys_api;

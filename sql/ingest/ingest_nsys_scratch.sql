@@ -8,7 +8,9 @@
 --   and memset: kind, its table's; start_ns, end_ns, device_id, context_id, stream_id, correlation_id,
 --   global_pid; name_id into StringIds; launch geometry, registers, static and dynamic
 --   shared memory, graph_node_id; bytes, copy_kind of copies), TEMP _nsys_api (CUDA runtime and driver
---   calls: cat, cuda_runtime or cuda_driver; start_ns, end_ns, global_tid, correlation_id, name_id) and TEMP
+--   calls: cat, cuda_runtime or cuda_driver; start_ns, end_ns, global_tid, correlation_id, name_id), TEMP
+--   _nsys_sync (CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: start_ns, end_ns, device_id, stream_id, correlation_id,
+--   global_pid, sync_type) and TEMP
 --   _nsys_nvtx (NVTX_EVENTS: start_ns, end_ns, event_type, text, text_id, global_tid, domain_id), read by
 --   ingest_nsys_check and ingest_nsys_insert, which drops them (but _nsys_gpus, which the reader drops).
 CREATE OR REPLACE TEMP TABLE _nsys_strings (id BIGINT, value VARCHAR, ord BIGINT);
@@ -20,6 +22,9 @@ CREATE OR REPLACE TEMP TABLE _nsys_activity (
     static_smem BIGINT, dynamic_smem BIGINT, graph_node_id BIGINT, bytes BIGINT, copy_kind BIGINT);
 CREATE OR REPLACE TEMP TABLE _nsys_api (
     cat VARCHAR, ord BIGINT, start_ns BIGINT, end_ns BIGINT, global_tid BIGINT, correlation_id BIGINT, name_id BIGINT);
+CREATE OR REPLACE TEMP TABLE _nsys_sync (
+    ord BIGINT, start_ns BIGINT, end_ns BIGINT, device_id BIGINT, stream_id BIGINT, correlation_id BIGINT,
+    global_pid BIGINT, sync_type BIGINT);
 CREATE OR REPLACE TEMP TABLE _nsys_nvtx (
     ord BIGINT, start_ns BIGINT, end_ns BIGINT, event_type BIGINT, text VARCHAR, text_id BIGINT, global_tid BIGINT,
     domain_id BIGINT);

@@ -15,8 +15,9 @@
 --     before the call returned (a short kernel on an idle GPU starts ~5 us into a 6 us cudaLaunchKernel);
 --     a graph launch is the launch of every kernel of its graph, so each is bound to it or to the kernel
 --     before it on its stream;
---   event: the work another stream recorded an event after, when a Stream Wait Event (Kineto's cuda_sync)
---     made this node's stream wait for it, released at its end.
+--   event: the work another stream recorded an event after, when a Stream Wait Event (Kineto's cuda_sync; an
+--     nsys export's synchronization row, ingest_nsys_insert.sql) made this node's stream wait for it, or an
+--     Ascend EVENT_WAIT task held its stream, released at its end.
 -- Candidates of a host node:
 --   thread: the previous host node on its lane, released at its end;
 --   sync (synchronising calls only): the device work it waited for, released at its end: the event's work
@@ -201,6 +202,37 @@ FROM (SELECT s.*, l.lane AS stream_lane,
                              AND r.ph = 'X' AND regexp_matches(r.name, '(?i)^event_record$')))) s
 ASOF JOIN (SELECT * FROM _cp_nodes WHERE side = 'device') d
   ON d.run_id = s.run_id AND d.lane = s.stream_lane AND d.end_ns <= s.limit_ns;
+
+INSERT INTO _cp_waits
+-- a Stream Wait Event that names no record (an Nsight Systems export's synchronisation rows give the waiting
+-- stream and an event id, never the record; a Kineto trace older than its record correlation likewise): the
+-- event's work is taken to be the last activity launched, on another stream of the device, before the
+-- cudaStreamWaitEvent call (a record comes before its wait on the thread, and marks the work launched before
+-- it); the waiting work, the first activity on the waiting stream launched after the call, as above
+WITH waits AS (
+    SELECT t.run_id, t.stream_id, t.device_id, h.start_ns AS wait_ns
+    FROM trace_events t
+    JOIN host_events h ON h.run_id = t.run_id AND h.correlation_id = t.correlation_id AND launch_call(h.cat)
+    WHERE t.run_id IN (SELECT unnest($run_ids)) AND t.cat = 'cuda_sync' AND t.ph = 'X'
+      AND t.name = 'Stream Wait Event' AND json_extract(t.extra_args, '$.record_corr') IS NULL
+), launched AS (
+    SELECT d.run_id, d.id, d.end_ns, l.launch_ns, k.device_id, k.stream_id
+    FROM _cp_nodes d JOIN _cp_launch l USING (id) JOIN kernels k ON k.run_id = d.run_id AND k.seq = d.ref_seq
+    WHERE d.run_id IN (SELECT run_id FROM waits)
+), others AS (
+    -- each wait with each other stream of its device
+    SELECT w.*, o.stream_id AS other
+    FROM waits w JOIN (SELECT DISTINCT run_id, device_id, stream_id FROM launched) o
+      ON o.run_id = w.run_id AND o.stream_id <> w.stream_id
+     AND (o.device_id = w.device_id OR w.device_id IS NULL)
+), source AS (
+    -- per wait, of each other stream's last activity launched before the call, the latest launched
+    SELECT w.run_id, w.stream_id, w.wait_ns, arg_max(s.id, s.launch_ns) AS src, arg_max(s.end_ns, s.launch_ns) AS src_end
+    FROM others w ASOF JOIN launched s ON s.run_id = w.run_id AND s.stream_id = w.other AND s.launch_ns < w.wait_ns
+    GROUP BY w.run_id, w.stream_id, w.wait_ns
+)
+SELECT c.id, s.src AS pred, s.src_end AS release_ns, 'event' AS edge
+FROM source s ASOF JOIN launched c ON c.run_id = s.run_id AND c.stream_id = s.stream_id AND c.launch_ns > s.wait_ns;
 
 INSERT INTO _cp_waits
 -- Ascend's runtime tasks (trace_view.json, kind npu_task): an EVENT_WAIT on a stream holds it until an
