@@ -130,6 +130,24 @@ def test_cli_csv_columns_and_a_missing_step(tmp_path):
                           "run 'sim': no step 9")
 
 
+def _as_kineto_and_true(tmp_path, sch, form, file):
+    """The schedule as a Kineto trace and in `form` (written to `file`): the same rows from both, the whole
+    trace and step 2, and the simulator's path."""
+    sim.write(tmp_path / "k.json", sch)
+    sim.write(tmp_path / file, sch, form=form)
+    con = tracedb.connect(str(tmp_path / "s.duckdb"))
+    try:
+        for name, path in (("gpu", "k.json"), ("other", file)):
+            tracedb.ingest_trace(con, str(tmp_path / path), name=name)
+        for step in (None, 2):
+            got = {r: [(x["start_us"], x["end_us"], x["category"], x["kernel"]) for x in rows(con, run=r, step=step)]
+                   for r in ("gpu", "other")}
+            assert got["other"] == got["gpu"]
+            assert sim.merge([(ns(s), ns(e), c) for s, e, c, _ in got["other"]]) == sim.merge(sim.true_path(sch, step))
+    finally:
+        con.close()
+
+
 @pytest.mark.parametrize("seed", SEEDS)
 def test_ascend_event_tasks_give_the_waits_path(tmp_path, seed):
     """Cross-stream waits and event syncs in Ascend's form: EVENT_RECORD / EVENT_WAIT tasks that name no event
@@ -137,19 +155,7 @@ def test_ascend_event_tasks_give_the_waits_path(tmp_path, seed):
     Kineto trace's (whose cuda_sync events name the event) and the simulator's."""
     sch = sim.simulate(seed)
     assert any(w[2] is not None for w in sch.waits) and sch.event_syncs
-    sim.write(tmp_path / "k.json", sch)
-    sim.write(tmp_path / "trace_view.json", sch, form="ascend")
-    con = tracedb.connect(str(tmp_path / "s.duckdb"))
-    try:
-        for name, file in (("gpu", "k.json"), ("npu", "trace_view.json")):
-            tracedb.ingest_trace(con, str(tmp_path / file), name=name)
-        for step in (None, 2):
-            got = {r: [(x["start_us"], x["end_us"], x["category"], x["kernel"]) for x in rows(con, run=r, step=step)]
-                   for r in ("gpu", "npu")}
-            assert got["npu"] == got["gpu"]
-            assert sim.merge([(ns(s), ns(e), c) for s, e, c, _ in got["npu"]]) == sim.merge(sim.true_path(sch, step))
-    finally:
-        con.close()
+    _as_kineto_and_true(tmp_path, sch, "ascend", "trace_view.json")
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -160,19 +166,7 @@ def test_nsys_stream_waits_give_the_waits_path(tmp_path, seed):
     the simulator's. (Event syncs: none here, nsys keeps no form of them that names the event's work.)"""
     sch = sim.simulate(seed, event_p=0)
     assert any(n.edge == "event" for n in sch.nodes)
-    sim.write(tmp_path / "k.json", sch)
-    sim.write(tmp_path / "s.sqlite", sch, form="nsys")
-    con = tracedb.connect(str(tmp_path / "s.duckdb"))
-    try:
-        for name, file in (("gpu", "k.json"), ("nsys", "s.sqlite")):
-            tracedb.ingest_trace(con, str(tmp_path / file), name=name)
-        for step in (None, 2):
-            got = {r: [(x["start_us"], x["end_us"], x["category"], x["kernel"]) for x in rows(con, run=r, step=step)]
-                   for r in ("gpu", "nsys")}
-            assert got["nsys"] == got["gpu"]
-            assert sim.merge([(ns(s), ns(e), c) for s, e, c, _ in got["nsys"]]) == sim.merge(sim.true_path(sch, step))
-    finally:
-        con.close()
+    _as_kineto_and_true(tmp_path, sch, "nsys", "s.sqlite")
 
 
 @pytest.mark.parametrize("seed", SEEDS[:4])
