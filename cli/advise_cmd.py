@@ -20,7 +20,7 @@ def advise(
                                                              "a bar each of its time at stake).")] = "table",
     threshold: Annotated[Optional[list[str]], typer.Option(
         "--threshold", help="RULE.KEY=VALUE, repeatable: " + ", ".join(
-            f"{rule}.{key} ({value:g})" for rule, keys in RULES.items() for key, value in keys.items())
+            f"{rule}.{key} ({value:.15g})" for rule, keys in RULES.items() for key, value in keys.items())
         + ".")] = None,
     fail_on: Annotated[Optional[str], typer.Option(
         "--fail-on", help="Exit 1 when a finding of this severity or above exists: info, low, medium, high, "

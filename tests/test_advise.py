@@ -137,6 +137,8 @@ def test_threshold_parsing():
     for bad in ("idle-gap=5", "nope.x=1", "idle-gap.nope=1", "idle-gap.min_gap_us=abc", "idle-gap.min_gap_us=-1"):
         with pytest.raises(UsageError):
             rules.thresholds([bad])
+    # the notes give each threshold as a user would type it back: 1048576, not 1.04858e+06
+    assert "max_bytes=1048576," in rules.described(rules.thresholds())
 
 
 def test_one_run_has_no_slow_rank_and_notes_say_so(stores):

@@ -47,4 +47,4 @@ def severity_at_least(severity: str, floor: str) -> bool:
 
 def described(th: dict) -> str:
     """The thresholds as one line for a note."""
-    return "; ".join(f"{rule}: " + ", ".join(f"{k}={v:g}" for k, v in keys.items()) for rule, keys in th.items())
+    return "; ".join(f"{rule}: " + ", ".join(f"{k}={v:.15g}" for k, v in keys.items()) for rule, keys in th.items())
