@@ -28,9 +28,6 @@ from tracedb.errors import TracedbError
 TITLE = "advise: findings ranked by the step time at stake"
 # the HTML page's chart: a bar per finding of its time at stake (engine/rendering/charts.py)
 CHART = Chart(frozenset({"rule", "run", "severity", "at_stake_us"}), "advise")
-RULE_TABLES = ("_adv_idle_gap", "_adv_exposed_comm", "_adv_slow_rank", "_adv_roofline_gap", "_adv_host_bound",
-               "_adv_sync_in_step", "_adv_slow_link", "_adv_small_collectives", "_adv_pipeline_bubble",
-               "_adv_pageable_copy")
 
 
 class Advice:
@@ -52,9 +49,6 @@ def build(con, fmt: str = "table", runs=(), tags=(), profile: str | None = None,
     for rid, base in con.execute("SELECT run_id, base FROM _adv_runs WHERE base = 'span' ORDER BY run_id").fetchall():
         notes.append(f"run '{names[rid]}': no ProfilerStep#N annotation nor Step Id: at_stake_pct is of the run's "
                      "span")
-    for table in RULE_TABLES:   # a rule that does not run has no finding
-        con.execute(f"CREATE OR REPLACE TEMP TABLE {table} (rule VARCHAR, run_id INTEGER, step BIGINT, layer BIGINT, "
-                    "kernel VARCHAR, at_stake_ns BIGINT, base_ns BIGINT, finding VARCHAR, evidence VARCHAR)")
     sql.run(con, "advise_idle_gap", {"run_ids": ids, "min_gap_ns": round(th["idle-gap"]["min_gap_us"] * 1000)})
     _breakdowns(con, b)
     sql.run(con, "advise_exposed_comm", {"min_pct": th["exposed-comm"]["min_pct"]})
@@ -158,25 +152,17 @@ def _collectives(con, b, th, profile) -> list[str]:
 
 
 def _pipeline_bubble(con, b, th, profile) -> list[str]:
-    """Report pipeline's stage rows of the runs that are pipeline stages (none: silent), then the rule."""
+    """Report pipeline over the runs that are pipeline stages (none: silent), then the rule over its stage rows."""
     from tracedb.engine.reports import pipeline
-    con.execute("CREATE OR REPLACE TEMP TABLE _adv_pp (run_id INTEGER, step BIGINT, busy_ns BIGINT, bubble_ns BIGINT, "
-                "microbatches BIGINT, stages BIGINT)")
     if not pipeline._candidates(con, b.run_ids):
         return []
+    con.execute("DROP TABLE IF EXISTS _pl_rows")        # an earlier report's rows are not these runs'
     try:
-        res = pipeline.build(con, "json", runs=[b.run_names[r] for r in b.run_ids], tags=[], profile=profile)
+        pipeline.build(con, "json", runs=[b.run_names[r] for r in b.run_ids], tags=[], profile=profile)
     except TracedbError as e:
         return [f"pipeline-bubble: not checked ({str(e).split(';')[0]})"]
-    at = {c: i for i, c in enumerate(res.columns)}
-    by_name = {n: r for r, n in b.run_names.items()}
-    rows = [(by_name[row[at["run"]]], row[at["step"]], int(Decimal(row[at["busy_us"]]) * 1000),
-             int(Decimal(row[at["bubble_us"]]) * 1000), row[at["microbatches"]], row[at["stages"]])
-            for row in res.rows if row[at["unit"]] == "stage" and row[at["run"]] in by_name
-            and None not in (row[at["busy_us"]], row[at["bubble_us"]], row[at["microbatches"]], row[at["stages"]])]
-    if rows:
-        con.executemany("INSERT INTO _adv_pp VALUES (?, ?, ?, ?, ?, ?)", rows)
-    sql.run(con, "advise_pipeline_bubble", {"min_pct": th["min_pct"]})
+    if con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = '_pl_rows'").fetchone()[0]:
+        sql.run(con, "advise_pipeline_bubble", {"min_pct": th["min_pct"]})
     return []
 
 

@@ -11,7 +11,7 @@
 --   _adv_runs (advise_runs.sql).
 -- Parameters:
 --   $min_pct DOUBLE: the least share of the step time, %
--- Output: TEMP _adv_exposed_comm, one finding per run at or above the threshold:
+-- Output: TEMP _adv_findings (advise_runs.sql makes it), rows added: one finding per run at or above the threshold:
 --   rule VARCHAR: exposed-comm
 --   run_id INTEGER: the run
 --   step BIGINT: the step with the most exposed communication; NULL without steps
@@ -21,7 +21,7 @@
 --   base_ns BIGINT: the run's step time (_adv_runs.base_ns), the denominator of at_stake_pct
 --   finding VARCHAR: one line
 --   evidence VARCHAR: the figures and the report command
-CREATE OR REPLACE TEMP TABLE _adv_exposed_comm AS
+INSERT INTO _adv_findings BY NAME
 WITH units AS (
     SELECT run_id, step, communication_ns, busy_ns - computing_ns AS exposed_ns FROM _adv_bd_step
     UNION ALL

@@ -3,9 +3,7 @@
 -- >= 10 high, >= 5 medium, >= 3 low, else info.
 -- What to try: per rule, in the vocabulary of the run's vendor (_adv_runs.vendor: CUDA on NVIDIA, HIP and
 -- ROCm on AMD, CANN, aclgraph and HCCL on Ascend).
--- Inputs: _adv_idle_gap, _adv_exposed_comm, _adv_slow_rank, _adv_roofline_gap, _adv_host_bound, _adv_sync_in_step,
---   _adv_slow_link, _adv_small_collectives, _adv_pipeline_bubble, _adv_pageable_copy (advise_*.sql; a rule that did
---   not run has an empty table), _adv_runs (advise_runs.sql).
+-- Inputs: _adv_findings (every rule's rows, advise_*.sql), _adv_runs (advise_runs.sql).
 -- Parameters:
 --   $run_ids INTEGER[]: the runs, in output order for equal time at stake
 -- Output: rows, one per finding, the largest time at stake first:
@@ -23,28 +21,8 @@
 --   finding VARCHAR: one line
 --   evidence VARCHAR: the rows that show it and the `tracedb report ...` command that prints them
 --   try VARCHAR: what to try
-WITH f AS (
-    SELECT rule, run_id, step, layer, kernel, at_stake_ns, base_ns, finding, evidence FROM _adv_idle_gap
-    UNION ALL
-    SELECT rule, run_id, step, layer, kernel, at_stake_ns, base_ns, finding, evidence FROM _adv_exposed_comm
-    UNION ALL
-    SELECT rule, run_id, step, layer, kernel, at_stake_ns, base_ns, finding, evidence FROM _adv_slow_rank
-    UNION ALL
-    SELECT rule, run_id, step, layer, kernel, at_stake_ns, base_ns, finding, evidence FROM _adv_roofline_gap
-    UNION ALL
-    SELECT rule, run_id, step, layer, kernel, at_stake_ns, base_ns, finding, evidence FROM _adv_host_bound
-    UNION ALL
-    SELECT rule, run_id, step, layer, kernel, at_stake_ns, base_ns, finding, evidence FROM _adv_sync_in_step
-    UNION ALL
-    SELECT rule, run_id, step, layer, kernel, at_stake_ns, base_ns, finding, evidence FROM _adv_slow_link
-    UNION ALL
-    SELECT rule, run_id, step, layer, kernel, at_stake_ns, base_ns, finding, evidence FROM _adv_small_collectives
-    UNION ALL
-    SELECT rule, run_id, step, layer, kernel, at_stake_ns, base_ns, finding, evidence FROM _adv_pipeline_bubble
-    UNION ALL
-    SELECT rule, run_id, step, layer, kernel, at_stake_ns, base_ns, finding, evidence FROM _adv_pageable_copy
-), p AS (
-    SELECT f.*, 100.0 * f.at_stake_ns / nullif(f.base_ns, 0) AS pct FROM f
+WITH p AS (
+    SELECT f.*, 100.0 * f.at_stake_ns / nullif(f.base_ns, 0) AS pct FROM _adv_findings f
 )
 SELECT p.rule,
     CASE WHEN p.pct >= 20 THEN 'critical' WHEN p.pct >= 10 THEN 'high' WHEN p.pct >= 5 THEN 'medium'

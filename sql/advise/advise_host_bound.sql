@@ -16,7 +16,7 @@
 -- Inputs: _cp_path (critical_path_segments.sql: one path per run and step), _adv_runs (advise_runs.sql).
 -- Parameters:
 --   $min_pct DOUBLE: the least share of the step time, %
--- Output: TEMP _adv_host_bound, one finding per run at or above the threshold:
+-- Output: TEMP _adv_findings (advise_runs.sql makes it), rows added: one finding per run at or above the threshold:
 --   rule VARCHAR: host-bound
 --   run_id INTEGER: the run
 --   step BIGINT: the step with the most host work on its path; NULL without steps
@@ -26,7 +26,7 @@
 --   base_ns BIGINT: the run's step time (_adv_runs.base_ns), the denominator of at_stake_pct
 --   finding VARCHAR: one line
 --   evidence VARCHAR: the split by category and the report command
-CREATE OR REPLACE TEMP TABLE _adv_host_bound AS
+INSERT INTO _adv_findings BY NAME
 WITH host AS (
     SELECT path::INTEGER AS run_id, step, category, sum(end_ns - start_ns)::BIGINT AS ns
     FROM _cp_path

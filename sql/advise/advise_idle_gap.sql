@@ -22,7 +22,7 @@
 --   step BIGINT: the ProfilerStep#N its start lies in; without one, the Step Id of the activity that ends at
 --     its start (Ascend kernel_details.csv); NULL outside every step
 --   host VARCHAR: the host event overlapping it longest (`name [cat]`, overlap); NULL without one
--- Output: TEMP _adv_idle_gap, one finding per run and device with gaps:
+-- Output: TEMP _adv_findings (advise_runs.sql makes it), rows added: one finding per run and device with gaps:
 --   rule VARCHAR: idle-gap
 --   run_id INTEGER: the run
 --   step BIGINT: the step of every gap when they all lie in one, else NULL
@@ -75,7 +75,7 @@ SELECT g.run_id, g.device_id, g.gap_start_ns, g.gap_end_ns, g.rel_start_ns,
     h.host
 FROM gaps g
 LEFT JOIN host h USING (run_id, device_id, gap_start_ns);
-CREATE OR REPLACE TEMP TABLE _adv_idle_gap AS
+INSERT INTO _adv_findings BY NAME
 WITH per AS (
     SELECT run_id, device_id, count(*) AS n, sum(gap_end_ns - gap_start_ns)::BIGINT AS ns,
         max(gap_end_ns - gap_start_ns) AS longest,

@@ -14,7 +14,7 @@
 -- Parameters:
 --   $run_ids INTEGER[]: the runs
 --   $min_pct DOUBLE: the least share of the step time, %
--- Output: TEMP _adv_pageable_copy, one finding per run at or above the threshold:
+-- Output: TEMP _adv_findings (advise_runs.sql makes it), rows added: one finding per run at or above the threshold:
 --   rule VARCHAR: pageable-copy
 --   run_id INTEGER: the run
 --   step BIGINT: NULL (every step)
@@ -24,7 +24,7 @@
 --   base_ns BIGINT: the run's step time, the denominator of at_stake_pct
 --   finding VARCHAR: one line
 --   evidence VARCHAR: counts and time per copy kind, and the report command
-CREATE OR REPLACE TEMP TABLE _adv_pageable_copy AS
+INSERT INTO _adv_findings BY NAME
 WITH copies AS (
     SELECT run_id, name, count(*) AS n, sum(dur_ns)::BIGINT AS ns
     FROM kernels

@@ -12,11 +12,11 @@
 -- Limits: the ideal is 1F1B's (and GPipe's): an interleaved (virtual) pipeline or DualPipe has a smaller one,
 -- so their excess is understated. Passes of unequal time (the first and last stages' embedding and loss) add
 -- a bubble the ideal does not have. A rank whose stage report pipeline cannot tell has no stage row: silent.
--- Inputs: _adv_pp (report pipeline's stage rows: run_id, step, busy_ns, bubble_ns, microbatches, stages),
---   _adv_runs (advise_runs.sql).
+-- Inputs: _pl_rows (report pipeline's rows, pipeline_report.sql: its stage rows, unit 'stage'), _adv_runs
+--   (advise_runs.sql).
 -- Parameters:
 --   $min_pct DOUBLE: the least share of the step time, %
--- Output: TEMP _adv_pipeline_bubble, one finding per rank at or above the threshold:
+-- Output: TEMP _adv_findings (advise_runs.sql makes it), rows added: one finding per rank at or above the threshold:
 --   rule VARCHAR: pipeline-bubble
 --   run_id INTEGER: the rank's run
 --   step BIGINT: the step with the most excess when there are several, else that step
@@ -26,12 +26,13 @@
 --   base_ns BIGINT: the run's step time, the denominator of at_stake_pct
 --   finding VARCHAR: one line
 --   evidence VARCHAR: its bubble against the ideal, and the report command
-CREATE OR REPLACE TEMP TABLE _adv_pipeline_bubble AS
+INSERT INTO _adv_findings BY NAME
 WITH rows_ AS (
-    SELECT run_id, step, busy_ns, bubble_ns, microbatches AS m, stages AS p,
-        CAST(busy_ns * (stages - 1) / microbatches AS BIGINT) AS ideal_ns
-    FROM _adv_pp
-    WHERE stages >= 2 AND microbatches >= 1 AND busy_ns > 0
+    -- µs with 3 decimals: exact ns
+    SELECT run_id, step, CAST(busy_us * 1000 AS BIGINT) AS busy_ns, CAST(bubble_us * 1000 AS BIGINT) AS bubble_ns,
+        microbatches AS m, stages AS p, CAST(busy_us * 1000 * (stages - 1) / microbatches AS BIGINT) AS ideal_ns
+    FROM _pl_rows
+    WHERE unit = 'stage' AND run_id IN (SELECT run_id FROM _adv_runs) AND stages >= 2 AND microbatches >= 1 AND busy_us > 0 AND bubble_us IS NOT NULL
 ), per AS (
     SELECT run_id, sum(greatest(bubble_ns - ideal_ns, 0))::BIGINT AS ns, sum(bubble_ns)::BIGINT AS bubble,
         sum(ideal_ns)::BIGINT AS ideal, arg_max(step, bubble_ns - ideal_ns) AS worst, any_value(p) AS p,

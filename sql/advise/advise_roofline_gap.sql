@@ -13,7 +13,7 @@
 -- Parameters:
 --   $min_share_pct DOUBLE: the least share of the run's kernel time, %
 --   $max_achieved_pct DOUBLE: the achieved share of attainable below which the rule fires, %
--- Output: TEMP _adv_roofline_gap, one finding per run and kernel name:
+-- Output: TEMP _adv_findings (advise_runs.sql makes it), rows added: one finding per run and kernel name:
 --   rule VARCHAR: roofline-gap
 --   run_id INTEGER: the run
 --   step BIGINT: NULL (every step)
@@ -54,7 +54,7 @@ SELECT k.run_id, k.name, bool_or(coalesce(k.rated, false)) AS rated,
 FROM k JOIN totals t USING (run_id)
 GROUP BY k.run_id, k.name
 HAVING 100.0 * sum(k.dur_ns) >= $min_share_pct * min(t.total_ns);
-CREATE OR REPLACE TEMP TABLE _adv_roofline_gap AS
+INSERT INTO _adv_findings BY NAME
 WITH g AS (
     SELECT h.*, 100 * h.t_ideal / (h.ns_rated * 1e-9) AS pct FROM _adv_roofline_hot h WHERE h.ns_rated > 0
 )

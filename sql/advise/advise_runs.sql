@@ -24,6 +24,19 @@
 --   base VARCHAR: step | span: which one
 --   step_source VARCHAR: ProfilerStep#N | Step Id: where the steps come from; NULL without steps
 --   cmd VARCHAR: `--db DB --run RUN`, shell-quoted
+-- Output: TEMP _adv_findings, empty: every rule (advise_*.sql) adds its findings to it, one row each; a rule that
+--   does not run adds none:
+--   rule VARCHAR: the rule
+--   run_id INTEGER: the run the finding is about
+--   step BIGINT: the step it is about; NULL: every step
+--   layer BIGINT: the layer; NULL: none
+--   kernel VARCHAR: the kernel or collective; NULL: none
+--   at_stake_ns BIGINT: the time at stake
+--   base_ns BIGINT: the step time at_stake_pct is of
+--   finding VARCHAR: one line
+--   evidence VARCHAR: the rows that show it and the report command
+CREATE OR REPLACE TEMP TABLE _adv_findings (rule VARCHAR, run_id INTEGER, step BIGINT, layer BIGINT, kernel VARCHAR,
+    at_stake_ns BIGINT, base_ns BIGINT, finding VARCHAR, evidence VARCHAR);
 CREATE OR REPLACE TEMP MACRO adv_word(s) AS
     CASE WHEN regexp_full_match(s, '[A-Za-z0-9._/:=@+,-]+') THEN s ELSE '''' || replace(s, '''', '''"''"''') || '''' END;
 CREATE OR REPLACE TEMP TABLE _adv_runs AS

@@ -28,7 +28,7 @@
 --   $min_excess_pct DOUBLE: the least excess over the median transfer, %
 --   $min_excess_us DOUBLE: the least excess over the median transfer, us
 --   $min_pct DOUBLE: the least share of a rank's step time, %
--- Output: TEMP _adv_slow_link, one finding per rank at or above the threshold:
+-- Output: TEMP _adv_findings (advise_runs.sql makes it), rows added: one finding per rank at or above the threshold:
 --   rule VARCHAR: slow-link
 --   run_id INTEGER: the rank's run
 --   step BIGINT: NULL (every step)
@@ -38,7 +38,7 @@
 --   base_ns BIGINT: the run's step time, the denominator of at_stake_pct
 --   finding VARCHAR: one line
 --   evidence VARCHAR: the slowest instances against the median, and the report command
-CREATE OR REPLACE TEMP TABLE _adv_slow_link AS
+INSERT INTO _adv_findings BY NAME
 WITH inst AS (
     -- the size as report collectives takes it: c10d's, else the largest the Ascend profiler counts a member moving
     SELECT grp, mkey, min(op) AS op, coalesce(min(nbytes), max(prof_bytes)) AS nbytes, count(DISTINCT run_id) AS members,

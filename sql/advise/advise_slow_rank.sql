@@ -8,7 +8,7 @@
 -- Inputs: _adv_slow_cand, _adv_waits (run_id, waited_ns: report blame's rows summed per late rank), _adv_runs
 --   (advise_runs.sql).
 -- Parameters: none.
--- Output: TEMP _adv_slow_rank, one finding per candidate:
+-- Output: TEMP _adv_findings (advise_runs.sql makes it), rows added: one finding per candidate:
 --   rule VARCHAR: slow-rank
 --   run_id INTEGER: the slow rank's run
 --   step BIGINT: NULL (every step)
@@ -18,7 +18,7 @@
 --   base_ns BIGINT: the denominator of at_stake_pct: the other ranks' step time, else its own
 --   finding VARCHAR: one line
 --   evidence VARCHAR: the figures and the report commands
-CREATE OR REPLACE TEMP TABLE _adv_slow_rank AS
+INSERT INTO _adv_findings BY NAME
 WITH others AS (
     SELECT c.run_id, sum(o.base_ns) FILTER (WHERE o.run_id <> c.run_id)::BIGINT AS base_ns,
         coalesce(' --tag job=' || adv_word(c.job),

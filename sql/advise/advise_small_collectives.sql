@@ -18,7 +18,7 @@
 --   $max_bytes BIGINT: the largest message counted as small
 --   $min_per_step DOUBLE: the fewest small ops a step (the run: its steps, at least 1)
 --   $min_pct DOUBLE: the least share of the step time, %
--- Output: TEMP _adv_small_collectives, one finding per run at or above the thresholds:
+-- Output: TEMP _adv_findings (advise_runs.sql makes it), rows added: one finding per run at or above the thresholds:
 --   rule VARCHAR: small-collectives
 --   run_id INTEGER: the run
 --   step BIGINT: NULL (every step)
@@ -28,7 +28,7 @@
 --   base_ns BIGINT: the run's step time, the denominator of at_stake_pct
 --   finding VARCHAR: one line
 --   evidence VARCHAR: counts and sizes per op, and the report command
-CREATE OR REPLACE TEMP TABLE _adv_small_collectives AS
+INSERT INTO _adv_findings BY NAME
 WITH small AS (
     SELECT run_id, op, coalesce(nbytes, prof_bytes) AS nbytes, end_ns - start_ns AS ns FROM _coll_ops
     WHERE coalesce(nbytes, prof_bytes) > 0 AND coalesce(nbytes, prof_bytes) < $max_bytes AND end_ns > start_ns

@@ -18,7 +18,7 @@
 -- Parameters:
 --   $run_ids INTEGER[]: the runs
 --   $min_pct DOUBLE: the least share of the step time, %
--- Output: TEMP _adv_sync_in_step, one finding per run at or above the threshold:
+-- Output: TEMP _adv_findings (advise_runs.sql makes it), rows added: one finding per run at or above the threshold:
 --   rule VARCHAR: sync-in-step
 --   run_id INTEGER: the run
 --   step BIGINT: the step of every bubble when they all lie in one, else NULL
@@ -28,7 +28,7 @@
 --   base_ns BIGINT: the run's step time, the denominator of at_stake_pct
 --   finding VARCHAR: one line
 --   evidence VARCHAR: the longest bubbles with their call and step, and the report command for the longest's step
-CREATE OR REPLACE TEMP TABLE _adv_sync_in_step AS
+INSERT INTO _adv_findings BY NAME
 WITH acts AS (
     SELECT run_id, coalesce(device_id, -1) AS device_id, start_ns AS s, start_ns + dur_ns AS e
     FROM kernels
