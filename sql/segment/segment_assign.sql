@@ -120,14 +120,19 @@ SELECT *, row_number() OVER (PARTITION BY run_id, pass, block ORDER BY start_ns,
 CREATE OR REPLACE TEMP TABLE _epilogue AS
 WITH last_block AS (
     SELECT run_id, pass, max(block) AS lb FROM _blocked WHERE block IS NOT NULL GROUP BY ALL
+), anchor_names AS MATERIALIZED (
+    -- each anchor's kernel name, joined once before the self-join below: with both joins of _blocked inside
+    -- it, DuckDB's planner put a join on run_id alone first at 1,024 ranks (a 2.5e13-row estimate): 250 s
+    -- and 20 GB, where 512 ranks took 1.8 s
+    SELECT a.run_id, a.pass, a.block, k.name
+    FROM _anchor_pass a JOIN _blocked k ON k.run_id = a.run_id AND k.seq = a.seq
 ), ref AS MATERIALIZED (
     -- the latest earlier block of the pass whose anchor has the last block's anchor name
     SELECT l.run_id, l.pass, l.lb, max(a2.block) AS rb
     FROM last_block l
-    JOIN _anchor_pass a1 ON a1.run_id = l.run_id AND a1.pass = l.pass AND a1.block = l.lb
-    JOIN _blocked k1 ON k1.run_id = a1.run_id AND k1.seq = a1.seq
-    JOIN _anchor_pass a2 ON a2.run_id = l.run_id AND a2.pass = l.pass AND a2.block < l.lb
-    JOIN _blocked k2 ON k2.run_id = a2.run_id AND k2.seq = a2.seq AND k2.name IS NOT DISTINCT FROM k1.name
+    JOIN anchor_names a1 ON a1.run_id = l.run_id AND a1.pass = l.pass AND a1.block = l.lb
+    JOIN anchor_names a2 ON a2.run_id = l.run_id AND a2.pass = l.pass AND a2.block < l.lb
+     AND a2.name IS NOT DISTINCT FROM a1.name
     GROUP BY ALL
 ), named AS MATERIALIZED (
     -- the kernels' names come with _blocked (_member): the kernels view joined here again and again cost 2 s
