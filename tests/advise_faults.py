@@ -38,6 +38,12 @@ Faults (one at a time):
             c10d's metadata (16 Mi bf16 elements a layer, 128 Mi for the exposed fault's), which the Ascend form
             (no communication.json) does not: there no rule may fire
 
+  moe       every layer's first GEMM is an MoE layer's two expert GEMMs instead (vLLM's fused_moe_kernel, gate-up
+            then down, launched by one vllm::outplace_fused_experts op whose input shapes give their work; Ascend:
+            two GroupedMatmul), and rank MOE_HOT's experts get MOE_FACTOR times the routed tokens of the others,
+            so its GEMMs take that much longer: planted, as the slow fault's, the others' wait for it at every
+            all-reduce (moe_even: the same layers with every rank's tokens equal, a clean job no rule may flag)
+
 Ascend form (form="ascend", write_ascend / store): the same job as 4 torch_npu profiler folders
 `<folder>/rank_N_ascend_pt/` (ASCEND_PROFILER_OUTPUT/kernel_details.csv, profiler_info_N.json naming the rank and
 an Ascend910B3 chip, profiler_metadata.json naming rank and world size), ingested as one folder
@@ -66,7 +72,13 @@ MM_DIMS = [[4096, 3072], [3072, 4096]]
 ADD_DIMS = [[4096, 4096], [4096, 4096], []]
 ADD_BYTES = 3 * 4096 * 4096 * 2
 H100_TBS = 3.35e12
-FAULTS = ("clean", "idle", "exposed", "slow", "roofline", "host", "sync", "link", "small", "pageable")
+# MoE layers (faults moe, moe_even): hidden_states [MOE_T, MOE_K], top-k MOE_TOPK of MOE_E experts, intermediate
+# MOE_N: gate-up 2*T*k*2N*K = 68.7 GFLOP in 2/3 of G1_US (~70 % of the H100's 989 TFLOP/s), down half that
+MOE_T, MOE_K, MOE_N, MOE_E, MOE_TOPK = 2048, 2048, 2048, 8, 2
+MOE_HOT, MOE_FACTOR = 1, 1.3
+FAULTS = ("clean", "idle", "exposed", "slow", "roofline", "host", "sync", "link", "small", "pageable", "moe")
+# clean jobs of another shape: no rule may fire on them
+CLEAN = ("clean", "moe_even")
 # faults the Ascend form cannot show (no host side; no message sizes without communication.json): no rule may fire
 KINETO_ONLY = ("host", "sync", "link", "small", "pageable")
 FORMS = ("kineto", "ascend")
@@ -74,6 +86,9 @@ TBS = {"kineto": H100_TBS, "ascend": 1.6e12}            # Ascend 910B3: engine/r
 BASE_US = BASE_NS // 1000
 CHIP = "Ascend910B3"
 ASCEND_MM = ('"4096,1024;1024,4096"', "DT_BF16;DT_BF16", "ND;ND", '"4096,4096"', "DT_BF16", "ND")
+# the Ascend form's expert GEMMs: gate-up x [tokens x top-k / 2, 1024] @ [E, 1024, 4096], down [.., 2048] @ [E, 2048,
+# 1024]: 17.2 and 8.6 GFLOP in 100 and 50 µs, ~55 % of the 910B3's 313 TFLOP/s
+ASCEND_MOE_K = 1024
 ASCEND_ADD = ('"4096,4096;4096,4096"', "DT_BF16;DT_BF16", "ND;ND", '"4096,4096"', "DT_BF16", "ND")
 # kernel_details.csv as torch_npu writes it (tests/test_ascend_host.py FULL)
 KD_COLUMNS = ["Step Id", "Device_id", "Model ID", "Task ID", "Stream ID", "Name", "Type", "OP State",
@@ -82,14 +97,14 @@ KD_COLUMNS = ["Step Id", "Device_id", "Model ID", "Task ID", "Stream ID", "Name"
               "Output Data Types", "Output Formats", "Context ID", "aicore_time(us)"]
 RULE_OF = {"idle": "idle-gap", "exposed": "exposed-comm", "slow": "slow-rank", "roofline": "roofline-gap",
            "host": "host-bound", "sync": "sync-in-step", "link": "slow-link", "small": "small-collectives",
-           "pageable": "pageable-copy"}
+           "pageable": "pageable-copy", "moe": "moe-imbalance"}
 
 
 def job(seed=0, fault="clean", form="kineto"):
     """(events per rank, planted time at stake in µs: the sum the fault's rule should report over the job).
     Each kernel event also lands, as (kind, start µs, dur µs, step), in the `kernels` list the Ascend form
     writes: job(...)[0] is the Kineto events, job.kernels (set on the call) the abstract kernels per rank."""
-    assert fault in FAULTS and form in FORMS, (fault, form)
+    assert fault in FAULTS + CLEAN and form in FORMS, (fault, form)
     rnd = random.Random(seed)
     ev = [[] for _ in range(RANKS)]
     corr = [0] * RANKS
@@ -125,6 +140,26 @@ def job(seed=0, fault="clean", form="kineto"):
                       "dur": round(dur, 3), "args": kargs})
         kernels[r].append((name, round(start, 3), round(dur, 3), step[0]))
 
+    def experts(r, start, dur, tokens):
+        """An MoE layer's two expert GEMMs (gate-up 2/3 of `dur`, then down), launched 1 and 3 µs into one 6 µs
+        vllm::outplace_fused_experts op with `tokens` routed tokens; Ascend: two GroupedMatmul."""
+        t = round(start - 8, 3)
+        op(r, "vllm::outplace_fused_experts", t, 6, **{
+            "Input Dims": [[tokens, MOE_K], [MOE_E, 2 * MOE_N, MOE_K], [MOE_E, MOE_K, MOE_N], [tokens, MOE_TOPK],
+                           [tokens, MOE_TOPK]],
+            "Input type": [BF, BF, BF, "float", "int"], "Concrete Inputs": [""] * 5})
+        at = start
+        for part, share, dt in (("gate", 2 / 3, 1), ("down", 1 / 3, 3)):
+            corr[r] += 1
+            op(r, "cudaLaunchKernel", t + dt, 0.5, cat="cuda_runtime", correlation=corr[r])
+            d = round(dur * share, 3)
+            ev[r].append({"ph": "X", "cat": "kernel", "name": "fused_moe_kernel", "pid": 0, "tid": 7,
+                          "ts": round(at, 3), "dur": d, "args": {"device": r, "stream": 7, "correlation": corr[r]}})
+            kernels[r].append((f"fused_moe_kernel:{part}:{tokens}", round(at, 3), d, step[0]))
+            at = round(at + d, 3)
+
+    moe = fault in ("moe", "moe_even")
+    tokens = [round(MOE_T * (MOE_FACTOR if fault == "moe" and r == MOE_HOT else 1)) for r in range(RANKS)]
     t = 100.0
     s_of = step      # the step being written (fault host plants its ops in step 2)
     host_ops = [[] for _ in range(RANKS)]    # fault host: (op start, op end, its launch's end) on thread 100
@@ -150,7 +185,8 @@ def job(seed=0, fault="clean", form="kineto"):
                 planted += IDLE_US * RANKS
             slow = [SLOW_FACTOR if (fault == "slow" and r == SLOW) else 1.0 for r in range(RANKS)]
             a = [jit(A_US) for _ in range(RANKS)]
-            g1 = [jit(G1_US * slow[r]) for r in range(RANKS)]
+            # an MoE layer's expert GEMMs take as long as their tokens make them
+            g1 = [jit(G1_US * slow[r] * tokens[r] / MOE_T) for r in range(RANKS)]
             g2 = [jit(G2_US * slow[r]) for r in range(RANKS)]
             arrival = [b + a[r] + 1 + g1[r] + 1 for r in range(RANKS)]
             d = D_US * (LINK_FACTOR if fault == "link" and s == 1 else 1)
@@ -161,16 +197,20 @@ def job(seed=0, fault="clean", form="kineto"):
                 planted += (d - D_US) * RANKS
             if fault == "small":
                 planted += sum(end - arrival[r] for r in range(RANKS))
-            if fault == "slow":
-                planted += sum(arrival[SLOW] - arrival[r] for r in range(RANKS) if r != SLOW)
+            if fault in ("slow", "moe"):
+                late = SLOW if fault == "slow" else MOE_HOT
+                planted += sum(arrival[late] - arrival[r] for r in range(RANKS) if r != late)
             h = HOST_US if fault == "host" and s == 1 else 0.0
             if h:   # the device waits H for each launch on thread 100: the kernels start H later, one after another
                 arrival = [b + h + a[r] + 1 + h + g1[r] + 1 for r in range(RANKS)]
                 end = max(arrival) + d
             for r in range(RANKS):
                 kernel(r, "flash_fwd_kernel", b + h, a[r], host_op="aten::_flash_attention_forward", host_us=h)
-                kernel(r, "gemm_kernel", b + h + a[r] + 1 + h, g1[r], dims=MM_DIMS, types=[BF, BF], host_op="aten::mm",
-                       host_us=h)
+                if moe:
+                    experts(r, b + a[r] + 1, g1[r], tokens[r])
+                else:
+                    kernel(r, "gemm_kernel", b + h + a[r] + 1 + h, g1[r], dims=MM_DIMS, types=[BF, BF],
+                           host_op="aten::mm", host_us=h)
                 if fault == "small":      # SMALL_COUNT messages back to back, the first waiting for the last rank
                     at = arrival[r]
                     for i in range(SMALL_COUNT):
@@ -238,6 +278,14 @@ def write_ascend(folder, seed=0, fault="clean"):
             elif name == "gemm_kernel":
                 name = op_type = "MatMulV3"
                 core, stream, shapes = "AI_CORE", 2, ASCEND_MM
+            elif name.startswith("fused_moe_kernel:"):      # x [M, K] (M = tokens x top-k), weight [E, K, N]
+                _, part, tok = name.split(":")
+                m = int(tok) * MOE_TOPK // 2
+                k, n = (ASCEND_MOE_K, 4 * ASCEND_MOE_K) if part == "gate" else (2 * ASCEND_MOE_K, ASCEND_MOE_K)
+                name = op_type = "GroupedMatmul"
+                core, stream = "AI_CORE", 2
+                shapes = (f'"{m},{k};{MOE_E},{k},{n};{MOE_E}"', "DT_BF16;DT_BF16;INT64", "ND;ND;ND", f'"{m},{n}"',
+                          "DT_BF16", "ND")
             elif name == "flash_fwd_kernel":
                 name = op_type = "FlashAttentionScore"
                 core, stream = "AI_CORE", 2

@@ -66,14 +66,33 @@ def test_each_rule_fires_on_its_fault_only(all_stores, form, fault):
         assert r["severity"] in rules.SEVERITIES
 
 
-@pytest.mark.parametrize("form", advise_faults.FORMS)
-def test_clean_job_is_silent_across_seeds(tmp_path, form):
-    for seed in range(10):
+def _silent_across_seeds(tmp_path, fault, seeds, form):
+    for seed in range(seeds):
         d = tmp_path / str(seed)
         d.mkdir()
-        db, _ = _store(d, "clean", seed, form)
+        db, _ = _store(d, fault, seed, form)
         r = cli("advise", "--db", db, "--tag", "job=job")
         assert r.stdout.strip() == "no finding", (seed, r.stdout)
+
+
+@pytest.mark.parametrize("form", advise_faults.FORMS)
+def test_clean_job_is_silent_across_seeds(tmp_path, form):
+    _silent_across_seeds(tmp_path, "clean", 10, form)
+
+
+@pytest.mark.parametrize("form", advise_faults.FORMS)
+def test_balanced_moe_job_is_silent(tmp_path, form):
+    """The MoE job with every rank's tokens equal: expert GEMMs of equal work whose times differ by jitter alone."""
+    _silent_across_seeds(tmp_path, "moe_even", 3, form)
+
+
+def test_moe_imbalance_names_the_hot_rank_and_its_experts(all_stores):
+    for form, kernel in (("kineto", "fused_moe_kernel"), ("ascend", "GroupedMatmul")):
+        rows = _findings(all_stores[form, "moe"][0])
+        assert [(r["rule"], r["rank"], r["kernel"]) for r in rows] == [("moe-imbalance", str(advise_faults.MOE_HOT),
+                                                                       kernel)]
+        assert "30.0 % more routed tokens" in rows[0]["finding"] and "24 of 24 expert GEMMs" in rows[0]["finding"]
+        assert "report roofline" in rows[0]["evidence"] and "load-balancing" in rows[0]["try"]
 
 
 def test_evidence_names_the_host_and_the_step(stores):

@@ -13,6 +13,7 @@ Each rule is a query file of sql/advise/ over what a report computes already:
     small-collectives  report collectives' ops and their sizes              advise_small_collectives.sql
     pipeline-bubble    report pipeline's stage rows                         advise_pipeline_bubble.sql
     pageable-copy      copies the trace names pageable                      advise_pageable_copy.sql
+    moe-imbalance      expert GEMMs' work (kernel_work) across a job's ranks  advise_moe_imbalance.sql
 
 advise_findings.sql ranks them by the time at stake and adds severity and what to try."""
 import shlex
@@ -52,6 +53,9 @@ def build(con, fmt: str = "table", runs=(), tags=(), profile: str | None = None,
     sql.run(con, "advise_idle_gap", {"run_ids": ids, "min_gap_ns": round(th["idle-gap"]["min_gap_us"] * 1000)})
     _breakdowns(con, b)
     sql.run(con, "advise_exposed_comm", {"min_pct": th["exposed-comm"]["min_pct"]})
+    # before slow-rank, which leaves out the time a rank's expert GEMMs take for its extra tokens
+    sql.run(con, "advise_moe_imbalance", {"run_ids": ids, "min_excess_pct": th["moe-imbalance"]["min_excess_pct"],
+                                          "min_pct": th["moe-imbalance"]["min_pct"]})
     notes += _slow_rank(con, b, th["slow-rank"], profile)
     notes += _roofline_gap(con, b, th["roofline-gap"], profile)
     notes += _host_bound(con, b, th["host-bound"])
@@ -74,7 +78,8 @@ def build(con, fmt: str = "table", runs=(), tags=(), profile: str | None = None,
 
 def _breakdowns(con, b):
     """Report breakdown's units by run and by step (breakdown_activity, breakdown_steps, breakdown_union), kept
-    as _adv_bd_run and _adv_bd_step (a run without steps has no rows in the latter)."""
+    as _adv_bd_run and _adv_bd_step (a run without steps has no rows in the latter), and each stepped activity's
+    step as _adv_act_step (run_id, seq, step)."""
     categories.categorize_kernels(con, b)
     sql.run(con, "breakdown_activity", {"run_ids": b.run_ids})
     con.execute("CREATE OR REPLACE TEMP TABLE _adv_act AS SELECT * FROM _bd_act")
@@ -84,6 +89,8 @@ def _breakdowns(con, b):
     con.execute("CREATE OR REPLACE TEMP TABLE _bd_act AS SELECT * FROM _adv_act")
     con.execute("CREATE OR REPLACE TEMP TABLE _bd_copy AS SELECT * FROM _adv_copy")
     sql.run(con, "breakdown_steps", {"run_ids": b.run_ids})
+    con.execute("CREATE OR REPLACE TEMP TABLE _adv_act_step AS SELECT run_id, seq, step FROM _bd_act "
+                "WHERE seq IS NOT NULL")
     sql.run(con, "breakdown_union")
     con.execute("CREATE OR REPLACE TEMP TABLE _adv_bd_step AS SELECT * FROM _bd_units WHERE step IS NOT NULL")
     con.execute("DROP TABLE _adv_act")

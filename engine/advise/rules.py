@@ -14,6 +14,7 @@ RULES = {
     "small-collectives": {"max_bytes": 1048576.0, "min_per_step": 8.0, "min_pct": 3.0},
     "pipeline-bubble": {"min_pct": 5.0},
     "pageable-copy": {"min_pct": 1.0},
+    "moe-imbalance": {"min_excess_pct": 20.0, "min_pct": 1.0},
 }
 SEVERITIES = ("info", "low", "medium", "high", "critical")
 

@@ -56,8 +56,11 @@ def select_passes(con, b: Bound, spec: str, fallbacks: set | None = None) -> lis
         raise UsageError(f"--pass {spec!r}: expected a pass number, all, steady, auto or mean")
     n = int(spec)
     out = []
+    passes = {}
+    for r, _, _ in allp:
+        passes[r] = passes.get(r, 0) + 1
     for rid in b.run_ids:
-        count = sum(1 for r, _, _ in allp if r == rid)
+        count = passes.get(rid, 0)
         if not 0 <= n < count:
             raise UsageError(f"run '{b.run_names[rid]}' has {count} passes (0..{count - 1}); --pass {n} does not exist")
         out.append((rid, n))

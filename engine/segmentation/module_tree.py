@@ -107,7 +107,10 @@ def module_candidates(con, attention: dict[int, list[str]]) -> dict[int, tuple[l
     split-KV combine step) is set aside. What remains must launch exactly one kernel in at least 90 % of the
     calls, with no call shared by two names: then it is one anchor per layer, whatever the layers are (dense,
     sliding and full, linear and full, prefill and decode)."""
-    rows = sql.run(con, "anchor_module_calls", {"run_ids": list(attention)}).fetchall()
+    # each run's rows, grouped in one pass (a scan of every run's rows per run took 21 s at 1,024 ranks)
+    by_run: dict[int, list] = {}
+    for row in sql.run(con, "anchor_module_calls", {"run_ids": list(attention)}).fetchall():
+        by_run.setdefault(row[0], []).append(row[1:])
     out = {}
     for rid, names in attention.items():
         wanted = set(names)
@@ -116,9 +119,7 @@ def module_candidates(con, attention: dict[int, list[str]]) -> dict[int, tuple[l
         time: dict[str, int] = {}
         every = set()
         instances = set()
-        for r, cls, call, inst, name, n, ns in rows:
-            if r != rid:
-                continue
+        for cls, call, inst, name, n, ns in by_run.get(rid, ()):
             every.add((cls, call))
             instances.add((cls, inst))
             if name not in wanted:

@@ -7,7 +7,9 @@ def select_noted(con, b, spec: str) -> list[tuple[int, int]]:
     fallbacks = set()
     sel = assignment.select_passes(con, b, spec, fallbacks)
     if spec in ("steady", "auto", "mean"):
-        picked = {rid: [p for r, p in sel if r == rid] for rid in b.run_ids}
+        picked = {rid: [] for rid in b.run_ids}
+        for r, p in sel:
+            picked[r].append(p)
         sim = assignment.simulated_runs(con, b.run_ids)
         how = {r: "" if spec != "auto" else
                (" (no steady pass: the last full one)" if r in fallbacks else " (steady)") for r in picked}

@@ -8,14 +8,14 @@
 --   $run_ids INTEGER[]: the runs, in output order for equal time at stake
 -- Output: rows, one per finding, the largest time at stake first:
 --   rule VARCHAR: idle-gap | exposed-comm | slow-rank | roofline-gap | host-bound | sync-in-step | slow-link |
---     small-collectives | pipeline-bubble | pageable-copy
+--     small-collectives | pipeline-bubble | pageable-copy | moe-imbalance
 --   severity VARCHAR: info | low | medium | high | critical
 --   run VARCHAR: the run's name
 --   rank INTEGER: its rank; NULL when unknown
 --   step BIGINT: the step the finding is about (idle-gap: of every gap; exposed-comm: the worst); NULL: every step
 --   layer BIGINT: NULL (no rule of this set is per layer)
 --   kernel VARCHAR: the kernel's short name (roofline-gap), the collective (slow-link, small-collectives), the copy
---     (pageable-copy), else NULL
+--     (pageable-copy), the expert GEMM (moe-imbalance), else NULL
 --   at_stake_us DECIMAL(23,3): the time at stake
 --   at_stake_pct DECIMAL(7,1): as % of the step time (of the run's span without steps)
 --   finding VARCHAR: one line
@@ -100,6 +100,13 @@ SELECT p.rule,
         || '.to(device, non_blocking=True) on a side stream ahead of use (torch.'
         || CASE r.vendor WHEN 'ascend' THEN 'npu' ELSE 'cuda' END || '.Stream); keep results on the device '
         || 'instead of copying them back each step'
+    WHEN 'moe-imbalance' THEN
+        'balance the routing: the router''s load-balancing loss or an auxiliary-loss-free bias (DeepSeek-V3), a '
+        || 'capacity factor for the hot experts, expert placement that replicates hot experts on the least-loaded '
+        || 'ranks ('
+        || CASE r.vendor WHEN 'ascend' THEN 'vLLM-Ascend''s and MindSpeed''s expert load balancing'
+        ELSE 'EPLB: vLLM --enable-eplb, SGLang --enable-eplb, Megatron --moe-router-load-balancing-type' END
+        || '); count the tokens each expert gets per step to see which experts are hot and whether it lasts'
     WHEN 'roofline-gap' THEN
         'profile the kernel alone (' || CASE r.vendor WHEN 'amd' THEN 'rocprof-compute (Omniperf)'
         WHEN 'ascend' THEN 'msprof op, AOE tuning' ELSE 'Nsight Compute' END

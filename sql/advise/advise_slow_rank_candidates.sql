@@ -11,8 +11,10 @@
 -- two machines) are no job, and the slowest of them is no slow rank. Only ranks with computing are compared:
 -- kernel rows, or an Ascend rank folder without kernels whose step_trace_time.csv gives its Computing (report
 -- breakdown's source step_trace_time: the Megatron job's ranks 1 and 3).
+-- A rank's MoE expert GEMMs' excess at the instances where the router gave it more tokens (_adv_moe_excess, rule
+-- moe-imbalance) is left out of its computing: that rank is slow for its load, not for itself.
 -- Inputs: _adv_bd_run, _adv_bd_step (copies of breakdown_union.sql's _bd_units by run and by step), runs, kernels,
---   step_times.
+--   step_times, _adv_moe_excess (advise_moe_imbalance.sql).
 -- Parameters:
 --   $run_ids INTEGER[]: the runs
 --   $min_excess_pct DOUBLE: the least excess over the median rank's compute, %
@@ -30,14 +32,18 @@ WITH with_kernels AS (
     SELECT DISTINCT run_id FROM kernels WHERE kind = 'kernel' AND run_id IN (SELECT unnest($run_ids))
 ), bd_step AS (
     -- a run's computing per step: report breakdown's, or (no kernel rows) its profiler's step_trace_time.csv
-    SELECT run_id, step, computing_ns FROM _adv_bd_step WHERE run_id IN (SELECT run_id FROM with_kernels)
+    SELECT b.run_id, b.step, b.computing_ns - coalesce(m.excess_ns, 0) AS computing_ns
+    FROM _adv_bd_step b LEFT JOIN _adv_moe_excess m ON m.run_id = b.run_id AND m.step = b.step
+    WHERE b.run_id IN (SELECT run_id FROM with_kernels)
     UNION ALL
     SELECT run_id, step, sum(computing_ns)::BIGINT FROM step_times
     WHERE run_id IN (SELECT unnest($run_ids)) AND run_id NOT IN (SELECT run_id FROM with_kernels)
       AND step IS NOT NULL AND computing_ns IS NOT NULL
     GROUP BY run_id, step
 ), bd_run AS (
-    SELECT run_id, computing_ns FROM _adv_bd_run WHERE run_id IN (SELECT run_id FROM with_kernels)
+    SELECT b.run_id, b.computing_ns - coalesce((SELECT sum(m.excess_ns) FROM _adv_moe_excess m
+                                                 WHERE m.run_id = b.run_id), 0)::BIGINT AS computing_ns
+    FROM _adv_bd_run b WHERE b.run_id IN (SELECT run_id FROM with_kernels)
     UNION ALL
     SELECT run_id, sum(computing_ns)::BIGINT FROM step_times
     WHERE run_id IN (SELECT unnest($run_ids)) AND run_id NOT IN (SELECT run_id FROM with_kernels)
