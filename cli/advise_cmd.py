@@ -22,6 +22,9 @@ def advise(
         "--threshold", help="RULE.KEY=VALUE, repeatable: " + ", ".join(
             f"{rule}.{key} ({value:.15g})" for rule, keys in RULES.items() for key, value in keys.items())
         + ".")] = None,
+    baseline: Annotated[Optional[list[str]], typer.Option(
+        "--baseline", metavar="NAME|GLOB", help="The baseline run (repeatable; several: one per rank, matched by "
+                                               "rank): rule regression compares each run's step time with it.")] = None,
     fail_on: Annotated[Optional[str], typer.Option(
         "--fail-on", help="Exit 1 when a finding of this severity or above exists: info, low, medium, high, "
                           "critical (a CI gate).")] = None,
@@ -29,7 +32,8 @@ def advise(
 ):
     """Findings ranked by the step time at stake: idle gaps, exposed communication, a slow rank, kernels far
     from the roofline, a host-bound step, syncs inside steps, a slow link, small collectives, pipeline bubbles,
-    pageable copies; each with its evidence, the report that shows it and what to try (docs/advise.md)."""
+    pageable copies, MoE expert imbalance, a regression against --baseline; each with its evidence, the report
+    that shows it and what to try (docs/advise.md)."""
     from tracedb.engine.advise import advise as engine
     from tracedb.engine.advise.rules import SEVERITIES, severity_at_least
     from tracedb.engine.rendering import render
@@ -40,7 +44,8 @@ def advise(
     check_not_the_store(output, db)
     con = open_store(db, read_only=True, confined=True)
     try:
-        advice = engine.build(con, fmt, runs=run or [], tags=tag or [], profile=profile, db=db, threshold=threshold)
+        advice = engine.build(con, fmt, runs=run or [], tags=tag or [], profile=profile, db=db, threshold=threshold,
+                              baseline=baseline or [])
     finally:
         con.close()
     res = advice.result

@@ -43,6 +43,9 @@ Faults (one at a time):
             two GroupedMatmul), and rank MOE_HOT's experts get MOE_FACTOR times the routed tokens of the others,
             so its GEMMs take that much longer: planted, as the slow fault's, the others' wait for it at every
             all-reduce (moe_even: the same layers with every rank's tokens equal, a clean job no rule may flag)
+  regress   every attention kernel REGRESS_FACTOR times as long on every rank, beside the clean job of the same
+            seed stored as job `base` (runs base-rank<N>), its baseline: planted, the steps' added time on every
+            rank (ProfilerStep#N's durations, the same as the Step Ids' device spans here)
 
 Ascend form (form="ascend", write_ascend / store): the same job as 4 torch_npu profiler folders
 `<folder>/rank_N_ascend_pt/` (ASCEND_PROFILER_OUTPUT/kernel_details.csv, profiler_info_N.json naming the rank and
@@ -76,7 +79,9 @@ H100_TBS = 3.35e12
 # MOE_N: gate-up 2*T*k*2N*K = 68.7 GFLOP in 2/3 of G1_US (~70 % of the H100's 989 TFLOP/s), down half that
 MOE_T, MOE_K, MOE_N, MOE_E, MOE_TOPK = 2048, 2048, 2048, 8, 2
 MOE_HOT, MOE_FACTOR = 1, 1.3
-FAULTS = ("clean", "idle", "exposed", "slow", "roofline", "host", "sync", "link", "small", "pageable", "moe")
+REGRESS_FACTOR = 1.5
+FAULTS = ("clean", "idle", "exposed", "slow", "roofline", "host", "sync", "link", "small", "pageable", "moe",
+          "regress")
 # clean jobs of another shape: no rule may fire on them
 CLEAN = ("clean", "moe_even")
 # faults the Ascend form cannot show (no host side; no message sizes without communication.json): no rule may fire
@@ -97,7 +102,9 @@ KD_COLUMNS = ["Step Id", "Device_id", "Model ID", "Task ID", "Stream ID", "Name"
               "Output Data Types", "Output Formats", "Context ID", "aicore_time(us)"]
 RULE_OF = {"idle": "idle-gap", "exposed": "exposed-comm", "slow": "slow-rank", "roofline": "roofline-gap",
            "host": "host-bound", "sync": "sync-in-step", "link": "slow-link", "small": "small-collectives",
-           "pageable": "pageable-copy", "moe": "moe-imbalance"}
+           "pageable": "pageable-copy", "moe": "moe-imbalance", "regress": "regression"}
+# the faults judged against a baseline: advise's arguments for them
+ARGS = {"regress": ("--baseline", "base-*")}
 
 
 def job(seed=0, fault="clean", form="kineto"):
@@ -161,6 +168,7 @@ def job(seed=0, fault="clean", form="kineto"):
     moe = fault in ("moe", "moe_even")
     tokens = [round(MOE_T * (MOE_FACTOR if fault == "moe" and r == MOE_HOT else 1)) for r in range(RANKS)]
     t = 100.0
+    steps = []       # each step's duration (µs)
     s_of = step      # the step being written (fault host plants its ops in step 2)
     host_ops = [[] for _ in range(RANKS)]    # fault host: (op start, op end, its launch's end) on thread 100
     for s in range(STEPS):
@@ -184,7 +192,7 @@ def job(seed=0, fault="clean", form="kineto"):
                 b += IDLE_US
                 planted += IDLE_US * RANKS
             slow = [SLOW_FACTOR if (fault == "slow" and r == SLOW) else 1.0 for r in range(RANKS)]
-            a = [jit(A_US) for _ in range(RANKS)]
+            a = [jit(A_US * (REGRESS_FACTOR if fault == "regress" else 1)) for _ in range(RANKS)]
             # an MoE layer's expert GEMMs take as long as their tokens make them
             g1 = [jit(G1_US * slow[r] * tokens[r] / MOE_T) for r in range(RANKS)]
             g2 = [jit(G2_US * slow[r]) for r in range(RANKS)]
@@ -246,6 +254,7 @@ def job(seed=0, fault="clean", form="kineto"):
         t = b + 50
         for r in range(RANKS):
             op(r, f"ProfilerStep#{s + 1}", step_start, t - step_start, cat="user_annotation")
+        steps.append(t - step_start)
         if fault == "host" and s == 1 and form == "kineto":
             # on step 2's path, back from its last launch (the last GEMM's, which the host made the device wait
             # for) to the step's start, the host works in every op of thread 100: planted, per rank, their time
@@ -253,7 +262,10 @@ def job(seed=0, fault="clean", form="kineto"):
                 last_launch = host_ops[r][-1][2]
                 planted += sum(min(e, last_launch) - max(a_, step_start) for a_, e, _ in host_ops[r]
                                if a_ < last_launch and e > step_start)
-    job.kernels = kernels
+    if fault == "regress":     # against the clean job of the same seed: the same jitter, the attention longer
+        job(seed, "clean", form)
+        planted = RANKS * (sum(steps) - sum(job.steps))
+    job.kernels, job.steps = kernels, steps
     return ev, planted
 
 
@@ -326,10 +338,15 @@ def write(folder, seed=0, fault="clean", name="job"):
 def store(db, folder, seed=0, fault="clean", form="kineto", name="job"):
     """The job of `form` in the store `db`, its ranks tagged job=<name>; returns the planted µs. Kineto: each rank
     as run `<name>-rank<N>`; Ascend: the folder of rank folders as one `tracedb ingest FOLDER --name <name>`."""
+    if fault == "regress":   # its baseline first: the clean job of the same seed, as job `base`
+        base = os.path.join(str(folder), "base")
+        os.makedirs(base)
+        store(db, base, seed, "clean", form, "base")
     if form == "ascend":
         from helpers import cli
-        _, planted = write_ascend(folder, seed, fault)
-        cli("ingest", str(folder), "--db", db, "--name", name)
+        where = os.path.join(str(folder), "job") if fault == "regress" else str(folder)
+        _, planted = write_ascend(where, seed, fault)
+        cli("ingest", where, "--db", db, "--name", name)
         return planted
     import tracedb
     con = tracedb.connect(db)

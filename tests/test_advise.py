@@ -49,7 +49,7 @@ def ascend(all_stores):
 @pytest.mark.parametrize("fault", advise_faults.FAULTS)
 def test_each_rule_fires_on_its_fault_only(all_stores, form, fault):
     db, planted = all_stores[form, fault]
-    rows = _findings(db)
+    rows = _findings(db, *advise_faults.ARGS.get(fault, ()))
     fired = {r["rule"] for r in rows}
     if fault == "clean" or (fault in advise_faults.KINETO_ONLY and form == "ascend"):
         # the Ascend form has no host side: the host fault leaves only 400 µs device waits, the sync fault only the
@@ -93,6 +93,26 @@ def test_moe_imbalance_names_the_hot_rank_and_its_experts(all_stores):
                                                                        kernel)]
         assert "30.0 % more routed tokens" in rows[0]["finding"] and "24 of 24 expert GEMMs" in rows[0]["finding"]
         assert "report roofline" in rows[0]["evidence"] and "load-balancing" in rows[0]["try"]
+
+
+def test_regression_needs_its_baseline_and_names_what_grew(all_stores):
+    """The regressed job judged against its baseline job (rank by rank): each rank's finding names its baseline
+    run and the attention kernel; without --baseline, or against a baseline of the same steps, nothing fires."""
+    for form, kernel in (("kineto", "flash_fwd_kernel"), ("ascend", "FlashAttentionScore")):
+        db = all_stores[form, "regress"][0]
+        rows = _findings(db, "--baseline", "base-*")
+        assert sorted((r["run"], r["kernel"]) for r in rows) == [(f"job-rank{n}", kernel)
+                                                                 for n in range(advise_faults.RANKS)]
+        for r in rows:
+            assert f"baseline run 'base-rank{r['rank']}'" in r["finding"] and "+" in r["finding"]
+            assert "report compare" in r["evidence"] and f"--run base-rank{r['rank']} --run job-rank" in r["evidence"]
+        assert _findings(db) == []
+        assert _findings(db, "--baseline", "base-rank0") != []      # one baseline run: every rank against it
+        same = cli("advise", "--db", db, "--run", "base-rank1", "--run", "base-rank2", "--baseline", "base-rank0")
+        assert same.stdout.strip() == "no finding"
+    both = cli("advise", "--db", all_stores["kineto", "regress"][0], "--tag", "job=base", "--baseline", "base-*",
+               check=False)
+    assert both.returncode == 2 and "both as a run and as its baseline" in both.stderr
 
 
 def test_evidence_names_the_host_and_the_step(stores):

@@ -398,6 +398,7 @@ def observed(tmp_path_factory):
         # every rule's query: the x2 run is a slow rank beside its twin, the GPU runs have shapes for the roofline
         advise.build(con, "csv", runs=["tiny", "tiny_x2"], profile="qwen3-npu")
         advise.build(con, "csv", runs=["gpu", "gpu_x2"], profile="dsv3-gpu")
+        advise.build(con, "csv", runs=["tiny_x2"], baseline=["tiny"], profile="qwen3-npu")    # rule regression
         advise.build(con, "csv", tags=["job=pp"])          # a pipeline: its stage rows
         from tracedb.engine.store import parquet
         from tracedb.engine.store.connect import open_store, resolve_runs

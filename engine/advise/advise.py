@@ -14,6 +14,7 @@ Each rule is a query file of sql/advise/ over what a report computes already:
     pipeline-bubble    report pipeline's stage rows                         advise_pipeline_bubble.sql
     pageable-copy      copies the trace names pageable                      advise_pageable_copy.sql
     moe-imbalance      expert GEMMs' work (kernel_work) across a job's ranks  advise_moe_imbalance.sql
+    regression         each run's step time against its --baseline run's     advise_regression.sql
 
 advise_findings.sql ranks them by the time at stake and adds severity and what to try."""
 import shlex
@@ -24,7 +25,7 @@ from tracedb.engine.advise import rules
 from tracedb.engine.reports.declaration import Chart
 from tracedb.engine.rendering import render as rnd
 from tracedb.engine.segmentation import binding, categories
-from tracedb.errors import TracedbError
+from tracedb.errors import TracedbError, UsageError
 
 TITLE = "advise: findings ranked by the step time at stake"
 # the HTML page's chart: a bar per finding of its time at stake (engine/rendering/charts.py)
@@ -40,10 +41,21 @@ class Advice:
 
 
 def build(con, fmt: str = "table", runs=(), tags=(), profile: str | None = None, db: str = "DB",
-          threshold=()) -> Advice:
-    """The findings of every rule over the runs `runs` / `tags` select (every run when both are empty)."""
+          threshold=(), baseline=()) -> Advice:
+    """The findings of every rule over the runs `runs` / `tags` select (every run when both are empty, the
+    baseline runs aside); `baseline` (run names or globs): the runs rule regression compares them with."""
     th = rules.thresholds(threshold)
+    against = binding.bind_runs(con, list(baseline), [], profile) if baseline else None
     b = binding.bind_runs(con, list(runs or []), list(tags or []), profile)
+    if against is not None:
+        if not runs and not tags:       # every run: those of the store but the baseline's
+            b = binding.bind_runs(con, [b.run_names[r] for r in b.run_ids if r not in against.run_ids], [], profile)
+        both = [b.run_names[r] for r in b.run_ids if r in against.run_ids]
+        if both:
+            raise UsageError(f"--baseline: {', '.join(both)} selected both as a run and as its baseline; select the "
+                             "runs to judge with --run / --tag and their baseline with --baseline")
+        sql.run(con, "advise_runs", {"run_ids": against.run_ids, "db": shlex.quote(str(db))})
+        con.execute("CREATE OR REPLACE TEMP TABLE _adv_base_runs AS SELECT * FROM _adv_runs")
     ids, names = b.run_ids, b.run_names
     notes = []
     sql.run(con, "advise_runs", {"run_ids": ids, "db": shlex.quote(str(db))})
@@ -63,6 +75,7 @@ def build(con, fmt: str = "table", runs=(), tags=(), profile: str | None = None,
     sql.run(con, "advise_pageable_copy", {"run_ids": ids, "min_pct": th["pageable-copy"]["min_pct"]})
     notes += _collectives(con, b, th, profile)
     notes += _pipeline_bubble(con, b, th["pipeline-bubble"], profile)
+    notes += _regression(con, b, against, th["regression"])
     notes.append("thresholds: " + rules.described(th) + " (--threshold RULE.KEY=VALUE; docs/advise.md)")
     notes.append("at_stake_pct: the time at stake over the step time (the sum of the runs' ProfilerStep#N, else of "
                  "their Step Ids' device spans, else their span) of the runs it is counted on; severity: info < 3 % "
@@ -171,6 +184,40 @@ def _pipeline_bubble(con, b, th, profile) -> list[str]:
     if con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = '_pl_rows'").fetchone()[0]:
         sql.run(con, "advise_pipeline_bubble", {"min_pct": th["min_pct"]})
     return []
+
+
+def _regression(con, b, base, th) -> list[str]:
+    """Each run paired with its baseline run (the one baseline run, else the baseline run of its rank), then the
+    rule; notes on runs without a baseline of their rank and on pairs that measure different things."""
+    if base is None:
+        return []
+    rank = dict(con.execute("SELECT run_id, rank FROM runs WHERE run_id IN (SELECT unnest($r))",
+                            {"r": b.run_ids + base.run_ids}).fetchall())
+    notes, pairs = [], []
+    if len(base.run_ids) == 1:
+        pairs = [(r, base.run_ids[0]) for r in b.run_ids]
+    else:
+        by_rank = {}
+        for r in base.run_ids:
+            if rank.get(r) is None or rank[r] in by_rank:
+                raise UsageError(f"--baseline: {len(base.run_ids)} baseline runs, which are matched to the runs by "
+                                 f"rank, and run '{base.run_names[r]}' has "
+                                 + ("no rank" if rank.get(r) is None else f"rank {rank[r]}, as another one has")
+                                 + "; give one baseline run, or one per rank")
+            by_rank[rank[r]] = r
+        pairs = [(r, by_rank[rank[r]]) for r in b.run_ids if rank.get(r) in by_rank]
+        alone = [b.run_names[r] for r in b.run_ids if rank.get(r) not in by_rank]
+        if alone:
+            notes.append(f"regression: no baseline run of the same rank for {', '.join(alone)}: not compared")
+    con.execute("CREATE OR REPLACE TEMP TABLE _adv_pairs AS SELECT unnest($r)::INTEGER AS run_id, "
+                "unnest($b)::INTEGER AS base_id", {"r": [p[0] for p in pairs], "b": [p[1] for p in pairs]})
+    for run, base_run, now, then in con.execute(
+            "SELECT r.run, b.run, r.base, b.base FROM _adv_pairs p JOIN _adv_runs r ON r.run_id = p.run_id "
+            "JOIN _adv_base_runs b ON b.run_id = p.base_id WHERE r.base <> b.base ORDER BY p.run_id").fetchall():
+        notes.append(f"regression: run '{run}' has {'steps' if now == 'step' else 'no steps'} and baseline run "
+                     f"'{base_run}' {'has' if then == 'step' else 'has none'}: their step times are not compared")
+    sql.run(con, "advise_regression", {"min_pct": th["min_pct"]})
+    return notes
 
 
 def _roofline_gap(con, b, th, profile) -> list[str]:

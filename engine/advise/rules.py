@@ -15,6 +15,7 @@ RULES = {
     "pipeline-bubble": {"min_pct": 5.0},
     "pageable-copy": {"min_pct": 1.0},
     "moe-imbalance": {"min_excess_pct": 20.0, "min_pct": 1.0},
+    "regression": {"min_pct": 5.0},
 }
 SEVERITIES = ("info", "low", "medium", "high", "critical")
 

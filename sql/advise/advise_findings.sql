@@ -8,14 +8,14 @@
 --   $run_ids INTEGER[]: the runs, in output order for equal time at stake
 -- Output: rows, one per finding, the largest time at stake first:
 --   rule VARCHAR: idle-gap | exposed-comm | slow-rank | roofline-gap | host-bound | sync-in-step | slow-link |
---     small-collectives | pipeline-bubble | pageable-copy | moe-imbalance
+--     small-collectives | pipeline-bubble | pageable-copy | moe-imbalance | regression
 --   severity VARCHAR: info | low | medium | high | critical
 --   run VARCHAR: the run's name
 --   rank INTEGER: its rank; NULL when unknown
 --   step BIGINT: the step the finding is about (idle-gap: of every gap; exposed-comm: the worst); NULL: every step
 --   layer BIGINT: NULL (no rule of this set is per layer)
 --   kernel VARCHAR: the kernel's short name (roofline-gap), the collective (slow-link, small-collectives), the copy
---     (pageable-copy), the expert GEMM (moe-imbalance), else NULL
+--     (pageable-copy), the expert GEMM (moe-imbalance), the kernel that grew most (regression), else NULL
 --   at_stake_us DECIMAL(23,3): the time at stake
 --   at_stake_pct DECIMAL(7,1): as % of the step time (of the run's span without steps)
 --   finding VARCHAR: one line
@@ -100,6 +100,14 @@ SELECT p.rule,
         || '.to(device, non_blocking=True) on a side stream ahead of use (torch.'
         || CASE r.vendor WHEN 'ascend' THEN 'npu' ELSE 'cuda' END || '.Stream); keep results on the device '
         || 'instead of copying them back each step'
+    WHEN 'regression' THEN
+        'find what changed between the two runs: report compare names the layers and kernels that grew; a kernel that '
+        || 'grew with the same shapes points at its library or compiler version, its algorithm choice ('
+        || CASE r.vendor WHEN 'ascend' THEN 'CANN and aclnn versions, AOE tuning'
+        WHEN 'amd' THEN 'hipBLASLt and MIOpen heuristics, the ROCm version'
+        ELSE 'cuBLAS and cuDNN heuristics, the CUDA version' END
+        || ') or the device''s clocks, a new kernel at a code change; keep the baseline''s figures as a golden and '
+        || 'gate on them with tracedb check'
     WHEN 'moe-imbalance' THEN
         'balance the routing: the router''s load-balancing loss or an auxiliary-loss-free bias (DeepSeek-V3), a '
         || 'capacity factor for the hot experts, expert placement that replicates hot experts on the least-loaded '

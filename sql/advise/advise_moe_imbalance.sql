@@ -35,7 +35,10 @@
 --   flops BIGINT: its work
 --   nth BIGINT: its place among the run's expert GEMMs of its kind in the step, from 1
 -- Output: TEMP _adv_moe, one row per instance (job, step, source, nth) every rank of the job has:
---   job VARCHAR, step BIGINT, source VARCHAR, nth BIGINT: the instance
+--   job VARCHAR: the job
+--   step BIGINT: the step (-1: none)
+--   source VARCHAR: the kind of expert GEMM
+--   nth BIGINT: its place in the step
 --   members BIGINT: the ranks
 --   med_flops BIGINT: the median rank's work (the lower middle value)
 --   max_flops BIGINT: the most work
