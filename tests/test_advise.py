@@ -207,8 +207,9 @@ def test_unrelated_runs_are_no_job(tmp_path):
 
 
 def test_pipeline_bubble_is_the_stalls_excess_over_1f1b(tmp_path):
-    """tests/tiny_pipeline.py's 4-stage, 4-micro-batch 1F1B job, 2 steps: clean, no rank's bubble exceeds 1F1B's
-    (p - 1) / m of its busy time by 5 % of its span (the passes' receives and launches add 172 µs a rank, 2.5 %);
+    """tests/tiny_pipeline.py's 4-stage, 4-micro-batch 1F1B job, 2 steps: clean, no rule fires (no rank's bubble
+    exceeds 1F1B's (p - 1) / m of its busy time by 5 % of its span: the passes' receives and launches add 172 µs a
+    rank, 2.5 %; the stages' waits for each other are not idle-gap's nor exposed-comm's);
     with stage 1 starting its forward of micro-batch 1 600 µs late in step 0, every stage waits for it: rule
     pipeline-bubble names each rank with the excess the schedule itself gives (tiny_pipeline.expected)."""
     import tiny_pipeline
@@ -227,7 +228,9 @@ def test_pipeline_bubble_is_the_stalls_excess_over_1f1b(tmp_path):
         for (rank, _), (_, _, busy, bubble, _, _) in stages.items():
             excess[rank] = excess.get(rank, 0) + max(bubble - busy * (opts["stages"] - 1) // opts["micro"], 0)
         out = cli("advise", "--db", str(d / "s.duckdb"), "--tag", "job=pp", "--format", "csv").stdout
-        rows = [r for r in csv.DictReader(io.StringIO(out)) if r["rule"] == "pipeline-bubble"]
+        rows = list(csv.DictReader(io.StringIO(out)))
+        # the stages' waits for each other are the schedule's: neither idle-gap nor exposed-comm reads them
+        assert {r["rule"] for r in rows} <= {"pipeline-bubble"}, rows
         if stall is None:
             assert rows == [] and max(excess.values()) == 172_000
             continue

@@ -62,6 +62,9 @@ def build(con, fmt: str = "table", runs=(), tags=(), profile: str | None = None,
     for rid, base in con.execute("SELECT run_id, base FROM _adv_runs WHERE base = 'span' ORDER BY run_id").fetchall():
         notes.append(f"run '{names[rid]}': no ProfilerStep#N annotation nor Step Id: at_stake_pct is of the run's "
                      "span")
+    # first: a pipeline stage's waits for the other stages are rule pipeline-bubble's, not idle-gap's nor
+    # exposed-comm's (their figures would be true, their advice wrong: the schedule idles by design)
+    notes += _pipeline(con, b, profile)
     sql.run(con, "advise_idle_gap", {"run_ids": ids, "min_gap_ns": round(th["idle-gap"]["min_gap_us"] * 1000)})
     _breakdowns(con, b)
     sql.run(con, "advise_exposed_comm", {"min_pct": th["exposed-comm"]["min_pct"]})
@@ -74,7 +77,8 @@ def build(con, fmt: str = "table", runs=(), tags=(), profile: str | None = None,
     sql.run(con, "advise_sync_in_step", {"run_ids": ids, "min_pct": th["sync-in-step"]["min_pct"]})
     sql.run(con, "advise_pageable_copy", {"run_ids": ids, "min_pct": th["pageable-copy"]["min_pct"]})
     notes += _collectives(con, b, th, profile)
-    notes += _pipeline_bubble(con, b, th["pipeline-bubble"], profile)
+    if con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = '_pl_rows'").fetchone()[0]:
+        sql.run(con, "advise_pipeline_bubble", {"min_pct": th["pipeline-bubble"]["min_pct"]})
     notes += _regression(con, b, against, th["regression"])
     notes.append("thresholds: " + rules.described(th) + " (--threshold RULE.KEY=VALUE; docs/advise.md)")
     notes.append("at_stake_pct: the time at stake over the step time (the sum of the runs' ProfilerStep#N, else of "
@@ -95,6 +99,8 @@ def _breakdowns(con, b):
     step as _adv_act_step (run_id, seq, step)."""
     categories.categorize_kernels(con, b)
     sql.run(con, "breakdown_activity", {"run_ids": b.run_ids})
+    if con.execute("SELECT count(*) FROM _adv_pp_waits").fetchone()[0]:   # pipeline stages (_pipeline found them)
+        sql.run(con, "advise_pipeline_p2p")
     con.execute("CREATE OR REPLACE TEMP TABLE _adv_act AS SELECT * FROM _bd_act")
     con.execute("CREATE OR REPLACE TEMP TABLE _adv_copy AS SELECT * FROM _bd_copy")
     sql.run(con, "breakdown_union")
@@ -171,19 +177,28 @@ def _collectives(con, b, th, profile) -> list[str]:
     return []
 
 
-def _pipeline_bubble(con, b, th, profile) -> list[str]:
-    """Report pipeline over the runs that are pipeline stages (none: silent), then the rule over its stage rows."""
+def _pipeline(con, b, profile) -> list[str]:
+    """Report pipeline over the runs that are pipeline stages (_pl_rows, for rule pipeline-bubble), and the
+    stretches each stage waited for the others (_adv_pp_waits: empty without pipeline stages)."""
     from tracedb.engine.reports import pipeline
+    con.execute("DROP TABLE IF EXISTS _pl_rows")        # an earlier report's rows are not these runs'
+    con.execute("CREATE OR REPLACE TEMP TABLE _adv_pp_waits (run_id INTEGER, step BIGINT, s BIGINT, e BIGINT)")
     if not pipeline._candidates(con, b.run_ids):
         return []
-    con.execute("DROP TABLE IF EXISTS _pl_rows")        # an earlier report's rows are not these runs'
     try:
         pipeline.build(con, "json", runs=[b.run_names[r] for r in b.run_ids], tags=[], profile=profile)
     except TracedbError as e:
         return [f"pipeline-bubble: not checked ({str(e).split(';')[0]})"]
-    if con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = '_pl_rows'").fetchone()[0]:
-        sql.run(con, "advise_pipeline_bubble", {"min_pct": th["min_pct"]})
-    return []
+    if not con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = '_pl_passes'").fetchone()[0]:
+        return []
+    sql.run(con, "advise_pipeline_waits")
+    staged = [b.run_names[r] for (r,) in con.execute(
+        "SELECT DISTINCT run_id FROM _adv_pp_waits ORDER BY run_id").fetchall()]
+    if not staged:
+        return []
+    return [f"pipeline stages ({', '.join(staged)}): their waits for the other stages (before, between and after "
+            "their passes) and their pipeline sends and receives are rule pipeline-bubble's, judged against "
+            "the schedule's ideal bubble, not idle-gap's or exposed-comm's"]
 
 
 def _regression(con, b, base, th) -> list[str]:

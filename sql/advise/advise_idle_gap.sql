@@ -8,8 +8,8 @@
 -- Threshold source: 1 ms by default, the launch-latency scale (~5-20 us a launch) times a hundred: a gap that
 -- long is never launch overhead alone but a host stall (synchronisation, data loading, Python work); lower it
 -- with --threshold idle-gap.min_gap_us=... for decode steps of a few ms.
--- At stake: the gaps' summed time, one finding per run and device.
--- Inputs: kernels, host_events, _adv_runs (advise_runs.sql).
+-- At stake: the gaps' summed time (a pipeline stage's waits left out), one finding per run and device.
+-- Inputs: kernels, host_events, _adv_runs (advise_runs.sql), _adv_pp_waits (advise_pipeline_waits.sql).
 -- Parameters:
 --   $run_ids INTEGER[]: the runs
 --   $min_gap_ns BIGINT: the shortest gap reported
@@ -19,6 +19,8 @@
 --   gap_start_ns BIGINT: the gap's start (the end of the activities before it), absolute ns
 --   gap_end_ns BIGINT: its end (the next activity's start)
 --   rel_start_ns BIGINT: its start from the run's first activity
+--   pipeline_ns BIGINT: the part of it a pipeline stage waited for the other stages (_adv_pp_waits), left to
+--     rule pipeline-bubble: a gap counts when the rest is at least $min_gap_ns
 --   step BIGINT: the ProfilerStep#N its start lies in; without one, the Step Id of the activity that ends at
 --     its start (Ascend kernel_details.csv); NULL outside every step
 --   host VARCHAR: the host event overlapping it longest (`name [cat]`, overlap); NULL without one
@@ -46,10 +48,16 @@ WITH acts AS (
                                   ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev_step,
         min(s) OVER (PARTITION BY run_id) AS first_ns
     FROM acts
+), long AS (
+    SELECT o.run_id, o.device_id, o.prev AS gap_start_ns, o.s AS gap_end_ns, o.prev - o.first_ns AS rel_start_ns,
+        o.prev_step,
+        -- a pipeline stage's waits for the other stages in it (rule pipeline-bubble's)
+        coalesce((SELECT sum(least(w.e, o.s) - greatest(w.s, o.prev)) FROM _adv_pp_waits w
+                  WHERE w.run_id = o.run_id AND w.s < o.s AND w.e > o.prev), 0)::BIGINT AS pipeline_ns
+    FROM ordered o
+    WHERE o.prev IS NOT NULL AND o.s - o.prev >= $min_gap_ns
 ), gaps AS (
-    SELECT run_id, device_id, prev AS gap_start_ns, s AS gap_end_ns, prev - first_ns AS rel_start_ns, prev_step
-    FROM ordered
-    WHERE prev IS NOT NULL AND s - prev >= $min_gap_ns
+    SELECT * FROM long WHERE gap_end_ns - gap_start_ns - pipeline_ns >= $min_gap_ns
 ), marks AS (
     SELECT run_id, CAST(regexp_extract(name, '^ProfilerStep#(\d+)$', 1) AS BIGINT) AS step, start_ns,
         start_ns + dur_ns AS end_ns
@@ -69,7 +77,7 @@ WITH acts AS (
       AND NOT regexp_matches(h.name, '^ProfilerStep#\d+$')
     GROUP BY ALL
 )
-SELECT g.run_id, g.device_id, g.gap_start_ns, g.gap_end_ns, g.rel_start_ns,
+SELECT g.run_id, g.device_id, g.gap_start_ns, g.gap_end_ns, g.rel_start_ns, g.pipeline_ns,
     coalesce((SELECT min(m.step) FROM marks m WHERE m.run_id = g.run_id AND g.gap_start_ns >= m.start_ns
         AND g.gap_start_ns < m.end_ns), g.prev_step) AS step,
     h.host
@@ -77,12 +85,14 @@ FROM gaps g
 LEFT JOIN host h USING (run_id, device_id, gap_start_ns);
 INSERT INTO _adv_findings BY NAME
 WITH per AS (
-    SELECT run_id, device_id, count(*) AS n, sum(gap_end_ns - gap_start_ns)::BIGINT AS ns,
+    SELECT run_id, device_id, count(*) AS n, sum(gap_end_ns - gap_start_ns - pipeline_ns)::BIGINT AS ns,
         max(gap_end_ns - gap_start_ns) AS longest,
         CASE WHEN count(DISTINCT step) = 1 AND count(step) = count(*) THEN min(step) END AS step,
         string_agg('[' || CAST(us(rel_start_ns) AS VARCHAR) || ', '
                    || CAST(us(rel_start_ns + gap_end_ns - gap_start_ns) AS VARCHAR) || ') us'
                    || coalesce(' in step ' || step, '')
+                   || CASE WHEN pipeline_ns > 0 THEN ' (' || CAST(us(pipeline_ns) AS VARCHAR)
+                           || ' us of it a pipeline wait, not counted)' ELSE '' END
                    || ', host: ' || coalesce(host, 'no host event'), '; '
                    ORDER BY gap_end_ns - gap_start_ns DESC, gap_start_ns) FILTER (WHERE rank_in_run <= 3) AS shown,
         count(DISTINCT device_id) OVER (PARTITION BY run_id) AS devices
