@@ -43,6 +43,12 @@ Faults (one at a time):
             two GroupedMatmul), and rank MOE_HOT's experts get MOE_FACTOR times the routed tokens of the others,
             so its GEMMs take that much longer: planted, as the slow fault's, the others' wait for it at every
             all-reduce (moe_even: the same layers with every rank's tokens equal, a clean job no rule may flag)
+  launch    in step 2, after the last layer, LAUNCH_COUNT elementwise kernels of LAUNCH_DUR_US, each launched
+            by its own 3 µs op, one every LAUNCH_EVERY_US on thread 100: each starts 3 µs after its launch call
+            and ends before the next call, so the device waits for every launch: planted, the device's idle
+            before each but the first (LAUNCH_EVERY_US - LAUNCH_DUR_US) on every rank (launched at once, by one
+            graph launch, the first would wait all the same); the Ascend form (no host side, no launches) carries
+            only the short kernels and their gaps, which no rule may flag
   regress   every attention kernel REGRESS_FACTOR times as long on every rank, beside the clean job of the same
             seed stored as job `base` (runs base-rank<N>), its baseline: planted, the steps' added time on every
             rank (ProfilerStep#N's durations, the same as the Step Ids' device spans here)
@@ -80,12 +86,13 @@ H100_TBS = 3.35e12
 MOE_T, MOE_K, MOE_N, MOE_E, MOE_TOPK = 2048, 2048, 2048, 8, 2
 MOE_HOT, MOE_FACTOR = 1, 1.3
 REGRESS_FACTOR = 1.5
+LAUNCH_COUNT, LAUNCH_DUR_US, LAUNCH_EVERY_US = 200, 2.0, 8.0
 FAULTS = ("clean", "idle", "exposed", "slow", "roofline", "host", "sync", "link", "small", "pageable", "moe",
-          "regress")
+          "regress", "launch")
 # clean jobs of another shape: no rule may fire on them
 CLEAN = ("clean", "moe_even")
 # faults the Ascend form cannot show (no host side; no message sizes without communication.json): no rule may fire
-KINETO_ONLY = ("host", "sync", "link", "small", "pageable")
+KINETO_ONLY = ("host", "sync", "link", "small", "pageable", "launch")
 FORMS = ("kineto", "ascend")
 TBS = {"kineto": H100_TBS, "ascend": 1.6e12}            # Ascend 910B3: engine/reports/peaks.py
 BASE_US = BASE_NS // 1000
@@ -102,7 +109,8 @@ KD_COLUMNS = ["Step Id", "Device_id", "Model ID", "Task ID", "Stream ID", "Name"
               "Output Data Types", "Output Formats", "Context ID", "aicore_time(us)"]
 RULE_OF = {"idle": "idle-gap", "exposed": "exposed-comm", "slow": "slow-rank", "roofline": "roofline-gap",
            "host": "host-bound", "sync": "sync-in-step", "link": "slow-link", "small": "small-collectives",
-           "pageable": "pageable-copy", "moe": "moe-imbalance", "regress": "regression"}
+           "pageable": "pageable-copy", "moe": "moe-imbalance", "regress": "regression",
+           "launch": "launch-bound"}
 # the faults judged against a baseline: advise's arguments for them
 ARGS = {"regress": ("--baseline", "base-*")}
 
@@ -239,6 +247,20 @@ def job(seed=0, fault="clean", form="kineto"):
                        cat="cuda_runtime")
                 b = max(drained) + SYNC_RETURN_US + SYNC_RELAUNCH_US
                 planted += sum(b - d for d in drained)
+        if fault == "launch" and s == 1:
+            # the device ended its last activity at b - 2; each kernel starts 3 µs after its launch call
+            for r in range(RANKS):
+                for i in range(LAUNCH_COUNT):
+                    at = b + LAUNCH_EVERY_US * i
+                    corr[r] += 1
+                    op(r, "aten::add_", at, 3)
+                    op(r, "cudaLaunchKernel", at + 1, 0.5, cat="cuda_runtime", correlation=corr[r])
+                    ev[r].append({"ph": "X", "cat": "kernel", "name": "vectorized_elementwise_kernel", "pid": 0,
+                                  "tid": 7, "ts": round(at + 4, 3), "dur": LAUNCH_DUR_US,
+                                  "args": {"device": r, "stream": 7, "correlation": corr[r]}})
+                    kernels[r].append(("vectorized_elementwise_kernel", round(at + 4, 3), LAUNCH_DUR_US, step[0]))
+            b += LAUNCH_EVERY_US * LAUNCH_COUNT + 2
+            planted += RANKS * (LAUNCH_COUNT - 1) * (LAUNCH_EVERY_US - LAUNCH_DUR_US)
         if fault == "exposed":
             for r in range(RANKS):
                 kernel(r, "ncclDevKernel_AllReduce_Sum_bf16_RING_LL", b, EXPOSED_US, stream=13,

@@ -15,6 +15,7 @@ Each rule is a query file of sql/advise/ over what a report computes already:
     pageable-copy      copies the trace names pageable                      advise_pageable_copy.sql
     moe-imbalance      expert GEMMs' work (kernel_work) across a job's ranks  advise_moe_imbalance.sql
     regression         each run's step time against its --baseline run's     advise_regression.sql
+    launch-bound       short kernels each waiting for its launch call           advise_launch_bound.sql
 
 advise_findings.sql ranks them by the time at stake and adds severity and what to try."""
 import shlex
@@ -73,6 +74,10 @@ def build(con, fmt: str = "table", runs=(), tags=(), profile: str | None = None,
                                           "min_pct": th["moe-imbalance"]["min_pct"]})
     notes += _slow_rank(con, b, th["slow-rank"], profile)
     notes += _roofline_gap(con, b, th["roofline-gap"], profile)
+    launch = th["launch-bound"]
+    # before host-bound, which leaves the host work of these stretches to it
+    sql.run(con, "advise_launch_bound", {"run_ids": ids, "max_launch_us": launch["max_launch_us"],
+                                         "min_kernels": round(launch["min_kernels"]), "min_pct": launch["min_pct"]})
     notes += _host_bound(con, b, th["host-bound"])
     sql.run(con, "advise_sync_in_step", {"run_ids": ids, "min_pct": th["sync-in-step"]["min_pct"]})
     sql.run(con, "advise_pageable_copy", {"run_ids": ids, "min_pct": th["pageable-copy"]["min_pct"]})

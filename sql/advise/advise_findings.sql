@@ -8,14 +8,15 @@
 --   $run_ids INTEGER[]: the runs, in output order for equal time at stake
 -- Output: rows, one per finding, the largest time at stake first:
 --   rule VARCHAR: idle-gap | exposed-comm | slow-rank | roofline-gap | host-bound | sync-in-step | slow-link |
---     small-collectives | pipeline-bubble | pageable-copy | moe-imbalance | regression
+--     small-collectives | pipeline-bubble | pageable-copy | moe-imbalance | regression | launch-bound
 --   severity VARCHAR: info | low | medium | high | critical
 --   run VARCHAR: the run's name
 --   rank INTEGER: its rank; NULL when unknown
 --   step BIGINT: the step the finding is about (idle-gap: of every gap; exposed-comm: the worst); NULL: every step
 --   layer BIGINT: NULL (no rule of this set is per layer)
 --   kernel VARCHAR: the kernel's short name (roofline-gap), the collective (slow-link, small-collectives), the copy
---     (pageable-copy), the expert GEMM (moe-imbalance), the kernel that grew most (regression), else NULL
+--     (pageable-copy), the expert GEMM (moe-imbalance), the kernel that grew most (regression), the
+--     most frequent kernel of the longest stretch (launch-bound), else NULL
 --   at_stake_us DECIMAL(23,3): the time at stake
 --   at_stake_pct DECIMAL(7,1): as % of the step time (of the run's span without steps)
 --   finding VARCHAR: one line
@@ -100,6 +101,14 @@ SELECT p.rule,
         || '.to(device, non_blocking=True) on a side stream ahead of use (torch.'
         || CASE r.vendor WHEN 'ascend' THEN 'npu' ELSE 'cuda' END || '.Stream); keep results on the device '
         || 'instead of copying them back each step'
+    WHEN 'launch-bound' THEN
+        'launch the stretch at once: capture it in a '
+        || CASE r.vendor WHEN 'amd' THEN 'HIP graph (torch.cuda.graphs on ROCm, torch.compile mode="reduce-overhead")'
+        WHEN 'ascend' THEN 'graph with aclgraph (torch_npu.npu.NPUGraph, torchair)'
+        ELSE 'CUDA graph (torch.cuda.CUDAGraph, torch.compile mode="reduce-overhead", vLLM/SGLang''s graph capture '
+             || 'for decode)' END
+        || '; fuse its small kernels (torch.compile, fused norm / rotary / activation kernels) so that fewer are '
+        || 'launched; a larger batch gives each kernel more work per launch'
     WHEN 'regression' THEN
         'find what changed between the two runs: report compare names the layers and kernels that grew; a kernel that '
         || 'grew with the same shapes points at its library or compiler version, its algorithm choice ('

@@ -13,7 +13,10 @@
 -- work after it that much earlier.
 -- Limits: a run without host calls (kernel_details.csv, a device-only trace) has no host on its path: silent.
 -- A sync on the host is not the host's own work (sync_wait); rule idle-gap reads the gap it leaves.
--- Inputs: _cp_path (critical_path_segments.sql: one path per run and step), _adv_runs (advise_runs.sql).
+-- Host work on the paths inside a launch-bound stretch (_adv_launch_spans: from its first launch call to its last
+-- kernel's end) is left to rule launch-bound.
+-- Inputs: _cp_path (critical_path_segments.sql: one path per run and step), _adv_runs (advise_runs.sql),
+--   _adv_launch_spans (advise_launch_bound.sql).
 -- Parameters:
 --   $min_pct DOUBLE: the least share of the step time, %
 -- Output: TEMP _adv_findings (advise_runs.sql makes it), rows added: one finding per run at or above the threshold:
@@ -27,11 +30,17 @@
 --   finding VARCHAR: one line
 --   evidence VARCHAR: the split by category and the report command
 INSERT INTO _adv_findings BY NAME
-WITH host AS (
-    SELECT path::INTEGER AS run_id, step, category, sum(end_ns - start_ns)::BIGINT AS ns
-    FROM _cp_path
-    WHERE category IN ('host_op', 'host_gap')
-    GROUP BY ALL
+WITH segs AS (
+    -- host work inside a launch-bound stretch (the host issuing short kernels as fast as it can) is rule
+    -- launch-bound's
+    SELECT c.path::INTEGER AS run_id, c.step, c.category, c.end_ns - c.start_ns AS ns,
+        CASE WHEN c.category = 'host_op' THEN coalesce((
+            SELECT sum(greatest(least(c.end_ns, l.end_ns) - greatest(c.start_ns, l.host_start_ns), 0))
+            FROM _adv_launch_spans l WHERE l.run_id = c.path), 0) ELSE 0 END AS launch_ns
+    FROM _cp_path c
+    WHERE c.category IN ('host_op', 'host_gap')
+), host AS (
+    SELECT run_id, step, category, sum(ns - launch_ns)::BIGINT AS ns FROM segs GROUP BY ALL
 ), per AS (
     SELECT run_id, sum(ns) FILTER (WHERE category = 'host_op')::BIGINT AS op_ns,
         sum(ns) FILTER (WHERE category = 'host_gap')::BIGINT AS gap_ns
