@@ -32,8 +32,8 @@ def advise(
 ):
     """Findings ranked by the step time at stake: idle gaps, exposed communication, a slow rank, kernels far
     from the roofline, a host-bound or launch-bound step, syncs inside steps, a slow link, small collectives,
-    pipeline bubbles, pageable copies, MoE expert imbalance, a regression against --baseline; each with its
-    evidence, the report that shows it and what to try (docs/advise.md)."""
+    pipeline bubbles, pageable copies, fusible kernel sequences, MoE expert imbalance, a regression against
+    --baseline; each with its evidence, the report that shows it and what to try (docs/advise.md)."""
     from tracedb.engine.advise import advise as engine
     from tracedb.engine.advise.rules import SEVERITIES, severity_at_least
     from tracedb.engine.rendering import render

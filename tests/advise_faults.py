@@ -49,6 +49,10 @@ Faults (one at a time):
             before each but the first (LAUNCH_EVERY_US - LAUNCH_DUR_US) on every rank (launched at once, by one
             graph launch, the first would wait all the same); the Ascend form (no host side, no launches) carries
             only the short kernels and their gaps, which no rule may flag
+  fusion    after every layer's second GEMM, FUSION_OPS elementwise ops over two 4096x4096 bf16 tensors back to
+            back (aten::add, aten::mul in turn; Ascend: Add, Mul on the vector core), each at FUSION_BW of its
+            memory roofline (no roofline finding): planted, per sequence its time beyond its longest kernel, what
+            one fused kernel saves, on every rank
   regress   every attention kernel REGRESS_FACTOR times as long on every rank, beside the clean job of the same
             seed stored as job `base` (runs base-rank<N>), its baseline: planted, the steps' added time on every
             rank (ProfilerStep#N's durations, the same as the Step Ids' device spans here)
@@ -87,8 +91,9 @@ MOE_T, MOE_K, MOE_N, MOE_E, MOE_TOPK = 2048, 2048, 2048, 8, 2
 MOE_HOT, MOE_FACTOR = 1, 1.3
 REGRESS_FACTOR = 1.5
 LAUNCH_COUNT, LAUNCH_DUR_US, LAUNCH_EVERY_US = 200, 2.0, 8.0
+FUSION_OPS, FUSION_BW = 4, 0.8
 FAULTS = ("clean", "idle", "exposed", "slow", "roofline", "host", "sync", "link", "small", "pageable", "moe",
-          "regress", "launch")
+          "regress", "launch", "fusion")
 # clean jobs of another shape: no rule may fire on them
 CLEAN = ("clean", "moe_even")
 # faults the Ascend form cannot show (no host side; no message sizes without communication.json): no rule may fire
@@ -110,7 +115,7 @@ KD_COLUMNS = ["Step Id", "Device_id", "Model ID", "Task ID", "Stream ID", "Name"
 RULE_OF = {"idle": "idle-gap", "exposed": "exposed-comm", "slow": "slow-rank", "roofline": "roofline-gap",
            "host": "host-bound", "sync": "sync-in-step", "link": "slow-link", "small": "small-collectives",
            "pageable": "pageable-copy", "moe": "moe-imbalance", "regress": "regression",
-           "launch": "launch-bound"}
+           "launch": "launch-bound", "fusion": "fusion"}
 # the faults judged against a baseline: advise's arguments for them
 ARGS = {"regress": ("--baseline", "base-*")}
 
@@ -239,7 +244,20 @@ def job(seed=0, fault="clean", form="kineto"):
                            host_op="c10d::allreduce_", nelems=LAYER_NELEMS)
                 kernel(r, "gemm_kernel", arrival[r] + h, g2[r], dims=MM_DIMS, types=[BF, BF], host_op="aten::mm",
                        host_us=h)
-            b = max(max(arrival[r] + h + g2[r] for r in range(RANKS)), end) + 2
+            done = [arrival[r] + h + g2[r] for r in range(RANKS)]
+            if fault == "fusion":     # elementwise ops back to back after the second GEMM, near their roofline
+                for r in range(RANKS):
+                    at, ds = done[r] + 1, []
+                    for i in range(FUSION_OPS):
+                        d_ = jit(ADD_BYTES / (FUSION_BW * TBS[form]) * 1e6)
+                        kind = ("add", "mul")[i % 2]
+                        kernel(r, f"elementwise_{kind}_kernel", at, d_, dims=ADD_DIMS, types=[BF, BF, "Scalar"],
+                               host_op=f"aten::{kind}")
+                        ds.append(d_)
+                        at = round(at + d_ + 1, 3)
+                    planted += sum(ds) - max(ds)
+                    done[r] = at - 1
+            b = max(max(done), end) + 2
             if fault == "sync" and layer < LAYERS - 1:
                 drained = [max(arrival[r] + h + g2[r], end) for r in range(RANKS)]
                 for r in range(RANKS):    # after the last GEMM's launch op (arrival - 8, 3 µs) on thread 100
@@ -324,7 +342,7 @@ def write_ascend(folder, seed=0, fault="clean"):
                 name = op_type = "FlashAttentionScore"
                 core, stream = "AI_CORE", 2
             else:
-                name = op_type = "Add"
+                name = op_type = "Mul" if name == "elementwise_mul_kernel" else "Add"
                 core, stream, shapes = "AI_VECTOR_CORE", 2, ASCEND_ADD
             aicore = _us(dur) if core == "AI_CORE" else "N/A"
             rows.append([step, r, 4294967295, 100 + task, stream, name, op_type, "dynamic", core,

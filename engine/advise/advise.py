@@ -16,6 +16,7 @@ Each rule is a query file of sql/advise/ over what a report computes already:
     moe-imbalance      expert GEMMs' work (kernel_work) across a job's ranks  advise_moe_imbalance.sql
     regression         each run's step time against its --baseline run's     advise_regression.sql
     launch-bound       short kernels each waiting for its launch call           advise_launch_bound.sql
+    fusion             repeated sequences of memory-bound elementwise kernels   advise_fusion.sql
 
 advise_findings.sql ranks them by the time at stake and adds severity and what to try."""
 import shlex
@@ -79,6 +80,8 @@ def build(con, fmt: str = "table", runs=(), tags=(), profile: str | None = None,
     sql.run(con, "advise_launch_bound", {"run_ids": ids, "max_launch_us": launch["max_launch_us"],
                                          "min_kernels": round(launch["min_kernels"]), "min_pct": launch["min_pct"]})
     notes += _host_bound(con, b, th["host-bound"])
+    sql.run(con, "advise_fusion", {"run_ids": ids, "min_times": round(th["fusion"]["min_times"]),
+                                   "min_pct": th["fusion"]["min_pct"]})
     sql.run(con, "advise_sync_in_step", {"run_ids": ids, "min_pct": th["sync-in-step"]["min_pct"]})
     sql.run(con, "advise_pageable_copy", {"run_ids": ids, "min_pct": th["pageable-copy"]["min_pct"]})
     notes += _collectives(con, b, th, profile)

@@ -17,6 +17,7 @@ RULES = {
     "moe-imbalance": {"min_excess_pct": 20.0, "min_pct": 1.0},
     "regression": {"min_pct": 5.0},
     "launch-bound": {"max_launch_us": 50.0, "min_kernels": 20.0, "min_pct": 3.0},
+    "fusion": {"min_times": 5.0, "min_pct": 1.0},
 }
 SEVERITIES = ("info", "low", "medium", "high", "critical")
 

@@ -8,7 +8,7 @@
 --   $run_ids INTEGER[]: the runs, in output order for equal time at stake
 -- Output: rows, one per finding, the largest time at stake first:
 --   rule VARCHAR: idle-gap | exposed-comm | slow-rank | roofline-gap | host-bound | sync-in-step | slow-link |
---     small-collectives | pipeline-bubble | pageable-copy | moe-imbalance | regression | launch-bound
+--     small-collectives | pipeline-bubble | pageable-copy | moe-imbalance | regression | launch-bound | fusion
 --   severity VARCHAR: info | low | medium | high | critical
 --   run VARCHAR: the run's name
 --   rank INTEGER: its rank; NULL when unknown
@@ -16,7 +16,8 @@
 --   layer BIGINT: NULL (no rule of this set is per layer)
 --   kernel VARCHAR: the kernel's short name (roofline-gap), the collective (slow-link, small-collectives), the copy
 --     (pageable-copy), the expert GEMM (moe-imbalance), the kernel that grew most (regression), the
---     most frequent kernel of the longest stretch (launch-bound), else NULL
+--     most frequent kernel of the longest stretch (launch-bound), the first kernel of the top sequence
+--     (fusion), else NULL
 --   at_stake_us DECIMAL(23,3): the time at stake
 --   at_stake_pct DECIMAL(7,1): as % of the step time (of the run's span without steps)
 --   finding VARCHAR: one line
@@ -101,6 +102,13 @@ SELECT p.rule,
         || '.to(device, non_blocking=True) on a side stream ahead of use (torch.'
         || CASE r.vendor WHEN 'ascend' THEN 'npu' ELSE 'cuda' END || '.Stream); keep results on the device '
         || 'instead of copying them back each step'
+    WHEN 'fusion' THEN
+        'fuse each sequence into one kernel: torch.compile (Inductor fuses elementwise chains), '
+        || CASE r.vendor WHEN 'ascend' THEN 'torchair / the fused aclnn operators (npu_add_rms_norm, npu_swiglu, '
+             || 'npu_rotary_mul)'
+        WHEN 'amd' THEN 'Triton or aiter''s fused kernels (fused add + norm, fused activation)'
+        ELSE 'Triton, or a library''s fused kernels (fused add + RMSNorm, SwiGLU, rotary)' END
+        || '; the intermediate tensors then never leave the registers'
     WHEN 'launch-bound' THEN
         'launch the stretch at once: capture it in a '
         || CASE r.vendor WHEN 'amd' THEN 'HIP graph (torch.cuda.graphs on ROCm, torch.compile mode="reduce-overhead")'
