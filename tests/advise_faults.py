@@ -57,6 +57,11 @@ Faults (one at a time):
             seed stored as job `base` (runs base-rank<N>), its baseline: planted, the steps' added time on every
             rank (ProfilerStep#N's durations, the same as the Step Ids' device spans here)
 
+AMD form (form="amd", write / store): the same Kineto traces on MI300Xs (5.3 TB/s, 1,307 bf16 TFLOP/s: the GEMMs
+at ~53 % of peak), as ROCm's Kineto writes them: HIP runtime calls (hipLaunchKernel, hipStreamSynchronize,
+hipDeviceSynchronize) and copies named by their direction (CopyHostToDevice), so the pageable fault is one no
+rule may flag there.
+
 Ascend form (form="ascend", write_ascend / store): the same job as 4 torch_npu profiler folders
 `<folder>/rank_N_ascend_pt/` (ASCEND_PROFILER_OUTPUT/kernel_details.csv, profiler_info_N.json naming the rank and
 an Ascend910B3 chip, profiler_metadata.json naming rank and world size), ingested as one folder
@@ -98,8 +103,11 @@ FAULTS = ("clean", "idle", "exposed", "slow", "roofline", "host", "sync", "link"
 CLEAN = ("clean", "moe_even")
 # faults the Ascend form cannot show (no host side; no message sizes without communication.json): no rule may fire
 KINETO_ONLY = ("host", "sync", "link", "small", "pageable", "launch")
-FORMS = ("kineto", "ascend")
-TBS = {"kineto": H100_TBS, "ascend": 1.6e12}            # Ascend 910B3: engine/reports/peaks.py
+FORMS = ("kineto", "ascend", "amd")
+# per form, the faults it cannot show: no rule may fire on them (AMD: ROCm's Kineto names a copy by its direction,
+# not by pageable memory)
+SILENT = {"ascend": KINETO_ONLY, "amd": ("pageable",)}
+TBS = {"kineto": H100_TBS, "ascend": 1.6e12, "amd": 5.3e12}   # Ascend 910B3, MI300X: engine/reports/peaks.py
 BASE_US = BASE_NS // 1000
 CHIP = "Ascend910B3"
 ASCEND_MM = ('"4096,1024;1024,4096"', "DT_BF16;DT_BF16", "ND;ND", '"4096,4096"', "DT_BF16", "ND")
@@ -295,7 +303,7 @@ def job(seed=0, fault="clean", form="kineto"):
         for r in range(RANKS):
             op(r, f"ProfilerStep#{s + 1}", step_start, t - step_start, cat="user_annotation")
         steps.append(t - step_start)
-        if fault == "host" and s == 1 and form == "kineto":
+        if fault == "host" and s == 1 and form != "ascend":
             # on step 2's path, back from its last launch (the last GEMM's, which the host made the device wait
             # for) to the step's start, the host works in every op of thread 100: planted, per rank, their time
             for r in range(RANKS):
@@ -358,14 +366,29 @@ def write_ascend(folder, seed=0, fault="clean"):
     return str(folder), planted
 
 
-def write(folder, seed=0, fault="clean", name="job"):
-    """One trace per rank, `<folder>/<name>_rank<N>.json`: (paths, planted µs)."""
-    events, planted = job(seed, fault)
+def _on_rocm(e: dict) -> dict:
+    """An event as PyTorch's Kineto on ROCm writes it: HIP runtime calls (hipLaunchKernel, hipStreamSynchronize,
+    ...) and copies named by their direction only."""
+    if e.get("cat") == "cuda_runtime":
+        e = {**e, "name": "hip" + e["name"][len("cuda"):]}
+    elif e.get("cat") == "gpu_memcpy":
+        e = {**e, "name": "CopyHostToDevice"}
+    return e
+
+
+def write(folder, seed=0, fault="clean", name="job", form="kineto"):
+    """One trace per rank, `<folder>/<name>_rank<N>.json`: (paths, planted µs). `form` kineto: H100s; amd: the
+    same job on MI300Xs, as ROCm's Kineto writes it."""
+    events, planted = job(seed, fault, form)
+    device = ({"name": "AMD Instinct MI300X", "gcnArchName": "gfx942", "numSms": 304} if form == "amd" else
+              {"name": "NVIDIA H100 80GB HBM3", "numSms": 132})
     paths = []
     for r, ev in enumerate(events):
+        if form == "amd":
+            ev = [_on_rocm(e) for e in ev]
         meta = [{"ph": "M", "name": "process_name", "pid": 0, "tid": 0, "args": {"name": f"GPU {r}"}},
                 {"ph": "M", "name": "process_name", "pid": 100, "tid": 0, "args": {"name": "python3"}}]
-        doc = {"schemaVersion": 1, "deviceProperties": [{"id": r, "name": "NVIDIA H100 80GB HBM3", "numSms": 132}],
+        doc = {"schemaVersion": 1, "deviceProperties": [{"id": r, **device}],
                "distributedInfo": {"backend": "nccl", "rank": r, "world_size": RANKS},
                "baseTimeNanoseconds": BASE_NS, "traceEvents": meta + sorted(ev, key=lambda e: e["ts"])}
         path = os.path.join(str(folder), f"{name}_rank{r}.json")
@@ -391,15 +414,15 @@ def store(db, folder, seed=0, fault="clean", form="kineto", name="job"):
     import tracedb
     con = tracedb.connect(db)
     try:
-        return ingest(con, folder, seed, fault, name)
+        return ingest(con, folder, seed, fault, name, form)
     finally:
         con.close()
 
 
-def ingest(con, folder, seed=0, fault="clean", name="job"):
+def ingest(con, folder, seed=0, fault="clean", name="job", form="kineto"):
     """Each rank as run `<name>-rank<N>`, tagged job=<name>; returns the planted µs."""
     import tracedb
-    paths, planted = write(folder, seed, fault, name)
+    paths, planted = write(folder, seed, fault, name, form)
     for r, path in enumerate(paths):
         tracedb.ingest_trace(con, path, name=f"{name}-rank{r}", tags={"job": name})
     return planted
