@@ -27,13 +27,28 @@ def _findings(db, *args):
     return list(csv.DictReader(io.StringIO(out)))
 
 
+class _Stores(dict):
+    """(form, fault) -> (store, planted µs), each job made when a test first asks for it: the default tier makes
+    the Kineto form's only (the other forms' tests are in the slow tier)."""
+
+    def __init__(self, tmp_path_factory):
+        super().__init__()
+        self.factory = tmp_path_factory
+
+    def __missing__(self, key):
+        form, fault = key
+        self[key] = _store(self.factory.mktemp(f"{form}-{fault}"), fault, form=form)
+        return self[key]
+
+
+# the Kineto form in the default tier; the AMD and Ascend forms in the slow tier (.ci/run runs both)
+FORMS = [pytest.param(f, marks=() if f == "kineto" else pytest.mark.slow) for f in advise_faults.FORMS]
+KERNEL_FORMS = [pytest.param(f, marks=() if f == "kineto" else pytest.mark.slow) for f in ("kineto", "ascend")]
+
+
 @pytest.fixture(scope="module")
 def all_stores(tmp_path_factory):
-    out = {}
-    for form in advise_faults.FORMS:
-        for fault in advise_faults.FAULTS:
-            out[form, fault] = _store(tmp_path_factory.mktemp(f"{form}-{fault}"), fault, form=form)
-    return out
+    return _Stores(tmp_path_factory)
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +61,7 @@ def ascend(all_stores):
     return {fault: all_stores["ascend", fault] for fault in advise_faults.FAULTS}
 
 
-@pytest.mark.parametrize("form", advise_faults.FORMS)
+@pytest.mark.parametrize("form", FORMS)
 @pytest.mark.parametrize("fault", advise_faults.FAULTS)
 def test_each_rule_fires_on_its_fault_only(all_stores, form, fault):
     db, planted = all_stores[form, fault]
@@ -76,43 +91,44 @@ def _silent_across_seeds(tmp_path, fault, seeds, form):
         assert r.stdout.strip() == "no finding", (seed, r.stdout)
 
 
-@pytest.mark.parametrize("form", advise_faults.FORMS)
+@pytest.mark.parametrize("form", FORMS)
 def test_clean_job_is_silent_across_seeds(tmp_path, form):
     _silent_across_seeds(tmp_path, "clean", 10, form)
 
 
-@pytest.mark.parametrize("form", advise_faults.FORMS)
+@pytest.mark.parametrize("form", FORMS)
 def test_balanced_moe_job_is_silent(tmp_path, form):
     """The MoE job with every rank's tokens equal: expert GEMMs of equal work whose times differ by jitter alone."""
     _silent_across_seeds(tmp_path, "moe_even", 3, form)
 
 
-def test_moe_imbalance_names_the_hot_rank_and_its_experts(all_stores):
-    for form, kernel in (("kineto", "fused_moe_kernel"), ("ascend", "GroupedMatmul")):
-        rows = _findings(all_stores[form, "moe"][0])
-        assert [(r["rule"], r["rank"], r["kernel"]) for r in rows] == [("moe-imbalance", str(advise_faults.MOE_HOT),
-                                                                       kernel)]
-        assert "30.0 % more routed tokens" in rows[0]["finding"] and "24 of 24 expert GEMMs" in rows[0]["finding"]
-        assert "report roofline" in rows[0]["evidence"] and "load-balancing" in rows[0]["try"]
+@pytest.mark.parametrize("form", KERNEL_FORMS)
+def test_moe_imbalance_names_the_hot_rank_and_its_experts(all_stores, form):
+    kernel = {"kineto": "fused_moe_kernel", "ascend": "GroupedMatmul"}[form]
+    rows = _findings(all_stores[form, "moe"][0])
+    assert [(r["rule"], r["rank"], r["kernel"]) for r in rows] == [("moe-imbalance", str(advise_faults.MOE_HOT),
+                                                                   kernel)]
+    assert "30.0 % more routed tokens" in rows[0]["finding"] and "24 of 24 expert GEMMs" in rows[0]["finding"]
+    assert "report roofline" in rows[0]["evidence"] and "load-balancing" in rows[0]["try"]
 
 
-def test_regression_needs_its_baseline_and_names_what_grew(all_stores):
+@pytest.mark.parametrize("form", KERNEL_FORMS)
+def test_regression_needs_its_baseline_and_names_what_grew(all_stores, form):
     """The regressed job judged against its baseline job (rank by rank): each rank's finding names its baseline
     run and the attention kernel; without --baseline, or against a baseline of the same steps, nothing fires."""
-    for form, kernel in (("kineto", "flash_fwd_kernel"), ("ascend", "FlashAttentionScore")):
-        db = all_stores[form, "regress"][0]
-        rows = _findings(db, "--baseline", "base-*")
-        assert sorted((r["run"], r["kernel"]) for r in rows) == [(f"job-rank{n}", kernel)
-                                                                 for n in range(advise_faults.RANKS)]
-        for r in rows:
-            assert f"baseline run 'base-rank{r['rank']}'" in r["finding"] and "+" in r["finding"]
-            assert "report compare" in r["evidence"] and f"--run base-rank{r['rank']} --run job-rank" in r["evidence"]
-        assert _findings(db) == []
-        assert _findings(db, "--baseline", "base-rank0") != []      # one baseline run: every rank against it
-        same = cli("advise", "--db", db, "--run", "base-rank1", "--run", "base-rank2", "--baseline", "base-rank0")
-        assert same.stdout.strip() == "no finding"
-    both = cli("advise", "--db", all_stores["kineto", "regress"][0], "--tag", "job=base", "--baseline", "base-*",
-               check=False)
+    kernel = {"kineto": "flash_fwd_kernel", "ascend": "FlashAttentionScore"}[form]
+    db = all_stores[form, "regress"][0]
+    rows = _findings(db, "--baseline", "base-*")
+    assert sorted((r["run"], r["kernel"]) for r in rows) == [(f"job-rank{n}", kernel)
+                                                             for n in range(advise_faults.RANKS)]
+    for r in rows:
+        assert f"baseline run 'base-rank{r['rank']}'" in r["finding"] and "+" in r["finding"]
+        assert "report compare" in r["evidence"] and f"--run base-rank{r['rank']} --run job-rank" in r["evidence"]
+    assert _findings(db) == []
+    assert _findings(db, "--baseline", "base-rank0") != []      # one baseline run: every rank against it
+    same = cli("advise", "--db", db, "--run", "base-rank1", "--run", "base-rank2", "--baseline", "base-rank0")
+    assert same.stdout.strip() == "no finding"
+    both = cli("advise", "--db", db, "--tag", "job=base", "--baseline", "base-*", check=False)
     assert both.returncode == 2 and "both as a run and as its baseline" in both.stderr
 
 
@@ -128,6 +144,7 @@ def test_evidence_names_the_host_and_the_step(stores):
     assert all("Nsight Compute" in r["try"] for r in roof)
 
 
+@pytest.mark.slow
 def test_ascend_findings_speak_ascend(ascend):
     """The Ascend form: steps from the Step Id column, and what to try in Ascend words (aclgraph, HCCL, AI Core's
     tools), never CUDA's."""
@@ -147,6 +164,7 @@ def test_ascend_findings_speak_ascend(ascend):
     assert "no ProfilerStep#N annotation" not in notes       # the Step Ids give the step time
 
 
+@pytest.mark.slow
 def test_amd_findings_speak_amd(all_stores):
     """The AMD form: HIP runtime calls are launches and syncs as CUDA's are, and what to try speaks HIP, RCCL and
     ROCm's tools, never CUDA's or NVIDIA's."""
