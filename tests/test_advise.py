@@ -130,6 +130,8 @@ def test_regression_needs_its_baseline_and_names_what_grew(all_stores, form):
     assert same.stdout.strip() == "no finding"
     both = cli("advise", "--db", db, "--tag", "job=base", "--baseline", "base-*", check=False)
     assert both.returncode == 2 and "both as a run and as its baseline" in both.stderr
+    none = cli("advise", "--db", db, "--tag", "job=job", "--baseline", "nope*", check=False)
+    assert none.returncode == 2 and none.stderr.startswith("error: --baseline: run pattern 'nope*' matches no run")
 
 
 def test_evidence_names_the_host_and_the_step(stores):

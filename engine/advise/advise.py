@@ -47,7 +47,10 @@ def build(con, fmt: str = "table", runs=(), tags=(), profile: str | None = None,
     """The findings of every rule over the runs `runs` / `tags` select (every run when both are empty, the
     baseline runs aside); `baseline` (run names or globs): the runs rule regression compares them with."""
     th = rules.thresholds(threshold)
-    against = binding.bind_runs(con, list(baseline), [], profile) if baseline else None
+    try:
+        against = binding.bind_runs(con, list(baseline), [], profile) if baseline else None
+    except UsageError as e:
+        raise UsageError(f"--baseline: {e}") from None
     b = binding.bind_runs(con, list(runs or []), list(tags or []), profile)
     if against is not None:
         if not runs and not tags:       # every run: those of the store but the baseline's
