@@ -14,7 +14,8 @@
 -- At stake: that idle time: what capturing the stretch in a graph (one launch for all) or fusing its kernels
 -- takes off the step.
 -- Limits: a trace without host launches (kernel_details.csv, a device-only trace) has no launch to wait for:
--- silent. Kernels replayed by a graph are one launch for many kernels: never starved one by one.
+-- silent. Kernels replayed by a graph are one launch for many kernels: never starved one by one. The interval is
+-- between the run's launches on any thread (a collective launched from another thread in between shortens it).
 -- Rule host-bound leaves the host work inside these stretches to this rule (_adv_launch_spans).
 -- Inputs: kernels, host_events, _adv_act_step (each stepped activity's step), _adv_runs (advise_runs.sql).
 -- Parameters:
