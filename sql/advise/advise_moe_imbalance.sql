@@ -64,8 +64,8 @@
 --   evidence VARCHAR: the figures and the report commands
 CREATE OR REPLACE TEMP TABLE _adv_moe_kernels AS
 WITH tagged AS (
-    SELECT run_id, rank, world_size, coalesce(list_extract(map_extract(tags, 'job'), 1), '') AS job
-    FROM runs WHERE run_id IN (SELECT unnest($run_ids))
+    SELECT a.run_id, a.rank, r.world_size, coalesce(a.job, '') AS job
+    FROM _adv_runs a JOIN runs r USING (run_id)
 ), jobs AS (
     SELECT run_id, job FROM tagged
     WHERE job <> ''

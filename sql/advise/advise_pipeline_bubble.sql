@@ -46,7 +46,7 @@ SELECT 'pipeline-bubble' AS rule, p.run_id, p.worst AS step, NULL::BIGINT AS lay
         || CAST(us(p.ideal) AS VARCHAR) || ' us: (p - 1) / m of its busy time)' AS finding,
     'bubble_us against ideal_1f1b_pct per stage, and the wait before each micro-batch: tracedb report pipeline '
         || replace(r.cmd, ' --run ' || adv_word(r.run), '')
-        || coalesce(' --tag job=' || adv_word(list_extract(map_extract(ru.tags, 'job'), 1)),
+        || coalesce(' --tag job=' || adv_word(r.job),
                     ' --run ' || adv_word(r.run)) AS evidence
-FROM per p JOIN _adv_runs r USING (run_id) JOIN runs ru USING (run_id)
+FROM per p JOIN _adv_runs r USING (run_id)
 WHERE 100.0 * p.ns >= $min_pct * r.base_ns;

@@ -16,6 +16,7 @@
 --   run_id INTEGER: the run
 --   run VARCHAR: its name
 --   rank INTEGER: its rank (runs.rank); NULL when unknown
+--   job VARCHAR: its tag job (a job's ranks share it); NULL without one
 --   vendor VARCHAR: nvidia | amd | ascend; NULL when unknown
 --   steps BIGINT: its ProfilerStep#N annotations, else its Step Ids
 --   step_ns BIGINT: their summed duration (a Step Id: its activities' span); NULL without any
@@ -65,7 +66,7 @@ WITH marks AS (
     WHERE run_id IN (SELECT unnest($run_ids)) AND kind IN ('kernel', 'comm', 'memcpy', 'memset')
     GROUP BY run_id
 )
-SELECT r.run_id, r.name AS run, r.rank,
+SELECT r.run_id, r.name AS run, r.rank, list_extract(map_extract(r.tags, 'job'), 1) AS job,
     CASE WHEN r.device_kind = 'npu' THEN 'ascend'
          WHEN regexp_matches(coalesce(r.device_name, ''), '(?i)(AMD|Instinct|MI[0-9]{3}|gfx[0-9])')
               OR regexp_matches(coalesce(r.format, ''), '(?i)roc') THEN 'amd'

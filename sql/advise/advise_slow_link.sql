@@ -21,7 +21,7 @@
 -- Limits: an instance whose members are not all selected, disagree on the op or size, or whose clocks could not
 -- be aligned has no transfer and is not judged. A collective every instance of which crosses the slow link
 -- looks like its own median: then compare the bandwidth with the link's (report collectives' busbw_gbps).
--- Inputs: _coll_aligned (align_apply.sql), runs, _adv_runs (advise_runs.sql).
+-- Inputs: _coll_aligned (align_apply.sql), _adv_runs (advise_runs.sql).
 -- Parameters:
 --   $on_clock INTEGER[]: the runs whose clocks are aligned (engine/jobs/align.py)
 --   $min_instances BIGINT: the fewest instances of a collective to compare
@@ -78,7 +78,7 @@ SELECT 'slow-link' AS rule, p.run_id, NULL::BIGINT AS step, NULL::BIGINT AS laye
     'the slowest' || CASE WHEN p.n > 3 THEN ' 3' ELSE '' END || ': ' || p.shown
         || '; transfer_us and busbw_gbps per instance: tracedb report collectives '
         || replace(r.cmd, ' --run ' || adv_word(r.run), '')
-        || coalesce(' --tag job=' || adv_word(list_extract(map_extract(ru.tags, 'job'), 1)),
+        || coalesce(' --tag job=' || adv_word(r.job),
                     ' --run ' || adv_word(r.run)) AS evidence
-FROM per p JOIN _adv_runs r USING (run_id) JOIN runs ru USING (run_id)
+FROM per p JOIN _adv_runs r USING (run_id)
 WHERE 100.0 * p.ns >= $min_pct * r.base_ns;

@@ -24,9 +24,7 @@ WITH others AS (
         coalesce(' --tag job=' || adv_word(c.job),
                  string_agg(' --run ' || adv_word(o.run), '' ORDER BY o.run_id)) AS job_args
     FROM _adv_slow_cand c
-    JOIN _adv_runs o ON true
-    JOIN runs ro ON ro.run_id = o.run_id
-    WHERE coalesce(list_extract(map_extract(ro.tags, 'job'), 1), '') = coalesce(c.job, '')
+    JOIN _adv_runs o ON coalesce(o.job, '') = coalesce(c.job, '')
     GROUP BY c.run_id, c.job
 )
 SELECT 'slow-rank' AS rule, c.run_id, NULL::BIGINT AS step, NULL::BIGINT AS layer, NULL::VARCHAR AS kernel,

@@ -50,7 +50,7 @@ SELECT 'small-collectives' AS rule, p.run_id, NULL::BIGINT AS step, NULL::BIGINT
         || CAST(us(p.ns) AS VARCHAR) || ' us on the device' AS finding,
     'small ops: ' || p.shown || '; each instance''s bytes and transfer: tracedb report collectives '
         || replace(r.cmd, ' --run ' || adv_word(r.run), '')
-        || coalesce(' --tag job=' || adv_word(list_extract(map_extract(ru.tags, 'job'), 1)),
+        || coalesce(' --tag job=' || adv_word(r.job),
                     ' --run ' || adv_word(r.run)) AS evidence
-FROM per p JOIN _adv_runs r USING (run_id) JOIN runs ru USING (run_id)
+FROM per p JOIN _adv_runs r USING (run_id)
 WHERE p.n >= $min_per_step * greatest(r.steps, 1) AND 100.0 * p.ns >= $min_pct * r.base_ns;
