@@ -16,7 +16,8 @@ from tracedb.ingest.run_source import Source, rank_from_path
 
 def resolve(path: str) -> Source:
     """*_ascend_pt/ -> ASCEND_PROFILER_OUTPUT/kernel_details.csv, else the op_summary CSVs msprof wrote
-    (every slice, in slice order); ASCEND_PROFILER_OUTPUT/ or mindstudio_profiler_output/ directly too."""
+    (every slice, in slice order), else the SQLite export, else ASCEND_PROFILER_OUTPUT/trace_view.json;
+    ASCEND_PROFILER_OUTPUT/ or mindstudio_profiler_output/ directly too."""
     root = path.rstrip(os.sep) or os.sep
     _check_listable(root)
     out_dir = os.path.join(root, "ASCEND_PROFILER_OUTPUT")
@@ -34,11 +35,15 @@ def resolve(path: str) -> Source:
         if not slices and not db and comm:   # a rank whose kernels were not exported: its communication analyses
             src = Source(path=path, format=ascend_comm.FORMAT, files=[], rank=rank_from_path(path))
         elif not slices:
-            if not db:
-                raise InputError(f"{path}: no kernel_details.csv under ASCEND_PROFILER_OUTPUT/ and no "
-                                 "op_summary_*.csv under PROF_*/mindstudio_profiler_output/; expected an "
+            view = os.path.join(out_dir, "trace_view.json")
+            if not db and os.path.isfile(view):
+                src = _from_trace_view(path, view)   # the timeline alone (no kernel_details.csv exported)
+            elif not db:
+                raise InputError(f"{path}: no kernel_details.csv or trace_view.json under ASCEND_PROFILER_OUTPUT/ "
+                                 "and no op_summary_*.csv under PROF_*/mindstudio_profiler_output/; expected an "
                                  "Ascend profiler output folder (*_ascend_pt)")
-            src = _from_sqlite_export(path, root, db)   # torch_npu with export_type=Db alone writes no CSV
+            else:
+                src = _from_sqlite_export(path, root, db)   # torch_npu with export_type=Db alone writes no CSV
         else:
             src = _from_csv_files(path, slices)
     pt_root = os.path.dirname(root) if os.path.basename(root) == "ASCEND_PROFILER_OUTPUT" else root
@@ -48,6 +53,16 @@ def resolve(path: str) -> Source:
         src.rank = info.get("rank_id", src.rank)
     _job_facts(src, pt_root, os.path.join(pt_root, "ASCEND_PROFILER_OUTPUT"))
     return src
+
+
+def _from_trace_view(path: str, view: str) -> Source:
+    """A folder whose only kernel list is ASCEND_PROFILER_OUTPUT/trace_view.json (a capture that exported the
+    timeline alone): the run reads that file as any trace_view.json, its rank from the folder's name."""
+    from tracedb.ingest import formats
+    r = formats.identify(view)
+    fields = {"format": r.name, "files": [view], **(r.source(view) if r.source else {})}
+    return Source(path=path, reader=r.name, rank=rank_from_path(path), device_kind=r.device_kind,
+                  clock_domain=r.clock_domain, **fields)
 
 
 def _job_facts(src: Source, pt_root: str, out_dir: str):

@@ -80,6 +80,7 @@ def simulate_job(seed=0, ranks=4, steps=2, ops=16, slow=None, wait_p=0.7, sync_p
                     c.end = end
                     others = [o for o in pending if o is not c]
                     late = max(others, key=lambda n: (n.start, n.id))
+                    c.own, c.peer = (c.pred, c.release, c.edge), late.start
                     if late.start > c.start:
                         c.pred, c.release, c.edge = late.id, late.start, "collective"
                     free[c.rank][13] = (c.end, c.id)
@@ -172,13 +173,96 @@ def true_path(job: Job, step=None) -> list[tuple]:
     return [(s - w_start, e - w_start, c, rank) for s, e, c, rank in segs]
 
 
-def write(folder, job: Job) -> list:
-    """Rank r's trace as `<folder>/rank<r>.json`, on its own clock (r x RANK_SKEW ns later)."""
+def rank_path(job: Job, rank: int, step=None) -> list[tuple]:
+    """Rank `rank`'s own path, as `report critical-path --run RANK` gives it with the job's other ranks in the
+    store: (start, end, category) from its window's start, on its own clock. Each node's binding predecessor
+    is of its own rank (a collective's: its stream or launch); a collective moves data from when the last
+    other member started it, and waits for its peers before (comm_wait)."""
+    sch, nodes = job.ranks[rank], job.all.nodes
+    w_start, w_end, node = sim.window(sch, step)
+    own = {"kernel": "device_compute", "comm": "device_comm", "launch": "host_op", "sync": "sync_wait"}
+    out, x = [], w_end
+    while node is not None and x > w_start:
+        pred, release, edge = getattr(node, "own", (node.pred, node.release, node.edge))
+        release = None if release is None else min(release, x)
+        own_from = min(max(max(node.start, release) if release is not None else node.start, w_start), x)
+        peer = getattr(node, "peer", None)
+        if peer is not None and own_from < peer < x:
+            out += [(peer, x, own[node.kind]), (own_from, peer, "comm_wait")]
+        elif x > own_from:
+            out.append((own_from, x, own[node.kind]))
+        if pred is None or release <= w_start:
+            if own_from > w_start:
+                out.append((w_start, own_from, sim.GAP[edge] if pred is not None else
+                            "device_gap" if node.side == "device" else "host_gap"))
+            break
+        if own_from > release:
+            out.append((release, own_from, sim.GAP[edge]))
+        x, node = release, nodes[pred]
+    segs = []
+    for s, e, cat in reversed(out):
+        segs += sim._split_host(sch, s, e) if cat == "host_gap" else [(s, e, cat)]
+    return [(s - w_start, e - w_start, c) for s, e, c in segs]
+
+
+FORMS = ("kineto", "ascend", "nsys")
+HCCL_PID = 555
+
+
+def write(folder, job: Job, form: str = "kineto") -> list:
+    """Rank r's trace on its own clock (r x RANK_SKEW ns later): `<folder>/rank<r>.json` (Kineto, with its rank
+    in distributedInfo), `<folder>/rank_<r>_ascend_pt/` (form ascend: its trace_view.json alone; see
+    _trace_view) or `<folder>/rank<r>.sqlite` (form nsys: an Nsight Systems export)."""
     import json
+    import os
+    os.makedirs(folder, exist_ok=True)
     paths = []
     for r, sch in enumerate(job.ranks):
-        path = f"{folder}/rank{r}.json"
-        with open(path, "w", encoding="utf-8") as f:
-            json.dump(sim.kineto(sch, shift=r * RANK_SKEW, rank=r, world=len(job.ranks)), f)
+        if form == "kineto":
+            path = f"{folder}/rank{r}.json"
+            with open(path, "w", encoding="utf-8") as f:
+                json.dump(sim.kineto(sch, shift=r * RANK_SKEW, rank=r, world=len(job.ranks)), f)
+        elif form == "ascend":
+            path = f"{folder}/rank_{r}_ascend_pt"
+            os.makedirs(f"{path}/ASCEND_PROFILER_OUTPUT")
+            with open(f"{path}/ASCEND_PROFILER_OUTPUT/trace_view.json", "w", encoding="utf-8") as f:
+                json.dump(_trace_view(_shifted(sch, r * RANK_SKEW)), f)
+        else:
+            path = f"{folder}/rank{r}.sqlite"
+            sim.nsys(path, _shifted(sch, r * RANK_SKEW))
         paths.append(path)
     return paths
+
+
+def _shifted(sch, ns: int):
+    """A copy of a rank's schedule with every time `ns` later."""
+    import copy
+    out = copy.deepcopy(sch)
+    for n in out.nodes:
+        n.start, n.end = n.start + ns, n.end + ns
+    out.ops = [(a + ns, b + ns, name) for a, b, name in out.ops]
+    out.marks = [(step, a + ns, b + ns) for step, a, b in out.marks]
+    out.waits = [(a + ns, rc, None if b is None else b + ns, wc, src, dst) for a, rc, b, wc, src, dst in out.waits]
+    return out
+
+
+def _trace_view(sch) -> list:
+    """A rank as torch_npu's trace_view.json (schedule_sim.trace_view), each all-reduce as torch_npu writes a
+    collective: the op (hcom_allReduce__N_K_1) on the HCCL process's "Group 0 Communication" thread, where
+    its async_npu flow ends, and its hardware task (a Notify Wait) on the stream it ran on, with the same
+    connection id; the trace says nothing else of that stream."""
+    ev = sim.trace_view(sch)
+    ev += [{"ph": "M", "name": "process_name", "pid": HCCL_PID, "tid": 0, "args": {"name": "HCCL"}},
+           {"ph": "M", "name": "thread_name", "pid": HCCL_PID, "tid": 1, "args": {"name": "Group 0 Communication"}}]
+    colls = [e for e in ev if e.get("ph") == "X" and e["name"] == NCCL]
+    ids = {e["args"]["connection_id"] for e in colls}
+    for k, e in enumerate(colls):
+        ev.append({"ph": "X", "name": "Notify Wait", "pid": e["pid"], "tid": e["tid"], "ts": e["ts"], "dur": e["dur"],
+                   "args": {"Task Type": "Notify Wait", "Physic Stream Id": e["tid"],
+                            "connection_id": e["args"]["connection_id"]}})
+        e.update(name=f"hcom_allReduce__271_{k}_1", pid=HCCL_PID, tid=1,
+                 args={"connection_id": e["args"]["connection_id"]})
+    for e in ev:
+        if e.get("ph") == "f" and e.get("id") in ids:
+            e.update(pid=HCCL_PID, tid=1)
+    return ev

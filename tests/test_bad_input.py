@@ -271,10 +271,20 @@ def test_path_does_not_exist(db, tmp_path):
 def test_folder_without_traces(db, tmp_path):
     d = tmp_path / "x_ascend_pt"
     (d / "ASCEND_PROFILER_OUTPUT").mkdir(parents=True)
-    (d / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").write_text("[]")
     (d / "ASCEND_PROFILER_OUTPUT" / "op_statistic.csv").write_text("Device_id,OP Type\n0,Add\n")
     line = failed_ingest(db, str(d))
-    assert line.startswith(f"error: {d}: no kernel_details.csv under ASCEND_PROFILER_OUTPUT/ and no op_summary")
+    assert line.startswith(f"error: {d}: no kernel_details.csv or trace_view.json under ASCEND_PROFILER_OUTPUT/ "
+                           "and no op_summary")
+
+
+def test_folder_whose_only_timeline_is_empty(db, tmp_path):
+    """With no kernel list but trace_view.json, the folder is read from that file, and its error names it."""
+    d = tmp_path / "x_ascend_pt"
+    (d / "ASCEND_PROFILER_OUTPUT").mkdir(parents=True)
+    (d / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").write_text("[]")
+    line = failed_ingest(db, str(d))
+    assert line == (f"error: {d / 'ASCEND_PROFILER_OUTPUT' / 'trace_view.json'}: the trace holds no complete events; "
+                    "expected a non-empty traceEvents array")
 
 
 def test_folder_with_only_the_sqlite_export(db, tmp_path):

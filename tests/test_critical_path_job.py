@@ -8,6 +8,7 @@ from decimal import Decimal
 import pytest
 
 import job_sim
+import schedule_sim as sim
 import tracedb
 from helpers import assert_one_line_error, cli
 
@@ -61,6 +62,56 @@ def _merge(segs):
         else:
             out.append((s, e, c, rank))
     return out
+
+
+def rank_rows(con, run, step=None):
+    rows = csv.DictReader(io.StringIO(tracedb.report(con, "critical-path", run=run, step=step).text("csv")))
+    return sim.merge([(ns(r["start_us"]), ns(r["end_us"]), r["category"]) for r in rows])
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_ranks_own_path_tells_its_wait_for_its_peers(jobs, seed):
+    """Without --job each rank's path is its own; its job's other ranks in the store say when each all-reduce
+    had every member in: comm_wait before, device_comm after, as the simulator knows it. On the job with a
+    slow rank (seed 3) the others' windows are mostly that wait."""
+    con, job = jobs[seed]
+    for rank in range(4):
+        for step in (None, 2):
+            assert rank_rows(con, f"rank{rank}", step) == sim.merge(job_sim.rank_path(job, rank, step)), (rank, step)
+    if seed == 3:
+        for rank in (0, 2, 3):
+            got = rank_rows(con, f"rank{rank}")
+            waited = sum(e - s for s, e, c in got if c == "comm_wait")
+            assert waited > 0.5 * got[-1][1]
+        assert "comm_wait" not in {c for *_, c in rank_rows(con, "rank1")}
+
+
+FORMS = [pytest.param("ascend", 0, id="ascend-0")] + [
+    pytest.param(form, seed, id=f"{form}-{seed}", marks=pytest.mark.slow)
+    for form in ("ascend", "nsys") for seed in SEEDS if (form, seed) != ("ascend", 0)]
+
+
+@pytest.mark.parametrize("form,seed", FORMS)
+def test_the_ascend_and_nsys_forms_give_the_simulators_paths(tmp_path, form, seed):
+    """The same job written as each rank's trace_view.json (an all-reduce on HCCL's thread, its hardware task
+    on the stream it ran on: job_sim._trace_view) or as each rank's Nsight Systems export: one folder ingest
+    makes the job, and the job's path and each rank's own path are the simulator's."""
+    job = job_sim.simulate_job(seed, slow=1 if seed == 3 else None)
+    job_sim.write(tmp_path / "traces", job, form)
+    cli("ingest", str(tmp_path / "traces"), "--db", str(tmp_path / "s.duckdb"), "--name", "j")
+    con = tracedb.connect(str(tmp_path / "s.duckdb"))
+    try:
+        runs = [r for (r,) in con.execute("SELECT name FROM runs ORDER BY rank").fetchall()]
+        assert len(runs) == 4
+        for step in (None, 2):
+            rows = csv.DictReader(io.StringIO(tracedb.report(con, "critical-path", tag="job=j", job=True,
+                                                             step=step).text("csv")))
+            got = [(ns(r["start_us"]), ns(r["end_us"]), r["category"], int(r["rank"])) for r in rows]
+            assert _merge(got) == _merge(job_sim.true_path(job, step)), step
+        for rank, run in enumerate(runs):
+            assert rank_rows(con, run) == sim.merge(job_sim.rank_path(job, rank)), run
+    finally:
+        con.close()
 
 
 def test_the_path_crosses_ranks_at_the_all_reduces(jobs):

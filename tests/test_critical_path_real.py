@@ -187,19 +187,25 @@ def test_a_layer_window_adds_up_to_its_wall(db):
 
 def test_an_ascend_folder_links_its_launches_and_reads_its_event_waits(tmp_path):
     """The AlexNet Ascend capture (kernel_details.csv beside trace_view.json): each CSV kernel reaches the op
-    its task's flow leads from, so no note says the path follows streams only; and each long EVENT_WAIT task
-    on the compute stream (from the raw trace_view.json: 72.8 ms while a collective's record was pending, and
-    three more) is a sync_wait gap of exactly its length on the path, not an idle device_gap."""
+    its task's flow leads from, so no note says the path follows streams only. Its four all-reduces run on
+    stream 4 (their hardware tasks' stream; HCCL's thread in the trace), and the compute stream 2 waits for
+    them by EVENT_WAIT tasks (from the raw trace_view.json: 72.8 ms and three more over 1 ms): each all-reduce
+    is on the path whole, as device_comm of exactly its raw length, and no wait of stream 2 is idle
+    (device_gap) on it."""
     folder = real_trace("ascend-msinsight", "alexnet_level2_text", "rank0_ascend_pt")
     db = str(tmp_path / "s.duckdb")
     cli("ingest", folder, "--db", db, "--name", "alexnet")
     r = cli("report", "critical-path", "--db", db, "--format", "csv")
     assert "no launch call" not in r.stderr, r.stderr
     rows = list(csv.DictReader(io.StringIO(r.stdout)))
-    waits = sorted(to_ns(e["dur"]) for e in load(f"{folder}/ASCEND_PROFILER_OUTPUT/trace_view.json")
+    raw = load(f"{folder}/ASCEND_PROFILER_OUTPUT/trace_view.json")
+    waits = sorted(to_ns(e["dur"]) for e in raw
                    if e.get("ph") == "X" and e.get("name") == "EVENT_WAIT" and str(e.get("tid")) == "2"
                    and to_ns(e["dur"]) > 1_000_000)
     assert len(waits) == 4 and waits[-1] == 72_785_634
-    held = sorted(int(Decimal(x["dur_us"]) * 1000) for x in rows
-                  if x["category"] == "sync_wait" and x["segment"] == "gap" and x["lane"].startswith("device"))
-    assert held == waits
+    colls = sorted(to_ns(e["dur"]) for e in raw if e.get("ph") == "X" and str(e.get("name")).startswith("hcom_"))
+    on_path = sorted(int(Decimal(x["dur_us"]) * 1000) for x in rows if x["category"] == "device_comm")
+    assert len(colls) == 4 and on_path == colls
+    assert {x["lane"] for x in rows if x["category"] == "device_comm"} == {"device::4"}
+    assert not [x for x in rows if x["category"] == "device_gap" and x["lane"] == "device::2"
+                and Decimal(x["dur_us"]) > 1000]

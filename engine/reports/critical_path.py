@@ -26,7 +26,8 @@ DEFINITIONS = (
     "device_compute, device_comm, device_memcpy, host_op (launch calls and the host's own ops between them), "
     "sync_wait: the work on the path; launch_latency (launch call end to kernel start), device_gap (idle "
     "after the kernel before it on its stream; sync_wait where an Ascend EVENT_WAIT held it), host_gap (the "
-    "host thread in no op): the gaps; the segments "
+    "host thread in no op), comm_wait (a job's rank on its own: its collective before the last other member "
+    "arrived): the gaps; the segments "
     "tile the window, so the categories add up to its wall time")
 
 
@@ -48,7 +49,7 @@ def build(con, fmt, by, step, seg_opts, job: bool = False, pass_spec: str = "all
     b, meta = _bind(con, seg_opts, segmented=by in ("segment", "layer") or unit is not None)
     if unit is not None and not b.anchor:
         raise UsageError("--pass: the run has no passes (no anchor); the window can be the whole trace or --step")
-    graph(con, b, job)
+    graph(con, b, job, peers=True)
     windows = _windows(con, b, step, job, unit)
     _coverage_notes(con, b)
     _keep_walk(con, [walk(con, w) for w in windows])
@@ -79,10 +80,11 @@ WALK_COLUMNS = (("path", "int64"), ("step", "int64"), ("pos", "int64"), ("node",
                 ("end_ns", "int64"), ("category", "string"), ("window_start_ns", "int64"))
 
 
-def graph(con, b, job: bool = False):
+def graph(con, b, job: bool = False, peers: bool = False):
     """_cp_nodes with each node's binding predecessor, and _cp_cands, of the bound runs. `job`: the runs'
     clocks aligned on their collectives (engine/jobs/align.py) and each collective's end bound to the last
-    other member to arrive, so that one path can cross them."""
+    other member to arrive, so that one path can cross them. `peers` (a run's own path): _cp_peers, when each
+    collective of a job's rank had its other members in (else empty)."""
     categories.categorize_kernels(con, b)
     sql.run(con, "critical_path_nodes", {"run_ids": b.run_ids})
     offsets = {}
@@ -99,6 +101,27 @@ def graph(con, b, job: bool = False):
     if job:
         sql.run(con, "critical_path_collectives")
     sql.run(con, "critical_path_bind")
+    con.execute("CREATE OR REPLACE TEMP TABLE _cp_peers (id BIGINT, peer_ns BIGINT)")
+    if not job and peers:
+        _peer_arrivals(con, b)
+
+
+def _peer_arrivals(con, b):
+    """TEMP _cp_peers: for a rank of a job whose other ranks the store holds, when each of its collectives had
+    every other member in (critical_path_peers.sql), so that the walk tells the op's wait for its peers
+    (comm_wait) from its transfer. Their clocks are aligned on the job's collectives, as --job does."""
+    runs = [r for (r,) in sql.run(con, "critical_path_job_peers", {"run_ids": b.run_ids}).fetchall()]
+    if len(runs) < 2:
+        return
+    from tracedb.engine.jobs import align
+    found = align.rank_offsets(con, runs, profile=b.profile.name if b.profile else None)
+    sql.run(con, "critical_path_peers", {"run_ids": b.run_ids})
+    waited = con.execute("SELECT count(*) FROM _cp_peers p JOIN _cp_nodes n USING (id) "
+                         "WHERE p.peer_ns > n.start_ns").fetchone()[0]
+    if waited:
+        b.notes.append(f"comm_wait: a collective's time before the last other member of its instance arrived, from "
+                       f"the job's {len(runs)} ranks in the store ({found.note}); --job follows the path to that "
+                       f"member instead")
 
 
 def _keep_walk(con, walked: list):
@@ -274,7 +297,7 @@ def walk(con, w: Window, cache: dict | None = None) -> Walked:
             cache[w.run_id] = cols
     else:
         cols = cache[w.run_id]
-    ids, sides, kinds, starts, preds, releases, edges = cols
+    ids, sides, kinds, starts, preds, releases, edges, peers = cols
     first = ids[0] if ids else 0     # ids are dense within a run, and over all of them
     out = Walked(JOB_PATH if w.run_id is None else w.run_id, w.step, w.start_ns, [], [], [], [])
     add_node, add_start, add_end, add_cat = out.nodes.append, out.starts.append, out.ends.append, \
@@ -290,12 +313,16 @@ def walk(con, w: Window, cache: dict | None = None) -> Walked:
             break
         seen.add(node)
         i = node - first
-        start, pred, release, edge = starts[i], preds[i], releases[i], edges[i]
+        start, pred, release, edge, peer = starts[i], preds[i], releases[i], edges[i], peers[i]
         if release is not None and release > x:
             release = x
         own_from = start if release is None or start > release else release
         own_from = min(max(own_from, w_start), x)
-        if x > own_from:
+        if peer is not None and own_from < peer < x:
+            # a collective of a job's rank moved data once its last peer was in; before, it waited for them
+            add_node(node), add_start(peer), add_end(x), add_cat(OWN[kinds[i]])
+            add_node(node), add_start(own_from), add_end(peer), add_cat("comm_wait")
+        elif x > own_from:
             add_node(node), add_start(own_from), add_end(x), add_cat(OWN[kinds[i]])
         if pred is None or release <= w_start:
             # waited for nothing in the window: the time since the window began is the gap before it

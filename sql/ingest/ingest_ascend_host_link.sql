@@ -7,10 +7,13 @@
 -- each kernel (and its shapes, PMU columns and duplicate marks), and runtime machinery tasks are not kernels;
 -- only the EVENT_RECORD / EVENT_WAIT tasks stay (kind npu_task, which no kernel view reads): a stream's wait on
 -- another is found by them (critical_path_nodes.sql).
+-- A collective kernel_details.csv gives no stream takes the stream of its trace_view task (the stream of its
+-- hardware tasks, ingest_chrome_tasks.sql), so that the path of report critical-path finds it on that stream.
 -- Inputs: kernels_raw_ascend_csv, trace_events of run $run_id (after ingest_chrome_tracks and ingest_chrome_tasks).
 -- Parameters:
 --   $run_id INTEGER: the run being ingested
--- Output: kernels_raw_ascend_csv.correlation_id (the flow id) of the run's kernels a device task with a flow
+-- Output: kernels_raw_ascend_csv.stream_id of such collectives;
+--   kernels_raw_ascend_csv.correlation_id (the flow id) of the run's kernels a device task with a flow
 --   matches; the run's trace_events rows of device activity (kind NOT NULL) but the event tasks deleted; when
 --   fewer than half the kernels matched, no link and no trace_events row.
 UPDATE kernels_raw_ascend_csv SET correlation_id = m.flow_id
@@ -24,6 +27,16 @@ FROM (
      AND f.tid IS NOT DISTINCT FROM t.tid AND f.start_ns = t.start_ns
     WHERE k.run_id = $run_id
     QUALIFY row_number() OVER (PARTITION BY k.seq ORDER BY abs(t.start_ns - k.start_ns), t.seq, f.seq) = 1
+) m
+WHERE kernels_raw_ascend_csv.run_id = $run_id AND kernels_raw_ascend_csv.seq = m.seq;
+UPDATE kernels_raw_ascend_csv SET stream_id = m.stream_id
+FROM (
+    SELECT k.seq, t.stream_id
+    FROM kernels_raw_ascend_csv k
+    JOIN trace_events t ON t.run_id = k.run_id AND t.name = k.name AND t.kind = 'comm' AND t.ph = 'X'
+     AND t.start_ns BETWEEN k.start_ns - 1000 AND k.start_ns + 1000 AND t.stream_id IS NOT NULL
+    WHERE k.run_id = $run_id AND k.kind = 'comm' AND k.stream_id IS NULL
+    QUALIFY row_number() OVER (PARTITION BY k.seq ORDER BY abs(t.start_ns - k.start_ns), t.seq) = 1
 ) m
 WHERE kernels_raw_ascend_csv.run_id = $run_id AND kernels_raw_ascend_csv.seq = m.seq;
 -- fewer than half the kernels linked: not the host side of these kernels (another capture beside them, which

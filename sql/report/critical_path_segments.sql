@@ -27,9 +27,9 @@
 --   end_ns BIGINT: end, ns, on the path's clock
 --   window_start_ns BIGINT: the window's start, on the path's clock
 --   category VARCHAR: device_compute | device_comm | device_memcpy | host_op | sync_wait | launch_latency |
---     device_gap | host_gap
+--     device_gap | host_gap | comm_wait (a job's rank on its own: its collective before the last peer was in)
 --   segment VARCHAR: the node's kind (kernel, comm, memcpy, memset, launch, sync) for its own stretch,
---     gap for the time before it
+--     gap for the time before it (and a collective's comm_wait)
 --   kernel VARCHAR: the device node's name (its own stretch or the gap before it); NULL on the host
 --   api VARCHAR: the host call's name (launch or sync); NULL on the device
 --   lane VARCHAR: device:DEVICE:STREAM or host:PID:TID
@@ -133,7 +133,7 @@ WITH walked AS (
 SELECT s.path, n.run_id, s.step,
     row_number() OVER (PARTITION BY s.path, s.step ORDER BY s.start_ns, s.end_ns) - 1 AS pos,
     s.start_ns, s.end_ns, s.window_start_ns, s.category,
-    CASE WHEN s.category IN ('launch_latency', 'device_gap', 'host_gap') OR s.end_ns <= n.start_ns + n.off_ns
+    CASE WHEN s.category IN ('launch_latency', 'device_gap', 'host_gap', 'comm_wait') OR s.end_ns <= n.start_ns + n.off_ns
          THEN 'gap' ELSE n.kind END AS segment,
     CASE WHEN n.side = 'device' THEN n.name END AS kernel,
     CASE WHEN n.side = 'host' THEN n.name END AS api,

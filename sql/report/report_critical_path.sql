@@ -12,9 +12,10 @@
 --   end_us DECIMAL(23,3): end, from the window's start
 --   dur_us DECIMAL(23,3): end - start
 --   segment VARCHAR: the node's kind (kernel, comm, memcpy, memset, launch, sync) for its own stretch; gap
---     for the time before it
+--     for the time before it (and a collective's comm_wait)
 --   category VARCHAR: device_compute, device_comm, device_memcpy, host_op, sync_wait (work on the path);
---     launch_latency, device_gap, host_gap (waiting on the path)
+--     launch_latency, device_gap, host_gap, comm_wait (waiting on the path; comm_wait: a job's rank on its
+--     own, its collective before the last other member arrived)
 --   kernel VARCHAR: the device activity's short name (its own stretch, or the gap before it)
 --   name VARCHAR: its full name (terminal and Markdown tables show kernel instead, told apart)
 --   api VARCHAR: the host call (launch or synchronising call)
