@@ -54,7 +54,7 @@ def test_segments_tile_the_window(stores, seed):
         assert all(ns(r["dur_us"]) > 0 for r in got)
 
 
-@pytest.mark.parametrize("by", ["category", "kernel", "layer", "step"])
+@pytest.mark.parametrize("by", ["category", "kernel", "layer", "stage", "module", "step"])
 def test_by_sums_to_the_window(stores, by):
     con, sch = stores[1]
     start, end, _ = sim.window(sch, 2)
@@ -66,6 +66,9 @@ def test_by_sums_to_the_window(stores, by):
         for s, e, c in sim.true_path(sch, 2):
             want[c] = want.get(c, 0) + e - s
         assert {r["key"]: ns(r["dur_us"]) for r in got} == want
+    if by == "module":   # every launch is made inside an op (aten::op); a sync launches nothing
+        assert {r["key"] for r in got} - {"aten::op"} <= {"(" + c + ")" for c in sim.GAP.values()} | {"(host_op)"}
+        assert "aten::op" in {r["key"] for r in got}
 
 
 def test_the_path_names_its_kernels_and_calls(stores):

@@ -171,6 +171,28 @@ def test_by_category_adds_up_to_the_window(db, name):
     assert abs(sum(Decimal(r["pct"]) for r in by) - 100) < Decimal("0.1")
 
 
+def test_stages_and_modules_of_the_path(db):
+    """Each segment carries its kernel's stage in its layer and its launching module, as report layers --by
+    stage and report modules find them (H100 Qwen1.5-0.5B, step 6): the flash-attention kernels are attention,
+    and those of the step's own pass (1; pass 0 ran before the capture's host side began) were launched by the
+    attention module; --by stage and --by module add up to the window."""
+    seg = list(csv.DictReader(io.StringIO(cli("report", "critical-path", "--db", db, "--run", "h100", "--step", "6",
+                                              "--format", "csv").stdout)))
+    flash = [r for r in seg if "flash_fwd_kernel" in r["name"] and r["segment"] == "kernel"]
+    assert len(flash) >= 24
+    assert {r["stage"] for r in flash} == {"attention"}
+    assert {r["module"] for r in flash if r["pass"] == "1"} == {"Qwen2Model/Qwen2DecoderLayer/Qwen2Attention"}
+    assert {r["module"] for r in flash if r["pass"] == "0"} == {"(no host launch)"}
+    assert {r["stage"] for r in seg if r["layer"]} == {"attention", "ffn"}
+    wall = Decimal(seg[-1]["end_us"])
+    for by in ("stage", "module"):
+        rows = list(csv.DictReader(io.StringIO(cli("report", "critical-path", "--db", db, "--run", "h100", "--step",
+                                                   "6", "--by", by, "--format", "csv").stdout)))
+        assert sum(Decimal(r["dur_us"]) for r in rows) == wall, by
+        keys = {r["key"] for r in rows}
+        assert {"attention", "ffn"} <= keys if by == "stage" else "Qwen2Model/Qwen2DecoderLayer/Qwen2Attention" in keys
+
+
 def test_a_layer_window_adds_up_to_its_wall(db):
     """--pass N --layer L: the window is the layer's kernels' first start to last end, so the path's time is
     report layers' wall_us of that layer (H100 Qwen1.5-0.5B, anchor proposed as report layers proposes it)."""

@@ -11,10 +11,10 @@ from dataclasses import dataclass
 from tracedb import sql
 from tracedb.engine.rendering import render as rnd
 from tracedb.engine.reports.replay import GAP, Graph, columns
-from tracedb.engine.segmentation import assignment, binding, categories, units
+from tracedb.engine.segmentation import assignment, attribution, binding, categories, stages, units
 from tracedb.errors import NoAnchor, UsageError
 
-BY = ("segment", "category", "kernel", "layer", "step", "rank", "slack")
+BY = ("segment", "category", "kernel", "layer", "stage", "module", "step", "rank", "slack")
 # the category of a node's own stretch, by its kind
 OWN = {"kernel": "device_compute", "comm": "device_comm", "memcpy": "device_memcpy", "memset": "device_memcpy",
        "launch": "host_op", "sync": "sync_wait"}
@@ -46,10 +46,11 @@ def build(con, fmt, by, step, seg_opts, job: bool = False, pass_spec: str = "all
     if job and by == "slack":
         raise UsageError("--by slack: per run; not with --job")
     unit = _unit(pass_spec, layer, step)
-    b, meta = _bind(con, seg_opts, segmented=by in ("segment", "layer") or unit is not None)
+    b, meta = _bind(con, seg_opts, segmented=by in ("segment", "layer", "stage") or unit is not None)
     if unit is not None and not b.anchor:
         raise UsageError("--pass: the run has no passes (no anchor); the window can be the whole trace or --step")
     graph(con, b, job, peers=True)
+    _stages_and_modules(con, b, by)
     windows = _windows(con, b, step, job, unit)
     _coverage_notes(con, b)
     _keep_walk(con, [walk(con, w) for w in windows])
@@ -68,7 +69,7 @@ def build(con, fmt, by, step, seg_opts, job: bool = False, pass_spec: str = "all
         return res
     # a table for people: short names told apart, and the layer columns only where they say something
     res = rnd.for_people(res, short="key" if by not in ("segment", "slack") else "kernel")
-    empty = [c for c in ("pass", "layer", "unit", "rank", "step") if c in res.columns
+    empty = [c for c in ("pass", "layer", "unit", "stage", "module", "rank", "step") if c in res.columns
              and all(r[res.columns.index(c)] is None for r in res.rows)]
     return rnd.drop_columns(res, empty)
 
@@ -102,8 +103,28 @@ def graph(con, b, job: bool = False, peers: bool = False):
         sql.run(con, "critical_path_collectives")
     sql.run(con, "critical_path_bind")
     con.execute("CREATE OR REPLACE TEMP TABLE _cp_peers (id BIGINT, peer_ns BIGINT)")
+    con.execute("CREATE OR REPLACE TEMP TABLE _cp_stages (run_id INTEGER, seq BIGINT, stage VARCHAR)")
+    con.execute("CREATE OR REPLACE TEMP TABLE _cp_modules (run_id INTEGER, seq BIGINT, module VARCHAR)")
     if not job and peers:
         _peer_arrivals(con, b)
+
+
+def _stages_and_modules(con, b, by: str):
+    """TEMP _cp_stages (each layer kernel's stage, as report layers --by stage finds it: over the categories its
+    launching modules give) and _cp_modules (each kernel's launching module, as report modules names it) for
+    the rows that show them: the path's segments, --by stage, --by module. Attributing a trace's kernels to
+    modules joins every launch with its thread's frames, so the other --by keys skip it."""
+    staged = by in ("segment", "stage") and b.anchor and con.execute("SELECT count(*) FROM _assigned").fetchone()[0]
+    if not staged and by not in ("segment", "module"):
+        return
+    attribution.attribute(con, b, note=by == "module")
+    if staged:
+        attribution.categorize_by_module(con, b, attributed=True)
+        stages.assign_stages(con, b)
+        con.execute("INSERT INTO _cp_stages SELECT run_id, seq, stage FROM _stages")
+    if by in ("segment", "module"):
+        con.execute("INSERT INTO _cp_modules SELECT run_id, seq, module FROM _attr")
+    con.execute("DROP TABLE _attr")
 
 
 def _peer_arrivals(con, b):

@@ -442,11 +442,13 @@ CRITICAL_PATH = Report(
     "critical-path", "The chain of work that set the window's end time (each activity's binding predecessor, the "
     "one released last): device work, launch latency, device and host gaps, syncs, tiling the window (the whole "
     "trace, --step, or --pass and --layer; --job: one path across a job's ranks); per segment, category, kernel, "
-    "layer or step, or each kernel's slack (docs/critical-path.md).",
-    SEGMENTED, (_by("segment", ("segment", "category", "kernel", "layer", "step", "rank", "slack"),
-                    "segment: the path, a row per segment in time order; category, kernel, layer, step, rank: the "
-                    "path's time per key, adding up to the window's wall time (rank: with --job, which ranks the "
-                    "path runs through); slack: per kernel, how much later its activities could end before the "
+    "layer, stage, module, step or rank, or each kernel's slack (docs/critical-path.md).",
+    SEGMENTED, (_by("segment", ("segment", "category", "kernel", "layer", "stage", "module", "step", "rank",
+                                "slack"),
+                    "segment: the path, a row per segment in time order; category, kernel, layer, stage, module, "
+                    "step, rank: the path's time per key, adding up to the window's wall time (stage: in its layer; "
+                    "module: the launching nn.Module, as report modules; rank: with --job, which ranks the path "
+                    "runs through); slack: per kernel, how much later its activities could end before the "
                     "window's end moves."),
                 Option("step", ("--step",), Optional[int], None, "The window: step N (its ProfilerStep#N from its "
                        "start to the end of the device work launched inside it; Step Id N in kernel_details.csv); "
@@ -478,6 +480,9 @@ collective before the last other member arrived)
     pass BIGINT: the pass of the kernel (a host call: of the first kernel it launched); NULL: not segmented
     layer BIGINT: its layer; NULL: the prologue or epilogue (unit), or no pass
     unit VARCHAR: prologue | layer | epilogue; NULL: no pass
+    stage VARCHAR: the kernel's stage in its layer (attention, ffn; router, dispatch, experts, combine, shared); \
+NULL outside a layer
+    module VARCHAR: the nn.Module (else annotation, op) that launched it, as report modules names it
     lane VARCHAR: device:DEVICE:STREAM or host:PID:TID
     """))
 

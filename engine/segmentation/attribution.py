@@ -12,14 +12,14 @@ EVIDENCE = {"module": "the launching module", "op": "the launching op", "name": 
                      "a top-k under an MoE block is routing)"}
 
 
-def attribute(con, b) -> dict[int, int]:
-    """Module of every kernel of the bound runs (_attr), with a note on kernels without a host launch.
-    Returns, per run, how many of its kernels have one."""
+def attribute(con, b, note: bool = True) -> dict[int, int]:
+    """Module of every kernel of the bound runs (_attr), with a note on kernels without a host launch (`note`:
+    a report that says so its own way passes False). Returns, per run, how many of its kernels have one."""
     sql.run(con, "attribute_scope_runs", {"run_ids": b.run_ids})
     graph_capture.match(con, b)     # graph-replayed kernels take their capture's frames
     sql.run(con, "attribute_modules", {"run_ids": b.run_ids})
     missing = con.execute("SELECT count(*) FILTER (WHERE module = '(no host launch)'), count(*) FROM _attr").fetchone()
-    if missing[0]:
+    if missing[0] and note:
         b.notes.append(f"{missing[0]:,} of {missing[1]:,} kernels have no launching runtime call in the trace "
                        "(no correlation id, or host side not recorded): module '(no host launch)'")
     launched = dict(con.execute("SELECT run_id, count(*) FILTER (WHERE module <> '(no host launch)') FROM _attr "

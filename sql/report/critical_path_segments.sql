@@ -10,12 +10,13 @@
 -- that stream: it waited for an EVENT_RECORD on another stream whose work the path does not hold (HCCL's own
 -- streams: the AlexNet capture's compute stream waits 72.8 ms for a collective's record).
 -- Each segment names the node it belongs to: a device segment (the node's own or the gap before it) its
--- kernel, pass and layer (_assigned, when the run is segmented); a host segment its call and the pass and
--- layer of the first kernel that call launched.
+-- kernel, pass and layer (_assigned, when the run is segmented), stage and launching module; a host segment
+-- its call and the pass, layer, stage and module of the first kernel that call launched.
 -- Times are on the job's clock (a node's own plus its off_ns: 0 for a run's own path); the host gaps are
 -- split on their thread's own clock.
 -- Inputs: _cp_walk (path, step, pos, node, start_ns, end_ns, category, window_start_ns), _cp_nodes,
---   host_events, kernels, trace_events (EVENT_WAIT tasks), _assigned.
+--   host_events, kernels, trace_events (EVENT_WAIT tasks), _assigned, _cp_stages and _cp_modules (run_id, seq
+--   and a kernel's stage or launching module; engine/reports/critical_path.py, empty unless asked for).
 -- Parameters: none.
 -- Output: TEMP _cp_path, one row per segment, in time order per path:
 --   path BIGINT: the path: its run's id, or 0 for the one path of report critical-path --job
@@ -36,6 +37,9 @@
 --   pass BIGINT: the pass of the node's kernel (a host call: of the first kernel it launched); NULL unsegmented
 --   layer BIGINT: its layer
 --   unit VARCHAR: prologue | layer | epilogue; NULL: no pass
+--   stage VARCHAR: the stage of the node's kernel in its layer (attention, ffn, router, ...); NULL: none found
+--   module VARCHAR: the nn.Module (else annotation, op) that launched the node's kernel, as report modules names
+--     it; NULL: not asked for
 CREATE OR REPLACE TEMP TABLE _cp_path AS
 WITH walked AS (
     SELECT w.*, n.run_id, n.off_ns, n.side, n.kind, n.lane, n.name, n.ref_seq
@@ -120,15 +124,21 @@ WITH walked AS (
     WHERE category <> 'host_gap'
       AND NOT (category = 'device_gap' AND EXISTS (SELECT 1 FROM held h WHERE h.path = w.path AND h.node = w.node
                                                    AND h.step IS NOT DISTINCT FROM w.step))
-), node_unit AS (
-    -- a device node's pass and layer, and a launch call's: those of the first kernel it launched
-    SELECT d.id, a.pass, a.layer, a.unit FROM _cp_nodes d JOIN _assigned a ON a.run_id = d.run_id AND a.seq = d.ref_seq
+), device_facts AS (
+    SELECT d.id, d.launch, d.start_ns, a.pass, a.layer, a.unit, st.stage, m.module
+    FROM _cp_nodes d
+    LEFT JOIN _assigned a ON a.run_id = d.run_id AND a.seq = d.ref_seq
+    LEFT JOIN _cp_stages st ON st.run_id = d.run_id AND st.seq = d.ref_seq
+    LEFT JOIN _cp_modules m ON m.run_id = d.run_id AND m.seq = d.ref_seq
     WHERE d.side = 'device'
+), node_unit AS (
+    -- a device node's pass, layer, stage and module, and a launch call's: those of the first kernel it launched
+    SELECT id, pass, layer, unit, stage, module FROM device_facts
     UNION ALL
-    SELECT d.launch AS id, arg_min(a.pass, d.start_ns), arg_min(a.layer, d.start_ns), arg_min(a.unit, d.start_ns)
-    FROM _cp_nodes d JOIN _assigned a ON a.run_id = d.run_id AND a.seq = d.ref_seq
-    WHERE d.side = 'device' AND d.launch IS NOT NULL
-    GROUP BY d.launch
+    SELECT launch AS id, arg_min(pass, start_ns), arg_min(layer, start_ns), arg_min(unit, start_ns),
+        arg_min(stage, start_ns), arg_min(module, start_ns)
+    FROM device_facts WHERE launch IS NOT NULL
+    GROUP BY launch
 )
 SELECT s.path, n.run_id, s.step,
     row_number() OVER (PARTITION BY s.path, s.step ORDER BY s.start_ns, s.end_ns) - 1 AS pos,
@@ -137,5 +147,5 @@ SELECT s.path, n.run_id, s.step,
          THEN 'gap' ELSE n.kind END AS segment,
     CASE WHEN n.side = 'device' THEN n.name END AS kernel,
     CASE WHEN n.side = 'host' THEN n.name END AS api,
-    n.lane, u.pass, u.layer, u.unit
+    n.lane, u.pass, u.layer, u.unit, u.stage, u.module
 FROM split s JOIN _cp_nodes n ON n.id = s.node LEFT JOIN node_unit u ON u.id = s.node;

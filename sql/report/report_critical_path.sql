@@ -22,13 +22,16 @@
 --   pass BIGINT: the pass of the kernel (a host call: of the first kernel it launched); NULL: not segmented
 --   layer BIGINT: its layer; NULL: the prologue or epilogue (unit), or no pass
 --   unit VARCHAR: prologue | layer | epilogue; NULL: no pass
+--   stage VARCHAR: the kernel's stage in its layer (attention, ffn; router, dispatch, experts, combine, shared);
+--     NULL outside a layer
+--   module VARCHAR: the nn.Module (else annotation, op) that launched it, as report modules names it
 --   lane VARCHAR: device:DEVICE:STREAM or host:PID:TID
 SELECT r.name AS run, r.rank, p.step, p.pos AS seq,
     CAST((p.start_ns - p.window_start_ns) / 1000 AS DECIMAL(23,3)) AS start_us,
     CAST((p.end_ns - p.window_start_ns) / 1000 AS DECIMAL(23,3)) AS end_us,
     CAST((p.end_ns - p.start_ns) / 1000 AS DECIMAL(23,3)) AS dur_us,
     p.segment, p.category, coalesce(kn.short_name, p.kernel) AS kernel, p.kernel AS name, p.api, p.pass, p.layer,
-    p.unit, p.lane
+    p.unit, p.stage, p.module, p.lane
 FROM _cp_path p JOIN runs r USING (run_id) LEFT JOIN kernel_names kn ON kn.name = p.kernel
 WHERE p.run_id IN (SELECT unnest($run_ids))
 ORDER BY p.path, p.pos;

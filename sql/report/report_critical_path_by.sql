@@ -1,13 +1,15 @@
--- Report `critical-path --by category|kernel|layer|step|rank`: the path's time per key; the rows of a run add
+-- Report `critical-path --by category|kernel|layer|stage|module|step|rank`: the path's time per key; the rows of a run add
 -- up to its window's wall time, as its segments tile the window.
 -- Keys: category; kernel (a kernel's own stretches; every other segment under its category in
 -- parentheses, so that nothing drops out of the sum); layer (pass, layer and unit; segments of no pass
--- under none); step (the window's step); rank (the run of the segment's node: with --job, which ranks the
--- job's path runs through, and for how long).
+-- under none); stage (the stage in its layer of a segment's kernel, or of the kernel a host call launched;
+-- none outside a layer); module (the launching module of a device activity's own stretch or of a launch
+-- call, as kernel: every gap under its category in parentheses); step (the window's step); rank (the run of
+-- the segment's node: with --job, which ranks the job's path runs through, and for how long).
 -- Inputs: _cp_path (critical_path_segments.sql), runs, kernel_names.
 -- Parameters:
 --   $run_ids INTEGER[]: the runs
---   $by VARCHAR: category | kernel | layer | step | rank
+--   $by VARCHAR: category | kernel | layer | stage | module | step | rank
 --   $job VARCHAR: the run column of the one path of --job (its segments lie on several runs)
 -- Output: rows, one per path (a run, or with --job the job) and key, the longest first:
 --   run VARCHAR: the run's name; with --job, $job
@@ -16,7 +18,7 @@
 --   pass BIGINT: --by layer: the pass; else NULL
 --   layer BIGINT: --by layer: the layer; else NULL
 --   key VARCHAR: the category; the kernel's short name, or (category); the unit (prologue, layer,
---     epilogue, none); step; or the run of the segment's node
+--     epilogue, none); the stage (none); the module, or (category); step; or the run of the segment's node
 --   name VARCHAR: --by kernel: the kernel's full name (terminal and Markdown tables show key instead, told
 --     apart); else NULL
 --   segments BIGINT: the path's segments with this key
@@ -29,6 +31,9 @@ WITH path_keys AS (
                  WHEN 'kernel' THEN CASE WHEN p.segment IN ('kernel', 'comm', 'memcpy', 'memset')
                                          THEN coalesce(kn.short_name, p.kernel) ELSE '(' || p.category || ')' END
                  WHEN 'layer' THEN coalesce(p.unit, 'none')
+                 WHEN 'stage' THEN coalesce(p.stage, 'none')
+                 WHEN 'module' THEN CASE WHEN p.segment <> 'gap' AND p.module IS NOT NULL THEN p.module
+                                         ELSE '(' || p.category || ')' END
                  WHEN 'rank' THEN r.name
                  ELSE 'step' END AS key,
         CASE WHEN $by = 'layer' THEN p.pass END AS by_pass, CASE WHEN $by = 'layer' THEN p.layer END AS by_layer

@@ -7,7 +7,8 @@
 --    frames are those of the launch call that captured it, in the capture run: as if launched eagerly.
 -- 2. frames: the host events of the launching thread that enclose the launch time (start <= t < end):
 --    cpu_op (the PyTorch profiler's older traces call it 'operator'), user_annotation, python_function.
---    The innermost of each kind is the latest to start.
+--    The innermost of each kind is the latest to start. A step's annotation (ProfilerStep#N, a serving
+--    step: step_mark in macros.sql) is no frame.
 --    nn.Module frames (python_function named 'nn.Module: ...', present when the trace was recorded
 --    with modules) are a kind of their own.
 --    The join is a hash join on (run, thread, 1 ms time bucket) plus the range condition: each frame is
@@ -80,9 +81,13 @@ WITH scope AS (
                        AND s.cat = 'async_npu'
     WHERE k.correlation_id IS NOT NULL
 )
-SELECT * FROM runtime_launches UNION ALL SELECT * FROM flow_launches UNION ALL SELECT * FROM flow_id_launches
--- one launch per kernel: a correlation id is unique per run in Kineto; keep the first if not
-QUALIFY row_number() OVER (PARTITION BY run_id, seq ORDER BY t) = 1
+-- one launch per kernel: a correlation id is unique per run in Kineto; keep the first if not, the launch its
+-- own id names before one found by where a flow ends (an event task's flow may end where the kernel starts)
+-- (over the whole union: a QUALIFY after the last SELECT of a UNION ALL filters that SELECT alone)
+SELECT run_id, seq, pid, tid, t FROM (
+    SELECT *, 0 AS by_place FROM runtime_launches UNION ALL SELECT *, 1 FROM flow_launches UNION ALL
+    SELECT *, 0 FROM flow_id_launches)
+QUALIFY row_number() OVER (PARTITION BY run_id, seq ORDER BY by_place, t) = 1
 )
 -- host_run_id, pid, tid, t: where the frames are; launch_ns: the launch itself
 SELECT o.run_id, o.seq, CASE WHEN g.seq IS NULL THEN o.run_id ELSE g.host_run_id END AS host_run_id,
@@ -147,6 +152,9 @@ WITH launches AS (
     JOIN (SELECT host_run_id AS run_id, min(t) AS lo, max(t) AS hi FROM _launches GROUP BY ALL) USING (run_id)
     WHERE cat IN ('cpu_op', 'operator', 'user_annotation', 'python_function')
       AND dur_ns > 0 AND start_ns <= hi AND start_ns + dur_ns > lo
+      -- a step is no frame: ProfilerStep#N (or a serving step) around every launch of the step would name
+      -- every kernel the step launched outside an nn.Module by the step instead of its op
+      AND NOT step_mark(name)
 ), enclosing AS (
     SELECT l.run_id, l.seq, f.kind, arg_max(f.name, f.start_ns) AS name, arg_max(f.frame_seq, f.start_ns) AS frame_seq
     FROM launches l JOIN frames f
