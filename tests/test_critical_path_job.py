@@ -198,4 +198,21 @@ def test_what_if_ranks_balanced_is_the_resimulated_job(jobs, seed):
 def test_balance_ranks_needs_job(jobs):
     con, _ = jobs[0]
     with pytest.raises(tracedb.UsageError, match="--balance-ranks.*--job"):
-        tracedb.report(con, "what-if", tag="job=j", balance_ranks=True)
+        tracedb.report(con, "what-if", tag="job=j", rank=0, balance_ranks=True)
+
+
+def test_the_ranks_of_one_job_have_one_path_and_rank_picks_one(jobs):
+    """Selecting a job's ranks (--tag job=j) gives the job's one path, as --job does, and says so; --rank N gives
+    that rank's own path, as --run does; a rank no selected run has, or --rank with --job, is refused."""
+    con, _ = jobs[1]
+    whole = tracedb.report(con, "critical-path", tag="job=j")
+    assert whole.text("csv") == tracedb.report(con, "critical-path", tag="job=j", job=True).text("csv")
+    assert any("the 4 ranks of job 'j': one path across them" in n for n in whole.notes)
+    assert tracedb.report(con, "critical-path", tag="job=j", rank=2).text("csv") == \
+        tracedb.report(con, "critical-path", run="rank2").text("csv")
+    assert next(csv.DictReader(io.StringIO(tracedb.report(con, "what-if", tag="job=j", kernel=["compute=50"]).text(
+        "csv"))))["run"] == "job (4 runs)"
+    with pytest.raises(tracedb.UsageError, match=r"--rank 9: no selected run has rank 9 \(ranks: 0, 1, 2, 3\)"):
+        tracedb.report(con, "critical-path", tag="job=j", rank=9)
+    with pytest.raises(tracedb.UsageError, match="--rank and --job"):
+        tracedb.report(con, "critical-path", tag="job=j", rank=1, job=True)

@@ -377,7 +377,8 @@ def observed(tmp_path_factory):
             ("critical-path", {"runs": ["gpu"], "by": "category"}),
             ("critical-path", {"runs": ["gpu"], "by": "slack"}),
             ("critical-path", {**seg, "runs": ["tiny", "tiny_x2"], "job": True}),      # a path across ranks
-            ("critical-path", {"tags": ["job=pp"], "by": "category"}),     # each rank's own, its peers' arrivals
+            ("critical-path", {"tags": ["job=pp"], "rank": 0, "by": "category"}),   # a rank's own: its peers' arrivals
+            ("critical-path", {"tags": ["job=pp"], "by": "category"}),     # the ranks of one job: their one path
             ("what-if", {"runs": ["gpu"], "kernel": ["gemm=50"], "no_gap": ["device_gap"]}),
             ("what-if", {"runs": ["gpu"], "roofline_pct": 80, "peak_tflops": 300, "peak_tbs": 1.6}),
             ("what-if", {**seg, "runs": ["tiny", "tiny_x2"], "job": True, "balance_ranks": True}),  # one job replayed

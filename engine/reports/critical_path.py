@@ -74,6 +74,35 @@ def build(con, fmt, by, step, seg_opts, job: bool = False, pass_spec: str = "all
     return rnd.drop_columns(res, empty)
 
 
+def selection(con, seg_opts: dict, rank: int | None, job: bool, whole_job: bool = True) -> tuple[dict, bool, list]:
+    """The runs a path is asked of: with `rank`, the selected run of that rank alone (its own path); else, when
+    the selected runs are the ranks of one job (two or more runs sharing one `job` tag, each of a distinct known
+    rank) and `whole_job`, one path across them, as --job asks. (options, job, notes saying what was chosen)"""
+    from tracedb.engine.store.connect import resolve_runs
+    ids = resolve_runs(con, seg_opts.get("runs") or (), seg_opts.get("tags") or ())
+    runs = con.execute("SELECT name, rank, list_extract(map_extract(tags, 'job'), 1) FROM runs "
+                       "WHERE run_id IN (SELECT unnest($i)) ORDER BY run_id", {"i": ids}).fetchall()
+    if rank is not None:
+        if job:
+            raise UsageError("--rank and --job: give one (--rank N: that rank's own path; --job: the job's)")
+        named = [name for name, r, _ in runs if r == rank]
+        if not named:
+            known = sorted({r for _, r, _ in runs if r is not None})
+            raise UsageError(f"--rank {rank}: no selected run has rank {rank}"
+                             + (f" (ranks: {', '.join(map(str, known))})" if known else " (no rank is known)"))
+        if len(named) > 1:
+            raise UsageError(f"--rank {rank}: {len(named)} selected runs have rank {rank} ({', '.join(named)}); "
+                             "select one job (--tag job=NAME)")
+        return {**seg_opts, "runs": named, "tags": ()}, False, []
+    jobs = {j for _, _, j in runs}
+    ranks = [r for _, r, _ in runs]
+    if job or not whole_job or len(runs) < 2 or len(jobs) != 1 or None in jobs or None in ranks \
+            or len(set(ranks)) != len(ranks):
+        return seg_opts, job, []
+    return seg_opts, True, [f"the selected runs are the {len(runs)} ranks of job '{jobs.pop()}': one path across "
+                            "them (--job); --rank N gives one rank's own path"]
+
+
 # the run column of a --job path's --by rows: its segments lie on several runs
 JOB_LABEL = "(job of {} runs)"
 JOB_PATH = 0     # the path id of a --job path (a run's own path has its run id, from 1)
