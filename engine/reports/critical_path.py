@@ -156,11 +156,17 @@ def _stages_and_modules(con, b, by: str):
     con.execute("DROP TABLE _attr")
 
 
+def job_runs(con, run_ids) -> list[int]:
+    """The runs of the store that share a job tag with one of `run_ids` and have device activity (those runs
+    among them), in run order."""
+    return [r for (r,) in sql.run(con, "critical_path_job_peers", {"run_ids": run_ids}).fetchall()]
+
+
 def _peer_arrivals(con, b):
     """TEMP _cp_peers: for a rank of a job whose other ranks the store holds, when each of its collectives had
     every other member in (critical_path_peers.sql), so that the walk tells the op's wait for its peers
     (comm_wait) from its transfer. Their clocks are aligned on the job's collectives, as --job does."""
-    runs = [r for (r,) in sql.run(con, "critical_path_job_peers", {"run_ids": b.run_ids}).fetchall()]
+    runs = job_runs(con, b.run_ids)
     if len(runs) < 2:
         return
     from tracedb.engine.jobs import align

@@ -54,6 +54,7 @@ class Graph:
         self.ideal = {}     # node -> ideal ns at the device's peak (report what-if --roofline)
         self.matched = {}   # --kernel pattern -> the ids of the nodes it matches (report what-if)
         self.balance = {}   # run -> the factor that brings its compute time to the median run's
+        self.only_run = None   # a run: the edits change its nodes alone (a job's rank replayed with the others)
         returns = sorted(self.ends[i] - max(r for _, r, e in cs if e == "sync")
                          for i, cs in enumerate(cands) if kinds[i] == "sync"
                          and any(e == "sync" and r > starts[i] for _, r, e in cs))
@@ -176,7 +177,14 @@ class Graph:
                 hit = (i + self.first) in matched if matched is not None else self.categories[i] == name
                 if hit:
                     factor[i] *= f
+        if self.only_run is not None:     # the other runs' nodes as measured
+            factor = [f if self.run_of[i] == self.only_run else 1.0 for i, f in enumerate(factor)]
         return factor, removed
+
+    def _gap_removed(self, i, category, removed) -> bool:
+        """A gap of `category` before node i is removed: by the edits, and with only_run on that run's nodes
+        alone."""
+        return category in removed and (self.only_run is None or self.run_of[i] == self.only_run)
 
     def replay(self, factor, removed) -> list[int]:
         """Every node's end after the edits (ns, integer)."""
@@ -200,7 +208,7 @@ class Graph:
         for c in cs:
             p, release, edge = c
             if c is binding:
-                gap = 0 if GAP[edge] in removed else start - release
+                gap = 0 if self._gap_removed(i, GAP[edge], removed) else start - release
             elif edge == "launch":   # a launch that did not bind: the run's usual latency, at most what it had
                 gap = min(start - release, self.launch_latency)
             else:          # another candidate that did not bind: no gap of its own behind it (never past the start)
@@ -218,7 +226,7 @@ class Graph:
         # the return after the work ended: as shown; for a call the device did not hold, the run's usual
         # return (the median over the calls it held), at most the call's own time
         back = (end - max(r for _, r, _ in device)) if bound else min(end - start, self.sync_return)
-        if "sync_wait" in removed:
+        if self._gap_removed(i, "sync_wait", removed):
             back = 0
         own = back if bound else end - start
         terms = [(p, release - self.ends[p] + back) for p, release, _ in device]

@@ -2,6 +2,7 @@
 here, the dependency graph `report critical-path` reads replayed with them (engine/reports/replay.py, whose
 docstring gives the model; checked against the schedule simulator in tests/test_what_if.py)."""
 from collections import defaultdict
+from dataclasses import replace
 
 from tracedb import sql
 from tracedb.engine.reports import critical_path
@@ -64,7 +65,19 @@ def parse_edits(kernel=(), category=(), no_gap=(), overlap_comm=False, roofline=
 
 def build(con, fmt, step, edits, seg_opts, peak_tflops=None, peak_tbs=None, job: bool = False) -> rnd.Result:
     b, meta = critical_path._bind(con, seg_opts, segmented=False)
-    critical_path.graph(con, b, job=job)
+    ranks = [] if job or len(b.run_ids) != 1 else critical_path.job_runs(con, b.run_ids)
+    only = b.run_ids[0] if len(ranks) >= 2 else None
+    if only is not None:
+        # a rank of a job whose other ranks the store holds: its collectives end when the others arrive, so it
+        # is replayed with them, the edits on its own work alone
+        names = dict(con.execute("SELECT run_id, name FROM runs WHERE run_id IN (SELECT unnest($r))",
+                                 {"r": ranks}).fetchall())
+        critical_path.graph(con, replace(b, run_ids=ranks, run_names=names), job=True)
+        b.notes.append(f"run '{b.run_names[only]}' is one of the {len(ranks)} ranks of its job in the store: replayed "
+                       "with them, the edits on its own work alone, so that its collectives end when the others "
+                       "arrive; the window is its own")
+    else:
+        critical_path.graph(con, b, job=job)
     windows = critical_path._windows(con, b, step, job=job)
     ideal = _ideal_times(con, b, peak_tflops, peak_tbs) if any(e[1] == "roofline" for e in edits) else {}
     for _, what, name, _ in edits:
@@ -72,10 +85,12 @@ def build(con, fmt, step, edits, seg_opts, peak_tflops=None, peak_tbs=None, job:
             check_regex(con, name, "--kernel")
     rows = []
     for w in windows:
-        if job:
+        if job or only is not None:
             offsets = dict(con.execute("SELECT run_id, off_ns FROM _cp_offsets").fetchall())
-            graph = Graph.load_job(con, b.run_ids, offsets)
-            members = [i for (i,) in con.execute("SELECT id FROM _cp_members").fetchall()]
+            graph = Graph.load_job(con, ranks if only is not None else b.run_ids, offsets)
+            members = Graph.members(con, only) if only is not None else \
+                [i for (i,) in con.execute("SELECT id FROM _cp_members").fetchall()]
+            graph.only_run = only
             if any(e[1] == "balance" for e in edits):
                 graph.balance = _balance(con, b, graph, members)
         else:

@@ -239,7 +239,10 @@ INSERT INTO _cp_waits
 -- EVENT_RECORD of the same event runs on another stream; the trace names no event, so the record is told by
 -- time: the last record on another stream of the run that ended while the wait was pending (after the wait
 -- began, and no later than the next activity of the waiting stream began), launched before the wait where
--- flows say when each was launched. That activity waited for the
+-- flows say when each was launched; a wait no record held (it had run already) is paired, where flows say
+-- when each was launched, with the last record launched before it on another stream: it bound nothing
+-- here, but report what-if replays it (the work before that record, made longer, would hold the wait).
+-- That activity waited for the
 -- last activity of the record's stream to end by the record's start. An aclrtSynchronizeEvent waited for
 -- the last record to end by the call's end, so for that activity too. (The AlexNet capture: a 320.7 µs
 -- EVENT_WAIT on stream 4 ends 0.5 µs after an EVENT_RECORD on stream 2.)
@@ -266,10 +269,16 @@ WITH tasks AS (
 ), released AS (
     SELECT w.run_id, w.dst, r.stream, r.start_ns AS record_ns
     FROM waited w JOIN (SELECT * FROM tasks WHERE NOT is_wait) r
-      ON r.run_id = w.run_id AND r.stream <> w.stream AND r.end_ns >= w.start_ns AND r.end_ns <= w.dst_start
+      ON r.run_id = w.run_id AND r.stream <> w.stream AND r.end_ns <= w.dst_start
      -- a record launched after the wait is of a later event
      AND (r.launch_ns IS NULL OR w.launch_ns IS NULL OR r.launch_ns < w.launch_ns)
-    QUALIFY row_number() OVER (PARTITION BY w.run_id, w.dst ORDER BY r.end_ns DESC, r.stream) = 1
+     -- one that ended before the wait began held nothing; it is the wait's own only as the last one launched
+     -- before it (record, then wait, on the host), which flows alone say
+     AND (r.end_ns >= w.start_ns OR r.launch_ns IS NOT NULL AND w.launch_ns IS NOT NULL)
+    QUALIFY row_number() OVER (PARTITION BY w.run_id, w.dst
+                               ORDER BY r.end_ns >= w.start_ns DESC,
+                                        CASE WHEN r.end_ns >= w.start_ns THEN r.end_ns ELSE r.launch_ns END DESC,
+                                        r.stream) = 1
 ), synced AS (
     SELECT s.id, r.stream, r.start_ns AS record_ns
     FROM (SELECT * FROM _cp_nodes WHERE kind = 'sync' AND regexp_matches(name, 'aclrtSynchronizeEvent')) s
