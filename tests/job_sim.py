@@ -33,11 +33,13 @@ class Job:
         return n
 
 
-def simulate_job(seed=0, ranks=4, steps=2, ops=16, slow=None, wait_p=0.7, sync_p=0.1, scale=None) -> Job:
-    """`scale`: {rank: factor} on that rank's compute kernels' durations, after the slow rank's (the same draws,
-    so the same schedule with those kernels shorter or longer)."""
+def simulate_job(seed=0, ranks=4, steps=2, ops=16, slow=None, wait_p=0.7, sync_p=0.1, scale=None, grow=None) -> Job:
+    """`scale`: {rank: factor} on that rank's compute kernels' durations, after the slow rank's; `grow`: {node id:
+    ns} added to that compute kernel's duration (the same draws, so the same schedule with those kernels
+    shorter or longer)."""
     rnd = random.Random(seed)
     job = Job(ranks)
+    job.grow = grow or {}
     t = [10_000 + rnd.randint(0, 50_000) for _ in range(ranks)]
     free = [{7: (0, None), 13: (0, None)} for _ in range(ranks)]
     last_call = [None] * ranks
@@ -108,6 +110,7 @@ def _launch(job, r, t, corr, free, last_call, step, name, stream, dur, rnd, wait
     prev_end, prev_id = free[r][stream]
     src_end = job.all.nodes[waited].end if waited is not None else 0
     start = max(call.end + lat, prev_end, src_end)
+    dur += job.grow.get(len(job.all.nodes), 0) if stream == 7 else 0
     k = job.add(r, side="device", kind="comm" if stream == 13 else "kernel", lane=f"device:{r}:{stream}", name=name,
                 start=start, end=start + dur, step=step, corr=corr[r], launch=call.id)
     best = max([(call.end, 0, call.id, "launch")]

@@ -224,6 +224,32 @@ def test_what_if_on_one_rank_replays_it_with_the_others(jobs, seed):
     assert any("one of the 4 ranks of its job in the store: replayed with them" in n for n in note)
 
 
+def test_slack_of_a_job_is_what_the_resimulated_job_allows(jobs):
+    """--by slack over a job (its ranks selected: their one graph, an all-reduce ending when its last member
+    arrived): a compute kernel off the path grown by its slack less 1 µs leaves the job's window as it was
+    in the simulator, and grown by its slack and 5 µs more moves it (at least 90 % of them, as for one rank:
+    another chain within those µs may take over)."""
+    held = moved = tried = 0
+    for seed in SEEDS:
+        con, job = jobs[seed]
+        rows = list(csv.DictReader(io.StringIO(tracedb.report(con, "critical-path", tag="job=j", by="slack").text(
+            "csv"))))
+        slack = {(r["run"], r["name"]): ns(r["min_slack_us"]) for r in rows if r["min_slack_us"]}
+        assert any(v == 0 for v in slack.values())
+        span = max(n.end for n in job.all.nodes) - min(n.start for n in job.all.nodes)
+        off = [n for n in job.all.nodes if n.kind == "kernel" and slack.get((f"rank{n.rank}", n.name), 0) > 10_000]
+        for n in off[::5]:
+            s = slack[(f"rank{n.rank}", n.name)]
+            for extra, want_same in ((s - 1_000, True), (s + 5_000, False)):
+                again = job_sim.simulate_job(seed, slow=1 if seed == 3 else None, grow={n.id: extra}).all.nodes
+                same = max(m.end for m in again) - min(m.start for m in again) == span
+                held += want_same and same
+                moved += not want_same and not same
+            tried += 1
+    assert tried >= 20
+    assert held >= 0.9 * tried and moved >= 0.9 * tried, (held, moved, tried)
+
+
 def test_balance_ranks_needs_job(jobs):
     con, _ = jobs[0]
     with pytest.raises(tracedb.UsageError, match="--balance-ranks.*--job"):

@@ -43,8 +43,6 @@ class Window:
 def build(con, fmt, by, step, seg_opts, job: bool = False, pass_spec: str = "all", layer=None) -> rnd.Result:
     if by not in BY:
         raise UsageError(f"--by {by!r}: expected one of {', '.join(BY)}")
-    if job and by == "slack":
-        raise UsageError("--by slack: per run; not with --job")
     unit = _unit(pass_spec, layer, step)
     b, meta = _bind(con, seg_opts, segmented=by in ("segment", "layer", "stage") or unit is not None)
     if unit is not None and not b.anchor:
@@ -61,7 +59,7 @@ def build(con, fmt, by, step, seg_opts, job: bool = False, pass_spec: str = "all
     b.notes.append(DEFINITIONS)
     title = f"critical path of {_window_name(step, unit)}" + ("" if by == "segment" else f", by {by}")
     if by == "slack":
-        _keep_slack(con, b, windows)
+        _keep_slack(con, b, windows, job)
     file = {"segment": "report_critical_path", "slack": "report_critical_path_slack"}.get(by, "report_critical_path_by")
     res = rnd.fetch_file(con, fmt, file, {"run_ids": b.run_ids, "by": by, "job": JOB_LABEL.format(len(b.run_ids))},
                          "critical-path", b, meta, title)
@@ -74,10 +72,10 @@ def build(con, fmt, by, step, seg_opts, job: bool = False, pass_spec: str = "all
     return rnd.drop_columns(res, empty)
 
 
-def selection(con, seg_opts: dict, rank: int | None, job: bool, whole_job: bool = True) -> tuple[dict, bool, list]:
+def selection(con, seg_opts: dict, rank: int | None, job: bool) -> tuple[dict, bool, list]:
     """The runs a path is asked of: with `rank`, the selected run of that rank alone (its own path); else, when
     the selected runs are the ranks of one job (two or more runs sharing one `job` tag, each of a distinct known
-    rank) and `whole_job`, one path across them, as --job asks. (options, job, notes saying what was chosen)"""
+    rank), one path across them, as --job asks. (options, job, notes saying what was chosen)"""
     from tracedb.engine.store.connect import resolve_runs
     ids = resolve_runs(con, seg_opts.get("runs") or (), seg_opts.get("tags") or ())
     runs = con.execute("SELECT name, rank, list_extract(map_extract(tags, 'job'), 1) FROM runs "
@@ -96,7 +94,7 @@ def selection(con, seg_opts: dict, rank: int | None, job: bool, whole_job: bool 
         return {**seg_opts, "runs": named, "tags": ()}, False, []
     jobs = {j for _, _, j in runs}
     ranks = [r for _, r, _ in runs]
-    if job or not whole_job or len(runs) < 2 or len(jobs) != 1 or None in jobs or None in ranks \
+    if job or len(runs) < 2 or len(jobs) != 1 or None in jobs or None in ranks \
             or len(set(ranks)) != len(ranks):
         return seg_opts, job, []
     return seg_opts, True, [f"the selected runs are the {len(runs)} ranks of job '{jobs.pop()}': one path across "
@@ -205,17 +203,24 @@ def _keep_walk(con, walked: list):
         con.unregister("_cp_walk_rows")
 
 
-def _keep_slack(con, b, windows):
-    """TEMP _cp_slack (run_id, node, slack_ns): each window's device activities and their slack (replay.Graph)."""
+def _keep_slack(con, b, windows, job: bool = False):
+    """TEMP _cp_slack (run_id, node, slack_ns): each window's device activities and their slack (replay.Graph);
+    with `job`, over the job's graph (a collective ends when its last member has arrived), on the job's
+    clock."""
     import pyarrow as pa
     runs, nodes, slacks = [], [], []
     for w in windows:
-        g = Graph.load(con, w.run_id, b.run_names[w.run_id])
-        members = g.members(con, w.run_id)
+        if job:
+            offsets = dict(con.execute("SELECT run_id, off_ns FROM _cp_offsets").fetchall())
+            g = Graph.load_job(con, b.run_ids, offsets)
+            members = [i for (i,) in con.execute("SELECT id FROM _cp_members").fetchall()]
+        else:
+            g = Graph.load(con, w.run_id, b.run_names[w.run_id])
+            members = g.members(con, w.run_id)
         slack = g.slack(members, w.end_ns)
         for i in members:
-            if g.kinds[i - g.first] not in ("launch", "sync"):
-                runs.append(w.run_id)
+            if g.kinds[i - g.first] not in ("launch", "sync", "arrival"):
+                runs.append(g.run_of[i - g.first])
                 nodes.append(i)
                 slacks.append(slack[i - g.first])
     rows = pa.table({"run_id": pa.array(runs, pa.int32()), "node": pa.array(nodes, pa.int64()),

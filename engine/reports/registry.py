@@ -93,7 +93,7 @@ def _build(con, name: str, fmt: str, pass_spec: str = "all", absolute: bool = Fa
         return roofline.build(con, fmt, spec, by, meta, b, peak_tflops, peak_tbs)
     if name == "critical-path":
         from tracedb.engine.reports import critical_path
-        seg_opts, job, said = critical_path.selection(con, seg_opts, rank, job, whole_job=by != "slack")
+        seg_opts, job, said = critical_path.selection(con, seg_opts, rank, job)
         res = critical_path.build(con, fmt, by, step, seg_opts, job=job, pass_spec=spec, layer=layer)
         res.notes[:0] = said
         return res

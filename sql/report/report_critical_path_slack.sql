@@ -1,6 +1,7 @@
 -- Report `critical-path --by slack`: how much later each kernel's activities could end before the window's
 -- end moves, per kernel name: an activity on the path has none; one off it, the least of what the work
--- that waits for it allows (engine/reports/replay.py, Graph.slack).
+-- that waits for it allows (engine/reports/replay.py, Graph.slack); with --job, in the job's graph, where a
+-- collective ends when its last member has arrived, so an early rank's work has the slack of its wait.
 -- Inputs: _cp_slack (run_id, node, slack_ns), _cp_nodes, _cp_path (critical_path_segments.sql), runs,
 --   kernel_names.
 -- Parameters:
@@ -23,7 +24,8 @@ WITH on_path AS (
     JOIN _cp_path p ON p.path = w.path AND p.start_ns = w.start_ns AND p.end_ns = w.end_ns
     WHERE n.side = 'device' AND w.category IN ('device_compute', 'device_comm', 'device_memcpy')
 ), steps AS (
-    SELECT DISTINCT path AS run_id, step FROM _cp_walk
+    -- every window of a report has the same step (with --job, one window over the runs)
+    SELECT any_value(step) AS step FROM _cp_walk
 )
 SELECT r.name AS run, r.rank, st.step, coalesce(kn.short_name, n.name) AS kernel, n.name,
     count(*) AS activities, count(o.node) AS on_path,
@@ -31,7 +33,7 @@ SELECT r.name AS run, r.rank, st.step, coalesce(kn.short_name, n.name) AS kernel
     CAST(min(s.slack_ns) / 1000 AS DECIMAL(23,3)) AS min_slack_us,
     CAST(quantile_disc(s.slack_ns, 0.5) / 1000 AS DECIMAL(23,3)) AS p50_slack_us
 FROM _cp_slack s JOIN _cp_nodes n ON n.id = s.node JOIN runs r ON r.run_id = s.run_id
-LEFT JOIN steps st ON st.run_id = s.run_id
+CROSS JOIN steps st
 LEFT JOIN on_path o ON o.run_id = s.run_id AND o.node = s.node
 LEFT JOIN kernel_names kn ON kn.name = n.name
 WHERE s.run_id IN (SELECT unnest($run_ids))
