@@ -224,6 +224,31 @@ def test_what_if_on_one_rank_replays_it_with_the_others(jobs, seed):
     assert any("one of the 4 ranks of its job in the store: replayed with them" in n for n in note)
 
 
+def test_a_job_whose_collectives_match_nothing_gives_each_rank_its_own_path(tmp_path):
+    """The ranks of one job whose clocks no collective can align (here no communication op at all) keep their own
+    paths: a path across unaligned clocks would compare times that do not compare. A note says so."""
+    import json
+    job = job_sim.simulate_job(0, ranks=2)
+    paths = job_sim.write(tmp_path, job)
+    for path in paths:
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+        for e in doc["traceEvents"]:
+            if e.get("name") == NCCL:
+                e["name"] = "reduce_kernel"
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(doc, f)
+    con = tracedb.connect(str(tmp_path / "s.duckdb"))
+    try:
+        for r, path in enumerate(paths):
+            tracedb.ingest_trace(con, path, name=f"rank{r}", tags={"job": "k"})
+        res = tracedb.report(con, "critical-path", tag="job=k", by="category")
+        assert {r["run"] for r in csv.DictReader(io.StringIO(res.text("csv")))} == {"rank0", "rank1"}
+        assert any("no collective is matched across them" in n for n in res.notes)
+    finally:
+        con.close()
+
+
 def test_slack_of_a_job_is_what_the_resimulated_job_allows(jobs):
     """--by slack over a job (its ranks selected: their one graph, an all-reduce ending when its last member
     arrived): a compute kernel off the path grown by its slack less 1 µs leaves the job's window as it was

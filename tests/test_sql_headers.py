@@ -316,6 +316,9 @@ def observed(tmp_path_factory):
                                      "epoch_clocks": ["unix-epoch", "unix-epoch-local"]})
         import tiny_pipeline
         tiny_pipeline.ingest(con, d)                     # a 2-stage 1F1B job: runs pp-rank0, pp-rank1
+        import job_sim                                   # a 2-rank job meeting at all-reduces: ar-rank0, ar-rank1
+        for r, path in enumerate(job_sim.write(d / "ar", job_sim.simulate_job(0, ranks=2))):
+            tracedb.ingest_trace(con, path, name=f"ar-rank{r}", tags={"job": "ar"})
         import test_evidence                             # passes back to back, their layers named by NVTX ranges
         tracedb.ingest_trace(con, str(test_evidence.back_to_back(d / "ranges.json", 2, 3, "range")), name="ranges")
         for i in range(2):                               # two ranks with no layers to find (no attention kernel)
@@ -377,7 +380,7 @@ def observed(tmp_path_factory):
             ("critical-path", {"runs": ["gpu"], "by": "category"}),
             ("critical-path", {"runs": ["gpu"], "by": "slack"}),
             ("critical-path", {**seg, "runs": ["tiny", "tiny_x2"], "job": True}),      # a path across ranks
-            ("critical-path", {"tags": ["job=pp"], "rank": 0, "by": "category"}),   # a rank's own: its peers' arrivals
+            ("critical-path", {"tags": ["job=ar"], "rank": 0, "by": "category"}),   # a rank's own: its peers' arrivals
             ("critical-path", {"tags": ["job=pp"], "by": "category"}),     # the ranks of one job: their one path
             ("what-if", {"runs": ["gpu"], "kernel": ["gemm=50"], "no_gap": ["device_gap"]}),
             ("what-if", {"runs": ["gpu"], "roofline_pct": 80, "peak_tflops": 300, "peak_tbs": 1.6}),

@@ -75,7 +75,8 @@ def build(con, fmt, by, step, seg_opts, job: bool = False, pass_spec: str = "all
 def selection(con, seg_opts: dict, rank: int | None, job: bool) -> tuple[dict, bool, list]:
     """The runs a path is asked of: with `rank`, the selected run of that rank alone (its own path); else, when
     the selected runs are the ranks of one job (two or more runs sharing one `job` tag, each of a distinct known
-    rank), one path across them, as --job asks. (options, job, notes saying what was chosen)"""
+    rank, two or more with device activity) whose collectives are matched across them, one path across them,
+    as --job asks. (options, job, notes saying what was chosen)"""
     from tracedb.engine.store.connect import resolve_runs
     ids = resolve_runs(con, seg_opts.get("runs") or (), seg_opts.get("tags") or ())
     runs = con.execute("SELECT name, rank, list_extract(map_extract(tags, 'job'), 1) FROM runs "
@@ -97,8 +98,17 @@ def selection(con, seg_opts: dict, rank: int | None, job: bool) -> tuple[dict, b
     if job or len(runs) < 2 or len(jobs) != 1 or None in jobs or None in ranks \
             or len(set(ranks)) != len(ranks):
         return seg_opts, job, []
-    return seg_opts, True, [f"the selected runs are the {len(runs)} ranks of job '{jobs.pop()}': one path across "
-                            "them (--job); --rank N gives one rank's own path"]
+    name = jobs.pop()
+    active = [r for r in job_runs(con, ids) if r in ids]
+    if len(active) < 2:
+        return seg_opts, False, []
+    from tracedb.engine.jobs import align
+    align.prepare(con, active, seg_opts.get("profile"))
+    if not con.execute("SELECT count(*) FROM _coll_match WHERE alignable").fetchone()[0]:
+        return seg_opts, False, [f"the selected runs are the {len(runs)} ranks of job '{name}', but no collective "
+                                 "is matched across them (their clocks cannot be aligned): each run's own path"]
+    return seg_opts, True, [f"the selected runs are the {len(runs)} ranks of job '{name}': one path across them "
+                            "(--job); --rank N gives one rank's own path"]
 
 
 # the run column of a --job path's --by rows: its segments lie on several runs
@@ -169,7 +179,9 @@ def _peer_arrivals(con, b):
         return
     from tracedb.engine.jobs import align
     found = align.rank_offsets(con, runs, profile=b.profile.name if b.profile else None)
-    sql.run(con, "critical_path_peers", {"run_ids": b.run_ids})
+    if not found.instances:     # raw clocks: when a peer arrived cannot be read on this rank's clock
+        return
+    sql.run(con, "critical_path_peers", {"run_ids": b.run_ids, "on_clock": found.on_clock})
     waited = con.execute("SELECT count(*) FROM _cp_peers p JOIN _cp_nodes n USING (id) "
                          "WHERE p.peer_ns > n.start_ns").fetchone()[0]
     if waited:
