@@ -384,6 +384,7 @@ def observed(tmp_path_factory):
             ("critical-path", {"tags": ["job=pp"], "by": "category"}),     # the ranks of one job: their one path
             ("what-if", {"runs": ["gpu"], "kernel": ["gemm=50"], "no_gap": ["device_gap"]}),
             ("what-if", {"runs": ["gpu"], "roofline_pct": 80, "peak_tflops": 300, "peak_tbs": 1.6}),
+            ("what-if", {**gpu, "layer_edits": ["1=50"]}),               # every kernel of layer 1
             ("what-if", {**seg, "runs": ["tiny", "tiny_x2"], "job": True, "balance_ranks": True}),  # one job replayed
         ]
         for report, opts in calls:

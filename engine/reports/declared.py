@@ -497,6 +497,9 @@ WHAT_IF = Report(
                        "at PCT % of their measured time (repeatable)."),
                 Option("category", ("--category",), Optional[List[str]], None, "NAME=PCT: kernels of the profile's "
                        "category NAME (gemm, attention, communication, ...) at PCT % of their time (repeatable)."),
+                Option("layer_edits", ("--layer",), Optional[List[str]], None, "L=PCT: every kernel of layer L of "
+                       "each pass (as report layers numbers them; the anchor is proposed as there unless given) at "
+                       "PCT % of its time (repeatable)."),
                 Option("no_gap", ("--no-gap",), Optional[List[str]], None, "A gap category removed: "
                        "launch_latency, device_gap or sync_wait (repeatable)."),
                 _flag("overlap_comm", "Communication fully overlapped (its time at 0 %)."),

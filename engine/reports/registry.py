@@ -66,7 +66,7 @@ def _build(con, name: str, fmt: str, pass_spec: str = "all", absolute: bool = Fa
            module_path: bool = False, peak_tflops: float | None = None, peak_tbs: float | None = None,
            roofline: bool = False, step: int | None = None, kernel=None, category=None, no_gap=None,
            overlap_comm: bool = False, job: bool = False, roofline_pct: float | None = None,
-           balance_ranks: bool = False, rank: int | None = None, **seg_opts) -> rnd.Result:
+           balance_ranks: bool = False, rank: int | None = None, layer_edits=None, **seg_opts) -> rnd.Result:
     spec = str(pass_spec).strip().lower()
     _check_pass(name, spec)
     if name == "breakdown":
@@ -100,7 +100,8 @@ def _build(con, name: str, fmt: str, pass_spec: str = "all", absolute: bool = Fa
     if name == "what-if":
         from tracedb.engine.reports import critical_path, what_if
         seg_opts, job, said = critical_path.selection(con, seg_opts, rank, job)
-        edits = what_if.parse_edits(kernel, category, no_gap, overlap_comm, roofline_pct, balance_ranks, job)
+        edits = what_if.parse_edits(kernel, category, no_gap, overlap_comm, roofline_pct, balance_ranks, job,
+                                    layer=layer_edits)
         res = what_if.build(con, fmt, step, edits, seg_opts, peak_tflops, peak_tbs, job=job)
         res.notes[:0] = said
         return res

@@ -52,7 +52,7 @@ class Graph:
         self.order = order
         self.run_of = [None] * n    # each node's run (report what-if --balance-ranks)
         self.ideal = {}     # node -> ideal ns at the device's peak (report what-if --roofline)
-        self.matched = {}   # --kernel pattern -> the ids of the nodes it matches (report what-if)
+        self.matched = {}   # ('kernel', pattern) or ('layer', L) -> the ids of the nodes it matches (report what-if)
         self.balance = {}   # run -> the factor that brings its compute time to the median run's
         self.only_run = None   # a run: the edits change its nodes alone (a job's rank replayed with the others)
         returns = sorted(self.ends[i] - max(r for _, r, e in cs if e == "sync")
@@ -170,7 +170,8 @@ class Graph:
                         if dur > 0:
                             factor[i] *= min(1.0, ideal_ns / f / dur)
                 continue
-            matched = self.matched.get(name, set()) if what == "kernel" else None   # RE2, what_if_names.sql
+            # --kernel (RE2, what_if_names.sql) and --layer (what_if_layer.sql): the nodes they match
+            matched = self.matched.get((what, name), set()) if what in ("kernel", "layer") else None
             for i, kind in enumerate(self.kinds):
                 if kind in ("launch", "sync", "arrival"):
                     continue

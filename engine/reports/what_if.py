@@ -25,25 +25,27 @@ JOB_DEFINITIONS = (
 
 
 def parse_edits(kernel=(), category=(), no_gap=(), overlap_comm=False, roofline=None, balance_ranks=False,
-                job=False) -> list[tuple]:
-    """The edits as (label, what, pattern or name, factor): --kernel RE2=PCT, --category NAME=PCT (time at PCT %
-    of the measured), --no-gap CATEGORY, --overlap-comm (communication at 0 %), --roofline PCT (every kernel of
-    known work at PCT % of its roofline, where that is faster), --balance-ranks (with --job: each rank's compute
-    at most the median rank's)."""
+                job=False, layer=()) -> list[tuple]:
+    """The edits as (label, what, pattern or name, factor): --kernel RE2=PCT, --category NAME=PCT, --layer L=PCT
+    (time at PCT % of the measured), --no-gap CATEGORY, --overlap-comm (communication at 0 %), --roofline PCT
+    (every kernel of known work at PCT % of its roofline, where that is faster), --balance-ranks (with --job:
+    each rank's compute at most the median rank's)."""
     if balance_ranks and not job:
         raise UsageError("--balance-ranks: balances a job's ranks; add --job (the runs of one job, e.g. --tag "
                          "job=NAME)")
     edits = []
-    for flag, items, what in (("--kernel", kernel, "kernel"), ("--category", category, "category")):
+    for flag, items, what in (("--kernel", kernel, "kernel"), ("--category", category, "category"),
+                              ("--layer", layer, "layer")):
         for item in items or ():
             name, sep, pct = str(item).rpartition("=")
             try:
                 factor = float(pct) / 100
             except ValueError:
                 factor = -1
-            if not sep or not name or not 0 <= factor <= 10:
-                raise UsageError(f"{flag} {item!r}: expected {'REGEX' if what == 'kernel' else 'CATEGORY'}=PCT, "
-                                 "PCT the time as a % of the measured (0-1000)")
+            if not sep or not name or not 0 <= factor <= 10 or what == "layer" and not name.isdigit():
+                raise UsageError(f"{flag} {item!r}: expected {dict(kernel='REGEX', layer='L').get(what, 'CATEGORY')}"
+                                 "=PCT, PCT the time as a % of the measured (0-1000)"
+                                 + ("; L a layer number (report layers)" if what == "layer" else ""))
             edits.append((f"{what} {name} at {pct} %", what, name, factor))
     for gap in no_gap or ():
         if gap not in GAPS:
@@ -58,13 +60,17 @@ def parse_edits(kernel=(), category=(), no_gap=(), overlap_comm=False, roofline=
     if balance_ranks:
         edits.append(("ranks balanced to the median", "balance", "", 1.0))
     if not edits:
-        raise UsageError("give an edit: --kernel REGEX=PCT, --category NAME=PCT, --no-gap CATEGORY, --overlap-comm, "
-                         "--roofline PCT or (with --job) --balance-ranks")
+        raise UsageError("give an edit: --kernel REGEX=PCT, --category NAME=PCT, --layer L=PCT, --no-gap CATEGORY, "
+                         "--overlap-comm, --roofline PCT or (with --job) --balance-ranks")
     return edits
 
 
 def build(con, fmt, step, edits, seg_opts, peak_tflops=None, peak_tbs=None, job: bool = False) -> rnd.Result:
-    b, meta = critical_path._bind(con, seg_opts, segmented=False)
+    layered = any(e[1] == "layer" for e in edits)
+    b, meta = critical_path._bind(con, seg_opts, segmented=layered)
+    if layered and not b.anchor:
+        raise UsageError("--layer: the run has no layers (" + "; ".join(n for n in b.notes if n.startswith("no layers"))
+                         + "); give --anchor")
     ranks = [] if job or len(b.run_ids) != 1 else critical_path.job_runs(con, b.run_ids)
     only = b.run_ids[0] if len(ranks) >= 2 else None
     if only is not None:
@@ -97,9 +103,12 @@ def build(con, fmt, step, edits, seg_opts, peak_tflops=None, peak_tbs=None, job:
             graph = Graph.load(con, w.run_id, b.run_names[w.run_id])
             members = graph.members(con, w.run_id)
         graph.ideal = ideal
-        graph.matched = {name: {n for rid in ([w.run_id] if not job else b.run_ids)
-                                for (n,) in sql.run(con, "what_if_names", {"run_id": rid, "pattern": name}).fetchall()}
+        graph.matched = {("kernel", name): {n for rid in ([w.run_id] if not job else b.run_ids) for (n,) in sql.run(
+                             con, "what_if_names", {"run_id": rid, "pattern": name}).fetchall()}
                          for _, what, name, _ in edits if what == "kernel"}
+        graph.matched.update({("layer", name): {n for (n,) in sql.run(con, "what_if_layer",
+                                                                       {"layer": int(name)}).fetchall()}
+                              for _, what, name, _ in edits if what == "layer"})
         measured = w.end_ns - w.start_ns
         sets = [[e] for e in edits] + ([edits] if len(edits) > 1 else [])
         for chosen in sets:
