@@ -249,6 +249,37 @@ def test_a_job_whose_collectives_match_nothing_gives_each_rank_its_own_path(tmp_
         con.close()
 
 
+def test_ranks_in_sets_no_collective_links_are_not_one_path(tmp_path):
+    """Ranks 0-1 meet on one communicator's stream, ranks 2-3 on another's: two sets whose clocks no collective
+    relates (as a job whose tensor-parallel groups alone communicate). Selected together they keep their own
+    paths, with a note; --job over them is refused in one line, and over one set it is that set's path."""
+    import json
+    job = job_sim.simulate_job(0)
+    paths = job_sim.write(tmp_path, job)
+    for path in paths[2:]:
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+        for e in doc["traceEvents"]:
+            if e.get("name") == NCCL:
+                e["tid"] = e["args"]["stream"] = 14
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(doc, f)
+    db = str(tmp_path / "s.duckdb")
+    for r, path in enumerate(paths):
+        cli("ingest", path, "--db", db, "--name", f"rank{r}", "--tag", "job=t")
+    con = tracedb.connect(db)
+    try:
+        res = tracedb.report(con, "critical-path", tag="job=t", by="category")
+        assert {r["run"] for r in csv.DictReader(io.StringIO(res.text("csv")))} == {f"rank{r}" for r in range(4)}
+        assert any("they fall into 2 sets of ranks that no collective links" in n for n in res.notes)
+        one = tracedb.report(con, "critical-path", run=["rank2", "rank3"], by="rank")
+        assert {r["run"] for r in csv.DictReader(io.StringIO(one.text("csv")))} == {"(job of 2 runs)"}
+    finally:
+        con.close()
+    assert_one_line_error(cli("report", "critical-path", "--db", db, "--tag", "job=t", "--job", check=False),
+                          "--job: the selected ranks fall into 2 sets that no collective links")
+
+
 def test_slack_of_a_job_is_what_the_resimulated_job_allows(jobs):
     """--by slack over a job (its ranks selected: their one graph, an all-reduce ending when its last member
     arrived): a compute kernel off the path grown by its slack less 1 µs leaves the job's window as it was

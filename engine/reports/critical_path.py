@@ -104,9 +104,12 @@ def selection(con, seg_opts: dict, rank: int | None, job: bool) -> tuple[dict, b
         return seg_opts, False, []
     from tracedb.engine.jobs import align
     align.prepare(con, active, seg_opts.get("profile"))
-    if not con.execute("SELECT count(*) FROM _coll_match WHERE alignable").fetchone()[0]:
-        return seg_opts, False, [f"the selected runs are the {len(runs)} ranks of job '{name}', but no collective "
-                                 "is matched across them (their clocks cannot be aligned): each run's own path"]
+    sets = _clock_sets(align.estimate(con, active), active)
+    if sets != 1:
+        why = "no collective is matched across them" if not sets else \
+            f"they fall into {sets} sets of ranks that no collective links"
+        return seg_opts, False, [f"the selected runs are the {len(runs)} ranks of job '{name}', but {why} (their "
+                                 "clocks cannot be compared): each run's own path"]
     return seg_opts, True, [f"the selected runs are the {len(runs)} ranks of job '{name}': one path across them "
                             "(--job); --rank N gives one rank's own path"]
 
@@ -133,6 +136,12 @@ def graph(con, b, job: bool = False, peers: bool = False):
         found = align.rank_offsets(con, b.run_ids, profile=b.profile.name if b.profile else None)
         b.notes.append(found.note)
         offsets = found.offsets
+        active = job_runs(con, b.run_ids)
+        sets = _clock_sets(found, [r for r in b.run_ids if r in active])
+        if sets > 1:
+            raise UsageError(f"--job: the selected ranks fall into {sets} sets that no collective links, whose clocks "
+                             "cannot be compared; select the ranks of one set (those that share collectives, e.g. "
+                             "a tensor-parallel group), or one rank (--rank N)")
     con.execute("CREATE OR REPLACE TEMP TABLE _cp_offsets (run_id INTEGER, off_ns BIGINT)")
     if offsets:
         con.executemany("INSERT INTO _cp_offsets VALUES (?, ?)", sorted(offsets.items()))
@@ -162,6 +171,14 @@ def _stages_and_modules(con, b, by: str):
     if by in ("segment", "module"):
         con.execute("INSERT INTO _cp_modules SELECT run_id, seq, module FROM _attr")
     con.execute("DROP TABLE _attr")
+
+
+def _clock_sets(found, runs) -> int:
+    """How many clock sets of an alignment (engine/jobs/align.py) `runs` fall into: 0 when no collective aligned
+    them, 1 when their times compare, more when some sets share no collective."""
+    if not found.instances:
+        return 0
+    return len({found.clock_set.get(r, r) for r in runs})
 
 
 def job_runs(con, run_ids) -> list[int]:
