@@ -334,10 +334,10 @@ def step_windows(con, b, step, run_ids=None) -> list[Window]:
 
 def run_segments(con, run: str, profile: str | None = None) -> list[tuple]:
     """The critical path of run `run`'s whole trace as (start_ns, end_ns, category, segment, kernel, api),
-    in time order, for the Perfetto export's track; each segment in the pass and layer of the caller's
+    in time order, for the Perfetto export's track (a job's rank: its collectives' comm_wait, as the report); each segment in the pass and layer of the caller's
     _assigned (its segmentation, or assignment.assign_none). Empty for a run with no device activity."""
     b = binding.bind_runs(con, [run], (), profile)
-    graph(con, b)
+    graph(con, b, peers=True)
     try:
         windows = _windows(con, b, None)
     except UsageError:
