@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from tracedb import sql
 from tracedb.engine.rendering import render as rnd
+from tracedb.engine.reports import path_ranks
 from tracedb.engine.reports.replay import GAP, Graph, columns
 from tracedb.engine.segmentation import assignment, attribution, binding, categories, stages, units
 from tracedb.errors import NoAnchor, UsageError
@@ -72,48 +73,6 @@ def build(con, fmt, by, step, seg_opts, job: bool = False, pass_spec: str = "all
     return rnd.drop_columns(res, empty)
 
 
-def selection(con, seg_opts: dict, rank: int | None, job: bool) -> tuple[dict, bool, list]:
-    """The runs a path is asked of: with `rank`, the selected run of that rank alone (its own path); else, when
-    the selected runs are the ranks of one job (two or more runs sharing one `job` tag, each of a distinct known
-    rank, two or more with device activity) whose collectives are matched across them, one path across them,
-    as --job asks. (options, job, notes saying what was chosen)"""
-    from tracedb.engine.store.connect import resolve_runs
-    ids = resolve_runs(con, seg_opts.get("runs") or (), seg_opts.get("tags") or ())
-    runs = con.execute("SELECT name, rank, list_extract(map_extract(tags, 'job'), 1) FROM runs "
-                       "WHERE run_id IN (SELECT unnest($i)) ORDER BY run_id", {"i": ids}).fetchall()
-    if rank is not None:
-        if job:
-            raise UsageError("--rank and --job: give one (--rank N: that rank's own path; --job: the job's)")
-        named = [name for name, r, _ in runs if r == rank]
-        if not named:
-            known = sorted({r for _, r, _ in runs if r is not None})
-            raise UsageError(f"--rank {rank}: no selected run has rank {rank}"
-                             + (f" (ranks: {', '.join(map(str, known))})" if known else " (no rank is known)"))
-        if len(named) > 1:
-            raise UsageError(f"--rank {rank}: {len(named)} selected runs have rank {rank} ({', '.join(named)}); "
-                             "select one job (--tag job=NAME)")
-        return {**seg_opts, "runs": named, "tags": ()}, False, []
-    jobs = {j for _, _, j in runs}
-    ranks = [r for _, r, _ in runs]
-    if job or len(runs) < 2 or len(jobs) != 1 or None in jobs or None in ranks \
-            or len(set(ranks)) != len(ranks):
-        return seg_opts, job, []
-    name = jobs.pop()
-    active = [r for r in job_runs(con, ids) if r in ids]
-    if len(active) < 2:
-        return seg_opts, False, []
-    from tracedb.engine.jobs import align
-    align.prepare(con, active, seg_opts.get("profile"))
-    sets = _clock_sets(align.estimate(con, active), active)
-    if sets != 1:
-        why = "no collective is matched across them" if not sets else \
-            f"they fall into {sets} sets of ranks that no collective links"
-        return seg_opts, False, [f"the selected runs are the {len(runs)} ranks of job '{name}', but {why} (their "
-                                 "clocks cannot be compared): each run's own path"]
-    return seg_opts, True, [f"the selected runs are the {len(runs)} ranks of job '{name}': one path across them "
-                            "(--job); --rank N gives one rank's own path"]
-
-
 # the run column of a --job path's --by rows: its segments lie on several runs
 JOB_LABEL = "(job of {} runs)"
 JOB_PATH = 0     # the path id of a --job path (a run's own path has its run id, from 1)
@@ -128,20 +87,7 @@ def graph(con, b, job: bool = False, peers: bool = False):
     collective of a job's rank had its other members in (else empty)."""
     categories.categorize_kernels(con, b)
     sql.run(con, "critical_path_nodes", {"run_ids": b.run_ids})
-    offsets = {}
-    if job:
-        if len(b.run_ids) < 2:
-            raise UsageError("--job: one path across a job's ranks needs two runs or more (--tag job=NAME)")
-        from tracedb.engine.jobs import align
-        found = align.rank_offsets(con, b.run_ids, profile=b.profile.name if b.profile else None)
-        b.notes.append(found.note)
-        offsets = found.offsets
-        active = job_runs(con, b.run_ids)
-        sets = _clock_sets(found, [r for r in b.run_ids if r in active])
-        if sets > 1:
-            raise UsageError(f"--job: the selected ranks fall into {sets} sets that no collective links, whose clocks "
-                             "cannot be compared; select the ranks of one set (those that share collectives, e.g. "
-                             "a tensor-parallel group), or one rank (--rank N)")
+    offsets = path_ranks.job_offsets(con, b) if job else {}
     con.execute("CREATE OR REPLACE TEMP TABLE _cp_offsets (run_id INTEGER, off_ns BIGINT)")
     if offsets:
         con.executemany("INSERT INTO _cp_offsets VALUES (?, ?)", sorted(offsets.items()))
@@ -152,7 +98,7 @@ def graph(con, b, job: bool = False, peers: bool = False):
     con.execute("CREATE OR REPLACE TEMP TABLE _cp_stages (run_id INTEGER, seq BIGINT, stage VARCHAR)")
     con.execute("CREATE OR REPLACE TEMP TABLE _cp_modules (run_id INTEGER, seq BIGINT, module VARCHAR)")
     if not job and peers:
-        _peer_arrivals(con, b)
+        path_ranks.peer_arrivals(con, b)
 
 
 def _stages_and_modules(con, b, by: str):
@@ -171,40 +117,6 @@ def _stages_and_modules(con, b, by: str):
     if by in ("segment", "module"):
         con.execute("INSERT INTO _cp_modules SELECT run_id, seq, module FROM _attr")
     con.execute("DROP TABLE _attr")
-
-
-def _clock_sets(found, runs) -> int:
-    """How many clock sets of an alignment (engine/jobs/align.py) `runs` fall into: 0 when no collective aligned
-    them, 1 when their times compare, more when some sets share no collective."""
-    if not found.instances:
-        return 0
-    return len({found.clock_set.get(r, r) for r in runs})
-
-
-def job_runs(con, run_ids) -> list[int]:
-    """The runs of the store that share a job tag with one of `run_ids` and have device activity (those runs
-    among them), in run order."""
-    return [r for (r,) in sql.run(con, "critical_path_job_peers", {"run_ids": run_ids}).fetchall()]
-
-
-def _peer_arrivals(con, b):
-    """TEMP _cp_peers: for a rank of a job whose other ranks the store holds, when each of its collectives had
-    every other member in (critical_path_peers.sql), so that the walk tells the op's wait for its peers
-    (comm_wait) from its transfer. Their clocks are aligned on the job's collectives, as --job does."""
-    runs = job_runs(con, b.run_ids)
-    if len(runs) < 2:
-        return
-    from tracedb.engine.jobs import align
-    found = align.rank_offsets(con, runs, profile=b.profile.name if b.profile else None)
-    if not found.instances:     # raw clocks: when a peer arrived cannot be read on this rank's clock
-        return
-    sql.run(con, "critical_path_peers", {"run_ids": b.run_ids, "on_clock": found.on_clock})
-    waited = con.execute("SELECT count(*) FROM _cp_peers p JOIN _cp_nodes n USING (id) "
-                         "WHERE p.peer_ns > n.start_ns").fetchone()[0]
-    if waited:
-        b.notes.append(f"comm_wait: a collective's time before the last other member of its instance arrived, from "
-                       f"the job's {len(runs)} ranks in the store ({found.note}); --job follows the path to that "
-                       f"member instead")
 
 
 def _keep_walk(con, walked: list):
@@ -334,8 +246,9 @@ def step_windows(con, b, step, run_ids=None) -> list[Window]:
 
 def run_segments(con, run: str, profile: str | None = None) -> list[tuple]:
     """The critical path of run `run`'s whole trace as (start_ns, end_ns, category, segment, kernel, api),
-    in time order, for the Perfetto export's track (a job's rank: its collectives' comm_wait, as the report); each segment in the pass and layer of the caller's
-    _assigned (its segmentation, or assignment.assign_none). Empty for a run with no device activity."""
+    in time order, for the Perfetto export's track (a job's rank: its collectives' comm_wait, as the report);
+    each segment in the pass and layer of the caller's _assigned (its segmentation, or assignment.assign_none).
+    Empty for a run with no device activity."""
     b = binding.bind_runs(con, [run], (), profile)
     graph(con, b, peers=True)
     try:

@@ -92,14 +92,14 @@ def _build(con, name: str, fmt: str, pass_spec: str = "all", absolute: bool = Fa
         b, meta = roofline.segment_runs(con, spec, seg_opts, by)
         return roofline.build(con, fmt, spec, by, meta, b, peak_tflops, peak_tbs)
     if name == "critical-path":
-        from tracedb.engine.reports import critical_path
-        seg_opts, job, said = critical_path.selection(con, seg_opts, rank, job)
+        from tracedb.engine.reports import critical_path, path_ranks
+        seg_opts, job, said = path_ranks.selection(con, seg_opts, rank, job)
         res = critical_path.build(con, fmt, by, step, seg_opts, job=job, pass_spec=spec, layer=layer)
         res.notes[:0] = said
         return res
     if name == "what-if":
-        from tracedb.engine.reports import critical_path, what_if
-        seg_opts, job, said = critical_path.selection(con, seg_opts, rank, job)
+        from tracedb.engine.reports import path_ranks, what_if
+        seg_opts, job, said = path_ranks.selection(con, seg_opts, rank, job)
         edits = what_if.parse_edits(kernel, category, no_gap, overlap_comm, roofline_pct, balance_ranks, job,
                                     layer=layer_edits)
         res = what_if.build(con, fmt, step, edits, seg_opts, peak_tflops, peak_tbs, job=job)

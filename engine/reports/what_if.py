@@ -5,7 +5,7 @@ from collections import defaultdict
 from dataclasses import replace
 
 from tracedb import sql
-from tracedb.engine.reports import critical_path
+from tracedb.engine.reports import critical_path, path_ranks
 from tracedb.engine.reports.replay import Graph
 from tracedb.engine.rendering import render as rnd
 from tracedb.errors import UsageError
@@ -71,7 +71,7 @@ def build(con, fmt, step, edits, seg_opts, peak_tflops=None, peak_tbs=None, job:
     if layered and not b.anchor:
         raise UsageError("--layer: the run has no layers (" + "; ".join(n for n in b.notes if n.startswith("no layers"))
                          + "); give --anchor")
-    ranks = [] if job or len(b.run_ids) != 1 else critical_path.job_runs(con, b.run_ids)
+    ranks = [] if job or len(b.run_ids) != 1 else path_ranks.job_runs(con, b.run_ids)
     only = b.run_ids[0] if len(ranks) >= 2 else None
     if only is not None:
         # a rank of a job whose other ranks the store holds: its collectives end when the others arrive, so it
