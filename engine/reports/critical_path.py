@@ -152,9 +152,7 @@ def _keep_slack(con, b, windows, job: bool = False):
     runs, nodes, slacks = [], [], []
     for w in windows:
         if job:
-            offsets = dict(con.execute("SELECT run_id, off_ns FROM _cp_offsets").fetchall())
-            g = Graph.load_job(con, b.run_ids, offsets)
-            members = [i for (i,) in con.execute("SELECT id FROM _cp_members").fetchall()]
+            g, members = Graph.job_window(con, b.run_ids)
         else:
             g = Graph.load(con, w.run_id, b.run_names[w.run_id])
             members = g.members(con, w.run_id)

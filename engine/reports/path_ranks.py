@@ -57,7 +57,8 @@ def job_offsets(con, b) -> dict:
     from tracedb.engine.jobs import align
     found = align.rank_offsets(con, b.run_ids, profile=b.profile.name if b.profile else None)
     b.notes.append(found.note)
-    active = job_runs(con, b.run_ids)
+    # the runs with device work (_cp_nodes, critical_path_nodes.sql): an analyses-only Ascend rank has no clock
+    active = {r for (r,) in con.execute("SELECT DISTINCT run_id FROM _cp_nodes WHERE side = 'device'").fetchall()}
     sets = clock_sets(found, [r for r in b.run_ids if r in active])
     if sets > 1:
         raise UsageError(f"--job: the selected ranks fall into {sets} sets that no collective links, whose clocks "

@@ -128,6 +128,15 @@ class Graph:
         graph.run_of = run_of
         return graph
 
+    @classmethod
+    def job_window(cls, con, run_ids, run_id=None):
+        """(graph, window nodes): the job graph over `run_ids` on the job's clock (_cp_offsets, report critical-path
+        --job) and the ids of the window's nodes (_cp_members): every run's, or `run_id`'s alone."""
+        offsets = dict(con.execute("SELECT run_id, off_ns FROM _cp_offsets").fetchall())
+        members = cls.members(con, run_id) if run_id is not None else \
+            [i for (i,) in con.execute("SELECT id FROM _cp_members").fetchall()]
+        return cls.load_job(con, run_ids, offsets), members
+
     def slack(self, members, window_end) -> list[int | None]:
         """Each node's slack (ns): how much later it could end before some node of `members` ends after
         `window_end`; None for a node nothing in the window waits for. The relations of replay() with no

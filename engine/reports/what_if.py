@@ -92,10 +92,7 @@ def build(con, fmt, step, edits, seg_opts, peak_tflops=None, peak_tbs=None, job:
     rows = []
     for w in windows:
         if job or only is not None:
-            offsets = dict(con.execute("SELECT run_id, off_ns FROM _cp_offsets").fetchall())
-            graph = Graph.load_job(con, ranks if only is not None else b.run_ids, offsets)
-            members = Graph.members(con, only) if only is not None else \
-                [i for (i,) in con.execute("SELECT id FROM _cp_members").fetchall()]
+            graph, members = Graph.job_window(con, ranks if only is not None else b.run_ids, only)
             graph.only_run = only
             if any(e[1] == "balance" for e in edits):
                 graph.balance = _balance(con, b, graph, members)
