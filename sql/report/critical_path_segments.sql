@@ -7,8 +7,8 @@
 -- nothing: ProfilerStep#3 and any NAME#QUALIFIER range (Optimizer.step#AdamW.step; Ascend's trace_view.json
 -- writes them as cpu_ops), a serving step annotation (serving_step in macros.sql).
 -- A device_gap (a stream idle after the kernel before it) is sync_wait where an Ascend EVENT_WAIT task held
--- that stream: it waited for an EVENT_RECORD on another stream whose work the path does not hold (HCCL's own
--- streams: the AlexNet capture's compute stream waits 72.8 ms for a collective's record).
+-- that stream: it waited for an EVENT_RECORD on another stream whose work the path does not hold (a stream
+-- whose activity the trace does not list; a collective's stream is listed: ingest_chrome_tasks.sql).
 -- Each segment names the node it belongs to: a device segment (the node's own or the gap before it) its
 -- kernel, pass and layer (_assigned, when the run is segmented), stage and launching module; a host segment
 -- its call and the pass, layer, stage and module of the first kernel that call launched.
