@@ -455,7 +455,7 @@ CRITICAL_PATH = Report(
                        "default: the whole trace.", check="count"),
                 _flag("job", "One path across the selected runs (a job's ranks, clocks aligned on their "
                       "collectives): a collective's end continues the path on the rank that arrived last; the "
-                      "default when the selected runs are the ranks of one job."),
+                      "default when the selected runs are the ranks of one job that a collective aligns."),
                 Option("rank", ("--rank",), Optional[int], None, "Only the selected run of this rank: its own "
                        "path (a collective's wait for the job's other ranks is comm_wait).", check="count"),
                 Option("pass_", ("--pass",), str, "all", "The window: pass N (its kernels' first start to last "
@@ -512,9 +512,10 @@ WHAT_IF = Report(
                 replace(CRITICAL_PATH.option("job"), help="Replay the selected runs as one job (a job's ranks, "
                         "clocks aligned on their collectives): a collective ends on every member when the last "
                         "has arrived, so an edit on one rank moves the others; the default when the selected runs "
-                        "are the ranks of one job."),
-                replace(CRITICAL_PATH.option("rank"), help="Only the selected run of this rank, replayed on its "
-                        "own."),
+                        "are the ranks of one job that a collective aligns."),
+                replace(CRITICAL_PATH.option("rank"), help="Only the selected run of this rank: its window, its "
+                        "work edited (replayed with its job's other ranks in the store, so that its collectives "
+                        "end when they arrive)."),
                 _flag("balance_ranks", "With --job: each rank's compute (its kernels but communication) at most "
                       "the median rank's, as if the load were balanced.")),
     MEAN_REFUSED, ("report_what_if",),
