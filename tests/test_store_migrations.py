@@ -23,7 +23,8 @@ VIEWS_DIGEST = {8: "3a5994b33c8719745dbc231f3122b9396fc11d365d3e3fa0e7b866b5887a
                 9: "509102023fa36d4ec7f3b62341a91eadc86bf4365ec0e5cb4e2ff15d97a78183",
                 10: "9c85c6791868c4350a7b39fd03fcef2c7235c0a3592b5284ab3061ecb4144088",
                 11: "164731db0dedab4bf8a80ec1adb6661cec20c920661fcbdf9445192c57a5474d",
-                12: "e4c406a08bf5aa5afc257befbfe4ad5f6674fb5ed31907b0e38a32902d672107"}
+                12: "e4c406a08bf5aa5afc257befbfe4ad5f6674fb5ed31907b0e38a32902d672107",
+                13: "4a722916476500ac5aa5ae68d6b790cdb0b637fce7a3c61e4c6653069761a6d9"}
 
 
 def old_store(path, version):
@@ -86,7 +87,7 @@ def test_a_migrated_store_has_a_new_stores_tables_columns_and_views(tmp_path, fr
         got = catalog(con)
         for part in fresh:
             assert got[part] == fresh[part], f"{part} of a store migrated from v{version} differ from a new store's"
-        assert len(got["views"]) == 10 and not any("stale" in s for _, s in got["views"])
+        assert len(got["views"]) == 11 and not any("stale" in s for _, s in got["views"])
         # the views read the migrated rows (v5 filled kernel_names for the names already there)
         assert con.execute("SELECT name, short_name, count, sum_us FROM kernel_stats ORDER BY name").fetchall() == [
             ("aclnnMatmul_MatMulV3Common_MatMulV3", "MatMulV3", 1, 3), ("k", "k", 1, 7)]

@@ -17,7 +17,8 @@ CSV_FILES = {"ascend-kernel-details": "kernel_details.csv", "ascend-op-summary":
 # what `report launches` computes, stated in a note of every launches report
 DEFINITIONS = (
     "launch: the runtime or driver call with the kernel's correlation id (cudaLaunchKernel, cuLaunchKernel, "
-    "hipLaunchKernel, cudaGraphLaunch, cudaMemcpyAsync, ...); delay: kernel start - launch call start, p50/p95 "
+    "hipLaunchKernel, cudaGraphLaunch, cudaMemcpyAsync, ...), on Ascend the op an async_npu flow leads from to "
+    "the task (view kernel_launches); delay: kernel start - launch call start, p50/p95 "
     "nearest-rank; idle: the gaps between kernels and communication ops (report breakdown's free time), each split "
     "at the start of the launch call of the kernel that ends it: host_bound before, other after (launch issued, "
     "device still idle: dependencies, syncs, launch latency), unknown when that kernel has no launch in the trace")
@@ -107,7 +108,7 @@ def _why_no_launches(fmt_, activities, host_events) -> str:
     if fmt_ in CSV_FILES:
         return f"its {CSV_FILES[fmt_]} holds device rows only, no host events"
     if fmt_ == "ascend-trace-view":
-        return "an Ascend trace_view.json links tasks to CANN calls by flows, which report launches does not read"
+        return "its trace_view.json links no task to the op that launched it (no async_npu flow)"
     if not activities:
         return "it has no kernels, communication ops, memcpy or memset (per-core traces: `tracedb report cores`)"
     if not host_events:

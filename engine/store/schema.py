@@ -10,7 +10,7 @@ from tracedb import sql
 from tracedb.engine.store import catalog
 from tracedb.errors import StoreError
 
-SCHEMA_VERSION = 12
+SCHEMA_VERSION = 13
 # No extension is ever fetched: a --db that names a SQLite or Postgres file would otherwise make DuckDB
 # download the scanner it needs (and wait on the network) instead of failing at once.
 NO_NETWORK = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
@@ -21,7 +21,7 @@ NO_NETWORK = {"autoinstall_known_extensions": False, "autoload_known_extensions"
 MIGRATIONS: dict[int, str] = {1: "migrate_1_to_2", 2: "migrate_2_to_3", 3: "migrate_3_to_4", 4: "migrate_4_to_5",
                               5: "migrate_5_to_6", 6: "migrate_6_to_7",
                               7: "migrate_7_to_8", 8: "migrate_8_to_9", 9: "migrate_9_to_10",
-                              10: "migrate_10_to_11", 11: "migrate_11_to_12"}
+                              10: "migrate_10_to_11", 11: "migrate_11_to_12", 12: "migrate_12_to_13"}
 
 
 class EmptyStore(StoreError):

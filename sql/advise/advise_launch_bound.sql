@@ -1,6 +1,7 @@
 -- Advise rule `launch-bound`: stretches in which the device ran many short kernels, each waiting for its launch.
--- A kernel is starved when its launch call (the runtime call with its correlation id) began only after every
--- activity before it on the device had ended: the device had nothing queued and waited for the host. A kernel
+-- A kernel is starved when its launch call (kernel_launches: the runtime call with its correlation id, or the op
+-- an Ascend async_npu flow leads from) began only after every activity before it on the device had ended: the
+-- device had nothing queued and waited for the host. A kernel
 -- is launch-bound when it is starved, its launch came at most $max_launch_us after the run's previous kernel
 -- launch (the host issuing kernels as fast as its per-launch cost allows: eager PyTorch spends ~5-20 us an op),
 -- and it ran for less than that interval (the device finishes each kernel before the next one arrives).
@@ -13,11 +14,11 @@
 -- utilisation, and a decode step that idles 3 % between kernels is worth a CUDA graph.
 -- At stake: that idle time: what capturing the stretch in a graph (one launch for all) or fusing its kernels
 -- takes off the step.
--- Limits: a trace without host launches (kernel_details.csv, a device-only trace) has no launch to wait for:
+-- Limits: a trace without host launches (kernel_details.csv alone, a device-only trace) has no launch to wait for:
 -- silent. Kernels replayed by a graph are one launch for many kernels: never starved one by one. The interval is
 -- between the run's launches on any thread (a collective launched from another thread in between shortens it).
 -- Rule host-bound leaves the host work inside these stretches to this rule (_adv_launch_spans).
--- Inputs: kernels, host_events, _adv_act_step (each stepped activity's step), _adv_runs (advise_runs.sql).
+-- Inputs: kernels, kernel_launches, _adv_act_step (each stepped activity's step), _adv_runs (advise_runs.sql).
 -- Parameters:
 --   $run_ids INTEGER[]: the runs
 --   $max_launch_us DOUBLE: the longest interval between launches of a launch-bound kernel, us
@@ -28,6 +29,7 @@
 --   device_id INTEGER: the device
 --   kernels BIGINT: its kernels
 --   host_start_ns BIGINT: its first kernel's launch call's start (the host's side of the stretch)
+--   idle_from_ns BIGINT: where the device's idle before its first kernel began
 --   start_ns BIGINT: its first kernel's start
 --   end_ns BIGINT: its last kernel's end
 --   idle_ns BIGINT: the device's idle before each of its kernels, summed
@@ -53,16 +55,12 @@ WITH acts AS (
                                      ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev_end
     FROM kernels
     WHERE run_id IN (SELECT unnest($run_ids)) AND kind IN ('kernel', 'comm', 'memcpy', 'memset')
-), calls AS (
-    SELECT run_id, correlation_id, min(start_ns) AS call_ns
-    FROM host_events
-    WHERE run_id IN (SELECT unnest($run_ids)) AND launch_call(cat) AND correlation_id IS NOT NULL
-    GROUP BY run_id, correlation_id
 ), launched AS (
     SELECT a.*, c.call_ns,
         c.call_ns - lag(c.call_ns) OVER (PARTITION BY a.run_id ORDER BY c.call_ns, a.seq) AS interval_ns
-    FROM acts a JOIN calls c ON c.run_id = a.run_id AND c.correlation_id = a.correlation_id
-    WHERE a.kind = 'kernel'
+    FROM acts a JOIN kernel_launches c ON c.run_id = a.run_id AND c.seq = a.seq
+    -- list_contains, not IN (SELECT unnest(...)): DuckDB pushes it into the view, below its window
+    WHERE a.kind = 'kernel' AND list_contains($run_ids, c.run_id)
 ), flagged AS (
     SELECT *, prev_end IS NOT NULL AND call_ns >= prev_end AND interval_ns <= $max_launch_us * 1000
               AND dur_ns < interval_ns AS bound
@@ -72,8 +70,8 @@ WITH acts AS (
     SELECT *, sum(CASE WHEN bound THEN 0 ELSE 1 END) OVER (PARTITION BY run_id, device_id ORDER BY s, seq) AS grp
     FROM flagged
 )
-SELECT r.run_id, r.device_id, count(*) AS kernels, min(r.call_ns) AS host_start_ns, min(r.s) AS start_ns,
-    max(r.e) AS end_ns, sum(r.s - r.prev_end)::BIGINT AS idle_ns, sum(r.dur_ns)::BIGINT AS busy_ns,
+SELECT r.run_id, r.device_id, count(*) AS kernels, min(r.call_ns) AS host_start_ns,
+    min(r.prev_end) AS idle_from_ns, min(r.s) AS start_ns, max(r.e) AS end_ns, sum(r.s - r.prev_end)::BIGINT AS idle_ns, sum(r.dur_ns)::BIGINT AS busy_ns,
     median(r.interval_ns)::BIGINT AS launch_ns, arg_min(st.step, r.s) AS step, mode(r.name) AS kernel
 FROM runs_of r
 LEFT JOIN _adv_act_step st ON st.run_id = r.run_id AND st.seq = r.seq

@@ -5,12 +5,12 @@
 -- Ascend's trace_view.json, operator in old Kineto; their GPU-side copies, gpu_user_annotation, are not
 -- read). An activity is in step N when its launch lies in [start, end) of ProfilerStep#N, which is how
 -- HTA gives a GPU kernel the iteration of its correlated CPU event (hta/common/trace.py, add_iteration).
--- The launch is found as attribute_modules.sql finds it: the runtime call with the activity's
--- correlation id, or in trace_view.json the op its async_npu flow starts at. A communication op of a rank
+-- The launch is the view kernel_launches' (the runtime call with the activity's correlation id, or in
+-- trace_view.json the op its async_npu flow starts at), as report modules finds it. A communication op of a rank
 -- without kernels (comm_ops, seq NULL in _bd_act) is in the step communication.json files it under ('step13').
 -- Activities in no step (no Step Id, no launch in the trace, or a launch outside every ProfilerStep#N)
 -- leave _bd_act; _bd_step_summary counts them. Copies and fills in no step leave _bd_copy, uncounted.
--- Inputs: _bd_act, _bd_copy, kernels, host_events, trace_events, comm_ops.
+-- Inputs: _bd_act, _bd_copy, kernels, kernel_launches, host_events, comm_ops.
 -- Parameters:
 --   $run_ids INTEGER[]: the runs of _bd_act
 -- Output: TEMP _bd_step_summary, one row per run of _bd_act:
@@ -48,28 +48,16 @@ WHERE run_id IN (SELECT unnest($run_ids)) AND regexp_matches(name, '^ProfilerSte
   AND cat IS DISTINCT FROM 'gpu_user_annotation';
 CREATE OR REPLACE TEMP TABLE _bd_launches AS
 WITH scope AS (
-    SELECT a.run_id, a.seq, k.correlation_id, k.step_id
+    -- the activities without a Step Id of their own
+    SELECT a.run_id, a.seq
     FROM (SELECT run_id, seq FROM _bd_act UNION ALL SELECT run_id, seq FROM _bd_copy) a
     JOIN kernels k USING (run_id, seq)
-), runtime_launches AS (
-    SELECT k.run_id, k.seq, h.start_ns AS t
-    FROM scope k
-    JOIN host_events h ON h.run_id = k.run_id AND h.correlation_id = k.correlation_id
-    WHERE k.step_id IS NULL AND k.correlation_id IS NOT NULL
-      AND launch_call(h.cat)
-), flow_launches AS (
-    -- Ascend trace_view.json: a flow ('s' at the launching op, 'f' at the task's start on its stream)
-    SELECT k.run_id, k.seq, s.start_ns AS t
-    FROM trace_events f
-    JOIN trace_events s ON s.run_id = f.run_id AND s.correlation_id = f.correlation_id AND s.ph = 's'
-    JOIN trace_events k ON k.run_id = f.run_id AND k.pid = f.pid AND k.tid IS NOT DISTINCT FROM f.tid
-                       AND k.start_ns = f.start_ns AND k.ph = 'X' AND k.kind IS NOT NULL AND k.kind <> 'npu_task'
-    WHERE f.run_id IN (SELECT unnest($run_ids)) AND f.ph = 'f' AND f.cat = 'async_npu'
-      AND (k.run_id, k.seq) IN (SELECT run_id, seq FROM scope WHERE step_id IS NULL)
+    WHERE k.step_id IS NULL
 )
-SELECT run_id, seq, min(t) AS t
-FROM (SELECT * FROM runtime_launches UNION ALL SELECT * FROM flow_launches)
-GROUP BY run_id, seq;
+-- list_contains, not IN (SELECT unnest(...)): DuckDB pushes it into the view, below its window
+SELECT l.run_id, l.seq, l.call_ns AS t
+FROM kernel_launches l SEMI JOIN scope s USING (run_id, seq)
+WHERE list_contains($run_ids, l.run_id);
 CREATE OR REPLACE TEMP TABLE _bd_stepped AS
 WITH filed AS (
     -- an op of communication.json is matched to its _bd_act row by start (breakdown_activity.sql copies it)

@@ -27,8 +27,8 @@
 --     once the device was idle waited for nothing: its thread bound it). A host call starts when its
 --     thread reaches it, so only a sync's end can be bound by the device.
 -- critical_path_bind.sql picks each node's binding predecessor among them.
--- Inputs: kernels, _cats (categories.sql over the runs' kernel names), host_events, trace_events (cuda_sync,
---   async_npu flows).
+-- Inputs: kernels, kernel_launches, _cats (categories.sql over the runs' kernel names), host_events,
+--   trace_events (cuda_sync, async_npu flows).
 -- Parameters:
 --   $run_ids INTEGER[]: the runs
 -- Output: TEMP _cp_nodes, one row per node:
@@ -52,36 +52,13 @@
 --     collective 1, launch 2)
 -- TEMP _cp_flows, _cp_launch and _cp_waits are scratch, dropped at the end.
 CREATE OR REPLACE TEMP TABLE _cp_flows AS
--- Ascend's trace_view.json links a task to the op that launched it by a flow: 's' at the op's start on its
--- thread, 'f' at the task's start on its stream (as breakdown_steps.sql reads them); the op is the one that
--- starts there, the innermost (shortest) of those that do. The task is the kernel that carries the flow's
--- id (its connection_id; a kernel_details.csv row takes it from its trace_view task at ingest,
--- ingest_ascend_host_link.sql), else the device activity that starts where the flow ends. Runtime tasks
--- (EVENT_RECORD, ...: kind npu_task) are no nodes, so their launches are none either.
-WITH starts AS (
-    SELECT s.run_id, s.correlation_id, arg_min(h.seq, h.dur_ns) AS host_seq
-    FROM trace_events s
-    JOIN host_events h ON h.run_id = s.run_id AND h.pid IS NOT DISTINCT FROM s.pid
-                      AND h.tid IS NOT DISTINCT FROM s.tid AND h.start_ns = s.start_ns
-    WHERE s.run_id IN (SELECT unnest($run_ids)) AND s.ph = 's' AND s.cat = 'async_npu'
-    GROUP BY s.run_id, s.correlation_id
-), by_id AS (
-    SELECT k.run_id, k.seq AS dev_seq, min(s.host_seq) AS host_seq
-    FROM kernels k JOIN starts s ON s.run_id = k.run_id AND s.correlation_id = k.correlation_id
-    WHERE k.run_id IN (SELECT run_id FROM starts)
-    GROUP BY k.run_id, k.seq
-), by_place AS (
-    SELECT k.run_id, k.seq AS dev_seq, min(st.host_seq) AS host_seq
-    FROM trace_events f
-    JOIN starts st ON st.run_id = f.run_id AND st.correlation_id = f.correlation_id
-    JOIN trace_events k ON k.run_id = f.run_id AND k.pid = f.pid AND k.tid IS NOT DISTINCT FROM f.tid
-                       AND k.start_ns = f.start_ns AND k.ph = 'X' AND k.kind IS NOT NULL AND k.kind <> 'npu_task'
-    WHERE f.run_id IN (SELECT run_id FROM starts) AND f.ph = 'f' AND f.cat = 'async_npu'
-    GROUP BY k.run_id, k.seq
-)
-SELECT * FROM by_id
-UNION ALL
-SELECT * FROM by_place WHERE (run_id, dev_seq) NOT IN (SELECT run_id, dev_seq FROM by_id);
+-- Ascend's trace_view.json links a task to the op that launched it by a flow (view kernel_launches, via
+-- 'flow': 's' at the op's start on its thread, 'f' at the task's start on its stream; the op is the innermost
+-- that starts there). Runtime tasks (EVENT_RECORD, ...: kind npu_task) are no nodes, so their launches are
+-- none either. list_contains, not IN (SELECT unnest(...)): DuckDB pushes it into the view, below its window.
+SELECT run_id, seq AS dev_seq, call_seq AS host_seq
+FROM kernel_launches
+WHERE list_contains($run_ids, run_id) AND via = 'flow' AND call_seq IS NOT NULL;
 
 CREATE OR REPLACE TEMP TABLE _cp_nodes AS
 WITH device AS (

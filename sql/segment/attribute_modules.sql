@@ -1,8 +1,6 @@
 -- Attribute each device activity of the selected runs to the host side that launched it.
--- 1. launch: the runtime/driver call with the kernel's correlation id (cuda_runtime, cuda_driver, and
---    their ROCm/NPU twins; Kineto links them by args.correlation), or in Ascend's trace_view.json the
---    start of the op whose async_npu flow ends at the task (the op is then the innermost cpu_op); a
---    kernel_details.csv kernel linked to that flow by its folder's trace_view.json likewise. A kernel of a
+-- 1. launch: the view kernel_launches (the runtime/driver call with the kernel's correlation id, or in
+--    Ascend's trace_view.json the op whose async_npu flow ends at the task). A kernel of a
 --    graph replay matched to its capture (_graph_launches) keeps its graph launch as its launch, but its
 --    frames are those of the launch call that captured it, in the capture run: as if launched eagerly.
 -- 2. frames: the host events of the launching thread that enclose the launch time (start <= t < end):
@@ -28,7 +26,7 @@
 -- 4. module: the innermost nn.Module frame's role, else user annotation, else cpu_op, else python frame;
 --    kernels with no launch found get '(no host launch)', launches outside any frame '(no host frame)'.
 --    module_path: the innermost nn.Module frame's instance path, else the same as module.
--- Inputs: kernels, host_events, trace_events, and TEMP _attr_scope(run_id INTEGER, seq BIGINT,
+-- Inputs: kernels, kernel_launches, host_events, trace_events, and TEMP _attr_scope(run_id INTEGER, seq BIGINT,
 --   correlation_id BIGINT): the kernels to attribute (attribute_scope_runs.sql: every kernel of the runs;
 --   attribute_scope_assigned.sql: the assigned kernels that are not communication); dropped here. TEMP
 --   _graph_launches(run_id INTEGER, seq BIGINT, host_run_id INTEGER, pid VARCHAR, tid VARCHAR, t BIGINT)
@@ -55,39 +53,10 @@ CREATE TEMP TABLE IF NOT EXISTS _graph_launches (run_id INTEGER, seq BIGINT, hos
 
 CREATE OR REPLACE TEMP TABLE _launches AS
 WITH own AS (
-WITH scope AS (
-    SELECT run_id, seq, correlation_id FROM _attr_scope
-), runtime_launches AS (
-    SELECT k.run_id, k.seq, h.pid, h.tid, h.start_ns AS t
-    FROM scope k
-    JOIN host_events h ON h.run_id = k.run_id AND h.correlation_id = k.correlation_id
-    WHERE k.correlation_id IS NOT NULL
-      AND launch_call(h.cat)
-), flow_launches AS (
-    -- Ascend trace_view.json: a flow ('s' at the launching op, 'f' at the task's start on its stream)
-    SELECT k.run_id, k.seq, s.pid, s.tid, s.start_ns AS t
-    FROM trace_events f
-    JOIN trace_events s ON s.run_id = f.run_id AND s.correlation_id = f.correlation_id AND s.ph = 's'
-    JOIN trace_events k ON k.run_id = f.run_id AND k.pid = f.pid AND k.tid IS NOT DISTINCT FROM f.tid
-                       AND k.start_ns = f.start_ns AND k.ph = 'X' AND k.kind IS NOT NULL
-    WHERE f.run_id IN (SELECT unnest($run_ids)) AND f.ph = 'f' AND f.cat = 'async_npu'
-      AND (k.run_id, k.seq) IN (SELECT run_id, seq FROM scope)
-), flow_id_launches AS (
-    -- an Ascend kernel_details.csv kernel whose folder's trace_view.json gave it its task's flow id
-    -- (ingest_ascend_host_link.sql): the flow's 's' is at the launching op
-    SELECT k.run_id, k.seq, s.pid, s.tid, s.start_ns AS t
-    FROM scope k
-    JOIN trace_events s ON s.run_id = k.run_id AND s.correlation_id = k.correlation_id AND s.ph = 's'
-                       AND s.cat = 'async_npu'
-    WHERE k.correlation_id IS NOT NULL
-)
--- one launch per kernel: a correlation id is unique per run in Kineto; keep the first if not, the launch its
--- own id names before one found by where a flow ends (an event task's flow may end where the kernel starts)
--- (over the whole union: a QUALIFY after the last SELECT of a UNION ALL filters that SELECT alone)
-SELECT run_id, seq, pid, tid, t FROM (
-    SELECT *, 0 AS by_place FROM runtime_launches UNION ALL SELECT *, 1 FROM flow_launches UNION ALL
-    SELECT *, 0 FROM flow_id_launches)
-QUALIFY row_number() OVER (PARTITION BY run_id, seq ORDER BY by_place, t) = 1
+    -- list_contains, not IN (SELECT unnest(...)): DuckDB pushes it into the view, below its window
+    SELECT l.run_id, l.seq, l.pid, l.tid, l.call_ns AS t
+    FROM kernel_launches l SEMI JOIN _attr_scope s USING (run_id, seq)
+    WHERE list_contains($run_ids, l.run_id)
 )
 -- host_run_id, pid, tid, t: where the frames are; launch_ns: the launch itself
 SELECT o.run_id, o.seq, CASE WHEN g.seq IS NULL THEN o.run_id ELSE g.host_run_id END AS host_run_id,

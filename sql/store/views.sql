@@ -20,6 +20,16 @@
 --   (dup NULL) with its texts from kernel_texts, then the device activities of trace_events (kind not
 --   NULL nor 'npu_task') of finished runs, device and stream falling back to the pid and tid.
 -- Output: VIEW host_events, the host-side complete events of trace_events (kind NULL) of finished runs.
+-- Output: VIEW kernel_launches, one row per device activity of the kernels view whose launch the trace
+--   records: the host event that launched it. Kineto, nsys and rocprof link them by a correlation id: the
+--   runtime or driver call (Kineto's categories cuda_runtime, cuda_driver, privateuse1_runtime and _driver,
+--   `runtime`) carrying the activity's id; no API name list, so a graph launch is the launch of every kernel
+--   of its graph. Ascend's trace_view.json links them by an async_npu flow: 's' at the launching op's start
+--   on its thread (the innermost, shortest op that starts there; none when no op starts there: the flow's
+--   start is the launch's time and thread), 'f' at the task's start on its stream; the
+--   task is the activity carrying the flow's id (a kernel_details.csv row takes it from its trace_view task
+--   at ingest), else the activity that starts where the flow ends. One launch per activity: the first by
+--   start of those its own id names, then of those a flow's place names.
 -- Output: VIEW kernel_metrics, one row per kernel and numeric source column without a column of its own.
 -- Output: VIEW kernel_extras, one row per kernel and text source column without a column of its own.
 -- Output: VIEW run_kernels, the kernels view with each run's name and tags.
@@ -61,6 +71,36 @@ CREATE OR REPLACE VIEW host_events AS
         function_id, core_id
     FROM trace_events
     WHERE ph = 'X' AND kind IS NULL AND run_id IN (SELECT run_id FROM runs);
+CREATE OR REPLACE VIEW kernel_launches AS
+    WITH flow_ops AS (
+        SELECT s.run_id, s.correlation_id AS flow_id, min(s.start_ns) AS t, any_value(s.pid) AS pid,
+            any_value(s.tid) AS tid,
+            arg_min(h.seq, CASE WHEN h.seq IS NOT NULL THEN (h.dur_ns, h.seq) END) AS call_seq
+        FROM trace_events s
+        LEFT JOIN host_events h ON h.run_id = s.run_id AND h.pid IS NOT DISTINCT FROM s.pid
+                               AND h.tid IS NOT DISTINCT FROM s.tid AND h.start_ns = s.start_ns
+        WHERE s.ph = 's' AND s.cat = 'async_npu'
+        GROUP BY s.run_id, s.correlation_id
+    ), linked AS (
+        SELECT k.run_id, k.seq, h.seq AS call_seq, h.start_ns AS t, h.pid, h.tid, 'correlation' AS via, 0 AS rank_by
+        FROM kernels k JOIN host_events h ON h.run_id = k.run_id AND h.correlation_id = k.correlation_id
+        WHERE k.correlation_id IS NOT NULL
+          AND h.cat IN ('cuda_runtime', 'cuda_driver', 'privateuse1_runtime', 'privateuse1_driver', 'runtime')
+        UNION ALL
+        SELECT k.run_id, k.seq, o.call_seq, o.t, o.pid, o.tid, 'flow', 0
+        FROM kernels k JOIN flow_ops o ON o.run_id = k.run_id AND o.flow_id = k.correlation_id
+        UNION ALL
+        SELECT t.run_id, t.seq, o.call_seq, o.t, o.pid, o.tid, 'flow', 1
+        FROM trace_events f
+        JOIN flow_ops o ON o.run_id = f.run_id AND o.flow_id = f.correlation_id
+        JOIN trace_events t ON t.run_id = f.run_id AND t.pid IS NOT DISTINCT FROM f.pid
+                           AND t.tid IS NOT DISTINCT FROM f.tid AND t.start_ns = f.start_ns AND t.ph = 'X'
+                           AND t.kind IS NOT NULL AND t.kind <> 'npu_task'
+        WHERE f.ph = 'f' AND f.cat = 'async_npu'
+    )
+    SELECT l.run_id, l.seq, l.call_seq, h.name AS api, l.t AS call_ns, h.dur_ns AS call_dur_ns, l.pid, l.tid, l.via
+    FROM linked l LEFT JOIN host_events h ON h.run_id = l.run_id AND h.seq = l.call_seq
+    QUALIFY row_number() OVER (PARTITION BY l.run_id, l.seq ORDER BY l.rank_by, l.t, l.call_seq) = 1;
 CREATE OR REPLACE VIEW kernel_metrics AS
     SELECT k.run_id, k.seq, unnest(r.metric_columns) AS metric, unnest(k.metrics) AS value
     FROM kernels_raw k JOIN runs r USING (run_id);

@@ -1,0 +1,6 @@
+-- Schema v12 -> v13: the view kernel_launches (sql/store/views.sql), each device activity's launching host
+-- event, whether the trace links them by a correlation id (Kineto, nsys, rocprof) or by an async_npu flow
+-- (Ascend's trace_view.json). Views are re-created after the migrations, so the tables do not change.
+-- Inputs: a v12 store.
+-- Parameters: none.
+-- Output: none (the views of sql/store/views.sql are re-created after it).
