@@ -21,7 +21,8 @@ Faults (one at a time):
             3.35 TB/s) taking 300 µs: ~10 % of its memory roofline
   host      in step 2 the host spends 400 µs in the op before each launch on thread 100 (flash, both GEMMs) and the
             device waits for it: on step 2's critical path, back from its last launch, the host's own work;
-            the Ascend form (no host side) carries only the device's 400 µs waits, which no rule reads
+            the Ascend form (no host side) carries only the device's 400 µs waits, which rule low-utilisation
+            reads (planted there: the device's gaps into, in and out of step 2, device_gaps)
   sync      between the layers of every step (not after the last), the host calls cudaDeviceSynchronize right
             after launching the layer's last GEMM; it returns SYNC_RETURN_US after the rank's device drains, and
             the next layer starts SYNC_RELAUNCH_US after the last rank's call returned: planted, the device's idle
@@ -53,6 +54,10 @@ Faults (one at a time):
             back (aten::add, aten::mul in turn; Ascend: Add, Mul on the vector core), each at FUSION_BW of its
             memory roofline (no roofline finding): planted, per sequence its time beyond its longest kernel, what
             one fused kernel saves, on every rank
+  lowutil   in step 2, between layers 2 and 3, LOWUTIL_COUNT kernels of LOWUTIL_DUR_US, each after a gap of
+            LOWUTIL_GAP_US (each launched 8 µs before it by its own op, the host thread idle in between: no
+            launch-bound, no host work to speak of), then the same gap before the next layer: the device 40 %
+            busy for 5 ms; planted, the stretch's gaps on every rank
   regress   every attention kernel REGRESS_FACTOR times as long on every rank, beside the clean job of the same
             seed stored as job `base` (runs base-rank<N>), its baseline: planted, the steps' added time on every
             rank (ProfilerStep#N's durations, the same as the Step Ids' device spans here)
@@ -62,14 +67,19 @@ at ~53 % of peak), as ROCm's Kineto writes them: HIP runtime calls (hipLaunchKer
 hipDeviceSynchronize) and copies named by their direction (CopyHostToDevice), so the pageable fault is one no
 rule may flag there.
 
-Ascend form (form="ascend", write_ascend / store): the same job as 4 torch_npu profiler folders
+Ascend forms (form="ascend" or "ascend_host", write_ascend / store): the same job as 4 torch_npu profiler folders
 `<folder>/rank_N_ascend_pt/` (ASCEND_PROFILER_OUTPUT/kernel_details.csv, profiler_info_N.json naming the rank and
 an Ascend910B3 chip, profiler_metadata.json naming rank and world size), ingested as one folder
 (`tracedb ingest FOLDER --name job`: runs tagged job=job). Per layer: FlashAttentionScore (AI_CORE, no shapes),
 MatMulV3 (AI_CORE, 4096x1024 @ 1024x4096 bf16: ~73 % of the 910B3's 313 TFLOP/s), hcom_allReduce__271_<n>_1
 (COMMUNICATION; its time holds the wait for the last rank, as HCCL's does), MatMulV3. Steps are the Step Id
-column (no host side). The roofline fault's Add runs on AI_VECTOR_CORE: 100.7 MB at 1.6 TB/s is 62.9 µs of its
-300 µs (~21 % of its roofline).
+column (form ascend: no host side). The roofline fault's Add runs on AI_VECTOR_CORE: 100.7 MB at 1.6 TB/s is
+62.9 µs of its 300 µs (~21 % of its roofline).
+Form ascend_host adds each folder's ASCEND_PROFILER_OUTPUT/trace_view.json, as torch_npu's Level1 writes it
+beside the CSV (_trace_view): the Kineto form's host ops and ProfilerStep#N on the Python process, each launch
+as an aclnn op an async_npu flow leads from to its task, the synchronising calls as AscendCL calls on the CANN
+process, the all-reduces as hcom ops on the HCCL process. The host faults show there as on a GPU; message
+sizes (communication.json) and host copies are still missing, so link, small and pageable stay silent.
 """
 import json
 import os
@@ -97,17 +107,20 @@ MOE_HOT, MOE_FACTOR = 1, 1.3
 REGRESS_FACTOR = 1.5
 LAUNCH_COUNT, LAUNCH_DUR_US, LAUNCH_EVERY_US = 200, 2.0, 8.0
 FUSION_OPS, FUSION_BW = 4, 0.8
+LOWUTIL_COUNT, LOWUTIL_DUR_US, LOWUTIL_GAP_US = 20, 100.0, 150.0
 FAULTS = ("clean", "idle", "exposed", "slow", "roofline", "host", "sync", "link", "small", "pageable", "moe",
-          "regress", "launch", "fusion")
+          "regress", "launch", "fusion", "lowutil")
 # clean jobs of another shape: no rule may fire on them
 CLEAN = ("clean", "moe_even")
 # faults the Ascend form cannot show (no host side; no message sizes without communication.json): no rule may fire
-KINETO_ONLY = ("host", "sync", "link", "small", "pageable", "launch")
-FORMS = ("kineto", "ascend", "amd")
+# (the host fault's device waits it shows: rule low-utilisation's there, RULE_BY_FORM)
+KINETO_ONLY = ("sync", "link", "small", "pageable", "launch")
+FORMS = ("kineto", "ascend", "ascend_host", "amd")
 # per form, the faults it cannot show: no rule may fire on them (AMD: ROCm's Kineto names a copy by its direction,
 # not by pageable memory)
-SILENT = {"ascend": KINETO_ONLY, "amd": ("pageable",)}
-TBS = {"kineto": H100_TBS, "ascend": 1.6e12, "amd": 5.3e12}   # Ascend 910B3, MI300X: engine/reports/peaks.py
+# (ascend_host: the host side is there, message sizes and host copies are not)
+SILENT = {"ascend": KINETO_ONLY, "ascend_host": ("link", "small", "pageable"), "amd": ("pageable",)}
+TBS = {"kineto": H100_TBS, "ascend": 1.6e12, "ascend_host": 1.6e12, "amd": 5.3e12}   # 910B3, MI300X: peaks.py
 BASE_US = BASE_NS // 1000
 CHIP = "Ascend910B3"
 ASCEND_MM = ('"4096,1024;1024,4096"', "DT_BF16;DT_BF16", "ND;ND", '"4096,4096"', "DT_BF16", "ND")
@@ -123,13 +136,18 @@ KD_COLUMNS = ["Step Id", "Device_id", "Model ID", "Task ID", "Stream ID", "Name"
 RULE_OF = {"idle": "idle-gap", "exposed": "exposed-comm", "slow": "slow-rank", "roofline": "roofline-gap",
            "host": "host-bound", "sync": "sync-in-step", "link": "slow-link", "small": "small-collectives",
            "pageable": "pageable-copy", "moe": "moe-imbalance", "regress": "regression",
-           "launch": "launch-bound", "fusion": "fusion"}
+           "launch": "launch-bound", "fusion": "fusion", "lowutil": "low-utilisation"}
+# a fault a form shows otherwise: without the host side, the host fault is the device idle most of step 2, in
+# gaps of 400 µs, which rule low-utilisation reads (planted: device_gaps)
+RULE_BY_FORM = {("ascend", "host"): "low-utilisation"}
 # the faults judged against a baseline: advise's arguments for them
 ARGS = {"regress": ("--baseline", "base-*")}
 
 
-def job(seed=0, fault="clean", form="kineto"):
+def job(seed=0, fault="clean", form="kineto", late_us=0.0):
     """(events per rank, planted time at stake in µs: the sum the fault's rule should report over the job).
+    `late_us` (fault exposed): rank SLOW's host starts the step's last all-reduce that much later, after a
+    c10d op of its own, and the others' wait for it inside the all-reduce (a late rank, not missing overlap).
     Each kernel event also lands, as (kind, start µs, dur µs, step), in the `kernels` list the Ascend form
     writes: job(...)[0] is the Kineto events, job.kernels (set on the call) the abstract kernels per rank."""
     assert fault in FAULTS + CLEAN and form in FORMS, (fault, form)
@@ -266,6 +284,15 @@ def job(seed=0, fault="clean", form="kineto"):
                     planted += sum(ds) - max(ds)
                     done[r] = at - 1
             b = max(max(done), end) + 2
+            if fault == "lowutil" and s == 1 and layer == 1:
+                # LOWUTIL_COUNT kernels, each after a gap of LOWUTIL_GAP_US (launched 8 µs before it, the host idle
+                # in between), then the gap before the next layer
+                b += LOWUTIL_GAP_US - 2
+                for i in range(LOWUTIL_COUNT):
+                    for r in range(RANKS):
+                        kernel(r, "reduce_kernel", b, LOWUTIL_DUR_US, host_op="aten::sum")
+                    b += LOWUTIL_DUR_US + LOWUTIL_GAP_US
+                planted += RANKS * (LOWUTIL_COUNT + 1) * LOWUTIL_GAP_US
             if fault == "sync" and layer < LAYERS - 1:
                 drained = [max(arrival[r] + h + g2[r], end) for r in range(RANKS)]
                 for r in range(RANKS):    # after the last GEMM's launch op (arrival - 8, 3 µs) on thread 100
@@ -289,10 +316,11 @@ def job(seed=0, fault="clean", form="kineto"):
             planted += RANKS * (LAUNCH_COUNT - 1) * (LAUNCH_EVERY_US - LAUNCH_DUR_US)
         if fault == "exposed":
             for r in range(RANKS):
-                kernel(r, "ncclDevKernel_AllReduce_Sum_bf16_RING_LL", b, EXPOSED_US, stream=13,
-                       host_op="c10d::allreduce_", nelems=EXPOSED_NELEMS)
-            b += EXPOSED_US + 2
-            planted += EXPOSED_US * RANKS
+                start = b + (late_us if r == SLOW else 0.0)
+                kernel(r, "ncclDevKernel_AllReduce_Sum_bf16_RING_LL", start, b + late_us + EXPOSED_US - start,
+                       stream=13, host_op="c10d::allreduce_", nelems=EXPOSED_NELEMS)
+            b += late_us + EXPOSED_US + 2
+            planted += EXPOSED_US * RANKS + late_us * (RANKS - 1)
         if fault == "roofline":
             for r in range(RANKS):
                 kernel(r, "elementwise_add_kernel", b, ADD_US, dims=ADD_DIMS, types=[BF, BF, "Scalar"],
@@ -313,8 +341,25 @@ def job(seed=0, fault="clean", form="kineto"):
     if fault == "regress":     # against the clean job of the same seed: the same jitter, the attention longer
         job(seed, "clean", form)
         planted = RANKS * (sum(steps) - sum(job.steps))
+    if fault == "host" and form == "ascend":
+        planted = sum(device_gaps(ks, 2) for ks in kernels)
     job.kernels, job.steps = kernels, steps
     return ev, planted
+
+
+def device_gaps(kernels, step, min_gap_us=20.0) -> float:
+    """A rank's device idle around step `step`, from its kernels (name, start µs, dur µs, step): the gaps of at
+    least `min_gap_us` in the union of their intervals that start between the end of the step before and the end
+    of the step's last kernel (so the gap into the step counts, and the one out of it)."""
+    spans = sorted((a, a + d, st) for _, a, d, st in kernels)
+    before = max((e for _, e, st in spans if st == step - 1), default=spans[0][0])
+    last = max(e for _, e, st in spans if st == step)
+    total, end = 0.0, None
+    for a, e, _ in spans:
+        if end is not None and a - end >= min_gap_us and before - 1e-6 <= end <= last + 1e-6:
+            total += a - end
+        end = e if end is None else max(end, e)
+    return total
 
 
 def _us(t: float) -> str:
@@ -322,16 +367,18 @@ def _us(t: float) -> str:
     return f"{t:.3f}"
 
 
-def write_ascend(folder, seed=0, fault="clean"):
-    """One torch_npu profiler folder per rank under `folder` (rank_N_ascend_pt/): (folder, planted µs)."""
-    _, planted = job(seed, fault, "ascend")
+def write_ascend(folder, seed=0, fault="clean", host=False):
+    """One torch_npu profiler folder per rank under `folder` (rank_N_ascend_pt/): (folder, planted µs). `host`:
+    with the host side beside kernel_details.csv, as torch_npu's Level1 writes it (trace_view.json: _trace_view)."""
+    events, planted = job(seed, fault, "ascend_host" if host else "ascend")
     for r, ks in enumerate(job.kernels):
         pt = os.path.join(str(folder), f"rank_{r}_ascend_pt")
         out = os.path.join(pt, "ASCEND_PROFILER_OUTPUT")
         os.makedirs(out, exist_ok=True)
-        rows, hccl = [], 0
+        rows, hccl, named = [], 0, {}
         for task, (name, start, dur, step) in enumerate(sorted(ks, key=lambda k: (k[1], k[0]))):
             shapes = ("", "", "", "", "", "")
+            key = (name, start)
             if name.startswith("ncclDevKernel"):
                 name, op_type, core, stream = f"hcom_allReduce__271_{hccl}_1", "hcom_allReduce_", "COMMUNICATION", 5
                 hccl += 1
@@ -349,14 +396,21 @@ def write_ascend(folder, seed=0, fault="clean"):
             elif name == "flash_fwd_kernel":
                 name = op_type = "FlashAttentionScore"
                 core, stream = "AI_CORE", 2
+            elif name == "reduce_kernel":
+                name = op_type = "ReduceSum"
+                core, stream = "AI_VECTOR_CORE", 2
             else:
                 name = op_type = "Mul" if name == "elementwise_mul_kernel" else "Add"
                 core, stream, shapes = "AI_VECTOR_CORE", 2, ASCEND_ADD
+            named[key] = (name, core, stream, 100 + task)
             aicore = _us(dur) if core == "AI_CORE" else "N/A"
             rows.append([step, r, 4294967295, 100 + task, stream, name, op_type, "dynamic", core,
                          _us(BASE_US + start), _us(dur), "0", 24, 0, "NO", *shapes, "N/A", aicore])
         with open(os.path.join(out, "kernel_details.csv"), "w", encoding="utf-8", newline="") as f:
             f.write(",".join(KD_COLUMNS) + "\n" + "".join(",".join(map(str, row)) + "\n" for row in rows))
+        if host:
+            with open(os.path.join(out, "trace_view.json"), "w", encoding="utf-8") as f:
+                json.dump(_trace_view(events[r], ks, named), f)
         with open(os.path.join(pt, f"profiler_info_{r}.json"), "w", encoding="utf-8") as f:
             json.dump({"rank_id": r, "torch_npu_version": "2.5.1", "cann_version": "8.1.RC1",
                        "config": {"experimental_config": {"_profiler_level": "Level1"}},
@@ -364,6 +418,68 @@ def write_ascend(folder, seed=0, fault="clean"):
         with open(os.path.join(pt, "profiler_metadata.json"), "w", encoding="utf-8") as f:
             json.dump({"distributed_args": {"rank": r, "world_size": RANKS}}, f)
     return str(folder), planted
+
+
+# trace_view.json's processes (torch_npu names them; the ids are its own)
+PY_PID, CANN_PID, HW_PID, HCCL_PID = 3178231, 3254508768, 3254508960, 3254509024
+ACL_CALL = {"cudaStreamSynchronize": "AscendCL@aclrtSynchronizeStream",
+            "cudaDeviceSynchronize": "AscendCL@aclrtSynchronizeDevice"}
+
+
+def _trace_view(events, kernels, named) -> list:
+    """A rank's host side and device tasks as torch_npu's trace_view.json: the Kineto form's ops and steps on
+    the Python process (its threads), each launch (cudaLaunchKernel) as the op `aclnn<Name>` an async_npu
+    flow leads from to its task on the Ascend Hardware process (a thread per stream, the task named as
+    kernel_details.csv names it, at the same start), each synchronising call as its AscendCL call on the CANN
+    process (the same thread id), each all-reduce as an hcom op on the HCCL process's "Group 0 Communication"
+    thread, where its flow ends, with a Notify Wait task on its stream (the same connection id). Host copies
+    are not written (torch_npu records them as runtime tasks kernel_details.csv leaves out)."""
+    def ts(us):
+        return _us(BASE_US + us)
+    ev = [{"ph": "M", "name": "process_name", "pid": PY_PID, "tid": 0, "args": {"name": "Python"}},
+          {"ph": "M", "name": "process_name", "pid": CANN_PID, "tid": 0, "args": {"name": "CANN"}},
+          {"ph": "M", "name": "process_name", "pid": HW_PID, "tid": 0, "args": {"name": "Ascend Hardware"}},
+          {"ph": "M", "name": "process_name", "pid": HCCL_PID, "tid": 0, "args": {"name": "HCCL"}},
+          {"ph": "M", "name": "thread_name", "pid": HCCL_PID, "tid": 1, "args": {"name": "Group 0 Communication"}}]
+    ev += [{"ph": "M", "name": "thread_name", "pid": HW_PID, "tid": s, "args": {"name": f"Stream {s}"}}
+           for s in (2, 5)]
+    device = [e for e in events if e.get("cat") == "kernel"]
+    task_of = {}       # correlation -> (csv name, core, stream, task id)
+    for e, (name, start, _, _) in zip(device, kernels):
+        task_of[e["args"]["correlation"]] = named[(name, start)]
+    for e in events:
+        cat = e.get("cat")
+        if cat in ("cpu_op", "user_annotation"):
+            ev.append({"ph": "X", "cat": "cpu_op", "name": e["name"], "pid": PY_PID, "tid": e["tid"], "ts": ts(e["ts"]),
+                       "dur": e["dur"], "args": e["args"]})
+        elif cat == "cuda_runtime" and e["name"] in ACL_CALL:
+            ev.append({"ph": "X", "name": ACL_CALL[e["name"]], "pid": CANN_PID, "tid": e["tid"], "ts": ts(e["ts"]),
+                       "dur": e["dur"], "args": {"Thread Id": e["tid"], "Mode": "ACL_RTS", "level": "acl"}})
+        elif cat == "cuda_runtime" and "correlation" in e["args"] and e["args"]["correlation"] in task_of:
+            corr = e["args"]["correlation"]
+            name = task_of[corr][0]
+            op = "hcom_allReduce" if name.startswith("hcom_") else name
+            ev.append({"ph": "X", "cat": "cpu_op", "name": f"aclnn{op}", "pid": PY_PID, "tid": e["tid"],
+                       "ts": ts(e["ts"]), "dur": e["dur"], "args": {}})
+            ev.append({"ph": "s", "cat": "async_npu", "name": "torch_to_npu", "id": corr, "pid": PY_PID,
+                       "tid": e["tid"], "ts": ts(e["ts"]), "bp": "e"})
+    for e in device:
+        corr = e["args"]["correlation"]
+        name, core, stream, task = task_of[corr]
+        at = {"ph": "f", "cat": "async_npu", "name": "torch_to_npu", "id": corr, "ts": ts(e["ts"]), "bp": "e"}
+        if core == "COMMUNICATION":
+            ev.append({"ph": "X", "name": name, "pid": HCCL_PID, "tid": 1, "ts": ts(e["ts"]), "dur": e["dur"],
+                       "args": {"connection_id": corr}})
+            ev.append({"ph": "X", "name": "Notify Wait", "pid": HW_PID, "tid": stream, "ts": ts(e["ts"]),
+                       "dur": e["dur"], "args": {"Task Type": "Notify Wait", "Physic Stream Id": stream,
+                                                 "Task Id": task, "connection_id": corr}})
+            ev.append({**at, "pid": HCCL_PID, "tid": 1})
+        else:
+            ev.append({"ph": "X", "name": name, "pid": HW_PID, "tid": stream, "ts": ts(e["ts"]), "dur": e["dur"],
+                       "args": {"Model Id": 4294967295, "Task Type": core, "Physic Stream Id": stream,
+                                "Task Id": task, "connection_id": corr}})
+            ev.append({**at, "pid": HW_PID, "tid": stream})
+    return ev
 
 
 def _on_rocm(e: dict) -> dict:
@@ -376,10 +492,10 @@ def _on_rocm(e: dict) -> dict:
     return e
 
 
-def write(folder, seed=0, fault="clean", name="job", form="kineto"):
+def write(folder, seed=0, fault="clean", name="job", form="kineto", late_us=0.0):
     """One trace per rank, `<folder>/<name>_rank<N>.json`: (paths, planted µs). `form` kineto: H100s; amd: the
-    same job on MI300Xs, as ROCm's Kineto writes it."""
-    events, planted = job(seed, fault, form)
+    same job on MI300Xs, as ROCm's Kineto writes it; `late_us`: job()'s."""
+    events, planted = job(seed, fault, form, late_us)
     device = ({"name": "AMD Instinct MI300X", "gcnArchName": "gfx942", "numSms": 304} if form == "amd" else
               {"name": "NVIDIA H100 80GB HBM3", "numSms": 132})
     paths = []
@@ -405,10 +521,10 @@ def store(db, folder, seed=0, fault="clean", form="kineto", name="job"):
         base = os.path.join(str(folder), "base")
         os.makedirs(base)
         store(db, base, seed, "clean", form, "base")
-    if form == "ascend":
+    if form in ("ascend", "ascend_host"):
         from helpers import cli
         where = os.path.join(str(folder), "job") if fault == "regress" else str(folder)
-        _, planted = write_ascend(where, seed, fault)
+        _, planted = write_ascend(where, seed, fault, host=form == "ascend_host")
         cli("ingest", where, "--db", db, "--name", name)
         return planted
     import tracedb
@@ -419,10 +535,10 @@ def store(db, folder, seed=0, fault="clean", form="kineto", name="job"):
         con.close()
 
 
-def ingest(con, folder, seed=0, fault="clean", name="job", form="kineto"):
+def ingest(con, folder, seed=0, fault="clean", name="job", form="kineto", late_us=0.0):
     """Each rank as run `<name>-rank<N>`, tagged job=<name>; returns the planted µs."""
     import tracedb
-    paths, planted = write(folder, seed, fault, name, form)
+    paths, planted = write(folder, seed, fault, name, form, late_us)
     for r, path in enumerate(paths):
         tracedb.ingest_trace(con, path, name=f"{name}-rank{r}", tags={"job": name})
     return planted

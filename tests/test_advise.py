@@ -1,5 +1,6 @@
-"""`tracedb advise` on tests/advise_faults.py's synthetic jobs, in three forms (Kineto traces of H100 ranks, the
-same on MI300X ranks as ROCm writes them, Ascend profiler folders of 910B3 ranks): each rule fires on its planted
+"""`tracedb advise` on tests/advise_faults.py's synthetic jobs, in four forms (Kineto traces of H100 ranks, the
+same on MI300X ranks as ROCm writes them, Ascend profiler folders of 910B3 ranks with kernel_details.csv alone
+and with their trace_view.json beside it): each rule fires on its planted
 fault with the planted time at stake (within 5 %), no rule fires on the clean job or on another rule's fault, and
 the clean job stays silent across 10 seeds per form. (A fault a form cannot show must stay silent there:
 advise_faults.SILENT.)"""
@@ -68,12 +69,14 @@ def test_each_rule_fires_on_its_fault_only(all_stores, form, fault):
     rows = _findings(db, *advise_faults.ARGS.get(fault, ()))
     fired = {r["rule"] for r in rows}
     if fault == "clean" or fault in advise_faults.SILENT.get(form, ()):
-        # the Ascend form has no host side: the host fault leaves only 400 µs device waits, the sync fault only the
-        # device's idle between layers (45 µs), which no rule reads; nor message sizes, without which the link
-        # fault's all-reduces are compared with none; ROCm's Kineto does not say which copies are pageable
+        # the Ascend form has no host side: the sync fault leaves only the device's idle between layers (45 µs),
+        # which no rule reads (the host fault's 400 µs waits are rule low-utilisation's there); nor message
+        # sizes (neither has the form with trace_view.json), without which the link fault's all-reduces are
+        # compared with none; ROCm's Kineto does not say which copies are pageable, nor does trace_view.json
+        # record host copies
         assert fired == set()
         return
-    rule = advise_faults.RULE_OF[fault]
+    rule = advise_faults.RULE_BY_FORM.get((form, fault), advise_faults.RULE_OF[fault])
     assert fired == {rule}, rows
     got = sum(float(r["at_stake_us"]) for r in rows)
     assert got == pytest.approx(planted, rel=0.05)
@@ -146,6 +149,41 @@ def test_evidence_names_the_host_and_the_step(stores):
     assert all("Nsight Compute" in r["try"] for r in roof)
 
 
+def _split(finding):
+    """(waiting, moving, unmatched) µs of an exposed-comm finding's line."""
+    import re
+    wait = re.search(r"([0-9.]+) us waiting for the last rank", finding)
+    move = re.search(r"([0-9.]+) us moving data", finding)
+    alone = re.search(r"([0-9.]+) us in ops no other rank matched", finding)
+    return tuple(float(m.group(1)) if m else None for m in (wait, move, alone))
+
+
+def test_exposed_comm_tells_waiting_from_transfer(stores, tmp_path):
+    """Every rank's exposed all-reduce moves data EXPOSED_US a step; with rank SLOW arriving LATE µs after the
+    others, they wait LATE µs inside it, which overlap would not remove: the split says so, for the job and for
+    one rank selected alone (its peers read from the store)."""
+    steps, moved = advise_faults.STEPS, advise_faults.EXPOSED_US * advise_faults.STEPS
+    on_time = _findings(stores["exposed"][0])
+    assert [_split(r["finding"]) for r in on_time] == [(0.0, moved, None)] * advise_faults.RANKS
+    late = 2 * advise_faults.EXPOSED_US
+    db = str(tmp_path / "late.duckdb")
+    import tracedb
+    con = tracedb.connect(db)
+    advise_faults.ingest(con, tmp_path, 0, "exposed", late_us=late)
+    con.close()
+    rows = {int(r["rank"]): r for r in _findings(db) if r["rule"] == "exposed-comm"}
+    assert sorted(rows) == list(range(advise_faults.RANKS))
+    for rank, row in rows.items():
+        waited = 0.0 if rank == advise_faults.SLOW else late * steps
+        assert _split(row["finding"]) == (waited, moved, None)
+        assert float(row["at_stake_us"]) == waited + moved
+        assert ("mostly waiting" in row["finding"]) == (waited > moved)
+        assert ("comm_wait" in row["evidence"]) == (waited > 0)
+    one = csv.DictReader(io.StringIO(cli("advise", "--db", db, "--run", "job-rank0", "--format", "csv").stdout))
+    assert [(r["run"], _split(r["finding"])) for r in one if r["rule"] == "exposed-comm"] == [
+        ("job-rank0", (late * steps, moved, None))]
+
+
 @pytest.mark.slow
 def test_ascend_findings_speak_ascend(ascend):
     """The Ascend form: steps from the Step Id column, and what to try in Ascend words (aclgraph, HCCL, AI Core's
@@ -164,6 +202,24 @@ def test_ascend_findings_speak_ascend(ascend):
             assert r["at_stake_pct"] and float(r["at_stake_pct"]) > 0
     notes = cli("advise", "--db", ascend["idle"][0], "--tag", "job=job").stderr
     assert "no ProfilerStep#N annotation" not in notes       # the Step Ids give the step time
+
+
+@pytest.mark.slow
+def test_ascend_host_findings_name_the_host(all_stores):
+    """The Ascend form with its trace_view.json: the host faults are found from the CANN calls and the ops the
+    async_npu flows lead from, and their evidence names them."""
+    idle = _findings(all_stores["ascend_host", "idle"][0])
+    assert len(idle) == advise_faults.RANKS
+    assert all("host: AscendCL@aclrtSynchronizeStream" in r["evidence"] and "aclgraph" in r["try"] for r in idle)
+    sync = _findings(all_stores["ascend_host", "sync"][0])
+    assert len(sync) == advise_faults.RANKS and all("AscendCL@aclrtSynchronizeDevice in step" in r["evidence"]
+                                                    and "torch.npu.synchronize()" in r["try"] for r in sync)
+    launch = _findings(all_stores["ascend_host", "launch"][0])
+    assert [r["step"] for r in launch] == ["2"] * advise_faults.RANKS
+    assert all(r["finding"].startswith("the device waited for launches between 199 short kernels") for r in launch)
+    for fault in advise_faults.RULE_OF:
+        for r in _findings(all_stores["ascend_host", fault][0], *advise_faults.ARGS.get(fault, ())):
+            assert not any(w in r["try"] for w in ("CUDA", "NCCL", "Nsight", "nvidia", "HIP", "ROCm")), r["try"]
 
 
 @pytest.mark.slow

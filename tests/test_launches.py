@@ -278,3 +278,34 @@ def test_python_api(store):
     assert tracedb.report(store, "launches", run="hand").columns == KERNEL_COLUMNS
     with pytest.raises(tracedb.UsageError, match="by"):
         tracedb.report(store, "launches", run="hand", by="module")
+
+
+def test_an_ascend_folders_launches_are_the_ops_its_flows_lead_from(tmp_path):
+    """A torch_npu folder with trace_view.json beside kernel_details.csv (tests/advise_faults.py's Ascend form with
+    its host side): each kernel's launch is the aclnn op whose async_npu flow ends at its task, so every kernel of
+    the CSV is launched, each by the op named after it, 7 µs before it starts; the same folder without its
+    trace_view.json has no launch."""
+    import advise_faults
+    advise_faults.write_ascend(tmp_path / "job", fault="clean", host=True)
+    rank0 = tmp_path / "job" / "rank_0_ascend_pt"
+    db = str(tmp_path / "s.duckdb")
+    cli("ingest", str(rank0), "--db", db, "--name", "npu")
+    kernels = [k for k in csv.DictReader(open(rank0 / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv",
+                                              encoding="utf-8"))]
+    rows = list(csv.DictReader(io.StringIO(cli("report", "launches", "--db", db, "--run", "npu", "--by", "run",
+                                               "-f", "csv").stdout)))
+    assert [(r["kernels"], r["launched"], r["launch_calls"]) for r in rows] == [(str(len(kernels)),) * 3]
+    con = tracedb.connect(db, read_only=True)
+    try:
+        links = con.execute("SELECT k.name, l.api, l.via, k.start_ns - l.call_ns FROM kernels k "
+                            "JOIN kernel_launches l USING (run_id, seq)").fetchall()
+    finally:
+        con.close()
+    assert len(links) == len(kernels)
+    for name, api, via, delay in links:
+        assert via == "flow" and delay == 7_000
+        assert api == ("aclnnhcom_allReduce" if name.startswith("hcom_") else f"aclnn{name}")
+    (rank0 / "ASCEND_PROFILER_OUTPUT" / "trace_view.json").unlink()
+    cli("ingest", str(rank0), "--db", db, "--name", "bare")
+    r = cli("report", "launches", "--db", db, "--run", "bare", check=False)
+    assert_one_line_error(r, "run 'bare' has no host launch calls: its kernel_details.csv holds device rows only")

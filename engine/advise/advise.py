@@ -3,7 +3,8 @@
 Each rule is a query file of sql/advise/ over what a report computes already:
 
     idle-gap      the device timeline (report breakdown's activities)      advise_idle_gap.sql
-    exposed-comm  report breakdown's comm_not_overlapped, by step or run     advise_exposed_comm.sql
+    exposed-comm  report breakdown's comm_not_overlapped, by step or run,    advise_exposed_comm.sql,
+                  split at the job's last arrivals (collectives_peers.sql)  advise_comm_wait.sql
     slow-rank     report breakdown's computing per rank and step, report    advise_slow_rank_candidates.sql,
                   blame's waited time (only when a candidate exists)        advise_slow_rank.sql
     roofline-gap  report roofline --phase all (kernel_work, peaks.py)       advise_roofline_gap.sql
@@ -17,6 +18,9 @@ Each rule is a query file of sql/advise/ over what a report computes already:
     regression         each run's step time against its --baseline run's     advise_regression.sql
     launch-bound       short kernels each waiting for its launch call           advise_launch_bound.sql
     fusion             repeated sequences of memory-bound elementwise kernels   advise_fusion.sql
+    low-utilisation    stretches of short gaps no other rule explains           advise_low_utilisation.sql
+
+idle-gap and low-utilisation run last and leave out what the others claim (advise_claims.sql).
 
 advise_findings.sql ranks them by the time at stake and adds severity and what to try."""
 import shlex
@@ -70,9 +74,7 @@ def build(con, fmt: str = "table", runs=(), tags=(), profile: str | None = None,
     # first: a pipeline stage's waits for the other stages are rule pipeline-bubble's, not idle-gap's nor
     # exposed-comm's (their figures would be true, their advice wrong: the schedule idles by design)
     notes += _pipeline(con, b, profile)
-    sql.run(con, "advise_idle_gap", {"run_ids": ids, "min_gap_ns": round(th["idle-gap"]["min_gap_us"] * 1000)})
     _breakdowns(con, b)
-    sql.run(con, "advise_exposed_comm", {"min_pct": th["exposed-comm"]["min_pct"]})
     # before slow-rank, which leaves out the time a rank's expert GEMMs take for its extra tokens
     sql.run(con, "advise_moe_imbalance", {"run_ids": ids, "min_excess_pct": th["moe-imbalance"]["min_excess_pct"],
                                           "min_pct": th["moe-imbalance"]["min_pct"]})
@@ -83,11 +85,21 @@ def build(con, fmt: str = "table", runs=(), tags=(), profile: str | None = None,
     sql.run(con, "advise_launch_bound", {"run_ids": ids, "max_launch_us": launch["max_launch_us"],
                                          "min_kernels": round(launch["min_kernels"]), "min_pct": launch["min_pct"]})
     notes += _host_bound(con, b, th["host-bound"])
+    sql.run(con, "advise_timeline", {"run_ids": ids})
+    sql.run(con, "advise_sync_in_step", {"run_ids": ids, "min_pct": th["sync-in-step"]["min_pct"]})
+    # the generic rules last: idle-gap and low-utilisation count only the idle that the rules above do not claim
+    sql.run(con, "advise_claims")
+    sql.run(con, "advise_idle_gap", {"min_gap_ns": round(th["idle-gap"]["min_gap_us"] * 1000)})
+    low = th["low-utilisation"]
+    sql.run(con, "advise_low_utilisation", {"min_gap_ns": round(low["min_gap_us"] * 1000),
+                                            "min_span_ns": round(low["min_span_us"] * 1000),
+                                            "max_busy_pct": low["max_busy_pct"], "min_pct": low["min_pct"]})
     sql.run(con, "advise_fusion", {"run_ids": ids, "min_times": round(th["fusion"]["min_times"]),
                                    "min_pct": th["fusion"]["min_pct"]})
-    sql.run(con, "advise_sync_in_step", {"run_ids": ids, "min_pct": th["sync-in-step"]["min_pct"]})
     sql.run(con, "advise_pageable_copy", {"run_ids": ids, "min_pct": th["pageable-copy"]["min_pct"]})
-    notes += _collectives(con, b, th, profile)
+    on_clock = []
+    notes += _collectives(con, b, th, profile, on_clock)
+    notes += _exposed_comm(con, b, th["exposed-comm"], on_clock)
     if con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = '_pl_rows'").fetchone()[0]:
         sql.run(con, "advise_pipeline_bubble", {"min_pct": th["pipeline-bubble"]["min_pct"]})
     notes += _regression(con, b, against, th["regression"])
@@ -112,18 +124,18 @@ def _breakdowns(con, b):
     sql.run(con, "breakdown_activity", {"run_ids": b.run_ids})
     if con.execute("SELECT count(*) FROM _adv_pp_waits").fetchone()[0]:   # pipeline stages (_pipeline found them)
         sql.run(con, "advise_pipeline_p2p")
-    con.execute("CREATE OR REPLACE TEMP TABLE _adv_act AS SELECT * FROM _bd_act")
+    con.execute("CREATE OR REPLACE TEMP TABLE _adv_act_run AS SELECT * FROM _bd_act")
     con.execute("CREATE OR REPLACE TEMP TABLE _adv_copy AS SELECT * FROM _bd_copy")
     sql.run(con, "breakdown_union")
     con.execute("CREATE OR REPLACE TEMP TABLE _adv_bd_run AS SELECT * FROM _bd_units")
-    con.execute("CREATE OR REPLACE TEMP TABLE _bd_act AS SELECT * FROM _adv_act")
+    con.execute("CREATE OR REPLACE TEMP TABLE _bd_act AS SELECT * FROM _adv_act_run")
     con.execute("CREATE OR REPLACE TEMP TABLE _bd_copy AS SELECT * FROM _adv_copy")
     sql.run(con, "breakdown_steps", {"run_ids": b.run_ids})
+    con.execute("CREATE OR REPLACE TEMP TABLE _adv_act_stepped AS SELECT * FROM _bd_act")
     con.execute("CREATE OR REPLACE TEMP TABLE _adv_act_step AS SELECT run_id, seq, step FROM _bd_act "
                 "WHERE seq IS NOT NULL")
     sql.run(con, "breakdown_union")
     con.execute("CREATE OR REPLACE TEMP TABLE _adv_bd_step AS SELECT * FROM _bd_units WHERE step IS NOT NULL")
-    con.execute("DROP TABLE _adv_act")
     con.execute("DROP TABLE _adv_copy")
 
 
@@ -163,9 +175,10 @@ def _slow_rank(con, b, th, profile) -> list[str]:
     return notes
 
 
-def _collectives(con, b, th, profile) -> list[str]:
+def _collectives(con, b, th, profile, on_clock: list) -> list[str]:
     """The runs' communication ops with their sizes (report collectives'), then rule small-collectives; in a job,
-    its instances with clocks aligned on them, then rule slow-link."""
+    its instances with clocks aligned on them, then rule slow-link. `on_clock` gains the runs the alignment
+    reached."""
     from tracedb.engine.jobs import align
     try:
         align.prepare(con, b.run_ids, profile)
@@ -180,12 +193,45 @@ def _collectives(con, b, th, profile) -> list[str]:
         alignment = align.estimate(con, b.run_ids, align=True)
     except TracedbError as e:
         return [f"slow-link: not checked ({str(e).split(';')[0]})"]
+    if alignment.instances:
+        on_clock += alignment.on_clock
     link = th["slow-link"]
     sql.run(con, "advise_slow_link", {"on_clock": list(alignment.on_clock),
                                       "min_instances": round(link["min_instances"]),
                                       "min_excess_pct": link["min_excess_pct"], "min_excess_us": link["min_excess_us"],
                                       "min_pct": link["min_pct"]})
     return []
+
+
+def _exposed_comm(con, b, th, on_clock) -> list[str]:
+    """Rule exposed-comm, its exposed communication split into the waiting for the last rank to arrive and the
+    transfer (advise_comm_wait.sql) where the job's other ranks say when they arrived: the selected runs on
+    aligned clocks, else a job's ranks in the store beside the one selected (as report critical-path reads
+    them)."""
+    from tracedb.engine.jobs import align
+    from tracedb.engine.reports import path_ranks
+    notes = []
+    if not on_clock:
+        runs = path_ranks.job_runs(con, b.run_ids)
+        jobs = con.execute("SELECT count(DISTINCT list_extract(map_extract(tags, 'job'), 1)) FROM runs "
+                           "WHERE run_id IN (SELECT unnest($r))", {"r": b.run_ids}).fetchone()[0]
+        if len(runs) > len(b.run_ids) and jobs == 1:
+            try:
+                found = align.rank_offsets(con, runs, profile=b.profile.name if b.profile else None)
+                if found.instances:
+                    on_clock = list(found.on_clock)
+            except TracedbError as e:
+                notes.append(f"exposed-comm: waiting not told from transfer ({str(e).split(';')[0]})")
+    if on_clock:
+        sql.run(con, "collectives_peers", {"on_clock": on_clock})
+    else:
+        con.execute("CREATE OR REPLACE TEMP TABLE _coll_peers (run_id INTEGER, kseq BIGINT, peer_ns BIGINT)")
+    sql.run(con, "advise_comm_wait")
+    sql.run(con, "breakdown_union")
+    con.execute("CREATE OR REPLACE TEMP TABLE _adv_bd_split AS SELECT run_id, step, unit, busy_ns - computing_ns "
+                "AS exposed_ns FROM _bd_units")
+    sql.run(con, "advise_exposed_comm", {"min_pct": th["min_pct"]})
+    return notes
 
 
 def _pipeline(con, b, profile) -> list[str]:

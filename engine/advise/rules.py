@@ -18,6 +18,7 @@ RULES = {
     "regression": {"min_pct": 5.0},
     "launch-bound": {"max_launch_us": 50.0, "min_kernels": 20.0, "min_pct": 3.0},
     "fusion": {"min_times": 5.0, "min_pct": 1.0},
+    "low-utilisation": {"min_gap_us": 20.0, "min_span_us": 1000.0, "max_busy_pct": 50.0, "min_pct": 3.0},
 }
 SEVERITIES = ("info", "low", "medium", "high", "critical")
 

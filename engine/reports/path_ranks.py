@@ -92,7 +92,8 @@ def peer_arrivals(con, b):
     found = align.rank_offsets(con, runs, profile=b.profile.name if b.profile else None)
     if not found.instances:     # raw clocks: when a peer arrived cannot be read on this rank's clock
         return
-    sql.run(con, "critical_path_peers", {"run_ids": b.run_ids, "on_clock": found.on_clock})
+    sql.run(con, "collectives_peers", {"on_clock": found.on_clock})
+    sql.run(con, "critical_path_peers", {"run_ids": b.run_ids})
     waited = con.execute("SELECT count(*) FROM _cp_peers p JOIN _cp_nodes n USING (id) "
                          "WHERE p.peer_ns > n.start_ns").fetchone()[0]
     if waited:

@@ -5,10 +5,15 @@
 -- Threshold source: 5 % by default, the share HTA's and TraceLens's overlap analyses start to flag; below it
 -- the last bucket of a data-parallel step (which nothing can overlap) dominates.
 -- At stake: the exposed communication time.
--- Limits: a rank that waits inside a collective for a late rank shows that wait as exposed communication too;
--- rule slow-rank names the late rank.
+-- Split: where the job's other ranks say when they arrived (advise_comm_wait.sql), the exposed time is told
+-- apart: waiting for the last rank to arrive (rule slow-rank and report blame say who and why) and moving
+-- data (what overlap, bucketing and the link decide); the finding says both, and the time that no other rank
+-- matched.
+-- Limits: an HCCL op that includes its wait for a late rank counts it as communication, as the Ascend
+-- profiler does; the split tells it apart only with the other ranks in the store.
 -- Inputs: _adv_bd_run, _adv_bd_step (copies of breakdown_union.sql's _bd_units by run and by step),
---   _adv_runs (advise_runs.sql).
+--   _adv_bd_split (breakdown_union.sql over advise_comm_wait.sql's activities: run_id, step, unit 'wait' or
+--   'known', exposed_ns), _adv_runs (advise_runs.sql).
 -- Parameters:
 --   $min_pct DOUBLE: the least share of the step time, %
 -- Output: TEMP _adv_findings (advise_runs.sql makes it), rows added: one finding per run at or above the threshold:
@@ -32,16 +37,32 @@ WITH units AS (
         arg_max(step, (exposed_ns, -step)) AS worst_step, max(exposed_ns) AS worst_ns, count(step) AS steps
     FROM units
     GROUP BY run_id
+), split AS (
+    SELECT run_id, coalesce(sum(exposed_ns) FILTER (WHERE unit = 'wait'), 0)::BIGINT AS wait_ns,
+        coalesce(sum(exposed_ns) FILTER (WHERE unit = 'known'), 0)::BIGINT AS known_ns
+    FROM _adv_bd_split
+    GROUP BY run_id
+    HAVING bool_or(unit = 'known')
 )
 SELECT 'exposed-comm' AS rule, p.run_id, p.worst_step AS step, NULL::BIGINT AS layer, NULL::VARCHAR AS kernel,
     p.exposed_ns AS at_stake_ns, r.base_ns,
     CAST(us(p.exposed_ns) AS VARCHAR) || ' us of communication not overlapped with computing ('
         || CAST(round(100.0 * p.exposed_ns / nullif(p.comm_ns, 0), 1)::DECIMAL(7, 1) AS VARCHAR)
-        || ' % of the ' || CAST(us(p.comm_ns) AS VARCHAR) || ' us of communication)' AS finding,
+        || ' % of the ' || CAST(us(p.comm_ns) AS VARCHAR) || ' us of communication)'
+        || CASE WHEN x.known_ns > 0 THEN
+            ': ' || CAST(us(x.wait_ns) AS VARCHAR) || ' us waiting for the last rank to arrive, '
+            || CAST(us(x.known_ns - x.wait_ns) AS VARCHAR) || ' us moving data'
+            || CASE WHEN p.exposed_ns > x.known_ns THEN ', ' || CAST(us(p.exposed_ns - x.known_ns) AS VARCHAR)
+                    || ' us in ops no other rank matched' ELSE '' END
+            || CASE WHEN 2 * x.wait_ns >= p.exposed_ns THEN ' (mostly waiting: a late rank, not the overlap)'
+                    ELSE '' END
+           ELSE '' END AS finding,
     'comm_not_overlapped_us ' || CAST(us(p.exposed_ns) AS VARCHAR)
         || CASE WHEN p.steps = 1 THEN ' in its one step, step ' || p.worst_step
                 WHEN p.steps > 1 THEN ' over ' || p.steps || ' steps, the most in step ' || p.worst_step || ' ('
                 || CAST(us(p.worst_ns) AS VARCHAR) || ' us)' ELSE '' END
-        || ': tracedb report breakdown ' || r.cmd || CASE WHEN p.steps > 0 THEN ' --by step' ELSE '' END AS evidence
-FROM per p JOIN _adv_runs r USING (run_id)
+        || ': tracedb report breakdown ' || r.cmd || CASE WHEN p.steps > 0 THEN ' --by step' ELSE '' END
+        || CASE WHEN x.wait_ns > 0 THEN '; the waits on the rank''s path (comm_wait): tracedb report critical-path '
+                || r.cmd || ' --by category' ELSE '' END AS evidence
+FROM per p JOIN _adv_runs r USING (run_id) LEFT JOIN split x USING (run_id)
 WHERE p.exposed_ns > 0 AND 100.0 * p.exposed_ns >= $min_pct * r.base_ns;

@@ -8,7 +8,8 @@
 --   $run_ids INTEGER[]: the runs, in output order for equal time at stake
 -- Output: rows, one per finding, the largest time at stake first:
 --   rule VARCHAR: idle-gap | exposed-comm | slow-rank | roofline-gap | host-bound | sync-in-step | slow-link |
---     small-collectives | pipeline-bubble | pageable-copy | moe-imbalance | regression | launch-bound | fusion
+--     small-collectives | pipeline-bubble | pageable-copy | moe-imbalance | regression | launch-bound | fusion |
+--     low-utilisation
 --   severity VARCHAR: info | low | medium | high | critical
 --   run VARCHAR: the run's name
 --   rank INTEGER: its rank; NULL when unknown
@@ -117,6 +118,14 @@ SELECT p.rule,
              || 'for decode)' END
         || '; fuse its small kernels (torch.compile, fused norm / rotary / activation kernels) so that fewer are '
         || 'launched; a larger batch gives each kernel more work per launch'
+    WHEN 'low-utilisation' THEN
+        'see what the device waited for in the stretches (report critical-path --by category: host_gap is the '
+        || 'launching thread outside any op: data loading, Python, the GIL; device_gap a stream waiting on another '
+        || 'or an event; sync_wait a synchronisation): then overlap data loading (DataLoader workers, pin_memory), '
+        || 'move Python work off the launching thread, give the device larger pieces of work, or capture the '
+        || 'stretch in a '
+        || CASE r.vendor WHEN 'amd' THEN 'HIP graph' WHEN 'ascend' THEN 'graph with aclgraph (torch_npu.npu.NPUGraph)'
+        ELSE 'CUDA graph' END
     WHEN 'regression' THEN
         'find what changed between the two runs: report compare names the layers and kernels that grew; a kernel that '
         || 'grew with the same shapes points at its library or compiler version, its algorithm choice ('

@@ -8,10 +8,12 @@
 -- Threshold source: 1 ms by default, the launch-latency scale (~5-20 us a launch) times a hundred: a gap that
 -- long is never launch overhead alone but a host stall (synchronisation, data loading, Python work); lower it
 -- with --threshold idle-gap.min_gap_us=... for decode steps of a few ms.
--- At stake: the gaps' summed time (a pipeline stage's waits left out), one finding per run and device.
--- Inputs: kernels, host_events, _adv_runs (advise_runs.sql), _adv_pp_waits (advise_pipeline_waits.sql).
+-- At stake: the gaps' summed time, one finding per run and device, without the time more specific rules
+-- claim (advise_claims.sql: a pipeline stage's waits, the bubbles after synchronising calls, launch-bound
+-- stretches, the host's work on a step's critical path): a gap counts when the rest is at least $min_gap_ns.
+-- Inputs: _adv_idle and _adv_marks (advise_timeline.sql), host_events, _adv_runs (advise_runs.sql), _adv_claimed
+--   (advise_claims.sql).
 -- Parameters:
---   $run_ids INTEGER[]: the runs
 --   $min_gap_ns BIGINT: the shortest gap reported
 -- Output: TEMP _adv_gaps, one row per gap:
 --   run_id INTEGER: the run
@@ -19,8 +21,8 @@
 --   gap_start_ns BIGINT: the gap's start (the end of the activities before it), absolute ns
 --   gap_end_ns BIGINT: its end (the next activity's start)
 --   rel_start_ns BIGINT: its start from the run's first activity
---   pipeline_ns BIGINT: the part of it a pipeline stage waited for the other stages (_adv_pp_waits), left to
---     rule pipeline-bubble: a gap counts when the rest is at least $min_gap_ns
+--   claimed_ns BIGINT: the part of it other rules claim (_adv_claimed), left to them
+--   claimed_by VARCHAR: those rules, comma-separated; NULL when none
 --   step BIGINT: the ProfilerStep#N its start lies in; without one, the Step Id of the activity that ends at
 --     its start (Ascend kernel_details.csv); NULL outside every step
 --   host VARCHAR: the host event overlapping it longest (`name [cat]`, overlap); NULL without one
@@ -35,35 +37,21 @@
 --   finding VARCHAR: one line
 --   evidence VARCHAR: the longest gaps with their host side, and the report command
 CREATE OR REPLACE TEMP TABLE _adv_gaps AS
-WITH acts AS (
-    SELECT run_id, coalesce(device_id, -1) AS device_id, start_ns AS s, start_ns + dur_ns AS e, step_id
-    FROM kernels
-    WHERE run_id IN (SELECT unnest($run_ids)) AND kind IN ('kernel', 'comm', 'memcpy', 'memset')
-), ordered AS (
-    SELECT run_id, device_id, s, e,
-        max(e) OVER (PARTITION BY run_id, device_id ORDER BY s, e ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
-            AS prev,
-        -- the Step Id (Ascend kernel_details.csv) of the activity that ends last before it: the gap's step
-        arg_max(step_id, e) OVER (PARTITION BY run_id, device_id ORDER BY s, e
-                                  ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev_step,
-        min(s) OVER (PARTITION BY run_id) AS first_ns
-    FROM acts
+WITH ordered AS (
+    SELECT run_id, device_id, s AS prev, e AS s, prev_step, first_ns FROM _adv_idle
 ), long AS (
     SELECT o.run_id, o.device_id, o.prev AS gap_start_ns, o.s AS gap_end_ns, o.prev - o.first_ns AS rel_start_ns,
         o.prev_step,
-        -- a pipeline stage's waits for the other stages in it (rule pipeline-bubble's)
-        coalesce((SELECT sum(least(w.e, o.s) - greatest(w.s, o.prev)) FROM _adv_pp_waits w
-                  WHERE w.run_id = o.run_id AND w.s < o.s AND w.e > o.prev), 0)::BIGINT AS pipeline_ns
+        -- the time in it other rules claim (disjoint islands)
+        coalesce((SELECT sum(least(w.e, o.s) - greatest(w.s, o.prev)) FROM _adv_claimed w
+                  WHERE w.run_id = o.run_id AND w.s < o.s AND w.e > o.prev), 0)::BIGINT AS claimed_ns,
+        (SELECT string_agg(DISTINCT r.rule, ', ' ORDER BY r.rule)
+         FROM _adv_claimed w, unnest(string_split(w.rules, ', ')) AS r(rule)
+         WHERE w.run_id = o.run_id AND w.s < o.s AND w.e > o.prev) AS claimed_by
     FROM ordered o
-    WHERE o.prev IS NOT NULL AND o.s - o.prev >= $min_gap_ns
+    WHERE o.s - o.prev >= $min_gap_ns
 ), gaps AS (
-    SELECT * FROM long WHERE gap_end_ns - gap_start_ns - pipeline_ns >= $min_gap_ns
-), marks AS (
-    SELECT run_id, CAST(regexp_extract(name, '^ProfilerStep#(\d+)$', 1) AS BIGINT) AS step, start_ns,
-        start_ns + dur_ns AS end_ns
-    FROM host_events
-    WHERE run_id IN (SELECT unnest($run_ids)) AND regexp_matches(name, '^ProfilerStep#\d+$')
-      AND cat IS DISTINCT FROM 'gpu_user_annotation'
+    SELECT * FROM long WHERE gap_end_ns - gap_start_ns - claimed_ns >= $min_gap_ns
 ), host AS (
     SELECT g.run_id, g.device_id, g.gap_start_ns,
         arg_max(h.name || coalesce(' [' || h.cat || ']', '') || ' for '
@@ -77,22 +65,22 @@ WITH acts AS (
       AND NOT regexp_matches(h.name, '^ProfilerStep#\d+$')
     GROUP BY ALL
 )
-SELECT g.run_id, g.device_id, g.gap_start_ns, g.gap_end_ns, g.rel_start_ns, g.pipeline_ns,
-    coalesce((SELECT min(m.step) FROM marks m WHERE m.run_id = g.run_id AND g.gap_start_ns >= m.start_ns
+SELECT g.run_id, g.device_id, g.gap_start_ns, g.gap_end_ns, g.rel_start_ns, g.claimed_ns, g.claimed_by,
+    coalesce((SELECT min(m.step) FROM _adv_marks m WHERE m.run_id = g.run_id AND g.gap_start_ns >= m.start_ns
         AND g.gap_start_ns < m.end_ns), g.prev_step) AS step,
     h.host
 FROM gaps g
 LEFT JOIN host h USING (run_id, device_id, gap_start_ns);
 INSERT INTO _adv_findings BY NAME
 WITH per AS (
-    SELECT run_id, device_id, count(*) AS n, sum(gap_end_ns - gap_start_ns - pipeline_ns)::BIGINT AS ns,
+    SELECT run_id, device_id, count(*) AS n, sum(gap_end_ns - gap_start_ns - claimed_ns)::BIGINT AS ns,
         max(gap_end_ns - gap_start_ns) AS longest,
         CASE WHEN count(DISTINCT step) = 1 AND count(step) = count(*) THEN min(step) END AS step,
         string_agg('[' || CAST(us(rel_start_ns) AS VARCHAR) || ', '
                    || CAST(us(rel_start_ns + gap_end_ns - gap_start_ns) AS VARCHAR) || ') us'
                    || coalesce(' in step ' || step, '')
-                   || CASE WHEN pipeline_ns > 0 THEN ' (' || CAST(us(pipeline_ns) AS VARCHAR)
-                           || ' us of it a pipeline wait, not counted)' ELSE '' END
+                   || CASE WHEN claimed_ns > 0 THEN ' (' || CAST(us(claimed_ns) AS VARCHAR)
+                           || ' us of it left to ' || claimed_by || ', not counted)' ELSE '' END
                    || ', host: ' || coalesce(host, 'no host event'), '; '
                    ORDER BY gap_end_ns - gap_start_ns DESC, gap_start_ns) FILTER (WHERE rank_in_run <= 3) AS shown,
         count(DISTINCT device_id) OVER (PARTITION BY run_id) AS devices

@@ -13,11 +13,19 @@
 -- call's own time is not counted: the device was busy while the host waited.
 -- Limits: a run without host calls (kernel_details.csv, a device-only trace) shows no call: silent. A call the
 -- device did not hold (it was idle already when the host called) made no bubble: rule idle-gap reads long
--- idle stretches whatever their cause.
--- Inputs: kernels, host_events, _adv_runs (advise_runs.sql).
+-- idle stretches whatever their cause, and leaves this rule's bubbles to it when it fires (advise_claims.sql).
+-- Inputs: _adv_idle and _adv_marks (advise_timeline.sql), host_events, _adv_runs (advise_runs.sql).
 -- Parameters:
 --   $run_ids INTEGER[]: the runs
 --   $min_pct DOUBLE: the least share of the step time, %
+-- Output: TEMP _adv_sync_bubbles, one row per idle stretch of the device timeline a held call returned into:
+--   run_id INTEGER: the run
+--   device_id INTEGER: the device (-1: none recorded)
+--   idle_s BIGINT: the stretch's start (the end of the work the call drained), ns
+--   name VARCHAR: the call (the first, when two returned into it)
+--   step BIGINT: the ProfilerStep#N the call began in
+--   ns BIGINT: the bubble: from idle_s to the next activity's start, clipped to the step's end
+--   first_ns BIGINT: the run's first activity's start
 -- Output: TEMP _adv_findings (advise_runs.sql makes it), rows added: one finding per run at or above the threshold:
 --   rule VARCHAR: sync-in-step
 --   run_id INTEGER: the run
@@ -28,46 +36,33 @@
 --   base_ns BIGINT: the run's step time, the denominator of at_stake_pct
 --   finding VARCHAR: one line
 --   evidence VARCHAR: the longest bubbles with their call and step, and the report command for the longest's step
-INSERT INTO _adv_findings BY NAME
-WITH acts AS (
-    SELECT run_id, coalesce(device_id, -1) AS device_id, start_ns AS s, start_ns + dur_ns AS e
-    FROM kernels
-    WHERE run_id IN (SELECT unnest($run_ids)) AND kind IN ('kernel', 'comm', 'memcpy', 'memset')
-), ordered AS (
-    SELECT run_id, device_id, s,
-        max(e) OVER (PARTITION BY run_id, device_id ORDER BY s, e ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
-            AS prev,
-        min(s) OVER (PARTITION BY run_id) AS first_ns
-    FROM acts
-), idle AS (
+CREATE OR REPLACE TEMP TABLE _adv_sync_bubbles AS
+WITH idle AS (
     -- the device timeline's idle stretches
-    SELECT run_id, device_id, prev AS idle_s, s AS idle_e, first_ns FROM ordered WHERE prev IS NOT NULL AND s > prev
+    SELECT run_id, device_id, s AS idle_s, e AS idle_e, first_ns FROM _adv_idle
 ), marks AS (
-    SELECT run_id, CAST(regexp_extract(name, '^ProfilerStep#(\d+)$', 1) AS BIGINT) AS step, start_ns AS ms,
-        start_ns + dur_ns AS me
-    FROM host_events
-    WHERE run_id IN (SELECT unnest($run_ids)) AND regexp_matches(name, '^ProfilerStep#\d+$')
-      AND cat IS DISTINCT FROM 'gpu_user_annotation'
+    SELECT run_id, step, start_ns AS ms, end_ns AS me FROM _adv_marks
 ), calls AS (
     SELECT h.run_id, h.name, h.start_ns AS cs, h.start_ns + h.dur_ns AS ce, m.step, m.me
     FROM host_events h
     JOIN marks m ON m.run_id = h.run_id AND h.start_ns >= m.ms AND h.start_ns < m.me
     WHERE h.run_id IN (SELECT unnest($run_ids)) AND sync_call(h.cat, h.name)
-), bubbles AS (
-    -- the idle stretch each held call returned into (it began after the call did), the first call per stretch
-    SELECT i.run_id, i.device_id, i.idle_s, arg_min(c.name, c.cs) AS name, arg_min(c.step, c.cs) AS step,
-        least(any_value(i.idle_e), arg_min(c.me, c.cs)) - i.idle_s AS ns, any_value(i.first_ns) AS first_ns
-    FROM calls c
-    JOIN idle i ON i.run_id = c.run_id AND i.idle_s > c.cs AND i.idle_s <= c.ce AND i.idle_e > c.ce
-    GROUP BY i.run_id, i.device_id, i.idle_s
-), per AS (
+)
+-- the idle stretch each held call returned into (it began after the call did), the first call per stretch
+SELECT i.run_id, i.device_id, i.idle_s, arg_min(c.name, c.cs) AS name, arg_min(c.step, c.cs) AS step,
+    least(any_value(i.idle_e), arg_min(c.me, c.cs)) - i.idle_s AS ns, any_value(i.first_ns) AS first_ns
+FROM calls c
+JOIN idle i ON i.run_id = c.run_id AND i.idle_s > c.cs AND i.idle_s <= c.ce AND i.idle_e > c.ce
+GROUP BY i.run_id, i.device_id, i.idle_s;
+INSERT INTO _adv_findings BY NAME
+WITH per AS (
     SELECT run_id, count(*) AS n, sum(ns)::BIGINT AS ns, max(ns) AS longest,
         CASE WHEN count(DISTINCT step) = 1 THEN min(step) END AS step,
         string_agg(name || ' in step ' || step || ': the device idle ' || CAST(us(ns) AS VARCHAR) || ' us from '
                    || CAST(us(idle_s - first_ns) AS VARCHAR) || ' us', '; ' ORDER BY ns DESC, idle_s)
             FILTER (WHERE place <= 3) AS shown,
         arg_max(step, (ns, -idle_s)) AS worst_step
-    FROM (SELECT *, row_number() OVER (PARTITION BY run_id ORDER BY ns DESC, idle_s) AS place FROM bubbles
+    FROM (SELECT *, row_number() OVER (PARTITION BY run_id ORDER BY ns DESC, idle_s) AS place FROM _adv_sync_bubbles
           WHERE ns > 0)
     GROUP BY run_id
 )
