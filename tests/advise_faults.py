@@ -78,8 +78,10 @@ column (form ascend: no host side). The roofline fault's Add runs on AI_VECTOR_C
 Form ascend_host adds each folder's ASCEND_PROFILER_OUTPUT/trace_view.json, as torch_npu's Level1 writes it
 beside the CSV (_trace_view): the Kineto form's host ops and ProfilerStep#N on the Python process, each launch
 as an aclnn op an async_npu flow leads from to its task, the synchronising calls as AscendCL calls on the CANN
-process, the all-reduces as hcom ops on the HCCL process. The host faults show there as on a GPU; message
-sizes (communication.json) and host copies are still missing, so link, small and pageable stay silent.
+process, the all-reduces as hcom ops on the HCCL process; and ASCEND_PROFILER_OUTPUT/communication.json, the
+profiler's communication analysis, with each all-reduce's wait, transit and bytes (_communication). The host
+faults show there as on a GPU, and link and small with their message sizes; host copies are still missing, so
+pageable stays silent.
 """
 import json
 import os
@@ -118,8 +120,8 @@ KINETO_ONLY = ("sync", "link", "small", "pageable", "launch")
 FORMS = ("kineto", "ascend", "ascend_host", "amd")
 # per form, the faults it cannot show: no rule may fire on them (AMD: ROCm's Kineto names a copy by its direction,
 # not by pageable memory)
-# (ascend_host: the host side is there, message sizes and host copies are not)
-SILENT = {"ascend": KINETO_ONLY, "ascend_host": ("link", "small", "pageable"), "amd": ("pageable",)}
+# (ascend_host: the host side and communication.json are there, host copies are not)
+SILENT = {"ascend": KINETO_ONLY, "ascend_host": ("pageable",), "amd": ("pageable",)}
 TBS = {"kineto": H100_TBS, "ascend": 1.6e12, "ascend_host": 1.6e12, "amd": 5.3e12}   # 910B3, MI300X: peaks.py
 BASE_US = BASE_NS // 1000
 CHIP = "Ascend910B3"
@@ -411,6 +413,8 @@ def write_ascend(folder, seed=0, fault="clean", host=False):
         if host:
             with open(os.path.join(out, "trace_view.json"), "w", encoding="utf-8") as f:
                 json.dump(_trace_view(events[r], ks, named), f)
+            with open(os.path.join(out, "communication.json"), "w", encoding="utf-8") as f:
+                json.dump(_communication(events, job.kernels, r, named), f)
         with open(os.path.join(pt, f"profiler_info_{r}.json"), "w", encoding="utf-8") as f:
             json.dump({"rank_id": r, "torch_npu_version": "2.5.1", "cann_version": "8.1.RC1",
                        "config": {"experimental_config": {"_profiler_level": "Level1"}},
@@ -418,6 +422,37 @@ def write_ascend(folder, seed=0, fault="clean", host=False):
         with open(os.path.join(pt, "profiler_metadata.json"), "w", encoding="utf-8") as f:
             json.dump({"distributed_args": {"rank": r, "world_size": RANKS}}, f)
     return str(folder), planted
+
+
+HCCL_GROUP = "9347182634981734215"      # the communication group's id, as HCCL names it after the op
+
+
+def _communication(events, kernels, r, named) -> dict:
+    """Rank r's communication.json, as the Ascend profiler's communication analysis writes it: step -> collective
+    -> `<op>@<group>` -> its time (start, elapse; wait: until the last rank's op began, as HCCL counts it;
+    transit: the rest) and its bytes per link type (SDMA and HCCS both holding the message: c10d's elements x 2
+    bytes of bf16), in MB of 10^6 bytes."""
+    def colls(rank):       # the rank's all-reduces in order: (start µs, dur µs, step, elements)
+        device = [e for e in events[rank] if e.get("cat") == "kernel"]
+        return sorted((start, dur, step, e["args"].get("In msg nelems", 0))
+                      for e, (name, start, dur, step) in zip(device, kernels[rank]) if name.startswith("ncclDev"))
+    every = [colls(rank) for rank in range(RANKS)]
+    out = {}
+    for k, (start, dur, step, nelems) in enumerate(every[r]):
+        last = max(c[k][0] for c in every)
+        name = named[("ncclDevKernel_AllReduce_Sum_bf16_RING_LL", start)][0]
+        wait, mb = round((last - start) / 1000, 6), nelems * 2 / 1e6
+        transit = round(dur / 1000 - wait, 6)
+        link = {"Transit Size(MB)": mb, "Transit Time(ms)": transit, "Bandwidth(GB/s)": round(mb / 1000 / transit, 4)
+                if transit > 0 else 0, "Large Packet Ratio": 0}
+        out.setdefault(f"step{step}", {"collective": {}})["collective"][f"{name}@{HCCL_GROUP}"] = {
+            "Communication Time Info": {"Start Timestamp(us)": BASE_US + start, "Elapse Time(ms)": dur / 1000,
+                                        "Transit Time(ms)": transit, "Wait Time(ms)": wait,
+                                        "Synchronization Time(ms)": 0, "Idle Time(ms)": 0,
+                                        "Wait Time Ratio": round(wait / (wait + transit), 4) if wait + transit else 0,
+                                        "Synchronization Time Ratio": 0},
+            "Communication Bandwidth Info": {"SDMA": link, "HCCS": dict(link)}}
+    return out
 
 
 # trace_view.json's processes (torch_npu names them; the ids are its own)

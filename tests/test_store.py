@@ -47,7 +47,7 @@ def test_new_store_schema_version(con):
                       "kernel_metrics", "kernel_extras", "trace_events", "host_events", "tracks", "run_kernels",
                       "run_summary", "kernel_stats", "segmentations", "kernel_segments", "kernel_layers",
                       "kernel_names", "run_groups", "comm_ops", "comm_links", "comm_matrix", "step_times",
-                      "kernel_texts", "kernel_work", "kernel_work_rows", "kernel_work_tuples"}
+                      "kernel_texts", "kernel_work", "kernel_work_rows", "kernel_work_tuples", "kernel_launches"}
 
 
 def test_storage_version_is_v1_5(con, db_path):

@@ -240,22 +240,47 @@ def _pipeline(con, b, profile) -> list[str]:
     from tracedb.engine.reports import pipeline
     con.execute("DROP TABLE IF EXISTS _pl_rows")        # an earlier report's rows are not these runs'
     con.execute("CREATE OR REPLACE TEMP TABLE _adv_pp_waits (run_id INTEGER, step BIGINT, s BIGINT, e BIGINT)")
-    if not pipeline._candidates(con, b.run_ids):
+    stages = pipeline._candidates(con, b.run_ids)
+    if not stages:
         return []
-    try:
-        pipeline.build(con, "json", runs=[b.run_names[r] for r in b.run_ids], tags=[], profile=profile)
-    except TracedbError as e:
-        return [f"pipeline-bubble: not checked ({str(e).split(';')[0]})"]
+    # the candidate stages with the selected runs of their jobs, job by job should one fail: a job whose runs
+    # cannot be segmented must not stop the rule for another (a whole store selected)
+    jobs = {}
+    for rid, job in con.execute(
+            "SELECT run_id, coalesce(list_extract(map_extract(tags, 'job'), 1), '#' || run_id) FROM runs "
+            "WHERE run_id IN (SELECT unnest($sel)) ORDER BY run_id", {"sel": b.run_ids}).fetchall():
+        jobs.setdefault(job, []).append(rid)
+    groups = [runs for runs in jobs.values() if any(r in stages for r in runs)]
+    notes = []
+
+    def build(runs) -> str | None:
+        try:
+            pipeline.build(con, "json", runs=[b.run_names[r] for r in runs], tags=[], profile=profile)
+            return None
+        except TracedbError as e:
+            return str(e).split(';')[0]
+    failed = build([r for runs in groups for r in runs])
+    if failed and len(groups) > 1:
+        good = []
+        for runs in groups:
+            why = build(runs)
+            if why:
+                notes.append(f"pipeline-bubble: not checked for {', '.join(b.run_names[r] for r in runs)} ({why})")
+            else:
+                good += runs
+        failed = build(good) if good else "no job of pipeline stages could be read"
+    if failed:      # every job failed: each said so above, or the one job says so now
+        return notes or [f"pipeline-bubble: not checked ({failed})"]
     if not con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = '_pl_passes'").fetchone()[0]:
-        return []
+        return notes
     sql.run(con, "advise_pipeline_waits")
     staged = [b.run_names[r] for (r,) in con.execute(
         "SELECT DISTINCT run_id FROM _adv_pp_waits ORDER BY run_id").fetchall()]
     if not staged:
-        return []
-    return [f"pipeline stages ({', '.join(staged)}): their waits for the other stages (before, between and after "
-            "their passes) and their pipeline sends and receives are rule pipeline-bubble's, judged against "
-            "the schedule's ideal bubble, not idle-gap's or exposed-comm's"]
+        return notes
+    return notes + [f"pipeline stages ({', '.join(staged)}): their waits for the other stages (before, between and "
+                    "after their passes) and their pipeline sends and receives are rule pipeline-bubble's, judged "
+                    "against the schedule's ideal bubble, not idle-gap's or exposed-comm's"]
 
 
 def _regression(con, b, base, th) -> list[str]:

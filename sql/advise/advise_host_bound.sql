@@ -14,9 +14,11 @@
 -- Limits: a run without host calls (kernel_details.csv, a device-only trace) has no host on its path: silent.
 -- A sync on the host is not the host's own work (sync_wait); rule idle-gap reads the gap it leaves.
 -- Host work on the paths inside a launch-bound stretch (_adv_launch_spans: from its first launch call to its last
--- kernel's end) is left to rule launch-bound.
+-- kernel's end) is left to rule launch-bound. A run without steps counts its path inside the device's first
+-- start and last end only (its base, the span): a graph-capture trace's host work before its first kernel is no
+-- wait of the device's, and counted whole it made the share exceed 100 %.
 -- Inputs: _cp_path (critical_path_segments.sql: one path per run and step), _adv_runs (advise_runs.sql),
---   _adv_launch_spans (advise_launch_bound.sql).
+--   _adv_launch_spans (advise_launch_bound.sql), kernels.
 -- Parameters:
 --   $min_pct DOUBLE: the least share of the step time, %
 -- Output: TEMP _adv_findings (advise_runs.sql makes it), rows added: one finding per run at or above the threshold:
@@ -32,15 +34,31 @@
 INSERT INTO _adv_findings BY NAME
 WITH segs AS (
     -- host work inside a launch-bound stretch (the host issuing short kernels as fast as it can) is rule
-    -- launch-bound's
-    SELECT c.path::INTEGER AS run_id, c.step, c.category, c.end_ns - c.start_ns AS ns,
-        CASE WHEN c.category = 'host_op' THEN coalesce((
-            SELECT sum(greatest(least(c.end_ns, l.end_ns) - greatest(c.start_ns, l.host_start_ns), 0))
-            FROM _adv_launch_spans l WHERE l.run_id = c.path), 0) ELSE 0 END AS launch_ns
+    -- launch-bound's. A run without steps is judged over its span (its base): its path over the whole
+    -- trace counts only inside the device's first start and last end, where the device could have worked
+    -- (a graph-capture trace's host work before its first kernel is no wait of the device's)
+    SELECT c.path::INTEGER AS run_id, c.step, c.category, c.start_ns AS s, c.end_ns AS e
     FROM _cp_path c
     WHERE c.category IN ('host_op', 'host_gap')
+), clipped AS (
+    SELECT g.run_id, g.step, g.category,
+        CASE WHEN r.base = 'span' THEN greatest(least(g.e, d.last_ns) - greatest(g.s, d.first_ns), 0)
+             ELSE g.e - g.s END AS ns,
+        CASE WHEN r.base = 'span' THEN greatest(g.s, d.first_ns) ELSE g.s END AS s,
+        CASE WHEN r.base = 'span' THEN least(g.e, d.last_ns) ELSE g.e END AS e
+    FROM segs g JOIN _adv_runs r USING (run_id)
+    LEFT JOIN (SELECT run_id, min(start_ns) AS first_ns, max(start_ns + dur_ns) AS last_ns FROM kernels
+               WHERE run_id IN (SELECT run_id FROM _adv_runs WHERE base = 'span')
+                 AND kind IN ('kernel', 'comm', 'memcpy', 'memset')
+               GROUP BY run_id) d USING (run_id)
+), launched AS (
+    SELECT *,
+        CASE WHEN category = 'host_op' AND ns > 0 THEN coalesce((
+            SELECT sum(greatest(least(c.e, l.end_ns) - greatest(c.s, l.host_start_ns), 0))
+            FROM _adv_launch_spans l WHERE l.run_id = c.run_id), 0) ELSE 0 END AS launch_ns
+    FROM clipped c
 ), host AS (
-    SELECT run_id, step, category, sum(ns - launch_ns)::BIGINT AS ns FROM segs GROUP BY ALL
+    SELECT run_id, step, category, sum(ns - launch_ns)::BIGINT AS ns FROM launched GROUP BY ALL
 ), per AS (
     SELECT run_id, sum(ns) FILTER (WHERE category = 'host_op')::BIGINT AS op_ns,
         sum(ns) FILTER (WHERE category = 'host_gap')::BIGINT AS gap_ns
