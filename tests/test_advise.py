@@ -202,6 +202,15 @@ def test_exposed_comm_tells_waiting_from_transfer(stores, tmp_path):
     one = csv.DictReader(io.StringIO(cli("advise", "--db", db, "--run", "job-rank0", "--format", "csv").stdout))
     assert [(r["run"], _split(r["finding"])) for r in one if r["rule"] == "exposed-comm"] == [
         ("job-rank0", (late * steps, moved, None))]
+    # with another job beside it, every run selected: each job's ranks are aligned on their own collectives
+    other = tmp_path / "other"
+    other.mkdir()
+    con = tracedb.connect(db)
+    advise_faults.ingest(con, other, 1, "exposed", name="other")
+    con.close()
+    every = csv.DictReader(io.StringIO(cli("advise", "--db", db, "--run", "*", "--format", "csv").stdout))
+    split = {r["run"]: _split(r["finding"]) for r in every if r["rule"] == "exposed-comm"}
+    assert split["job-rank0"] == (late * steps, moved, None) and split["other-rank0"][0] == 0.0
 
 
 @pytest.mark.slow

@@ -205,27 +205,37 @@ def _collectives(con, b, th, profile, on_clock: list) -> list[str]:
 
 def _exposed_comm(con, b, th, on_clock) -> list[str]:
     """Rule exposed-comm, its exposed communication split into the waiting for the last rank to arrive and the
-    transfer (advise_comm_wait.sql) where the job's other ranks say when they arrived: the selected runs on
-    aligned clocks, else a job's ranks in the store beside the one selected (as report critical-path reads
-    them)."""
+    transfer (advise_comm_wait.sql) where the job's other ranks say when they arrived: the selected runs on the
+    clocks _collectives aligned when they are one job's ranks; else job by job, each job's ranks in the store
+    (selected or not, as report critical-path reads them) on clocks aligned on its collectives."""
     from tracedb.engine.jobs import align
-    from tracedb.engine.reports import path_ranks
     notes = []
-    if not on_clock:
-        runs = path_ranks.job_runs(con, b.run_ids)
-        jobs = con.execute("SELECT count(DISTINCT list_extract(map_extract(tags, 'job'), 1)) FROM runs "
-                           "WHERE run_id IN (SELECT unnest($r))", {"r": b.run_ids}).fetchone()[0]
-        if len(runs) > len(b.run_ids) and jobs == 1:
+    jobs = {}
+    for rid, job in con.execute("SELECT run_id, list_extract(map_extract(tags, 'job'), 1) FROM runs "
+                                "WHERE run_id IN (SELECT unnest($r)) ORDER BY run_id", {"r": b.run_ids}).fetchall():
+        jobs.setdefault(job, []).append(rid)
+    con.execute("CREATE OR REPLACE TEMP TABLE _adv_peers (run_id INTEGER, kseq BIGINT, peer_ns BIGINT)")
+    if on_clock and len(jobs) == 1:
+        sql.run(con, "collectives_peers", {"on_clock": on_clock})
+        con.execute("INSERT INTO _adv_peers SELECT * FROM _coll_peers")
+    else:
+        for job, selected in jobs.items():
+            # the job's ranks in the store, those without kernels too (an Ascend rank folder with its
+            # communication.json alone says when its collectives began)
+            runs = [r for (r,) in con.execute(
+                "SELECT run_id FROM runs WHERE list_extract(map_extract(tags, 'job'), 1) = $j ORDER BY run_id",
+                {"j": job}).fetchall()] if job is not None else []
+            if len(runs) < 2:
+                continue
             try:
                 found = align.rank_offsets(con, runs, profile=b.profile.name if b.profile else None)
-                if found.instances:
-                    on_clock = list(found.on_clock)
             except TracedbError as e:
-                notes.append(f"exposed-comm: waiting not told from transfer ({str(e).split(';')[0]})")
-    if on_clock:
-        sql.run(con, "collectives_peers", {"on_clock": on_clock})
-    else:
-        con.execute("CREATE OR REPLACE TEMP TABLE _coll_peers (run_id INTEGER, kseq BIGINT, peer_ns BIGINT)")
+                notes.append(f"exposed-comm: job {job}: waiting not told from transfer ({str(e).split(';')[0]})")
+                continue
+            if found.instances:
+                sql.run(con, "collectives_peers", {"on_clock": list(found.on_clock)})
+                con.execute("INSERT INTO _adv_peers SELECT * FROM _coll_peers")
+    con.execute("CREATE OR REPLACE TEMP TABLE _coll_peers AS SELECT * FROM _adv_peers")
     sql.run(con, "advise_comm_wait")
     sql.run(con, "breakdown_union")
     con.execute("CREATE OR REPLACE TEMP TABLE _adv_bd_split AS SELECT run_id, step, unit, busy_ns - computing_ns "
