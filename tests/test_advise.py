@@ -133,6 +133,10 @@ def test_moe_imbalance_names_the_hot_rank_and_its_experts(all_stores, form):
                                                                    kernel)]
     assert "30.0 % more routed tokens" in rows[0]["finding"] and "24 of 24 expert GEMMs" in rows[0]["finding"]
     assert "report roofline" in rows[0]["evidence"] and "load-balancing" in rows[0]["try"]
+    # its MoE layers named: the n-th expert GEMM of a kind in a step (Ascend: one kind, GroupedMatmul)
+    first = "step 1, down expert GEMM #1: +30.0 %" if form == "kineto" else "step 1, expert GEMM #1: +30.0 %"
+    assert f"the most imbalanced (the n-th expert GEMM of its kind in the step: its MoE layer): {first}; " in \
+        rows[0]["evidence"]
 
 
 @pytest.mark.parametrize("form", KERNEL_FORMS)

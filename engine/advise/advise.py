@@ -214,18 +214,18 @@ def _exposed_comm(con, b, th, on_clock) -> list[str]:
     for rid, job in con.execute("SELECT run_id, list_extract(map_extract(tags, 'job'), 1) FROM runs "
                                 "WHERE run_id IN (SELECT unnest($r)) ORDER BY run_id", {"r": b.run_ids}).fetchall():
         jobs.setdefault(job, []).append(rid)
+    # each job's ranks in the store, those without kernels too (an Ascend rank folder with its communication.json
+    # alone says when its collectives began)
+    ranks = {job: [r for (r,) in con.execute(
+        "SELECT run_id FROM runs WHERE list_extract(map_extract(tags, 'job'), 1) = $j ORDER BY run_id",
+        {"j": job}).fetchall()] if job is not None else selected for job, selected in jobs.items()}
     con.execute("CREATE OR REPLACE TEMP TABLE _adv_peers (run_id INTEGER, kseq BIGINT, peer_ns BIGINT)")
-    if on_clock and len(jobs) == 1:
+    if on_clock and len(jobs) == 1 and ranks == jobs:      # one job, all its ranks selected: aligned already
         sql.run(con, "collectives_peers", {"on_clock": on_clock})
         con.execute("INSERT INTO _adv_peers SELECT * FROM _coll_peers")
     else:
-        for job, selected in jobs.items():
-            # the job's ranks in the store, those without kernels too (an Ascend rank folder with its
-            # communication.json alone says when its collectives began)
-            runs = [r for (r,) in con.execute(
-                "SELECT run_id FROM runs WHERE list_extract(map_extract(tags, 'job'), 1) = $j ORDER BY run_id",
-                {"j": job}).fetchall()] if job is not None else []
-            if len(runs) < 2:
+        for job, runs in ranks.items():
+            if job is None or len(runs) < 2:
                 continue
             try:
                 found = align.rank_offsets(con, runs, profile=b.profile.name if b.profile else None)

@@ -61,7 +61,7 @@
 --   at_stake_ns BIGINT: the other ranks' wait at its instances
 --   base_ns BIGINT: the other ranks' step time, the denominator of at_stake_pct
 --   finding VARCHAR: one line
---   evidence VARCHAR: the figures and the report commands
+--   evidence VARCHAR: the three most imbalanced instances, and the report commands
 CREATE OR REPLACE TEMP TABLE _adv_moe_kernels AS
 WITH tagged AS (
     SELECT a.run_id, a.rank, r.world_size, coalesce(a.job, '') AS job
@@ -114,6 +114,18 @@ WITH heavy AS (
     JOIN _adv_moe_kernels e ON e.job = i.job AND e.step = i.step AND e.source = i.source AND e.nth = i.nth
      AND e.run_id = i.heavy_run
     WHERE i.imbalanced GROUP BY i.heavy_run
+), worst AS (
+    -- the most imbalanced instances of the rank, each named by its step and its place among the step's expert
+    -- GEMMs of its kind: the MoE layers where the router sent it the most
+    SELECT heavy_run AS run_id,
+        string_agg(CASE WHEN step >= 0 THEN 'step ' || step || ', ' ELSE '' END
+                   || CASE WHEN source LIKE 'moe gemm gate-up%' THEN 'gate-up '
+                           WHEN source LIKE 'moe gemm down%' THEN 'down ' ELSE '' END || 'expert GEMM #' || nth || ': +'
+                   || CAST(round(excess_pct, 1)::DECIMAL(9, 1) AS VARCHAR) || ' %', '; '
+                   ORDER BY excess_pct DESC, step, source, nth) FILTER (WHERE place <= 3) AS shown
+    FROM (SELECT *, row_number() OVER (PARTITION BY heavy_run ORDER BY excess_pct DESC, step, source, nth) AS place
+          FROM _adv_moe WHERE imbalanced)
+    GROUP BY heavy_run
 ), others AS (
     SELECT h.run_id, sum(o.base_ns) FILTER (WHERE o.run_id <> h.run_id)::BIGINT AS base_ns,
         coalesce(' --tag job=' || adv_word(nullif(h.job, '')),
@@ -128,11 +140,13 @@ SELECT 'moe-imbalance' AS rule, h.run_id, NULL::BIGINT AS step, NULL::BIGINT AS 
         || CAST(h.excess_pct::DECIMAL(9, 1) AS VARCHAR) || ' % more routed tokens than the median rank''s in '
         || h.n || ' of ' || h.all_n || ' expert GEMMs; the other ranks waited ' || CAST(us(h.waited_ns) AS VARCHAR)
         || ' us for them' AS finding,
-    'expert GEMM work (FLOPs from their shapes) and time per rank: tracedb report roofline '
+    'the most imbalanced (the n-th expert GEMM of its kind in the step: its MoE layer): ' || w.shown
+        || '; expert GEMM work (FLOPs from their shapes) and time per rank: tracedb report roofline '
         || replace(r.cmd, ' --run ' || adv_word(r.run), '') || o.job_args || ' --by kernel; who waited for whom: '
         || 'tracedb report blame ' || replace(r.cmd, ' --run ' || adv_word(r.run), '') || o.job_args AS evidence
 FROM heavy h
 JOIN _adv_runs r USING (run_id)
 JOIN others o USING (run_id)
+JOIN worst w USING (run_id)
 LEFT JOIN named n USING (run_id)
 WHERE 100.0 * h.waited_ns >= $min_pct * o.base_ns;
