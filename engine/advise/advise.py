@@ -210,10 +210,7 @@ def _exposed_comm(con, b, th, on_clock) -> list[str]:
     (selected or not, as report critical-path reads them) on clocks aligned on its collectives."""
     from tracedb.engine.jobs import align
     notes = []
-    jobs = {}
-    for rid, job in con.execute("SELECT run_id, list_extract(map_extract(tags, 'job'), 1) FROM runs "
-                                "WHERE run_id IN (SELECT unnest($r)) ORDER BY run_id", {"r": b.run_ids}).fetchall():
-        jobs.setdefault(job, []).append(rid)
+    jobs = _jobs(con)
     # each job's ranks in the store, those without kernels too (an Ascend rank folder with its communication.json
     # alone says when its collectives began)
     ranks = {job: [r for (r,) in con.execute(
@@ -244,6 +241,14 @@ def _exposed_comm(con, b, th, on_clock) -> list[str]:
     return notes
 
 
+def _jobs(con) -> dict:
+    """The selected runs (_adv_runs) by their job tag (None: untagged), in run order."""
+    jobs = {}
+    for rid, job in con.execute("SELECT run_id, job FROM _adv_runs ORDER BY run_id").fetchall():
+        jobs.setdefault(job, []).append(rid)
+    return jobs
+
+
 def _pipeline(con, b, profile) -> list[str]:
     """Report pipeline over the runs that are pipeline stages (_pl_rows, for rule pipeline-bubble), and the
     stretches each stage waited for the others (_adv_pp_waits: empty without pipeline stages)."""
@@ -255,12 +260,10 @@ def _pipeline(con, b, profile) -> list[str]:
         return []
     # the candidate stages with the selected runs of their jobs, job by job should one fail: a job whose runs
     # cannot be segmented must not stop the rule for another (a whole store selected)
-    jobs = {}
-    for rid, job in con.execute(
-            "SELECT run_id, coalesce(list_extract(map_extract(tags, 'job'), 1), '#' || run_id) FROM runs "
-            "WHERE run_id IN (SELECT unnest($sel)) ORDER BY run_id", {"sel": b.run_ids}).fetchall():
-        jobs.setdefault(job, []).append(rid)
-    groups = [runs for runs in jobs.values() if any(r in stages for r in runs)]
+    jobs = _jobs(con)
+    # an untagged run is a job of its own here
+    groups = [runs for job, runs in jobs.items() if job is not None and any(r in stages for r in runs)]
+    groups += [[r] for r in jobs.get(None, []) if r in stages]
     notes = []
 
     def build(runs) -> str | None:
@@ -367,7 +370,7 @@ def _host_bound(con, b, th) -> list[str]:
     from tracedb.engine.segmentation import assignment
     assignment.assign_none(con)
     critical_path.graph(con, b)
-    steps = sql.run(con, "advise_host_steps", {"run_ids": b.run_ids}).fetchall()
+    steps = sql.run(con, "advise_host_steps").fetchall()
     stepped = {rid for rid, _ in steps}
     windows = []
     for step in sorted({s for _, s in steps}):

@@ -18,7 +18,7 @@
 -- start and last end only (its base, the span): a graph-capture trace's host work before its first kernel is no
 -- wait of the device's, and counted whole it made the share exceed 100 %.
 -- Inputs: _cp_path (critical_path_segments.sql: one path per run and step), _adv_runs (advise_runs.sql),
---   _adv_launch_spans (advise_launch_bound.sql), kernels.
+--   _adv_launch_spans (advise_launch_bound.sql).
 -- Parameters:
 --   $min_pct DOUBLE: the least share of the step time, %
 -- Output: TEMP _adv_findings (advise_runs.sql makes it), rows added: one finding per run at or above the threshold:
@@ -42,15 +42,11 @@ WITH segs AS (
     WHERE c.category IN ('host_op', 'host_gap')
 ), clipped AS (
     SELECT g.run_id, g.step, g.category,
-        CASE WHEN r.base = 'span' THEN greatest(least(g.e, d.last_ns) - greatest(g.s, d.first_ns), 0)
+        CASE WHEN r.base = 'span' THEN greatest(least(g.e, r.last_ns) - greatest(g.s, r.first_ns), 0)
              ELSE g.e - g.s END AS ns,
-        CASE WHEN r.base = 'span' THEN greatest(g.s, d.first_ns) ELSE g.s END AS s,
-        CASE WHEN r.base = 'span' THEN least(g.e, d.last_ns) ELSE g.e END AS e
+        CASE WHEN r.base = 'span' THEN greatest(g.s, r.first_ns) ELSE g.s END AS s,
+        CASE WHEN r.base = 'span' THEN least(g.e, r.last_ns) ELSE g.e END AS e
     FROM segs g JOIN _adv_runs r USING (run_id)
-    LEFT JOIN (SELECT run_id, min(start_ns) AS first_ns, max(start_ns + dur_ns) AS last_ns FROM kernels
-               WHERE run_id IN (SELECT run_id FROM _adv_runs WHERE base = 'span')
-                 AND kind IN ('kernel', 'comm', 'memcpy', 'memset')
-               GROUP BY run_id) d USING (run_id)
 ), launched AS (
     SELECT *,
         CASE WHEN category = 'host_op' AND ns > 0 THEN coalesce((

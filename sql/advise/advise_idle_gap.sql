@@ -11,7 +11,7 @@
 -- At stake: the gaps' summed time, one finding per run and device, without the time more specific rules
 -- claim (advise_claims.sql: a pipeline stage's waits, the bubbles after synchronising calls, launch-bound
 -- stretches, the host's work on a step's critical path): a gap counts when the rest is at least $min_gap_ns.
--- Inputs: _adv_idle and _adv_marks (advise_timeline.sql), host_events, _adv_runs (advise_runs.sql), _adv_claimed
+-- Inputs: _adv_idle (advise_timeline.sql), _adv_marks (advise_runs.sql), host_events, _adv_runs (advise_runs.sql), _adv_claimed
 --   (advise_claims.sql).
 -- Parameters:
 --   $min_gap_ns BIGINT: the shortest gap reported

@@ -18,7 +18,7 @@
 -- stream waiting on another; sync_wait; ...), from _cp_path when the run has a host side.
 -- Limits: a run without steps counts every stretch of its span. The critical path says what the device waited
 -- for only where the trace has the host side.
--- Inputs: _adv_idle and _adv_marks (advise_timeline.sql), _adv_claimed (advise_claims.sql), _adv_gaps and _adv_findings (rule idle-gap's
+-- Inputs: _adv_idle (advise_timeline.sql), _adv_marks (advise_runs.sql), _adv_claimed (advise_claims.sql), _adv_gaps and _adv_findings (rule idle-gap's
 --   gaps, where it fired), _cp_path (critical_path_segments.sql, per run and step), _adv_runs (advise_runs.sql).
 -- Parameters:
 --   $min_gap_ns BIGINT: the shortest gap counted

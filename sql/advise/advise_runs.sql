@@ -12,6 +12,12 @@
 --   $run_ids INTEGER[]: the runs
 --   $db VARCHAR: the store's path, already a shell word, for the evidence commands
 -- Output: TEMP MACRO adv_word(s): s as one shell word (single-quoted unless it is plain)
+-- Output: TEMP _adv_marks, one row per ProfilerStep#N annotation of the runs (torch.profiler's prof.step(); their
+--   GPU-side copies, gpu_user_annotation, left out), which the step time and the rules' steps read:
+--   run_id INTEGER: the run
+--   step BIGINT: N
+--   start_ns BIGINT: start, ns
+--   end_ns BIGINT: end, ns
 -- Output: TEMP _adv_runs, one row per run:
 --   run_id INTEGER: the run
 --   run VARCHAR: its name
@@ -20,6 +26,8 @@
 --   vendor VARCHAR: nvidia | amd | ascend; NULL when unknown
 --   steps BIGINT: its ProfilerStep#N annotations, else its Step Ids
 --   step_ns BIGINT: their summed duration (a Step Id: its activities' span); NULL without any
+--   first_ns BIGINT: the first start of its device activities
+--   last_ns BIGINT: the last end of them
 --   span_ns BIGINT: first start to last end of its device activities
 --   base_ns BIGINT: the denominator of at_stake_pct: step_ns, else span_ns
 --   base VARCHAR: step | span: which one
@@ -40,13 +48,15 @@ CREATE OR REPLACE TEMP TABLE _adv_findings (rule VARCHAR, run_id INTEGER, step B
     at_stake_ns BIGINT, base_ns BIGINT, finding VARCHAR, evidence VARCHAR);
 CREATE OR REPLACE TEMP MACRO adv_word(s) AS
     CASE WHEN regexp_full_match(s, '[A-Za-z0-9._/:=@+,-]+') THEN s ELSE '''' || replace(s, '''', '''"''"''') || '''' END;
+CREATE OR REPLACE TEMP TABLE _adv_marks AS
+SELECT run_id, CAST(regexp_extract(name, '^ProfilerStep#(\d+)$', 1) AS BIGINT) AS step, start_ns,
+    start_ns + dur_ns AS end_ns
+FROM host_events
+WHERE run_id IN (SELECT unnest($run_ids)) AND regexp_matches(name, '^ProfilerStep#\d+$')
+  AND cat IS DISTINCT FROM 'gpu_user_annotation';
 CREATE OR REPLACE TEMP TABLE _adv_runs AS
 WITH marks AS (
-    SELECT run_id, count(*) AS steps, sum(dur_ns)::BIGINT AS step_ns
-    FROM host_events
-    WHERE run_id IN (SELECT unnest($run_ids)) AND regexp_matches(name, '^ProfilerStep#\d+$')
-      AND cat IS DISTINCT FROM 'gpu_user_annotation'
-    GROUP BY run_id
+    SELECT run_id, count(*) AS steps, sum(end_ns - start_ns)::BIGINT AS step_ns FROM _adv_marks GROUP BY run_id
 ), step_ids AS (
     -- Ascend kernel_details.csv: each kernel's Step Id; a step's time is its activities' span on the device
     SELECT run_id, count(*) AS steps, sum(e - s)::BIGINT AS step_ns
@@ -61,7 +71,8 @@ WITH marks AS (
     UNION ALL
     SELECT run_id, steps, step_ns, 'Step Id' FROM step_ids
 ), spans AS (
-    SELECT run_id, (max(start_ns + dur_ns) - min(start_ns))::BIGINT AS span_ns
+    SELECT run_id, min(start_ns) AS first_ns, max(start_ns + dur_ns) AS last_ns,
+        (max(start_ns + dur_ns) - min(start_ns))::BIGINT AS span_ns
     FROM kernels
     WHERE run_id IN (SELECT unnest($run_ids)) AND kind IN ('kernel', 'comm', 'memcpy', 'memset')
     GROUP BY run_id
@@ -71,7 +82,7 @@ SELECT r.run_id, r.name AS run, r.rank, list_extract(map_extract(r.tags, 'job'),
          WHEN regexp_matches(coalesce(r.device_name, ''), '(?i)(AMD|Instinct|MI[0-9]{3}|gfx[0-9])')
               OR regexp_matches(coalesce(r.format, ''), '(?i)roc') THEN 'amd'
          WHEN r.device_kind = 'gpu' THEN 'nvidia' END AS vendor,
-    coalesce(m.steps, 0)::BIGINT AS steps, m.step_ns, s.span_ns,
+    coalesce(m.steps, 0)::BIGINT AS steps, m.step_ns, s.first_ns, s.last_ns, s.span_ns,
     CASE WHEN m.step_ns > 0 THEN m.step_ns ELSE s.span_ns END AS base_ns,
     CASE WHEN m.step_ns > 0 THEN 'step' ELSE 'span' END AS base, m.step_source,
     '--db ' || $db || ' --run ' || adv_word(r.name) AS cmd

@@ -14,7 +14,7 @@
 -- Limits: a run without host calls (kernel_details.csv, a device-only trace) shows no call: silent. A call the
 -- device did not hold (it was idle already when the host called) made no bubble: rule idle-gap reads long
 -- idle stretches whatever their cause, and leaves this rule's bubbles to it when it fires (advise_claims.sql).
--- Inputs: _adv_idle and _adv_marks (advise_timeline.sql), host_events, _adv_runs (advise_runs.sql).
+-- Inputs: _adv_idle (advise_timeline.sql), _adv_marks (advise_runs.sql), host_events, _adv_runs (advise_runs.sql).
 -- Parameters:
 --   $run_ids INTEGER[]: the runs
 --   $min_pct DOUBLE: the least share of the step time, %

@@ -1,9 +1,9 @@
 -- Advise: what the device-timeline rules (idle-gap, sync-in-step, low-utilisation) read, computed once: each
--- device's idle stretches and each run's profiler steps.
+-- device's idle stretches (their steps: _adv_marks, advise_runs.sql).
 -- The device timeline is the union of a device's kernels, communication ops, copies and fills (report
 -- breakdown's activities); an idle stretch runs from the end of everything before an activity (the running
 -- maximum of the earlier ends) to that activity's start, when it starts later.
--- Inputs: kernels, host_events.
+-- Inputs: kernels.
 -- Parameters:
 --   $run_ids INTEGER[]: the runs
 -- Output: TEMP _adv_idle, one row per idle stretch of a device of the runs:
@@ -14,12 +14,6 @@
 --   prev_step BIGINT: the Step Id (Ascend kernel_details.csv) of the activity that ends last before it; NULL
 --     without Step Ids
 --   first_ns BIGINT: the run's first activity's start
--- Output: TEMP _adv_marks, one row per ProfilerStep#N annotation of the runs (torch.profiler's prof.step(); their
---   GPU-side copies, gpu_user_annotation, left out):
---   run_id INTEGER: the run
---   step BIGINT: N
---   start_ns BIGINT: start, ns
---   end_ns BIGINT: end, ns
 CREATE OR REPLACE TEMP TABLE _adv_idle AS
 WITH acts AS (
     SELECT run_id, coalesce(device_id, -1) AS device_id, start_ns AS s, start_ns + dur_ns AS e, step_id
@@ -34,10 +28,3 @@ WITH acts AS (
     WINDOW w AS (PARTITION BY run_id, device_id ORDER BY s, e ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
 )
 SELECT run_id, device_id, prev AS s, s AS e, prev_step, first_ns FROM ordered WHERE prev IS NOT NULL AND s > prev;
-
-CREATE OR REPLACE TEMP TABLE _adv_marks AS
-SELECT run_id, CAST(regexp_extract(name, '^ProfilerStep#(\d+)$', 1) AS BIGINT) AS step, start_ns,
-    start_ns + dur_ns AS end_ns
-FROM host_events
-WHERE run_id IN (SELECT unnest($run_ids)) AND regexp_matches(name, '^ProfilerStep#\d+$')
-  AND cat IS DISTINCT FROM 'gpu_user_annotation';
