@@ -44,6 +44,12 @@ Faults (one at a time):
             two GroupedMatmul), and rank MOE_HOT's experts get MOE_FACTOR times the routed tokens of the others,
             so its GEMMs take that much longer: planted, as the slow fault's, the others' wait for it at every
             all-reduce (moe_even: the same layers with every rank's tokens equal, a clean job no rule may flag)
+  moe_a2a   expert parallel instead: every layer's first GEMM is the shared expert's (SHARED_US) under the
+            dispatch all-to-all (c10d's all_to_allv on an ncclDevKernel_SendRecv, A2A_US once every rank is in;
+            Ascend: hcom_alltoallv), then the rank's MOE_LOCAL experts' GEMMs one by one (aten::mm, gate-up then
+            down per expert, their M the tokens the rank received; Ascend: MatMulV3), then the combine all-to-all
+            under the second GEMM, no all-reduce; rank MOE_HOT receives MOE_FACTOR times the tokens: planted, the
+            others' wait for it at every combine (moe_a2a_even: every rank's tokens equal, a clean job)
   launch    in step 2, after the last layer, LAUNCH_COUNT elementwise kernels of LAUNCH_DUR_US, each launched
             by its own 3 µs op, one every LAUNCH_EVERY_US on thread 100: each starts 3 µs after its launch call
             and ends before the next call, so the device waits for every launch: planted, the device's idle
@@ -106,14 +112,20 @@ H100_TBS = 3.35e12
 # MOE_N: gate-up 2*T*k*2N*K = 68.7 GFLOP in 2/3 of G1_US (~70 % of the H100's 989 TFLOP/s), down half that
 MOE_T, MOE_K, MOE_N, MOE_E, MOE_TOPK = 2048, 2048, 2048, 8, 2
 MOE_HOT, MOE_FACTOR = 1, 1.3
+# expert parallel (faults moe_a2a, moe_a2a_even): MOE_LOCAL experts a rank, each of its tokens' expert GEMMs
+# (gate-up [M, K] @ [K, 2N] then down [M, N] @ [N, K], M = the tokens it received / MOE_LOCAL) at ~70 % of the
+# H100's peak (the same 68.7 + 34.4 GFLOP in G1_US as the fused layer); the shared expert's GEMM, [2048, 2048] @
+# [2048, 4096] (34.4 GFLOP, 69 %), SHARED_US under the dispatch, whose transfer takes A2A_US
+MOE_LOCAL, SHARED_US, A2A_US = MOE_E // 4, 50.0, 20.0
+SHARED_DIMS = [[2048, 2048], [2048, 4096]]
 REGRESS_FACTOR = 1.5
 LAUNCH_COUNT, LAUNCH_DUR_US, LAUNCH_EVERY_US = 200, 2.0, 8.0
 FUSION_OPS, FUSION_BW = 4, 0.8
 LOWUTIL_COUNT, LOWUTIL_DUR_US, LOWUTIL_GAP_US = 20, 100.0, 150.0
 FAULTS = ("clean", "idle", "exposed", "slow", "roofline", "host", "sync", "link", "small", "pageable", "moe",
-          "regress", "launch", "fusion", "lowutil")
+          "moe_a2a", "regress", "launch", "fusion", "lowutil")
 # clean jobs of another shape: no rule may fire on them
-CLEAN = ("clean", "moe_even")
+CLEAN = ("clean", "moe_even", "moe_a2a_even")
 # faults the Ascend form cannot show (no host side; no message sizes without communication.json): no rule may fire
 # (the host fault's device waits it shows: rule low-utilisation's there, RULE_BY_FORM)
 KINETO_ONLY = ("sync", "link", "small", "pageable", "launch")
@@ -137,7 +149,7 @@ KD_COLUMNS = ["Step Id", "Device_id", "Model ID", "Task ID", "Stream ID", "Name"
               "Output Data Types", "Output Formats", "Context ID", "aicore_time(us)"]
 RULE_OF = {"idle": "idle-gap", "exposed": "exposed-comm", "slow": "slow-rank", "roofline": "roofline-gap",
            "host": "host-bound", "sync": "sync-in-step", "link": "slow-link", "small": "small-collectives",
-           "pageable": "pageable-copy", "moe": "moe-imbalance", "regress": "regression",
+           "pageable": "pageable-copy", "moe": "moe-imbalance", "moe_a2a": "moe-imbalance", "regress": "regression",
            "launch": "launch-bound", "fusion": "fusion", "lowutil": "low-utilisation"}
 # a fault a form shows otherwise: without the host side, the host fault is the device idle most of step 2, in
 # gaps of 400 µs, which rule low-utilisation reads (planted: device_gaps)
@@ -168,10 +180,11 @@ def job(seed=0, fault="clean", form="kineto", late_us=0.0):
                       "dur": round(dur, 3), "args": args})
 
     def kernel(r, name, start, dur, stream=7, dims=None, types=None, host_op="aten::op", at=None, host_us=0.0,
-               nelems=None):
+               nelems=None, coll=None, abstract=None):
         """A kernel, launched by a cudaLaunchKernel 1 µs into a 3 µs op 8 µs before it starts; `host_us`: the
         op starts that much earlier (the host busy in it while the device waits: fault host); `nelems`: an
-        all-reduce's bf16 elements, written as c10d's metadata on the kernel (Collective name, msg nelems, ...)."""
+        all-reduce's bf16 elements, written as c10d's metadata on the kernel (Collective name, msg nelems, ...);
+        `coll`: other c10d metadata; `abstract`: its name in `kernels` (the Ascend form's), else `name`."""
         corr[r] += 1
         t = round(start - 8, 3) if at is None else at
         tid = 101 if stream == 13 else 100
@@ -184,9 +197,20 @@ def job(seed=0, fault="clean", form="kineto", late_us=0.0):
         if nelems:
             kargs.update({"Collective name": "allreduce", "In msg nelems": nelems, "Out msg nelems": nelems,
                           "dtype": "BFloat16", "Group size": RANKS, "Process Group Name": "0"})
+        kargs.update(coll or {})
         ev[r].append({"ph": "X", "cat": "kernel", "name": name, "pid": 0, "tid": stream, "ts": round(start, 3),
                       "dur": round(dur, 3), "args": kargs})
-        kernels[r].append((name, round(start, 3), round(dur, 3), step[0]))
+        kernels[r].append((abstract or name, round(start, 3), round(dur, 3), step[0]))
+
+    def a2a(r, start, dur, sent, received):
+        """An all_to_allv of the expert-parallel group sending `sent` and receiving `received` tokens (MOE_K bf16
+        elements each, split evenly over the ranks), as c10d records it on the NCCL kernel."""
+        def split(n):
+            return str([n // RANKS] * RANKS)
+        kernel(r, "ncclDevKernel_SendRecv", start, dur, stream=13, host_op="c10d::alltoall_", coll={
+            "Collective name": "all_to_allv", "In msg nelems": sent * MOE_K, "Out msg nelems": received * MOE_K,
+            "In split size": split(sent), "Out split size": split(received), "dtype": "BFloat16",
+            "Group size": RANKS, "Process Group Name": "1"})
 
     def experts(r, start, dur, tokens):
         """An MoE layer's two expert GEMMs (gate-up 2/3 of `dur`, then down), launched 1 and 3 µs into one 6 µs
@@ -207,7 +231,43 @@ def job(seed=0, fault="clean", form="kineto", late_us=0.0):
             at = round(at + d, 3)
 
     moe = fault in ("moe", "moe_even")
-    tokens = [round(MOE_T * (MOE_FACTOR if fault == "moe" and r == MOE_HOT else 1)) for r in range(RANKS)]
+    ep = fault in ("moe_a2a", "moe_a2a_even")
+    tokens = [round(MOE_T * (MOE_FACTOR if fault in ("moe", "moe_a2a") and r == MOE_HOT else 1))
+              for r in range(RANKS)]
+    def ep_layer(b, a, tokens):
+        """An expert-parallel layer at `b` (moe_a2a): its end; adds the others' wait for the hot rank to
+        `planted`."""
+        nonlocal planted
+        sent = MOE_T * MOE_TOPK
+        sh = [jit(SHARED_US) for _ in range(RANKS)]
+        g1 = [jit(G1_US * tokens[r] / MOE_T) for r in range(RANKS)]
+        g2 = [jit(G2_US) for _ in range(RANKS)]
+        start = [b + a[r] + 1 for r in range(RANKS)]
+        dispatched = max(start) + A2A_US
+        arrival = []
+        for r in range(RANKS):
+            kernel(r, "flash_fwd_kernel", b, a[r], host_op="aten::_flash_attention_forward")
+            kernel(r, "gemm_kernel", start[r], sh[r], dims=SHARED_DIMS, types=[BF, BF], host_op="aten::mm",
+                   abstract="shared_gemm")
+            a2a(r, start[r], dispatched - start[r], sent, sent * tokens[r] // MOE_T)
+            at = start[r] + sh[r] + 1
+            m = sent * tokens[r] // MOE_T // MOE_LOCAL
+            for _ in range(MOE_LOCAL):
+                for part, share, dims in (("gate", 2 / 3, [[m, MOE_K], [MOE_K, 2 * MOE_N]]),
+                                          ("down", 1 / 3, [[m, MOE_N], [MOE_N, MOE_K]])):
+                    d = round(g1[r] * share / MOE_LOCAL, 3)
+                    kernel(r, "gemm_kernel", at, d, dims=dims, types=[BF, BF], host_op="aten::mm",
+                           abstract=f"expert_gemm:{part}:{m}")
+                    at = round(at + d, 3)
+            arrival.append(at + 1)
+        combined = max(arrival) + A2A_US
+        for r in range(RANKS):
+            a2a(r, arrival[r], combined - arrival[r], sent * tokens[r] // MOE_T, sent)
+            kernel(r, "gemm_kernel", arrival[r], g2[r], dims=MM_DIMS, types=[BF, BF], host_op="aten::mm")
+        if fault == "moe_a2a":
+            planted += sum(arrival[MOE_HOT] - arrival[r] for r in range(RANKS) if r != MOE_HOT)
+        return max(max(arrival[r] + g2[r] for r in range(RANKS)), combined) + 2
+
     t = 100.0
     steps = []       # each step's duration (µs)
     s_of = step      # the step being written (fault host plants its ops in step 2)
@@ -249,6 +309,9 @@ def job(seed=0, fault="clean", form="kineto", late_us=0.0):
             if fault in ("slow", "moe"):
                 late = SLOW if fault == "slow" else MOE_HOT
                 planted += sum(arrival[late] - arrival[r] for r in range(RANKS) if r != late)
+            if ep:     # the expert-parallel layer, then the next (the faults below are not planted with it)
+                b = ep_layer(b, a, tokens)
+                continue
             h = HOST_US if fault == "host" and s == 1 else 0.0
             if h:   # the device waits H for each launch on thread 100: the kernels start H later, one after another
                 arrival = [b + h + a[r] + 1 + h + g1[r] + 1 for r in range(RANKS)]
@@ -382,8 +445,20 @@ def write_ascend(folder, seed=0, fault="clean", host=False):
             shapes = ("", "", "", "", "", "")
             key = (name, start)
             if name.startswith("ncclDevKernel"):
-                name, op_type, core, stream = f"hcom_allReduce__271_{hccl}_1", "hcom_allReduce_", "COMMUNICATION", 5
+                op = "hcom_alltoallv" if name == "ncclDevKernel_SendRecv" else "hcom_allReduce"
+                name, op_type, core, stream = f"{op}__271_{hccl}_1", f"{op}_", "COMMUNICATION", 5
                 hccl += 1
+            elif name == "shared_gemm":         # [1024, 1024] @ [1024, 4096]: 8.6 GFLOP in 50 µs, ~55 %
+                name = op_type = "MatMulV3"
+                core, stream = "AI_CORE", 2
+                shapes = ('"1024,1024;1024,4096"', *ASCEND_MM[1:3], '"1024,4096"', *ASCEND_MM[4:])
+            elif name.startswith("expert_gemm:"):  # per expert: M = the Kineto form's / 2, K, N as GroupedMatmul's
+                _, part, tok = name.split(":")
+                m = int(tok) // 2
+                k, n = (ASCEND_MOE_K, 4 * ASCEND_MOE_K) if part == "gate" else (2 * ASCEND_MOE_K, ASCEND_MOE_K)
+                name = op_type = "MatMulV3"
+                core, stream = "AI_CORE", 2
+                shapes = (f'"{m},{k};{k},{n}"', *ASCEND_MM[1:3], f'"{m},{n}"', *ASCEND_MM[4:])
             elif name == "gemm_kernel":
                 name = op_type = "MatMulV3"
                 core, stream, shapes = "AI_CORE", 2, ASCEND_MM
@@ -432,15 +507,15 @@ def _communication(events, kernels, r, named) -> dict:
     -> `<op>@<group>` -> its time (start, elapse; wait: until the last rank's op began, as HCCL counts it;
     transit: the rest) and its bytes per link type (SDMA and HCCS both holding the message: c10d's elements x 2
     bytes of bf16), in MB of 10^6 bytes."""
-    def colls(rank):       # the rank's all-reduces in order: (start µs, dur µs, step, elements)
+    def colls(rank):       # the rank's collectives in order: (start µs, dur µs, step, elements sent, kernel)
         device = [e for e in events[rank] if e.get("cat") == "kernel"]
-        return sorted((start, dur, step, e["args"].get("In msg nelems", 0))
+        return sorted((start, dur, step, e["args"].get("In msg nelems", 0), name)
                       for e, (name, start, dur, step) in zip(device, kernels[rank]) if name.startswith("ncclDev"))
     every = [colls(rank) for rank in range(RANKS)]
     out = {}
-    for k, (start, dur, step, nelems) in enumerate(every[r]):
+    for k, (start, dur, step, nelems, kernel) in enumerate(every[r]):
         last = max(c[k][0] for c in every)
-        name = named[("ncclDevKernel_AllReduce_Sum_bf16_RING_LL", start)][0]
+        name = named[(kernel, start)][0]
         wait, mb = round((last - start) / 1000, 6), nelems * 2 / 1e6
         transit = round(dur / 1000 - wait, 6)
         link = {"Transit Size(MB)": mb, "Transit Time(ms)": transit, "Bandwidth(GB/s)": round(mb / 1000 / transit, 4)
@@ -493,7 +568,7 @@ def _trace_view(events, kernels, named) -> list:
         elif cat == "cuda_runtime" and "correlation" in e["args"] and e["args"]["correlation"] in task_of:
             corr = e["args"]["correlation"]
             name = task_of[corr][0]
-            op = "hcom_allReduce" if name.startswith("hcom_") else name
+            op = name.split("__")[0] if name.startswith("hcom_") else name
             ev.append({"ph": "X", "cat": "cpu_op", "name": f"aclnn{op}", "pid": PY_PID, "tid": e["tid"],
                        "ts": ts(e["ts"]), "dur": e["dur"], "args": {}})
             ev.append({"ph": "s", "cat": "async_npu", "name": "torch_to_npu", "id": corr, "pid": PY_PID,

@@ -120,9 +120,11 @@ def test_a_hundred_clean_seeds_are_silent(tmp_path):
 
 
 @pytest.mark.parametrize("form", FORMS)
-def test_balanced_moe_job_is_silent(tmp_path, form):
-    """The MoE job with every rank's tokens equal: expert GEMMs of equal work whose times differ by jitter alone."""
-    _silent_across_seeds(tmp_path, "moe_even", 3, form)
+@pytest.mark.parametrize("fault", ("moe_even", "moe_a2a_even"))
+def test_balanced_moe_job_is_silent(tmp_path, form, fault):
+    """The MoE job with every rank's tokens equal: expert GEMMs of equal work whose times differ by jitter alone
+    (fused, or one by one between the expert-parallel all-to-alls)."""
+    _silent_across_seeds(tmp_path, fault, 3, form)
 
 
 @pytest.mark.parametrize("form", KERNEL_FORMS)
@@ -137,6 +139,26 @@ def test_moe_imbalance_names_the_hot_rank_and_its_experts(all_stores, form):
     first = "step 1, down expert GEMM #1: +30.0 %" if form == "kineto" else "step 1, expert GEMM #1: +30.0 %"
     assert f"the most imbalanced (the n-th expert GEMM of its kind in the step: its MoE layer): {first}; " in \
         rows[0]["evidence"]
+
+
+@pytest.mark.parametrize("form", KERNEL_FORMS)
+def test_moe_imbalance_between_all_to_alls(all_stores, form):
+    """Expert parallel, each expert's GEMMs launched one by one (aten::mm; Ascend MatMulV3), none of them an expert
+    GEMM by its shapes: the stretch from each dispatch all-to-all to the combine is the rank's expert work,
+    measured by the tokens the dispatch received (c10d's Out msg nelems) where the trace records them, else by the
+    stretch's GEMM FLOPs (kernel_details.csv has no message sizes)."""
+    kernel = {"kineto": "gemm_kernel", "ascend": "MatMulV3"}[form]
+    rows = _findings(all_stores[form, "moe_a2a"][0])
+    assert [(r["rule"], r["rank"], r["kernel"]) for r in rows] == [("moe-imbalance", str(advise_faults.MOE_HOT),
+                                                                   kernel)]
+    # 4 layers x 3 steps; the Kineto form counts the stretches after each combine too (received: its own tokens
+    # back, balanced); the Ascend form only those with GEMM FLOPs (attention has no shapes there)
+    of = {"kineto": "12 of 21", "ascend": "12 of 12"}[form]
+    assert f"30.0 % more routed tokens than the median rank's in {of} stretches between all-to-alls" in \
+        rows[0]["finding"]
+    measure = {"kineto": "work: the elements the all-to-all received, c10d's Out msg nelems",
+               "ascend": "work: the GEMM FLOPs in it, from their shapes"}[form]
+    assert measure in rows[0]["evidence"] and "all-to-all stretch #1: +30.0 %" in rows[0]["evidence"]
 
 
 @pytest.mark.parametrize("form", KERNEL_FORMS)
@@ -277,6 +299,25 @@ def test_host_bound_names_the_step_and_the_report(stores):
         assert "CUDA graph" in r["try"] and r["severity"] == "critical"
 
 
+def test_exposed_and_small_collectives_say_they_share_a_time(stores):
+    """With small-collectives widened to the exposed fault's 256 MiB all-reduces, both rules name every rank for
+    the same exposed time: each finding says so, and that the two are not to be added."""
+    rows = _findings(stores["exposed"][0], "--threshold", "small-collectives.max_bytes=1e9",
+                     "--threshold", "small-collectives.min_per_step=1")
+    by = {}
+    for r in rows:
+        by.setdefault(r["rank"], {})[r["rule"]] = r["evidence"]
+    assert sorted(by) == ["0", "1", "2", "3"]
+    for ev in by.values():
+        assert set(ev) == {"exposed-comm", "small-collectives"}
+        assert ev["exposed-comm"].endswith("; rule small-collectives names this run too: the small collectives' "
+                                           "exposed time is in both findings, two remedies (batch the messages, "
+                                           "overlap them) for one time; do not add the two")
+        assert "; rule exposed-comm names this run too: " in ev["small-collectives"]
+    # alone, neither says it
+    assert "names this run too" not in "".join(r["evidence"] for r in _findings(stores["exposed"][0]))
+
+
 def test_thresholds_silence_and_widen(stores):
     db = stores["exposed"][0]
     assert _findings(db, "--threshold", "exposed-comm.min_pct=50") == []
@@ -327,6 +368,20 @@ def test_unrelated_runs_are_no_job(tmp_path):
     r = cli("advise", "--db", db, "--run", "*")
     assert r.stdout.strip() == "no finding", r.stdout
     assert "not one job's ranks" in r.stderr
+
+
+def test_a_slow_rank_is_judged_within_its_job_whatever_else_is_selected(tmp_path):
+    """The slow job beside a clean job of another seed (job `other`): every run selected, the slow rank's finding
+    is the one its job alone gives (report blame runs over each candidate's job, not over every selected run)."""
+    db = str(tmp_path / "s.duckdb")
+    for fault, name in (("slow", "job"), ("clean", "other")):
+        d = tmp_path / name
+        d.mkdir()
+        advise_faults.store(db, d, 0 if fault == "slow" else 1, fault, name=name)
+    alone = [r for r in _findings(db) if r["rule"] == "slow-rank"]
+    every = list(csv.DictReader(io.StringIO(cli("advise", "--db", db, "--run", "*", "--format", "csv").stdout)))
+    assert [r for r in every if r["rule"] == "slow-rank"] == alone
+    assert [r["rank"] for r in alone] == [str(advise_faults.SLOW)] and "ranks waited" in alone[0]["finding"]
 
 
 def test_pipeline_bubble_is_the_stalls_excess_over_1f1b(tmp_path):

@@ -62,3 +62,44 @@ def test_the_resnet_samples_pageable_copies(tmp_path):
     rows = [r for r in _findings(db, "--run", "resnet") if r["rule"] == "pageable-copy"]
     assert len(rows) == 1 and rows[0]["finding"].startswith(f"{len(copies)} copies") and len(copies) == 12
     assert Decimal(rows[0]["at_stake_us"]) == sum(Decimal(e["dur"]) for e in copies)
+
+
+def test_megatron_ranks_without_kernels_have_a_step_time_and_no_pipeline_sends_in_exposed_comm(tmp_path):
+    """The Megatron job's ranks 1 and 3 hold the profiler's analyses but no kernels: their step time is their
+    step_trace_time.csv's Stage, so a finding on them has its share of the step (rank 3's slow-rank one
+    included); their exposed communication is the csv's Communication(Not Overlapped) less the pipeline sends
+    and receives (the p2p ops of communication.json), its waiting the collectives' Wait Time there."""
+    import json
+    from decimal import Decimal
+    folder = real_trace("ascend-megatron-job")
+    db = str(tmp_path / "s.duckdb")
+    cli("ingest", folder, "--db", db, "--name", "meg")
+    rows = _findings(db, "--tag", "job=meg")
+    for rank in (1, 3):
+        out = os.path.join(folder, f"rank_{rank}_ascend_pt", "ASCEND_PROFILER_OUTPUT")
+        with open(os.path.join(out, "step_trace_time.csv"), encoding="utf-8") as f:
+            steps = list(csv.DictReader(f))
+        with open(os.path.join(out, "communication.json"), encoding="utf-8") as f:
+            comm = json.load(f, parse_float=Decimal)
+        stage = sum(Decimal(r["Stage"]) for r in steps)
+        exposed = sum(Decimal(r["Communication(Not Overlapped)"]) for r in steps)
+        ops = [(cls, o["Communication Time Info"]) for step in comm.values() for cls, named in step.items()
+               for name, o in named.items() if name != "Total Op Info"]
+        p2p = sum(t["Elapse Time(ms)"] for cls, t in ops if cls == "p2p") * 1000
+        wait = sum(t["Wait Time(ms)"] for cls, t in ops if cls != "p2p") * 1000
+        mine = {r["rule"]: r for r in rows if r["rank"] == str(rank)}
+        got = mine["exposed-comm"]
+        assert Decimal(got["at_stake_us"]) == pytest.approx(exposed - p2p, abs=Decimal("0.01"))
+        assert Decimal(got["at_stake_pct"]) == round(100 * (exposed - p2p) / stage, 1)
+        assert f"{wait:.3f} us waiting for a peer (the profiler's Wait Time)" in got["finding"]
+        assert f"its pipeline sends and receives ({p2p:.3f} us) left out" in got["finding"]
+    # rank 3's wait is the other ranks': its share is of their steps (each a step_trace_time.csv's Stage too)
+    assert {r["rule"] for r in rows if r["rank"] == "3"} == {"slow-rank", "exposed-comm"}
+    slow = next(r for r in rows if r["rule"] == "slow-rank")
+    others = Decimal(0)
+    for rank in (0, 1):
+        with open(os.path.join(folder, f"rank_{rank}_ascend_pt", "ASCEND_PROFILER_OUTPUT", "step_trace_time.csv"),
+                  encoding="utf-8") as f:
+            others += sum(Decimal(r["Stage"]) for r in csv.DictReader(f))
+    assert slow["severity"] == "critical" and Decimal(slow["at_stake_pct"]) == round(
+        100 * Decimal(slow["at_stake_us"]) / others, 1)

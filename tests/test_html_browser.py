@@ -214,3 +214,15 @@ def test_advise_page_ranks_the_findings(browser, tmp_path):
     header, cells = page.evaluate(TABLE_JS)
     assert [header] + cells == table and len(cells) == advise_faults.RANKS
     assert page.evaluate(MARKS_JS)["bars"] == sum(_pos(r[header.index("at_stake_us")]) for r in cells) > 0
+    # the ranked list: an item per finding in the table's order, its finding, evidence and what to try as the CSV
+    # has them, each report command of the evidence set as code
+    items = page.evaluate("""Array.prototype.map.call(document.querySelectorAll("ol.findings > li"), function (li) {
+      return [li.className, li.querySelectorAll("p")[0].textContent, li.querySelectorAll("p")[1].textContent,
+              li.querySelectorAll("p")[2].textContent,
+              Array.prototype.map.call(li.querySelectorAll("code"), function (c) { return c.textContent; })];
+    })""")
+    col = {c: header.index(c) for c in ("severity", "finding", "evidence", "try")}
+    assert [i[:4] for i in items] == [[r[col["severity"]], r[col["finding"]], "Evidence: " + r[col["evidence"]],
+                                       "Try: " + r[col["try"]]] for r in cells]
+    for (*_, codes), r in zip(items, cells):
+        assert codes and all(c.startswith("tracedb report ") and c in r[col["evidence"]] for c in codes)

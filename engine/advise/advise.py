@@ -14,7 +14,8 @@ Each rule is a query file of sql/advise/ over what a report computes already:
     small-collectives  report collectives' ops and their sizes              advise_small_collectives.sql
     pipeline-bubble    report pipeline's stage rows                         advise_pipeline_bubble.sql
     pageable-copy      copies the trace names pageable                      advise_pageable_copy.sql
-    moe-imbalance      expert GEMMs' work (kernel_work) across a job's ranks  advise_moe_imbalance.sql
+    moe-imbalance      expert work (GEMM shapes, all-to-all sizes) across     advise_moe_experts.sql,
+                       a job's ranks                                          advise_moe_imbalance.sql
     regression         each run's step time against its --baseline run's     advise_regression.sql
     launch-bound       short kernels each waiting for its launch call           advise_launch_bound.sql
     fusion             repeated sequences of memory-bound elementwise kernels   advise_fusion.sql
@@ -75,8 +76,11 @@ def build(con, fmt: str = "table", runs=(), tags=(), profile: str | None = None,
     # exposed-comm's (their figures would be true, their advice wrong: the schedule idles by design)
     notes += _pipeline(con, b, profile)
     _breakdowns(con, b)
+    # the runs' communication ops (report collectives'), which moe-imbalance, small-collectives and slow-link read
+    coll_error = _collective_ops(con, b, profile)
     # before slow-rank, which leaves out the time a rank's expert GEMMs take for its extra tokens
-    sql.run(con, "advise_moe_imbalance", {"run_ids": ids, "min_excess_pct": th["moe-imbalance"]["min_excess_pct"],
+    sql.run(con, "advise_moe_experts", {"run_ids": ids})
+    sql.run(con, "advise_moe_imbalance", {"min_excess_pct": th["moe-imbalance"]["min_excess_pct"],
                                           "min_pct": th["moe-imbalance"]["min_pct"]})
     notes += _slow_rank(con, b, th["slow-rank"], profile)
     notes += _roofline_gap(con, b, th["roofline-gap"], profile)
@@ -98,15 +102,15 @@ def build(con, fmt: str = "table", runs=(), tags=(), profile: str | None = None,
                                    "min_pct": th["fusion"]["min_pct"]})
     sql.run(con, "advise_pageable_copy", {"run_ids": ids, "min_pct": th["pageable-copy"]["min_pct"]})
     on_clock = []
-    notes += _collectives(con, b, th, profile, on_clock)
+    notes += _collectives(con, b, th, coll_error, on_clock)
     notes += _exposed_comm(con, b, th["exposed-comm"], on_clock)
     if con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = '_pl_rows'").fetchone()[0]:
         sql.run(con, "advise_pipeline_bubble", {"min_pct": th["pipeline-bubble"]["min_pct"]})
     notes += _regression(con, b, against, th["regression"])
     notes.append("thresholds: " + rules.described(th) + " (--threshold RULE.KEY=VALUE; docs/advise.md)")
     notes.append("at_stake_pct: the time at stake over the step time (the sum of the runs' ProfilerStep#N, else of "
-                 "their Step Ids' device spans, else their span) of the runs it is counted on; severity: info < 3 % "
-                 "<= low < 5 % <= medium < 10 % <= high < 20 % <= critical")
+                 "their Step Ids' device spans, else of their step_trace_time.csv steps, else their span) of the runs "
+                 "it is counted on; severity: info < 3 % <= low < 5 % <= medium < 10 % <= high < 20 % <= critical")
     query = sql.file_statements("advise_findings")[-1].rstrip().rstrip(";")
     severities = [r[1] for r in con.execute(query, {"run_ids": ids}).fetchall()]
     meta = {"runs": ", ".join(names[r] for r in ids), "profile": b.profile.name}
@@ -154,36 +158,54 @@ def _slow_rank(con, b, th, profile) -> list[str]:
     if untagged >= 2 and not distinct:
         notes.append(f"slow-rank: {untagged} of the selected runs carry no job tag and are not one job's ranks "
                      "(a rank unknown or repeated, or two world sizes): not compared (tag a job's runs job=NAME)")
-    if cand:
+    # report blame over each candidate's job (its selected ranks), one job at a time: runs of other jobs or
+    # none would make it another question (or fail it), and a job's figures must not depend on what else is
+    # selected
+    from tracedb.engine.jobs import blame
+    jobs = _jobs(con)
+    by_name = {n: r for r, n in b.run_names.items()}
+    for job in sorted({j for (j,) in con.execute("SELECT DISTINCT job FROM _adv_slow_cand").fetchall()},
+                      key=lambda j: (j is not None, j or "")):
+        runs = jobs.get(job, [])
         try:
-            from tracedb.engine.jobs import blame
-            res = blame.build(con, "json", "all", "kernel", top=0, runs=[b.run_names[r] for r in b.run_ids],
+            res = blame.build(con, "json", "all", "kernel", top=0, runs=[b.run_names[r] for r in runs],
                               tags=[], profile=profile)
-            waited = {}
-            at_run, at_wait = res.columns.index("run"), res.columns.index("waited_us")
-            by_name = {n: r for r, n in b.run_names.items()}
-            for row in res.rows:
-                rid = by_name.get(row[at_run])
-                if rid in cand and row[at_wait] is not None:
-                    waited[rid] = waited.get(rid, 0) + int(Decimal(row[at_wait]) * 1000)
-            if waited:
-                con.executemany("INSERT INTO _adv_waits VALUES (?, ?)", list(waited.items()))
         except TracedbError as e:
-            notes.append(f"slow-rank: report blame could not run ({str(e).split(';')[0]}): the time at stake is the "
-                         "rank's compute excess")
+            notes.append(f"slow-rank: report blame could not run{f' for job {job}' if job else ''} "
+                         f"({str(e).split(';')[0]}): the time at stake is the rank's compute excess")
+            continue
+        waited = {}
+        at_run, at_wait = res.columns.index("run"), res.columns.index("waited_us")
+        for row in res.rows:
+            rid = by_name.get(row[at_run])
+            if rid in cand and row[at_wait] is not None:
+                waited[rid] = waited.get(rid, 0) + int(Decimal(row[at_wait]) * 1000)
+        if waited:
+            con.executemany("INSERT INTO _adv_waits VALUES (?, ?)", list(waited.items()))
     sql.run(con, "advise_slow_rank")
     return notes
 
 
-def _collectives(con, b, th, profile, on_clock: list) -> list[str]:
-    """The runs' communication ops with their sizes (report collectives'), then rule small-collectives; in a job,
-    its instances with clocks aligned on them, then rule slow-link. `on_clock` gains the runs the alignment
-    reached."""
+def _collective_ops(con, b, profile) -> str | None:
+    """The runs' communication ops with their sizes (report collectives': _coll_ops, _coll_match); why not, when
+    they cannot be read (then _coll_ops is empty)."""
     from tracedb.engine.jobs import align
     try:
         align.prepare(con, b.run_ids, profile)
+        return None
     except TracedbError as e:
-        return [f"small-collectives, slow-link: not checked ({str(e).split(';')[0]})"]
+        con.execute("CREATE OR REPLACE TEMP TABLE _coll_ops (run_id INTEGER, kseq BIGINT, op VARCHAR, grp VARCHAR, "
+                    "start_ns BIGINT, end_ns BIGINT)")
+        return str(e).split(';')[0]
+
+
+def _collectives(con, b, th, error: str | None, on_clock: list) -> list[str]:
+    """Rule small-collectives over the runs' communication ops (_collective_ops; `error`: why they could not be
+    read); in a job, its instances with clocks aligned on them, then rule slow-link. `on_clock` gains the runs the
+    alignment reached."""
+    from tracedb.engine.jobs import align
+    if error:
+        return [f"small-collectives, slow-link: not checked ({error})"]
     small = th["small-collectives"]
     sql.run(con, "advise_small_collectives", {"max_bytes": round(small["max_bytes"]),
                                               "min_per_step": small["min_per_step"], "min_pct": small["min_pct"]})

@@ -112,7 +112,28 @@ def page(res, report_json: str, rows: list, env) -> str:
     return env.get_template("html.j2").render(
         report=res.report, title=res.title, params=res.params, notes=res.notes,
         header=list(zip(res.columns, res.numeric)), body=body, row_count=len(rows),
+        findings=_findings(res, rows) if res.report == "advise" else None,
         data=data_block(report_json, spec), vega=_inline_script(javascript()) if spec else "")
+
+
+# a command the evidence names, up to the next ';' (the evidence joins its parts with '; ')
+_COMMAND = re.compile(r"tracedb (?:report|sql|export|advise) [^;]*")
+
+
+def _findings(res, rows) -> list[dict]:
+    """`tracedb advise`'s findings as the page's ranked list: each one's cells by column (escaped), where it
+    is (run, rank, step, kernel), its share of the step as a bar width in % (capped at 100), and its evidence
+    with each report command it names set as code."""
+    out = []
+    for row in rows:
+        f = dict(zip(res.columns, row))
+        where = [f"run {f['run']}"] + [f"{k} {f[k]}" for k in ("rank", "step", "layer", "kernel") if f.get(k)]
+        pct = float(f["at_stake_pct"] or 0)
+        evidence = html.escape(f["evidence"] or "", quote=False)
+        out.append({**{k: _cell(v) for k, v in f.items()}, "where": _cell(", ".join(where)),
+                    "width": f"{min(pct, 100.0):.1f}",
+                    "evidence_html": _COMMAND.sub(lambda m: f"<code>{m.group(0)}</code>", evidence)})
+    return out
 
 
 def _cell(v) -> str:

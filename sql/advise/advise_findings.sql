@@ -22,7 +22,8 @@
 --   at_stake_us DECIMAL(23,3): the time at stake
 --   at_stake_pct DECIMAL(7,1): as % of the step time (of the run's span without steps)
 --   finding VARCHAR: one line
---   evidence VARCHAR: the rows that show it and the `tracedb report ...` command that prints them
+--   evidence VARCHAR: the rows that show it and the `tracedb report ...` command that prints them; for
+--     exposed-comm and small-collectives on one run, that the two count the same exposed time
 --   try VARCHAR: what to try
 WITH p AS (
     SELECT f.*, 100.0 * f.at_stake_ns / nullif(f.base_ns, 0) AS pct FROM _adv_findings f
@@ -31,7 +32,14 @@ SELECT p.rule,
     CASE WHEN p.pct >= 20 THEN 'critical' WHEN p.pct >= 10 THEN 'high' WHEN p.pct >= 5 THEN 'medium'
          WHEN p.pct >= 3 THEN 'low' ELSE 'info' END AS severity,
     r.run, r.rank, p.step, p.layer, p.kernel, us(p.at_stake_ns)::DECIMAL(23, 3) AS at_stake_us,
-    round(p.pct, 1)::DECIMAL(7, 1) AS at_stake_pct, p.finding, p.evidence,
+    round(p.pct, 1)::DECIMAL(7, 1) AS at_stake_pct, p.finding,
+    p.evidence || CASE WHEN p.rule IN ('exposed-comm', 'small-collectives') AND EXISTS (
+            SELECT 1 FROM _adv_findings o WHERE o.run_id = p.run_id
+               AND o.rule = CASE p.rule WHEN 'exposed-comm' THEN 'small-collectives' ELSE 'exposed-comm' END)
+        THEN '; rule ' || CASE p.rule WHEN 'exposed-comm' THEN 'small-collectives' ELSE 'exposed-comm' END
+             || ' names this run too: the small collectives'' exposed time is in both findings, two remedies '
+             || '(batch the messages, overlap them) for one time; do not add the two'
+        ELSE '' END AS evidence,
     CASE p.rule
     WHEN 'idle-gap' THEN
         'find what the host did in the gap (the host event named, or the trace around it in Perfetto: tracedb export '

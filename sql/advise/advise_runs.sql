@@ -3,11 +3,11 @@
 -- Step time: the sum of the run's ProfilerStep#N annotations on the host (torch.profiler's prof.step(), as
 -- breakdown_steps.sql reads them); else, for a run whose kernels carry their step (Ascend kernel_details.csv's
 -- Step Id: kernels.step_id, which breakdown_steps.sql reads too), the sum over its steps of each step's device
--- span (first start to last end of the step's activities); else the run's span (first start to last end of its
--- device activities).
+-- span (first start to last end of the step's activities); else, for an Ascend rank without kernels, the sum of
+-- its step_trace_time.csv steps' Stage; else the run's span (first start to last end of its device activities).
 -- Vendor: ascend for device_kind npu, amd for an AMD device name or a rocprof/rocpd format, else nvidia for a
 -- GPU; NULL when neither is known.
--- Inputs: runs, kernels, host_events.
+-- Inputs: runs, kernels, host_events, step_times.
 -- Parameters:
 --   $run_ids INTEGER[]: the runs
 --   $db VARCHAR: the store's path, already a shell word, for the evidence commands
@@ -31,7 +31,8 @@
 --   span_ns BIGINT: first start to last end of its device activities
 --   base_ns BIGINT: the denominator of at_stake_pct: step_ns, else span_ns
 --   base VARCHAR: step | span: which one
---   step_source VARCHAR: ProfilerStep#N | Step Id: where the steps come from; NULL without steps
+--   step_source VARCHAR: ProfilerStep#N | Step Id | step_trace_time.csv: where the steps come from; NULL without
+--     steps
 --   cmd VARCHAR: `--db DB --run RUN`, shell-quoted
 -- Output: TEMP _adv_findings, empty: every rule (advise_*.sql) adds its findings to it, one row each; a rule that
 --   does not run adds none:
@@ -66,10 +67,23 @@ WITH marks AS (
             AND step_id IS NOT NULL AND kind IN ('kernel', 'comm', 'memcpy', 'memset')
           GROUP BY run_id, step_id)
     GROUP BY run_id
+), trace_steps AS (
+    -- an Ascend rank folder without kernels (its analyses alone): each step of its step_trace_time.csv, the
+    -- step's time its Stage (Computing + Communication(Not Overlapped) + Free)
+    SELECT run_id, count(DISTINCT step) AS steps,
+        sum(coalesce(stage_ns, computing_ns + coalesce(comm_not_overlapped_ns, 0) + coalesce(free_ns, 0)))::BIGINT
+            AS step_ns
+    FROM step_times
+    WHERE run_id IN (SELECT unnest($run_ids)) AND run_id NOT IN (SELECT run_id FROM marks)
+      AND run_id NOT IN (SELECT run_id FROM kernels WHERE run_id IN (SELECT unnest($run_ids)))
+      AND step IS NOT NULL AND (stage_ns IS NOT NULL OR computing_ns IS NOT NULL)
+    GROUP BY run_id
 ), stepped AS (
     SELECT run_id, steps, step_ns, 'ProfilerStep#N' AS step_source FROM marks
     UNION ALL
     SELECT run_id, steps, step_ns, 'Step Id' FROM step_ids
+    UNION ALL
+    SELECT run_id, steps, step_ns, 'step_trace_time.csv' FROM trace_steps
 ), spans AS (
     SELECT run_id, min(start_ns) AS first_ns, max(start_ns + dur_ns) AS last_ns,
         (max(start_ns + dur_ns) - min(start_ns))::BIGINT AS span_ns
