@@ -9,7 +9,7 @@ from dataclasses import dataclass
 @dataclass(frozen=True)
 class JsonIngestConfig:
     # Bytes read at a time: the head of the file, each step of the read of the keys before `"traceEvents":
-    # [` and after the array (layout.META_MAX_BYTES in all), the window after a cut in which an event
+    # [` and after the array (top_keys.META_MAX_BYTES in all), the window after a cut in which an event
     # boundary is looked for (a cut made while a .gz inflates looks a window further for each event longer
     # than that), and a part's bytes when the kernel cannot copy them.
     chunk: int = 1 << 22

@@ -13,9 +13,8 @@ objects) cannot be taken for events. What follows the array decides how the file
 
 Zero bytes at the very end (a file system's tail after a crash) count as the end of the file.
 
-The keys around the events are read with limits: each value at most META_MAX_DEPTH deep and
-META_MAX_BYTES long; only the keys tracedb reads become Python data, the others are checked and skipped.
-The facts read from them are checked for type and range by facts.run_facts."""
+The keys around the events are read with limits (chrome_json/top_keys.py); the facts read from them are
+checked for type and range by facts.run_facts."""
 import os
 import re
 from dataclasses import dataclass, field
@@ -23,8 +22,8 @@ from dataclasses import dataclass, field
 from tracedb.errors import InputError
 from tracedb.ingest.capped_read import BLANK_RUN_MAX, blank_refusal
 from tracedb.ingest.chrome_json.config import DEFAULT, JsonIngestConfig
-from tracedb.ingest.chrome_json.jsonscan import (DEEP, LONG_BLANKS, ScanStop, blank_at, load_value, shown,
-                                                  value_end, walk)
+from tracedb.ingest.chrome_json.jsonscan import DEEP, ScanStop, shown, walk
+from tracedb.ingest.chrome_json.top_keys import CUT, META_MAX_BYTES, Members
 from tracedb.ingest.sniff import LEADING, past_blanks
 
 # An event boundary: `}`, a comma, `{` and a key that starts Kineto and Perfetto events. It cannot occur
@@ -33,13 +32,6 @@ from tracedb.ingest.sniff import LEADING, past_blanks
 BOUNDARY = re.compile(rb'\}\s*,\s*\{\s*"(?:ph|cat|name|pid|tid|ts|dur|args|id|s|bp)"\s*:')
 # Where two objects of an array meet, whatever their first key: a candidate place to start walking.
 _MEET = re.compile(rb"\}\s*,\s*\{")
-# The keys read as data; any other key's value is checked for depth and closing brackets and skipped.
-READ_KEYS = ("schemaVersion", "deviceProperties", "distributedInfo", "baseTimeNanoseconds")
-SKIPPED = "(not read)"
-# Limits on the keys around the events. Real traces: 3 levels deep (deviceProperties, distributedInfo's
-# pg_config), a few KB in all (HTA's nccl trace: 9 keys, 3 KB).
-META_MAX_DEPTH = 64
-META_MAX_BYTES = 64 << 20
 # Events walked back from the end before the walk starts: a boundary inside an event's args (a list of
 # objects with "ph") cannot be the earliest of four.
 _ORIGIN_EVENTS = 4
@@ -113,13 +105,13 @@ def _lead(f, source: str, note: str) -> int:
 def object_start(f, source: str, config: JsonIngestConfig, note: str = "") -> tuple[int, dict]:
     """The byte after `"traceEvents": [` and the keys before it, read one by one (at most META_MAX_BYTES)."""
     lead = _lead(f, source, note) + 1        # after '{'
-    obj, meta = _Object(f, lead, 1 << 62, config.chunk, note), {}   # to the file's end (a .gz too)
+    obj, meta = Members(f, lead, 1 << 62, config.chunk, note), {}   # to the file's end (a .gz too)
     while True:
         member = obj.member(source, meta)
         if member is None:
             raise InputError(f"{source}: no \"traceEvents\" array in the first {obj.at + obj.i:,} bytes (the whole "
                              "object); expected a Chrome trace object {\"traceEvents\": [...]} or a bare event array")
-        if member == _CUT:
+        if member == CUT:
             raise InputError(f"{source}: no \"traceEvents\" array in the first {obj.at + len(obj.text):,} bytes; "
                              "expected a Chrome trace object {\"traceEvents\": [...]} or a bare event array (the "
                              f"keys before it are read up to {META_MAX_BYTES >> 20} MB)")
@@ -127,139 +119,6 @@ def object_start(f, source: str, config: JsonIngestConfig, note: str = "") -> tu
         if key == "traceEvents":
             return at + 1, meta
         meta[key] = value
-
-
-_CUT = "cut"
-
-
-class _Object:
-    """The members of a JSON object read one at a time from byte `at` of a file (just after its '{', or
-    after a value of it), the text read further while a member runs past it, up to META_MAX_BYTES. A
-    "traceEvents" member is returned as soon as its '[' is seen, its value not read."""
-
-    def __init__(self, f, at: int, stop: int, block: int, note: str, first: bool = True):
-        self.f, self.at, self.stop, self.block, self.note, self.first = f, at, stop, block, note, first
-        self.text, self.i = "", 0
-        self._grow()
-
-    def _grow(self) -> bool:
-        """Reads on: _PEEK bytes first, then as much again as is read so far, at most `block` at a time.
-        Kineto's keys before the events are a few KB: reading a 4 MB block first read and decoded a 2.6 MB
-        rank trace whole to find them (2-3 ms of its ~45 ms)."""
-        end = self.at + len(self.text)
-        if end >= self.stop or len(self.text) >= META_MAX_BYTES:
-            return False
-        self.f.seek(end)
-        data = self.f.read(min(self.block, max(_PEEK, len(self.text)), self.stop - end))
-        self.text += data.decode("latin-1")
-        return bool(data)
-
-    def member(self, source: str, seen: dict):
-        """(key, value, byte offset of the value) of the next member; None at the object's '}' (self.i is
-        then after it); _CUT when the bytes end inside the member."""
-        while True:
-            try:
-                return self._member(source, seen)
-            except _NeedMore:
-                if not self._grow():
-                    return _CUT
-            except ScanStop as s:
-                expected = "" if s.kind == "limit" else "; expected the top-level object's keys and values"
-                raise InputError(f"{source}: byte {self.at + s.pos}{self.note}: {s.reason}{expected}") from None
-
-    def _member(self, source: str, seen: dict):
-        text = self.text
-        i = _blanks(text, self.i)
-        if text[i] == "}":
-            self.i = i + 1
-            return None
-        if not self.first:
-            if text[i] != ",":
-                raise ScanStop("syntax", i, f"{text[i]!r} where ',' or '}}' was expected")
-            i = _blanks(text, i + 1)
-        if text[i] != '"':
-            raise ScanStop("syntax", i, f"{text[i]!r} where a key was expected")
-        end = _end_of(text, i, 1)
-        try:
-            key = load_value(text[i:end].encode("latin-1"), "a key")
-        except ValueError as e:   # a bad escape, invalid UTF-8
-            raise ScanStop("syntax", i, f"a key that is not a JSON string ({_reason(e)})") from None
-        i = _blanks(text, end)
-        if text[i] != ":":
-            raise ScanStop("syntax", i, f"{text[i]!r} where ':' was expected")
-        i = _blanks(text, i + 1)
-        at = self.at + i
-        if key in seen or (key == "traceEvents" and "traceEvents" in seen):
-            raise InputError(f"{source}: byte {at}{self.note}: the top-level key {key!r} appears twice; expected "
-                             "each key once")
-        if key == "traceEvents":
-            if text[i] != "[":
-                raise InputError(f"{source}: byte {at}{self.note}: \"traceEvents\" holds {_kind(text[i])}; "
-                                 "expected an array of events")
-            self.i, self.first = i + 1, False
-            return key, None, at
-        try:
-            end = _end_of(text, i, META_MAX_DEPTH)
-        except ScanStop as s:   # too deep: the value's first byte; malformed: the byte itself
-            raise InputError(f"{source}: byte {at if s.kind == 'deep' else self.at + s.pos}{self.note}: {key!r}: "
-                             f"{s.reason}; expected a JSON value at most {META_MAX_DEPTH} levels deep") from None
-        if end - i > META_MAX_BYTES:
-            raise InputError(f"{source}: byte {at}{self.note}: {key!r} is {(end - i) / 1e6:.0f} MB; expected at "
-                             f"most {META_MAX_BYTES >> 20} MB for a key beside the events")
-        value = SKIPPED
-        if key in READ_KEYS:
-            try:
-                value = load_value(text[i:end].encode("latin-1"), repr(key))
-            except (ValueError, RecursionError) as e:
-                raise InputError(f"{source}: byte {at}{self.note}: {key!r}: {_reason(e)}; expected a JSON value") \
-                    from None
-        self.i, self.first = end, False
-        return key, value, at
-
-
-class _NeedMore(Exception):
-    """The text ends inside the member being read."""
-
-
-def _need(text: str, i: int) -> int:
-    if i >= len(text):
-        raise _NeedMore()
-    return i
-
-
-def _blanks(text: str, i: int) -> int:
-    """_need of the first non-blank at or after i; more than BLANK_RUN_MAX blanks in a row are refused
-    (else 64 MiB of blanks read as "no traceEvents array in the first 64 MiB")."""
-    j = blank_at(text, i)
-    if j - i > BLANK_RUN_MAX:
-        raise ScanStop("limit", i, LONG_BLANKS)
-    return _need(text, j)
-
-
-def _end_of(text: str, i: int, depth: int) -> int:
-    """value_end, or _NeedMore when the value may go on past the text (a number ending at its end too)."""
-    try:
-        end = value_end(text, i, depth)
-    except ScanStop as s:
-        if s.kind == "cut":
-            raise _NeedMore() from None
-        raise
-    if end >= len(text):
-        raise _NeedMore()
-    return end
-
-
-def _kind(c: str) -> str:
-    return {"{": "an object", '"': "a string", "t": "true", "f": "false", "n": "null", "": "nothing"}.get(
-        c, "a number" if c in "-0123456789" else repr(c))
-
-
-def _reason(e: BaseException) -> str:
-    if isinstance(e, UnicodeDecodeError):
-        return f"invalid UTF-8 at its byte {e.start}"
-    if isinstance(e, RecursionError):
-        return "nested too deep"
-    return str(e).split(": line ")[0]
 
 
 # ------------------------------------------------------------------------------------------------ end
@@ -375,10 +234,10 @@ def _after_events(f, layout: Layout, at: int, data_end: int, source: str, config
     the array's ']'): the rest of the top-level object, then blanks only."""
     more, after = {}, at
     if layout.object_form:
-        obj = _Object(f, at, data_end, config.chunk, layout.note, first=False)
-        while (member := obj.member(source, {**layout.metadata, **more, "traceEvents": None})) not in (None, _CUT):
+        obj = Members(f, at, data_end, config.chunk, layout.note, first=False)
+        while (member := obj.member(source, {**layout.metadata, **more, "traceEvents": None})) not in (None, CUT):
             more[member[0]] = member[1]
-        if member == _CUT:
+        if member == CUT:
             return more, True, False     # cut inside the keys after the events: the events are all there
         after = at + obj.i
     rest = _first_non_blank(f, after, data_end, config.chunk, source, layout.note)
