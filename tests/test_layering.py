@@ -156,3 +156,13 @@ def test_the_checks_see_the_package():
     assert "tracedb.engine.segmentation.segment" in graph["tracedb.engine.reports.registry"]
     assert {"tracedb", "tracedb.version", "tracedb.engine.store.connect"} <= set(graph)
     assert "tracedb.engine.store.connect" in graph["tracedb"]   # the root's lazy imports are seen
+
+
+def test_modules_and_readme_fit_their_rooms():
+    """A module over 400 lines holds more than one idea, and a README over 250 lines is no longer a guide: both
+    are split (docs/ takes the rest)."""
+    long = {name: n for name, path in _modules().items()
+            if (n := sum(1 for _ in open(path, encoding="utf-8"))) > 400}
+    assert long == {}
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+        assert sum(1 for _ in f) <= 250
