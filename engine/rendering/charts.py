@@ -322,6 +322,8 @@ def _advise(res):
         "domain": ["critical", "high", "medium", "low", "info"],
         "range": ["#b2182b", "#ef8a62", "#fddbc7", "#d1e5f0", "#bababa"]}}
     spec["encoding"]["tooltip"] = vl.tip("unit", "severity", "at_stake_us", "at_stake_pct", "finding")
+    # the labels say what each bar is (#place rule run); an axis title beside labels that long overlapped them
+    spec["encoding"]["y"]["title"] = None
     return spec
 
 
