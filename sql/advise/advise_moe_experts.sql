@@ -21,6 +21,9 @@
 --   the runs' communication ops; may be empty).
 -- Parameters:
 --   $run_ids INTEGER[]: the runs
+-- Output: TEMP _adv_moe_jobs, the selected runs of a job, one row each:
+--   run_id INTEGER: the run
+--   job VARCHAR: its job ('': the selected untagged runs)
 -- Output: TEMP _adv_moe_kernels, one row per expert GEMM (source 1) or expert segment (source 2) of the runs'
 --   jobs:
 --   job VARCHAR: its job ('': the selected untagged runs)
@@ -33,33 +36,25 @@
 --   dur_ns BIGINT: its time (source 2: the summed time of the segment's compute kernels)
 --   work BIGINT: its work: FLOPs, or the elements received (source 2 with c10d metadata)
 --   nth BIGINT: its place among the run's expert GEMMs of its kind (segments of its group) in the step, from 1
-CREATE OR REPLACE TEMP TABLE _adv_moe_kernels AS
+CREATE OR REPLACE TEMP TABLE _adv_moe_jobs AS
 WITH tagged AS (
     SELECT a.run_id, a.rank, r.world_size, coalesce(a.job, '') AS job
     FROM _adv_runs a JOIN runs r USING (run_id)
-), jobs AS (
-    SELECT run_id, job FROM tagged
-    WHERE job <> ''
-       OR (SELECT count(DISTINCT rank) = count(*) AND count(DISTINCT world_size) <= 1 FROM tagged WHERE job = '')
 )
+SELECT run_id, job FROM tagged
+WHERE job <> ''
+   OR (SELECT count(DISTINCT rank) = count(*) AND count(DISTINCT world_size) <= 1 FROM tagged WHERE job = '');
+CREATE OR REPLACE TEMP TABLE _adv_moe_kernels AS
 SELECT j.job, k.run_id, coalesce(s.step, -1) AS step, '' AS grp, w.flops_source AS source, k.name, k.dur_ns,
     w.flops AS work,
     row_number() OVER (PARTITION BY k.run_id, coalesce(s.step, -1), w.flops_source ORDER BY k.start_ns, k.seq) AS nth
 FROM kernels k
 JOIN kernel_work w ON w.run_id = k.run_id AND w.seq = k.seq
-JOIN jobs j ON j.run_id = k.run_id
+JOIN _adv_moe_jobs j ON j.run_id = k.run_id
 LEFT JOIN _adv_act_step s ON s.run_id = k.run_id AND s.seq = k.seq
 WHERE k.run_id IN (SELECT unnest($run_ids)) AND starts_with(w.flops_source, 'moe gemm') AND w.flops > 0;
 INSERT INTO _adv_moe_kernels BY NAME
-WITH jobs AS (
-    SELECT DISTINCT job, run_id FROM (
-        SELECT coalesce(a.job, '') AS job, a.run_id, a.rank, r.world_size,
-            count(DISTINCT a.rank) FILTER (WHERE a.job IS NULL) OVER () AS untagged_ranks,
-            count(*) FILTER (WHERE a.job IS NULL) OVER () AS untagged,
-            count(DISTINCT r.world_size) FILTER (WHERE a.job IS NULL) OVER () AS untagged_sizes
-        FROM _adv_runs a JOIN runs r USING (run_id))
-    WHERE job <> '' OR (untagged_ranks = untagged AND untagged_sizes <= 1)
-), a2a AS (
+WITH a2a AS (
     -- each all-to-all of the runs with its step, and the start of the rank's next all-to-all in the same step
     SELECT o.run_id, o.kseq, o.grp, o.start_ns, o.end_ns, coalesce(s.step, -1) AS step,
         TRY_CAST(TRY_CAST(t.extra_args AS JSON) ->> 'out_nelems' AS BIGINT) AS recv,
@@ -68,7 +63,7 @@ WITH jobs AS (
     LEFT JOIN _adv_act_step s ON s.run_id = o.run_id AND s.seq = o.kseq
     LEFT JOIN trace_events t ON t.run_id = o.run_id AND t.seq = o.kseq AND t.extra_args IS NOT NULL
         AND t.kind IS NOT NULL AND t.kind <> 'npu_task'
-    WHERE o.op LIKE 'alltoall%' AND o.kseq IS NOT NULL AND o.run_id IN (SELECT run_id FROM jobs)
+    WHERE o.op LIKE 'alltoall%' AND o.kseq IS NOT NULL AND o.run_id IN (SELECT run_id FROM _adv_moe_jobs)
 ), seg AS (
     SELECT *, row_number() OVER (PARTITION BY run_id, grp, step ORDER BY start_ns, kseq) AS nth
     FROM a2a WHERE next_ns IS NOT NULL
@@ -84,8 +79,9 @@ WITH jobs AS (
         AND c.start_ns + c.dur_ns <= g.next_ns
 ), per_seg AS (
     SELECT run_id, kseq, sum(dur_ns)::BIGINT AS dur_ns,
-        sum(flops) FILTER (WHERE flops_source LIKE '%gemm%' OR flops_source LIKE '%mm%')::BIGINT AS gemm_flops,
-        arg_max(name, dur_ns) FILTER (WHERE flops_source LIKE '%gemm%' OR flops_source LIKE '%mm%') AS gemm,
+        -- a GEMM's formula (kernel_work.flops_source 'gemm 2MNK ...')
+        sum(flops) FILTER (WHERE starts_with(flops_source, 'gemm'))::BIGINT AS gemm_flops,
+        arg_max(name, dur_ns) FILTER (WHERE starts_with(flops_source, 'gemm')) AS gemm,
         bool_or(starts_with(coalesce(flops_source, ''), 'moe gemm')) AS has_moe
     FROM inside GROUP BY run_id, kseq
 )
@@ -93,5 +89,5 @@ SELECT j.job, g.run_id, g.step, g.grp,
     CASE WHEN g.recv > 0 THEN 'all-to-all received' ELSE 'all-to-all segment GEMMs' END AS source,
     coalesce(p.gemm, 'expert segment') AS name, p.dur_ns,
     CASE WHEN g.recv > 0 THEN g.recv ELSE p.gemm_flops END AS work, g.nth
-FROM seg g JOIN per_seg p USING (run_id, kseq) JOIN jobs j USING (run_id)
+FROM seg g JOIN per_seg p USING (run_id, kseq) JOIN _adv_moe_jobs j USING (run_id)
 WHERE NOT p.has_moe AND (g.recv > 0 OR p.gemm_flops > 0);
