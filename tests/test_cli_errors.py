@@ -190,3 +190,20 @@ def test_a_signal_while_the_interpreter_ends_kills_the_process_without_a_traceba
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == -signal.SIGINT and err == "" and out.startswith("tracedb "), (proc.returncode, err)
+
+
+@pytest.mark.parametrize("report", ["breakdown", "roofline", "launches", "ranks", "kernels"])
+def test_a_pass_the_report_refuses_is_said_before_the_store_is_opened(tmp_path, report):
+    """`--pass mean` on a report that shows single passes is refused from the options alone: with no store at the
+    path, the command line and tracedb.report name the option, not the missing store."""
+    import tracedb
+    from tracedb.errors import UsageError
+    missing = str(tmp_path / "none.duckdb")
+    line = one_line(cli("report", report, "--db", missing, "--run", "x", "--pass", "mean", check=False))
+    assert line.startswith(f"error: --pass mean: report {report} shows single passes")
+    with pytest.raises(UsageError, match=f"--pass mean: report {report} shows single passes"):
+        tracedb.report(missing, report, run="x", pass_="mean")
+    assert not os.path.exists(missing)
+    # a report that averages the steady passes takes it: the missing store is what is said
+    assert "no store here" in one_line(cli("report", "layers", "--db", missing, "--run", "x", "--pass", "mean",
+                                           check=False))

@@ -53,6 +53,14 @@ def build_report(con, name: str, fmt: str = "table", **opts) -> rnd.Result:
     return res
 
 
+def check_options(name: str, opts: dict):
+    """The checks of report `name`'s options (engine keywords) that need no store, made before one is opened:
+    the command line and tracedb.report call it first, so a value the report refuses is said whatever the
+    store (build_report checks again, for callers with a connection of their own)."""
+    if declared.get(name) is not None and opts.get("pass_spec") is not None:
+        _check_pass(name, str(opts["pass_spec"]).strip().lower())
+
+
 def _check_pass(name: str, spec: str):
     if spec == "mean" and declared.get(name).mean == MEAN_REFUSED:
         averaging = declared.averaging()
