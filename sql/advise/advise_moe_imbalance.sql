@@ -91,8 +91,7 @@ WITH heavy AS (
     SELECT i.heavy_run AS run_id, arg_max(e.name, i.waited_ns) AS kernel
     FROM _adv_moe i
     JOIN _adv_moe_kernels e ON e.job = i.job AND e.grp = i.grp AND e.step = i.step AND e.source = i.source
-    AND e.nth = i.nth
-     AND e.run_id = i.heavy_run
+        AND e.nth = i.nth AND e.run_id = i.heavy_run
     WHERE i.imbalanced GROUP BY i.heavy_run
 ), worst AS (
     -- the most imbalanced instances of the rank, each named by its step and its place among the step's expert
