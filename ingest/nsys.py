@@ -37,10 +37,15 @@ BATCH = 100_000
 KERNEL, MEMCPY, MEMSET = "CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET"
 RUNTIME, DRIVER, NVTX = "CUPTI_ACTIVITY_KIND_RUNTIME", "CUPTI_ACTIVITY_KIND_DRIVER", "NVTX_EVENTS"
 SYNC = "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION"
-# ENUM_CUPTI_SYNC_TYPE's names of a stream's wait for an event and of a stream's synchronisation, and their ids
-# (used when the export has no enum table): read as Kineto's cuda_sync events (report critical-path)
+# The event records (a cudaEventRecord's stream and event id; exports of captures that traced them): they name
+# the work a stream's wait or a host's event synchronisation waited for
+EVENTS = "CUPTI_ACTIVITY_KIND_CUDA_EVENT"
+# ENUM_CUPTI_SYNC_TYPE's names of a stream's wait for an event, of a stream's synchronisation and of an event's,
+# and their ids (used when the export has no enum table): read as Kineto's cuda_sync events (report
+# critical-path)
 SYNC_TYPES = {"CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT": 2,
-              "CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE": 3}
+              "CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE": 3,
+              "CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE": 1}
 META_TABLES = ("EXPORT_META_DATA", "META_DATA_EXPORT")
 GPU_TABLES = ("TARGET_INFO_GPU", "TARGET_INFO_CUDA_DEVICE")
 # The export schema major this reader was checked against (nsys 2023.1.2 writes 3.1.2); another one is read
@@ -66,7 +71,10 @@ COLUMNS = {
     "nvtx": {"start_ns": ("start",), "end_ns": ("end",), "event_type": ("eventType",), "text": ("text",),
              "text_id": ("textId",), "global_tid": ("globalTid",), "domain_id": ("domainId",)},
     "sync": {"start_ns": ("start",), "end_ns": ("end",), "device_id": ("deviceId",), "stream_id": ("streamId",),
-             "correlation_id": ("correlationId",), "global_pid": ("globalPid",), "sync_type": ("syncType",)},
+             "correlation_id": ("correlationId",), "global_pid": ("globalPid",), "sync_type": ("syncType",),
+             "event_id": ("eventId",), "event_sync_id": ("eventSyncId",)},
+    "event": {"device_id": ("deviceId",), "stream_id": ("streamId",), "correlation_id": ("correlationId",),
+              "global_pid": ("globalPid",), "event_id": ("eventId",), "event_sync_id": ("eventSyncId",)},
     "strings": {"id": ("id",), "value": ("value",)},
     "gpus": {"id": ("id", "cudaId", "cuDevice", "gpuId"), "name": ("name", "deviceName")},
     "meta": {"name": ("name",), "value": ("value",)},
@@ -77,6 +85,7 @@ REQUIRED = {
     "api": ("start_ns", "end_ns", "global_tid", "correlation_id", "name_id"),
     "nvtx": ("start_ns", "end_ns", "event_type", "global_tid"),
     "sync": ("start_ns", "end_ns", "stream_id", "correlation_id", "sync_type"),
+    "event": ("stream_id", "correlation_id", "event_id"),
     "strings": ("id", "value"), "gpus": ("id",), "meta": ("name", "value"), "enum": ("id", "name"),
 }
 TEXT = {"text", "value", "name", "label", "kind", "cat"}     # every other column is an int64
@@ -141,6 +150,8 @@ def load(con, run_id, src) -> dict:
             x.copy(con, "nvtx", NVTX, "_nsys_nvtx", pids=pids)
         if SYNC in x.tables:
             x.copy(con, "sync", SYNC, "_nsys_sync", device=src.agent)
+        if EVENTS in x.tables:
+            x.copy(con, "event", EVENTS, "_nsys_events", device=src.agent)
         event_types, copy_kinds = x.enum("ENUM_NSYS_EVENT_TYPE"), x.enum("ENUM_CUDA_MEMCPY_OPER", label=True)
         sync_types = {**SYNC_TYPES, **x.enum("ENUM_CUPTI_SYNC_TYPE")}
     bad = sql.run(con, "ingest_nsys_check", {"min_ns": MIN_NS, "max_ns": MAX_NS}).fetchone()
@@ -154,8 +165,8 @@ def load(con, run_id, src) -> dict:
     kinds = copy_kinds or COPY_KINDS
     sql.run(con, "ingest_nsys_insert", {"run_id": run_id, "range_types": ranges, "domain_type": domain,
                                         "copy_ids": list(kinds), "copy_labels": list(kinds.values()),
-                                        "wait_type": sync_types[next(iter(SYNC_TYPES))],
-                                        "stream_sync_type": sync_types[list(SYNC_TYPES)[1]]})
+                                        **dict(zip(("wait_type", "stream_sync_type", "event_sync_type"),
+                                                   (sync_types[n] for n in SYNC_TYPES)))})
     names = [r[0] for r in con.execute("SELECT DISTINCT g.name FROM _nsys_gpus g WHERE g.name IS NOT NULL AND "
                                        "g.id IN (SELECT DISTINCT device_id FROM kernels_raw WHERE run_id = $r) "
                                        "ORDER BY 1", {"r": run_id}).fetchall()]

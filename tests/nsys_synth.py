@@ -43,6 +43,9 @@ EVENT_TYPES = {34: "NvtxMark", 59: "NvtxPushPopRange", 60: "NvtxStartEndRange", 
 COPY_KINDS = {1: "Host-to-Device", 2: "Device-to-Host", 8: "Device-to-Device"}
 TEXT_COLS = {"text", "jsonText", "value", "name", "label"}
 SYNC_COLS = ("start", "end", "deviceId", "contextId", "streamId", "correlationId", "globalPid", "syncType", "eventId")
+# CUPTI_ACTIVITY_KIND_CUDA_EVENT as newer exports write it (the device timestamp 0: not collected)
+EVENT_COLS = ("timestamp", "deviceId", "contextId", "greenContextId", "streamId", "correlationId", "globalPid",
+              "eventId", "eventSyncId")
 # ENUM_CUPTI_SYNC_TYPE as nsys 2023.1 writes it
 SYNC_TYPES = {0: "UNKNOWN", 1: "EVENT_SYNCHRONIZE", 2: "STREAM_WAIT_EVENT", 3: "STREAM_SYNCHRONIZE",
               4: "CONTEXT_SYNCHRONIZE"}
@@ -52,6 +55,7 @@ class Export:
     def __init__(self):
         self.strings: dict[str, int] = {}
         self.kernels, self.memcpy, self.memset, self.runtime, self.nvtx, self.syncs = [], [], [], [], [], []
+        self.events = []
         self.gpus = {}           # device id -> name
         self.corr = 1000
 
@@ -94,7 +98,7 @@ class Export:
                             "correlationId": corr, "globalPid": gpid(pid), "value": 0, "bytes": nbytes,
                             "memKind": 2})
 
-    def sync(self, start, end, sync_type, corr, stream=None, event=None, device=0, pid=100):
+    def sync(self, start, end, sync_type, corr, stream=None, event=None, device=0, pid=100, sync_id=None):
         """A CUPTI synchronization record (CUPTI_ACTIVITY_KIND_SYNCHRONIZATION) of the API call `corr`:
         sync_type 2 a cudaStreamWaitEvent on `stream` for `event`, 3 a cudaStreamSynchronize of `stream`; the
         invalid value 0xffffffff where a field does not apply, as CUPTI writes it."""
@@ -102,7 +106,13 @@ class Export:
         self.syncs.append({"start": start, "end": end, "deviceId": device, "contextId": 1,
                            "streamId": invalid if stream is None else stream, "correlationId": corr,
                            "globalPid": gpid(pid), "syncType": sync_type,
-                           "eventId": invalid if event is None else event})
+                           "eventId": invalid if event is None else event, "eventSyncId": sync_id})
+
+    def cuda_event(self, corr, stream, event, device=0, pid=100, sync_id=None):
+        """A CUPTI event record (CUPTI_ACTIVITY_KIND_CUDA_EVENT) of the cudaEventRecord call `corr`: `event`
+        recorded on `stream`."""
+        self.events.append({"timestamp": 0, "deviceId": device, "contextId": 1, "streamId": stream,
+                            "correlationId": corr, "globalPid": gpid(pid), "eventId": event, "eventSyncId": sync_id})
 
     def push(self, start, end, pid, tid, text, domain=None, registered=False):
         """An NVTX push/pop range (end None: never popped); `registered`: its text through StringIds."""
@@ -148,7 +158,11 @@ class Export:
             ("NVTX_EVENTS", NVTX_COLS, self.nvtx),
         ]
         if self.syncs:
-            specs.append(("CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", SYNC_COLS, self.syncs))
+            # eventSyncId (newer exports) only when some row carries one
+            cols = SYNC_COLS + (("eventSyncId",) if any(r["eventSyncId"] is not None for r in self.syncs) else ())
+            specs.append(("CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", cols, self.syncs))
+        if self.events:
+            specs.append(("CUPTI_ACTIVITY_KIND_CUDA_EVENT", EVENT_COLS, self.events))
         if not renamed:
             specs += [("ENUM_NSYS_EVENT_TYPE", ("id", "name", "label"),
                        [{"id": i, "name": n, "label": n} for i, n in EVENT_TYPES.items()]),

@@ -367,12 +367,16 @@ def _event_tasks(sch: Schedule, ts, dur) -> list:
     return ev
 
 
-def nsys(path, sch: Schedule):
+def nsys(path, sch: Schedule, records=False, sync_ids=False):
     """The schedule as an Nsight Systems SQLite export (tests/nsys_synth.py): kernels and runtime calls linked by
     their correlation ids, the ops and steps as NVTX push/pop ranges (what PyTorch's emit_nvtx and
     prof.step() write); a cross-stream wait as its cudaEventRecord and cudaStreamWaitEvent calls and CUPTI's
-    synchronization row of the wait (the waiting stream and an event id: nsys keeps no record of the event).
-    An event sync has no form here: simulate with event_p=0."""
+    synchronization row of the wait (the waiting stream and an event id). `records`: CUPTI's event records too
+    (CUPTI_ACTIVITY_KIND_CUDA_EVENT: each cudaEventRecord's stream and event id), from a pool of three events
+    reused in turn as PyTorch reuses its events, and each event sync as its synchronization row; without
+    them an event sync has no form here: simulate with event_p=0. `sync_ids`: records and synchronisations
+    carry CUPTI's eventSyncId (the record's correlation id here), and the synchronisations an event id no
+    record has, so that only the sync ids pair them."""
     import nsys_synth
     ex = nsys_synth.Export()
     ex.gpu(0, "NVIDIA H100 80GB HBM3")
@@ -381,14 +385,24 @@ def nsys(path, sch: Schedule):
         ex.push(t0 + a, t0 + b, 100, 100, name)
     for step, a, b in sch.marks:
         ex.push(t0 + a, t0 + b, 100, 100, f"ProfilerStep#{step}")
-    for event, (rec_t, rec_corr, wait_t, wait_corr, _, dst_stream) in enumerate(sch.waits):
-        assert wait_t is not None, "simulate the nsys form with event_p=0"
+    event_of = {}
+    for i, (rec_t, rec_corr, wait_t, wait_corr, src_stream, dst_stream) in enumerate(sch.waits):
+        event = event_of[rec_corr] = i % 3 + 1 if records else i + 1
         ex.api(t0 + rec_t, t0 + rec_t + 2_000, 100, 100, "cudaEventRecord", corr=rec_corr)
+        if records:
+            ex.cuda_event(rec_corr, src_stream, event, sync_id=rec_corr if sync_ids else None)
+        if wait_t is None:
+            assert records, "simulate the nsys form with event_p=0, or write it with records=True"
+            continue
         ex.api(t0 + wait_t, t0 + wait_t + 2_000, 100, 100, "cudaStreamWaitEvent", corr=wait_corr)
-        ex.sync(t0 + wait_t, t0 + wait_t + 2_000, 2, wait_corr, stream=dst_stream, event=event + 1)
+        ex.sync(t0 + wait_t, t0 + wait_t + 2_000, 2, wait_corr, stream=dst_stream, event=event + 100 * sync_ids,
+                sync_id=rec_corr if sync_ids else None)
+    syncs = {sync_corr: rec_corr for sync_corr, rec_corr, _, _ in sch.event_syncs}
     for n in sch.nodes:
         if n.side == "host":
-            assert n.name != "cudaEventSynchronize", "simulate the nsys form with event_p=0"
+            if n.corr in syncs:
+                ex.sync(t0 + n.start, t0 + n.end, 1, n.corr, event=event_of[syncs[n.corr]] + 100 * sync_ids,
+                        sync_id=syncs[n.corr] if sync_ids else None)
             ex.api(t0 + n.start, t0 + n.end, 100, 100, n.name, corr=n.corr)
         else:
             stream = int(n.lane.rsplit(":", 1)[1])
@@ -397,9 +411,10 @@ def nsys(path, sch: Schedule):
 
 
 def write(path, sch: Schedule, form="kineto"):
-    """The schedule as a Kineto trace, an Ascend trace_view.json (form="ascend") or an nsys export ("nsys")."""
-    if form == "nsys":
-        return nsys(path, sch)
+    """The schedule as a Kineto trace, an Ascend trace_view.json (form="ascend") or an nsys export ("nsys"; with
+    CUPTI's event records, "nsys-records"; with their eventSyncId too, "nsys-sync-ids")."""
+    if form in ("nsys", "nsys-records", "nsys-sync-ids"):
+        return nsys(path, sch, records=form != "nsys", sync_ids=form == "nsys-sync-ids")
     with open(path, "w", encoding="utf-8") as f:
         json.dump(kineto(sch) if form == "kineto" else trace_view(sch), f)
 

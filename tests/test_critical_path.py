@@ -166,10 +166,31 @@ def test_nsys_stream_waits_give_the_waits_path(tmp_path, seed):
     """Cross-stream waits in an Nsight Systems export: CUPTI's synchronization rows name the waiting stream and an
     event id, never the record, so the event's work is the last activity launched on another stream before the
     cudaStreamWaitEvent call. The path equals the Kineto trace's (whose cuda_sync events name the record) and
-    the simulator's. (Event syncs: none here, nsys keeps no form of them that names the event's work.)"""
+    the simulator's. (Event syncs: none here; without CUPTI's event records an export names no event's work.)"""
     sch = sim.simulate(seed, event_p=0)
     assert any(n.edge == "event" for n in sch.nodes)
     _as_kineto_and_true(tmp_path, sch, "nsys", "s.sqlite")
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_nsys_event_records_give_the_waits_path(tmp_path, seed):
+    """An Nsight Systems export with CUPTI's event records (CUPTI_ACTIVITY_KIND_CUDA_EVENT): each wait's and
+    each event sync's record is the last of its event id before the synchronising call (three events, reused
+    in turn; odd seeds: paired by CUPTI's eventSyncId alone, the event ids misleading), so event syncs are
+    kept and every wait names its record. The path equals the Kineto trace's and the simulator's."""
+    sch = sim.simulate(seed)
+    assert any(n.edge == "event" for n in sch.nodes) and sch.event_syncs
+    _as_kineto_and_true(tmp_path, sch, "nsys-sync-ids" if seed % 2 else "nsys-records", "s.sqlite")
+    con = tracedb.connect(str(tmp_path / "s.duckdb"))
+    try:
+        kept = con.execute("SELECT name, count(*), count(json_extract(extra_args, '$.record_corr')) FROM trace_events "
+                           "WHERE cat = 'cuda_sync' AND run_id = (SELECT run_id FROM runs WHERE name = 'other') "
+                           "GROUP BY name ORDER BY name").fetchall()
+    finally:
+        con.close()
+    assert kept == [("Event Sync", len(sch.event_syncs), len(sch.event_syncs)),
+                    ("Stream Wait Event", len(sch.waits) - len(sch.event_syncs),
+                     len(sch.waits) - len(sch.event_syncs))]
 
 
 @pytest.mark.parametrize("seed", SEEDS[:4])

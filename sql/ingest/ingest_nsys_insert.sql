@@ -18,14 +18,21 @@
 -- Synchronisation rows (CUPTI_ACTIVITY_KIND_SYNCHRONIZATION), into trace_events as Kineto writes them: a stream's
 --   wait for an event as cat cuda_sync 'Stream Wait Event' on the waiting stream, a stream's synchronisation as
 --   'Stream Sync' on that stream (pid the device, tid the stream), each carrying its API call's correlation id
---   and at that call's time (the event waited for is named by an id only, no record of it: report
---   critical-path finds its work by the launch order, critical_path_nodes.sql). Other kinds (event and context
---   synchronisations) are not kept.
+--   and at that call's time. The event waited for is named by an id; where the export has the event records
+--   (CUPTI_ACTIVITY_KIND_CUDA_EVENT), the record is the one of the same eventSyncId where both carry one, else
+--   the last record of the same process and event id whose call came before the synchronising call (CUPTI
+--   numbers a process's calls in order; PyTorch reuses its events), and extra_args names it as Kineto's
+--   cuda_sync events do: a JSON object of keys wait_stream (the recorded stream) and record_corr (the
+--   cudaEventRecord call's correlation id). With a record, a host's wait for an event (cudaEventSynchronize) is kept as 'Event Sync'
+--   (no stream); without one, report critical-path finds a stream wait's work by the launch order
+--   (critical_path_nodes.sql) and an event synchronisation is not kept (the call then waits as a device-wide
+--   synchronisation would). Context synchronisations are not kept.
 -- correlation_id is the export's correlationId when the run holds one process; with several (CUPTI numbers
 --   each process's calls on its own), pid * 2^32 + correlationId on both sides, so no kernel is linked to a
 --   call of another process (not when some device rows lack globalPid: then every process's host events are
 --   kept, with the export's ids).
--- Inputs: TEMP _nsys_strings, _nsys_activity, _nsys_api, _nsys_nvtx, _nsys_sync (dropped at the end).
+-- Inputs: TEMP _nsys_strings, _nsys_activity, _nsys_api, _nsys_nvtx, _nsys_sync, _nsys_events (dropped at the
+--   end).
 -- Parameters:
 --   $run_id INTEGER: the run being ingested
 --   $range_types BIGINT[]: NVTX_EVENTS.eventType of push/pop and start/end ranges (ENUM_NSYS_EVENT_TYPE)
@@ -34,6 +41,7 @@
 --   $copy_labels VARCHAR[]: their labels
 --   $wait_type BIGINT: the syncType of a stream's wait for an event (ENUM_CUPTI_SYNC_TYPE)
 --   $stream_sync_type BIGINT: the syncType of a stream's synchronisation
+--   $event_sync_type BIGINT: the syncType of a host's synchronisation on an event
 -- Output: kernels_raw_full rows of the run (seq and dup left to ingest_finish), trace_events rows (host events
 --   and synchronisations).
 -- TEMP _nsys_procs is scratch, dropped at the end.
@@ -94,20 +102,53 @@ WHERE h.dur_ns >= 0
   AND ((SELECT bool_or(every) FROM _nsys_procs) OR (h.global_tid >> 24) & 16777215 IN (SELECT pid FROM _nsys_procs))
 ORDER BY h.start_ns, h.part, h.ord;
 INSERT INTO trace_events (run_id, seq, ph, kind, cat, name, pid, tid, start_ns, dur_ns, correlation_id, device_id,
-                          stream_id)
+                          stream_id, extra_args)
+WITH records AS (
+    SELECT r.*, (r.global_pid >> 24) & 16777215 AS pid FROM _nsys_events r WHERE r.correlation_id IS NOT NULL
+), syncs AS (
+    SELECT y.*, (y.global_pid >> 24) & 16777215 AS pid FROM _nsys_sync y
+    WHERE y.correlation_id IS NOT NULL AND y.sync_type IN ($wait_type, $stream_sync_type, $event_sync_type)
+), by_sync_id AS (
+    SELECT y.ord, arg_max(r.stream_id, r.correlation_id) AS rec_stream, max(r.correlation_id) AS rec_corr,
+           arg_max(r.device_id, r.correlation_id) AS rec_device
+    FROM syncs y JOIN records r ON r.event_sync_id = y.event_sync_id AND r.pid IS NOT DISTINCT FROM y.pid
+    WHERE y.sync_type <> $stream_sync_type
+    GROUP BY y.ord
+), by_order AS (
+    -- the event's last record before the synchronising call
+    SELECT y.ord, r.stream_id AS rec_stream, r.correlation_id AS rec_corr, r.device_id AS rec_device
+    FROM (SELECT * FROM syncs WHERE sync_type <> $stream_sync_type AND ord NOT IN (SELECT ord FROM by_sync_id)) y
+    ASOF JOIN records r
+      ON coalesce(r.pid, -1) = coalesce(y.pid, -1) AND r.event_id = y.event_id
+     AND r.correlation_id < y.correlation_id
+), recorded AS (
+    SELECT * FROM by_sync_id UNION ALL SELECT * FROM by_order
+), several AS (
+    SELECT bool_or(several) AS shift FROM _nsys_procs
+)
 SELECT $run_id, coalesce((SELECT max(seq) FROM trace_events WHERE run_id = $run_id), 0)
            + row_number() OVER (ORDER BY y.start_ns, y.ord),
-       'X', NULL, 'cuda_sync', CASE y.sync_type WHEN $wait_type THEN 'Stream Wait Event' ELSE 'Stream Sync' END,
-       -- on the device and its stream, as Kineto writes its cuda_sync events
-       y.device_id::VARCHAR, y.stream_id::VARCHAR, y.start_ns, greatest(y.end_ns - y.start_ns, 0),
-       CASE WHEN (SELECT bool_or(several) FROM _nsys_procs)
-            THEN ((y.global_pid >> 24) & 16777215) * 4294967296 + y.correlation_id ELSE y.correlation_id END,
-       y.device_id, y.stream_id
-FROM _nsys_sync y
-WHERE y.sync_type IN ($wait_type, $stream_sync_type) AND y.stream_id IS NOT NULL AND y.stream_id <> 4294967295
-  AND y.correlation_id IS NOT NULL
+       'X', NULL, 'cuda_sync',
+       CASE y.sync_type WHEN $wait_type THEN 'Stream Wait Event' WHEN $event_sync_type THEN 'Event Sync'
+                        ELSE 'Stream Sync' END,
+       -- on the device and its stream, as Kineto writes its cuda_sync events (an event sync: no stream)
+       coalesce(y.device_id, r.rec_device)::VARCHAR,
+       CASE WHEN y.sync_type <> $event_sync_type THEN y.stream_id::VARCHAR END,
+       y.start_ns, greatest(y.end_ns - y.start_ns, 0),
+       CASE WHEN s.shift THEN y.pid * 4294967296 + y.correlation_id ELSE y.correlation_id END,
+       coalesce(y.device_id, r.rec_device),
+       CASE WHEN y.sync_type <> $event_sync_type THEN y.stream_id END,
+       CASE WHEN r.rec_corr IS NOT NULL
+            THEN json_object('wait_stream', r.rec_stream,
+                             'record_corr', CASE WHEN s.shift THEN y.pid * 4294967296 + r.rec_corr ELSE r.rec_corr END
+                            )::VARCHAR END
+FROM syncs y CROSS JOIN several s
+LEFT JOIN recorded r ON r.ord = y.ord
+WHERE CASE WHEN y.sync_type = $event_sync_type THEN r.rec_corr IS NOT NULL
+           ELSE y.stream_id IS NOT NULL AND y.stream_id <> 4294967295 END
 ORDER BY y.start_ns, y.ord;
 DROP TABLE _nsys_sync;
+DROP TABLE _nsys_events;
 DROP TABLE _nsys_strings;
 DROP TABLE _nsys_activity;
 DROP TABLE _nsys_api;
