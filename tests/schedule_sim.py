@@ -170,14 +170,14 @@ GAP = {"stream": "device_gap", "launch": "launch_latency", "event": "sync_wait",
        "sync": "sync_wait"}
 
 
-def window(sch: Schedule, step=None):
+def window(sch: Schedule, step=None, span=None):
     """(start, end, last node) of the whole trace or of one step (host calls starting in its mark and the
-    kernels they launched)."""
+    kernels they launched); `span` (start, end): of an annotation over that span alike."""
     nodes = sch.nodes
-    if step is None:
+    if step is None and span is None:
         members, start = nodes, min(n.start for n in nodes)
     else:
-        _, s, e = next(m for m in sch.marks if m[0] == step)
+        s, e = span if span is not None else next(m for m in sch.marks if m[0] == step)[1:]
         calls = {n.id for n in nodes if n.side == "host" and s <= n.start < e}
         members = [n for n in nodes if n.id in calls or (n.side == "device" and n.launch in calls)]
         start = s
@@ -185,9 +185,9 @@ def window(sch: Schedule, step=None):
     return start, last.end, last
 
 
-def true_path(sch: Schedule, step=None) -> list[tuple]:
+def true_path(sch: Schedule, step=None, span=None) -> list[tuple]:
     """The true path's segments in time order: (start ns from the window's start, end, category)."""
-    w_start, w_end, node = window(sch, step)
+    w_start, w_end, node = window(sch, step, span)
     out, x = [], w_end
     while node is not None and x > w_start:
         release = None if node.release is None else min(node.release, x)

@@ -42,6 +42,40 @@ def test_path_is_the_simulators(stores, seed, step):
 
 
 @pytest.mark.parametrize("seed", SEEDS[:3])
+def test_an_annotations_instance_is_a_window(stores, seed):
+    """--annotation NAME --instance N: the N-th host annotation of that name (here an op, aten::op) from its
+    start to the end of the device work launched inside it, as the simulator's path over that span; and
+    ProfilerStep#2 named so gives --step 2's rows."""
+    con, sch = stores[seed]
+    ops = sorted(sch.ops)
+    for k in (0, 7, len(ops) - 1):
+        got = [(ns(r["start_us"]), ns(r["end_us"]), r["category"]) for r in rows(con, annotation="aten::op",
+                                                                                instance=k)]
+        assert sim.merge(got) == sim.merge(sim.true_path(sch, span=ops[k][:2]))
+        start, end, _ = sim.window(sch, span=ops[k][:2])
+        assert sum(ns(r["dur_us"]) for r in rows(con, annotation="aten::op", instance=k, by="category")) == end - start
+    drop_step = [{k: v for k, v in r.items() if k != "step"} for r in rows(con, step=2)]
+    assert [{k: v for k, v in r.items() if k != "step"} for r in rows(con, annotation="ProfilerStep#2")] == drop_step
+    what_if = tracedb.report(con, "what-if", annotation="ProfilerStep#2", kernel=["kernel_1.*=50"]).text("csv")
+    assert what_if.splitlines()[1:] == [line.replace(",2,kernel", ",,kernel") for line in tracedb.report(
+        con, "what-if", step=2, kernel=["kernel_1.*=50"]).text("csv").splitlines()[1:]]
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--instance", "2"], "--instance: give --annotation NAME too"),
+    (["--annotation", "aten::op", "--step", "2"], "--annotation and --step: give one window"),
+    (["--annotation", "aten::nothing"], "run 'sim': no annotation 'aten::nothing'"),
+    (["--annotation", "ProfilerStep#2", "--instance", "1"], "no annotation 'ProfilerStep#2' (instance 1)"),
+    (["--annotation", "aten::op", "--instance", "-1"], "--instance"),
+])
+def test_annotation_windows_refused(tmp_path, args, message):
+    sim.write(tmp_path / "sim.json", sim.simulate(3))
+    db = str(tmp_path / "s.duckdb")
+    cli("ingest", str(tmp_path / "sim.json"), "--db", db, "--name", "sim")
+    assert_one_line_error(cli("report", "critical-path", "--db", db, *args, check=False), message)
+
+
+@pytest.mark.parametrize("seed", SEEDS[:3])
 def test_segments_tile_the_window(stores, seed):
     con, sch = stores[seed]
     for step in (None, 2):

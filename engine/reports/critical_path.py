@@ -41,24 +41,41 @@ class Window:
     last: int       # the node the walk starts from
 
 
-def build(con, fmt, by, step, seg_opts, job: bool = False, pass_spec: str = "all", layer=None) -> rnd.Result:
+def mark(annotation: str | None, instance: int | None, step: int | None) -> tuple | None:
+    """The window of --annotation NAME [--instance N] as (NAME, N), or None; refused with --step or with
+    --instance alone."""
+    if annotation is None:
+        if instance is not None:
+            raise UsageError("--instance: give --annotation NAME too")
+        return None
+    if step is not None:
+        raise UsageError("--annotation and --step: give one window")
+    if not str(annotation).strip():
+        raise UsageError("--annotation: expected the name of a host annotation")
+    return str(annotation), int(instance or 0)
+
+
+def build(con, fmt, by, step, seg_opts, job: bool = False, pass_spec: str = "all", layer=None,
+          mark: tuple | None = None) -> rnd.Result:
     if by not in BY:
         raise UsageError(f"--by {by!r}: expected one of {', '.join(BY)}")
     unit = _unit(pass_spec, layer, step)
+    if unit is not None and mark is not None:
+        raise UsageError("--pass and --annotation: give one window")
     b, meta = _bind(con, seg_opts, segmented=by in ("segment", "layer", "stage") or unit is not None)
     if unit is not None and not b.anchor:
         raise UsageError("--pass: the run has no passes (no anchor); the window can be the whole trace or --step")
     graph(con, b, job, peers=True)
     _stages_and_modules(con, b, by)
-    windows = _windows(con, b, step, job, unit)
+    windows = _windows(con, b, step, job, unit, mark)
     _coverage_notes(con, b)
     _keep_walk(con, [walk(con, w) for w in windows])
     sql.run(con, "critical_path_segments")
-    meta.update(by=by, path_window=_window_name(step, unit))
+    meta.update(by=by, path_window=_window_name(step, unit, mark))
     if job:
         meta["path"] = f"one across the {len(b.run_ids)} runs"
     b.notes.append(DEFINITIONS)
-    title = f"critical path of {_window_name(step, unit)}" + ("" if by == "segment" else f", by {by}")
+    title = f"critical path of {_window_name(step, unit, mark)}" + ("" if by == "segment" else f", by {by}")
     if by == "slack":
         _keep_slack(con, b, windows, job)
     file = {"segment": "report_critical_path", "slack": "report_critical_path_slack"}.get(by, "report_critical_path_by")
@@ -203,30 +220,36 @@ def _unit(pass_spec, layer, step):
     return int(spec), layer
 
 
-def _window_name(step, unit) -> str:
+def _window_name(step, unit, mark=None) -> str:
     if unit is not None:
         return f"pass {unit[0]}" + (f" layer {unit[1]}" if unit[1] is not None else "")
+    if mark is not None:
+        return f"annotation {mark[0]!r}" + (f" (instance {mark[1]})" if mark[1] else "")
     return f"step {step}" if step is not None else "the whole trace"
 
 
-def _windows(con, b, step, job: bool = False, unit=None) -> list[Window]:
+def _windows(con, b, step, job: bool = False, unit=None, mark=None) -> list[Window]:
     """Each run's window: its whole trace, or with `step` the step's ProfilerStep#N (or serving step)
-    annotation from its start to the end of the last device activity launched inside it, or with `unit`
-    (pass, layer) that pass's (layer's) device activities. `job`: one window over every run's, on the job's
-    clock (run_id None)."""
+    annotation from its start to the end of the last device activity launched inside it (with `mark`, (name,
+    instance), that instance of the host annotation of that name alike), or with `unit` (pass, layer) that
+    pass's (layer's) device activities. `job`: one window over every run's, on the job's clock (run_id
+    None)."""
     p, lay = unit if unit is not None else (None, None)
-    params = {"run_ids": b.run_ids, "step": step, "pass": p, "layer": lay}
+    name, instance = mark if mark is not None else (None, None)
+    params = {"run_ids": b.run_ids, "step": step, "pass": p, "layer": lay, "mark": name, "instance": instance}
     rows = sql.run(con, "critical_path_windows", {**params, "job": False}).fetchall()
     got = {r[0]: Window(*r) for r in rows}
     missing = [rid for rid in b.run_ids if rid not in got]
+    windowed = step is not None or unit or mark
     if missing and len(missing) == len(b.run_ids):
-        what = f"no {_window_name(step, unit)}" if step is not None or unit else "no device activity"
+        what = f"no {_window_name(step, unit, mark)}" if windowed else "no device activity"
         raise UsageError("; ".join(f"run '{b.run_names[r]}': {what}" for r in missing)
                          + ("; `tracedb report breakdown --by step` lists the steps" if step is not None else "")
-                         + ("; `tracedb report passes` lists the passes" if unit else ""))
+                         + ("; `tracedb report passes` lists the passes" if unit else "")
+                         + ("; `tracedb sql` on host_events lists the annotations" if mark else ""))
     for rid in missing:
         b.notes.append(f"run '{b.run_names[rid]}' left out: "
-                       + (f"no {_window_name(step, unit)}" if step is not None or unit else "no device activity"))
+                       + (f"no {_window_name(step, unit, mark)}" if windowed else "no device activity"))
     b.run_ids = [rid for rid in b.run_ids if rid in got]
     if job:
         params["run_ids"] = b.run_ids
@@ -238,7 +261,8 @@ def step_windows(con, b, step, run_ids=None) -> list[Window]:
     """The windows of step `step` (None: the whole trace) of the bound runs (or `run_ids`) that have it, with
     no note and no error for those that do not."""
     rows = sql.run(con, "critical_path_windows", {"run_ids": run_ids or b.run_ids, "step": step, "pass": None,
-                                                  "layer": None, "job": False}).fetchall()
+                                                  "layer": None, "mark": None, "instance": None,
+                                                  "job": False}).fetchall()
     return [Window(*r) for r in rows]
 
 

@@ -132,6 +132,12 @@ CRITICAL_PATH = Report(
                 Option("step", ("--step",), Optional[int], None, "The window: step N (its ProfilerStep#N from its "
                        "start to the end of the device work launched inside it; Step Id N in kernel_details.csv); "
                        "default: the whole trace.", check="count"),
+                Option("annotation", ("--annotation",), Optional[str], None, "The window: the host annotation "
+                       "named NAME exactly (a record_function, NVTX range or other host op, not its GPU-side copy), "
+                       "from its start to the end of the device work launched inside it, as --step; its first "
+                       "instance, or with --instance N its N-th."),
+                Option("instance", ("--instance",), Optional[int], None, "With --annotation: which of its "
+                       "instances, from 0 in time order (default 0).", check="count"),
                 _flag("job", "One path across the selected runs (a job's ranks, clocks aligned on their "
                       "collectives): a collective's end continues the path on the rank that arrived last; the "
                       "default when the selected runs are the ranks of one job that a collective aligns."),
@@ -188,6 +194,7 @@ WHAT_IF = Report(
                 PEAK_TFLOPS, PEAK_TBS,
                 replace(CRITICAL_PATH.option("step"), help="The window: step N (as report critical-path); "
                         "default: the whole trace."),
+                CRITICAL_PATH.option("annotation"), CRITICAL_PATH.option("instance"),
                 replace(CRITICAL_PATH.option("job"), help="Replay the selected runs as one job (a job's ranks, "
                         "clocks aligned on their collectives): a collective ends on every member when the last "
                         "has arrived, so an edit on one rank moves the others; the default when the selected runs "

@@ -74,7 +74,8 @@ def _build(con, name: str, fmt: str, pass_spec: str = "all", absolute: bool = Fa
            module_path: bool = False, peak_tflops: float | None = None, peak_tbs: float | None = None,
            roofline: bool = False, step: int | None = None, kernel=None, category=None, no_gap=None,
            overlap_comm: bool = False, job: bool = False, roofline_pct: float | None = None,
-           balance_ranks: bool = False, rank: int | None = None, layer_edits=None, **seg_opts) -> rnd.Result:
+           balance_ranks: bool = False, rank: int | None = None, layer_edits=None, annotation: str | None = None,
+           instance: int | None = None, **seg_opts) -> rnd.Result:
     spec = str(pass_spec).strip().lower()
     _check_pass(name, spec)
     if name == "breakdown":
@@ -102,15 +103,17 @@ def _build(con, name: str, fmt: str, pass_spec: str = "all", absolute: bool = Fa
     if name == "critical-path":
         from tracedb.engine.reports import critical_path, path_ranks
         seg_opts, job, said = path_ranks.selection(con, seg_opts, rank, job)
-        res = critical_path.build(con, fmt, by, step, seg_opts, job=job, pass_spec=spec, layer=layer)
+        res = critical_path.build(con, fmt, by, step, seg_opts, job=job, pass_spec=spec, layer=layer,
+                                  mark=critical_path.mark(annotation, instance, step))
         res.notes[:0] = said
         return res
     if name == "what-if":
-        from tracedb.engine.reports import path_ranks, what_if
+        from tracedb.engine.reports import critical_path, path_ranks, what_if
         seg_opts, job, said = path_ranks.selection(con, seg_opts, rank, job)
         edits = what_if.parse_edits(kernel, category, no_gap, overlap_comm, roofline_pct, balance_ranks, job,
                                     layer=layer_edits)
-        res = what_if.build(con, fmt, step, edits, seg_opts, peak_tflops, peak_tbs, job=job)
+        res = what_if.build(con, fmt, step, edits, seg_opts, peak_tflops, peak_tbs, job=job,
+                            mark=critical_path.mark(annotation, instance, step))
         res.notes[:0] = said
         return res
     if name == "modules":

@@ -65,7 +65,8 @@ def parse_edits(kernel=(), category=(), no_gap=(), overlap_comm=False, roofline=
     return edits
 
 
-def build(con, fmt, step, edits, seg_opts, peak_tflops=None, peak_tbs=None, job: bool = False) -> rnd.Result:
+def build(con, fmt, step, edits, seg_opts, peak_tflops=None, peak_tbs=None, job: bool = False,
+          mark: tuple | None = None) -> rnd.Result:
     layered = any(e[1] == "layer" for e in edits)
     b, meta = critical_path._bind(con, seg_opts, segmented=layered)
     if layered and not b.anchor:
@@ -84,7 +85,7 @@ def build(con, fmt, step, edits, seg_opts, peak_tflops=None, peak_tbs=None, job:
                        "arrive; the window is its own")
     else:
         critical_path.graph(con, b, job=job)
-    windows = critical_path._windows(con, b, step, job=job)
+    windows = critical_path._windows(con, b, step, job=job, mark=mark)
     ideal = _ideal_times(con, b, peak_tflops, peak_tbs) if any(e[1] == "roofline" for e in edits) else {}
     for _, what, name, _ in edits:
         if what == "kernel":
@@ -117,14 +118,15 @@ def build(con, fmt, step, edits, seg_opts, peak_tflops=None, peak_tbs=None, job:
                 "predicted_ns BIGINT, pos INTEGER)")
     if rows:
         con.executemany("INSERT INTO _wi_rows VALUES (?, ?, ?, ?, ?, ?)", [r + (i,) for i, r in enumerate(rows)])
-    meta.update(path_window=f"step {step}" if step is not None else "each run's whole trace",
+    window = critical_path._window_name(step, None, mark)
+    meta.update(path_window=window if step is not None or mark else "each run's whole trace",
                 edits="; ".join(e[0] for e in edits))
     b.notes.append(DEFINITIONS)
     if job:
         b.notes.append(JOB_DEFINITIONS)
     return rnd.fetch_file(con, fmt, "report_what_if", {"run_ids": b.run_ids, "job": f"job ({len(b.run_ids)} runs)"},
                           "what-if", b, meta,
-                          f"what if, {'step ' + str(step) if step is not None else 'the whole trace'}"
+                          f"what if, {window}"
                           + (", the job's ranks replayed together" if job else ""))
 
 

@@ -4,7 +4,9 @@
 -- (torch.profiler's prof.step(); not its GPU-side copy) and the device activities launched inside it,
 -- or, in a kernel_details.csv run, those of Step Id N. The window runs from the annotation's start (the
 -- step's first activity's, without one) to the end of the step's last node: the device work a step
--- launched belongs to it even when it ends after the host has moved on.
+-- launched belongs to it even when it ends after the host has moved on. With $mark, instance $instance of
+-- the host annotation named $mark (host_events, in (start, seq) order; not a gpu_user_annotation copy) is
+-- the window's annotation instead, alike.
 -- The walk starts from the node that ends last; on a tie the device one, then the later id.
 -- Inputs: _cp_nodes (critical_path_nodes.sql), kernels, host_events, _cp_offsets, _assigned.
 -- Parameters:
@@ -14,10 +16,12 @@
 --   $pass BIGINT: a pass instead of a step: its device activities (_assigned), from the first one's start to
 --     the last one's end (report layers' wall); NULL: the step or the whole trace
 --   $layer BIGINT: with $pass, that layer of it only
+--   $mark VARCHAR: a host annotation's name (report critical-path --annotation); NULL: none
+--   $instance BIGINT: with $mark, which of its instances, from 0 in time order
 -- Output: TEMP _cp_members, the nodes of each window:
 --   run_id INTEGER: the run
 --   id BIGINT: the node (_cp_nodes.id)
---   mark_s BIGINT: the step annotation's start; NULL without $step
+--   mark_s BIGINT: the step's (or $mark's) annotation start; NULL without either
 --   start_ns BIGINT: the node's start
 --   end_ns BIGINT: its end
 --   side VARCHAR: device | host
@@ -35,11 +39,18 @@ WITH marks AS (
     WHERE run_id IN (SELECT unnest($run_ids)) AND $step IS NOT NULL AND starts_with(name, 'ProfilerStep#')
       AND name = 'ProfilerStep#' || CAST($step AS VARCHAR) AND cat IS DISTINCT FROM 'gpu_user_annotation'
     GROUP BY run_id
+    UNION ALL
+    SELECT run_id, start_ns, start_ns + dur_ns
+    FROM (SELECT run_id, start_ns, dur_ns, row_number() OVER (PARTITION BY run_id ORDER BY start_ns, seq) - 1 AS k
+          FROM host_events
+          WHERE run_id IN (SELECT unnest($run_ids)) AND $mark IS NOT NULL AND name = $mark
+            AND cat IS DISTINCT FROM 'gpu_user_annotation')
+    WHERE k = $instance
 ), member AS (
     SELECT n.*, m.s AS mark_s
     FROM _cp_nodes n LEFT JOIN marks m USING (run_id) LEFT JOIN _cp_nodes l ON l.id = n.launch
     LEFT JOIN kernels k ON n.side = 'device' AND $step IS NOT NULL AND k.run_id = n.run_id AND k.seq = n.ref_seq
-    WHERE $pass IS NULL AND ($step IS NULL
+    WHERE $pass IS NULL AND ($step IS NULL AND $mark IS NULL
        OR (n.side = 'host' AND n.start_ns >= m.s AND n.start_ns < m.e)
        OR (n.side = 'device' AND (l.start_ns >= m.s AND l.start_ns < m.e
            OR k.step_id = $step)))
