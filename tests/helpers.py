@@ -266,8 +266,9 @@ def check_golden(case: str, got: str, update: bool, what: str = "report"):
         pytest.fail(f"{what} differs from golden/{case}:\n{diff}")
 
 
-def in_pty(args, cols):
-    """tracedb run in a pseudo-terminal `cols` wide: its output lines (escape sequences removed)."""
+def in_pty(args, cols, cwd=None):
+    """tracedb run in a pseudo-terminal `cols` wide (in folder `cwd`): its output lines (escape sequences
+    removed)."""
     import fcntl
     import pty
     import re
@@ -277,6 +278,8 @@ def in_pty(args, cols):
     pid, fd = pty.fork()
     if pid == 0:   # pragma: no cover - the child
         os.environ["COLUMNS"] = str(cols)
+        if cwd is not None:
+            os.chdir(cwd)
         os.execv(tracedb_exe(), ["tracedb", *args])
     fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 50, cols, 0, 0))
     out = b""
