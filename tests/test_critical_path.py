@@ -61,6 +61,12 @@ def test_an_annotations_instance_is_a_window(stores, seed):
         con, "what-if", step=2, kernel=["kernel_1.*=50"]).text("csv").splitlines()[1:]]
 
 
+def test_an_instance_below_0_is_refused_from_python_too(stores):
+    con, _ = stores[0]
+    with pytest.raises(tracedb.UsageError, match="--instance -1: expected 0 or more"):
+        tracedb.report(con, "critical-path", annotation="aten::op", instance=-1)
+
+
 @pytest.mark.parametrize("args, message", [
     (["--instance", "2"], "--instance: give --annotation NAME too"),
     (["--annotation", "aten::op", "--step", "2"], "--annotation and --step: give one window"),

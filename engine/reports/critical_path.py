@@ -41,9 +41,9 @@ class Window:
     last: int       # the node the walk starts from
 
 
-def mark(annotation: str | None, instance: int | None, step: int | None) -> tuple | None:
-    """The window of --annotation NAME [--instance N] as (NAME, N), or None; refused with --step or with
-    --instance alone."""
+def annotation_window(annotation: str | None, instance: int | None, step: int | None) -> tuple | None:
+    """The window of --annotation NAME [--instance N] as (NAME, N), or None; refused with --step, with
+    --instance alone or below 0."""
     if annotation is None:
         if instance is not None:
             raise UsageError("--instance: give --annotation NAME too")
@@ -52,6 +52,8 @@ def mark(annotation: str | None, instance: int | None, step: int | None) -> tupl
         raise UsageError("--annotation and --step: give one window")
     if not str(annotation).strip():
         raise UsageError("--annotation: expected the name of a host annotation")
+    if instance is not None and int(instance) < 0:
+        raise UsageError(f"--instance {instance}: expected 0 or more (0: the first instance)")
     return str(annotation), int(instance or 0)
 
 

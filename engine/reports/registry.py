@@ -104,7 +104,7 @@ def _build(con, name: str, fmt: str, pass_spec: str = "all", absolute: bool = Fa
         from tracedb.engine.reports import critical_path, path_ranks
         seg_opts, job, said = path_ranks.selection(con, seg_opts, rank, job)
         res = critical_path.build(con, fmt, by, step, seg_opts, job=job, pass_spec=spec, layer=layer,
-                                  mark=critical_path.mark(annotation, instance, step))
+                                  mark=critical_path.annotation_window(annotation, instance, step))
         res.notes[:0] = said
         return res
     if name == "what-if":
@@ -113,7 +113,7 @@ def _build(con, name: str, fmt: str, pass_spec: str = "all", absolute: bool = Fa
         edits = what_if.parse_edits(kernel, category, no_gap, overlap_comm, roofline_pct, balance_ranks, job,
                                     layer=layer_edits)
         res = what_if.build(con, fmt, step, edits, seg_opts, peak_tflops, peak_tbs, job=job,
-                            mark=critical_path.mark(annotation, instance, step))
+                            mark=critical_path.annotation_window(annotation, instance, step))
         res.notes[:0] = said
         return res
     if name == "modules":

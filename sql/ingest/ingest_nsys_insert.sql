@@ -23,10 +23,10 @@
 --   the last record of the same process and event id whose call came before the synchronising call (CUPTI
 --   numbers a process's calls in order; PyTorch reuses its events), and extra_args names it as Kineto's
 --   cuda_sync events do: a JSON object of keys wait_stream (the recorded stream) and record_corr (the
---   cudaEventRecord call's correlation id). With a record, a host's wait for an event (cudaEventSynchronize) is kept as 'Event Sync'
---   (no stream); without one, report critical-path finds a stream wait's work by the launch order
---   (critical_path_nodes.sql) and an event synchronisation is not kept (the call then waits as a device-wide
---   synchronisation would). Context synchronisations are not kept.
+--   cudaEventRecord call's correlation id). With a record, a host's wait for an event (cudaEventSynchronize)
+--   is kept as 'Event Sync' (no stream); without one, report critical-path finds a stream wait's work by the
+--   launch order (critical_path_nodes.sql) and an event synchronisation is not kept (the call then waits as a
+--   device-wide synchronisation would). Context synchronisations are not kept.
 -- correlation_id is the export's correlationId when the run holds one process; with several (CUPTI numbers
 --   each process's calls on its own), pid * 2^32 + correlationId on both sides, so no kernel is linked to a
 --   call of another process (not when some device rows lack globalPid: then every process's host events are
