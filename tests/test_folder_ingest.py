@@ -27,6 +27,23 @@ def ascend_rank(root, folder, rank=None, dur_factor=1, bad_line=None):
     return root / folder
 
 
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_each_trace_of_a_folder_is_resolved_once(tmp_path, monkeypatch, jobs):
+    """The plan resolves each rank folder (ingest/sources.resolve: its files, reader, rank) once; its size, job
+    facts and ingest read what the plan found (with --jobs 2: in this process, which hands each worker the
+    plan's source with the trace)."""
+    from tracedb.ingest import sources
+    for r in range(3):
+        ascend_rank(tmp_path / "job", f"rank_{r}_ascend_pt", rank=r, dur_factor=1 + r)
+    seen = []
+    resolve = sources.resolve
+    monkeypatch.setattr(sources, "resolve", lambda path, *a, **k: seen.append(os.path.basename(path)) or
+                        resolve(path, *a, **k))
+    cli("ingest", str(tmp_path / "job"), "--db", str(tmp_path / "s.duckdb"), "--jobs", jobs)
+    assert sorted(seen) == [f"rank_{r}_ascend_pt" for r in range(3)]
+    assert [r[0] for r in runs(str(tmp_path / "s.duckdb"))] == [f"job-rank{r}" for r in range(3)]
+
+
 def runs(db):
     con = tracedb.connect(db, read_only=True)
     try:

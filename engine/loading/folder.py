@@ -27,6 +27,9 @@ class Planned:
     facts: job_facts.Facts | None = None   # a trace of a folder: its rank, world size, job id, window (job_tags.py)
     folder: str | None = None  # a trace of a folder: the folder ingested (PATH as given), whose jobs it may join
     prefix: str | None = None  # that folder's name prefix (--name, else the folder's name)
+    # what the path resolved to when planned (ingest/sources.resolve: its files, reader, rank), handed to the
+    # ingest so that the path is resolved once; None when it could not be (the ingest then says why)
+    source: sources.Source | None = None
 
 
 def search(path: str) -> tuple[list[str], list[tuple[str, str]]]:
@@ -124,21 +127,32 @@ def plan(paths, name: str | None = None, skipped: list | None = None) -> list[Pl
             raise InputError(f"{p}: no trace to read in this folder; left out: {names_list(names)} "
                              f"({left_out[0][1]}); expected trace files or profiler output folders")
         if found in ([p], []):        # a file, one profiler output, or nothing recognisable (resolve says why)
-            out += _per_device(Planned(p, name, _size(p)))
+            src = _resolved(p)
+            out += _per_device(Planned(p, name, _size(src), source=src))
             continue
         prefix = name or os.path.basename(os.path.abspath(p))
-        facts = [job_facts.trace_facts(f) for f in found]
-        out += [g for f, label, fx in zip(found, _labels(p, found, [x.rank for x in facts]), facts)
-                for g in _per_device(Planned(f, f"{prefix}-{label}", _size(f), facts=fx, folder=p, prefix=prefix,
-                                             capture=captures.looks_like_capture(p, f)))]
+        srcs = [_resolved(f) for f in found]
+        facts = [job_facts.trace_facts(f, src) for f, src in zip(found, srcs)]
+        out += [g for f, src, label, fx in zip(found, srcs, _labels(p, found, [x.rank for x in facts]), facts)
+                for g in _per_device(Planned(f, f"{prefix}-{label}", _size(src), facts=fx, folder=p, prefix=prefix,
+                                             capture=captures.looks_like_capture(p, f), source=src))]
     return out
+
+
+def _resolved(path: str) -> sources.Source | None:
+    """What `path` names (ingest/sources.resolve), once per planned path; None when it cannot be resolved: its
+    ingest resolves it again and refuses it in one line."""
+    try:
+        return sources.resolve(path)
+    except TracedbError:
+        return None
 
 
 def plan_captures(replay: Planned, paths: list[str]) -> list[Planned]:
     """`tracedb ingest REPLAY --capture CAPTURE...`: the planned runs of the capture traces (each CAPTURE a trace
     file or a folder of them), named after the replay's run: `<replay>-capture`, or `<replay>-capture-<label>`
     for several (label: the rank or file stem, as a folder's runs are labelled)."""
-    files = []
+    files, srcs = [], {}
     for p in paths:
         found, left_out = search(p)
         if left_out:              # a capture named on the command line: every trace of it is read, or none
@@ -146,16 +160,17 @@ def plan_captures(replay: Planned, paths: list[str]) -> list[Planned]:
         if not found:
             raise InputError(f"{p}: no trace found in this folder; expected the graph capture trace(s) of the replay")
         for f in found:
-            sources.resolve(f)          # one that cannot be read is refused before anything is written
+            srcs[f] = sources.resolve(f)          # one that cannot be read is refused before anything is written
         files += [f for f in found if f not in files]
     base = replay.name or sources.resolve(replay.path).default_name
     if len(files) == 1:
         return [dataclasses.replace(g, capture=True)
-                for g in _per_device(Planned(files[0], f"{base}-capture", _size(files[0])))]
+                for g in _per_device(Planned(files[0], f"{base}-capture", _size(srcs[files[0]]),
+                                             source=srcs[files[0]]))]
     root = os.path.commonpath([os.path.dirname(os.path.abspath(f)) for f in files])
     labels = _labels(root, files, [sources.trace_rank(f) for f in files])
     return [dataclasses.replace(g, capture=True) for f, label in zip(files, labels)
-            for g in _per_device(Planned(f, f"{base}-capture-{label}", _size(f)))]
+            for g in _per_device(Planned(f, f"{base}-capture-{label}", _size(srcs[f]), source=srcs[f]))]
 
 
 def _per_device(item: Planned) -> list[Planned]:
@@ -221,7 +236,8 @@ def _ingest_one(store_path, item: Planned, kw) -> IngestResult:
 
 def run_options(item: Planned, kw) -> dict:
     """ingest_file's options for one planned run: the command's, its device, its reader, its job tag."""
-    own = {k: v for k, v in (("agent", item.agent), ("reader", item.reader)) if v is not None}
+    own = {k: v for k, v in (("agent", item.agent), ("reader", item.reader), ("source", item.source))
+           if v is not None}
     if item.capture:    # a graph capture is no rank of the folder's job (captures.py pairs it with its replay)
         return {**kw, **own, "capture": True}
     return {**kw, **own, **({"tags": _with_job(kw.get("tags"), item.job)} if item.job else {})}
@@ -258,9 +274,9 @@ def _labels(root: str, found: list[str], ranks: list) -> list[str]:
     return labels
 
 
-def _size(path: str) -> int:
-    """Bytes ingest will read (0 when the path cannot be resolved: ingest will say why)."""
+def _size(src: sources.Source | None) -> int:
+    """Bytes ingest will read (0 when the path could not be resolved: ingest will say why)."""
     try:
-        return sum(os.path.getsize(f) for f in sources.resolve(path).files)
-    except (TracedbError, OSError):
+        return sum(os.path.getsize(f) for f in src.files) if src is not None else 0
+    except OSError:
         return 0

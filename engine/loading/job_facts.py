@@ -23,18 +23,20 @@ class Facts:
     window: tuple[int, int] | None = None      # capture window, epoch ns, when known before parsing
 
 
-def trace_facts(path: str) -> Facts:
+def trace_facts(path: str, src=None) -> Facts:
     """A trace's rank, world size, job id and (Ascend) capture window from its head or its side files: a Kineto
     file's keys before the event array, an Ascend folder's profiler_info / profiler_metadata.json. The rank of a
-    path (`rank_0_ascend_pt`, `rank3.json`) comes first for a file, as the run's name takes it."""
+    path (`rank_0_ascend_pt`, `rank3.json`) comes first for a file, as the run's name takes it. `src`: what the
+    path resolved to, when the caller resolved it (a folder's is not resolved again)."""
     if not os.path.isdir(path):
         rank = rank_from_path(path)
         head = formats.head_facts(path)
         return Facts(rank if rank is not None else head.get("rank"), head.get("world_size"))
-    try:
-        src = sources.resolve(path)
-    except TracedbError:         # the ingest says why, in one line
-        return Facts(rank_from_path(path))
+    if src is None:
+        try:
+            src = sources.resolve(path)
+        except TracedbError:         # the ingest says why, in one line
+            return Facts(rank_from_path(path))
     pt_root = path.rstrip(os.sep)
     if os.path.basename(pt_root) == "ASCEND_PROFILER_OUTPUT":
         pt_root = os.path.dirname(pt_root)

@@ -126,7 +126,7 @@ def _digest(item, cache, i) -> str | None:
     """The SHA-256 of a planned trace's files (None when they cannot be read: its ingest says why)."""
     if i not in cache:
         try:
-            hasher = hashing.Hasher(sources.resolve(item.path, item.reader).files)
+            hasher = hashing.Hasher((item.source or sources.resolve(item.path, item.reader)).files)
         except TracedbError:
             cache[i] = None
             return None

@@ -43,7 +43,7 @@ from tracedb.engine.loading.worker_pool import _pool, _stop
 from tracedb.errors import TracedbError
 
 
-OPTIONS = {"tags", "replace", "core_rules", "agent", "reader", "capture"}
+OPTIONS = {"tags", "replace", "core_rules", "agent", "reader", "capture", "source"}
 
 
 def supports(kw) -> bool:

@@ -44,18 +44,20 @@ def ingest_path(con, path: str, name: str | None = None, tags=None, replace: boo
 
 def ingest_file(store_path: str | None, path: str, name: str | None = None, tags=None, replace: bool = False,
                 core_rules=None, agent: int | None = None, reader: str | None = None,
-                capture: bool = False) -> IngestResult:
+                capture: bool = False, source=None) -> IngestResult:
     """Ingest one trace into the store at `store_path`, holding its write lock only for the final merge:
     reports, `runs` and `sql` of other processes go on while the trace is parsed. A first ingest into a
     missing store creates it only when the run is complete (the side store is renamed into place).
     `agent`: of a file of several devices, the device this run holds (engine/loading/folder.py plans one run
     per device). `reader`: the registered reader of the file when the caller identified it already
-    (ingest/formats.py). `capture`: the trace is a graph capture (engine/loading/captures.py). Into a Parquet
-    dataset instead: engine/loading/to_dataset.py."""
+    (ingest/formats.py). `capture`: the trace is a graph capture (engine/loading/captures.py). `source`: what
+    the path resolved to when planned (not resolved again). Into a Parquet dataset instead:
+    engine/loading/to_dataset.py."""
     from tracedb.engine.store.connect import open_store, resolve_path
     store = resolve_path(store_path)
     with _scratch() if core_rules else contextlib.nullcontext() as scratch:   # a connection checks the regexes
-        job = _prepare(scratch, path, name, tags, replace, core_rules, agent, reader, capture=capture)
+        job = _prepare(scratch, path, name, tags, replace, core_rules, agent, reader, capture=capture,
+                       source=source)
     staging.sweep_stale(store)
     known = _stored_content(store, job)
     if known:

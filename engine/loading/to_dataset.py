@@ -18,14 +18,15 @@ from tracedb.errors import UsageError
 
 
 def ingest_to_dataset(folder: str, path: str, name: str | None = None, tags=None, replace: bool = False,
-                      core_rules=None, agent: int | None = None, reader: str | None = None) -> IngestResult:
+                      core_rules=None, agent: int | None = None, reader: str | None = None,
+                      source=None) -> IngestResult:
     """Ingest one trace as one run of the Parquet dataset at `folder` (created when missing): parsed into a
     side store as for a store, then written as the run's partition files, which the dataset's manifest
     names only once they are all in place (engine/store/parquet.py). Identical content is skipped."""
     target = parquet_export.prepare_target(folder)
     staging.sweep_stale(target)
     result, run = stage_for_dataset(folder, path, name, tags, replace, core_rules, agent,
-                                    side=staging.side_path(target), reader=reader)
+                                    side=staging.side_path(target), reader=reader, source=source)
     if run is None:
         return result
     try:
@@ -36,14 +37,14 @@ def ingest_to_dataset(folder: str, path: str, name: str | None = None, tags=None
 
 def stage_for_dataset(folder: str, path: str, name: str | None = None, tags=None, replace: bool = False,
                       core_rules=None, agent: int | None = None, side: str | None = None, stage: str | None = None,
-                      threads: int | None = None, reader: str | None = None):
+                      threads: int | None = None, reader: str | None = None, source=None):
     """The parse half of an ingest into a dataset (a worker runs it): the trace parsed into the side store
     `side` (default: a temporary file of this machine), written as files in the staging folder `stage`
     inside the dataset (default: a new one named after this process). `threads`: DuckDB's threads for
     the parse (default: DuckDB's own, one per core). Returns (IngestResult, StagedRun), or (the skipped
     result, None) when the dataset already holds identical content."""
     with _scratch() if core_rules else contextlib.nullcontext() as scratch:
-        job = _prepare(scratch, path, name, tags, replace, core_rules, agent, reader)
+        job = _prepare(scratch, path, name, tags, replace, core_rules, agent, reader, source=source)
     stored = parquet_export.stored_runs(folder)
     size = sum(os.path.getsize(f) for f in job.src.files)
     clash = [r for r in stored if r.get("name") == job.name]

@@ -1,6 +1,7 @@
 """One trace to ingest, checked before anything is written: its source (tracedb.ingest.sources), run name, tags
 and --core-rule rules, and its content hash started on a thread (tracedb.engine.loading.hashing), as a _Job."""
 import contextlib
+import copy
 import time
 from dataclasses import dataclass
 
@@ -48,15 +49,17 @@ def _scratch():
 
 
 def _prepare(con, path, name, tags, replace, core_rules, agent=None, reader=None, lazy_hash=False,
-             capture=False) -> _Job:
+             capture=False, source=None) -> _Job:
     """Check the call and the trace before anything is written; starts the content hash (`lazy_hash`: it runs
-    when first needed, on that thread)."""
+    when first needed, on that thread). `source`: what the path resolved to when the ingest was planned
+    (engine/loading/folder.py), used as it is instead of resolving the path again (a copy: reading sets its
+    fields)."""
     t0 = time.perf_counter()
     tag_map = parse_tags(tags)
     rules = _parse_core_rules(core_rules)
     for pattern, _ in rules:
         check_regex(con, pattern, "--core-rule")
-    src = sources.resolve(path, reader)
+    src = copy.deepcopy(source) if source is not None else sources.resolve(path, reader)
     hasher = hashing.hasher_for(src.files, lazy=lazy_hash)
     if agent is not None and formats.by_name(src.reader).several:
         src.agent, hasher = agent, hashing.for_agent(hasher, agent)   # one device of the file: its own content

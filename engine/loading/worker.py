@@ -139,7 +139,7 @@ def _prepare_one(con, path, name, options, stored, copy):
     try:
         job = _prepare(con, path, name, options.get("tags"), bool(options.get("replace")),
                        options.get("core_rules"), options.get("agent"), options.get("reader"), lazy_hash=True,
-                       capture=bool(options.get("capture")))
+                       capture=bool(options.get("capture")), source=options.get("source"))
         known = _known(job, stored)
         if known:
             return _skipped(job, known)
