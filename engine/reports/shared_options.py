@@ -4,6 +4,7 @@ build a report's --by and flag options (engine/reports/declared.py declares the 
 from typing import Optional
 
 from tracedb.engine.reports.declaration import Option
+from tracedb.engine.segmentation.words import PHASES, WINDOWS
 
 PASS = Option("pass_", ("--pass",), str, "all", "A pass number, all, steady, auto (the steady pass, else the last full "
               "one), or mean (layers, compare: the mean of the steady passes).", check="pass", engine="pass_spec")
@@ -31,7 +32,7 @@ SEGMENTATION = (
            "Move every layer boundary this many kernels before its anchor.", check="count"),
     Option("window", ("--window", "-w"), str, "full",
            "full (default): every kernel of a pass in its prologue or a layer; strict: first to last anchor (the "
-           "last layer ends at its anchor).", choices=("full", "strict")),
+           "last layer ends at its anchor).", choices=WINDOWS),
     Option("pass_gap", ("--pass-gap",), Optional[float], None,
            "Split passes where the anchor gap exceeds G x the median gap (default: at gaps >= 2x every gap inside "
            "a pass, found per run).", check="gap"),
@@ -40,7 +41,7 @@ SEGMENTATION = (
     Option("phase", ("--phase",), Optional[str], None,
            "forward (default) or backward: which passes of a training trace (a backward --anchor picks backward); "
            "report roofline also takes all: every kernel of the run, whatever its phase (forward, backward, "
-           "optimizer).", choices=("forward", "backward", "all")),
+           "optimizer).", choices=PHASES + ("all",)),
 )
 
 

@@ -8,11 +8,11 @@ from tracedb.engine.segmentation import profiles
 from tracedb.engine.segmentation.anchors import PASS_BREAK_JUMP, pick_anchor, propose_anchor
 from tracedb.engine.segmentation.module_tree import module_layers
 from tracedb.engine.segmentation.phases import find_phases, phase_of_anchor
+from tracedb.engine.segmentation.words import PHASES, WINDOWS
 from tracedb.patterns import check_regex
 from tracedb.engine.store.connect import resolve_runs
 from tracedb.errors import UsageError
 
-PHASES = ("forward", "backward")
 
 
 @dataclass
@@ -94,12 +94,12 @@ class Bound:
 
 
 def bind(con, opt: Options) -> Bound:
-    if opt.window not in ("strict", "full"):
-        raise UsageError(f"--window {opt.window!r}: expected strict or full")
+    if opt.window not in WINDOWS:
+        raise UsageError(f"--window {opt.window!r}: expected {' or '.join(WINDOWS)}")
     if opt.pass_gap is not None and not opt.pass_gap > 0:
         raise UsageError("--pass-gap must be positive")
     if opt.phase is not None and opt.phase not in PHASES:
-        raise UsageError(f"--phase {opt.phase!r}: expected forward or backward")
+        raise UsageError(f"--phase {opt.phase!r}: expected {' or '.join(PHASES)}")
     ids, bare_notes = _runs_with_kernels(con, resolve_runs(con, opt.runs, opt.tags))
     prof = profiles.load(opt.profile or "generic")
     cfg = profiles.model_config(opt.config) if opt.config else {}

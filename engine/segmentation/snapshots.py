@@ -45,13 +45,13 @@ from tracedb.engine.segmentation import profiles
 from tracedb.engine.store.connect import resolve_runs
 from tracedb.engine.store.schema import SCHEMA_VERSION
 from tracedb.engine.segmentation.kept_shapes import INDEX, INDEX_BEFORE_DIGESTS, OPTIONAL, SHAPES
+from tracedb.engine.segmentation.words import PHASES
 
 SCHEMA = "tracedb_cache"
 # the all-pass layer assignment is restored under this name; assignment.assign takes each selection from it
 ALL_ASSIGNED = "_assigned_all"
 _TABLE = re.compile(r"^_[a-z0-9_]+$")       # the session tables a segmentation makes: _passes, _windows, ...
 _KEPT = re.compile(r"^s([0-9]+)_")
-PHASES = ("forward", "backward")      # as binding.PHASES
 
 # The placeholder each kept table has in snapshot_check_*.sql
 _CHECKED = ("_assigned", "_passes", "_windows", "_pass_info", "_anchors", "_anchor_pass", "_pass_split",
