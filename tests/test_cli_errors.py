@@ -2,6 +2,7 @@
 (which typer would box in a five-line panel), option values out of range, empty texts, output paths that
 cannot be written, stores that are not DuckDB files, and SQL text without a statement."""
 import os
+import re
 import sqlite3
 
 import pytest
@@ -190,6 +191,26 @@ def test_a_signal_while_the_interpreter_ends_kills_the_process_without_a_traceba
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == -signal.SIGINT and err == "" and out.startswith("tracedb "), (proc.returncode, err)
+
+
+@pytest.mark.parametrize("report, option, value", [
+    ("critical-path", "by", "lane"), ("blame", "by", "rank"), ("compare", "by", "op"), ("breakdown", "by", "stage"),
+    ("kernels", "order", "name"), ("layers", "window", "wide"), ("passes", "phase", "optimizer")])
+def test_a_value_outside_the_declared_ones_is_said_before_the_store_is_opened(tmp_path, report, option, value):
+    """An option's declared values (--by, --order, --window, --phase) are checked once, from the declaration,
+    before a store is opened: the command line and tracedb.report say the same of a value outside them."""
+    import tracedb
+    from tracedb.engine.reports import declared
+    from tracedb.errors import UsageError
+    missing = str(tmp_path / "none.duckdb")
+    choices = ", ".join(next(o for o in declared.get(report).options + declared.SEGMENTATION
+                             if o.key == option).choices)
+    said = f"--{option} '{value}': unknown; expected one of {choices}"
+    line = one_line(cli("report", report, "--db", missing, "--run", "x", f"--{option}", value, check=False))
+    assert line.startswith("error: ") and said in line
+    with pytest.raises(UsageError, match=re.escape(said)):
+        tracedb.report(missing, report, run="x", **{option: value})
+    assert not os.path.exists(missing)
 
 
 @pytest.mark.parametrize("report", ["breakdown", "roofline", "launches", "ranks", "kernels"])

@@ -87,7 +87,7 @@ def test_unaligned_kernels_are_flagged(two):
 def test_compare_needs_two_runs_and_a_known_by(two):
     with pytest.raises(UsageError, match="two or more --run"):
         render_report(two, "compare", runs=["a"], **SEG)
-    with pytest.raises(UsageError, match="--by: expected layer, category, module, kernel or stage"):
+    with pytest.raises(UsageError, match="--by .op.: unknown; expected one of layer, category, module, kernel, stage"):
         render_report(two, "compare", runs=["a", "b"], by="op", **SEG)
 
 

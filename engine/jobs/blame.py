@@ -9,7 +9,6 @@ from tracedb.engine.segmentation import assignment, binding
 from tracedb.engine.segmentation import units
 from tracedb.errors import NoAnchor, UsageError
 
-BY = ("kernel", "layer")
 DEFINITIONS = ("waited: at each collective instance, the other members' time between their arrival and the last "
                "member's, charged to the last member's causes in its segment before the collective (its kernels "
                "since its previous communication op): a kernel's excess over the median time of the same kernel on "
@@ -22,8 +21,6 @@ def build(con, fmt, spec="all", by="kernel", no_align=False, top=30, **seg_opts)
     '(N more)' row (0: all; `report blame` keeps 30 in a table for reading, every row in CSV and JSON). A
     128-rank job has ~14,000 (rank, pass, layer, cause) rows: printed whole, the table took 0.8 s to lay
     out and no one reads it."""
-    if by not in BY:
-        raise UsageError(f"--by {by!r}: expected kernel or layer")
     job = binding.bind_runs(con, seg_opts.get("runs") or [], seg_opts.get("tags") or [])
     if len(job.run_ids) < 2:
         raise UsageError(f"report blame compares the ranks of a job; run '{job.run_names[job.run_ids[0]]}' alone "

@@ -46,8 +46,6 @@ def build(con, fmt, b, spec, by, meta, layer=None, module_path=False, roofline=F
     """`layer`: None (every layer), a layer number, or 'mean' (per key the mean over the full layers of the
     selected passes: one representative layer). `module_path`: modules by instance path, not by role.
     `roofline`: each run's achieved TFLOP/s and % of its device's peak per key (report roofline's)."""
-    if by not in BY:
-        raise UsageError(f"--by: expected {', '.join(BY[:-1])} or {BY[-1]}")
     if len(b.run_ids) < 2:
         raise UsageError("report compare needs two or more --run")
     _same_stage(con, b)

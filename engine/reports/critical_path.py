@@ -15,7 +15,6 @@ from tracedb.engine.reports.replay import GAP, Graph, columns
 from tracedb.engine.segmentation import assignment, attribution, binding, categories, stages, units
 from tracedb.errors import NoAnchor, UsageError
 
-BY = ("segment", "category", "kernel", "layer", "stage", "module", "step", "rank", "slack")
 # the category of a node's own stretch, by its kind
 OWN = {"kernel": "device_compute", "comm": "device_comm", "memcpy": "device_memcpy", "memset": "device_memcpy",
        "launch": "host_op", "sync": "sync_wait"}
@@ -59,8 +58,6 @@ def annotation_window(annotation: str | None, instance: int | None, step: int | 
 
 def build(con, fmt, by, step, seg_opts, job: bool = False, pass_spec: str = "all", layer=None,
           mark: tuple | None = None) -> rnd.Result:
-    if by not in BY:
-        raise UsageError(f"--by {by!r}: expected one of {', '.join(BY)}")
     unit = _unit(pass_spec, layer, step)
     if unit is not None and mark is not None:
         raise UsageError("--pass and --annotation: give one window")

@@ -15,7 +15,7 @@ from tracedb.engine.segmentation import unit_notes
 from tracedb.engine.segmentation import units
 from tracedb.engine.rendering import render as rnd
 from tracedb.engine.reports.declaration import MEAN_REFUSED
-from tracedb.errors import NoAnchor, UsageError
+from tracedb.errors import NoAnchor, UsageError, quoted
 
 REPORTS = declared.NAMES
 PROLOGUE = units.PROLOGUE
@@ -48,6 +48,7 @@ def build_report(con, name: str, fmt: str = "table", **opts) -> rnd.Result:
     decl = declared.get(name)
     if decl is None:
         raise UsageError(f"unknown report {name!r}; reports: {', '.join(REPORTS)}")
+    check_options(name, opts)
     res = _build(con, name, fmt, **{**decl.defaults(), **opts})
     res.charts = decl.charts
     return res
@@ -57,8 +58,15 @@ def check_options(name: str, opts: dict):
     """The checks of report `name`'s options (engine keywords) that need no store, made before one is opened:
     the command line and tracedb.report call it first, so a value the report refuses is said whatever the
     store (build_report checks again, for callers with a connection of their own)."""
-    if declared.get(name) is not None and opts.get("pass_spec") is not None:
+    decl = declared.get(name)
+    if decl is None:
+        return
+    if opts.get("pass_spec") is not None:
         _check_pass(name, str(opts["pass_spec"]).strip().lower())
+    for o in decl.options + declared.SEGMENTATION:    # declared values (--by, --order, --window, ...), checked here
+        value = opts.get(o.target)
+        if o.choices and value is not None and value not in o.choices:
+            raise UsageError(f"{o.flags[0]} {quoted(str(value))}: unknown; expected one of {', '.join(o.choices)}")
 
 
 def _check_pass(name: str, spec: str):
@@ -171,8 +179,6 @@ def _build(con, name: str, fmt: str, pass_spec: str = "all", absolute: bool = Fa
         # a table for people shows the short name, kernels that share one told apart; CSV and JSON keep both
         return rnd.for_people(res, short="kernel") if fmt in rnd.READING else res
     if flow:
-        if order not in ("dur", "time"):
-            raise UsageError("--order: expected dur or time")
         res = rnd.fetch_file(con, fmt, "report_flow", {**base, "layer": layer, "order": order}, name, b, meta,
                              f"compute flow of layer {layer}", labels=PROLOGUE)
         return rnd.for_people(res, short="kernel") if fmt in rnd.READING else res
@@ -302,8 +308,6 @@ def _breakdown(con, fmt, spec, by, seg_opts):
     """Device time per run, step, pass or layer: span, computing, communication, their overlap and the
     free time (sql/report/breakdown_*.sql). --by pass and layer segment the runs as report layers does;
     --by run and step need no anchor, only the profile's category rules (what is communication)."""
-    if by not in BREAKDOWN_BY:
-        raise UsageError(f"--by {by!r}: expected one of {', '.join(BREAKDOWN_BY)}")
     b, meta = units.activity_units(con, spec, by, seg_opts)
     units.check_activities(con, b, by)
     if by == "step":

@@ -39,8 +39,6 @@ def load_kernels(con, b, peak_tflops=None, peak_tbs=None):
 
 def build(con, fmt, spec, by, units_meta, b, peak_tflops=None, peak_tbs=None) -> rnd.Result:
     """The roofline rows of the runs bound in `b`, segmented and assigned by the caller."""
-    if by not in BY:
-        raise UsageError(f"--by {by!r}: expected one of {', '.join(BY)}")
     if b.phase == "all" and by not in WHOLE_RUN_BY:
         raise UsageError(f"--by {by} with --phase all: every kernel of the run is in no pass or layer; give --by "
                          f"{', '.join(WHOLE_RUN_BY[:-1])} or {WHOLE_RUN_BY[-1]}, or --phase forward or backward per "
