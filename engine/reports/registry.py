@@ -19,7 +19,6 @@ from tracedb.errors import NoAnchor, UsageError, quoted
 
 REPORTS = declared.NAMES
 PROLOGUE = units.PROLOGUE
-BREAKDOWN_BY = declared.BREAKDOWN.option("by").choices
 # what `report breakdown` counts, stated in a note of every breakdown (docs/reports.md#report-breakdown)
 BREAKDOWN_DEFINITIONS = (
     "computing, communication: unions of the compute kernels' and the communication ops' intervals (communication: "
