@@ -239,16 +239,14 @@ def _windows(con, b, step, job: bool = False, unit=None, mark=None) -> list[Wind
     rows = sql.run(con, "critical_path_windows", {**params, "job": False}).fetchall()
     got = {r[0]: Window(*r) for r in rows}
     missing = [rid for rid in b.run_ids if rid not in got]
-    windowed = step is not None or unit or mark
+    what = f"no {_window_name(step, unit, mark)}" if step is not None or unit or mark else "no device activity"
     if missing and len(missing) == len(b.run_ids):
-        what = f"no {_window_name(step, unit, mark)}" if windowed else "no device activity"
         raise UsageError("; ".join(f"run '{b.run_names[r]}': {what}" for r in missing)
                          + ("; `tracedb report breakdown --by step` lists the steps" if step is not None else "")
                          + ("; `tracedb report passes` lists the passes" if unit else "")
                          + ("; `tracedb sql` on host_events lists the annotations" if mark else ""))
     for rid in missing:
-        b.notes.append(f"run '{b.run_names[rid]}' left out: "
-                       + (f"no {_window_name(step, unit, mark)}" if windowed else "no device activity"))
+        b.notes.append(f"run '{b.run_names[rid]}' left out: {what}")
     b.run_ids = [rid for rid in b.run_ids if rid in got]
     if job:
         params["run_ids"] = b.run_ids

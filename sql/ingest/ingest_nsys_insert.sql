@@ -111,7 +111,7 @@ WITH records AS (
 ), by_sync_id AS (
     SELECT y.ord, arg_max(r.stream_id, r.correlation_id) AS rec_stream, max(r.correlation_id) AS rec_corr,
            arg_max(r.device_id, r.correlation_id) AS rec_device
-    FROM syncs y JOIN records r ON r.event_sync_id = y.event_sync_id AND r.pid IS NOT DISTINCT FROM y.pid
+    FROM syncs y JOIN records r ON r.event_sync_id = y.event_sync_id AND coalesce(r.pid, -1) = coalesce(y.pid, -1)
     WHERE y.sync_type <> $stream_sync_type
     GROUP BY y.ord
 ), by_order AS (
