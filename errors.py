@@ -46,6 +46,13 @@ def quoted(value) -> str:
     return f"{value[:SHOWN_MAX]!r}… ({len(value):,} characters)"
 
 
+def refusal(flag: str, value, why: str, wanted: str) -> str:
+    """The one line that refuses `value` of option `flag`: `--layers 0: out of range; expected an integer from
+    1 to 100000`."""
+    said = quoted(value) if isinstance(value, str) else str(value)     # a long text cut to SHOWN_MAX characters
+    return f"{flag} {said}: {why}; expected {wanted}"
+
+
 def parse_limit(e: BaseException) -> str | None:
     """Why Python's JSON or TOML parser gave up on a text within the interpreter's own limits, in words for an
     error line: nesting deeper than its recursion allows (a few hundred levels for tomllib, about 1,000 for

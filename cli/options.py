@@ -5,30 +5,21 @@ layers`, `report compare`, `segment` and the others cannot drift apart.
 Every option value is checked here, while the command line is parsed, before any store is opened or any
 report computed: the checks below are the options' click callbacks. A refused value ends the call with
 one line naming the option, the value and what is valid (`--layers 0: out of range; expected an integer
-from 1 to 100000`), exit 2. The upper bounds are generous, far beyond real models (the deepest LLMs have
-~130 layers, profiles use 1 or 2 blocks per layer), only there to refuse a typo that would make a
-query meaningless or overflow a BIGINT."""
+from 1 to 100000`), exit 2. What each value must be is written once, in engine/reports/values.py, which
+registry.check_options runs for Python callers too."""
 import functools
 import inspect
-import math
 import os
 import re
 from typing import Annotated, List, Optional
 
 import typer
 
-from tracedb.engine.reports import declared
-from tracedb.errors import parse_limit, quoted
+from tracedb.engine.reports import declared, values
+from tracedb.engine.segmentation.words import PassSpec
+from tracedb.errors import UsageError, refusal
 from tracedb.ingest.run_source import MAX_NAME
 from tracedb.shown import CONTROL
-
-MAX_LAYERS = 100_000          # --layers, and a layer number is below it
-MAX_BLOCKS_PER_LAYER = 1_000  # anchors per layer
-MAX_KERNELS = 1_000_000       # --layer-offset (kernels) and --top (hot list length)
-MAX_PASSES = 10_000_000       # a pass number is below it (a 10k-token decode has 10k passes)
-MAX_PASS_GAP = 1e6            # --pass-gap factor
-MAX_WINDOW_US = 1e12          # --from / --to: 11.6 days after the first task, far inside a BIGINT of ns
-
 
 class OptionError(typer.BadParameter):
     """A refused option value, worded in full by its check (click would prefix "Invalid value for ...")."""
@@ -45,8 +36,7 @@ def flag(param) -> str:
 
 
 def refuse(param, value, why: str, wanted: str):
-    said = quoted(value) if isinstance(value, str) else str(value)     # a long text cut to 200 characters
-    raise OptionError(f"{flag(param)} {said}: {why}; expected {wanted}", param=param)
+    raise OptionError(refusal(flag(param), value, why, wanted), param=param)
 
 
 def _each(check):
@@ -60,75 +50,28 @@ def _each(check):
     return callback
 
 
+def _checked(check):
+    """A callback running `check(value)` (engine/reports/values.py) on the value or each of its values."""
+    def each(param, v):
+        problem = check(v)
+        if problem:
+            refuse(param, v, *problem)
+    return _each(each)
+
+
 def integer(lo: int, hi: int):
-    """An integer option from lo to hi (inclusive)."""
-    def check(param, v):
-        if not lo <= v <= hi:
-            refuse(param, v, "out of range", f"an integer from {lo} to {hi}")
-    return _each(check)
+    return _checked(values.integer(lo, hi))
 
 
 def number(lo: float, hi: float, lo_open: bool = False):
-    """A finite number from lo (excluded when lo_open) to hi."""
-    def check(param, v):
-        low_ok = v > lo if lo_open else v >= lo
-        if not math.isfinite(v) or not low_ok or v > hi:
-            refuse(param, v, "not a finite number in range" if not math.isfinite(v) else "out of range",
-                   f"a number {'>' if lo_open else '>='} {lo:g} and <= {hi:g}")
-    return _each(check)
+    return _checked(values.number(lo, hi, lo_open))
 
 
 def non_empty(what: str):
-    """A text option that must say something: an empty name, path or pattern is always a mistake (an
-    empty --db would silently mean the default store)."""
-    def check(param, v):
-        if not v:
-            refuse(param, v, "empty", what)
-    return _each(check)
+    return _checked(values.non_empty(what))
 
 
-def parser_problem(path: str, kind: str) -> str | None:
-    """What stops Python's own reader parsing the TOML or JSON file at `path` (kind "toml" or "json"), beyond
-    its syntax: text that is not UTF-8 (TOML), nesting deeper than the reader's recursion allows, an integer of
-    more than 4,300 digits. None when it parses, cannot be opened, or is not valid TOML or JSON: the profile
-    and config readers word those themselves, naming the line."""
-    import json
-    import tomllib
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError:
-        return None
-    try:
-        if kind == "toml":
-            try:
-                text = data.decode("utf-8")
-            except UnicodeDecodeError as e:
-                return f"byte offset {e.start}: not UTF-8 text"
-            tomllib.loads(text)
-        else:
-            json.loads(data)
-    except (RecursionError, ValueError) as e:
-        return parse_limit(e)
-    return None
-
-
-def _text_file(kind: str, what: str, wanted: str):
-    """A --profile or --config value: not empty and, when it names a file (a .toml profile, a config.json),
-    a file that Python's reader can parse within its limits, checked now, before any store is opened."""
-    def check(param, v):
-        if not v:
-            refuse(param, v, "empty", what)
-        if kind == "json" or v.endswith(".toml") or os.sep in v:
-            problem = parser_problem(v, kind)
-            if problem:
-                refuse(param, v, problem, wanted)
-    return _each(check)
-
-
-PROFILE_FILE = ("a profile name or a .toml path",
-                "a model profile TOML: anchor, layers, [[category]] tables of name and pattern (a few levels deep)")
-profile_file = _text_file("toml", *PROFILE_FILE)
+profile_file = _checked(values.CHECKS["profile"])
 
 
 def _run_name(param, v):
@@ -162,24 +105,14 @@ def choice(*allowed: str):
     return _each(check)
 
 
-def _pass_spec(param, v):
-    """--pass as assignment.select_passes reads it (stripped, any case): a pass number or a keyword."""
-    spec = v.strip().lower()
-    if spec in ("all", "steady", "auto", "mean"):
-        return
-    if not (spec.isascii() and spec.isdigit()):
-        refuse(param, v, "unknown", "a pass number, all, steady, auto or mean")
-    if int(spec) >= MAX_PASSES:
-        refuse(param, v, "out of range", f"a pass number from 0 to {MAX_PASSES - 1}")
-
-
-def _layer_or_mean(param, v):
-    """compare --layer: a layer number, or mean."""
-    spec = v.strip().lower()
-    if spec == "mean":
-        return
-    if not (spec.isascii() and spec.isdigit()) or int(spec) >= MAX_LAYERS:
-        refuse(param, v, "not a layer", f"a layer number from 0 to {MAX_LAYERS - 1}, or mean")
+def pass_spec(param: typer.CallbackParam, value):
+    """--pass parsed here, once, into the PassSpec the engine takes (engine/segmentation/words.py)."""
+    if value is None:
+        return None
+    try:
+        return PassSpec.parse(value)
+    except UsageError as e:
+        raise OptionError(str(e), param=param) from None
 
 
 def output_problem(path: str) -> str | None:
@@ -213,9 +146,6 @@ def checked_output(param: typer.CallbackParam, value):
     return value
 
 
-pass_spec = _each(_pass_spec)
-layer_or_mean = _each(_layer_or_mean)
-layer_number = integer(0, MAX_LAYERS - 1)
 run_name = _each(_run_name)
 
 RunOpt = Annotated[Optional[List[str]], typer.Option(
@@ -232,16 +162,8 @@ def annotated(opt):
     return Annotated[opt.type, typer.Option(*opt.flags, help=opt.help, callback=callback)]
 
 
-# the value checks a declared report option names (Option.check)
-CHECKS = {"pass": pass_spec, "layer": layer_number, "layer_or_mean": layer_or_mean,
-          "count": integer(0, MAX_KERNELS), "us": number(0, MAX_WINDOW_US), "pattern": non_empty("an RE2 pattern"),
-          "profile": profile_file,
-          "anchor": non_empty("an RE2 pattern matching the anchor kernel"), "layers": integer(1, MAX_LAYERS),
-          "blocks": integer(1, MAX_BLOCKS_PER_LAYER), "gap": number(0, MAX_PASS_GAP, lo_open=True),
-          "config": _text_file("json", "a config.json path",
-                               "a model's config.json (num_hidden_layers, layer types; a few levels deep)"),
-          # a device's peak: above 0, at most 1e6 TFLOP/s (an exaFLOP/s) and 1e4 TB/s, far beyond any chip
-          "peak_tflops": number(0, 1e6, lo_open=True), "peak_tbs": number(0, 1e4, lo_open=True)}
+# the value checks a declared report option names (Option.check); --pass's also parses it
+CHECKS = {**{name: _checked(check) for name, check in values.CHECKS.items()}, "pass": pass_spec}
 PassOpt = annotated(declared.PASS)
 
 # the segmentation options (engine/reports/declared.py SEGMENTATION): (keyword, typer type, default)

@@ -44,7 +44,7 @@ def _run(name, db, fmt, output, run, tag, show=False, wide=False, **kw):
     from tracedb.engine.reports import registry as reports
     from tracedb.engine.store.connect import open_store
     check_not_the_store(output, db)
-    reports.check_options(name, kw)
+    kw = reports.check_options(name, kw)
     con = open_store(db, read_only=True, confined=True)
     try:
         res = reports.build_report(con, name, fmt=fmt, runs=run or [], tags=tag or [], **kw)

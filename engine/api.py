@@ -101,7 +101,7 @@ def report(con, name: str, **options) -> Report:
         if isinstance(value, (str, int)) and (key in ("run", "tag") or (own and own.repeatable)):
             value = [value]   # one run, tag or timeline layer given alone
         kw[allowed[key]] = value
-    reports.check_options(name, kw)
+    kw = reports.check_options(name, kw)
     opened = isinstance(con, str)
     if opened:
         from tracedb.engine.store.connect import open_store

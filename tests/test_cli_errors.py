@@ -228,3 +228,43 @@ def test_a_pass_the_report_refuses_is_said_before_the_store_is_opened(tmp_path, 
     # a report that averages the steady passes takes it: the missing store is what is said
     assert "no store here" in one_line(cli("report", "layers", "--db", missing, "--run", "x", "--pass", "mean",
                                            check=False))
+
+
+# a value each check refuses, as the command line types it and as Python gives it
+_REFUSED = {"count": ("-1", -1), "layer": ("-2", -2), "layers": ("0", 0), "blocks": ("1001", 1001),
+            "us": ("-5", -5.0), "gap": ("0", 0.0), "peak_tflops": ("0", 0.0), "peak_tbs": ("1e5", 1e5),
+            "pattern": ("", ""), "anchor": ("", ""), "pass": ("last", "last"), "layer_or_mean": ("x", "x"),
+            "profile": ("", ""), "config": ("", "")}
+
+
+def _checked_options():
+    from tracedb.engine.reports import declared
+    for decl in declared.REPORTS:
+        own = [(o, decl.name) for o in decl.options if o.check]
+        seg = [(o, decl.name) for o in declared.SEGMENTATION if o.check] if decl.selection == "segmented" else []
+        yield from own + seg
+
+
+def test_every_check_has_a_refused_value():
+    from tracedb.engine.reports import values
+    assert set(_REFUSED) == set(values.CHECKS)
+
+
+@pytest.mark.parametrize("option, report", list(_checked_options()),
+                         ids=lambda x: getattr(x, "key", x))
+def test_a_checked_value_is_refused_alike_before_the_store_is_opened(tmp_path, option, report):
+    """Every value check a report's option names (engine/reports/values.py) runs as the command line parses and,
+    for Python callers, in registry.check_options: both say the same line, and no store is opened."""
+    import tracedb
+    from tracedb.errors import UsageError
+    typed, given = _REFUSED[option.check]
+    missing = str(tmp_path / "none.duckdb")
+    line = one_line(cli("report", report, "--db", missing, "--run", "x", option.flags[0], typed, check=False))
+    flags = "/".join(sorted(option.flags, key=len))
+    assert line.startswith(f"error: {flags} ") and line.endswith(f"(see `tracedb report {report} --help`)"), line
+    what = line.removeprefix(f"error: {flags} ").removesuffix(f" (see `tracedb report {report} --help`)")
+    with pytest.raises(UsageError) as e:
+        tracedb.report(missing, report, run="x", **{option.key: [given] if option.repeatable else given})
+    assert str(e.value) == f"{option.flags[0]} {what}".replace(repr(typed), repr(given) if isinstance(given, str)
+                                                                else str(given))
+    assert not os.path.exists(missing)

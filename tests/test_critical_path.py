@@ -63,7 +63,7 @@ def test_an_annotations_instance_is_a_window(stores, seed):
 
 def test_an_instance_below_0_is_refused_from_python_too(stores):
     con, _ = stores[0]
-    with pytest.raises(tracedb.UsageError, match="--instance -1: expected 0 or more"):
+    with pytest.raises(tracedb.UsageError, match="--instance -1: out of range; expected an integer from 0 to"):
         tracedb.report(con, "critical-path", annotation="aten::op", instance=-1)
 
 

@@ -6,7 +6,10 @@ match a line of what the command prints, in order: `...` stands for any text, ru
 and a line that starts with blanks continues the note before it (a long note wrapped for the page); a table's
 rows must be rows of the command's table, in order, whatever the column alignment. A block whose info string
 reads `text output at N columns: COMMAND` is the command's output in a terminal N columns wide, exactly, whole
-or its first lines and a last line `…` (`pytest --update-golden` writes it anew; read the diff).
+or its first lines and a last line `…` (`pytest --update-golden` writes it anew; read the diff). A block whose
+info string reads `text output columns: COMMAND` shows some columns of the CSV the command prints: its first
+line names them, each line after it is a row's values in those columns (blank-separated), and the rows must
+be rows of the CSV, in order.
 
 The commands run in one folder where the first part of each trace path the pages name is a link into the
 real traces (LINKS), and where each store a page reads was made by that page's own `tracedb ingest` and
@@ -21,7 +24,7 @@ from helpers import ROOT, cli, in_pty, real_data_dir
 
 PAGES = ["README.md"] + sorted(os.path.join("docs", f) for f in os.listdir(os.path.join(ROOT, "docs"))
                                if f.endswith(".md"))
-FENCED = re.compile(r"^```\w+ output(?: at (\d+) columns)?: (.+?)\n(.*?)^```", re.S | re.M)
+FENCED = re.compile(r"^```\w+ output(?: at (\d+) columns|( columns))?: (.+?)\n(.*?)^```", re.S | re.M)
 TABLE = re.compile(r"^<!-- output: (.+?) -->\n((?:\|.*\n)+)", re.M)
 # the first part of a trace path in the pages -> where it lies under $TRACEDB_TEST_DATA
 LINKS = {"h100": "amd-tracelens/h100", "mi300": "amd-tracelens/mi300", "inference": "amd-tracelens/inference",
@@ -36,8 +39,8 @@ def examples():
     out = []
     for page in PAGES:
         text = open(os.path.join(ROOT, page), encoding="utf-8").read()
-        out += [(page, m.group(2), "exact" if m.group(1) else "lines", int(m.group(1) or 0), m.group(3))
-                for m in FENCED.finditer(text)]
+        out += [(page, m.group(3), "exact" if m.group(1) else "columns" if m.group(2) else "lines",
+                 int(m.group(1) or 0), m.group(4)) for m in FENCED.finditer(text)]
         out += [(page, m.group(1), "table", 0, m.group(2)) for m in TABLE.finditer(text)]
     return out
 
@@ -131,7 +134,7 @@ def _in_order(wanted: list, got: list, same) -> list:
 def test_pages_have_examples_to_check():
     kinds = {(page, kind) for page, _, kind, _, _ in examples()}
     assert {("README.md", "lines"), ("README.md", "table"), ("docs/reports.md", "lines"),
-            ("docs/terminal.md", "exact")} <= kinds
+            ("docs/reports.md", "columns"), ("docs/terminal.md", "exact")} <= kinds
 
 
 @pytest.mark.real_data
@@ -155,6 +158,18 @@ def test_example_output_is_what_the_command_prints(page, command, kind, columns,
                 f.write(doc.replace(head + text, head + shown, 1))
             return
         assert shown == text, f"{page}: `{command}` at {columns} columns now prints:\n{shown}"
+        return
+    if kind == "columns":
+        import csv
+        import io
+        head, *rows = [line.split() for line in text.splitlines() if line.strip()]
+        printed = list(csv.DictReader(io.StringIO(cli(*_local(shlex.split(command)[1:]), cwd=str(workdir)).stdout)))
+        unknown = [c for c in head if printed and c not in printed[0]]
+        assert not unknown, f"{page}: `{command}` prints no column {', '.join(unknown)}"
+        got = [[r[c] for c in head] for r in printed]
+        missing = _in_order(rows, got, lambda w, g: w == g)
+        assert not missing, f"{page}: `{command}` no longer prints these {head}:\n" + \
+            "\n".join(map(str, missing)) + "\n--- it prints:\n" + "\n".join(map(str, got))
         return
     got = _printed(command, workdir)
     if kind == "table":

@@ -6,6 +6,7 @@ from tracedb.engine.reports.registry import render_report
 import tiny_trace
 from helpers import copy_store, write_csv
 from tracedb.engine.segmentation import assignment, binding, segment
+from tracedb.engine.segmentation.words import ALL_PASSES, PassSpec
 from tracedb.errors import UsageError
 
 HEADER = ["Name", "Type", "Accelerator Core", "Start Time(us)", "Duration(us)"]
@@ -102,14 +103,14 @@ def test_a_capture_that_starts_mid_pass_gives_a_partial_first_pass(con, tmp_path
     # the fragment holds the last 3 of 5 layers: numbered 2, 3, 4
     b = binding.bind(con, binding.Options(runs=["mid"], anchor="^A$", layers=5))
     segment.find_passes(con, b)
-    assignment.assign(con, b, assignment.select_passes(con, b, "all"))
+    assignment.assign(con, b, assignment.select_passes(con, b, ALL_PASSES))
     assert con.execute("SELECT pass, list(DISTINCT layer ORDER BY layer) FROM _assigned GROUP BY pass ORDER BY pass"
                        ).fetchall() == [(0, [2, 3, 4]), (1, [0, 1, 2, 3, 4]), (2, [0, 1, 2, 3, 4])]
     assert layout(con, "mid")[1] == [(3, True), (5, False), (5, False)]
     # without --layers the full passes' count (5) numbers the fragment just the same
     b = binding.bind(con, binding.Options(runs=["mid"], anchor="^A$"))
     segment.find_passes(con, b)
-    assignment.assign(con, b, assignment.select_passes(con, b, "all"))
+    assignment.assign(con, b, assignment.select_passes(con, b, ALL_PASSES))
     assert con.execute("SELECT pass, list(DISTINCT layer ORDER BY layer) FROM _assigned GROUP BY pass ORDER BY pass"
                        ).fetchall() == [(0, [2, 3, 4]), (1, [0, 1, 2, 3, 4]), (2, [0, 1, 2, 3, 4])]
     # with a gap rule that finds no break (--pass-gap 1000) the 13 anchors are one stretch, and the count
@@ -218,17 +219,50 @@ def test_no_steady_pass_lists_layer0_walls(con, tmp_path):
     tracedb.ingest_trace(con, write_csv(tmp_path / "s.csv", HEADER, rows), name="s")
     b, _ = passes(con, runs=["s"], anchor="^A$", layers=1, window="full")
     with pytest.raises(UsageError, match=r"no steady pass.*0: 12\.000, 1: 17\.000, 2: 24\.000, 3: 35\.000"):
-        assignment.select_passes(con, b, "steady")
+        assignment.select_passes(con, b, PassSpec("steady"))
 
 
 def test_pass_selection_errors(tiny):
     b, _ = passes(tiny, anchor="FusedInferAttentionScore", layers=2)
-    assert assignment.select_passes(tiny, b, "all") == [(b.run_ids[0], p) for p in range(4)]
-    assert assignment.select_passes(tiny, b, "2") == [(b.run_ids[0], 2)]
+    assert assignment.select_passes(tiny, b, PassSpec.parse("all")) == [(b.run_ids[0], p) for p in range(4)]
+    assert assignment.select_passes(tiny, b, PassSpec.parse(" 2 ")) == [(b.run_ids[0], 2)]
     with pytest.raises(UsageError, match=r"has 4 passes \(0..3\); --pass 4"):
-        assignment.select_passes(tiny, b, "4")
-    with pytest.raises(UsageError, match="expected a pass number, all, steady, auto or mean"):
-        assignment.select_passes(tiny, b, "last")
+        assignment.select_passes(tiny, b, PassSpec.parse(4))
+
+
+@pytest.mark.parametrize("given, word, number", [("all", "all", None), (" Steady ", "steady", None),
+                                                 ("AUTO", "auto", None), ("mean", "mean", None), ("07", "", 7),
+                                                 (3, "", 3), ("9999999", "", 9_999_999)])
+def test_pass_spec_parses_words_and_numbers_once(given, word, number):
+    spec = PassSpec.parse(given)
+    assert (spec.word, spec.number) == (word, number)
+    assert PassSpec.parse(spec) is spec     # parsed once: a PassSpec passes through as it is
+    assert str(spec) == (word or str(number))
+    assert spec.chosen == (word in ("steady", "auto", "mean"))
+
+
+@pytest.mark.parametrize("given", [" Steady ", "2"])
+def test_the_reports_take_pass_as_parsed_at_the_edge(tiny_store, tmp_path, monkeypatch, given):
+    """--pass is parsed once, where the call comes in: what the pass selection of a report receives is that
+    PassSpec, from the command line and from Python alike."""
+    from tracedb.engine.segmentation import selection
+    from helpers import cli
+    seen = []
+    real = selection.select_noted
+    monkeypatch.setattr(selection, "select_noted", lambda con, b, spec: seen.append(spec) or real(con, b, spec))
+    db = copy_store(tiny_store, str(tmp_path / "s.duckdb"))
+    opts = ["--anchor", "FusedInferAttentionScore", "--layers", "2"]
+    cli("report", "layers", "--db", db, "--run", "tiny", *opts, "--pass", given)
+    tracedb.report(db, "layers", run="tiny", anchor="FusedInferAttentionScore", layers=2, pass_=given)
+    assert seen == [PassSpec.parse(given)] * 2 and all(type(s) is PassSpec for s in seen)
+
+
+@pytest.mark.parametrize("given, why", [("last", "unknown"), ("-1", "unknown"), (-1, "unknown"), (True, "unknown"),
+                                        ("1.5", "unknown"), ("", "unknown"), ("²", "unknown"),
+                                        ("10000000", "out of range")])
+def test_pass_spec_refuses_what_is_no_pass(given, why):
+    with pytest.raises(UsageError, match=f"^--pass .*: {why}; expected a pass number"):
+        PassSpec.parse(given)
 
 
 def test_mean_takes_the_steady_passes_near_the_median(con, tmp_path):
@@ -239,8 +273,8 @@ def test_mean_takes_the_steady_passes_near_the_median(con, tmp_path):
     rid = b.run_ids[0]
     walls = assignment.layer0_walls(con, b)
     assert [walls[(rid, p)] for p in range(7)] == [49_500, 39_600, 33_000, 33_660, 32_340, 42_900, 33_330]
-    assert assignment.select_passes(con, b, "steady") == [(rid, 3)]
-    assert assignment.select_passes(con, b, " Mean ") == [(rid, 3), (rid, 4), (rid, 6)]
+    assert assignment.select_passes(con, b, PassSpec("steady")) == [(rid, 3)]
+    assert assignment.select_passes(con, b, PassSpec.parse(" Mean ")) == [(rid, 3), (rid, 4), (rid, 6)]
 
 
 def test_a_simulated_run_has_no_cold_start(con, tmp_path):
@@ -249,10 +283,11 @@ def test_a_simulated_run_has_no_cold_start(con, tmp_path):
                          tags={"kind": "simulated"})
     tracedb.ingest_trace(con, tiny_simulated.write(tmp_path / "u.json", passes=3), name="untagged")
     b, _ = passes(con, runs=["sim"], anchor="FusedInferAttentionScore", layers=2)
-    assert assignment.select_passes(con, b, "steady") == [(b.run_ids[0], 0)]
-    assert assignment.select_passes(con, b, "mean") == [(b.run_ids[0], 0), (b.run_ids[0], 1)]
+    assert assignment.select_passes(con, b, PassSpec("steady")) == [(b.run_ids[0], 0)]
+    assert assignment.select_passes(con, b, PassSpec("mean")) == [(b.run_ids[0], 0), (b.run_ids[0], 1)]
     b, _ = passes(con, runs=["untagged"], anchor="FusedInferAttentionScore", layers=2)
-    assert assignment.select_passes(con, b, "steady") == [(b.run_ids[0], 2)]   # identical passes: 2 is the first
+    # identical passes: 2 is the first
+    assert assignment.select_passes(con, b, PassSpec("steady")) == [(b.run_ids[0], 2)]
 
 
 def test_anchor_fallback_of_dsv4(con, tmp_path):
@@ -262,7 +297,7 @@ def test_anchor_fallback_of_dsv4(con, tmp_path):
     b = binding.bind(con, binding.Options(runs=["f"], profile="dsv4-gpu"))
     assert b.anchor == "mhc_pre_big_fuse" and "fallback" in b.notes[0]
     segment.find_passes(con, b)
-    assignment.assign(con, b, assignment.select_passes(con, b, "all"))
+    assignment.assign(con, b, assignment.select_passes(con, b, ALL_PASSES))
     # 4 anchors, 2 blocks per layer -> layers 0, 0, 1, 1 with halves 0, 1, 0, 1
     assert con.execute("SELECT layer, half FROM _assigned ORDER BY start_ns").fetchall() == [
         (0, 0), (0, 1), (1, 0), (1, 1)]
@@ -276,7 +311,7 @@ def test_overlapping_kernels_on_two_streams_assign_by_start(con, tmp_path):
     tracedb.ingest_trace(con, write_csv(tmp_path / "o.csv", HEADER, rows), name="o")
     b = binding.bind(con, binding.Options(runs=["o"], anchor="^A$", layers=2, window="strict"))
     segment.find_passes(con, b)
-    assignment.assign(con, b, assignment.select_passes(con, b, "all"))
+    assignment.assign(con, b, assignment.select_passes(con, b, ALL_PASSES))
     got = con.execute("SELECT layer, count(*), sum(dur_ns), max(end_ns) - min(start_ns) FROM _assigned "
                       "GROUP BY layer ORDER BY layer").fetchall()
     # layer 0: 1 + 20 us, wall 0 -> 20.5 us; layer 1: 1 + 0.5 us, wall 10 -> 11 us

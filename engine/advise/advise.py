@@ -31,6 +31,7 @@ from tracedb.engine.advise import job_rules, rules
 from tracedb.engine.reports.declaration import Chart
 from tracedb.engine.rendering import render as rnd
 from tracedb.engine.segmentation import binding, categories
+from tracedb.engine.segmentation.words import ALL_PASSES
 from tracedb.errors import TracedbError, UsageError
 
 TITLE = "advise: findings ranked by the step time at stake"
@@ -181,7 +182,7 @@ def _roofline_gap(con, b, th, profile) -> list[str]:
     known work or whose device has no peak is said so in a note, never a finding."""
     from tracedb.engine.reports import roofline
     try:
-        rb, _ = roofline.whole_runs(con, "all", {"runs": [b.run_names[r] for r in b.run_ids], "tags": [],
+        rb, _ = roofline.whole_runs(con, ALL_PASSES, {"runs": [b.run_names[r] for r in b.run_ids], "tags": [],
                                                  "profile": profile})
         rb.notes = []
         roofline.load_kernels(con, rb)

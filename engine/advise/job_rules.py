@@ -5,6 +5,7 @@ returns its notes."""
 from decimal import Decimal
 
 from tracedb import sql
+from tracedb.engine.segmentation.words import ALL_PASSES
 from tracedb.errors import TracedbError
 
 
@@ -33,7 +34,7 @@ def slow_rank(con, b, th, profile) -> list[str]:
                       key=lambda j: (j is not None, j or "")):
         runs = jobs.get(job, [])
         try:
-            res = blame.build(con, "json", "all", "kernel", top=0, runs=[b.run_names[r] for r in runs],
+            res = blame.build(con, "json", ALL_PASSES, "kernel", top=0, runs=[b.run_names[r] for r in runs],
                               tags=[], profile=profile)
         except TracedbError as e:
             notes.append(f"slow-rank: report blame could not run{f' for job {job}' if job else ''} "

@@ -19,6 +19,7 @@ from tracedb.engine.segmentation import attribution
 from tracedb.engine.segmentation import assignment, binding, segment
 from tracedb.engine.segmentation import selection
 from tracedb.engine.segmentation import units
+from tracedb.engine.segmentation.words import PassSpec
 from tracedb.engine.store.connect import resolve_runs
 from tracedb.errors import NoAnchor, UsageError
 
@@ -48,12 +49,12 @@ def us(ns: int) -> str:
     return f"{sign}{ns // 1000}.{ns % 1000:03d}"
 
 
-def export(con, path: str | None, runs=(), tags=(), pass_spec: str = "all", ranges: bool = False,
+def export(con, path: str | None, runs=(), tags=(), pass_spec="all", ranges: bool = False,
            **seg_opts) -> Exported:
     """Write run `runs`/`tags` (exactly one run) to `path` (gzip when it ends in .gz; None: plain JSON on
     stdout). `ranges`: only the annotation tracks. The segmentation options are report layers'."""
-    spec = str(pass_spec).strip().lower()
-    if spec == "mean":
+    spec = PassSpec.parse(pass_spec)
+    if spec.word == "mean":
         raise UsageError("--pass mean: the export draws single passes; give a pass number, all, steady or auto")
     ids = resolve_runs(con, list(runs), list(tags))
     if len(ids) != 1:

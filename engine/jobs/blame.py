@@ -7,6 +7,7 @@ from tracedb.engine.rendering import render as rnd
 from tracedb.engine.segmentation import pipeline
 from tracedb.engine.segmentation import assignment, binding
 from tracedb.engine.segmentation import units
+from tracedb.engine.segmentation.words import ALL_PASSES
 from tracedb.errors import NoAnchor, UsageError
 
 DEFINITIONS = ("waited: at each collective instance, the other members' time between their arrival and the last "
@@ -16,7 +17,7 @@ DEFINITIONS = ("waited: at each collective instance, the other members' time bet
                "shared in proportion to the excess; '(unexplained)': the late rank shows no excess")
 
 
-def build(con, fmt, spec="all", by="kernel", no_align=False, top=30, **seg_opts) -> rnd.Result:
+def build(con, fmt, spec=ALL_PASSES, by="kernel", no_align=False, top=30, **seg_opts) -> rnd.Result:
     """The blame rows of the selected ranks; `top`: rows kept, most waited first, the others summed in one
     '(N more)' row (0: all; `report blame` keeps 30 in a table for reading, every row in CSV and JSON). A
     128-rank job has ~14,000 (rank, pass, layer, cause) rows: printed whole, the table took 0.8 s to lay

@@ -72,7 +72,7 @@ def build(con, fmt, b, spec, by, meta, layer=None, module_path=False, roofline=F
         stages.assign_stages(con, b)
     else:
         sql.run(con, "stages_none")
-    label = spec if spec in ("steady", "auto", "mean") else None
+    label = spec.word if spec.chosen else None
     null_layer = "prologue"
     if layer is not None:
         label, null_layer = _one_layer(con, b, layer, label)
@@ -88,7 +88,7 @@ def build(con, fmt, b, spec, by, meta, layer=None, module_path=False, roofline=F
     title = (f"{names[b.run_ids[0]]} vs {len(b.run_ids) - 1} runs "
              f"({run_notes.listed([names[r] for r in b.run_ids[1:]], run_notes.SHOWN)}) by {by}" if spread
              else f"{' vs '.join(names[r] for r in b.run_ids)} by {by}")
-    title += ", mean of the steady passes" if spec == "mean" else ""
+    title += ", mean of the steady passes" if spec.word == "mean" else ""
     title += f", layer {layer}" if layer not in (None, "mean") else ", mean of the full layers" if layer else ""
     # a NULL layer is the prologue or the epilogue (its unit says which), or with --layer mean every layer
     labels = {"layer": (null_layer, "pass", "unit") if null_layer == "prologue" else (null_layer, "pass")}

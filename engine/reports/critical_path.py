@@ -13,6 +13,7 @@ from tracedb.engine.rendering import render as rnd
 from tracedb.engine.reports import path_ranks
 from tracedb.engine.reports.replay import GAP, Graph, columns
 from tracedb.engine.segmentation import assignment, attribution, binding, categories, stages, units
+from tracedb.engine.segmentation.words import ALL_PASSES, PassSpec
 from tracedb.errors import NoAnchor, UsageError
 
 # the category of a node's own stretch, by its kind
@@ -41,8 +42,8 @@ class Window:
 
 
 def annotation_window(annotation: str | None, instance: int | None, step: int | None) -> tuple | None:
-    """The window of --annotation NAME [--instance N] as (NAME, N), or None; refused with --step, with
-    --instance alone or below 0."""
+    """The window of --annotation NAME [--instance N] as (NAME, N), or None; refused with --step or with
+    --instance alone (an instance below 0 is refused with the options' values, registry.check_options)."""
     if annotation is None:
         if instance is not None:
             raise UsageError("--instance: give --annotation NAME too")
@@ -51,12 +52,10 @@ def annotation_window(annotation: str | None, instance: int | None, step: int | 
         raise UsageError("--annotation and --step: give one window")
     if not str(annotation).strip():
         raise UsageError("--annotation: expected the name of a host annotation")
-    if instance is not None and int(instance) < 0:
-        raise UsageError(f"--instance {instance}: expected 0 or more (0: the first instance)")
     return str(annotation), int(instance or 0)
 
 
-def build(con, fmt, by, step, seg_opts, job: bool = False, pass_spec: str = "all", layer=None,
+def build(con, fmt, by, step, seg_opts, job: bool = False, pass_spec: PassSpec = ALL_PASSES, layer=None,
           mark: tuple | None = None) -> rnd.Result:
     unit = _unit(pass_spec, layer, step)
     if unit is not None and mark is not None:
@@ -194,7 +193,7 @@ def _bind(con, seg_opts, segmented: bool):
     why = None
     if segmented:
         try:
-            return units.segmented(con, opt, "all", assignment.select_passes)
+            return units.segmented(con, opt, ALL_PASSES, assignment.select_passes)
         except NoAnchor as e:
             why = f"no layers: {e}"
     b = binding.bind_runs(con, opt.runs, opt.tags, opt.profile)
@@ -207,16 +206,15 @@ def _bind(con, seg_opts, segmented: bool):
 
 def _unit(pass_spec, layer, step):
     """(pass, layer) of a --pass window, or None: --pass takes a pass number (all: no pass window)."""
-    spec = str(pass_spec).strip().lower()
-    if spec == "all":
+    if pass_spec.word == "all":
         if layer is not None:
             raise UsageError("--layer: give the pass too (--pass N --layer L)")
         return None
-    if not spec.isdigit():
+    if pass_spec.number is None:
         raise UsageError(f"--pass {pass_spec}: report critical-path takes a pass number (its window), or all")
     if step is not None:
         raise UsageError("--pass and --step: give one window")
-    return int(spec), layer
+    return pass_spec.number, layer
 
 
 def _window_name(step, unit, mark=None) -> str:

@@ -15,6 +15,7 @@ from tracedb.engine.rendering import render as rnd
 from tracedb.engine.rendering.run_notes import listed
 from tracedb.engine.segmentation import assignment, binding, segment
 from tracedb.engine.segmentation.phases import PIPELINE_P2P
+from tracedb.engine.segmentation.words import ALL_PASSES
 from tracedb.engine.store.connect import resolve_runs
 
 DEFINITIONS = (
@@ -60,7 +61,7 @@ def build(con, fmt, absolute=False, no_align=False, **seg_opts) -> rnd.Result:
     con.execute("DROP TABLE IF EXISTS _pl_passes")
     b, meta = None, {}
     for b in segment.each_phase(con, opt):
-        assignment.assign(con, b, assignment.select_passes(con, b, "all"))
+        assignment.assign(con, b, assignment.select_passes(con, b, ALL_PASSES))
         sql.run(con, "pipeline_passes", {"phase": b.phase})
         notes += [n for n in b.notes if n not in notes]
         meta.update({"runs": ", ".join(names[r] for r in b.run_ids), f"{b.phase} anchor": b.anchor,

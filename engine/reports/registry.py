@@ -2,7 +2,7 @@
 and renders the rows. `build_report` is the entry point behind `tracedb report ...` and tracedb.report
 (engine/api.py), `render_report` its text; the reports and their defaults are declared in declared.py."""
 from tracedb import sql
-from tracedb.engine.reports import declared
+from tracedb.engine.reports import declared, values
 from tracedb.engine.segmentation import attribution
 from tracedb.engine.reports import compare
 from tracedb.engine.reports import launches
@@ -15,6 +15,7 @@ from tracedb.engine.segmentation import unit_notes
 from tracedb.engine.segmentation import units
 from tracedb.engine.rendering import render as rnd
 from tracedb.engine.reports.declaration import MEAN_REFUSED
+from tracedb.engine.segmentation.words import ALL_PASSES, PassSpec
 from tracedb.errors import NoAnchor, UsageError, quoted
 
 REPORTS = declared.NAMES
@@ -47,35 +48,41 @@ def build_report(con, name: str, fmt: str = "table", **opts) -> rnd.Result:
     decl = declared.get(name)
     if decl is None:
         raise UsageError(f"unknown report {name!r}; reports: {', '.join(REPORTS)}")
-    check_options(name, opts)
-    res = _build(con, name, fmt, **{**decl.defaults(), **opts})
+    res = _build(con, name, fmt, **check_options(name, {**decl.defaults(), **opts}))
     res.charts = decl.charts
     return res
 
 
-def check_options(name: str, opts: dict):
-    """The checks of report `name`'s options (engine keywords) that need no store, made before one is opened:
-    the command line and tracedb.report call it first, so a value the report refuses is said whatever the
-    store (build_report checks again, for callers with a connection of their own)."""
+def check_options(name: str, opts: dict) -> dict:
+    """Report `name`'s options (engine keywords) parsed and checked where that needs no store, before one is
+    opened: the command line and tracedb.report call it first, so a value the report refuses is said whatever
+    the store (build_report checks again, for callers with a connection of their own). Returns `opts` with
+    --pass as the PassSpec the reports take."""
     decl = declared.get(name)
     if decl is None:
-        return
+        return opts
     if opts.get("pass_spec") is not None:
-        _check_pass(name, str(opts["pass_spec"]).strip().lower())
+        opts = {**opts, "pass_spec": PassSpec.parse(opts["pass_spec"])}
+        _check_pass(name, opts["pass_spec"])
     for o in decl.options + declared.SEGMENTATION:    # declared values (--by, --order, --window, ...), checked here
         value = opts.get(o.target)
         if o.choices and value is not None and value not in o.choices:
             raise UsageError(f"{o.flags[0]} {quoted(str(value))}: unknown; expected one of {', '.join(o.choices)}")
+        # what the command line checks as it parses (--top, --layers, --peak-tflops, ...), for Python callers
+        problem = values.refused(o.check, o.flags[0], value) if o.check else None
+        if problem:
+            raise UsageError(problem)
+    return opts
 
 
-def _check_pass(name: str, spec: str):
-    if spec == "mean" and declared.get(name).mean == MEAN_REFUSED:
+def _check_pass(name: str, spec: PassSpec):
+    if spec.word == "mean" and declared.get(name).mean == MEAN_REFUSED:
         averaging = declared.averaging()
         raise UsageError(f"--pass mean: report {name} shows single passes; give a pass number, all, steady or auto "
                          f"({' and '.join([', '.join(averaging[:-1]), averaging[-1]])} average the steady passes)")
 
 
-def _build(con, name: str, fmt: str, pass_spec: str = "all", absolute: bool = False, layer: int | None = None,
+def _build(con, name: str, fmt: str, pass_spec: PassSpec = ALL_PASSES, absolute: bool = False, layer: int | None = None,
            compare_layer: int | None = None, flow: bool = False, top: int | None = None, order: str | None = None,
            timeline_layers: list[int] | None = None, clusters: bool = False, by: str | None = None,
            module_path: bool = False, peak_tflops: float | None = None, peak_tbs: float | None = None,
@@ -83,34 +90,32 @@ def _build(con, name: str, fmt: str, pass_spec: str = "all", absolute: bool = Fa
            overlap_comm: bool = False, job: bool = False, roofline_pct: float | None = None,
            balance_ranks: bool = False, rank: int | None = None, layer_edits=None, annotation: str | None = None,
            instance: int | None = None, **seg_opts) -> rnd.Result:
-    spec = str(pass_spec).strip().lower()
-    _check_pass(name, spec)
     if name == "breakdown":
-        return _breakdown(con, fmt, spec, by, seg_opts)
+        return _breakdown(con, fmt, pass_spec, by, seg_opts)
     if name == "ranks":
         from tracedb.engine.jobs import ranks
-        return ranks.build(con, fmt, spec, **seg_opts)
+        return ranks.build(con, fmt, pass_spec, **seg_opts)
     if name == "launches":
-        return launches.build(con, fmt, spec, by, seg_opts)
+        return launches.build(con, fmt, pass_spec, by, seg_opts)
     if name == "collectives":
         from tracedb.engine.jobs import collectives
         return collectives.build(con, fmt, **seg_opts)
     if name == "blame":
         from tracedb.engine.jobs import blame
         # a table for reading keeps 30 rows; the formats scripts read keep every row unless told
-        return blame.build(con, fmt, spec, by, top=(30 if fmt in rnd.READING else 0) if top is None else top,
+        return blame.build(con, fmt, pass_spec, by, top=(30 if fmt in rnd.READING else 0) if top is None else top,
                            **seg_opts)
     if name == "pipeline":
         from tracedb.engine.reports import pipeline
         return pipeline.build(con, fmt, absolute=absolute, **seg_opts)
     if name == "roofline":
         from tracedb.engine.reports import roofline
-        b, meta = roofline.segment_runs(con, spec, seg_opts, by)
-        return roofline.build(con, fmt, spec, by, meta, b, peak_tflops, peak_tbs)
+        b, meta = roofline.segment_runs(con, pass_spec, seg_opts, by)
+        return roofline.build(con, fmt, pass_spec, by, meta, b, peak_tflops, peak_tbs)
     if name == "critical-path":
         from tracedb.engine.reports import critical_path, path_ranks
         seg_opts, job, said = path_ranks.selection(con, seg_opts, rank, job)
-        res = critical_path.build(con, fmt, by, step, seg_opts, job=job, pass_spec=spec, layer=layer,
+        res = critical_path.build(con, fmt, by, step, seg_opts, job=job, pass_spec=pass_spec, layer=layer,
                                   mark=critical_path.annotation_window(annotation, instance, step))
         res.notes[:0] = said
         return res
@@ -139,30 +144,30 @@ def _build(con, name: str, fmt: str, pass_spec: str = "all", absolute: bool = Fa
     base = {"run_ids": b.run_ids, "absolute": bool(absolute)}
     meta = units.params(b, pass_spec)
     if name == "compare":
-        return compare.build(con, fmt, b, spec, by, meta, layer=layer, module_path=module_path, roofline=roofline,
+        return compare.build(con, fmt, b, pass_spec, by, meta, layer=layer, module_path=module_path, roofline=roofline,
                              peak_tflops=peak_tflops, peak_tbs=peak_tbs)
     if name == "kernels" and (flow or compare_layer is not None) and layer is None:
         raise UsageError("--layer is needed with --format compute-flow / --flow and with --compare-layer")
-    assignment.assign(con, b, selection.select_noted(con, b, spec))
+    assignment.assign(con, b, selection.select_noted(con, b, pass_spec))
     selection.flag_short_last_layer(con, b)
     if name in ("layers", "kernels"):
         attribution.categorize_by_module(con, b)
     if name == "layers":
         b.notes += unit_notes.comm_notes(con, b)
-        if spec == "all":   # every pass of the phase: where the run's device time sits
+        if pass_spec.word == "all":   # every pass of the phase: where the run's device time sits
             b.notes += unit_notes.coverage_notes(b, {b.phase: unit_notes.unit_times(con, b)})
     wanted = [layer, compare_layer] if name == "kernels" else list(timeline_layers or []) if name == "timeline" else []
     _check_layers(con, b, [w for w in wanted if w is not None])
     if name == "layers":
-        if roofline and (clusters or spec == "mean"):
+        if roofline and (clusters or pass_spec.word == "mean"):
             raise UsageError("--roofline: per layer of single passes; not with --clusters or --pass mean "
                              "(report roofline --by layer gives each pass's)")
         if clusters:
             return _clusters(con, fmt, b, meta)
         if by in ("stage", "kind"):
-            return _layer_stages(con, fmt, b, meta, by, spec, roofline)
+            return _layer_stages(con, fmt, b, meta, by, pass_spec, roofline)
         from tracedb.engine.reports import roofline as rl
-        return _layers(con, fmt, b, meta, base, spec == "mean",
+        return _layers(con, fmt, b, meta, base, pass_spec.word == "mean",
                        rl.layer_placeholders(con, b, roofline, peak_tflops, peak_tbs))
     if name == "timeline":
         return rnd.fetch_file(con, fmt, "report_timeline", {**base, "layers": list(timeline_layers or [])}, name,
@@ -181,8 +186,6 @@ def _build(con, name: str, fmt: str, pass_spec: str = "all", absolute: bool = Fa
         res = rnd.fetch_file(con, fmt, "report_flow", {**base, "layer": layer, "order": order}, name, b, meta,
                              f"compute flow of layer {layer}", labels=PROLOGUE)
         return rnd.for_people(res, short="kernel") if fmt in rnd.READING else res
-    if top < 0:
-        raise UsageError("--top must be >= 0 (0: every kernel)")
     res = rnd.fetch_file(con, fmt, "report_kernels", {"run_ids": b.run_ids, "layer": layer, "top": top, "rest": False},
                          name, b, meta,
                          "hot kernels" + (f" of layer {layer}" if layer is not None else ""))
@@ -196,7 +199,7 @@ def _passes(con, fmt, absolute, seg_opts):
     con.execute("DROP TABLE IF EXISTS _pass_rows")
     notes, per_phase = [], {}
     for b in segment.each_phase(con, binding.Options(**seg_opts)):
-        assignment.assign(con, b, assignment.select_passes(con, b, "all"))
+        assignment.assign(con, b, assignment.select_passes(con, b, ALL_PASSES))
         selection.flag_short_last_layer(con, b)
         per_phase[b.phase] = unit_notes.unit_times(con, b)
         if b.phase == "forward":
@@ -207,7 +210,7 @@ def _passes(con, fmt, absolute, seg_opts):
         for stmt in sql.file_statements("report_passes")[:-1]:
             con.execute(stmt, sql.used_params(stmt, params))
         notes += [n for n in b.notes if n not in notes]
-        meta = units.params(b, "all")
+        meta = units.params(b, ALL_PASSES)
     b.notes = notes + unit_notes.coverage_notes(b, per_phase)
     title = "forward and backward passes" if len(per_phase) == 2 else f"{b.phase} passes"
     res = rnd.fetch_file(con, fmt, "report_passes", {"run_ids": b.run_ids}, "passes", b, meta, title)
@@ -256,7 +259,7 @@ def _layers(con, fmt, b, meta, base, mean, roofline_sql=None):
 def _layer_stages(con, fmt, b, meta, by, spec, roofline):
     """--by stage: per pass and layer kind, each stage's time; --by kind: one representative layer per kind
     (sql/segment/layer_stages.sql)."""
-    if spec == "mean" or roofline:
+    if spec.word == "mean" or roofline:
         raise UsageError(f"--by {by}: per pass; give a pass number, all, steady or auto (not --pass mean), "
                          "without --roofline")
     stages.assign_stages(con, b)
@@ -272,15 +275,15 @@ def _layer_stages(con, fmt, b, meta, by, spec, roofline):
                           sparse={c + "_us" for c in cats})
 
 
-def _modules(con, fmt, pass_spec, by, seg_opts, module_path=False):
+def _modules(con, fmt, spec: PassSpec, by, seg_opts, module_path=False):
     """Device time by launching module. Segmentation is optional: without an anchor (from --anchor or
     the profile) and without --pass, every kernel has an empty pass and layer."""
     if by not in ("kernel", "module"):
         raise UsageError("--by: expected kernel or module")
     opt = binding.Options(**seg_opts)
     # a pass asked for (--pass other than all) needs passes: the anchor is then proposed as report layers does
-    if units.has_anchor(opt) or str(pass_spec).strip().lower() != "all":
-        b, meta = units.segmented(con, opt, pass_spec, assignment.select_passes)
+    if units.has_anchor(opt) or spec.word != "all":
+        b, meta = units.segmented(con, opt, spec, assignment.select_passes)
     else:
         b = binding.bind_runs(con, opt.runs, opt.tags)
         assignment.assign_none(con)
@@ -290,7 +293,7 @@ def _modules(con, fmt, pass_spec, by, seg_opts, module_path=False):
     file, title = ("report_modules_total", "device time by module") if by == "module" else \
         ("report_modules", "device time by module and kernel")
     meta["module"] = "instance path" if module_path else "role (instances of one role across layers grouped)"
-    only = str(pass_spec).strip().lower() != "all"
+    only = spec.word != "all"
     res = rnd.fetch_file(con, fmt, file, {"run_ids": b.run_ids, "by_path": bool(module_path), "passes_only": only},
                          "modules", b, meta, title, labels=PROLOGUE)
     if fmt not in rnd.READING or "kernel" not in res.columns:
@@ -374,8 +377,6 @@ def _cores(con, fmt, runs=(), tags=(), match=None, from_us=None, to_us=None, per
             "window": f"{from_us if from_us is not None else 'first task'} .. "
                       f"{to_us if to_us is not None else 'last task'}"}
     if top_gaps:
-        if top_gaps < 0:
-            raise UsageError("--top-gaps must be positive")
         return rnd.fetch_file(con, fmt, "report_cores_gaps", {"run_ids": ids, "top": top_gaps}, "cores", b, meta,
                               f"the {top_gaps} longest idle gaps per core class")
     if len(ids) == 2 and not per_core and not stack:

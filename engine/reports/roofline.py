@@ -14,6 +14,7 @@ from tracedb.engine.segmentation import selection
 from tracedb.engine.segmentation import units
 from tracedb.engine.segmentation.phases import find_phases
 from tracedb.engine.segmentation.categories import categorize_kernels
+from tracedb.engine.segmentation.words import ALL_PASSES
 from tracedb.errors import NoAnchor, UsageError
 
 BY = declared.ROOFLINE.option("by").choices
@@ -83,7 +84,7 @@ def segment_runs(con, spec, seg_opts, by=None):
     except NoAnchor as e:
         if by not in WHOLE_RUN_BY or seg_opts.get("phase") or seg_opts.get("anchor"):
             raise
-        b, meta = whole_runs(con, "all", {**seg_opts, "phase": "all"})
+        b, meta = whole_runs(con, ALL_PASSES, {**seg_opts, "phase": "all"})
         b.notes.insert(0, f"no layers to find ({str(e).split(';')[0]}): the whole run, every kernel, as with "
                           "--phase all")
         return b, meta
@@ -97,7 +98,7 @@ def whole_runs(con, spec, seg_opts):
     """--phase all: every kernel of the selected runs in one run-wide unit (run_wide.sql), whatever its phase
     (forward, backward, optimizer) and whether or not a pass holds it: the whole step's FLOPs over its whole
     kernel time. No anchor is needed; the phase note (find_phases) says how the time splits."""
-    if str(spec).strip().lower() != "all":
+    if spec.word != "all":
         raise UsageError(f"--pass {spec} with --phase all: every kernel of the run is in no pass; leave --pass out, "
                          "or give --phase forward or backward to pick passes")
     b = binding.bind_runs(con, seg_opts.get("runs") or [], seg_opts.get("tags") or [], seg_opts.get("profile"))
@@ -128,7 +129,7 @@ def coverage_notes(con, b, spec) -> list[str]:
             notes.append(f"run '{name}': --phase all covers every kernel of the run, whatever its phase ({phases}): "
                          f"{n_in:,} kernels, {ms(ns_in)} of kernel time, in no pass or layer")
             continue
-        chosen = "passes" if str(spec).strip().lower() == "all" else "passes selected (--pass " + str(spec) + ")"
+        chosen = "passes" if spec.word == "all" else "passes selected (--pass " + str(spec) + ")"
         left = {"forward": "backward and optimizer", "backward": "forward and optimizer"}[b.phase]
         notes.append(f"run '{name}': covers the {b.phase} {chosen}: {n_in:,} of the run's {n:,} kernels, "
                      f"{ms(ns_in)} of {ms(ns)} of kernel time"

@@ -5,7 +5,7 @@ from tracedb import sql
 from tracedb.engine.rendering import render as rnd
 from tracedb.engine.segmentation import binding
 from tracedb.engine.segmentation.categories import categorize_kernels
-from tracedb.errors import NoAnchor, UsageError
+from tracedb.errors import NoAnchor
 
 
 def possible(seg_opts: dict, layer, flow: bool, compare_layer, timeline_layers) -> bool:
@@ -25,8 +25,6 @@ def build(con, name: str, fmt: str, why: NoAnchor, seg_opts: dict, top: int | No
                                                              "absolute": bool(absolute)}, name, b, meta,
                               "run time ranges (s from the trace's first event, as Perfetto shows them)",
                               display={"pass": "(run)", "layer": ""})
-    if top is not None and top < 0:
-        raise UsageError("--top must be >= 0 (0: every kernel)")
     params = {"run_ids": b.run_ids, "layer": None, "top": top or 0, "rest": True}
     res = rnd.fetch_file(con, fmt, "report_kernels", params, name, b, meta, "hot kernels of the whole run")
     return rnd.for_people(res) if fmt in ("table", "md") else res

@@ -6,6 +6,7 @@ import statistics
 from tracedb import sql
 from tracedb.engine.segmentation.binding import Bound
 from tracedb.engine.segmentation.categories import categorize_kernels
+from tracedb.engine.segmentation.words import PassSpec
 from tracedb.errors import UsageError
 
 STEADY_TOLERANCE = 0.05   # --pass steady: layer-0 wall within 5 % of the previous pass's
@@ -34,27 +35,24 @@ def assign(con, b: Bound, selection: list[tuple[int, int]]):
     sql.run(con, "segment_assign", {**b.params(), "win_lo": lo, "win_hi": hi})
 
 
-def select_passes(con, b: Bound, spec: str, fallbacks: set | None = None) -> list[tuple[int, int]]:
+def select_passes(con, b: Bound, spec: PassSpec, fallbacks: set | None = None) -> list[tuple[int, int]]:
     """(run_id, pass) pairs for `--pass N|all|steady|auto|mean`, after find_passes (mean: every pass
     averaged; auto: the steady pass, else the run's last full pass, and the run goes into `fallbacks`)."""
-    spec = str(spec).strip().lower()
     allp = con.execute("SELECT run_id, pass, partial FROM _passes ORDER BY run_id, pass").fetchall()
-    if spec == "all":
+    if spec.word == "all":
         return [(r, p) for r, p, _ in allp]
-    if spec in ("steady", "auto", "mean"):
+    if spec.chosen:
         walls, sim, out = layer0_walls(con, b), simulated_runs(con, b.run_ids), []
         for rid in b.run_ids:
-            if spec == "mean" or rid in sim:
+            if spec.word == "mean" or rid in sim:
                 picked = steady_passes(con, b, rid, walls, rid in sim)
-            elif spec == "auto":
+            elif spec.word == "auto":
                 picked = [_steady_or_last(con, b, rid, walls, allp, fallbacks)]
             else:
                 picked = [steady_pass(con, b, rid, walls)]
-            out += [(rid, p) for p in (picked if spec == "mean" else picked[:1])]
+            out += [(rid, p) for p in (picked if spec.word == "mean" else picked[:1])]
         return out
-    if not spec.lstrip("-").isdigit():
-        raise UsageError(f"--pass {spec!r}: expected a pass number, all, steady, auto or mean")
-    n = int(spec)
+    n = spec.number
     out = []
     passes = {}
     for r, _, _ in allp:

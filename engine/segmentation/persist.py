@@ -15,6 +15,7 @@ from tracedb.engine.segmentation import snapshots
 from tracedb.engine.segmentation import stages
 from tracedb.engine.store.connect import resolve_runs
 from tracedb.engine.segmentation import unit_notes
+from tracedb.engine.segmentation.words import ALL_PASSES
 
 
 def segment_runs(con, opt: binding.Options) -> tuple[list[tuple[str, int, int]], list[str]]:
@@ -25,7 +26,7 @@ def segment_runs(con, opt: binding.Options) -> tuple[list[tuple[str, int, int]],
     notes, attributed, has_host, per_phase = [], False, None, {}
     snapshots.forget(con, resolve_runs(con, opt.runs, opt.tags))
     for b in segment.each_phase(con, opt, first=True, kept=True):
-        assignment.assign(con, b, assignment.select_passes(con, b, "all"))
+        assignment.assign(con, b, assignment.select_passes(con, b, ALL_PASSES))
         if has_host is None:
             has_host = con.execute("SELECT count(*) FROM host_events WHERE run_id IN (SELECT unnest($r))",
                                    {"r": b.run_ids}).fetchone()[0]

@@ -18,6 +18,7 @@ from tracedb.engine.segmentation.binding import PHASES, _SESSION_FIELDS, Bound, 
 from tracedb.engine.segmentation.pass_notes import split_notes
 from tracedb.engine.segmentation.phases import phase_of_anchor
 from tracedb.engine.segmentation.categories import load_rules
+from tracedb.engine.segmentation.words import ALL_PASSES
 from tracedb.errors import NoAnchor
 
 # From this many runs a report that segments them says that `tracedb segment` would keep the segmentation:
@@ -83,7 +84,7 @@ def keep(con, opt: Options) -> Bound:
     try:
         sql.run(cur, "macros")
         b = prepare(cur, opt, reuse=False)
-        assign(cur, b, select_passes(cur, b, "all"))
+        assign(cur, b, select_passes(cur, b, ALL_PASSES))
         # found by the phase as given, by the phase bound, and without one when that binds the same phase
         phases = {opt.phase, b.phase}
         if phase_of_anchor(cur, opt.anchor or b.profile.anchor, b.training) == b.phase:

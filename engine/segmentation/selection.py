@@ -2,18 +2,19 @@
 mean name theirs) and, in the strict window, a last layer cut short at its anchor."""
 from tracedb import sql
 from tracedb.engine.segmentation import assignment
-def select_noted(con, b, spec: str) -> list[tuple[int, int]]:
+from tracedb.engine.segmentation.words import PassSpec
+def select_noted(con, b, spec: PassSpec) -> list[tuple[int, int]]:
     """assignment.select_passes, with a note naming the passes `steady`, `auto` and `mean` chose for each run."""
     fallbacks = set()
     sel = assignment.select_passes(con, b, spec, fallbacks)
-    if spec in ("steady", "auto", "mean"):
+    if spec.chosen:
         picked = {rid: [] for rid in b.run_ids}
         for r, p in sel:
             picked[r].append(p)
         sim = assignment.simulated_runs(con, b.run_ids)
-        how = {r: "" if spec != "auto" else
+        how = {r: "" if spec.word != "auto" else
                (" (no steady pass: the last full one)" if r in fallbacks else " (steady)") for r in picked}
-        head = {"steady": "steady pass: ", "auto": "pass: ", "mean": "mean of the steady passes: "}[spec]
+        head = {"steady": "steady pass: ", "auto": "pass: ", "mean": "mean of the steady passes: "}[spec.word]
         b.notes.append(head + "; ".join(
             f"{b.run_names[r]}{' (simulated)' if r in sim else ''} -> pass{'es' if len(ps) > 1 else ''} "
             f"{', '.join(map(str, ps))}{how[r]}" for r, ps in picked.items()))

@@ -89,12 +89,12 @@ def split_steps(con, b):
                            "step (no Step Id, or launched outside every ProfilerStep#N): left out")
 
 
-def params(b, pass_spec) -> dict:
+def params(b, spec) -> dict:
     """The segmentation as a report's parameters (Markdown and JSON show them)."""
     return {"runs": ", ".join(b.run_names[r] for r in b.run_ids), "profile": b.profile.name,
             "anchor": b.anchor, "layers": b.layers, "blocks_per_layer": b.blocks_per_layer,
             "layer_offset": b.layer_offset, "window": b.window, "passes_by": b.pass_rule(),
-            "pass": pass_spec}
+            "pass": str(spec)}
 
 
 def whole_runs(con, opt, why: str, answer: str):
