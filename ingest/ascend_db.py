@@ -49,7 +49,8 @@ _I, _T, _D, _R = "int", "text", "digits", "real"
 _TABLES = {
     "STRING_IDS": ("_adb_strings", [("id", _I), ("value", _T)], []),
     "TASK": ("_adb_task", [("globalTaskId", _I), ("startNs", _I), ("endNs", _I), ("deviceId", _I)],
-             [("streamId", _I), ("taskId", _I), ("modelId", _I), ("contextId", _I), ("connectionId", _I)]),
+             [("streamId", _I), ("taskId", _I), ("modelId", _I), ("contextId", _I), ("connectionId", _I),
+              ("taskType", _I)]),
     "COMPUTE_TASK_INFO": ("_adb_compute", [("globalTaskId", _I), ("name", _I)],
                           [("opType", _I), ("taskType", _I), ("blockDim", _I), ("mixBlockDim", _I),
                            ("inputShapes", _I), ("inputDataTypes", _I), ("inputFormats", _I),
@@ -58,8 +59,11 @@ _TABLES = {
                          [("opId", _I), ("opType", _I), ("waitNs", _I), ("connectionId", _I)]),
     "COMMUNICATION_TASK_INFO": ("_adb_comm_tasks", [("globalTaskId", _I), ("opId", _I)], []),
     "STEP_TIME": ("_adb_steps", [("id", _I), ("startNs", _I), ("endNs", _I)], []),
-    # the launches (type 10000, 'node' in ENUM_API_TYPE) tell a step's device range from its host range
-    "CANN_API": ("_adb_api", [("startNs", _I), ("endNs", _I), ("type", _I), ("connectionId", _I)], []),
+    # CANN's API calls: host events; the launches (type 10000, 'node' in ENUM_API_TYPE) tell a step's device
+    # range from its host range
+    "CANN_API": ("_adb_api", [("startNs", _I), ("endNs", _I), ("type", _I), ("connectionId", _I)],
+                 [("globalTid", _I), ("name", _I)]),
+    "ENUM_API_TYPE": ("_adb_api_types", [("id", _I), ("name", _T)], []),
     # the framework side (torch_npu): ops, python frames, task queue; CONNECTION_IDS links an op to its tasks
     "PYTORCH_API": ("_adb_fwk", [("startNs", _D), ("endNs", _D), ("globalTid", _I), ("name", _I)],
                     [("connectionId", _I), ("type", _I)]),
@@ -111,7 +115,7 @@ def load(con, run_id: int, src) -> dict:
         have = _columns(lite, path)
         sql.run(con, "ingest_ascend_db_tables")
         for table, (target, required, optional) in _TABLES.items():
-            if table in have and (table != "CANN_API" or "STEP_TIME" in have):
+            if table in have:
                 _copy(lite, con, path, table, target, required, optional, have[table])
     except sqlite3.Error as e:
         raise _read_error(path, e) from None
@@ -124,7 +128,7 @@ def load(con, run_id: int, src) -> dict:
     with memory_cap(con, DUCKDB_MEMORY):
         sql.run(con, "ingest_ascend_db_insert", {"run_id": run_id, "device": src.agent, "metrics": metrics})
     sql.run(con, "ingest_split_texts", {"run_id": run_id})
-    sql.run(con, "ingest_ascend_db_host", {"run_id": run_id})
+    sql.run(con, "ingest_ascend_db_host", {"run_id": run_id, "device": src.agent})
     rank, device_name = sql.run(con, "ingest_ascend_db_facts", {"run_id": run_id}).fetchone()
     sql.run(con, "ingest_ascend_db_drop")
     info_rank = src.metadata.get("profiler_info", {}).get("rank_id")

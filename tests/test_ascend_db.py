@@ -3,6 +3,8 @@ one row per compute task (TASK joined with COMPUTE_TASK_INFO) and per COMMUNICAT
 kernel_details.csv holds them; exact ns; one-line refusals. The synthetic files are built here with the
 tables and columns of the real exports of the test data (torch_npu's column order, and msprof's, which
 differs and adds waitNs)."""
+import csv
+import io
 import os
 import sqlite3
 
@@ -42,6 +44,7 @@ TORCH_NPU = {   # table -> columns, in the order torch_npu 2.x writes them (sche
                    "callchainId INTEGER, type INTEGER",
     "CONNECTION_IDS": "id INTEGER, connectionId INTEGER",
     "TASK_PMU_INFO": "globalTaskId INTEGER, name INTEGER, value NUMERIC",
+    "ENUM_API_TYPE": "id INTEGER PRIMARY KEY, name TEXT",
 }
 PID, TID = 4242, 4243
 GTID = (PID << 32) | TID           # globalTid: pid in the high 32 bits
@@ -58,6 +61,8 @@ MSPROF = {      # msprof's unified DB: TASK in another order (globalTaskId last 
                         "opId INTEGER PRIMARY KEY, waitNs INTEGER, opConnectionId TEXT, opType INTEGER",
     "COMMUNICATION_TASK_INFO": TORCH_NPU["COMMUNICATION_TASK_INFO"],
     "NPU_INFO": "id INTEGER PRIMARY KEY, name TEXT",
+    "CANN_API": TORCH_NPU["CANN_API"],
+    "ENUM_API_TYPE": TORCH_NPU["ENUM_API_TYPE"],
 }
 
 # one layer: (name, op type, core type, duration ns); FlashAttentionScore anchors it
@@ -121,7 +126,7 @@ class Capture:
         for metric, value in pmu_of(dur).items():
             self.pmu.append((self.gid, self.sid(metric), value))
         # its launch (aclnn node) on the host, 200 µs ahead, and the framework op that asked for it
-        self.launches.append((start - 200_000, start - 199_000, 10000, 77, self.gid, self.sid(name)))
+        self.launches.append((start - 200_000, start - 199_000, 10000, GTID, self.gid, self.sid("launch")))
         self.fwk.append((str(start - 250_000), str(start - 240_000), GTID, 100_000 + self.gid, self.sid(op), 50001))
         self.links.append((100_000 + self.gid, self.gid))
 
@@ -144,7 +149,8 @@ class Capture:
                                INVALID, 9, 20000 + self.gid, INVALID))
             self.comm_tasks.append((self.sid(kind), self.gid, self.sid(kind), 0, self.sid("group"), 1, 0, 0, 1, 0,
                                     64, 0, 0, op_id))
-        self.expected.append((start, dur, name, "hcom_allReduce_", "HCCL", dev, None, step))
+        # on the stream of its own tasks (9), as its trace_view.json task would be
+        self.expected.append((start, dur, name, "hcom_allReduce_", "HCCL", dev, 9, step))
 
     def write(self, path, layout="torch_npu", skip=(), drop_columns=None):
         """The capture as a SQLite file of `layout`; tables in `skip` left out; drop_columns (table, column)."""
@@ -189,7 +195,9 @@ class Capture:
                "PYTORCH_API": [dict(zip(["startNs", "endNs", "globalTid", "connectionId", "name", "type"], r))
                                for r in self.fwk],
                "CONNECTION_IDS": [{"id": i, "connectionId": c} for i, c in self.links],
-               "TASK_PMU_INFO": [dict(zip(["globalTaskId", "name", "value"], r)) for r in self.pmu]}
+               "TASK_PMU_INFO": [dict(zip(["globalTaskId", "name", "value"], r)) for r in self.pmu],
+               "ENUM_API_TYPE": [{"id": 5000, "name": "runtime"}, {"id": 10000, "name": "node"},
+                                 {"id": 20000, "name": "acl"}]}
         if layout == "msprof":
             for r in out["COMPUTE_TASK_INFO"]:
                 r["waitNs"] = 1000 + r["globalTaskId"]
@@ -255,8 +263,8 @@ def test_columns_follow_kernel_details(tmp_path):
     # task id from TASK; model id 4294967295 (invalid) is NULL, a real context id kept; N/A text is NULL
     assert fa[10:] == (11002, None, 7, 24, 48, '"1,4096"', None)
     assert first[12] is None and first[14] == 0
-    # a collective: no stream or task id, Block Dim 0 as kernel_details writes it
-    assert comm[6] is None and comm[10] is None and comm[13] == 0 and comm[3] == "hcom_allReduce_"
+    # a collective: the stream of its tasks, no task id, Block Dim 0 as kernel_details writes it
+    assert comm[6] == 9 and comm[10] is None and comm[13] == 0 and comm[3] == "hcom_allReduce_"
     # Wait Time (torch_npu's file has no waitNs): the gap since the previous row ended, 0 for the first
     # and never below 0
     waits = [g[9] for g in got]
@@ -325,10 +333,22 @@ def test_framework_ops_are_host_events_linked_to_their_kernels(tmp_path):
         linked = con.execute(
             "SELECT k.name, h.name, h.start_ns, k.start_ns FROM kernels k JOIN host_events h "
             "ON h.run_id = k.run_id AND h.external_id = k.external_id AND h.cat = 'cpu_op' ORDER BY k.seq").fetchall()
+        launches = con.execute("SELECT via, api, count(*) FROM kernel_launches GROUP BY ALL ORDER BY ALL").fetchall()
+        cann = con.execute("SELECT name, correlation_id FROM host_events WHERE cat IS NULL ORDER BY seq").fetchall()
+        events = con.execute("SELECT name, stream_id, correlation_id FROM trace_events WHERE kind = 'npu_task' "
+                             "ORDER BY seq").fetchall()
     finally:
         con.close()
     ops = len(cap.compute) + len(cap.comm)
-    assert cats == [("cpu_op", ops, str(PID), str(TID)), ("python_function", 1, str(PID), str(TID))]
+    # CANN's calls as trace_view.json names them (no category), with their connectionId
+    assert cats == [("cpu_op", ops, str(PID), str(TID)), ("python_function", 1, str(PID), str(TID)),
+                    (None, len(cap.launches), str(PID), str(TID))]
+    assert cann == [("Node@launch", c) for _, _, _, _, c, _ in cap.launches]
+    # each device row's launch is the framework op (the flow trace_view.json draws from it)
+    assert launches == [("flow", "FlashAttentionScore", 4), ("flow", "HcclAllreduce", 2), ("flow", "MatMulV3", 4),
+                        ("flow", "RmsNorm", 4), ("flow", "TransData", 1)]
+    # the runtime tasks a stream waits by: kind npu_task, on their stream, with their connectionId
+    assert len(events) == 4 and {e[:2] for e in events} == {("EVENT_RECORD", 2)}
     # every compute task and collective reaches the op that launched it (CONNECTION_IDS), times exact from text
     assert len(linked) == ops
     assert {k_start - h_start for k, _, h_start, k_start in linked if not k.startswith("hcom")} == {250_000}
@@ -355,6 +375,15 @@ def test_msprof_layout_reads_columns_by_name_and_its_wait_times(tmp_path):
     assert got[0][9] == 1001
     # the file alone: no profiler_info, no rank in the path; RANK_DEVICE_MAP is torch_npu's
     assert run_row(db) == ("ascend-db", None, "npu", "Ascend910B", "unix-epoch-local", 0)
+    # no framework side: a compute task's launch is its CANN call (Node@launch, 200 µs ahead), a collective
+    # none (no call carries its connectionId)
+    con = tracedb.connect(db)
+    try:
+        launched = con.execute("SELECT k.kind, l.api, k.start_ns - l.call_ns FROM kernels k "
+                               "LEFT JOIN kernel_launches l USING (run_id, seq) GROUP BY ALL ORDER BY ALL").fetchall()
+    finally:
+        con.close()
+    assert launched == [("comm", None, None), ("kernel", "Node@launch", 200_000)]
 
 
 def test_a_file_of_several_devices_gives_one_run_per_device(tmp_path):
@@ -470,6 +499,16 @@ def test_a_task_ending_before_it_starts(tmp_path):
     refused(tmp_path, pt_folder(tmp_path, cap), f"TASK globalTaskId 4 ends before it starts (startNs {t[0]}, endNs")
 
 
+@pytest.mark.parametrize("table", ["PYTORCH_API", "CANN_API"])
+def test_a_host_call_ending_before_it_starts(tmp_path, table):
+    cap = Capture()
+    rows = cap.fwk if table == "PYTORCH_API" else cap.launches
+    r = list(rows[2])
+    r[1] = (int(r[0]) - 1) if table == "CANN_API" else str(int(r[0]) - 1)
+    rows[2] = tuple(r)
+    refused(tmp_path, pt_folder(tmp_path, cap), f"{table}: the row at startNs {int(r[0])} ends before it starts")
+
+
 def test_a_name_missing_from_string_ids(tmp_path):
     cap = Capture()
     c = list(cap.compute[0])
@@ -558,6 +597,12 @@ def test_real_torch_npu_export_against_its_tables_and_the_text_export(tmp_path):
     assert sum(n for _, n in ops) == 191 and ops[:2] == [("Conv2DBackpropFilter", 25), ("Conv2D", 20)]
     assert ("HcclAllreduce", 4) in ops
     con.close()
+    # the launches flow from those ops as trace_view.json's flows do: report launches counts the same launched
+    # rows, launch calls and gaps in both captures
+    launches = list(csv.DictReader(io.StringIO(cli("report", "launches", "--db", db, "--by", "run", "--run", "R",
+                                                   "--run", "T", "--format", "csv").stdout)))
+    assert [(x["kernels"], x["launched"], x["launch_calls"], x["gaps"]) for x in launches] == [
+        ("191", "191", "115", "90")] * 2
     # the 28 PMU metrics of the PipeUtilization set, per metric the same count and sum as TASK_PMU_INFO
     lite = sqlite3.connect(f"file:{os.path.join(folder, 'ASCEND_PROFILER_OUTPUT', 'ascend_pytorch_profiler_0.db')}"
                            "?mode=ro&immutable=1", uri=True)

@@ -2,7 +2,8 @@
 plain Python walk over the raw Kineto JSON written here (not from tracedb's SQL): the nodes (device activities;
 the runtime calls that launched them; synchronising calls), each node's candidates and the one released last,
 the walk back from the last node, and the host gaps split by the thread's ops. The two paths must agree segment
-by segment, and `--by category` must add up to the window's wall time."""
+by segment, and `--by category` must add up to the window's wall time. Thirteen more real traces (MORE) are held to
+the same walk in the slow tier; the AlexNet Ascend captures, text and SQLite exports, to what their files say."""
 import csv
 import gzip
 import io
@@ -62,7 +63,7 @@ def expected_path(events):
         elif cat in RUNTIME:
             host.append({"side": "host", "name": e["name"], "s": s, "e": s + d, "corr": args.get("correlation"),
                          "lane": ("host", str(e.get("pid")), str(e.get("tid")))})
-        elif cat in ("cpu_op", "python_function", "user_annotation") and "#" not in e["name"] \
+        elif cat in ("cpu_op", "operator", "python_function", "user_annotation") and "#" not in e["name"] \
                 and not SERVING_STEP.match(e["name"]):
             ops.setdefault((str(e.get("pid")), str(e.get("tid"))), []).append((s, s + d))
     launched = {n["corr"] for n in dev if n["corr"] is not None}
@@ -135,11 +136,37 @@ def expected_path(events):
             a = max(a, t)
             if a > t:
                 segs.append((t, a, "host_gap"))
-            segs.append((a, b, "host_op"))
+            if b > a:       # an op of no duration covers nothing
+                segs.append((a, b, "host_op"))
             t = b
         if e > t:
             segs.append((t, e, "host_gap"))
     return [(s - w_start, e - w_start, c) for s, e, c in merge(segs)]
+
+
+# more real traces against the same walk, each on its own (slow tier): serving steps replayed as graphs and their
+# captures, a diffusion transformer, MoE and dense decode steps on MI300X and B300, HTA's and TensorBoard's
+# training samples (PyTorch 1.8's `Operator` category), a DeepSeek training step
+MORE = {
+    "sglang": ("amd-tracelens", "inference", "sglang_prefilldecode", "sglang_Qwen3-8B_prefilldecode.json.gz"),
+    "vllm_piecewise": ("amd-tracelens", "inference", "vllm_prefilldecode_piecewise", "graph_execution.json.gz"),
+    "vllm_full_capture": ("amd-tracelens", "inference", "vllm_decode_full", "capture_traces",
+                          "graph_capture_rank_0.1773709742341309550.pt.trace.json.gz"),
+    "vllm_piecewise_capture": ("amd-tracelens", "inference", "vllm_prefilldecode_piecewise", "capture_traces",
+                               "graph_capture_rank_0.1773709679453551615.pt.trace.json.gz"),
+    "flux": ("amd-tracelens", "inference", "xdit_flux.1_aiter_sage", "profile_trace_rank_0.json.gz"),
+    "flux_capture": ("amd-tracelens", "inference", "xdit_flux.1_aiter_sage", "capture_traces",
+                     "capture_trace_rank_0.json.gz"),
+    "qwen3_moe_mi300": ("amd-tracelens", "semantic_purity", "semantic_purity_qwen3_30b_a3b", "MI300",
+                        "1782859605.7198358-TP-0-DECODE.trace.json.gz"),
+    "llama_b300": ("amd-tracelens", "semantic_purity", "semantic_purity_deepseek_r1", "B300",
+                   "1782843274.7730265-TP-0-DECODE.trace.json.gz"),
+    "hta_control": ("hta-tests-data", "trace_diff", "control", "control.json.gz"),
+    "mi250_train": ("hta-tests-data", "amd_trace", "mi250_minitoy_train_ROCm6_2_kineto.json.gz"),
+    "tensorboard": ("torch-tb-profiler-sample", "worker0.1623143089861.pt.trace.json.gz"),
+    "hta_sampled": ("hta-multirank", "trace_filter", "sampled_rank-0.json.gz"),
+    "deepseek_train": ("deepseek-profile-data", "train.json"),
+}
 
 
 @pytest.fixture(scope="module")
@@ -159,6 +186,17 @@ def test_path_equals_a_plain_walk_over_the_raw_json(db, name):
     want = expected_path(load(real_trace(*TRACES[name])))
     assert merge(got) == want
     assert len(want) > 10
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", MORE)
+def test_more_real_paths_equal_the_plain_walk(tmp_path, name):
+    db = str(tmp_path / "s.duckdb")
+    cli("ingest", real_trace(*MORE[name]), "--db", db, "--name", name)
+    out = cli("report", "critical-path", "--db", db, "--run", name, "--format", "csv").stdout
+    got = [(int(Decimal(r["start_us"]) * 1000), int(Decimal(r["end_us"]) * 1000), r["category"])
+           for r in csv.DictReader(io.StringIO(out))]
+    assert merge(got) == expected_path(load(real_trace(*MORE[name])))
 
 
 @pytest.mark.parametrize("name", TRACES)
@@ -231,3 +269,45 @@ def test_an_ascend_folder_links_its_launches_and_reads_its_event_waits(tmp_path)
     assert {x["lane"] for x in rows if x["category"] == "device_comm"} == {"device::4"}
     assert not [x for x in rows if x["category"] == "device_gap" and x["lane"] == "device::2"
                 and Decimal(x["dur_us"]) > 1000]
+
+
+def test_an_ascend_sqlite_export_gives_the_path_its_text_export_gives(tmp_path):
+    """The AlexNet capture's SQLite export (ascend_pytorch_profiler_0.db): its tasks reach the framework ops
+    that launched them, its all-reduces run on their hardware tasks' stream (4), and the compute stream's
+    EVENT_WAIT tasks make it wait for them, as trace_view.json says of the text export. Each all-reduce is on the
+    path whole, as device_comm of exactly its COMMUNICATION_OP length, and stream 2 is never idle on the path for
+    long. The text export, another capture of the same step, gives the same segments in the same order but for
+    what the two files name differently: its collectives' instance names, and the host time between two
+    synchronising calls, which the SQLite export's thread holds in Python frames (host_op) while trace_view.json
+    puts CANN's calls in a process of their own (host_gap)."""
+    import sqlite3
+    folder = real_trace("ascend-msinsight", "alexnet_level2_db", "rank0_ascend_pt")
+    db = str(tmp_path / "s.duckdb")
+    cli("ingest", folder, "--db", db, "--name", "sqlite")
+    cli("ingest", real_trace("ascend-msinsight", "alexnet_level2_text", "rank0_ascend_pt"), "--db", db, "--name",
+        "text")
+    r = cli("report", "critical-path", "--db", db, "--run", "sqlite", "--format", "csv")
+    assert "no launch call" not in r.stderr, r.stderr
+    rows = list(csv.DictReader(io.StringIO(r.stdout)))
+    lite = sqlite3.connect(f"file:{folder}/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db?mode=ro", uri=True)
+    colls = sorted(e - s for s, e in lite.execute("SELECT startNs, endNs FROM COMMUNICATION_OP"))
+    lite.close()
+    on_path = sorted(int(Decimal(x["dur_us"]) * 1000) for x in rows if x["category"] == "device_comm")
+    assert len(colls) == 4 and on_path == colls
+    assert {x["lane"] for x in rows if x["category"] == "device_comm"} == {"device:0:4"}
+    assert not [x for x in rows if x["category"] == "device_gap" and x["lane"] == "device:0:2"
+                and Decimal(x["dur_us"]) > 1000]
+    text = list(csv.DictReader(io.StringIO(cli("report", "critical-path", "--db", db, "--run", "text",
+                                               "--format", "csv").stdout)))
+
+    def shape(segments):
+        out = []
+        for x in segments:
+            host_time = x["segment"] == "gap" and x["category"] in ("host_op", "host_gap") and x["lane"].startswith(
+                "host:") and x["api"].startswith("AscendCL@aclrtSynchronize")
+            item = (x["segment"], "host time" if host_time else x["category"], x["kernel"],
+                    re.sub(r"__\d+_", "__N_", x["name"]), x["api"], x["unit"])
+            if not (out and host_time and out[-1] == item):      # one stretch of host time, however split
+                out.append(item)
+        return out
+    assert shape(rows) == shape(text) and len(shape(rows)) > 50

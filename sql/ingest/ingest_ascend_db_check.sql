@@ -1,11 +1,11 @@
 -- The first problem of an Ascend SQLite export copied by ingest_ascend_db_tables, as the words of a
 -- one-line error: a compute task (TASK joined with COMPUTE_TASK_INFO) or a COMMUNICATION_OP row without a
 -- start or end, starting before 1970 or ending before it starts, or named by an id that STRING_IDS does
--- not hold; a PYTORCH_API row without a start or end or ending before it starts; a text of STRING_IDS
+-- not hold; a PYTORCH_API or CANN_API row without a start or end or ending before it starts; a text of STRING_IDS
 -- with a NUL character (as the CSV reader refuses one); else a file (or
 -- device) with neither compute tasks nor communication ops. No row: the rows are consistent. Rows are
 -- looked at in start order, so the first problem is the earliest.
--- Inputs: TEMP _adb_strings, _adb_task, _adb_compute, _adb_comm, _adb_fwk.
+-- Inputs: TEMP _adb_strings, _adb_task, _adb_compute, _adb_comm, _adb_fwk, _adb_api.
 -- Parameters:
 --   $device BIGINT: the device of the run (TASK.deviceId), NULL for every device
 -- Output: at most one row of one column (the tiny traces of tests/test_sql_headers.py are no SQLite
@@ -33,11 +33,12 @@ WITH rows AS (
     FROM rows
     UNION ALL
     SELECT startNs, CASE
-        WHEN startNs IS NULL OR endNs IS NULL THEN 'PYTORCH_API: a row without startNs or endNs; expected integer ns'
-        WHEN endNs < startNs THEN format('PYTORCH_API: the row at startNs {} ends before it starts (endNs {}); '
-                                         || 'expected startNs <= endNs', startNs, endNs)
+        WHEN startNs IS NULL OR endNs IS NULL THEN format('{}: a row without startNs or endNs; expected integer ns', tbl)
+        WHEN endNs < startNs THEN format('{}: the row at startNs {} ends before it starts (endNs {}); '
+                                         || 'expected startNs <= endNs', tbl, startNs, endNs)
         END
-    FROM _adb_fwk
+    FROM (SELECT 'PYTORCH_API' AS tbl, startNs, endNs FROM _adb_fwk
+          UNION ALL SELECT 'CANN_API', startNs, endNs FROM _adb_api)
 )
 SELECT problem FROM (
     SELECT problem, 0 AS k, s FROM problems WHERE problem IS NOT NULL

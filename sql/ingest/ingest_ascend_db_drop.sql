@@ -11,6 +11,7 @@ DROP TABLE _adb_steps;
 DROP TABLE _adb_ranks;
 DROP TABLE _adb_npus;
 DROP TABLE _adb_api;
+DROP TABLE _adb_api_types;
 DROP TABLE _adb_fwk;
 DROP TABLE _adb_links;
 DROP TABLE _adb_pmu;

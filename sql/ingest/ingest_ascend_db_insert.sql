@@ -5,8 +5,12 @@
 --     AI_CORE, AI_VECTOR_CORE, MIX_AIC, ...) and the shapes, dtypes and formats through STRING_IDS; stream,
 --     task, model and context ids from TASK (model and context 4294967295, msprof's invalid, as NULL);
 --   communication ops, one per COMMUNICATION_OP (kernel_details' hcom_* rows): name opName, Type opType,
---     core type HCCL, no stream or task id, Block Dim 0 as kernel_details writes it; the device of the
---     op's tasks (COMMUNICATION_TASK_INFO), else the file's one device.
+--     core type HCCL, no task id, Block Dim 0 as kernel_details writes it; the device of the op's tasks
+--     (COMMUNICATION_TASK_INFO), else the file's one device; the stream of its tasks (their lowest when
+--     they run on several), where kernel_details.csv has none and its folder's trace_view.json gives the
+--     same (ingest_ascend_host_link.sql), so that report critical-path finds the op on that stream.
+-- correlation_id: the row's connectionId (TASK's, COMMUNICATION_OP's), the id the launch's flow carries
+--   (ingest_ascend_db_host.sql writes it as trace_view.json does).
 -- external_id: the framework op that launched the row (a PYTORCH_API op, type 50001, whose CONNECTION_IDS
 -- hold the task's or the communication op's connectionId), its PYTORCH_API.connectionId: the op's host
 -- event carries the same external_id (ingest_ascend_db_host), as Kineto's External id links a cpu_op to
@@ -39,7 +43,7 @@ WITH str AS (
 ), only_device AS (    -- the file's device when it has one: a collective without tasks runs there
     SELECT CASE WHEN count(DISTINCT deviceId) = 1 THEN min(deviceId) END AS device FROM _adb_task
 ), op_device AS (
-    SELECT ct.opId, min(t.deviceId) AS device
+    SELECT ct.opId, min(t.deviceId) AS device, min(t.streamId) AS stream
     FROM _adb_comm_tasks ct JOIN _adb_task t USING (globalTaskId)
     GROUP BY ct.opId
 ), launched_by AS (    -- connectionId of a task or collective -> the framework op that launched it
@@ -67,13 +71,13 @@ WITH str AS (
            t.streamId AS stream_id, t.taskId AS task_id, nullif(t.modelId, 4294967295) AS model_id,
            nullif(t.contextId, 4294967295) AS context_id, c.blockDim AS block_dim, c.mixBlockDim AS mix_block_dim,
            c.waitNs AS wait_src, c.inputShapes, c.inputDataTypes, c.inputFormats, c.outputShapes,
-           c.outputDataTypes, c.outputFormats, lb.op_id AS external_id
+           c.outputDataTypes, c.outputFormats, lb.op_id AS external_id, t.connectionId AS correlation_id
     FROM _adb_compute c JOIN _adb_task t USING (globalTaskId)
     LEFT JOIN launched_by lb ON lb.connectionId = t.connectionId
 ), comm AS (
     SELECT o.startNs AS start_ns, o.endNs - o.startNs AS dur_ns, 1 AS part, o.opId AS key, o.opName AS name_id,
-           o.opType AS op_type_id, coalesce(d.device, od.device) AS device_id, 0 AS block_dim, o.waitNs AS wait_src,
-           lb.op_id AS external_id
+           o.opType AS op_type_id, coalesce(d.device, od.device) AS device_id, d.stream AS stream_id, 0 AS block_dim,
+           o.waitNs AS wait_src, lb.op_id AS external_id, o.connectionId AS correlation_id
     FROM _adb_comm o LEFT JOIN op_device d USING (opId) CROSS JOIN only_device od
     LEFT JOIN launched_by lb ON lb.connectionId = o.connectionId
 ), both_kinds AS (
@@ -104,7 +108,7 @@ SELECT $run_id AS run_id, 0 AS seq, p.start_ns, p.dur_ns, n.value AS name, ot.va
        p.device_id, p.stream_id, p.task_id, p.step_id, p.model_id, p.context_id, p.block_dim, p.mix_block_dim,
        p.wait_ns, NULL::VARCHAR AS op_state, ish.value AS input_shapes, idt.value AS input_dtypes,
        ifm.value AS input_formats, osh.value AS output_shapes, odt.value AS output_dtypes,
-       ofm.value AS output_formats, NULL::VARCHAR AS extra_text, p.external_id, pm.metrics
+       ofm.value AS output_formats, NULL::VARCHAR AS extra_text, p.external_id, p.correlation_id, pm.metrics
 FROM stepped p
 LEFT JOIN pmu pm ON p.part = 0 AND pm.globalTaskId = p.key
 LEFT JOIN str n ON n.id = p.name_id
