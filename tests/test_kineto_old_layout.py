@@ -131,6 +131,10 @@ def test_old_layout_links_kernels_and_counts_their_ops_work(tmp_path):
     assert _q(db, "SELECT cat, count(*) FROM host_events GROUP BY 1 ORDER BY 1") == [
         ("cpu_op", 10), ("runtime", 7), ("user_annotation", 1)]
     assert _q(db, "SELECT name FROM host_events WHERE cat = 'user_annotation'") == [("ProfilerStep#1",)]
+    # that layout writes tids as strings ("1", "stream 7"): stored as their text, without JSON's quotes, so a
+    # host lane reads host:1:1 and joins what today's layout writes as numbers
+    assert _q(db, "SELECT DISTINCT pid, tid FROM trace_events ORDER BY ALL") == [
+        ("0", "stream 7"), ("1", "0"), ("1", "1"), ("1", "2")]
     work = _work(db)
     assert {k: v for k, v in work.items() if v[0] is not None} == WANT
 

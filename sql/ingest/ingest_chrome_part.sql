@@ -37,6 +37,8 @@
 --   (ProfilerStep#3, Optimizer.step#SGD.step, enumerate(DataLoader)#...; no aten op has a '#'): such an
 --   event is stored as user_annotation, as later layouts write it, so that steps and the optimizer are found.
 --   Its Runtime stays runtime, which launch_call counts (macros.sql).
+-- pid, tid: as the trace writes them, a number's digits or a string's text (the older layout writes tid
+--   "25738" as a string, and its flows' tid 25738 as a number: both are 25738), never the JSON's quotes.
 -- kind: kernel | memcpy | memset for device activities by category (Kineto's, and the legacy capitalised
 --   Kernel / Memcpy / Memset); NULL for host events and metadata. Kinds told by process or thread name
 --   (Ascend tasks, NPU cores, simulators) are set once every part is in (ingest_chrome_tasks,
@@ -72,7 +74,7 @@ SELECT run_id, base_seq + ordinality, ph,
          WHEN cat = 'kernel' THEN 'kernel'
          WHEN cat IN ('gpu_memcpy', 'memcpy') THEN 'memcpy'
          WHEN cat IN ('gpu_memset', 'memset') THEN 'memset' END,
-    cat, name, pid, tid, base_ns + {ts_ns}, CASE WHEN ph = 'X' THEN dur_ns ELSE coalesce(dur_ns, 0) END,
+    cat, name, pid ->> '$', tid ->> '$', base_ns + {ts_ns}, CASE WHEN ph = 'X' THEN dur_ns ELSE coalesce(dur_ns, 0) END,
     CASE WHEN ph IN ('s', 'f') THEN {flow_id} ELSE coalesce({arg[correlation]}, {arg[connection_id]}) END,
     {arg[External id]}, TRY_CAST({arg[device]} AS INTEGER),
     coalesce({arg[stream]}, {arg[Stream Id]}), TRY_CAST({arg[grid]} AS INTEGER[]),
