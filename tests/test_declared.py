@@ -1,5 +1,6 @@
-"""The reports' declarations (engine/reports/declared.py) held to what they declare: each report's columns are
-its SQL file's header, its chart layouts exist and read declared columns, docs/reports.md shows today's
+"""The reports' declarations (engine/reports/declared.py) held to what they declare: each report's columns, read
+from its SQL file's header (engine/reports/declaration.py), are what this test's own reading of the header
+gives, its chart layouts exist and read declared columns, docs/reports.md shows today's
 columns tables; and `tracedb report NAME` and tracedb.report(con, NAME), both made from the declarations,
 print the same report for every report with its default options (on the golden tests' tiny traces)."""
 import importlib.util
@@ -33,6 +34,19 @@ def _rows_columns(file: str) -> list[tuple[str, str]]:
 def test_declared_columns_are_the_sql_header(name):
     report = declared.get(name)
     assert [(c.name, c.type) for c in report.columns] == _rows_columns(report.sql[0])
+    # each description whole, its continuation lines joined: it ends where the header's item ends
+    text = sql.load(report.sql[0])
+    for c in report.columns:
+        assert c.help and " ".join(c.help.split()) == c.help, (c.name, c.help)
+        assert c.help.split()[-1] in text, c.name
+
+
+def test_header_columns_joins_continuations_and_stops_at_the_next_output():
+    from tracedb.engine.reports.declaration import header_columns
+    cols = header_columns("report_passes")
+    note = next(c for c in cols if c.name == "note")
+    assert note.help.startswith("partial (") and note.help.endswith("else empty")
+    assert cols[0].name == "run" and "TEMP" not in " ".join(c.help for c in cols)
 
 
 @pytest.mark.parametrize("name", NAMES)

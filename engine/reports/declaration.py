@@ -1,9 +1,11 @@
 """The shape of a report's declaration (engine/reports/declared.py holds the declarations): its options with
-their defaults, which `--pass` values it takes, the SQL files it reads, its output columns and its chart
-layouts. The command line, the Python API, `--help`, docs/reports.md and the chart selection are derived
-from it. Plain data: no DuckDB, no typer, so `tracedb --help` stays fast."""
+their defaults, which `--pass` values it takes, the SQL files it reads and its chart layouts; its output columns
+come from its SQL file's header (header_columns), where they are stated once. The command line, the Python API,
+`--help`, docs/reports.md and the chart selection are derived from it. Plain data: no DuckDB, no typer, so
+`tracedb --help` stays fast."""
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 # What a report does with `--pass mean`
@@ -56,16 +58,21 @@ class Chart:
 
 @dataclass(frozen=True)
 class Report:
-    """One report: `sql` lists the query files whose rows it prints (the first one gives `columns`, the
-    default layout's), `charts` its layouts, the first match winning (variants before the default)."""
+    """One report: `sql` lists the query files whose rows it prints (the first one's header states `columns`,
+    the default layout's), `charts` its layouts, the first match winning (variants before the default)."""
     name: str
     help: str
     selection: str
     options: tuple[Option, ...]
     mean: str | None
     sql: tuple[str, ...]
-    columns: tuple[Column, ...]
     charts: tuple[Chart, ...] = field(default=())
+
+    @cached_property
+    def columns(self) -> tuple[Column, ...]:
+        """The default layout's columns, as the header of its query file states them (read when asked: the
+        command line's start-up reads no SQL)."""
+        return header_columns(self.sql[0])
 
     def option(self, key: str) -> Option | None:
         return next((o for o in self.options if o.key == key), None)
@@ -75,18 +82,34 @@ class Report:
         return {o.target: o.default for o in self.options}
 
 
-_COLUMN = re.compile(r"^(\S+) ([A-Z][A-Z0-9_]*(?:\([0-9, ]*\))?): (.+)$")
+_HEADER_COLUMN = re.compile(r"^--   (\S+) ([A-Z][A-Z0-9_]*(?:\([0-9, ]*\))?): (.+)$")
 
 
-def columns(text: str) -> tuple[Column, ...]:
-    """Columns from lines `name TYPE: what it is`, as the SQL headers write them."""
-    out = []
-    for line in text.strip().splitlines():
-        m = _COLUMN.match(line.strip())
-        if not m:
-            raise ValueError(f"column line {line!r}: expected `name TYPE: description`")
-        out.append(Column(*m.groups()))
-    return tuple(out)
+def header_columns(file: str) -> tuple[Column, ...]:
+    """The columns of the rows query file `file` prints, as its header states them (one place for a column's
+    name, type and meaning: the SQL that makes it): the `-- Output: rows...` section's lines
+    `--   name TYPE: what it is`, each continued on the lines indented further."""
+    from tracedb import sql     # the query files only: no DuckDB
+    out, listing = [], False
+    for line in sql.load(file).splitlines():
+        if not line.startswith("--"):
+            break
+        if line.startswith("-- Output:"):
+            if out:
+                break               # the rows' section has ended at another output
+            listing = line[len("-- Output:"):].strip().startswith("rows")
+        elif listing and line.startswith("--     ") and out:
+            name, kind, said = out[-1]
+            out[-1] = (name, kind, f"{said} {line[2:].strip()}")
+        elif listing and line.startswith("--   "):
+            m = _HEADER_COLUMN.match(line)
+            if m:
+                out.append(m.groups())
+        elif listing and out:
+            break                   # free text after the list
+    if not out:
+        raise ValueError(f"{file}.sql: no `-- Output: rows` columns in its header")
+    return tuple(Column(*c) for c in out)
 
 
 def charts(*pairs) -> tuple[Chart, ...]:

@@ -1,9 +1,9 @@
 """Every report declared once (in declared_segmented.py, declared_device.py or declared_jobs.py, by family; this
-module lists them): its options and their defaults, what it does with `--pass mean`, the SQL files it reads, its
-output columns and its chart layouts (the shape: engine/reports/declaration.py). The
-`tracedb report` commands, tracedb.report (engine/api.py), build_report's defaults, the columns tables of
-docs/reports.md (docs/gen_reports.py) and the chart of the HTML page are derived from these declarations;
-tests/test_declared.py holds the columns to the SQL headers."""
+module lists them): its options and their defaults, what it does with `--pass mean`, the SQL files it reads and
+its chart layouts (the shape: engine/reports/declaration.py); its output columns are stated once, in the header
+of its first SQL file, and read from there. The `tracedb report` commands, tracedb.report (engine/api.py),
+build_report's defaults, the columns tables of docs/reports.md (docs/gen_reports.py) and the chart of the HTML
+page are derived from these declarations."""
 from tracedb.engine.reports.declaration import MEAN_AVERAGED, Report
 from tracedb.engine.reports.declared_device import BREAKDOWN, CRITICAL_PATH, LAUNCHES, ROOFLINE, WHAT_IF
 from tracedb.engine.reports.declared_jobs import BLAME, COLLECTIVES, PIPELINE, RANKS

@@ -16,8 +16,8 @@
 --   delta_us DECIMAL(23,3): against the first run
 --   ratio DECIMAL(12,3): against the first run
 --   [tflops_s] DECIMAL(18,3): --roofline: the key's FLOPs / the time of its kernels with FLOPs, TFLOP/s
---   [pct_peak] DECIMAL(7,1): --roofline: its ideal time at the device's peak over its measured time, %; empty
---     above 100 % (a wrong shape, dtype or peak: report roofline flags it)
+--   [pct_peak] DECIMAL(7,1): --roofline: its ideal time at the device's peak over its measured time, %; empty above
+--     100 % (a wrong shape, dtype or peak: report roofline flags it)
 --   aligned BOOLEAN: every run has the key
 --   unit VARCHAR: prologue | layer | epilogue
 SELECT c.pass, c.layer, c.category, c.module, c.ordinal, r.name AS run, c.name, c.n_total AS kernels,

@@ -30,18 +30,17 @@
 --   $top INTEGER: rows kept, most waited first; the others are summed in one last row (0: every row)
 -- Output: TEMP _bl_rows, one row per instance and cause (scratch for the statement below)
 -- Output: rows, by waited time, largest first:
---   run VARCHAR: the late rank's run ('(N more)' on the last row for $by 'layer')
+--   run VARCHAR: the late rank's run ('(N more)' on the last row for --by layer)
 --   rank INTEGER: its rank
---   pass BIGINT: the pass of the cause ($by 'kernel'); NULL for $by 'layer' (every pass)
+--   pass BIGINT: the pass of the cause (--by kernel); NULL for --by layer (every pass)
 --   layer BIGINT: the layer of the cause (a host delay: of the collective); NULL: the prologue or epilogue
 --     (unit), or outside every pass
---   kernel VARCHAR: the cause: a kernel's short name, '(host)', '(pipeline bubble)', '(unexplained)',
---     '(computing, from step_trace_time)' or '(no kernels)'; NULL for
---     $by 'layer'; '(N more)' on the last row, which sums the N rows past $top (its instances: the distinct
---     instances of those rows; its rank, pass, layer and unit NULL; its run NULL, or '(N more)' for $by 'layer')
---   name VARCHAR: the cause's kernel name: rows are per kernel name, so two kernels that share a short name
---     are two rows (terminal and Markdown tables show kernel instead, told apart); NULL for the other causes
---     and for $by 'layer'
+--   kernel VARCHAR: the cause: a kernel's short name, '(host)', '(pipeline bubble)', '(unexplained)', '(computing,
+--     from step_trace_time)' or '(no kernels)'; NULL for --by layer; '(N more)' on the last row, which sums the N rows
+--     past --top (its instances: the distinct instances of those rows; its rank, pass, layer and unit NULL; its run
+--     NULL, or '(N more)' for --by layer)
+--   name VARCHAR: the cause's kernel name: a row per kernel name, so kernels that share a short name are rows of their
+--     own (terminal and Markdown tables show kernel instead, told apart); NULL for the other causes and --by layer
 --   excess_us DECIMAL(38,3): the cause's excess, summed over the instances
 --   waited_us DECIMAL(23,3): the other members' waiting it is charged with, summed over the instances (to the
 --     ns: the shares of an instance are fractions of a ns)

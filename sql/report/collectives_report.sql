@@ -25,8 +25,8 @@
 --   c10d_seq BIGINT: c10d's own sequence number, when the trace has it
 --   ranks BIGINT: runs (ranks) that have this instance
 --   group_size BIGINT: ranks in the group (c10d Group size, else the run's group record)
---   bytes BIGINT: message size (the larger of c10d's in and out nelems x dtype size); Ascend: the profiler's
---     transit size (SDMA + RDMA), the largest over the members; NULL unknown
+--   bytes BIGINT: message size (the larger of c10d's in and out nelems x dtype size); Ascend: the profiler's transit
+--     size (SDMA + RDMA), the largest over the members; NULL unknown
 --   start_us DECIMAL(23,3): earliest aligned start, from the report's first collective
 --   arrival_skew_us DECIMAL(23,3): latest start - earliest start
 --   transfer_us DECIMAL(23,3): earliest end - latest start

@@ -22,23 +22,24 @@
 -- Output: rows, per stage, rank and step its passes in time order, then its stage row:
 --   run VARCHAR: the run's name
 --   rank INTEGER: its rank
---   pp_stage INTEGER: its pipeline stage, from 0; NULL when unknown (see the notes)
---   stages INTEGER: the pipeline's stages; NULL when unknown
---   step BIGINT: the step (Step Id, ProfilerStep#N, optimizer steps); NULL when unknown
---   microbatch BIGINT: the micro-batch: the pass's place among its step's passes of its phase, from 0; NULL on
---     a stage row
---   phase VARCHAR: forward | backward; NULL on a stage row
---   pass BIGINT: the pass, numbered per phase (report passes' pass); NULL on a stage row
---   start_us DECIMAL(23,3): the first compute kernel's start (a stage row: the step's start), from the runs'
---     earliest step start unless --absolute
---   end_us DECIMAL(23,3): the last compute kernel's end (a stage row: the pipeline's end)
---   busy_us DECIMAL(23,3): the union of the compute kernels' intervals in the span (a stage row: summed)
---   bubble_us DECIMAL(23,3): the wait before the pass since the previous pass's end or the step's start (a
---     stage row: summed, with the tail after the rank's last pass)
+--   pp_stage INTEGER: its pipeline stage, from 0 (its pipeline process group, else its send/receive order); empty when
+--     unknown (the notes say why)
+--   stages INTEGER: the pipeline's stages; empty when unknown
+--   step BIGINT: the step (Step Id, ProfilerStep#N, the optimizer steps before it); empty when unknown
+--   microbatch BIGINT: the micro-batch: the pass's place among its step's passes of its phase, from 0; empty on a
+--     stage row
+--   phase VARCHAR: forward | backward; empty on a stage row
+--   pass BIGINT: the pass, numbered per phase as report passes numbers it; empty on a stage row
+--   start_us DECIMAL(23,3): its first compute kernel's start (a stage row: the step's first kernel on the rank), from
+--     the runs' earliest step start unless --absolute; aligned clocks
+--   end_us DECIMAL(23,3): its last compute kernel's end (a stage row: the end of its pipeline group's last pass)
+--   busy_us DECIMAL(23,3): the union of its compute kernels' intervals in its span (a stage row: summed)
+--   bubble_us DECIMAL(23,3): the wait before it: its start minus the end of the rank's previous pass of the step, or
+--     minus the step's start (a stage row: summed, with the tail after the rank's last pass)
 --   p2p_us DECIMAL(23,3): the pipeline sends and receives in that wait (union of their time; a stage row: summed)
---   microbatches BIGINT: a stage row: the step's forward passes on the rank (m)
+--   microbatches BIGINT: a stage row: m, the step's forward passes on the rank
 --   bubble_pct DECIMAL(6,2): a stage row: bubble / (pipeline end - step start), %
---   ideal_1f1b_pct DECIMAL(6,2): a stage row: 1F1B's bubble fraction (stages - 1) / (m + stages - 1), %
+--   ideal_1f1b_pct DECIMAL(6,2): a stage row: a 1F1B schedule's bubble fraction (p-1)/(m+p-1), p the stages, %
 --   partial BOOLEAN: the pass holds another anchor count than the expected one (cut by the capture)
 --   unit VARCHAR: pass | stage
 CREATE OR REPLACE TEMP TABLE _pl_rows AS

@@ -26,28 +26,29 @@
 --   $by VARCHAR: the unit: run | step | pass | layer
 -- Output: rows, one per unit:
 --   run VARCHAR: the run's name
---   rank INTEGER: the run's rank (runs.rank); NULL when unknown
+--   rank INTEGER: the run's rank; NULL when unknown
 --   step BIGINT: the profiler step (--by step), else NULL
 --   pass BIGINT: the pass (--by pass, layer), else NULL
 --   layer BIGINT: the layer (--by layer; NULL with a pass: the prologue or epilogue), else NULL
---   source VARCHAR: where span_us to free_us come from: kernels (tracedb's own, from the kernels and communication
---     ops) | step_trace_time (the profiler's, for a run without kernels) | communication.json (a run without
---     kernels or the profiler's figures for the unit: its communication ops only)
+--   source VARCHAR: where span_us to free_us come from: kernels (tracedb's, from the kernels and communication ops);
+--     step_trace_time (the Ascend profiler's step_trace_time.csv, for a rank without kernels); communication.json (a
+--     rank with communication ops only: computing, overlap and free unknown)
 --   span_us DECIMAL(23,3): first start to last end of the unit's kernels and communication ops
 --   computing_us DECIMAL(23,3): union of the computing intervals; NULL for source communication.json
 --   communication_us DECIMAL(23,3): union of the communication intervals
 --   overlapped_us DECIMAL(23,3): computing and communication at once (NULL as computing)
 --   comm_not_overlapped_us DECIMAL(23,3): communication - overlapped (NULL as computing)
 --   free_us DECIMAL(23,3): span - union of all intervals (NULL as computing)
---   prof_span_us DECIMAL(23,3): the profiler's time of the unit's steps, Stage + Bubble; NULL without its figures
+--   prof_span_us DECIMAL(23,3): the Ascend profiler's own time of the unit's steps (step_trace_time.csv: Stage +
+--     Bubble); NULL without its figures
 --   prof_computing_us DECIMAL(23,3): its Computing
 --   prof_communication_us DECIMAL(23,3): its Communication
 --   prof_overlapped_us DECIMAL(23,3): its Overlapped
 --   prof_comm_not_overlapped_us DECIMAL(23,3): its Communication(Not Overlapped)
 --   prof_free_us DECIMAL(23,3): its Free
 --   prof_bubble_us DECIMAL(23,3): its Bubble: receive ops (pipeline parallel)
---   prof_preparing_us DECIMAL(23,3): its Preparing: from the step's start to its first device op (NULL in
---     layouts without it)
+--   prof_preparing_us DECIMAL(23,3): its Preparing: from the step's start to its first device op (NULL in layouts
+--     without it)
 --   unit VARCHAR: --by layer: prologue | layer | epilogue; else NULL
 --   memcpy_us DECIMAL(23,3): union of the unit's memcpy intervals; NULL unless source kernels (as the four below)
 --   memcpy_overlapped_us DECIMAL(23,3): memcpy while computing or communication runs

@@ -5,19 +5,20 @@
 -- Output: rows, one per (run, core class):
 --   run VARCHAR: the run's name
 --   core_class VARCHAR: the core class
---   cores BIGINT: cores with a task in the window
---   idle_cores BIGINT: cores of the class seen only in metadata
+--   cores BIGINT: cores of the class with a task in the window
+--   idle_cores BIGINT: cores of the class named in the trace's metadata without a task
 --   tasks HUGEINT: matched tasks in the window
 --   window_us DECIMAL(23,3): the window
---   busy_us DECIMAL(38,3): sum over cores of the union of their task intervals
---   idle_us DECIMAL(38,3): cores x window - busy
---   utilisation_pct DECIMAL(6,2): busy / (cores x window)
---   gaps BIGINT: idle intervals
+--   busy_us DECIMAL(38,3): union of each core's task intervals (overlapping tasks count once), summed over cores
+--   idle_us DECIMAL(38,3): cores × window − busy
+--   utilisation_pct DECIMAL(6,2): busy / (cores × window)
+--   gaps BIGINT: idle intervals of the class's cores in the window
 --   gap_p50_us DECIMAL(23,3): their median
 --   gap_p95_us DECIMAL(23,3): their 95th percentile
 --   gap_max_us DECIMAL(23,3): the longest
---   exposed_us DECIMAL(38,3): every core of the class idle at once
---   hidden_us DECIMAL(38,3): idle - cores x exposed
+--   exposed_us DECIMAL(38,3): time when every core of the class is idle: the window minus the union of the class's
+--     busy intervals
+--   hidden_us DECIMAL(38,3): idle time while another core of the class works: idle − cores × exposed
 WITH per_class AS (
     SELECT run_id, cls, count(DISTINCT (pid, tid)) AS cores, sum(tasks) AS tasks, sum(be - bs) AS busy
     FROM _core_busy GROUP BY ALL

@@ -9,11 +9,10 @@
 -- Output: rows, one per (run, pass, name, op_type), ranked (then the rest, with $rest):
 --   run VARCHAR: the run's name
 --   pass BIGINT: the pass
---   layer BIGINT: $layer (empty when all layers)
+--   layer BIGINT: --layer (empty when all layers)
 --   rank BIGINT: by time, from 1
 --   name VARCHAR: the kernel name
---   short_name VARCHAR: its short name (kernel_names; terminal and Markdown tables show it instead of name);
---     the rest row: (N more)
+--   short_name VARCHAR: its short name (terminal and Markdown tables show it instead of name); the rest row: (N more)
 --   op_type VARCHAR: its op type
 --   category VARCHAR: its category
 --   count BIGINT: its kernels

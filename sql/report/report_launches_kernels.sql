@@ -15,7 +15,7 @@
 --   pass BIGINT: the pass; NULL: no anchor, or outside the selected passes
 --   layer BIGINT: the layer; NULL: the prologue or epilogue (unit), or no pass
 --   name VARCHAR: the kernel name
---   short_name VARCHAR: its short name (kernel_names; terminal and Markdown tables show it instead of name)
+--   short_name VARCHAR: its short name (terminal and Markdown tables show it instead of name)
 --   kind VARCHAR: kernel, comm, memcpy or memset
 --   launch_api VARCHAR: the launch calls' names, comma-separated
 --   count BIGINT: its activities

@@ -17,16 +17,16 @@
 --   kernels BIGINT: its kernels
 --   sum_us DECIMAL(38,3): their time
 --   wall_us DECIMAL(23,3): first kernel start to last kernel end
---   start_us DECIMAL(23,3): relative to the run's first kernel unless $absolute
---   end_us DECIMAL(23,3): relative to the run's first kernel unless $absolute
+--   start_us DECIMAL(23,3): relative to the run's first kernel unless --absolute
+--   end_us DECIMAL(23,3): relative to the run's first kernel unless --absolute
 --   <category>_us DECIMAL(38,3): time of the category's kernels, one column per category in the profile's
 --     order
 --   comm_count BIGINT: communication kernels
 --   [tflops_s] DECIMAL(18,3): --roofline: the layer's FLOPs / the time of its kernels with FLOPs, TFLOP/s
 --   [pct_peak] DECIMAL(7,1): --roofline: its ideal time at the device's peak over its measured time, %;
 --     empty above 100 %
---   unit VARCHAR: prologue | layer | epilogue (segment_assign.sql); the prologue and epilogue rows have no
---     layer, and every format but Arrow prints their unit in the layer column
+--   unit VARCHAR: prologue | layer | epilogue; the prologue and epilogue rows have no layer, and every format but
+--     Arrow prints their unit in the layer column
 SELECT r.name AS run, a.pass, a.layer, count(*) AS kernels,
     us(sum(a.dur_ns)) AS sum_us, us(max(a.end_ns) - min(a.start_ns)) AS wall_us,
     us(min(a.start_ns) - CASE WHEN $absolute THEN 0 ELSE r.first_start_ns END) AS start_us,

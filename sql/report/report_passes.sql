@@ -20,7 +20,7 @@
 --   run VARCHAR: the run's name
 --   pass BIGINT: the pass (numbered per phase from 0 in time order)
 --   phase VARCHAR: forward | backward
---   step BIGINT: its step (segment_steps.sql: Step Id, ProfilerStep#N, serving step, optimizer steps, pass)
+--   step BIGINT: its step (Ascend Step Id, ProfilerStep#N, the serving step or the optimizer steps; else the pass)
 --   microbatch BIGINT: its position among the passes of its step and phase, from 0
 --   step_kind VARCHAR: prefill | decode | mixed | train; NULL when unknown
 --   tokens BIGINT: tokens of the serving step; NULL when unknown
@@ -29,16 +29,16 @@
 --   kernels BIGINT: its kernels
 --   sum_us DECIMAL(38,3): their time
 --   wall_us DECIMAL(23,3): first kernel start to last kernel end
---   start_us DECIMAL(23,3): relative to the run's first kernel unless $absolute
---   end_us DECIMAL(23,3): relative to the run's first kernel unless $absolute
+--   start_us DECIMAL(23,3): relative to the run's first kernel unless --absolute
+--   end_us DECIMAL(23,3): relative to the run's first kernel unless --absolute
 --   avg_layer_us DECIMAL(23,3): mean layer wall
 --   first_layer_us DECIMAL(23,3): layer-0 wall
---   us_per_token DECIMAL(23,3): the step's device span (its first kernel's start to its last kernel's end) /
---     tokens; NULL when tokens are unknown
---   note VARCHAR: partial (anchor count differs from the expected), cold-start (a full pass before the
---     first steady one: a full pass >= 2 whose layer-0 wall is within $steady_tolerance of the previous full
---     pass's), steady-state (every full pass from the first steady one on: one contiguous stretch), else
---     empty
+--   us_per_token DECIMAL(23,3): the step's device span / tokens: from the first to the last kernel of the pass
+--     launched inside its serving step annotation (or starting inside its GPU-side copy), not the pass's wall, whose
+--     window may reach back over idle before the step; NULL when tokens are unknown
+--   note VARCHAR: partial (anchor count differs from the expected), cold-start (a full pass before the first steady
+--     one: a full pass >= 2 whose layer-0 wall is within 5 % of the previous full pass's), steady-state (every full
+--     pass from the first steady one on: one contiguous stretch), else empty
 CREATE OR REPLACE TEMP TABLE _pass_phase AS
 WITH per_pass AS (
     SELECT run_id, pass, count(*) AS kernels, sum(dur_ns) AS sum_ns, min(start_ns) AS first_ns, max(end_ns) AS last_ns

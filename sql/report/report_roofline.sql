@@ -17,24 +17,26 @@
 --   short_name VARCHAR: its short name (terminal and Markdown tables show it instead of name)
 --   count BIGINT: kernels
 --   sum_us DECIMAL(38,3): their time
---   flops HUGEINT: their floating-point operations, where known (kernel_work)
+--   flops HUGEINT: their floating-point operations, where known
 --   bytes HUGEINT: their bytes read and written, where known
 --   intensity DECIMAL(18,2): flops / bytes over the kernels with both
 --   tflops_s DECIMAL(18,3): flops / the time of the kernels with flops, TFLOP/s
 --   tbytes_s DECIMAL(18,3): bytes / the time of the kernels with bytes, TB/s
---   bound VARCHAR: compute | memory (see above); NULL without work or peaks
---   pct_peak DECIMAL(7,1): % of the bound's peak; NULL above 100 % (see flag) or without work or peaks
---   mfu_pct DECIMAL(7,1): model FLOPs utilisation: the FLOP terms of the ideal times over the group's whole
---     time (per pass: the pass's MFU); NULL above 100 %
---   device_mac_pct DECIMAL(7,1): what the device measured itself (Ascend aic_mac_ratio: the cube unit's busy
---     share of the kernel's time), time-weighted over the kernels that have it
---   device_cube_pct DECIMAL(7,1): the device's cube_utilization(%) (Ascend, level 2: the cube units' busy
---     share over all of the chip's cube cores), time-weighted over the kernels that have it
+--   bound VARCHAR: compute | memory: which roofline term dominates the group's ideal time; NULL without work or peaks
+--   pct_peak DECIMAL(7,1): ideal time at peak over measured time, % of the bound's peak; NULL above 100 % (see flag)
+--     or without work or peaks
+--   mfu_pct DECIMAL(7,1): model FLOPs utilisation: the FLOP terms of the ideal times over the group's whole time (per
+--     pass: the pass's MFU); NULL above 100 %
+--   device_mac_pct DECIMAL(7,1): what the device measured itself (Ascend aic_mac_ratio: the cube unit's busy share of
+--     the kernel's time), time-weighted over the kernels that have it, %
+--   device_cube_pct DECIMAL(7,1): the device's cube_utilization(%) (Ascend, level 2: the cube units' busy share over
+--     all of the chip's cube cores), time-weighted over the kernels that have it, %
 --   coverage_pct DECIMAL(6,1): share of the group's time in kernels with FLOPs or bytes
---   flag VARCHAR: why pct_peak or mfu_pct is empty although work is known: above 100 % of peak means a wrong
---     shape, dtype or peak
---   flops_source VARCHAR: the formulas of the group's kernels (kernel_work.flops_source), distinct, sorted
---   unit VARCHAR: by layer: prologue | layer | epilogue; else NULL
+--   flag VARCHAR: why pct_peak or mfu_pct is empty although work is known: above 100 % of peak means a wrong shape,
+--     dtype or peak
+--   flops_source VARCHAR: the formulas of the group's kernels, distinct, sorted
+--   unit VARCHAR: by layer: prologue | layer | epilogue (every format but Arrow prints the prologue's and epilogue's
+--     unit in the layer column); else NULL
 WITH ideal AS (
     SELECT a.run_id, a.pass, a.layer, a.unit, a.dur_ns, c.category, kk.name, w.flops, w.bytes, w.flops_source,
         w.t_flops, w.t_bytes, w.rated, m.value AS mac, cu.value AS cube

@@ -5,8 +5,8 @@
 --   $run_ids INTEGER[]: the runs
 --   $job VARCHAR: the name of the row of a job replayed as one (report what-if --job: _wi_rows.run_id NULL)
 -- Output: rows, one per run and edit (each edit alone, then all of them together), in the order given:
---   run VARCHAR: the run's name; $job for a job's row
---   rank INTEGER: its rank; NULL when unknown or for a job's row
+--   run VARCHAR: the run's name; with --job, job (N runs)
+--   rank INTEGER: its rank; NULL when unknown or on a --job row
 --   step BIGINT: the window's step; NULL: the whole trace
 --   edit VARCHAR: what was changed
 --   measured_us DECIMAL(23,3): the window's wall time as measured
