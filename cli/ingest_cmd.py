@@ -57,7 +57,9 @@ def ingest(
         from tracedb.ingest.ascend_layout import is_profiler_output
         if any(os.path.isdir(p) and not is_profiler_output(p) for p in paths):   # a folder of several traces
             from tracedb.engine.loading import forkserver
-            if forkserver.cores() > 1:   # the workers' forkserver starts while DuckDB is imported, the folder searched
+            # the workers' forkserver starts while DuckDB is imported and the folder searched, unless the folder
+            # is too small for workers to pay (forkserver.SMALL_FOLDER_BYTES)
+            if forkserver.cores() > 1 and (jobs is not None or not forkserver.small_folders(paths)):
                 forkserver.start_early()
     from tracedb.engine.loading.folder import plan
     from tracedb.errors import UsageError as TracedbUsage
@@ -109,7 +111,7 @@ def _ingest_planned(paths, planned, db, to, tag, replace, core_rule, jobs, sched
     failed, read, done, kept = [], [], [], []
     t0 = time.perf_counter()
     folders = [p for p in paths if os.path.isdir(p)]    # a folder ingest says what it loaded and what not
-    workers, note = workers_for(len(planned), jobs)
+    workers, note = workers_for(len(planned), jobs, [(p.path, p.bytes) for p in planned])
     if note:
         typer.echo(f"note: {one_line(note)}", err=True)
     from tracedb.engine.loading.results import recording_landed

@@ -311,6 +311,27 @@ def test_workers_are_capped_by_memory(monkeypatch):
     assert par.workers_for(40, None) == (16, None)
 
 
+def test_a_small_folder_goes_in_one_process_unless_jobs_says(tmp_path, monkeypatch):
+    """Below SMALL_FOLDER_BYTES of JSON (a gzip file counted at GZIP_FACTOR times its size) the default is one
+    process: starting workers costs more than they save there; --jobs still decides when given."""
+    from tracedb.engine.loading import forkserver
+    from tracedb.engine.loading import worker_pool as par
+    monkeypatch.setattr(par, "cores", lambda: 16)
+    monkeypatch.setattr(par, "available_memory", lambda: None)
+    small = forkserver.SMALL_FOLDER_BYTES
+    assert par.workers_for(8, None, [("a.json", small // 2), ("b.json", small // 2 - 1)]) == (1, None)
+    assert par.workers_for(8, None, [("a.json", small // 2), ("b.json", small // 2)]) == (8, None)
+    assert par.workers_for(8, None, [("a.json.gz", small // forkserver.GZIP_FACTOR + 1)]) == (8, None)
+    assert par.workers_for(8, 2, [("a.json", 10)]) == (2, None)
+    assert par.workers_for(8, None) == (8, None)         # sizes unknown: the cores
+    folder = tmp_path / "traces"
+    folder.mkdir()
+    (folder / "a.json").write_bytes(b"x" * 1000)
+    assert forkserver.small_folders([str(folder)])
+    monkeypatch.setattr(forkserver, "SMALL_FOLDER_BYTES", 1000)
+    assert not forkserver.small_folders([str(folder)]) and not forkserver.small_folders([str(folder / "a.json")])
+
+
 # --- real processes: interrupts and readers ---
 
 @pytest.fixture

@@ -4,7 +4,10 @@ cores, the traces and the memory allows), the pool they run in, forked from the 
 
 Memory: each worker is budgeted WORKER_BYTES (1 GiB: the highest peak RSS measured for one ingest was
 0.9 GB, a 2 M-row kernel_details.csv; a Kineto trace peaks at 0.3-0.4 GB), so the workers are at most
-the available memory over that, as well as at most the cores and the traces."""
+the available memory over that, as well as at most the cores and the traces.
+
+A small folder goes in one process (forkserver.SMALL_FOLDER_BYTES): starting the workers and merging a second
+batch cost more than a parallel parse of a few MB saves."""
 import contextlib
 import os
 import signal
@@ -12,12 +15,10 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 
 from tracedb.engine.loading import forkserver
-from tracedb.engine.loading.forkserver import cores
+from tracedb.engine.loading.forkserver import SMALL_FOLDER_BYTES, cores, json_bytes
 from tracedb.engine.loading.worker import _worker_init
 
 WORKER_BYTES = 1 << 30
-
-
 def available_memory() -> int | None:
     """Bytes of memory available to new processes (MemAvailable of /proc/meminfo); None when unknown."""
     try:
@@ -39,10 +40,13 @@ def memory_cap() -> int | None:
     return None if avail is None else max(1, avail // WORKER_BYTES)
 
 
-def workers_for(traces: int, jobs: int | None) -> tuple[int, str | None]:
-    """(worker processes, a note when memory lowered the count asked for). `jobs` None: as many as cores;
+def workers_for(traces: int, jobs: int | None, sizes=()) -> tuple[int, str | None]:
+    """(worker processes, a note when memory lowered the count asked for). `jobs` None: as many as cores, or
+    one when the traces (`sizes`: (path, bytes on disk) of each) hold less than SMALL_FOLDER_BYTES of JSON;
     either way at most one per trace and at most the memory cap."""
     want = min(cores() if jobs is None else jobs, max(1, traces))
+    if jobs is None and sizes and json_bytes(sizes) < SMALL_FOLDER_BYTES:
+        want = 1
     cap = memory_cap()
     if cap is None or cap >= want:
         return want, None
