@@ -34,15 +34,17 @@ def json_bytes(sizes) -> int:
 def small_folders(paths) -> bool:
     """Whether the folders and files of `paths` hold less than SMALL_FOLDER_BYTES of JSON, counted as far as
     needed (a big folder stops the count early): the ingest then starts no workers."""
-    total = 0
-    for top in paths:
-        walk = os.walk(top) if os.path.isdir(top) else [(os.path.dirname(top), [], [os.path.basename(top)])]
-        for folder, _, files in walk:
-            for f in files:
-                with contextlib.suppress(OSError):
-                    total += json_bytes([(f, os.stat(os.path.join(folder, f), follow_symlinks=False).st_size)])
-                if total >= SMALL_FOLDER_BYTES:
-                    return False
+    total, stack = 0, list(paths)
+    while stack:        # a stack, not os.walk: Python 3.11's recurses, and a folder may be 1,000 levels deep
+        path = stack.pop()
+        with contextlib.suppress(OSError):
+            if os.path.isdir(path) and not os.path.islink(path):
+                with os.scandir(path) as entries:
+                    stack.extend(e.path for e in entries)
+            else:
+                total += json_bytes([(path, os.stat(path, follow_symlinks=False).st_size)])
+        if total >= SMALL_FOLDER_BYTES:
+            return False
     return True
 
 
