@@ -330,6 +330,13 @@ def test_a_small_folder_goes_in_one_process_unless_jobs_says(tmp_path, monkeypat
     assert forkserver.small_folders([str(folder)])
     monkeypatch.setattr(forkserver, "SMALL_FOLDER_BYTES", 1000)
     assert not forkserver.small_folders([str(folder)]) and not forkserver.small_folders([str(folder / "a.json")])
+    # a link named on the command line is its folder; a link inside a folder is not followed
+    os.symlink(folder, tmp_path / "named")
+    assert not forkserver.small_folders([str(tmp_path / "named")])
+    inner = tmp_path / "inner"
+    inner.mkdir()
+    os.symlink(folder, inner / "link")
+    assert forkserver.small_folders([str(inner)])
 
 
 # --- real processes: interrupts and readers ---

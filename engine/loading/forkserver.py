@@ -34,7 +34,8 @@ def json_bytes(sizes) -> int:
 def small_folders(paths) -> bool:
     """Whether the folders and files of `paths` hold less than SMALL_FOLDER_BYTES of JSON, counted as far as
     needed (a big folder stops the count early): the ingest then starts no workers."""
-    total, stack = 0, list(paths)
+    # the paths as named (a link to a job's folder is that folder); links inside them are not followed
+    total, stack = 0, [os.path.realpath(p) for p in paths]
     while stack:        # a stack, not os.walk: Python 3.11's recurses, and a folder may be 1,000 levels deep
         path = stack.pop()
         with contextlib.suppress(OSError):
