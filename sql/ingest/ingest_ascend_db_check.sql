@@ -33,7 +33,8 @@ WITH rows AS (
     FROM rows
     UNION ALL
     SELECT startNs, CASE
-        WHEN startNs IS NULL OR endNs IS NULL THEN format('{}: a row without startNs or endNs; expected integer ns', tbl)
+        WHEN startNs IS NULL OR endNs IS NULL
+            THEN format('{}: a row without startNs or endNs; expected integer ns', tbl)
         WHEN endNs < startNs THEN format('{}: the row at startNs {} ends before it starts (endNs {}); '
                                          || 'expected startNs <= endNs', tbl, startNs, endNs)
         END

@@ -14,4 +14,5 @@ DROP TABLE _adb_api;
 DROP TABLE _adb_api_types;
 DROP TABLE _adb_fwk;
 DROP TABLE _adb_links;
+DROP TABLE _adb_launched_by;
 DROP TABLE _adb_pmu;

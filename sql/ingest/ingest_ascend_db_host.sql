@@ -20,7 +20,7 @@
 --     rows carry the connectionId as their correlation_id, so view kernel_launches finds each launch.
 -- Process and thread from globalTid (high 32 bits the pid, low 32 bits the tid, as the table reference
 -- says); an event task's process is its device. seq numbers the rows in start order.
--- Inputs: TEMP _adb_fwk, _adb_api, _adb_api_types, _adb_task, _adb_links, _adb_strings; the run's kernels_raw
+-- Inputs: TEMP _adb_fwk, _adb_api, _adb_api_types, _adb_task, _adb_launched_by, _adb_strings; the run's kernels_raw
 --   rows (ingest_ascend_db_insert, ingest_split_texts).
 -- Parameters:
 --   $run_id INTEGER: the run being ingested
@@ -57,12 +57,11 @@ WITH fwk AS (
     SELECT DISTINCT correlation_id AS id FROM kernels_raw_full WHERE run_id = $run_id AND correlation_id IS NOT NULL
     UNION
     SELECT correlation_id FROM events WHERE correlation_id IS NOT NULL
-), by_op AS (       -- the framework op that launched it: the first by start of those naming it
-    SELECT l.connectionId AS id, arg_min(f.startNs, (f.startNs, f.connectionId)) AS start_ns,
-           arg_min(f.globalTid, (f.startNs, f.connectionId)) AS gtid
-    FROM _adb_links l JOIN _adb_fwk f ON f.connectionId = l.id AND f.type = 50001
-    WHERE l.connectionId IN (SELECT id FROM launched)
-    GROUP BY l.connectionId
+), by_op AS (       -- the framework op that launched it, as the row's external_id names it
+    SELECT lb.connectionId AS id, min(f.startNs) AS start_ns, arg_min(f.globalTid, f.startNs) AS gtid
+    FROM _adb_launched_by lb JOIN _adb_fwk f ON f.connectionId = lb.op_id AND f.type = 50001
+    WHERE lb.connectionId IN (SELECT id FROM launched)
+    GROUP BY lb.connectionId
 ), by_call AS (     -- else the CANN call of the highest level carrying it
     SELECT connectionId AS id, arg_max(startNs, (type, -startNs)) AS start_ns,
            arg_max(globalTid, (type, -startNs)) AS gtid

@@ -33,10 +33,18 @@
 --   $run_id INTEGER: the run being ingested
 --   $device BIGINT: the device of the run (TASK.deviceId), NULL for every device
 --   $metrics VARCHAR[]: the run's metric columns (ingest_ascend_db_metrics)
+-- Output: TEMP _adb_launched_by, per connectionId a framework op launched (CONNECTION_IDS: a task's or a
+--   collective's) that op's PYTORCH_API.connectionId as op_id (type 50001; the lowest should several name it),
+--   read here and by ingest_ascend_db_host (the op its flow starts at)
 -- Output: TEMP _rows_with_texts, the run's kernels_raw columns (metrics DOUBLE[] among them) and its text
 --   columns (op_state, input_shapes, input_dtypes, input_formats, output_shapes, output_dtypes,
 --   output_formats, extra_text), in row order, for ingest_split_texts.sql (seq 0 and dup NULL until
 --   ingest_finish).
+CREATE OR REPLACE TEMP TABLE _adb_launched_by AS
+SELECT l.connectionId, min(f.connectionId) AS op_id
+FROM _adb_links l JOIN _adb_fwk f ON f.connectionId = l.id AND f.type = 50001
+GROUP BY l.connectionId;
+
 CREATE OR REPLACE TEMP TABLE _rows_with_texts AS
 WITH str AS (
     SELECT id, nullif(nullif(value, 'N/A'), '') AS value FROM _adb_strings
@@ -46,10 +54,6 @@ WITH str AS (
     SELECT ct.opId, min(t.deviceId) AS device, min(t.streamId) AS stream
     FROM _adb_comm_tasks ct JOIN _adb_task t USING (globalTaskId)
     GROUP BY ct.opId
-), launched_by AS (    -- connectionId of a task or collective -> the framework op that launched it
-    SELECT l.connectionId, min(f.connectionId) AS op_id
-    FROM _adb_links l JOIN _adb_fwk f ON f.connectionId = l.id AND f.type = 50001
-    GROUP BY l.connectionId
 ), metric_position AS (    -- STRING_IDS id of a metric's name -> its place in $metrics (1-based)
     SELECT s.id AS name_id, list_position($metrics::VARCHAR[], s.value) AS i
     FROM _adb_strings s
@@ -73,13 +77,13 @@ WITH str AS (
            c.waitNs AS wait_src, c.inputShapes, c.inputDataTypes, c.inputFormats, c.outputShapes,
            c.outputDataTypes, c.outputFormats, lb.op_id AS external_id, t.connectionId AS correlation_id
     FROM _adb_compute c JOIN _adb_task t USING (globalTaskId)
-    LEFT JOIN launched_by lb ON lb.connectionId = t.connectionId
+    LEFT JOIN _adb_launched_by lb ON lb.connectionId = t.connectionId
 ), comm AS (
     SELECT o.startNs AS start_ns, o.endNs - o.startNs AS dur_ns, 1 AS part, o.opId AS key, o.opName AS name_id,
            o.opType AS op_type_id, coalesce(d.device, od.device) AS device_id, d.stream AS stream_id, 0 AS block_dim,
            o.waitNs AS wait_src, lb.op_id AS external_id, o.connectionId AS correlation_id
     FROM _adb_comm o LEFT JOIN op_device d USING (opId) CROSS JOIN only_device od
-    LEFT JOIN launched_by lb ON lb.connectionId = o.connectionId
+    LEFT JOIN _adb_launched_by lb ON lb.connectionId = o.connectionId
 ), both_kinds AS (
     SELECT * FROM compute UNION ALL BY NAME SELECT * FROM comm
 ), picked AS (
