@@ -166,7 +166,7 @@ def annotated(opt):
 CHECKS = {**{name: _checked(check) for name, check in values.CHECKS.items()}, "pass": pass_spec}
 PassOpt = annotated(declared.PASS)
 
-# the segmentation options (engine/reports/declared.py SEGMENTATION): (keyword, typer type, default)
+# the segmentation options (engine/reports/shared_options.py SEGMENTATION): (keyword, typer type, default)
 _SEG = {o.key: annotated(o) for o in declared.SEGMENTATION}
 SEGMENTATION = tuple((o.key, _SEG[o.key], o.default) for o in declared.SEGMENTATION)
 ProfileOpt, AnchorOpt, LayersOpt = _SEG["profile"], _SEG["anchor"], _SEG["layers"]

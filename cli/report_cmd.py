@@ -1,4 +1,4 @@
-"""`tracedb report ...`: one command per report, made from its declaration (engine/reports/declared.py):
+"""`tracedb report ...`: one command per report, made from its declaration (engine/reports/catalog/):
 the run selection, the segmentation options of cli/options.py where the report segments, and its own options."""
 import inspect
 from typing import Annotated

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Write the columns table of each report in docs/reports.md from the reports' declarations
-(tracedb/engine/reports/declared.py).
+(tracedb/engine/reports/catalog/).
 
     python docs/gen_reports.py --write
 

@@ -9,9 +9,9 @@ the "May import:" line of its __init__ names (tests/test_layering.py checks it, 
     segmentation  passes, layers, units and module attribution from anchor kernels; `tracedb segment`
     jobs          several ranks of one job: clock alignment, ranks, collectives, blame
     admin         the store worked on directly: run management and ad-hoc SQL; `tracedb runs`, `tracedb sql`
-    reports       the report registry and the reports of one or more runs
+    reports       the reports, one module each in reports/catalog/, and the registry that runs them
     exports       a run written for another tool (Perfetto)
     advise        findings ranked by the step time at stake, from the reports' own queries; `tracedb advise`
 
 `api.py` (the Python API behind `tracedb.report`) and `demo.py` sit above every room. A new reader is a module
-of tracedb.ingest; a new report is a module of `reports` (or `jobs` when it spans ranks)."""
+of tracedb.ingest; a new report is a module of `reports/catalog` with its SQL and its goldens."""

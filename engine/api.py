@@ -21,7 +21,7 @@ from tracedb.errors import UsageError
 SEGMENT = {"run": "runs", "tag": "tags", **{o.key: o.target for o in declared.SEGMENTATION}}
 SELECTION = {SEGMENTED: SEGMENT, PROFILED: {"run": "runs", "tag": "tags", "profile": "profile"},
              RUNS: {"run": "runs", "tag": "tags"}}
-# Per report: its options (CLI name -> engine name), from its declaration (engine/reports/declared.py).
+# Per report: its options (CLI name -> engine name), from its declaration (engine/reports/catalog/).
 OPTIONS = {r.name: {**SELECTION[r.selection], **{o.key: o.target for o in r.options}} for r in declared.REPORTS}
 
 

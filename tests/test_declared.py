@@ -1,23 +1,18 @@
-"""The reports' declarations (engine/reports/declared.py) held to what they declare: each report's columns, read
+"""The reports' declarations (engine/reports/catalog/) held to what they declare: each report's columns, read
 from its SQL file's header (engine/reports/declaration.py), are what this test's own reading of the header
 gives, its chart layouts exist and read declared columns, docs/reports.md shows today's
 columns tables; and `tracedb report NAME` and tracedb.report(con, NAME), both made from the declarations,
-print the same report for every report with its default options (on the golden tests' tiny traces)."""
+print the same report for every report's first example (on the example store it names)."""
 import importlib.util
 import os
 
 import pytest
 
-import tiny_job
-import tiny_kineto
-import tiny_pipeline
-import tiny_swimlane
-import tiny_trace
+import example_stores
 import tracedb
 from helpers import ROOT, cli
 from test_sql_headers import Header
 from tracedb import sql
-from tracedb.engine.rendering import charts
 from tracedb.engine.reports import declared
 
 NAMES = [r.name for r in declared.REPORTS]
@@ -54,13 +49,18 @@ def test_chart_layouts_exist_and_read_columns_the_report_has(name):
     report = declared.get(name)
     have = {c for file in report.sql for c, _ in _rows_columns(file)}
     for chart in report.charts:
-        assert chart.layout in charts.LAYOUTS
-        assert chart.needs <= have, f"{chart.layout}: {sorted(chart.needs - have)} in none of {report.sql}"
+        assert callable(chart.layout)
+        assert chart.needs <= have, f"{chart.layout.__name__}: {sorted(chart.needs - have)} in none of {report.sql}"
 
 
-def test_every_chart_layout_is_declared():
-    from tracedb.engine.advise import advise
-    assert {c.layout for r in declared.REPORTS for c in r.charts} | {advise.CHART.layout} == set(charts.LAYOUTS)
+@pytest.mark.parametrize("name", NAMES)
+def test_every_layout_of_a_report_module_is_declared(name):
+    """A layout function a report module defines (`*_chart`) and does not declare would never be drawn."""
+    import sys
+    report = declared.get(name)
+    module = sys.modules[report.build.__module__]
+    defined = {f for n, f in vars(module).items() if n.endswith("_chart") and callable(f)}
+    assert defined == {c.layout for c in report.charts}
 
 
 def test_docs_columns_tables_are_current():
@@ -71,48 +71,36 @@ def test_docs_columns_tables_are_current():
     assert gen.updated(text) == text, f"docs/reports.md is stale: regenerate it with `{gen.REGENERATE}`"
 
 
-# per report: the run selection (and segmentation) each call gives; every option of the report's own is left
-# to its default
-TINY = {"run": "tiny", "profile": "qwen3-npu", "layers": 2}
-JOB = {"run": "job-rank*", "anchor": "attn_fwd", "layers": 2}
-SELECTION = {"passes": TINY, "layers": TINY, "kernels": TINY, "timeline": TINY, "breakdown": TINY,
-             "compare": {**TINY, "run": ["tiny", "tiny_x2"]}, "modules": {"run": "gpu"}, "launches": {"run": "gpu"},
-             "cores": {"run": "cores"}, "ranks": JOB, "blame": JOB, "collectives": {"run": "job-rank*"},
-             "pipeline": {"tag": "job=pp"}, "roofline": TINY, "critical-path": {"run": "gpu"},
-             "what-if": {"run": "gpu", "kernel": "gemm=50"}}
-
-
 @pytest.fixture(scope="module")
-def store(tmp_path_factory):
-    d = tmp_path_factory.mktemp("declared")
-    path = str(d / "s.duckdb")
-    con = tracedb.connect(path)
-    tracedb.ingest_trace(con, tiny_trace.write(d / "kernel_details.csv"), name="tiny")
-    tracedb.ingest_trace(con, tiny_trace.write(d / "slow.csv", dur_factor=2), name="tiny_x2")
-    tracedb.ingest_trace(con, tiny_kineto.write(d / "trace.json"), name="gpu")
-    tracedb.ingest_trace(con, tiny_swimlane.write(d / "swimlane.json"), name="cores")
-    tiny_job.ingest(con, d)
-    tiny_pipeline.ingest(con, d)
-    con.close()
-    return path
+def store_paths(tmp_path_factory):
+    return example_stores.Stores(tmp_path_factory)
 
 
-def _args(selection: dict) -> list[str]:
-    out = []
-    for key, value in selection.items():
+def _call(name: str, options: dict) -> tuple[dict, list[str]]:
+    """A report's example options (build_report keywords) as the Python API's keywords and the command line's
+    arguments: those the report takes (api.OPTIONS), None, False and [] left to their defaults."""
+    from tracedb.engine.api import OPTIONS
+    by_target = {target: key for key, target in OPTIONS[name].items()}
+    flags = {o.key: o.flags[0] for o in declared.get(name).options + declared.SEGMENTATION}
+    flags.update(run="--run", tag="--tag")
+    api, args = {}, []
+    for target, value in options.items():
+        key = by_target.get(target)
+        if key is None or value is None or value is False or value == []:
+            continue
+        api[key] = value
         for v in value if isinstance(value, list) else [value]:
-            out += ["--" + key.replace("_", "-"), str(v)]
-    return out
-
-
-def test_every_report_has_a_selection():
-    assert set(SELECTION) == set(NAMES)
+            args += [flags[key]] if v is True else [flags[key], str(v)]
+    return api, args
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_cli_and_api_give_the_same_report(store, name):
-    """JSON: the rows, the title, the notes and the parameters, defaults included (compare: by layer)."""
-    selection = SELECTION[name]
-    printed = cli("report", name, "--db", store, *_args(selection), "--format", "json").stdout
-    api = tracedb.report(store, name, **selection).text("json")
-    assert '"rows"' in api and printed.rstrip("\n") == api.rstrip("\n")
+def test_cli_and_api_give_the_same_report(store_paths, name):
+    """JSON of the report's first example: the rows, the title, the notes and the parameters, defaults
+    included."""
+    store, _, options = example_stores.first(declared.get(name))
+    path = store_paths.path(store)
+    api, args = _call(name, options)
+    printed = cli("report", name, "--db", path, *args, "--format", "json").stdout
+    text = tracedb.report(path, name, **api).text("json")
+    assert '"rows": [' in text and '"rows": []' not in text and printed.rstrip("\n") == text.rstrip("\n")

@@ -1,5 +1,5 @@
-"""Golden tests over a Parquet dataset: every case of tests/test_golden.py, run over a dataset exported from
-the same tiny store (`tracedb export parquet`, opened as `--db DIR/`), must give the same bytes as the
+"""Golden tests over a Parquet dataset: every case of tests/test_golden.py on the tiny example store, run over
+a dataset exported from that store (`tracedb export parquet`, opened as `--db DIR/`), must give the same bytes as the
 store, so it is compared with the same golden files."""
 import difflib
 import os
@@ -11,7 +11,7 @@ from tracedb.engine.rendering.html import embedded
 from tracedb.engine.store.parquet import export_store
 from tracedb.engine.reports.registry import render_report
 from helpers import GOLDEN, needs_html, slow_beyond
-from test_golden import CASES, SEG, tiny_store  # noqa: F401  (tiny_store: the fixture the dataset is exported from)
+from test_golden import TINY as CASES, stores, tiny_store  # noqa: F401  (fixtures: the store the dataset is from)
 
 
 @pytest.fixture(scope="module")
@@ -35,7 +35,7 @@ def test_golden_over_a_dataset(case, tiny_dataset):
     report, fmt, extra = CASES[case]
     if fmt == "html":
         needs_html()       # the html extra is optional: skipped, with the reason, without it
-    got = render_report(tiny_dataset, report, fmt=fmt, **{**SEG, **extra})
+    got = render_report(tiny_dataset, report, fmt=fmt, **extra)
     if fmt == "html":
         got = embedded(got)
     path = os.path.join(GOLDEN, case)

@@ -12,15 +12,15 @@ from decimal import Decimal
 import pytest
 
 import tracedb
-import tiny_swimlane
 from browser import Browser, chromium
 from helpers import needs_html, real_trace
-from test_golden import CASES, SEG, tiny_store  # noqa: F401  (tiny_store: the golden tests' store, a fixture)
+from example_stores import BASE
+from test_golden import CASES, stores, tiny_store  # noqa: F401  (fixtures: the golden tests' stores)
 from tracedb.engine.reports.registry import render_report
 
 pytestmark = pytest.mark.browser
 
-TOP = 40   # engine/rendering/charts.py: the longest kernel and module lists keep their TOP bars
+TOP = 40   # the report modules' charts (engine/reports/catalog/): the longest kernel and module lists keep 40 bars
 
 # golden cases (their options) whose pages are checked: every report and every chart layout
 PAGES = ["passes.csv", "layers_full.csv", "layers_mean.md", "layers_clusters.md", "layers_gpu.csv",
@@ -29,9 +29,10 @@ PAGES = ["passes.csv", "layers_full.csv", "layers_mean.md", "layers_clusters.md"
          "cores_gaps.csv", "breakdown.csv", "breakdown.table", "launches.csv", "launches.md"]
 MORE = {   # layouts no golden case shows
     "cores_scheduler": ("cores", {"runs": ["cores"], "scheduler": True}),
-    "cores_two_runs": ("cores", {"runs": ["cores", "cores_b"]}),
+    "cores_two_runs": ("cores", {"runs": ["cores", "cores2"]}),
 }
-CASE_OPTIONS = {**{name: (CASES[name][0], CASES[name][2]) for name in PAGES}, **MORE}
+CASE_OPTIONS = {**{name: (CASES[name][0], CASES[name][3]) for name in PAGES}, **MORE}
+SEG = BASE["tiny"]
 
 
 @pytest.fixture(scope="module")
@@ -46,12 +47,8 @@ def browser():
 
 
 @pytest.fixture(scope="module")
-def store(tiny_store, tmp_path_factory):  # noqa: F811
-    """The golden store, plus a second per-core run (the same swimlane, other bytes) for the two-run layout."""
-    path = tiny_swimlane.write(tmp_path_factory.mktemp("swimlane") / "b.json")
-    with open(path, "a", encoding="utf-8") as f:
-        f.write("\n")
-    tracedb.ingest_trace(tiny_store, path, name="cores_b")
+def store(tiny_store):  # noqa: F811
+    """The golden tests' tiny store (two per-core runs, cores and cores2, for the two-run layout)."""
     return tiny_store
 
 

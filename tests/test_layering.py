@@ -153,7 +153,7 @@ def test_the_checks_see_the_package():
     graph = _graph()
     assert {"tracedb.cli.app", "tracedb.engine.reports.registry", "tracedb.engine.segmentation.segment",
             "tracedb.sql"} <= set(graph)
-    assert "tracedb.engine.segmentation.segment" in graph["tracedb.engine.reports.registry"]
+    assert "tracedb.engine.segmentation.segment" in graph["tracedb.engine.reports.layered"]
     assert {"tracedb", "tracedb.version", "tracedb.engine.store.connect"} <= set(graph)
     assert "tracedb.engine.store.connect" in graph["tracedb"]   # the root's lazy imports are seen
 

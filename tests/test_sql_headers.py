@@ -24,10 +24,7 @@ import re
 import duckdb
 import pytest
 
-import tiny_graphs
-import tiny_kineto
-import tiny_swimlane
-import tiny_trace
+import example_stores
 import tracedb
 from tracedb import sql
 
@@ -294,102 +291,23 @@ def observed(tmp_path_factory):
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(sql, "run", checked_run)
         mp.setattr(render, "fetch", checked_fetch)
-        con = tracedb.connect(str(d / "h.duckdb"))      # schema.sql, every migration and views.sql
-        tracedb.ingest_trace(con, tiny_trace.write(d / "a.csv"), name="tiny")
-        tracedb.ingest_trace(con, tiny_trace.write(d / "b.csv", dur_factor=2), name="tiny_x2")
-        tracedb.ingest_trace(con, tiny_kineto.write(d / "g.json"), name="gpu")
-        tracedb.ingest_trace(con, tiny_kineto.write(d / "g2.json", dur_factor=2), name="gpu_x2")
-        tracedb.ingest_trace(con, tiny_swimlane.write(d / "c.json"), name="cores")
-        other = tiny_swimlane.write(d / "c2.json")
-        with open(other, "a") as f:
-            f.write("\n")                                # other bytes: not skipped as the same content
-        tracedb.ingest_trace(con, other, name="cores2")
-        # a graph replay and its capture, paired as a folder ingest pairs them (graph_capture_match at report time)
-        from tracedb.engine.loading import captures
-        replay = tiny_graphs.write_replay(d / "graph.json", [tiny_graphs.full_graph()])
-        capture = tiny_graphs.write_capture(d / "graph_cap.json", [tiny_graphs.full_graph()])
-        tracedb.ingest_trace(con, replay, name="graph")
-        tracedb.ingest_trace(con, capture, name="graph_cap", capture=True)
-        captures.pair_landed(con, [captures.Landed(replay, "graph", False),
-                                   captures.Landed(capture, "graph_cap", True)])
+        stores = {}
+        for name in example_stores.BASE:                 # schema.sql, every migration and views.sql; the ingests
+            (d / name).mkdir()
+            stores[name] = tracedb.connect(str(d / f"{name}.duckdb"))
+            example_stores.build(stores[name], name, d / name)
+        con = stores["tiny"]
         sql.run(con, "job_windows", {"names": ["tiny", "gpu", "graph_cap"],   # what a folder ingest's jobs read
                                      "epoch_clocks": ["unix-epoch", "unix-epoch-local"]})
-        import tiny_pipeline
-        tiny_pipeline.ingest(con, d)                     # a 2-stage 1F1B job: runs pp-rank0, pp-rank1
-        import job_sim                                   # a 2-rank job meeting at all-reduces: ar-rank0, ar-rank1
-        for r, path in enumerate(job_sim.write(d / "ar", job_sim.simulate_job(0, ranks=2))):
-            tracedb.ingest_trace(con, path, name=f"ar-rank{r}", tags={"job": "ar"})
-        import test_evidence                             # passes back to back, their layers named by NVTX ranges
-        tracedb.ingest_trace(con, str(test_evidence.back_to_back(d / "ranges.json", 2, 3, "range")), name="ranges")
-        for i in range(2):                               # two ranks with no layers to find (no attention kernel)
-            t = test_evidence.Trace()
-            for _ in range(3):
-                for kernel, us in (("conv_kernel", 10 + i), ("relu_kernel", 2), ("ncclDevKernel_AllReduce", 5)):
-                    t.kernel(kernel, us)
-            tracedb.ingest_trace(con, str(t.write(d / f"cnn{i}.json")), name=f"cnn{i}")
-        seg = {"runs": ["tiny"], "profile": "qwen3-npu", "layers": 2}
-        gpu = {"runs": ["gpu"], "profile": "dsv3-gpu", "anchor": "flash_fwd", "layers": 2}
-        config = os.path.join(HERE, "data", "tiny_config.json")
-        calls = [
-            ("passes", {**seg, "window": "strict"}),
-            ("passes", {"runs": ["tiny"], "profile": "generic"}),                  # anchor proposed
-            ("passes", {"runs": ["gpu"], "profile": "generic"}),      # proposed, the module tree asked
-            ("layers", {**seg, "pass_spec": "all"}),
-            ("layers", {**seg, "pass_spec": "mean"}),
-            ("layers", {**seg, "pass_spec": "all", "layers": None, "clusters": True, "config": config}),
-            ("layers", {**gpu, "pass_spec": "all"}),                               # categories by module
-            ("layers", {**seg, "pass_spec": "all", "by": "stage"}),
-            ("layers", {**gpu, "pass_spec": "all", "by": "kind"}),
-            ("kernels", {**seg, "pass_spec": "3", "layer": 0}),
-            ("kernels", {**seg, "pass_spec": "3", "layer": 0, "flow": True}),
-            ("kernels", {**seg, "pass_spec": "3", "layer": 0, "compare_layer": 1}),
-            ("timeline", {**seg, "pass_spec": "all"}),
-            ("modules", {"runs": ["gpu"]}),
-            ("modules", {"runs": ["graph"]}),                 # graph replays attributed through their capture
-            ("modules", {**gpu, "by": "module"}),
-            ("cores", {"runs": ["cores"]}),
-            ("cores", {"runs": ["cores"], "per_core": True, "match": "attn"}),
-            ("cores", {"runs": ["cores"], "top_gaps": 2}),
-            ("cores", {"runs": ["cores"], "scheduler": True}),
-            ("cores", {"runs": ["cores", "cores2"]}),
-            ("compare", {**seg, "runs": ["tiny", "tiny_x2"], "pass_spec": "3", "by": "layer"}),
-            ("compare", {**seg, "runs": ["tiny", "tiny_x2"], "pass_spec": "mean", "by": "kernel"}),
-            ("compare", {**gpu, "runs": ["gpu", "gpu_x2"], "by": "module", "window": "full"}),
-            ("compare", {**gpu, "runs": ["gpu", "gpu_x2"], "by": "stage", "layer": "mean"}),
-            ("breakdown", {**seg}),
-            ("breakdown", {**seg, "by": "step"}),
-            ("breakdown", {**seg, "by": "layer", "pass_spec": "all"}),
-            ("launches", {"runs": ["gpu"]}),
-            ("launches", {**gpu, "pass_spec": "all"}),
-            ("launches", {**gpu, "by": "layer", "pass_spec": "all"}),
-            ("launches", {"runs": ["gpu", "tiny"], "by": "run"}),
-            ("ranks", {**seg, "runs": ["tiny", "tiny_x2"]}),
-            ("ranks", {**seg, "runs": ["tiny", "tiny_x2"], "per_rank": True}),
-            ("ranks", {**seg, "runs": ["tiny", "tiny_x2"], "stragglers": True}),
-            ("collectives", {"runs": ["tiny", "tiny_x2"]}),
-            ("collectives", {"runs": ["tiny*"], "per_rank": True}),      # a GLOB: select_runs
-            ("blame", {**seg, "runs": ["tiny", "tiny_x2"]}),
-            ("roofline", {**seg}),
-            ("pipeline", {"tags": ["job=pp"]}),
-            ("layers", {**seg, "roofline": True, "peak_tflops": 300, "peak_tbs": 1.6}),
-            ("roofline", {**gpu, "by": "layer", "pass_spec": "all"}),
-            ("passes", {"runs": ["ranges"], "profile": "generic"}),                # layer ranges, no module frame
-            ("layers", {"tags": ["job=pp"], "phase": "backward", "pass_spec": "all", "by": "stage"}),
-            ("ranks", {"runs": ["cnn0", "cnn1"], "profile": "generic"}),          # no layers: whole runs
-            ("critical-path", {**gpu}),
-            ("critical-path", {"runs": ["gpu"], "by": "category"}),
-            ("critical-path", {"runs": ["gpu"], "by": "slack"}),
-            ("critical-path", {**seg, "runs": ["tiny", "tiny_x2"], "job": True}),      # a path across ranks
-            ("critical-path", {"tags": ["job=ar"], "rank": 0, "by": "category"}),   # a rank's own: its peers' arrivals
-            ("critical-path", {"tags": ["job=pp"], "by": "category"}),     # the ranks of one job: their one path
-            ("what-if", {"runs": ["gpu"], "kernel": ["gemm=50"], "no_gap": ["device_gap"]}),
-            ("what-if", {"runs": ["gpu"], "roofline_pct": 80, "peak_tflops": 300, "peak_tbs": 1.6}),
-            ("what-if", {**gpu, "layer_edits": ["1=50"]}),               # every kernel of layer 1
-            ("what-if", {**seg, "runs": ["tiny", "tiny_x2"], "job": True, "balance_ranks": True}),  # one job replayed
-        ]
-        for report, opts in calls:
+        # every report's examples: its csv golden cases (the other formats render the same queries' rows, and
+        # the golden tests run them), then its checks in csv (compare in md too: its layouts differ)
+        for report, store, fmt, options in example_stores.cases().values():
+            if fmt == "csv":
+                render_report(stores[store], report, fmt=fmt, **options)
+        for report, store, options in example_stores.checks():
             for fmt in ("csv", "md") if report == "compare" else ("csv",):
-                render_report(con, report, fmt=fmt, **opts)
+                render_report(stores[store], report, fmt=fmt, **options)
+        stores["gen_job"].close()
         perfetto.export(con, str(d / "p.json"), runs=["tiny"], profile="qwen3-npu", layers=2)
         perfetto.export(con, str(d / "g.json"), runs=["gpu"], profile="dsv3-gpu", anchor="flash_fwd", layers=2)
         segment_store.segment_runs(con, binding.Options(runs=["tiny"], profile="qwen3-npu", layers=2))
@@ -397,6 +315,7 @@ def observed(tmp_path_factory):
         # again: what the first one kept is forgotten (snapshot_stale) and kept anew
         segment_store.segment_runs(con, binding.Options(runs=["tiny"], profile="qwen3-npu", layers=2))
         sql.run(con, "top_names", {"run_id": 1})
+        sql.run(con, "short_names", {"names": ["gemm"]})  # report modules' table asks only for mangled names
         from tracedb.engine.reports import run_wide
         from tracedb.errors import NoAnchor
         run_wide.build(con, "kernels", "csv", NoAnchor("no anchor"), {"runs": ["tiny"]}, 5, False)
@@ -415,7 +334,7 @@ def observed(tmp_path_factory):
                 resolve_runs(con, named)
         con.close()
         for read_only in (False, True):                    # a store file opened again: its catalog checked
-            open_store(str(d / "h.duckdb"), read_only=read_only).close()
+            open_store(str(d / "tiny.duckdb"), read_only=read_only).close()
     return seen
 
 

@@ -30,13 +30,31 @@ from tracedb import sql
 from tracedb.engine.advise import job_rules, rules
 from tracedb.engine.reports.declaration import Chart
 from tracedb.engine.rendering import render as rnd
+from tracedb.engine.rendering import vega_lite as vl
 from tracedb.engine.segmentation import binding, categories
 from tracedb.engine.segmentation.words import ALL_PASSES
 from tracedb.errors import TracedbError, UsageError
 
 TITLE = "advise: findings ranked by the step time at stake"
-# the HTML page's chart: a bar per finding of its time at stake (engine/rendering/charts.py)
-CHART = Chart(frozenset({"rule", "run", "severity", "at_stake_us"}), "advise")
+
+
+def _chart(res):
+    """`tracedb advise`: a bar per finding, in rank order, of its time at stake, coloured by its severity."""
+    rank = {"window": [{"op": "row_number", "as": "place"}]}
+    unit = {"calculate": "'#' + datum.place + ' ' + datum.rule + ' ' + " + vl.text("run"), "as": "unit"}
+    spec = vl.bar_per_row(unit, "finding", "at_stake_us", "severity", pre=())
+    spec["transform"].insert(0, rank)
+    spec["encoding"]["color"] = {"field": "severity", "type": "nominal", "scale": {
+        "domain": ["critical", "high", "medium", "low", "info"],
+        "range": ["#b2182b", "#ef8a62", "#fddbc7", "#d1e5f0", "#bababa"]}}
+    spec["encoding"]["tooltip"] = vl.tip("unit", "severity", "at_stake_us", "at_stake_pct", "finding")
+    # the labels say what each bar is (#place rule run); an axis title beside labels that long overlapped them
+    spec["encoding"]["y"]["title"] = None
+    return spec
+
+
+# the HTML page's chart: a bar per finding of its time at stake
+CHART = Chart(frozenset({"rule", "run", "severity", "at_stake_us"}), _chart)
 
 
 class Advice:

@@ -56,7 +56,7 @@ class Result:
                                                   # (CSV, JSON too) where column `guard` is not NULL
     sparse: set = field(default_factory=set)      # columns table/md leave out when zero in every row
     table: object = None                          # the typed rows as a pyarrow Table (Python API calls only)
-    charts: tuple = ()                            # the report's chart layouts (reports/declared.py), first match wins
+    charts: tuple = ()                            # the report's chart layouts (its declaration), first match wins
 
     def __post_init__(self):
         self.notes = run_notes.merged(list(self.notes))     # one note for what many runs share

@@ -1,8 +1,8 @@
 """The pieces the charts' Vega-Lite specs are built of: expressions over a row, the unit each bar stands for,
 encodings and marks.
 
-engine/rendering/charts.py builds one spec per layout from them: `datum` and `text` (a column's value in a
-Vega expression), `unit` (the unit of each row and its axis title), `axis`, `tip` and `color_by` (encodings),
+Each report module (engine/reports/catalog/) builds its layouts from them: `datum` and `text` (a column's
+value in a Vega expression), `unit` (the unit of each row and its axis title), `axis`, `tip` and `color_by` (encodings),
 and the marks: bars stacked (`stack`), side by side (`side_by_side`) or one per row (`bar_per_row`), a
 wall-time line over stacked bars (`wall_line`, `with_line`), time ranges on lanes (`ranges`). Each returns
 plain JSON-able dicts and strings; none knows a report."""

@@ -17,7 +17,7 @@ from tracedb.engine.segmentation import selection
 from tracedb.engine.segmentation import stages
 from tracedb.errors import UsageError
 
-BY = declared.COMPARE.option("by").choices
+BY = declared.get("compare").option("by").choices
 
 
 def _cut_passes(con, b) -> list[str]:

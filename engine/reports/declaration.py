@@ -1,12 +1,12 @@
-"""The shape of a report's declaration (engine/reports/declared.py holds the declarations): its options with
-their defaults, which `--pass` values it takes, the SQL files it reads and its chart layouts; its output columns
-come from its SQL file's header (header_columns), where they are stated once. The command line, the Python API,
-`--help`, docs/reports.md and the chart selection are derived from it. Plain data: no DuckDB, no typer, so
-`tracedb --help` stays fast."""
+"""The shape of a report's declaration (each report module of engine/reports/catalog/ ends with one): its
+options with their defaults, which `--pass` values it takes, the SQL files it reads, its chart layouts, its
+build function and its examples; its output columns come from its SQL file's header (header_columns), where
+they are stated once. The command line, the Python API, `--help`, docs/reports.md, the chart selection and the
+golden tests are derived from it. Plain data: no DuckDB, no typer, so `tracedb --help` stays fast."""
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import Any, Callable
 
 # What a report does with `--pass mean`
 MEAN_REFUSED = "refused"        # it shows single passes: a pass number, all, steady or auto
@@ -51,15 +51,31 @@ class Column:
 
 @dataclass(frozen=True)
 class Chart:
-    """A chart layout (a builder of engine/rendering/charts.py) drawn when the rows have the `needs` columns."""
+    """A chart layout drawn when the rows have the `needs` columns: `layout(result)` gives the Vega-Lite spec
+    (built of the pieces of engine/rendering/vega_lite.py; charts.spec adds the data)."""
     needs: frozenset
-    layout: str
+    layout: Callable
+
+
+@dataclass(frozen=True)
+class Examples:
+    """The option sets a report's goldens and tests run (build_report keywords), over the test store `store`
+    names (tests/example_stores.py builds each and gives its default selection; a relative path is from the
+    repository's root): `cases` maps a golden file's name (golden/) to (format, options); `checks` are option
+    sets the tests run without a golden of their own (each query file's header is held to what they produce).
+    The first case is the one the command line and the Python API are compared on."""
+    store: str
+    cases: dict
+    checks: tuple = ()
 
 
 @dataclass(frozen=True)
 class Report:
     """One report: `sql` lists the query files whose rows it prints (the first one's header states `columns`,
-    the default layout's), `charts` its layouts, the first match winning (variants before the default)."""
+    the default layout's), `charts` its layouts, the first match winning (variants before the default).
+    `build(con, fmt, selection, **options)` makes its rows: `selection` the run selection and segmentation
+    keywords (binding.Options), `options` its declared ones by engine keyword, parsed and checked. `place`
+    orders the reports in `--help` and the docs."""
     name: str
     help: str
     selection: str
@@ -67,6 +83,9 @@ class Report:
     mean: str | None
     sql: tuple[str, ...]
     charts: tuple[Chart, ...] = field(default=())
+    build: Callable | None = field(default=None, compare=False)
+    place: int = 0
+    examples: Examples | None = field(default=None, compare=False, hash=False)
 
     @cached_property
     def columns(self) -> tuple[Column, ...]:
@@ -113,5 +132,5 @@ def header_columns(file: str) -> tuple[Column, ...]:
 
 
 def charts(*pairs) -> tuple[Chart, ...]:
-    """(needed columns as a space-separated string, layout name) pairs."""
+    """(needed columns as a space-separated string, layout function) pairs."""
     return tuple(Chart(frozenset(needs.split()), layout) for needs, layout in pairs)

@@ -30,7 +30,7 @@ IDEAL = ("ideal_1f1b_pct is the bubble fraction of a 1F1B (or GPipe) schedule, (
          "and m micro-batches of equal time: not the ideal of an interleaved (virtual) pipeline or of DualPipe")
 NONE = ("no run of the selection is a pipeline stage: none has a pipeline process group of two or more ranks or a "
         "pipeline send/receive kernel")
-COLUMNS = [c.name for c in declared.PIPELINE.columns]
+COLUMNS = [c.name for c in declared.get("pipeline").columns]
 SPARSE = {"p2p_us"}
 
 
@@ -156,6 +156,6 @@ def _ranks_table(con, run_ids: list[int], stages: dict, clocks):
 def _empty(fmt, names, ids, why) -> rnd.Result:
     """No row, and one line that says why (exit 0: a job without pipeline parallelism is an answer)."""
     return rnd.Result(report="pipeline", columns=list(COLUMNS), numeric=[c.type != "VARCHAR" and c.type != "BOOLEAN"
-                                                                           for c in declared.PIPELINE.columns],
+                                                                           for c in declared.get("pipeline").columns],
                       rows=[], csv_body="" if fmt in rnd.CSV_FORMATS else None, title="", params={
                           "runs": ", ".join(names[r] for r in ids)}, notes=[why])

@@ -17,7 +17,7 @@ from tracedb.engine.segmentation.categories import categorize_kernels
 from tracedb.engine.segmentation.words import ALL_PASSES
 from tracedb.errors import NoAnchor, UsageError
 
-BY = declared.ROOFLINE.option("by").choices
+BY = declared.get("roofline").option("by").choices
 WHOLE_RUN_BY = ("kernel", "category", "run")     # what --phase all (every kernel, in no pass) can be grouped by
 DEFINITIONS = (
     "flops, bytes: from each kernel's shapes and dtypes (flops_source names the formula; kernels without one are "

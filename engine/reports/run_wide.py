@@ -8,11 +8,6 @@ from tracedb.engine.segmentation.categories import categorize_kernels
 from tracedb.errors import NoAnchor
 
 
-def possible(seg_opts: dict, layer, flow: bool, compare_layer, timeline_layers) -> bool:
-    """A run-wide answer stands in only where the user asked for no anchor, layer or flow."""
-    return not (seg_opts.get("anchor") or layer is not None or flow or compare_layer is not None or timeline_layers)
-
-
 def build(con, name: str, fmt: str, why: NoAnchor, seg_opts: dict, top: int | None, absolute: bool) -> rnd.Result:
     """The report over every kernel of the selected runs (pass and layer empty)."""
     b = binding.bind_runs(con, seg_opts.get("runs") or [], seg_opts.get("tags") or [], seg_opts.get("profile"))

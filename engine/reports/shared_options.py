@@ -1,6 +1,6 @@
 """The options several reports share, declared once: --pass, --absolute, --module-path, --no-align, the
 segmentation options every segmenting report takes, the device peaks of the roofline, and the helpers that
-build a report's --by and flag options (engine/reports/declared.py declares the reports with them)."""
+build a report's --by and flag options (engine/reports/catalog/ declares the reports with them)."""
 from typing import Optional
 
 from tracedb.engine.reports.declaration import Option
