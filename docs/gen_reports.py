@@ -33,12 +33,19 @@ def table(report) -> str:
     return "\n".join([begin(report.name), "", "| column | type | meaning |", "|---|---|---|", *rows, "", END])
 
 
+def section(report) -> str:
+    """A report's section where the page has none yet: its heading, its help and its columns table (a new
+    report's first docs, written where its author then adds the prose)."""
+    return f"## report {report.name}\n\n{report.help}\n\n{table(report)}\n"
+
+
 def updated(text: str) -> str:
-    """`text` (docs/reports.md) with each report's columns table replaced by today's."""
+    """`text` (docs/reports.md) with each report's columns table replaced by today's; a report the page does
+    not have yet gets its section at the end."""
     for report in declared.REPORTS:
         mark = begin(report.name)
         if mark not in text:
-            raise SystemExit(f"docs/reports.md has no columns table of report {report.name} (marker line: {mark})")
+            text = text.rstrip("\n") + "\n\n" + section(report)
         text = marked_block.replaced(text, mark, END, table(report))
     return text
 

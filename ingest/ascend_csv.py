@@ -282,7 +282,7 @@ READER = formats.Reader(
     "names); a folder by its layout",
     clock_domain="unix-epoch-local", memory=DUCKDB_MEMORY,   # rows committed and duplicates marked in load
     finish=_finish,
-    sql=("ingest_ascend_csv", "ingest_ascend_csv_texts", "ingest_ascend_host_link"),
+    sql=("ingest_ascend_csv", "ingest_ascend_csv_texts", "ingest_ascend_host_link", "ingest_ascend_host_linked"),
     docs=(formats.Doc("Ascend `kernel_details.csv` (torch_npu profiler)", "`ascend-kernel-details`", "`kernels_raw`"),
           formats.Doc("msprof `op_summary_*.csv`", "`ascend-op-summary`", "`kernels_raw`"),
           formats.Doc("A profiler folder (`*_ascend_pt/`, `ASCEND_PROFILER_OUTPUT/`, msprof `PROF_*`)",

@@ -95,9 +95,7 @@ def devices(path) -> list:
     in NPU_INFO; one process usually drives one)."""
     con = sqlite_export.open_ro(path)
     try:
-        return [r[0] for r in con.execute(
-            "SELECT DISTINCT deviceId FROM TASK WHERE globalTaskId IN (SELECT globalTaskId FROM COMPUTE_TASK_INFO) "
-            "AND deviceId IS NOT NULL ORDER BY 1")]
+        return [r[0] for r in sql.run(con, "ingest_ascend_db_devices")]
     except sqlite3.Error:
         sqlite_export.raise_if_stopped()
         return []       # the ingest refuses the file with its own line
@@ -139,7 +137,7 @@ def load(con, run_id: int, src) -> dict:
 
 def _columns(lite, path) -> dict[str, set[str]]:
     """Table -> its columns, for the tables read; a required table or column that is missing is refused."""
-    names = {r[0] for r in lite.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    names = {r[0] for r in sql.run(lite, "ingest_sqlite_tables")}
     check_tables(path, names)
     have = {}
     for table, (_, required, _opt) in _TABLES.items():
@@ -165,7 +163,7 @@ def _copy(lite, con, path, table, target, required, optional, cols):
         return InputError(f"{path}: table {table}, row {row}: column {col} holds {repr(v)[:40]} "
                           f"({type(v).__name__}); expected {expected}")
     kinds = {_T: True, _R: REAL}
-    cur = lite.execute(f"SELECT {select} FROM {quote(table)}")
+    cur = sql.run(lite, "ingest_sqlite_read", columns=select, table=sql.ident(table))
     for _, batch in arrow_batches(cur, [(c, kinds.get(kind, False)) for c, kind in spec], refuse, BATCH_ROWS):
         con.from_arrow(batch).insert_into(target)
 
@@ -197,7 +195,8 @@ def _column(name, kind) -> str:
 READER = sqlite_export.declare(
     FORMAT, 31, matches, devices, load, DEVICE_KIND, CLOCK_DOMAIN,
     sql=("ingest_ascend_db_tables", "ingest_ascend_db_check", "ingest_ascend_db_insert", "ingest_ascend_db_metrics",
-         "ingest_ascend_db_host", "ingest_ascend_db_facts", "ingest_ascend_db_drop", "ingest_split_texts"),
+         "ingest_ascend_db_host", "ingest_ascend_db_facts", "ingest_ascend_db_drop", "ingest_split_texts",
+         "ingest_ascend_db_devices"),
     docs=(formats.Doc("Ascend SQLite exports: torch_npu `ascend_pytorch_profiler_{rank}.db`, msprof "
                       "`msprof_{timestamp}.db`", "`ascend-db`", "`kernels_raw` (one run per NPU)"),),
     recognised="SQLite holding `STRING_IDS`, `TASK` and `COMPUTE_TASK_INFO`")

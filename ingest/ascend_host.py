@@ -82,8 +82,7 @@ def finish(con, run_id: int, src=None) -> str | None:
     from tracedb.ingest import chrome_json
     chrome_json.finish(con, [run_id])
     sql.run(con, "ingest_ascend_host_link", {"run_id": run_id})
-    linked, kernels = con.execute("SELECT count(correlation_id), count(*) FROM kernels_raw_ascend_csv "
-                                  "WHERE run_id = $r", {"r": run_id}).fetchone()
+    linked, kernels = sql.run(con, "ingest_ascend_host_linked", {"r": run_id}).fetchone()
     # the host side of a crashed or partly copied capture ends early: too early a cut leaves too few kernels
     # linked to keep it (in the AlexNet sample a cut at 97 % of the bytes links none), and the cut is the cause
     cut = f"{path} is cut short (loaded to its last complete event)" if cut else None

@@ -4,6 +4,8 @@ import re
 
 import duckdb
 
+from tracedb import sql
+
 _SIZE = re.compile(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([KMGTP]?i?B|bytes)?\s*", re.IGNORECASE)
 
 
@@ -11,8 +13,8 @@ _SIZE = re.compile(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([KMGTP]?i?B|bytes)?\s*", re.IGN
 def memory_cap(con, cap: int):
     """DuckDB's memory_limit lowered to `cap` bytes for the block, then RESET to the default, or set back
     to an API user's own limit (to the 0.1 GiB current_setting shows); a limit under `cap` is kept."""
-    setting = "SELECT current_setting('memory_limit')"
-    before = con.execute(setting).fetchall()[0][0]
+    setting = {"s": "memory_limit"}
+    before = sql.run(con, "parsing_setting", setting).fetchall()[0][0]
     lower = size_bytes(before) > cap
     if lower:
         con.execute("SET memory_limit = $v", {"v": f"{cap}B"})
@@ -22,7 +24,7 @@ def memory_cap(con, cap: int):
         if lower:
             try:
                 con.execute("RESET memory_limit")
-                if con.execute(setting).fetchall()[0][0] != before:
+                if sql.run(con, "parsing_setting", setting).fetchall()[0][0] != before:
                     con.execute("SET memory_limit = $v", {"v": before})
             except duckdb.Error:
                 pass   # never hide the error that ended the block; the cap only slows a later big query

@@ -24,9 +24,11 @@ from typing import Callable
 from tracedb.errors import InputError, TracedbError
 from tracedb.ingest import sniff, sqlite_file
 
-# ingest SQL that runs for every format (the run's finish, stats and names), not one reader's.
+# ingest SQL not of one reader: what runs for every format (the run's finish, stats, names and work), and the
+# reads every SQLite export shares
 SHARED_SQL = ("ingest_finish", "ingest_run_stats", "ingest_pending", "discard_pending", "kernel_names_missing",
-              "ingest_work_which", "ingest_work_npu", "ingest_work_ops")
+              "ingest_kernel_names_insert", "ingest_work_which", "ingest_work_npu", "ingest_work_ops",
+              "ingest_work_pending", "ingest_sqlite_tables", "ingest_sqlite_read")
 
 
 class ReadAgain(Exception):

@@ -89,8 +89,7 @@ def fill(con, run_ids=None):
     from tracedb import sql
     new = [n for (n,) in sql.run(con, "kernel_names_missing", {"run_ids": run_ids}).fetchall()]
     if new:
-        con.execute("INSERT INTO kernel_names SELECT unnest($n), unnest($s)",
-                    {"n": new, "s": [short_name(n) for n in new]})
+        sql.run(con, "ingest_kernel_names_insert", {"n": new, "s": [short_name(n) for n in new]})
 
 
 def short_name(name: str | None) -> str | None:

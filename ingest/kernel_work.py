@@ -12,8 +12,7 @@ from tracedb import sql
 def fill(con, run_ids=None):
     """kernel_work rows of the runs `run_ids` (every run without any when None: a store just migrated)."""
     if run_ids is None:
-        ids = [r[0] for r in con.execute(
-            "SELECT run_id FROM runs WHERE run_id NOT IN (SELECT run_id FROM kernel_work) ORDER BY 1").fetchall()]
+        ids = [r[0] for r in sql.run(con, "ingest_work_pending").fetchall()]
     else:
         ids = list(run_ids)
     if not ids:

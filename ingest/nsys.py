@@ -141,7 +141,7 @@ def load(con, run_id, src) -> dict:
             if table in x.tables:
                 x.copy(con, "activity", table, "_nsys_activity", {"kind": kind}, device=src.agent)
         # only the host side of the processes with device rows here (all when some row has no globalPid)
-        gpids = [r[0] for r in con.execute("SELECT DISTINCT global_pid FROM _nsys_activity").fetchall()]
+        gpids = [r[0] for r in sql.run(con, "ingest_nsys_gpu_pids").fetchall()]
         pids = None if None in gpids else sorted({(g >> 24) & 0xFFFFFF for g in gpids})
         for table, cat in ((RUNTIME, "cuda_runtime"), (DRIVER, "cuda_driver")):
             if table in x.tables:
@@ -167,10 +167,8 @@ def load(con, run_id, src) -> dict:
                                         "copy_ids": list(kinds), "copy_labels": list(kinds.values()),
                                         **dict(zip(("wait_type", "stream_sync_type", "event_sync_type"),
                                                    (sync_types[n] for n in SYNC_TYPES)))})
-    names = [r[0] for r in con.execute("SELECT DISTINCT g.name FROM _nsys_gpus g WHERE g.name IS NOT NULL AND "
-                                       "g.id IN (SELECT DISTINCT device_id FROM kernels_raw WHERE run_id = $r) "
-                                       "ORDER BY 1", {"r": run_id}).fetchall()]
-    con.execute("DROP TABLE _nsys_gpus")
+    names = [r[0] for r in sql.run(con, "ingest_nsys_gpu_names", {"r": run_id}).fetchall()]
+    sql.run(con, "ingest_nsys_drop_gpus")
     src.metadata = {**src.metadata, "nsys": meta}
     return {"device_name": ", ".join(names) or None,
             "rank": src.rank if src.rank is not None else src.agent,
@@ -185,8 +183,7 @@ class _Export:
         self.con = sqlite_export.open_ro(path)
         self.version = None
         try:
-            self.tables = self._try(lambda: {r[0] for r in self.con.execute(
-                "SELECT name FROM sqlite_master WHERE type = 'table'")})
+            self.tables = self._try(lambda: {r[0] for r in sql.run(self.con, "ingest_sqlite_tables")})
         except InputError:
             self.con.close()
             raise
@@ -221,7 +218,7 @@ class _Export:
     def rows(self, table: str) -> int:
         if table not in self.tables:
             return 0
-        return self._try(lambda: self.con.execute(f"SELECT count(*) FROM {quote(table)}").fetchone()[0])
+        return self._try(lambda: sql.run(self.con, "ingest_nsys_rows", table=sql.ident(table)).fetchone()[0])
 
     def metadata(self) -> dict:
         """EXPORT_META_DATA (META_DATA_EXPORT in newer exports) as a dict, the schema version checked, plus
@@ -230,8 +227,8 @@ class _Export:
         meta = {}
         if table:
             cols = self.columns("meta", table)
-            meta = dict(self._try(lambda: self.con.execute(
-                f"SELECT {quote(cols['name'])}, {quote(cols['value'])} FROM {quote(table)}").fetchall()))
+            meta = dict(self._try(lambda: sql.run(self.con, "ingest_nsys_pairs", first=sql.ident(cols["name"]),
+                                                  second=sql.ident(cols["value"]), table=sql.ident(table)).fetchall()))
         version = meta.get("EXPORT_SCHEMA_VERSION")
         if version is not None:
             major = str(version).split(".")[0]
@@ -243,7 +240,7 @@ class _Export:
                if k in meta}
         start = "TARGET_INFO_SESSION_START_TIME"
         if start in self.tables and "utcEpochNs" in self._names(start):
-            row = self._try(lambda: self.con.execute(f'SELECT "utcEpochNs" FROM {start} LIMIT 1').fetchone())
+            row = self._try(lambda: sql.run(self.con, "ingest_nsys_session_start").fetchone())
             if row and isinstance(row[0], int):
                 out["session_start_utc_epoch_ns"] = row[0]
         return out
@@ -256,8 +253,9 @@ class _Export:
         for table in (KERNEL, MEMCPY, MEMSET):
             if table in self.tables:
                 col = self.columns("activity", table)["device_id"]
-                seen.update(r[0] for r in self._try(lambda: self.con.execute(
-                    f"SELECT DISTINCT {quote(col)} FROM {quote(table)}").fetchall()) if isinstance(r[0], int))
+                seen.update(r[0] for r in self._try(lambda: sql.run(
+                    self.con, "ingest_nsys_distinct", column=sql.ident(col), table=sql.ident(table)).fetchall())
+                            if isinstance(r[0], int))
         return sorted(seen)
 
     def enum(self, table: str, label: bool = False) -> dict:
@@ -267,9 +265,9 @@ class _Export:
         cols = self.columns("enum", table)
         if label and not cols["label"]:
             return {}
-        rows = self._try(lambda: self.con.execute(
-            f"SELECT {quote(cols['id'])}, {quote(cols['label'] if label else cols['name'])} "
-            f"FROM {quote(table)}").fetchall())
+        rows = self._try(lambda: sql.run(self.con, "ingest_nsys_pairs", first=sql.ident(cols["id"]),
+                                         second=sql.ident(cols["label"] if label else cols["name"]),
+                                         table=sql.ident(table)).fetchall())
         return {i: n for i, n in rows if isinstance(i, int)} if label else \
             {n: i for i, n in rows if isinstance(i, int)}
 
@@ -288,12 +286,14 @@ class _Export:
         elif pids is not None:
             where, params = (f" WHERE ({quote(cols['global_tid'])} >> 24) & 16777215 IN ({', '.join('?' * len(pids))})",
                              tuple(pids))
-        cur = self._try(lambda: self.con.execute(f"SELECT {select} FROM {quote(table)}{where} ORDER BY rowid", params))
+        read = sql.file_statements("ingest_nsys_read", columns=select, table=sql.ident(table), where=where)[0]
+        cur = self._try(lambda: self.con.execute(read, params))
 
         def refuse(name, row, v, text):
             return InputError(f"{self.path}: {table}.{cols[name]}: {v!r} in row {row}; "
                               f"expected {'text' if text else 'a 64-bit integer'}")
         batches = arrow_batches(cur, [(name, name in TEXT) for name in names], refuse, BATCH)
+        insert = sql.file_statements("ingest_nsys_insert_batch", target=sql.ident(target))[0]
         while True:
             item = self._try(lambda: next(batches, None))     # sqlite3 reads as the batches are taken
             if item is None:
@@ -304,7 +304,7 @@ class _Export:
             batch = batch.append_column("ord", pa.array(range(done, done + batch.num_rows), type=pa.int64()))
             con.register("_nsys_batch", batch)
             try:
-                con.execute(f"INSERT INTO {sql.ident(target)} BY NAME SELECT * FROM _nsys_batch")
+                con.execute(insert)
             finally:
                 con.unregister("_nsys_batch")
 
@@ -352,7 +352,9 @@ def _sh(arg: str) -> str:
 
 READER = sqlite_export.declare(
     FORMAT, 30, matches, devices, load, DEVICE_KIND, CLOCK_DOMAIN,
-    sql=("ingest_nsys_scratch", "ingest_nsys_check", "ingest_nsys_insert"),
+    sql=("ingest_nsys_scratch", "ingest_nsys_check", "ingest_nsys_insert", "ingest_nsys_gpu_pids",
+         "ingest_nsys_gpu_names", "ingest_nsys_drop_gpus", "ingest_nsys_rows", "ingest_nsys_pairs",
+         "ingest_nsys_session_start", "ingest_nsys_distinct", "ingest_nsys_read", "ingest_nsys_insert_batch"),
     docs=(formats.Doc("Nsight Systems SQLite export (`nsys export --type sqlite`, the `.sqlite` `nsys stats` writes), "
                       "or a `.nsys-rep` when `nsys` is on PATH", "`nsys`",
                       "`kernels_raw` (one run per GPU); host side in `trace_events`"),),

@@ -92,8 +92,7 @@ def devices(path) -> list:
     con = duckdb.connect()
     try:
         _stage(con, path, _FOR_DEVICES)
-        return [r[0] for r in con.execute("SELECT DISTINCT device_id FROM _rpd_kernels WHERE is_gpu AND "
-                                          "device_id IS NOT NULL ORDER BY 1").fetchall()]
+        return [r[0] for r in sql.run(con, "ingest_rocpd_devices").fetchall()]
     except (InputError, duckdb.Error):
         return []
     finally:
@@ -105,14 +104,14 @@ def load(con, run_id: int, src) -> dict:
     trace_events; returns run facts as rocprof.load does. Every refusal is one line naming the file."""
     path, agent = src.files[0], src.agent
     _stage(con, path, tuple(_TABLES))
-    if not con.execute("SELECT count(*) FROM _rpd_kernels").fetchone()[0]:
+    if not sql.run(con, "ingest_rocpd_dispatches").fetchone()[0]:
         raise InputError(f"{path}: no kernel dispatch (rocpd_kernel_dispatch is empty); expected a capture with "
                          "kernel tracing: rocprofv3 --kernel-trace --output-format rocpd")
     bad = sql.run(con, "ingest_rocpd_check").fetchone()
     if bad:
         records, idx, problem = bad
         raise InputError(f"{path}: {records} id {idx} {problem}; {_EXPECTED}")
-    gpus = con.execute("SELECT DISTINCT device_id, device_name FROM _rpd_kernels ORDER BY 1").fetchall()
+    gpus = sql.run(con, "ingest_rocpd_gpus").fetchall()
     if agent is not None and agent not in [g[0] for g in gpus]:
         raise InputError(f"{path}: no kernel dispatch on GPU {agent}; the file's dispatches ran on GPU "
                          f"{', '.join(str(g[0]) for g in gpus)}")
@@ -143,7 +142,7 @@ def _stage(con, path, which):
 
 def _columns(lite, path) -> dict[str, tuple[str, set[str]]]:
     """rocpd table -> (its name in the file, its columns); a required table or column missing is refused."""
-    names = _names({r[0] for r in lite.execute("SELECT name FROM sqlite_master WHERE type = 'table'")})
+    names = _names({r[0] for r in sql.run(lite, "ingest_sqlite_tables")})
     missing = [t for t in REQUIRED_TABLES if t not in names]
     if missing:
         raise InputError(f"{path}: no table {', '.join(missing)}; {_EXPECTED}")
@@ -171,7 +170,7 @@ def _copy(lite, con, path, table, target, spec, cols):
     def refuse(col, row, v, text):
         return InputError(f"{path}: table {table}, row {row}: column {col} holds {repr(v)[:40]} "
                           f"({type(v).__name__}); expected {'text' if text else 'an integer'}")
-    cur = lite.execute(f"SELECT {select} FROM {quote(table)}")
+    cur = sql.run(lite, "ingest_sqlite_read", columns=select, table=sql.ident(table))
     for _, batch in arrow_batches(cur, [(c, kind != _I) for c, kind in spec], refuse, BATCH_ROWS):
         con.from_arrow(batch).insert_into(target)
 
@@ -184,7 +183,8 @@ def _select(name, kind) -> str:
 
 READER = sqlite_export.declare(
     FORMAT, 32, matches, devices, load, DEVICE_KIND, CLOCK_DOMAIN,
-    sql=("ingest_rocpd_tables", "ingest_rocpd_resolve", "ingest_rocpd_check", "ingest_rocpd_insert"),
+    sql=("ingest_rocpd_tables", "ingest_rocpd_resolve", "ingest_rocpd_check", "ingest_rocpd_insert",
+         "ingest_rocpd_devices", "ingest_rocpd_dispatches", "ingest_rocpd_gpus"),
     docs=(formats.Doc("rocprofv3 rocpd SQLite database (`rocprofv3 --output-format rocpd`)", "`rocpd`",
                       "`kernels_raw` (one run per GPU)"),),
     recognised="SQLite holding `rocpd_kernel_dispatch`, `rocpd_info_agent` and `rocpd_string` (GUID suffixes "

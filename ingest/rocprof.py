@@ -129,14 +129,13 @@ def load(con, run_id: int, path: str, agent: int | None) -> dict:
                     if "timestamp" in problem or problem == "is null"
                     else "every dispatch's kernel_id in kernel_symbols and its agent_id among the GPU agents")
         raise InputError(f"{path}: {where}buffer_records.{records}[{idx}] {problem}; expected {expected}")
-    gpus = con.execute("SELECT DISTINCT device_id, device_name FROM _rocprof_gpus ORDER BY 1").fetchall()
+    gpus = sql.run(con, "ingest_rocprof_gpus").fetchall()
     if agent is not None and agent not in [g[0] for g in gpus]:
         raise InputError(f"{path}: no GPU agent {agent}; the file lists GPU agents "
                          f"{', '.join(str(g[0]) for g in gpus) or 'none'}")
     names = sorted({g[1] for g in gpus if (agent is None or g[0] == agent) and g[1]})
     sql.run(con, "ingest_rocprof_insert", {"run_id": run_id, "device": agent})
-    if agent is not None and not con.execute("SELECT count(*) FROM kernels_raw WHERE run_id = $r",
-                                             {"r": run_id}).fetchone()[0]:
+    if agent is not None and not sql.run(con, "ingest_rocprof_kernel_rows", {"r": run_id}).fetchone()[0]:
         raise InputError(f"{path}: GPU agent {agent} has no kernel dispatch or memory copy; the other GPUs' runs "
                          "are ingested on their own")
     return {"device_name": ", ".join(names) or None, "rank": agent, "device_kind": "gpu",
@@ -145,9 +144,7 @@ def load(con, run_id: int, path: str, agent: int | None) -> dict:
 
 def _check_shape(con, path):
     """The document's shape: at least one tool entry with agents, kernel_symbols and kernel dispatches."""
-    n, agents, symbols, dispatch, buffers = con.execute(
-        "SELECT count(*), count(agents), count(kernel_symbols), sum(len(buffer_records.kernel_dispatch)), "
-        "count(buffer_records) FROM _rocprof_tools").fetchone()
+    n, agents, symbols, dispatch, buffers = sql.run(con, "ingest_rocprof_shape").fetchone()
     expected = ("expected rocprofv3's --output-format json results: {\"rocprofiler-sdk-tool\": [{agents, "
                 "kernel_symbols, buffer_records: {kernel_dispatch: [...]}}]}")
     if n == 0:
@@ -199,6 +196,7 @@ def read(con, run_id: int, src, options) -> dict:
 READER = formats.Reader(
     name=FORMAT, order=10, recognise=_recognise, found=_found, suffixes=(".json", ".json.gz"), read=read,
     devices=busy_gpus, rank_in_path=False, recognised="a JSON object (plain or gzip) opening with "
-    "`\"rocprofiler-sdk-tool\"`", sql=("ingest_rocprof_read", "ingest_rocprof_check", "ingest_rocprof_insert"),
+    "`\"rocprofiler-sdk-tool\"`", sql=("ingest_rocprof_read", "ingest_rocprof_check", "ingest_rocprof_insert",
+                                     "ingest_rocprof_gpus", "ingest_rocprof_kernel_rows", "ingest_rocprof_shape"),
     docs=(formats.Doc("rocprofv3 JSON (`rocprofv3 --output-format json`), `.json` or `.json.gz`", "`rocprof-json`",
                       "`kernels_raw` (one run per GPU)"),))

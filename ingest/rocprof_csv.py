@@ -154,8 +154,7 @@ def _salvaged(con, path: str, part: str, names: dict, width: int, error: duckdb.
     cut = cut_end.last_line(path, width, LINE_LIMIT)
     try:
         sql.run(con, "ingest_rocprof_csv_salvage", {"path": path, "part": part, "columns": names})
-        rejects = con.execute("SELECT line, error_type::VARCHAR, csv_line FROM _rcsv_rejects "
-                              "ORDER BY line, byte_position").fetchall()
+        rejects = sql.run(con, "ingest_rocprof_csv_rejects").fetchall()
     except duckdb.Error as e:
         if _interrupted(e):
             raise
@@ -203,9 +202,7 @@ def devices(path: str) -> list[int]:
     con = duckdb.connect()
     try:
         stage(con, files(path))
-        return [r[0] for r in con.execute(
-            "SELECT DISTINCT d.device_id FROM _rcsv_rows r JOIN _rcsv_devices d USING (agent) "
-            "WHERE r.part = 'kernel_trace' AND d.is_gpu AND d.device_id IS NOT NULL ORDER BY 1").fetchall()]
+        return [r[0] for r in sql.run(con, "ingest_rocprof_csv_devices").fetchall()]
     except (InputError, duckdb.Error):
         return []
     finally:
@@ -216,7 +213,7 @@ def load(con, run_id: int, paths: list[str], agent: int | None) -> dict:
     """The run's rows (GPU `agent`, or every GPU when None) into kernels_raw and its host events into
     trace_events. Returns run facts as rocprof.load does."""
     cuts = stage(con, paths)
-    if not con.execute("SELECT count(*) FROM _rcsv_rows WHERE part = 'kernel_trace'").fetchone()[0]:
+    if not sql.run(con, "ingest_rocprof_csv_dispatches").fetchone()[0]:
         cut = next((c for c in cuts if c.path == paths[0]), None)
         if cut is not None:
             raise InputError(f"{cut}: cut short (crashed run?) before any complete kernel dispatch; expected at "
@@ -228,8 +225,7 @@ def load(con, run_id: int, paths: list[str], agent: int | None) -> dict:
         part, row, problem, expected = bad
         path = next(p for p in paths if part_of(p, paths[0]) == part)
         raise InputError(f"{path}: line {row + 1}: {problem}; expected {expected}")
-    gpus = con.execute("SELECT DISTINCT d.device_id, d.device_name FROM _rcsv_rows r JOIN _rcsv_devices d "
-                       "USING (agent) WHERE r.part = 'kernel_trace' ORDER BY 1").fetchall()
+    gpus = sql.run(con, "ingest_rocprof_csv_gpus").fetchall()
     if agent is not None and agent not in [g[0] for g in gpus]:
         raise InputError(f"{paths[0]}: no kernel dispatch on GPU {agent}; the trace's dispatches ran on GPU "
                          f"{', '.join(str(g[0]) for g in gpus)}")
@@ -263,6 +259,8 @@ READER = formats.Reader(
     source=lambda path: {"files": files(path)}, devices=devices, rank_in_path=False,
     recognised="a CSV header naming `Kernel_Name` and `Agent_Id` (not `Counter_Name`)",
     sql=("ingest_rocprof_csv_tables", "ingest_rocprof_csv_append", "ingest_rocprof_csv_salvage",
-         "ingest_rocprof_csv_agents", "ingest_rocprof_csv_check", "ingest_rocprof_csv_insert"),
+         "ingest_rocprof_csv_agents", "ingest_rocprof_csv_check", "ingest_rocprof_csv_insert",
+         "ingest_rocprof_csv_rejects", "ingest_rocprof_csv_devices", "ingest_rocprof_csv_dispatches",
+         "ingest_rocprof_csv_gpus"),
     docs=(formats.Doc("rocprofv3 CSV (`rocprofv3 --output-format csv`), `<pid>_kernel_trace.csv` and the CSVs "
                       "beside it", "`rocprof-csv`", "`kernels_raw` (one run per GPU)"),))

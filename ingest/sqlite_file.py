@@ -17,6 +17,7 @@ import sqlite3
 import time
 from pathlib import Path
 
+from tracedb import sql
 from tracedb.errors import InputError
 from tracedb.ingest import sniff
 
@@ -104,7 +105,7 @@ def tables(path: str) -> set[str]:
     """Names of the tables of the file (views are not read: see the module docstring)."""
     con = open_ro(path)
     try:
-        return {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        return {r[0] for r in sql.run(con, "ingest_sqlite_tables")}
     except sqlite3.Error as e:
         raise_if_stopped()
         raise InputError(f"{path}: cannot read the SQLite database ({e}); "

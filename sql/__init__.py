@@ -15,9 +15,14 @@ A name is unique across the folders (`load("segment_passes")` finds `segment/seg
 of one name make the first `load` fail, naming both. Each file opens with a `--` header: what it computes,
 `Inputs:`, `Parameters:` (each `$name` with its type) and `Output:` (each column with its type).
 
+No query is written in a Python string (tests/test_sql_in_files.py reads every module's strings to hold it):
+what stays in Python is connection management, which is no query (BEGIN, COMMIT, ROLLBACK, CHECKPOINT, SET,
+RESET, PRAGMA, ATTACH, DETACH), and the few statements that test lists with why.
+
 Values are always bound as `$name` parameters. A few files take identifiers that depend on the input
 (CSV column positions, per-category output columns); those are substituted into `{name}` placeholders
 (never written in a file's comments) only through `ident()`, the one quoting helper, never from raw user text.
+Two rendering files take a report query of these files whole (render_report, render_copy_csv).
 """
 import re
 from functools import lru_cache

@@ -7,6 +7,7 @@ import decimal
 
 import duckdb
 
+from tracedb import sql
 from tracedb.engine.rendering import render
 from tracedb.engine.store import sandbox
 from tracedb.errors import UsageError
@@ -65,7 +66,7 @@ def _unsegmented(con, query: str, rows) -> list[str]:
     if rows or not any(v in query.lower() for v in ("kernel_layers", "kernel_segments")):
         return []
     try:
-        stored = con.execute("SELECT count(*) FROM kernel_segments").fetchone()[0]
+        stored = sql.run(con, "adhoc_segments_stored").fetchone()[0]
     except duckdb.Error:
         return []
     return [] if stored else ["kernel_layers is empty until runs are segmented: run `tracedb segment --run NAME` "

@@ -26,21 +26,19 @@ def listing(con, runs=(), tags=(), fmt="table", passes=False, **seg_opts) -> rnd
     """The runs (all, or those selected by names/GLOBs and tags) with provenance, sizes and, with
     `passes`, their pass count: passes found as `report passes` would with the same options."""
     ids = resolve_runs(con, runs, tags) if runs or tags else \
-        [r[0] for r in con.execute("SELECT run_id FROM runs ORDER BY run_id").fetchall()]
+        [r[0] for r in sql.run(con, "run_ids").fetchall()]
     counts, notes = pass_counts(con, ids, **seg_opts) if passes else (stored_pass_counts(con, ids), [])
     if not passes and counts:
         notes.append("passes: the forward passes of each run's stored segmentation (`tracedb segment`); "
                      "--passes finds them for every run")
-    con.execute("CREATE OR REPLACE TEMP TABLE _run_passes AS SELECT unnest($r)::INTEGER AS run_id, "
-                "unnest($n)::BIGINT AS passes", {"r": list(counts), "n": list(counts.values())})
+    sql.run(con, "runs_passes_temp", {"r": list(counts), "n": list(counts.values())})
     query = sql.file_statements("list_runs")[-1].rstrip(";")
     return rnd.fetch(con, query, {"run_ids": ids}, "runs", fmt=fmt, title="runs", notes=notes)
 
 
 def stored_pass_counts(con, ids) -> dict[int, int]:
     """Forward passes per run that `tracedb segment` has stored (kernel_segments); runs never segmented have none."""
-    return dict(con.execute("SELECT run_id, count(DISTINCT pass) FROM kernel_segments WHERE phase = 'forward' "
-                            "AND run_id IN (SELECT unnest($i)) GROUP BY run_id", {"i": list(ids)}).fetchall())
+    return dict(sql.run(con, "runs_stored_passes", {"i": list(ids)}).fetchall())
 
 
 def pass_counts(con, ids, **seg_opts) -> tuple[dict[int, int], list[str]]:
@@ -54,7 +52,7 @@ def pass_counts(con, ids, **seg_opts) -> tuple[dict[int, int], list[str]]:
             first = re.split(r"; |\. ", str(e), maxsplit=1)[0]     # the reason, without the candidate list
             notes.append(f"no pass count: {first}; give --anchor or --profile")
             continue
-        counts[rid] = con.execute("SELECT count(*) FROM _passes").fetchone()[0]
+        counts[rid] = sql.run(con, "runs_pass_count").fetchone()[0]
         notes += b.notes
     return counts, notes
 
@@ -66,8 +64,7 @@ def remove(con, patterns) -> list[tuple[str, int]]:
         raise UsageError("name the runs to remove (RUN|GLOB)")
     with transaction(con):
         ids = resolve_runs(con, patterns)
-        gone = con.execute("SELECT name, kernel_rows FROM runs WHERE run_id IN (SELECT unnest($i)) ORDER BY run_id",
-                           {"i": ids}).fetchall()
+        gone = sql.run(con, "runs_removed", {"i": ids}).fetchall()
         sql.run(con, "delete_run", {"run_ids": ids})
         snapshots.forget(con, ids)
     return gone
@@ -79,10 +76,10 @@ def rename(con, old: str, new: str):
         rid = _exact(con, old)
         if not new.strip():
             raise UsageError("the new run name is empty")
-        if con.execute("SELECT 1 FROM runs WHERE name = $n", {"n": new}).fetchone():
+        if sql.run(con, "runs_name_taken", {"n": new}).fetchone():
             raise UsageError(f"run '{new}' already exists; remove it first (`tracedb runs rm '{new}'`) or pick "
                              "another name")
-        con.execute("UPDATE runs SET name = $n WHERE run_id = $r", {"n": new, "r": rid})
+        sql.run(con, "runs_rename", {"n": new, "r": rid})
         snapshots.forget(con, [rid])     # its notes name it: kept under the old name, never matched again
 
 
@@ -102,16 +99,15 @@ def tag(con, patterns, set_tags, untag=()) -> list[tuple[str, dict]]:
         ids = resolve_runs(con, patterns)
         sql.run(con, "tag_runs", {"run_ids": ids, "drop": untag, "keys": list(set_tags),
                                   "values": list(set_tags.values())})
-        return con.execute("SELECT name, tags FROM runs WHERE run_id IN (SELECT unnest($i)) ORDER BY run_id",
-                           {"i": ids}).fetchall()
+        return sql.run(con, "runs_tags_of", {"i": ids}).fetchall()
 
 
 def _exact(con, name: str) -> int:
-    row = con.execute("SELECT run_id FROM runs WHERE name = $n", {"n": name}).fetchone()
+    row = sql.run(con, "runs_exact", {"n": name}).fetchone()
     if row is None:
         raise unknown_run(con, name)
     return row[0]
 
 
 def _name(con, rid: int) -> str:
-    return con.execute("SELECT name FROM runs WHERE run_id = $r", {"r": rid}).fetchone()[0]
+    return sql.run(con, "run_name", {"run_id": rid}).fetchone()[0]

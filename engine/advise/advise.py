@@ -83,11 +83,11 @@ def build(con, fmt: str = "table", runs=(), tags=(), profile: str | None = None,
             raise UsageError(f"--baseline: {', '.join(both)} selected both as a run and as its baseline; select the "
                              "runs to judge with --run / --tag and their baseline with --baseline")
         sql.run(con, "advise_runs", {"run_ids": against.run_ids, "db": shlex.quote(str(db))})
-        con.execute("CREATE OR REPLACE TEMP TABLE _adv_base_runs AS SELECT * FROM _adv_runs")
+        sql.run(con, "advise_base_runs")
     ids, names = b.run_ids, b.run_names
     notes = []
     sql.run(con, "advise_runs", {"run_ids": ids, "db": shlex.quote(str(db))})
-    for rid, base in con.execute("SELECT run_id, base FROM _adv_runs WHERE base = 'span' ORDER BY run_id").fetchall():
+    for rid, base in sql.run(con, "advise_span_runs").fetchall():
         notes.append(f"run '{names[rid]}': no ProfilerStep#N annotation nor Step Id: at_stake_pct is of the run's "
                      "span")
     # first: a pipeline stage's waits for the other stages are rule pipeline-bubble's, not idle-gap's nor
@@ -122,7 +122,7 @@ def build(con, fmt: str = "table", runs=(), tags=(), profile: str | None = None,
     on_clock = []
     notes += job_rules.collectives(con, b, th, coll_error, on_clock)
     notes += job_rules.exposed_comm(con, b, th["exposed-comm"], on_clock)
-    if con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = '_pl_rows'").fetchone()[0]:
+    if sql.run(con, "advise_pipeline_rows").fetchone()[0]:
         sql.run(con, "advise_pipeline_bubble", {"min_pct": th["pipeline-bubble"]["min_pct"]})
     notes += _regression(con, b, against, th["regression"])
     notes.append("thresholds: " + rules.described(th) + " (--threshold RULE.KEY=VALUE; docs/advise.md)")
@@ -144,21 +144,15 @@ def _breakdowns(con, b):
     step as _adv_act_step (run_id, seq, step)."""
     categories.categorize_kernels(con, b)
     sql.run(con, "breakdown_activity", {"run_ids": b.run_ids})
-    if con.execute("SELECT count(*) FROM _adv_pp_waits").fetchone()[0]:   # pipeline stages (job_rules.pipeline)
+    if sql.run(con, "advise_pp_waits").fetchone()[0]:   # pipeline stages (job_rules.pipeline)
         sql.run(con, "advise_pipeline_p2p")
-    con.execute("CREATE OR REPLACE TEMP TABLE _adv_act_run AS SELECT * FROM _bd_act")
-    con.execute("CREATE OR REPLACE TEMP TABLE _adv_copy AS SELECT * FROM _bd_copy")
+    sql.run(con, "advise_keep_activities")
     sql.run(con, "breakdown_union")
-    con.execute("CREATE OR REPLACE TEMP TABLE _adv_bd_run AS SELECT * FROM _bd_units")
-    con.execute("CREATE OR REPLACE TEMP TABLE _bd_act AS SELECT * FROM _adv_act_run")
-    con.execute("CREATE OR REPLACE TEMP TABLE _bd_copy AS SELECT * FROM _adv_copy")
+    sql.run(con, "advise_by_run")
     sql.run(con, "breakdown_steps", {"run_ids": b.run_ids})
-    con.execute("CREATE OR REPLACE TEMP TABLE _adv_act_stepped AS SELECT * FROM _bd_act")
-    con.execute("CREATE OR REPLACE TEMP TABLE _adv_act_step AS SELECT run_id, seq, step FROM _bd_act "
-                "WHERE seq IS NOT NULL")
+    sql.run(con, "advise_stepped")
     sql.run(con, "breakdown_union")
-    con.execute("CREATE OR REPLACE TEMP TABLE _adv_bd_step AS SELECT * FROM _bd_units WHERE step IS NOT NULL")
-    con.execute("DROP TABLE _adv_copy")
+    sql.run(con, "advise_by_step")
 
 
 def _regression(con, b, base, th) -> list[str]:
@@ -166,8 +160,7 @@ def _regression(con, b, base, th) -> list[str]:
     rule; notes on runs without a baseline of their rank and on pairs that measure different things."""
     if base is None:
         return []
-    rank = dict(con.execute("SELECT run_id, rank FROM runs WHERE run_id IN (SELECT unnest($r))",
-                            {"r": b.run_ids + base.run_ids}).fetchall())
+    rank = dict(sql.run(con, "run_ranks", {"run_ids": b.run_ids + base.run_ids}).fetchall())
     notes, pairs = [], []
     if len(base.run_ids) == 1:
         pairs = [(r, base.run_ids[0]) for r in b.run_ids]
@@ -184,11 +177,8 @@ def _regression(con, b, base, th) -> list[str]:
         alone = [b.run_names[r] for r in b.run_ids if rank.get(r) not in by_rank]
         if alone:
             notes.append(f"regression: no baseline run of the same rank for {', '.join(alone)}: not compared")
-    con.execute("CREATE OR REPLACE TEMP TABLE _adv_pairs AS SELECT unnest($r)::INTEGER AS run_id, "
-                "unnest($b)::INTEGER AS base_id", {"r": [p[0] for p in pairs], "b": [p[1] for p in pairs]})
-    for run, base_run, now, then in con.execute(
-            "SELECT r.run, b.run, r.base, b.base FROM _adv_pairs p JOIN _adv_runs r ON r.run_id = p.run_id "
-            "JOIN _adv_base_runs b ON b.run_id = p.base_id WHERE r.base <> b.base ORDER BY p.run_id").fetchall():
+    for run, base_run, now, then in sql.run(con, "advise_pairs", {"run_ids": [p[0] for p in pairs],
+                                                                         "base_ids": [p[1] for p in pairs]}).fetchall():
         notes.append(f"regression: run '{run}' has {'steps' if now == 'step' else 'no steps'} and baseline run "
                      f"'{base_run}' {'has' if then == 'step' else 'has none'}: their step times are not compared")
     sql.run(con, "advise_regression", {"min_pct": th["min_pct"]})
@@ -209,10 +199,8 @@ def _roofline_gap(con, b, th, profile) -> list[str]:
     sql.run(con, "advise_roofline_gap", {"min_share_pct": th["min_share_pct"],
                                          "max_achieved_pct": th["max_achieved_pct"]})
     notes = []
-    peaks = dict(con.execute("SELECT run_id, bool_or(flops_s IS NOT NULL OR bytes_s IS NOT NULL) FROM _peaks "
-                             "GROUP BY run_id").fetchall())
-    hot = {r: (n, rated) for r, n, rated in con.execute(
-        "SELECT run_id, count(*), count(*) FILTER (WHERE rated) FROM _adv_roofline_hot GROUP BY run_id").fetchall()}
+    peaks = dict(sql.run(con, "advise_peaks").fetchall())
+    hot = {r: (n, rated) for r, n, rated in sql.run(con, "advise_hot").fetchall()}
     for rid in b.run_ids:
         n, rated = hot.get(rid, (0, 0))
         if not peaks.get(rid):

@@ -11,16 +11,13 @@ from tracedb.errors import TracedbError
 
 def slow_rank(con, b, th, profile) -> list[str]:
     """Candidates from the breakdowns; report blame's waits charged to them, when there is a candidate."""
-    con.execute("CREATE OR REPLACE TEMP TABLE _adv_waits (run_id INTEGER, waited_ns BIGINT)")
+    sql.run(con, "advise_job_rules_waits")
     if len(b.run_ids) < 2:
         return ["slow-rank: one run selected, no job of two or more ranks to compare"]
     sql.run(con, "advise_slow_rank_candidates", {"run_ids": b.run_ids, "min_excess_pct": th["min_excess_pct"]})
-    cand = [r for (r,) in con.execute("SELECT run_id FROM _adv_slow_cand ORDER BY run_id").fetchall()]
+    cand = [r for (r,) in sql.run(con, "advise_job_rules_candidates").fetchall()]
     notes = []
-    untagged, distinct = con.execute(
-        "SELECT count(*), count(DISTINCT rank) = count(*) AND count(DISTINCT world_size) <= 1 FROM runs "
-        "WHERE run_id IN (SELECT unnest($r)) AND list_extract(map_extract(tags, 'job'), 1) IS NULL",
-        {"r": b.run_ids}).fetchone()
+    untagged, distinct = sql.run(con, "advise_job_rules_untagged", {"run_ids": b.run_ids}).fetchone()
     if untagged >= 2 and not distinct:
         notes.append(f"slow-rank: {untagged} of the selected runs carry no job tag and are not one job's ranks "
                      "(a rank unknown or repeated, or two world sizes): not compared (tag a job's runs job=NAME)")
@@ -30,7 +27,7 @@ def slow_rank(con, b, th, profile) -> list[str]:
     from tracedb.engine.jobs import blame
     jobs = selected_jobs(con)
     by_name = {n: r for r, n in b.run_names.items()}
-    for job in sorted({j for (j,) in con.execute("SELECT DISTINCT job FROM _adv_slow_cand").fetchall()},
+    for job in sorted({j for (j,) in sql.run(con, "advise_job_rules_candidate_jobs").fetchall()},
                       key=lambda j: (j is not None, j or "")):
         runs = jobs.get(job, [])
         try:
@@ -47,7 +44,8 @@ def slow_rank(con, b, th, profile) -> list[str]:
             if rid in cand and row[at_wait] is not None:
                 waited[rid] = waited.get(rid, 0) + int(Decimal(row[at_wait]) * 1000)
         if waited:
-            con.executemany("INSERT INTO _adv_waits VALUES (?, ?)", list(waited.items()))
+            con.executemany(sql.load("advise_job_rules_waits_add"),
+                            [{"run_id": r, "waited_ns": ns} for r, ns in waited.items()])
     sql.run(con, "advise_slow_rank")
     return notes
 
@@ -60,8 +58,7 @@ def collective_ops(con, b, profile) -> str | None:
         align.prepare(con, b.run_ids, profile)
         return None
     except TracedbError as e:
-        con.execute("CREATE OR REPLACE TEMP TABLE _coll_ops (run_id INTEGER, kseq BIGINT, op VARCHAR, grp VARCHAR, "
-                    "start_ns BIGINT, end_ns BIGINT)")
+        sql.run(con, "advise_job_rules_no_ops")
         return str(e).split(';')[0]
 
 
@@ -75,7 +72,7 @@ def collectives(con, b, th, error: str | None, on_clock: list) -> list[str]:
     small = th["small-collectives"]
     sql.run(con, "advise_small_collectives", {"max_bytes": round(small["max_bytes"]),
                                               "min_per_step": small["min_per_step"], "min_pct": small["min_pct"]})
-    if len(b.run_ids) < 2 or not con.execute("SELECT count(*) FROM _coll_match").fetchone()[0]:
+    if len(b.run_ids) < 2 or not sql.run(con, "advise_job_rules_matched").fetchone()[0]:
         return []
     try:
         alignment = align.estimate(con, b.run_ids, align=True)
@@ -101,13 +98,12 @@ def exposed_comm(con, b, th, on_clock) -> list[str]:
     jobs = selected_jobs(con)
     # each job's ranks in the store, those without kernels too (an Ascend rank folder with its communication.json
     # alone says when its collectives began)
-    ranks = {job: [r for (r,) in con.execute(
-        "SELECT run_id FROM runs WHERE list_extract(map_extract(tags, 'job'), 1) = $j ORDER BY run_id",
-        {"j": job}).fetchall()] if job is not None else selected for job, selected in jobs.items()}
-    con.execute("CREATE OR REPLACE TEMP TABLE _adv_peers (run_id INTEGER, kseq BIGINT, peer_ns BIGINT)")
+    ranks = {job: [r for (r,) in sql.run(con, "advise_job_rules_job_ranks", {"job": job}).fetchall()]
+             if job is not None else selected for job, selected in jobs.items()}
+    sql.run(con, "advise_job_rules_peers")
     if on_clock and len(jobs) == 1 and ranks == jobs:      # one job, all its ranks selected: aligned already
         sql.run(con, "collectives_peers", {"on_clock": on_clock})
-        con.execute("INSERT INTO _adv_peers SELECT * FROM _coll_peers")
+        sql.run(con, "advise_job_rules_peers_add")
     else:
         for job, runs in ranks.items():
             if job is None or len(runs) < 2:
@@ -119,12 +115,11 @@ def exposed_comm(con, b, th, on_clock) -> list[str]:
                 continue
             if found.instances:
                 sql.run(con, "collectives_peers", {"on_clock": list(found.on_clock)})
-                con.execute("INSERT INTO _adv_peers SELECT * FROM _coll_peers")
-    con.execute("CREATE OR REPLACE TEMP TABLE _coll_peers AS SELECT * FROM _adv_peers")
+                sql.run(con, "advise_job_rules_peers_add")
+    sql.run(con, "advise_job_rules_peers_keep")
     sql.run(con, "advise_comm_wait")
     sql.run(con, "breakdown_union")
-    con.execute("CREATE OR REPLACE TEMP TABLE _adv_bd_split AS SELECT run_id, step, unit, busy_ns - computing_ns "
-                "AS exposed_ns FROM _bd_units")
+    sql.run(con, "advise_job_rules_bd_split")
     sql.run(con, "advise_exposed_comm", {"min_pct": th["min_pct"]})
     return notes
 
@@ -132,7 +127,7 @@ def exposed_comm(con, b, th, on_clock) -> list[str]:
 def selected_jobs(con) -> dict:
     """The selected runs (_adv_runs) by their job tag (None: untagged), in run order."""
     jobs = {}
-    for rid, job in con.execute("SELECT run_id, job FROM _adv_runs ORDER BY run_id").fetchall():
+    for rid, job in sql.run(con, "advise_job_rules_jobs").fetchall():
         jobs.setdefault(job, []).append(rid)
     return jobs
 
@@ -141,8 +136,7 @@ def pipeline(con, b, profile) -> list[str]:
     """Report pipeline over the runs that are pipeline stages (_pl_rows, for rule pipeline-bubble), and the
     stretches each stage waited for the others (_adv_pp_waits: empty without pipeline stages)."""
     from tracedb.engine.reports import pipeline
-    con.execute("DROP TABLE IF EXISTS _pl_rows")        # an earlier report's rows are not these runs'
-    con.execute("CREATE OR REPLACE TEMP TABLE _adv_pp_waits (run_id INTEGER, step BIGINT, s BIGINT, e BIGINT)")
+    sql.run(con, "advise_job_rules_pipeline_reset")        # an earlier report's rows are not these runs'
     stages = pipeline._candidates(con, b.run_ids)
     if not stages:
         return []
@@ -172,11 +166,10 @@ def pipeline(con, b, profile) -> list[str]:
         failed = build(good) if good else "no job of pipeline stages could be read"
     if failed:      # every job failed: each said so above, or the one job says so now
         return notes or [f"pipeline-bubble: not checked ({failed})"]
-    if not con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = '_pl_passes'").fetchone()[0]:
+    if not sql.run(con, "advise_job_rules_pipeline_passes").fetchone()[0]:
         return notes
     sql.run(con, "advise_pipeline_waits")
-    staged = [b.run_names[r] for (r,) in con.execute(
-        "SELECT DISTINCT run_id FROM _adv_pp_waits ORDER BY run_id").fetchall()]
+    staged = [b.run_names[r] for (r,) in sql.run(con, "advise_job_rules_staged").fetchall()]
     if not staged:
         return notes
     return notes + [f"pipeline stages ({', '.join(staged)}): their waits for the other stages (before, between and "

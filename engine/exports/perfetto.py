@@ -58,12 +58,11 @@ def export(con, path: str | None, runs=(), tags=(), pass_spec="all", ranges: boo
         raise UsageError("--pass mean: the export draws single passes; give a pass number, all, steady or auto")
     ids = resolve_runs(con, list(runs), list(tags))
     if len(ids) != 1:
-        names = [n for (n,) in con.execute("SELECT name FROM runs WHERE run_id IN (SELECT unnest($i)) ORDER BY run_id",
-                                           {"i": ids}).fetchall()]
+        names = [n for (n,) in sql.run(con, "perfetto_run_names", {"run_ids": ids}).fetchall()]
         raise UsageError(f"export perfetto writes one run; the selection matches {len(ids)}: {', '.join(names[:5])}"
                          f"{', ...' if len(names) > 5 else ''} (give one --run)")
     rid = ids[0]
-    name = con.execute("SELECT name FROM runs WHERE run_id = $r", {"r": rid}).fetchone()[0]
+    name = sql.run(con, "run_name", {"run_id": rid}).fetchone()[0]
     facts = dict(zip(("base_ns", "has_base", "top_pid", "first_start_ns", "trace_start_ns", "rank", "world_size",
                       "device_name", "device_id"), sql.run(con, "perfetto_run", {"run_id": rid}).fetchone()))
     out = Exported(run=name)

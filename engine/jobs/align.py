@@ -58,8 +58,7 @@ def prepare(con, run_ids: list[int], profile: str | None = None):
     (the profile's communication category, default generic), keyed for matching."""
     from tracedb.engine.segmentation import profiles
     from tracedb.engine.segmentation import binding, categories
-    names = dict(con.execute("SELECT run_id, name FROM runs WHERE run_id IN (SELECT unnest($r))",
-                             {"r": run_ids}).fetchall())
+    names = dict(sql.run(con, "run_names", {"run_ids": run_ids}).fetchall())
     b = binding.Bound(run_ids=list(run_ids), run_names=names, profile=profiles.load(profile or "generic"), anchor="",
                       layers=None, blocks_per_layer=1, layer_offset=0, window="full", pass_gap=None)
     with _kept(con, ("_names", "_rules", "_cats")):   # a caller's categories (report ranks) stay as they were
@@ -71,24 +70,21 @@ def prepare(con, run_ids: list[int], profile: str | None = None):
 @contextlib.contextmanager
 def _kept(con, tables):
     """TEMP tables of the caller's segmentation that categorize_kernels replaces, restored afterwards."""
-    have = {r[0] for r in con.execute("SELECT table_name FROM duckdb_tables() WHERE temporary").fetchall()}
+    have = {r[0] for r in sql.run(con, "temp_tables").fetchall()}
     saved = [t for t in tables if t in have]
     for t in saved:
-        con.execute(f"CREATE OR REPLACE TEMP TABLE {t}_align_saved AS SELECT * FROM {t}")
+        sql.run(con, "align_keep", saved=sql.ident(f"{t}_align_saved"), table=sql.ident(t))
     try:
         yield
     finally:
         for t in saved:
-            con.execute(f"CREATE OR REPLACE TEMP TABLE {t} AS SELECT * FROM {t}_align_saved")
-            con.execute(f"DROP TABLE {t}_align_saved")
+            sql.run(con, "align_restore", saved=sql.ident(f"{t}_align_saved"), table=sql.ident(t))
 
 
 def estimate(con, run_ids: list[int], align: bool = True) -> Alignment:
     """The offsets from _coll_match (see the module's docstring); applied in _coll_aligned."""
-    ranks = dict(con.execute("SELECT run_id, rank FROM runs WHERE run_id IN (SELECT unnest($r))",
-                             {"r": run_ids}).fetchall())
-    names = dict(con.execute("SELECT run_id, name FROM runs WHERE run_id IN (SELECT unnest($r))",
-                             {"r": run_ids}).fetchall())
+    ranks = dict(sql.run(con, "run_ranks", {"run_ids": run_ids}).fetchall())
+    names = dict(sql.run(con, "run_names", {"run_ids": run_ids}).fetchall())
     # runs of a rank another run claims too are in no instance (collectives_match.sql): no clock is estimated for
     # them, none is the reference, each is a clock set of its own; they count as on the clock only so that no
     # report flags an instance of theirs (they have none) or names them as unaligned: the note says why instead

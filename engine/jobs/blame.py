@@ -28,8 +28,7 @@ def build(con, fmt, spec=ALL_PASSES, by="kernel", no_align=False, top=30, **seg_
                          "made no one wait: select two or more runs (--tag job=JOB or --run 'JOB-rank*')")
     # a rank without kernel rows (an Ascend rank folder with communication.json only) takes part in the
     # collectives; only the ranks with kernels are segmented
-    have = {r for (r,) in con.execute("SELECT DISTINCT run_id FROM kernels WHERE run_id IN (SELECT unnest($r))",
-                                      {"r": job.run_ids}).fetchall()}
+    have = {r for (r,) in sql.run(con, "blame_kernel_runs", {"r": job.run_ids}).fetchall()}
     kernel_runs = [r for r in job.run_ids if r in have]
     if not kernel_runs:
         raise UsageError(f"runs {', '.join(job.run_names.values())}: no kernels to blame")
@@ -77,8 +76,7 @@ def build(con, fmt, spec=ALL_PASSES, by="kernel", no_align=False, top=30, **seg_
 def _step_computing_note(con, job, bare: list[int]) -> list[str]:
     """What the profiler's step breakdown (step_times, from step_trace_time.csv) says every rank computed, when a
     rank without kernels has one: the only account of how long such a rank worked."""
-    rows = con.execute("SELECT run_id, sum(computing_ns), sum(free_ns) FROM step_times WHERE run_id IN "
-                       "(SELECT unnest($r)) GROUP BY run_id", {"r": job.run_ids}).fetchall()
+    rows = sql.run(con, "blame_step_computing", {"r": job.run_ids}).fetchall()
     if not any(r in bare for r, _, _ in rows):
         return []
     order = {r: i for i, r in enumerate(job.run_ids)}

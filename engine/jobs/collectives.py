@@ -3,6 +3,7 @@ in one clock (engine/jobs/align.py). Per instance: when the members arrived (arr
 together (transfer), the bytes and nccl-tests' algorithm and bus bandwidths; with --per-rank each member's
 wait. Where the Ascend profiler's own communication.json figures exist, they stand beside tracedb's
 (docs/jobs.md)."""
+from tracedb import sql
 from tracedb.engine.jobs import align as clock
 from tracedb.engine.rendering import render as rnd
 from tracedb.engine.segmentation import binding
@@ -23,7 +24,7 @@ def build(con, fmt, runs=(), tags=(), profile=None, per_rank=False, no_align=Fal
     b = binding.bind_runs(con, runs, tags, profile)
     names = b.run_names
     clock.prepare(con, b.run_ids, profile)
-    have = dict(con.execute("SELECT run_id, count(*) FROM _coll_ops GROUP BY run_id").fetchall())
+    have = dict(sql.run(con, "collectives_op_counts").fetchall())
     if not have:
         raise UsageError(f"runs {', '.join(names[r] for r in b.run_ids)}: no communication ops (no NCCL/RCCL or HCCL "
                          "kernel, no communication.json); report collectives needs the collectives of two or more "
@@ -56,8 +57,7 @@ def build(con, fmt, runs=(), tags=(), profile=None, per_rank=False, no_align=Fal
 
 def _group_notes(con, b):
     """How groups were found where c10d did not say, and the instances members disagree on."""
-    rows = con.execute("SELECT grp_source, count(DISTINCT grp), count(*) FROM _coll_ops GROUP BY 1 "
-                       "ORDER BY 1").fetchall()
+    rows = sql.run(con, "collectives_group_sources").fetchall()
     for source, groups, ops in rows:
         if source == "stream":
             b.notes.append(f"{ops:,} communication kernels carry no c10d metadata (no 'Process Group Name' in args): "
@@ -66,10 +66,7 @@ def _group_notes(con, b):
         elif source == "hccl":
             b.notes.append(f"{ops:,} HCCL ops grouped by their HCCL group id (communication.json, else the digits "
                            "after '__' in the op name)")
-    bad, total, lone = con.execute(
-        "SELECT count(*) FILTER (WHERE NOT ok), count(*), count(*) FILTER (WHERE members < 2) FROM "
-        "(SELECT grp, mkey, bool_and(consistent) AS ok, max(members) AS members FROM _coll_match "
-        "GROUP BY ALL)").fetchone()
+    bad, total, lone = sql.run(con, "collectives_instance_counts").fetchone()
     if bad:
         b.notes.append(f"{bad:,} of {total:,} instances: members disagree on the op or its size (see mismatch): the "
                        "ranks' windows may start at different collectives; they are shown, not used for alignment")
@@ -81,11 +78,7 @@ def _group_notes(con, b):
 
 def _bytes_notes(con, b):
     """Where the bytes of HCCL ops come from (no c10d message size on Ascend), and the instances left without."""
-    profiled, unmatched = con.execute(
-        "SELECT count(*) FILTER (WHERE nb IS NULL AND pb IS NOT NULL), "
-        "count(*) FILTER (WHERE nb IS NULL AND pb IS NULL) "
-        "FROM (SELECT grp, mkey, max(nbytes) AS nb, max(prof_bytes) AS pb FROM _coll_match WHERE grp_source = 'hccl' "
-        "GROUP BY ALL)").fetchone()
+    profiled, unmatched = sql.run(con, "collectives_hccl_bytes").fetchone()
     if profiled:
         b.notes.append(f"bytes of {profiled:,} HCCL instances: the transit size the Ascend profiler counts "
                        "(communication.json: SDMA, msprof's sum of HCCS, PCIE and SIO, plus RDMA, as msprof-analyze "

@@ -59,20 +59,15 @@ def build(con, fmt, spec, per_rank=False, stragglers=False, no_align=False, **se
     clocks = align.rank_offsets(con, b.run_ids + bare, align=not no_align, profile=opt.profile)
     offsets = {r: int(clocks.offsets.get(r, 0) or 0) for r in b.run_ids}
     sets = {r: clocks.clock_set.get(r, -1) for r in b.run_ids + bare}   # -1: one clock for all
-    con.execute("CREATE OR REPLACE TEMP TABLE _rk_ranks AS SELECT unnest($r)::INTEGER AS run_id, "
-                "unnest($k)::INTEGER AS rank, unnest($o)::BIGINT AS offset_ns, unnest($s)::INTEGER AS clock_set, "
-                "unnest($p)::INTEGER AS pp_stage, unnest($b)::BIGINT AS layer_base",
-                {"r": b.run_ids, "k": [rank_of[r] for r in b.run_ids], "o": [offsets[r] for r in b.run_ids],
-                 "s": [sets[r] for r in b.run_ids], "p": [stage_of.get(r, -1) for r in b.run_ids],
-                 "b": [bases.get(r, 0) for r in b.run_ids]})
-    bare_rank = dict(con.execute("SELECT run_id, rank FROM runs WHERE run_id IN (SELECT unnest($i))",
-                                 {"i": bare}).fetchall())
-    con.execute("CREATE OR REPLACE TEMP TABLE _rk_bare AS SELECT unnest($r)::INTEGER AS run_id, unnest($k)::INTEGER "
-                "AS rank, unnest($s)::INTEGER AS clock_set, unnest($p)::INTEGER AS pp_stage",
-                {"r": bare, "k": [bare_rank.get(r) for r in bare], "s": [sets[r] for r in bare],
-                 "p": [stage_of.get(r, -1) for r in bare]})
+    sql.run(con, "ranks_rank_table",
+            {"r": b.run_ids, "k": [rank_of[r] for r in b.run_ids], "o": [offsets[r] for r in b.run_ids],
+             "s": [sets[r] for r in b.run_ids], "p": [stage_of.get(r, -1) for r in b.run_ids],
+             "b": [bases.get(r, 0) for r in b.run_ids]})
+    bare_rank = dict(sql.run(con, "run_ranks", {"run_ids": bare}).fetchall())
+    sql.run(con, "ranks_bare_table", {"r": bare, "k": [bare_rank.get(r) for r in bare], "s": [sets[r] for r in bare],
+                                      "p": [stage_of.get(r, -1) for r in bare]})
     sql.run(con, "ranks_units", {"passes": passes, "min_skew": MIN_SKEW, "peak_share": PEAK_SHARE})
-    placed = {r for (r,) in con.execute("SELECT DISTINCT run_id FROM _rk_layers WHERE compute_ns IS NULL").fetchall()}
+    placed = {r for (r,) in sql.run(con, "ranks_placed_bare").fetchall()}
     if bare and not placed:
         b.notes.append("none of the collectives of the ranks without kernels is one a rank with kernels has in the "
                        "compared passes: they have no row (report collectives and blame show them)")
@@ -111,7 +106,7 @@ def _segment_alike(con, opt, spec):
     if len(set(pipeline.stage_table(con, b.run_ids).values())) > 1:
         return b, meta   # pipeline stages hold their own shares of the model: no count is common to all
     common = _shared_layer_count(counts)
-    anchors = set(dict(con.execute("SELECT run_id, count(*) FROM _anchors GROUP BY run_id").fetchall()).values())
+    anchors = set(dict(sql.run(con, "ranks_anchor_counts").fetchall()).values())
     if len(set(counts.values())) < 2 or b.layers is not None or not common or len(anchors) != 1:
         return b, meta
     opt.layers = common
@@ -135,8 +130,7 @@ def _runs_with_kernels(con, opt):
     without kernels (an Ascend rank folder holding only communication analyses) takes part through its
     collectives, with a note; a selection of one run, or of no run with kernels, is an error."""
     ids = resolve_runs(con, opt.runs, opt.tags)
-    rows = con.execute("SELECT r.run_id, r.name, (SELECT count(*) FROM kernels k WHERE k.run_id = r.run_id AND "
-                       "k.kind = 'kernel') FROM runs r WHERE r.run_id IN (SELECT unnest($i))", {"i": ids}).fetchall()
+    rows = sql.run(con, "ranks_kernel_counts", {"i": ids}).fetchall()
     names = {r: n for r, n, _ in rows}
     count = {r: c for r, _, c in rows}
     empty = [r for r in ids if not count[r]]
@@ -156,8 +150,7 @@ def _runs_with_kernels(con, opt):
 def _ranks(con, b) -> dict[int, int]:
     """run_id -> rank: the runs' own ranks, or, when a run has none or two runs share one, their position in
     run order (said in a note)."""
-    got = dict(con.execute("SELECT run_id, rank FROM runs WHERE run_id IN (SELECT unnest($i))",
-                           {"i": b.run_ids}).fetchall())
+    got = dict(sql.run(con, "run_ranks", {"run_ids": b.run_ids}).fetchall())
     ranks = [got[r] for r in b.run_ids]
     if None not in ranks and len(set(ranks)) == len(ranks):
         return {r: got[r] for r in b.run_ids}

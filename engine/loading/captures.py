@@ -58,8 +58,7 @@ def pair_landed(con, landed: list[Landed]) -> list[str]:
         return []
     roles = {r[0]: r[1:] for r in sql.run(con, "graph_capture_roles",
                                           {"run_ids": sorted(set(ids.values()))}).fetchall()}
-    ranks = dict(con.execute("SELECT run_id, rank FROM runs WHERE run_id IN (SELECT unnest($r))",
-                             {"r": list(ids.values())}).fetchall())
+    ranks = dict(sql.run(con, "run_ranks", {"run_ids": list(ids.values())}).fetchall())
     caps = [x for x in landed if _is_capture(roles.get(ids[x.run]), x.capture)]
     cap_runs = {x.run for x in caps}
     replays = [x for x in landed if x.run not in cap_runs and (roles.get(ids[x.run]) or (0,) * 5)[4] > 0]
@@ -109,14 +108,13 @@ def _beside(replay_path: str, capture_path: str) -> bool:
 
 
 def _ids(con, names: list[str]) -> dict[str, int]:
-    return dict(con.execute("SELECT name, run_id FROM runs WHERE name IN (SELECT unnest($n))", {"n": names}).fetchall())
+    return dict(sql.run(con, "captures_run_ids", {"n": names}).fetchall())
 
 
 def _key(con, replay: str, caps: list[int]) -> str:
     """The pairing key: the captures' own when they are paired already, all with one key (a capture that serves
     several replays, paired one command after another), else the replay's run name."""
-    keys = {k for (k,) in con.execute("SELECT tags['capture_of'] FROM runs WHERE run_id IN (SELECT unnest($c))",
-                                      {"c": caps}).fetchall()}
+    keys = {k for (k,) in sql.run(con, "captures_keys", {"c": caps}).fetchall()}
     return keys.pop() if len(keys) == 1 and None not in keys else replay
 
 
@@ -136,18 +134,14 @@ def _link(con, key: str, replays: list[int], caps: list[int]):
 def _lines(con, pairs: list[tuple[int, list[int]]]) -> list[str]:
     """One line per replay: which captures it is paired with, and how many of its graph replays and kernels
     matched a captured graph (graph_capture_match.sql)."""
-    names = dict(con.execute("SELECT run_id, name FROM runs").fetchall())
+    names = dict(sql.run(con, "captures_run_names").fetchall())
     sql.run(con, "graph_capture_match", {"run_ids": [r for r, _ in pairs]})
     try:
-        stats = {r[0]: r[1:] for r in con.execute(
-            "SELECT run_id, count(*), count(*) FILTER (WHERE matched), sum(kernels), "
-            "coalesce(sum(kernels) FILTER (WHERE matched), 0), coalesce(max(set_aside) FILTER (WHERE matched), 0) "
-            "FROM _graph_replays GROUP BY run_id").fetchall()}
+        stats = {r[0]: r[1:] for r in sql.run(con, "captures_replay_stats").fetchall()}
         roles = {r[0]: r[1:] for r in sql.run(con, "graph_capture_roles", {
             "run_ids": sorted({c for _, cs in pairs for c in cs})}).fetchall()}
     finally:
-        con.execute("DROP TABLE IF EXISTS _graph_replays")
-        con.execute("DROP TABLE IF EXISTS _graph_launches")
+        sql.run(con, "captures_drop")
     out = []
     for replay, caps in pairs:
         what = "graph capture" if len(caps) == 1 else "graph captures"

@@ -3,6 +3,7 @@
 ingest, the stored runs read once for the workers and the earlier trace of the plan with the same content."""
 import os
 
+from tracedb import sql
 from tracedb.errors import TracedbError, UsageError
 from tracedb.engine.loading import hashing
 from tracedb.ingest import sources
@@ -28,9 +29,9 @@ def _known_content(con, job) -> str | None:
     """Before any parsing: the name of a stored run with the trace's content (which `replace` would
     replace, so None then), and the refusal of a name taken by other content. The hash is waited for only
     when a stored run has the trace's byte count; otherwise it goes on beside the parse."""
-    clash = con.execute("SELECT content_hash FROM runs WHERE name = $n", {"n": job.name}).fetchone()
+    clash = sql.run(con, "known_content_name_hash", {"n": job.name}).fetchone()
     size = sum(os.path.getsize(f) for f in job.src.files)
-    if not clash and not con.execute("SELECT 1 FROM runs WHERE source_bytes = $b LIMIT 1", {"b": size}).fetchone():
+    if not clash and not sql.run(con, "known_content_size", {"b": size}).fetchone():
         return None
     same = _runs_of_same_content(con, job.hasher)
     if same and not job.replace:
@@ -43,8 +44,7 @@ def _known_content(con, job) -> str | None:
 def _runs_of_same_content(con, hasher) -> list:
     """(run_id, name) of the stored runs whose content hash is the source's, once the hash is done."""
     hashing.wait(hasher)
-    return con.execute("SELECT run_id, name FROM runs WHERE content_hash = $h ORDER BY run_id",
-                       {"h": hasher.digest}).fetchall()
+    return sql.run(con, "known_content_same", {"h": hasher.digest}).fetchall()
 
 
 def _name_taken(name) -> UsageError:
@@ -67,7 +67,7 @@ def _stored_runs(store) -> list[tuple]:
     except EmptyStore:
         return []
     try:
-        return ro.execute("SELECT run_id, name, content_hash, source_bytes FROM runs ORDER BY run_id").fetchall()
+        return sql.run(ro, "known_content_runs").fetchall()
     finally:
         ro.close()
 

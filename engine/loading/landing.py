@@ -35,8 +35,8 @@ def merge_batch(con, side, jobs, staged: list[tuple[int, _Staged]]) -> list:
     with staging.attached(con, side):
         con.execute("BEGIN")
         try:
-            run_id = con.execute("SELECT coalesce(max(run_id), 0) + 1 FROM runs").fetchone()[0]   # before deleting:
-            stored = _StoredRuns(con, jobs)                                          # a replaced run's id is not reused
+            run_id = sql.run(con, "landing_next_run_id").fetchone()[0]   # before deleting:
+            stored = _StoredRuns(con, jobs)                               # a replaced run's id is not reused
             for job, (staged_id, st) in zip(jobs, staged):
                 same = stored.same_content(job.hasher)
                 known = taken.get(job.hasher.digest) or (same[0][1] if same else None)
@@ -74,9 +74,7 @@ class _StoredRuns:
         self.con = con
         for job in jobs:
             hashing.wait(job.hasher)
-        self.rows = con.execute("SELECT run_id, name, content_hash FROM runs WHERE content_hash IN "
-                                "(SELECT unnest($hashes::VARCHAR[])) OR name IN (SELECT unnest($names::VARCHAR[])) "
-                                "ORDER BY run_id", {"hashes": [j.hasher.digest for j in jobs],
+        self.rows = sql.run(con, "landing_stored", {"hashes": [j.hasher.digest for j in jobs],
                                                     "names": [j.name for j in jobs]}).fetchall()
 
     def same_content(self, hasher) -> list:

@@ -38,7 +38,7 @@ def _stage(side: str, job, like=None) -> _Staged:
     con = open_side(side)
     try:
         for setting in ("memory_limit", "threads") if like is not None else ():
-            value = like.execute("SELECT current_setting($s)", {"s": setting}).fetchone()[0]
+            value = sql.run(like, "parsing_setting", {"s": setting}).fetchone()[0]
             con.execute(f"SET {setting} = $v", {"v": value})
         staged = _load_run(con, job, 1)
         store_writes.checkpoint_appended(con)

@@ -6,6 +6,8 @@ import os
 import time
 from dataclasses import dataclass
 
+from tracedb import sql
+
 
 # A rate says something only over enough bytes and time: 0.03 MB in 0.07 s printed "(0 MB/s)", which reads as
 # a stall. Below 1 MB or 0.5 s the line gives the size and the time alone.
@@ -97,7 +99,7 @@ def landed_after_stop() -> list:
             import duckdb
             con = duckdb.connect(store, read_only=True)
             try:
-                held = set(con.execute("SELECT run_id, name FROM runs").fetchall())
+                held = set(sql.run(con, "captures_run_names").fetchall())
             finally:
                 con.close()
         except Exception:       # locked by another writer, or not a store: nothing is claimed

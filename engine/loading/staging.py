@@ -96,5 +96,5 @@ def publish(side: str, store_path: str) -> bool:
 
 def store_path_of(con) -> str | None:
     """The file the connection's current database lives in; None for an in-memory store."""
-    row = con.execute("SELECT path FROM duckdb_databases() WHERE database_name = current_database()").fetchone()
+    row = sql.run(con, "staging_store_path").fetchone()
     return row[0] if row and row[0] else None

@@ -5,6 +5,7 @@ import os
 
 import duckdb
 
+from tracedb import sql
 from tracedb.errors import StoreError
 
 # Row groups DuckDB buffers before writing them, in a worker's side store and in a merge (DuckDB's default: a
@@ -19,7 +20,7 @@ def checkpoint_appended(con):
     it merges the partly filled row groups that each committed part ends with, which rewrote ~11 MB and
     took 0.4 s after a 1 GB trace for no gain in reading. A checkpoint that cannot run now (another
     transaction of an API user is open) is left to DuckDB's next one."""
-    before = con.execute("SELECT current_setting('max_vacuum_tasks')").fetchone()[0]   # an API user's own
+    before = sql.run(con, "parsing_setting", {"s": "max_vacuum_tasks"}).fetchone()[0]   # an API user's own
     try:
         con.execute("SET max_vacuum_tasks = 0")
         con.execute("CHECKPOINT")

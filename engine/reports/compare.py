@@ -23,9 +23,7 @@ BY = declared.get("compare").option("by").choices
 def _cut_passes(con, b) -> list[str]:
     """A note per compared pass that the capture cut (fewer anchors than a full pass): its layers stand beside
     whole ones."""
-    cut = con.execute("SELECT p.run_id, p.pass, p.anchors, p.expected FROM _passes p WHERE p.partial AND EXISTS "
-                      "(SELECT 1 FROM _assigned a WHERE a.run_id = p.run_id AND a.pass = p.pass) "
-                      "ORDER BY p.run_id, p.pass").fetchall()
+    cut = sql.run(con, "compare_cut_passes").fetchall()
     return [f"run '{b.run_names[rid]}' pass {p} is cut by the capture ({n} of {e} anchors): its layers are compared "
             "with whole ones; --pass steady or auto picks full passes" for rid, p, n, e in cut]
 
@@ -132,19 +130,16 @@ def _work(con, b, roofline, peak_tflops, peak_tbs):
     """TEMP _cmp_work (compare_align.sql): with `roofline` each assigned kernel's FLOPs and ideal time at its
     device's peak (report roofline's, roofline_kernels.sql), with the peaks' notes; else empty."""
     if not roofline:
-        con.execute("CREATE OR REPLACE TEMP TABLE _cmp_work (run_id INTEGER, seq BIGINT, flops BIGINT, "
-                    "t_ideal DOUBLE, rated BOOLEAN)")
+        sql.run(con, "compare_work_none")
         return
     from tracedb.engine.reports import roofline as rl
     rl.load_kernels(con, b, peak_tflops, peak_tbs)
     b.notes.append(rl.LAYER_NOTE.replace("report roofline --by layer", "report roofline"))
-    con.execute("CREATE OR REPLACE TEMP TABLE _cmp_work AS SELECT run_id, seq, flops, "
-                "greatest(coalesce(t_flops, 0), coalesce(t_bytes, 0)) AS t_ideal, rated FROM _rl_kernels")
+    sql.run(con, "compare_work_roofline")
 
 
 def _all_have_host_events(con, run_ids) -> bool:
-    return con.execute("SELECT count(DISTINCT run_id) FROM host_events WHERE run_id IN (SELECT unnest($r))",
-                       {"r": list(run_ids)}).fetchone()[0] == len(run_ids)
+    return sql.run(con, "compare_host_events", {"run_ids": list(run_ids)}).fetchone()[0] == len(run_ids)
 
 
 def _one_layer(con, b, layer, label):
@@ -153,11 +148,7 @@ def _one_layer(con, b, layer, label):
     means over passes average them). Returns the pass label and the label of the NULL layer."""
     if str(layer).strip().lower() == "mean":
         # the prologue, and in a capture that starts mid-pass the layer cut at its start, are no full layers
-        con.execute("DELETE FROM _assigned a WHERE layer IS NULL OR EXISTS (SELECT 1 FROM _passes p WHERE p.run_id = "
-                    "a.run_id AND p.pass = a.pass AND a.layer * $bpl < p.block_base)", {"bpl": b.blocks_per_layer})
-        con.execute("UPDATE _assigned SET pass = pass * 1000000 + layer, layer = NULL")
-        units = con.execute("SELECT run_id, count(DISTINCT pass) FROM _assigned GROUP BY run_id "
-                            "ORDER BY run_id").fetchall()
+        units = sql.run(con, "compare_layer_mean", {"blocks_per_layer": b.blocks_per_layer}).fetchall()
         b.notes.append("layer mean: per key its time over the full layers of the selected passes divided by their "
                        "number (a layer without the key counts 0, so the keys add up to the mean layer; the prologue "
                        "and a layer cut by the capture's start left out): "
@@ -166,20 +157,19 @@ def _one_layer(con, b, layer, label):
         return "mean", "mean"
     if not str(layer).lstrip("-").isdigit():
         raise UsageError(f"--layer {layer!r}: expected a layer number or mean")
-    have = {r for (r,) in con.execute("SELECT DISTINCT run_id FROM _assigned WHERE layer = $l",
-                                      {"l": int(layer)}).fetchall()}
+    have = {r for (r,) in sql.run(con, "compare_layer_runs", {"layer": int(layer)}).fetchall()}
     missing = [b.run_names[r] for r in b.run_ids if r not in have]
     if missing:
-        top = con.execute("SELECT max(layer) FROM _assigned").fetchone()[0]
+        top = sql.run(con, "compare_layer_top").fetchone()[0]
         raise UsageError(f"--layer {layer}: run {', '.join(map(repr, missing))} has no such layer in the selected "
                          f"passes (layers 0..{top})")
-    con.execute("DELETE FROM _assigned WHERE layer IS DISTINCT FROM $l", {"l": int(layer)})
+    sql.run(con, "compare_layer_keep", {"layer": int(layer)})
     return label, "prologue"
 
 
 def _unpaired_note(con, b, kernel_module):
     """Say where the runs' kernel lists do not line up, instead of pairing unrelated kernels."""
-    rows = con.execute("SELECT run_id, count(*) FROM _cmp WHERE NOT aligned GROUP BY run_id").fetchall()
+    rows = sql.run(con, "compare_unpaired").fetchall()
     key = "(layer, module role, category, kind, order)" if kernel_module else "(layer, category, kind, order)"
     if rows:
         b.notes.append("kernels without a counterpart at the same " + key + ", kept unpaired (aligned=false): "

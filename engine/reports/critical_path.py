@@ -103,15 +103,14 @@ def graph(con, b, job: bool = False, peers: bool = False):
     categories.categorize_kernels(con, b)
     sql.run(con, "critical_path_nodes", {"run_ids": b.run_ids})
     offsets = path_ranks.job_offsets(con, b) if job else {}
-    con.execute("CREATE OR REPLACE TEMP TABLE _cp_offsets (run_id INTEGER, off_ns BIGINT)")
+    sql.run(con, "critical_path_offsets")
     if offsets:
-        con.executemany("INSERT INTO _cp_offsets VALUES (?, ?)", sorted(offsets.items()))
+        con.executemany(sql.load("critical_path_offsets_add"),
+                        [{"run_id": r, "off_ns": off} for r, off in sorted(offsets.items())])
     if job:
         sql.run(con, "critical_path_collectives")
     sql.run(con, "critical_path_bind")
-    con.execute("CREATE OR REPLACE TEMP TABLE _cp_peers (id BIGINT, peer_ns BIGINT)")
-    con.execute("CREATE OR REPLACE TEMP TABLE _cp_stages (run_id INTEGER, seq BIGINT, stage VARCHAR)")
-    con.execute("CREATE OR REPLACE TEMP TABLE _cp_modules (run_id INTEGER, seq BIGINT, module VARCHAR)")
+    sql.run(con, "critical_path_tables")
     if not job and peers:
         path_ranks.peer_arrivals(con, b)
 
@@ -121,17 +120,17 @@ def _stages_and_modules(con, b, by: str):
     launching modules give) and _cp_modules (each kernel's launching module, as report modules names it) for
     the rows that show them: the path's segments, --by stage, --by module. Attributing a trace's kernels to
     modules joins every launch with its thread's frames, so the other --by keys skip it."""
-    staged = by in ("segment", "stage") and b.anchor and con.execute("SELECT count(*) FROM _assigned").fetchone()[0]
+    staged = by in ("segment", "stage") and b.anchor and sql.run(con, "assigned_count").fetchone()[0]
     if not staged and by not in ("segment", "module"):
         return
     attribution.attribute(con, b, note=by == "module")
     if staged:
         attribution.categorize_by_module(con, b, attributed=True)
         stages.assign_stages(con, b)
-        con.execute("INSERT INTO _cp_stages SELECT run_id, seq, stage FROM _stages")
+        sql.run(con, "critical_path_stages_keep")
     if by in ("segment", "module"):
-        con.execute("INSERT INTO _cp_modules SELECT run_id, seq, module FROM _attr")
-    con.execute("DROP TABLE _attr")
+        sql.run(con, "critical_path_modules_keep")
+    sql.run(con, "attr_drop")
 
 
 def _keep_walk(con, walked: list):
@@ -154,7 +153,7 @@ def _keep_walk(con, walked: list):
                      for name, t in WALK_COLUMNS})
     con.register("_cp_walk_rows", walk)
     try:
-        con.execute("CREATE OR REPLACE TEMP TABLE _cp_walk AS SELECT * FROM _cp_walk_rows")
+        sql.run(con, "critical_path_walk")
     finally:
         con.unregister("_cp_walk_rows")
 
@@ -181,7 +180,7 @@ def _keep_slack(con, b, windows, job: bool = False):
                      "slack_ns": pa.array(slacks, pa.int64())})
     con.register("_cp_slack_rows", rows)
     try:
-        con.execute("CREATE OR REPLACE TEMP TABLE _cp_slack AS SELECT * FROM _cp_slack_rows")
+        sql.run(con, "critical_path_slack")
     finally:
         con.unregister("_cp_slack_rows")
 
@@ -274,7 +273,7 @@ def run_segments(con, run: str, profile: str | None = None) -> list[tuple]:
         return []
     _keep_walk(con, [walk(con, w) for w in windows])
     sql.run(con, "critical_path_segments")
-    return con.execute("SELECT start_ns, end_ns, category, segment, kernel, api FROM _cp_path ORDER BY pos").fetchall()
+    return sql.run(con, "critical_path_run_segments").fetchall()
 
 
 def _coverage_notes(con, b):

@@ -73,8 +73,7 @@ def _keep_launched_runs(con, b, meta):
     """Link every device activity to its launch call (_la_calls). A run with no launch call at all is an
     error when it is the only one (or every run is such), else a note, and the report goes on without it."""
     sql.run(con, "launches_calls", {"run_ids": b.run_ids})
-    runs = {r[0]: r[1:] for r in con.execute(
-        "SELECT run_id, format, activities, launched, unlaunched_ns, host_events, devices FROM _la_runs").fetchall()}
+    runs = {r[0]: r[1:] for r in sql.run(con, "launches_runs").fetchall()}
     missing = {}
     for rid in b.run_ids:
         fmt_, activities, launched, _, host_events, _ = runs[rid]
@@ -115,8 +114,7 @@ def _why_no_launches(fmt_, activities, host_events) -> str:
 
 def _uncounted_note(con, b):
     """Memcpy and memset are not in the per-unit rows (as report breakdown counts them: not busy)."""
-    rows = con.execute("SELECT run_id, kind, activities, dur_ns FROM _bd_uncounted WHERE run_id IN (SELECT unnest($r)) "
-                       "ORDER BY run_id, kind", {"r": b.run_ids}).fetchall()
+    rows = sql.run(con, "launches_uncounted", {"run_ids": b.run_ids}).fetchall()
     for rid in dict.fromkeys(r for r, *_ in rows):
         b.notes.append(f"run '{b.run_names[rid]}': not in these rows, as report breakdown does not count them (their "
                        "time is idle): " + ", ".join(f"{n:,} {kind} ({ns / 1000:,.3f} us)" for r, kind, n, ns in rows

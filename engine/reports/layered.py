@@ -1,6 +1,7 @@
 """The steps the reports over one segmentation's layers share (report layers, kernels and timeline; compare
 segments the same way): segment the selected runs, assign the selected passes' kernels to layers, and refuse
 a layer the passes do not have."""
+from tracedb import sql
 from tracedb.engine.segmentation import assignment, attribution, binding, segment, selection
 from tracedb.errors import UsageError
 
@@ -24,8 +25,7 @@ def check_layers(con, b, layers: list[int]):
     """A layer the selected passes do not have is an error naming the layers they do, not an empty table."""
     if not layers:
         return
-    have = dict(con.execute("SELECT run_id, list(DISTINCT layer ORDER BY layer) FROM _assigned WHERE layer IS NOT NULL "
-                            "GROUP BY run_id").fetchall())
+    have = dict(sql.run(con, "layered_layers").fetchall())
     for rid in b.run_ids:
         got = have.get(rid) or []
         missing = [layer for layer in layers if layer not in got]

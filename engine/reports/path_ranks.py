@@ -14,8 +14,7 @@ def selection(con, seg_opts: dict, rank: int | None, job: bool) -> tuple[dict, b
     as --job asks. (options, job, notes saying what was chosen)"""
     from tracedb.engine.store.connect import resolve_runs
     ids = resolve_runs(con, seg_opts.get("runs") or (), seg_opts.get("tags") or ())
-    runs = con.execute("SELECT name, rank, list_extract(map_extract(tags, 'job'), 1) FROM runs "
-                       "WHERE run_id IN (SELECT unnest($i)) ORDER BY run_id", {"i": ids}).fetchall()
+    runs = sql.run(con, "path_ranks_runs", {"run_ids": ids}).fetchall()
     if rank is not None:
         if job:
             raise UsageError("--rank and --job: give one (--rank N: that rank's own path; --job: the job's)")
@@ -58,7 +57,7 @@ def job_offsets(con, b) -> dict:
     found = align.rank_offsets(con, b.run_ids, profile=b.profile.name if b.profile else None)
     b.notes.append(found.note)
     # the runs with device work (_cp_nodes, critical_path_nodes.sql): an analyses-only Ascend rank has no clock
-    active = {r for (r,) in con.execute("SELECT DISTINCT run_id FROM _cp_nodes WHERE side = 'device'").fetchall()}
+    active = {r for (r,) in sql.run(con, "path_ranks_active").fetchall()}
     sets = clock_sets(found, [r for r in b.run_ids if r in active])
     if sets > 1:
         raise UsageError(f"--job: the selected ranks fall into {sets} sets that no collective links, whose clocks "
@@ -94,8 +93,7 @@ def peer_arrivals(con, b):
         return
     sql.run(con, "collectives_peers", {"on_clock": found.on_clock})
     sql.run(con, "critical_path_peers", {"run_ids": b.run_ids})
-    waited = con.execute("SELECT count(*) FROM _cp_peers p JOIN _cp_nodes n USING (id) "
-                         "WHERE p.peer_ns > n.start_ns").fetchone()[0]
+    waited = sql.run(con, "path_ranks_waited").fetchone()[0]
     if waited:
         b.notes.append(f"comm_wait: a collective's time before the last other member of its instance arrived, from "
                        f"the job's {len(runs)} ranks in the store ({found.note}); --job follows the path to that "

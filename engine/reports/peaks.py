@@ -7,6 +7,8 @@ page each comes from. fp32 is the figure without tensor cores / matrix cores whe
 """
 import re
 
+from tracedb import sql
+
 ASCEND_910B = "Ascend 910B"
 ASCEND_910_93 = "Ascend 910_93"
 # Huawei publishes no per-variant datasheet of the 910B chips: their figures are the ones commonly reported
@@ -57,15 +59,12 @@ def load(con, run_ids, peak_tflops=None, peak_tbs=None) -> list[str]:
     """TEMP _peaks (run_id INTEGER, device VARCHAR, dtype VARCHAR, flops_s DOUBLE, bytes_s DOUBLE): one row per
     run and dtype (dtype NULL: every dtype, for a --peak-tflops override). Returns notes: which peak each run
     is measured against, or that it has none."""
-    con.execute("CREATE OR REPLACE TEMP TABLE _peaks (run_id INTEGER, device VARCHAR, dtype VARCHAR, "
-                "flops_s DOUBLE, bytes_s DOUBLE)")
+    sql.run(con, "peaks_table")
     notes, rows = [], []
-    names = dict(con.execute("SELECT run_id, name FROM runs WHERE run_id IN (SELECT unnest($r))",
-                             {"r": list(run_ids)}).fetchall())
     # the device the trace names, else the chip the profiler folder's metadata names (ingest/ascend_info.py)
-    devices = dict(con.execute("SELECT run_id, coalesce(nullif(trim(device_name), ''), "
-                               "json_extract_string(metadata, '$.profiler_info.chip')) FROM runs "
-                               "WHERE run_id IN (SELECT unnest($r))", {"r": list(run_ids)}).fetchall())
+    found_runs = sql.run(con, "peaks_devices", {"run_ids": list(run_ids)}).fetchall()
+    names = {rid: name for rid, name, _ in found_runs}
+    devices = {rid: device for rid, _, device in found_runs}
     for rid in run_ids:
         found = match(devices.get(rid))
         device, tbs, table = found if found else (devices.get(rid) or "unknown device", None, {})
@@ -89,5 +88,6 @@ def load(con, run_ids, peak_tflops=None, peak_tbs=None) -> list[str]:
             family = next((why for pattern, why in FAMILY_ONLY if re.search(pattern, device, re.IGNORECASE)), None)
             notes.append(f"run '{names[rid]}': device {device!r} " + (family + ": pct_peak is empty" if family else
                          "is not in the peak table: pct_peak is empty") + "; give --peak-tflops and --peak-tbs")
-    con.executemany("INSERT INTO _peaks VALUES (?, ?, ?, ?, ?)", rows)
+    con.executemany(sql.load("peaks_add"), [dict(zip(("run_id", "device", "dtype", "flops_s", "bytes_s"), r))
+                                            for r in rows])
     return notes

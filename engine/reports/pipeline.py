@@ -37,13 +37,11 @@ SPARSE = {"p2p_us"}
 def build(con, fmt, absolute=False, no_align=False, **seg_opts) -> rnd.Result:
     opt = binding.Options(**seg_opts)
     ids = resolve_runs(con, opt.runs, opt.tags)
-    names = dict(con.execute("SELECT run_id, name FROM runs WHERE run_id IN (SELECT unnest($i))",
-                             {"i": ids}).fetchall())
+    names = dict(sql.run(con, "run_names", {"run_ids": ids}).fetchall())
     candidates = _candidates(con, ids)
     if not candidates:
         return _empty(fmt, names, ids, NONE)
-    counts = dict(con.execute("SELECT run_id, count(*) FROM kernels WHERE run_id IN (SELECT unnest($i)) AND "
-                              "kind = 'kernel' GROUP BY run_id", {"i": ids}).fetchall())
+    counts = dict(sql.run(con, "pipeline_kernel_counts", {"run_ids": ids}).fetchall())
     staged = [r for r in ids if r in candidates and counts.get(r)]
     bare = [r for r in ids if r in candidates and not counts.get(r)]
     others = [r for r in ids if r not in candidates]
@@ -58,7 +56,7 @@ def build(con, fmt, absolute=False, no_align=False, **seg_opts) -> rnd.Result:
     # for that selection is then restored
     if [r for r in ids if counts.get(r)] != staged:
         opt.runs, opt.tags = [names[r] for r in staged], []
-    con.execute("DROP TABLE IF EXISTS _pl_passes")
+    sql.run(con, "pipeline_forget")
     b, meta = None, {}
     for b in segment.each_phase(con, opt):
         assignment.assign(con, b, assignment.select_passes(con, b, ALL_PASSES))
@@ -93,13 +91,8 @@ def _candidates(con, ids: list[int]) -> dict[int, tuple]:
     """The runs of `ids` that may be pipeline stages (pipeline_stage.sql's rows: a pipeline process group, or
     pipeline send/receive kernels), before any segmentation: the stage order is read once the passes are
     found. The session tables the file reads get empty stand-ins where no segmentation made them yet."""
-    p2p = [n for (n,) in con.execute("SELECT DISTINCT name FROM kernels WHERE run_id IN (SELECT unnest($i)) AND "
-                                     "name IS NOT NULL", {"i": ids}).fetchall() if PIPELINE_P2P.search(n)]
-    con.execute("CREATE OR REPLACE TEMP TABLE _p2p_names AS SELECT unnest($n)::VARCHAR AS name", {"n": p2p})
-    con.execute("CREATE TEMP TABLE IF NOT EXISTS _passes AS SELECT NULL::INTEGER AS run_id, NULL::BIGINT AS expected "
-                "LIMIT 0")
-    con.execute("CREATE TEMP TABLE IF NOT EXISTS _phase AS SELECT NULL::INTEGER AS run_id, NULL::BIGINT AS seq, "
-                "NULL::VARCHAR AS phase, NULL::VARCHAR AS evidence, NULL::BIGINT AS start_ns LIMIT 0")
+    p2p = [n for (n,) in sql.run(con, "pipeline_kernel_names", {"run_ids": ids}).fetchall() if PIPELINE_P2P.search(n)]
+    sql.run(con, "pipeline_candidates", {"names": p2p})
     return {r[0]: r for r in sql.run(con, "pipeline_stage", {"run_ids": ids}).fetchall()}
 
 
@@ -139,18 +132,15 @@ def _clocks(con, run_ids: list[int], no_align: bool, profile):
 def _ranks_table(con, run_ids: list[int], stages: dict, clocks):
     """TEMP _pl_ranks: each run's rank, stage, pipeline group (its ranks as text; a run whose group is unknown
     is a pipeline of its own), clock offset and clock set."""
-    ranks = dict(con.execute("SELECT run_id, rank FROM runs WHERE run_id IN (SELECT unnest($i))",
-                             {"i": run_ids}).fetchall())
+    ranks = dict(sql.run(con, "run_ranks", {"run_ids": run_ids}).fetchall())
     row = {r: stages.get(r, (r, None, None, None, None, None, None, None)) for r in run_ids}
     offsets = {r: int((clocks.offsets.get(r) if clocks else 0) or 0) for r in run_ids}
     sets = {r: (clocks.clock_set.get(r, -1) if clocks else -1) for r in run_ids}
-    con.execute("CREATE OR REPLACE TEMP TABLE _pl_ranks AS SELECT unnest($r)::INTEGER AS run_id, "
-                "unnest($k)::INTEGER AS rank, unnest($s)::INTEGER AS stage, unnest($n)::INTEGER AS stages, "
-                "unnest($p)::VARCHAR AS pipeline, unnest($o)::BIGINT AS offset_ns, unnest($c)::INTEGER AS clock_set",
-                {"r": run_ids, "k": [ranks.get(r) for r in run_ids], "s": [row[r][1] for r in run_ids],
-                 "n": [row[r][2] for r in run_ids],
-                 "p": [",".join(map(str, row[r][3])) if row[r][3] else f"run {r}" for r in run_ids],
-                 "o": [offsets[r] for r in run_ids], "c": [sets[r] for r in run_ids]})
+    sql.run(con, "pipeline_ranks",
+            {"run_ids": run_ids, "ranks": [ranks.get(r) for r in run_ids], "stages": [row[r][1] for r in run_ids],
+             "counts": [row[r][2] for r in run_ids],
+             "pipelines": [",".join(map(str, row[r][3])) if row[r][3] else f"run {r}" for r in run_ids],
+             "offsets": [offsets[r] for r in run_ids], "clock_sets": [sets[r] for r in run_ids]})
 
 
 def _empty(fmt, names, ids, why) -> rnd.Result:

@@ -72,7 +72,7 @@ class Graph:
         ids, kinds, names, starts, ends, cats = columns(con, "replay_nodes", {"run_id": run_id})
         first = ids[0] if ids else 0
         cands = [[] for _ in ids]
-        for i, p, release, edge in con.execute("SELECT id, pred, release_ns, edge FROM _rp_cands").fetchall():
+        for i, p, release, edge in sql.run(con, "replay_cands").fetchall():
             cands[i - first].append((p - first, release, edge))
         graph = cls(first, starts, ends, kinds, names, cats, cands, run_label=f"run '{run_name}'")
         graph.run_of = [run_id] * len(ids)
@@ -87,7 +87,7 @@ class Graph:
         for every arrival of its instance. So a rank that arrives earlier after an edit moves every member's
         end, and the next latest member binds them, as the job would run."""
         parts = [(rid, columns(con, "replay_nodes", {"run_id": rid}),
-                  con.execute("SELECT id, pred, release_ns, edge FROM _rp_cands").fetchall()) for rid in run_ids]
+                  sql.run(con, "replay_cands").fetchall()) for rid in run_ids]
         parts.sort(key=lambda x: x[1][0][0] if x[1][0] else 0)      # node ids run over the runs in order
         first = next((cols[0][0] for _, cols, _ in parts if cols[0]), 0)
         starts, ends, kinds, names, cats, run_of, raw = [], [], [], [], [], [], []
@@ -132,9 +132,9 @@ class Graph:
     def job_window(cls, con, run_ids, run_id=None):
         """(graph, window nodes): the job graph over `run_ids` on the job's clock (_cp_offsets, report critical-path
         --job) and the ids of the window's nodes (_cp_members): every run's, or `run_id`'s alone."""
-        offsets = dict(con.execute("SELECT run_id, off_ns FROM _cp_offsets").fetchall())
+        offsets = dict(sql.run(con, "replay_offsets").fetchall())
         members = cls.members(con, run_id) if run_id is not None else \
-            [i for (i,) in con.execute("SELECT id FROM _cp_members").fetchall()]
+            [i for (i,) in sql.run(con, "replay_members_all").fetchall()]
         return cls.load_job(con, run_ids, offsets), members
 
     def slack(self, members, window_end) -> list[int | None]:
@@ -156,7 +156,7 @@ class Graph:
     @staticmethod
     def members(con, run_id) -> list[int]:
         """The ids of the window's nodes (_cp_members, critical_path_windows.sql)."""
-        return [i for (i,) in con.execute("SELECT id FROM _cp_members WHERE run_id = $r", {"r": run_id}).fetchall()]
+        return [i for (i,) in sql.run(con, "replay_members", {"run_id": run_id}).fetchall()]
 
     def edits(self, chosen):
         """(duration factor per node, gap categories removed) of the edits `chosen`."""

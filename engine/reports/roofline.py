@@ -64,11 +64,7 @@ def build(con, fmt, spec, by, units_meta, b, peak_tflops=None, peak_tbs=None) ->
 def roofs(con, run_ids) -> str:
     """Each run's roof for the chart, as text (`run=TFLOP/s@TB/s; ...`): its device's bf16 peak (the dtype of
     most LLM work; a --peak-tflops override for every dtype), else its highest, and its memory bandwidth."""
-    rows = con.execute(
-        "SELECT r.name, coalesce(max(p.flops_s) FILTER (WHERE p.dtype IS NULL), "
-        "max(p.flops_s) FILTER (WHERE p.dtype = 'bf16'), max(p.flops_s)) / 1e12, max(p.bytes_s) / 1e12 "
-        "FROM _peaks p JOIN runs r USING (run_id) WHERE p.run_id IN (SELECT unnest($r)) GROUP BY r.name, p.run_id "
-        "ORDER BY list_position($r, p.run_id)", {"r": list(run_ids)}).fetchall()
+    rows = sql.run(con, "roofline_roofs", {"run_ids": list(run_ids)}).fetchall()
     return "; ".join(f"{name}={tf:g}@{tb:g}" for name, tf, tb in rows if tf and tb)
 
 
@@ -115,10 +111,7 @@ def whole_runs(con, spec, seg_opts):
 def coverage_notes(con, b, spec) -> list[str]:
     """Per run: which phases the report covers, and how many of the run's kernels and how much of its kernel
     time that is (a training trace's forward passes alone leave its backward and optimizer work out)."""
-    rows = con.execute(
-        "SELECT k.run_id, count(*), sum(k.dur_ns), count(a.seq), coalesce(sum(a.dur_ns), 0) FROM kernels k "
-        "LEFT JOIN (SELECT DISTINCT run_id, seq, dur_ns FROM _assigned) a USING (run_id, seq) "
-        "WHERE k.run_id IN (SELECT unnest($r)) GROUP BY k.run_id", {"r": list(b.run_ids)}).fetchall()
+    rows = sql.run(con, "roofline_coverage", {"run_ids": list(b.run_ids)}).fetchall()
     ms = lambda ns: f"{(ns or 0) / 1e6:,.3f} ms"   # noqa: E731  (notes only)
     notes = []
     for rid, n, ns, n_in, ns_in in sorted(rows, key=lambda r: b.run_ids.index(r[0])):

@@ -12,6 +12,8 @@ from tracedb.errors import UsageError
 from tracedb.patterns import check_regex
 
 GAPS = ("launch_latency", "device_gap", "sync_wait")
+# the parameters of what_if_rows_add.sql, in the order of a row
+WI_COLUMNS = ("run_id", "step", "edit", "measured_ns", "predicted_ns", "pos")
 DEFINITIONS = (
     "replay: each activity starts when the candidate it waits for longest releases it (report critical-path's "
     "candidates: the activity before it on its stream, its launch call, the work its stream waits for; a host "
@@ -77,8 +79,7 @@ def build(con, fmt, step, edits, seg_opts, peak_tflops=None, peak_tbs=None, job:
     if only is not None:
         # a rank of a job whose other ranks the store holds: its collectives end when the others arrive, so it
         # is replayed with them, the edits on its own work alone
-        names = dict(con.execute("SELECT run_id, name FROM runs WHERE run_id IN (SELECT unnest($r))",
-                                 {"r": ranks}).fetchall())
+        names = dict(sql.run(con, "run_names", {"run_ids": ranks}).fetchall())
         critical_path.graph(con, replace(b, run_ids=ranks, run_names=names), job=True)
         b.notes.append(f"run '{b.run_names[only]}' is one of the {len(ranks)} ranks of its job in the store: replayed "
                        "with them, the edits on its own work alone, so that its collectives end when the others "
@@ -114,10 +115,10 @@ def build(con, fmt, step, edits, seg_opts, peak_tflops=None, peak_tbs=None, job:
             predicted = max(end[i - graph.first] for i in members) - w.start_ns
             label = chosen[0][0] if len(chosen) == 1 else "all of the above"
             rows.append((w.run_id, w.step, label, measured, predicted))
-    con.execute("CREATE OR REPLACE TEMP TABLE _wi_rows (run_id INTEGER, step BIGINT, edit VARCHAR, measured_ns BIGINT, "
-                "predicted_ns BIGINT, pos INTEGER)")
+    sql.run(con, "what_if_rows")
     if rows:
-        con.executemany("INSERT INTO _wi_rows VALUES (?, ?, ?, ?, ?, ?)", [r + (i,) for i, r in enumerate(rows)])
+        con.executemany(sql.load("what_if_rows_add"),
+                        [dict(zip(WI_COLUMNS, r + (i,))) for i, r in enumerate(rows)])
     window = critical_path._window_name(step, None, mark)
     meta.update(path_window=window if step is not None or mark else "each run's whole trace",
                 edits="; ".join(e[0] for e in edits))

@@ -31,10 +31,8 @@ def propose_anchor(con, prof, run_ids, opt, cfg, phase="forward") -> tuple[str, 
     names, notes = [], []
     # every run at once: one categorization of the runs' distinct names and one pass split of every run's
     # candidates (a job of 128 ranks took 9.8 s with statements per run, 128 times over)
-    run_names = dict(con.execute("SELECT run_id, name FROM runs WHERE run_id IN (SELECT unnest($r))",
-                                 {"r": list(run_ids)}).fetchall())
-    triples = con.execute("SELECT DISTINCT run_id, name, op_type FROM _stream WHERE run_id IN (SELECT unnest($r)) "
-                          "AND name IS NOT NULL", {"r": list(run_ids)}).fetchall()
+    run_names = dict(sql.run(con, "run_names", {"run_ids": list(run_ids)}).fetchall())
+    triples = sql.run(con, "anchors_stream_names", {"run_ids": list(run_ids)}).fetchall()
     pairs = sorted({(n, o) for _, n, o in triples}, key=lambda t: (t[0], t[1] or ""))
     category = dict(zip(pairs, categorize(con, prof, pairs)))
     # grouped in one pass over the triples: a scan of every triple per run took 1.3 s at 1,024 ranks
@@ -196,17 +194,13 @@ def _serving_runs(con, run_ids) -> set[int]:
     transformer layers whatever its kernels are called, where a kernel repeating once per layer may stand in
     for an attention kernel the rules do not know. A CNN repeats its convolutions too, but has no layers to
     find: its reports answer over the whole run instead."""
-    return {r for (r,) in con.execute(
-        "SELECT DISTINCT run_id FROM host_events WHERE run_id IN (SELECT unnest($r)) "
-        "AND cat IN ('user_annotation', 'gpu_user_annotation') AND serving_step(name)",
-        {"r": list(run_ids)}).fetchall()}
+    return {r for (r,) in sql.run(con, "anchors_serving_runs", {"run_ids": list(run_ids)}).fetchall()}
 
 
 def _repeating_sets(con, rid) -> list[list[str]]:
     """One run's guessed candidates (one name each): the kernels of its stream whose count is the count that
     most names repeated two times or more share (ties: the larger count), by device time."""
-    counted = con.execute("SELECT name, count(*) AS n, sum(dur_ns) AS ns FROM _stream WHERE run_id = $r "
-                          "AND name IS NOT NULL GROUP BY name HAVING count(*) >= 2", {"r": rid}).fetchall()
+    counted = sql.run(con, "anchors_repeating", {"run_id": rid}).fetchall()
     if not counted:
         return []
     shared: dict[int, int] = {}
@@ -264,15 +258,13 @@ def _keep_chosen(con, chosen: dict[int, dict], triples) -> bool:
     for rid, name, op_type in triples:
         if rid in chosen and (name in every and name not in chosen[rid]["names"] or op_type in every):
             return False
-    con.execute("CREATE OR REPLACE TEMP TABLE _chosen AS SELECT unnest($c)::INTEGER AS cand, "
-                "unnest($r)::INTEGER AS run_id", {"c": [b["cand"] for b in chosen.values()], "r": list(chosen)})
+    sql.run(con, "anchors_chosen", {"cands": [b["cand"] for b in chosen.values()], "run_ids": list(chosen)})
     return True
 
 
 def _short_names(con, names: list[str]) -> dict[str, str]:
     """The stored short names (table kernel_names) of kernel names: name -> short name, where it has one."""
-    return dict(con.execute("SELECT name, short_name FROM kernel_names WHERE name IN (SELECT unnest($n))",
-                            {"n": list(names)}).fetchall())
+    return dict(sql.run(con, "short_names", {"names": list(names)}).fetchall())
 
 
 def repeating(con, rid) -> str:
@@ -293,9 +285,9 @@ def _candidate_sets(con, attention: dict[int, list[str]]) -> dict[int, list[list
     whatever their kernels are called). The passes decide: a pair that runs side by side in one layer is
     not tight and is dropped."""
     counts: dict = {}
-    wanted = {"r": [r for r, v in attention.items() for _ in v], "n": [n for v in attention.values() for n in v]}
-    for rid, name, n in con.execute("SELECT run_id, name, count(*) FROM _stream JOIN (SELECT unnest($r)::INTEGER AS "
-                                    "run_id, unnest($n) AS name) USING (run_id, name) GROUP BY ALL", wanted).fetchall():
+    wanted = {"run_ids": [r for r, v in attention.items() for _ in v],
+              "names": [n for v in attention.values() for n in v]}
+    for rid, name, n in sql.run(con, "anchors_candidate_counts", wanted).fetchall():
         counts.setdefault(rid, {})[name] = n
     return {rid: _sets_of(names, counts.get(rid, {})) for rid, names in attention.items()}
 
@@ -327,7 +319,7 @@ def anchor_breaks(con, phase: str, kinds: dict[str, int] | None = None):
     (prefill and decode anchors)."""
     kinds = kinds or {}
     block_instances(con)
-    names = {t: [n for (n,) in con.execute(f"SELECT name FROM {t} ORDER BY name").fetchall()]
+    names = {t: [n for (n,) in sql.run(con, "anchors_break_names", names_table=sql.ident(t)).fetchall()]
              for t in ("_p2p_names", "_boundary_names")}
     sql.run(con, "anchor_breaks", {"phase": phase, "p2p_names": names["_p2p_names"],
                                    "boundary_names": names["_boundary_names"], "kind_names": list(kinds),
@@ -344,10 +336,9 @@ def _candidate_stats(con, cands: dict[int, list[list[str]]], per_pass, pass_gap,
     keys = [(rid, c) for rid, sets in cands.items() for c in sets]
     if not keys:
         return {}
-    con.execute("CREATE OR REPLACE TEMP TABLE _cand_names AS SELECT unnest($c)::INTEGER AS cand, "
-                "unnest($r)::INTEGER AS run_id, unnest($n) AS name",
-                {"c": [i for i, (_, c) in enumerate(keys) for _ in c],
-                 "r": [rid for rid, c in keys for _ in c], "n": [n for _, c in keys for n in c]})
+    sql.run(con, "anchors_cand_names", {"cands": [i for i, (_, c) in enumerate(keys) for _ in c],
+                                        "run_ids": [rid for rid, c in keys for _ in c],
+                                        "names": [n for _, c in keys for n in c]})
     sql.run(con, "anchor_candidates")
     anchor_breaks(con, phase, kinds)
     sql.run(con, "segment_passes", {"per_pass": per_pass, "min_jump": PASS_BREAK_JUMP,
@@ -381,7 +372,7 @@ def _candidate_stats(con, cands: dict[int, list[list[str]]], per_pass, pass_gap,
 def pick_anchor(con, b, primary, fallback):
     """The profile's anchor, or its fallback when the primary matches nothing in these runs."""
     sql.run(con, "segment_anchors", {"run_ids": b.run_ids, "anchor": primary})
-    if con.execute("SELECT count(*) FROM _anchors").fetchone()[0]:
+    if sql.run(con, "anchors_count").fetchone()[0]:
         return primary
     b.notes.append(f"no kernel matches {primary!r}; using the profile's fallback anchor {fallback!r}")
     return fallback

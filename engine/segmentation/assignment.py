@@ -20,8 +20,7 @@ def assign_none(con):
 def assign(con, b: Bound, selection: list[tuple[int, int]]):
     """Stage 4 for the given (run_id, pass) pairs: creates _assigned."""
     # one statement over lists: executemany costs ~0.7 ms a row (1.2 s for 1,700 passes)
-    con.execute("CREATE OR REPLACE TEMP TABLE _sel AS SELECT unnest($r)::INTEGER AS run_id, unnest($p)::BIGINT AS pass",
-                {"r": [r for r, _ in selection], "p": [p for _, p in selection]})
+    sql.run(con, "assignment_sel", {"run_ids": [r for r, _ in selection], "passes": [p for _, p in selection]})
     if b.stored:      # every pass was assigned when it was kept: a pass's layers depend on that pass alone;
         sql.run(con, "segment_assign_kept")   # its _cats came back with it (same runs and profile)
         return
@@ -29,16 +28,15 @@ def assign(con, b: Bound, selection: list[tuple[int, int]]):
     if b.phase == "backward":     # the norm gradients whose names do not say so, for the backward layer boundaries
         sql.run(con, "backward_norm_grads", {"run_ids": b.run_ids})
     else:
-        con.execute("CREATE OR REPLACE TEMP TABLE _bwd_norm AS SELECT NULL::INTEGER AS run_id, NULL::BIGINT AS seq "
-                    "LIMIT 0")
-    lo, hi = con.execute("SELECT min(win_start), max(win_end) FROM _windows JOIN _sel USING (run_id, pass)").fetchone()
+        sql.run(con, "assignment_no_bwd_norm")
+    lo, hi = sql.run(con, "assignment_win_range").fetchone()
     sql.run(con, "segment_assign", {**b.params(), "win_lo": lo, "win_hi": hi})
 
 
 def select_passes(con, b: Bound, spec: PassSpec, fallbacks: set | None = None) -> list[tuple[int, int]]:
     """(run_id, pass) pairs for `--pass N|all|steady|auto|mean`, after find_passes (mean: every pass
     averaged; auto: the steady pass, else the run's last full pass, and the run goes into `fallbacks`)."""
-    allp = con.execute("SELECT run_id, pass, partial FROM _passes ORDER BY run_id, pass").fetchall()
+    allp = sql.run(con, "assignment_passes").fetchall()
     if spec.word == "all":
         return [(r, p) for r, p, _ in allp]
     if spec.chosen:
@@ -87,8 +85,8 @@ def steady_passes(con, b: Bound, rid: int, walls: dict, simulated: bool = False)
     """The passes `--pass mean` averages: every full pass from the steady pass on whose layer-0 wall is
     within 5 % of the median layer-0 wall of those passes (the lower middle value for an even count, so
     the median is a pass of its own and the list is never empty); for a simulated run every full pass."""
-    full = [p for p, partial in con.execute("SELECT pass, partial FROM _passes WHERE run_id = $r ORDER BY pass",
-                                            {"r": rid}).fetchall() if not partial and (rid, p) in walls]
+    full = [p for p, partial in sql.run(con, "assignment_run_passes", {"run_id": rid}).fetchall()
+            if not partial and (rid, p) in walls]
     if simulated:
         if not full:
             raise UsageError(f"run '{b.run_names[rid]}' (simulated) has no full pass")
@@ -101,15 +99,14 @@ def steady_passes(con, b: Bound, rid: int, walls: dict, simulated: bool = False)
 
 def layer0_walls(con, b: Bound) -> dict[tuple[int, int], int]:
     """Layer-0 wall time (ns) of every pass: from a layer assignment of all passes."""
-    assign(con, b, [tuple(r) for r in con.execute("SELECT run_id, pass FROM _passes").fetchall()])
-    return {(r, p): w for r, p, w in con.execute(
-        "SELECT run_id, pass, max(end_ns) - min(start_ns) FROM _assigned WHERE layer = 0 GROUP BY ALL").fetchall()}
+    assign(con, b, [tuple(r) for r in sql.run(con, "assignment_all_passes").fetchall()])
+    return {(r, p): w for r, p, w in sql.run(con, "assignment_layer0_walls").fetchall()}
 
 
 def steady_pass(con, b: Bound, rid: int, walls: dict | None = None) -> int:
     """The first full pass after the first two whose layer-0 wall is within 5 % of the previous pass's."""
     walls = walls if walls is not None else layer0_walls(con, b)
-    passes = con.execute("SELECT pass, partial FROM _passes WHERE run_id = $r ORDER BY pass", {"r": rid}).fetchall()
+    passes = sql.run(con, "assignment_run_passes", {"run_id": rid}).fetchall()
     partial = {p for p, part in passes if part}
     for p, _ in passes:
         prev, cur = walls.get((rid, p - 1)), walls.get((rid, p))

@@ -18,12 +18,11 @@ def attribute(con, b, note: bool = True) -> dict[int, int]:
     sql.run(con, "attribute_scope_runs", {"run_ids": b.run_ids})
     graph_capture.match(con, b)     # graph-replayed kernels take their capture's frames
     sql.run(con, "attribute_modules", {"run_ids": b.run_ids})
-    missing = con.execute("SELECT count(*) FILTER (WHERE module = '(no host launch)'), count(*) FROM _attr").fetchone()
+    missing = sql.run(con, "attribution_missing").fetchone()
     if missing[0] and note:
         b.notes.append(f"{missing[0]:,} of {missing[1]:,} kernels have no launching runtime call in the trace "
                        "(no correlation id, or host side not recorded): module '(no host launch)'")
-    launched = dict(con.execute("SELECT run_id, count(*) FILTER (WHERE module <> '(no host launch)') FROM _attr "
-                                "GROUP BY run_id").fetchall())
+    launched = dict(sql.run(con, "attribution_launched").fetchall())
     return {rid: launched.get(rid, 0) for rid in b.run_ids}
 
 
@@ -34,11 +33,8 @@ def categorize_by_module(con, b: Bound, attributed: bool = False):
     how much stays other. `attributed`: attribute() has filled _attr for every kernel of the runs, so it is
     read as it is (and kept); else the assigned kernels but communication are attributed, into a _attr
     dropped afterwards."""
-    if not con.execute("SELECT count(*) FROM _assigned").fetchone()[0] or not con.execute(
-            "SELECT EXISTS (SELECT 1 FROM host_events WHERE run_id IN (SELECT unnest($r)) AND "
-            "(cat IN ('user_annotation', 'cpu_op', 'operator') "
-            "OR cat = 'python_function' AND starts_with(name, 'nn.Module: ')))",
-            {"r": b.run_ids}).fetchone()[0]:
+    if not sql.run(con, "assigned_count").fetchone()[0] or not sql.run(
+            con, "attribution_host_frames", {"run_ids": b.run_ids}).fetchone()[0]:
         return
     if not attributed:
         sql.run(con, "attribute_scope_assigned")
@@ -47,24 +43,17 @@ def categorize_by_module(con, b: Bound, attributed: bool = False):
     params = evidence_params(b.profile)
     sql.run(con, "module_categories", params)
     # passes none of whose kernels has a module frame while others' do: no module decided there
-    bare = con.execute(
-        "SELECT s.run_id, s.pass, sum(s.dur_ns) FILTER (WHERE s.cat_ord = $o), count(a.cpu_op) > 0 "
-        "FROM _assigned s LEFT JOIN _attr a USING (run_id, seq) "
-        "GROUP BY ALL HAVING count(a.nn_module) = 0 AND count(*) FILTER (WHERE s.cat_ord = $o) > 0 ORDER BY ALL",
-        {"o": params["other_ord"]}).fetchall()
-    framed_runs = {r for (r,) in con.execute("SELECT DISTINCT s.run_id FROM _assigned s "
-                                             "JOIN _attr a USING (run_id, seq) "
-                                             "WHERE a.nn_module IS NOT NULL").fetchall()}
+    bare = sql.run(con, "attribution_bare_passes", {"other_ord": params["other_ord"]}).fetchall()
+    framed_runs = {r for (r,) in sql.run(con, "attribution_framed_runs").fetchall()}
     if not attributed:
-        con.execute("DROP TABLE _attr")
+        sql.run(con, "attr_drop")
     for rid, p, ns, ops in bare:
         if rid in framed_runs:
             b.notes.append(f"run '{b.run_names[rid]}' pass {p} has no nn.Module frames (a frame entered before the "
                            f"capture started is not in the trace): its categories come from kernel names "
                            f"{'and launching ops ' if ops else ''}alone, so {ns / 1000:,.3f} us stay other that module "
                            f"frames put in norm, attention, ... elsewhere")
-    b.notes += evidence_notes(con.execute("SELECT evidence, category, by_name, framed, kernels, ns FROM _by_evidence "
-                                          "ORDER BY ns DESC, category, by_name").fetchall())
+    b.notes += evidence_notes(sql.run(con, "attribution_by_evidence").fetchall())
 
 
 def evidence_notes(rows) -> list[str]:

@@ -107,8 +107,7 @@ def bind(con, opt: Options) -> Bound:
         check_regex(con, pat, f"profile {prof.source} category {cat}")
     if opt.anchor:
         check_regex(con, opt.anchor, "--anchor")
-    names = dict(con.execute("SELECT run_id, name FROM runs WHERE run_id IN (SELECT unnest($ids))",
-                             {"ids": ids}).fetchall())
+    names = dict(sql.run(con, "run_names", {"run_ids": ids}).fetchall())
     training, phase_notes = find_phases(con, prof, ids, names)
     phase = opt.phase or phase_of_anchor(con, opt.anchor or prof.anchor, training)
     if phase == "backward" and not training:
@@ -144,9 +143,7 @@ def _runs_with_kernels(con, ids: list[int]) -> tuple[list[int], list[str]]:
     """The runs of `ids` that have kernels, and a note naming the others: an Ascend rank folder with only its
     communication analyses (a pipeline job's comm-only ranks) has no pass or layer to find, and must not stop
     the job's other ranks from being segmented. All of them without kernels is an error."""
-    rows = con.execute("SELECT r.run_id, r.name, EXISTS (SELECT 1 FROM kernels k WHERE k.run_id = r.run_id AND "
-                       "k.kind IS DISTINCT FROM 'comm') FROM runs r WHERE r.run_id IN (SELECT unnest($i)) "
-                       "ORDER BY r.run_id", {"i": ids}).fetchall()
+    rows = sql.run(con, "binding_runs_with_kernels", {"run_ids": ids}).fetchall()
     bare = [n for _, n, has in rows if not has]
     kept = [r for r, _, has in rows if has]
     if not kept:
@@ -162,8 +159,7 @@ def bind_runs(con, runs, tags=(), profile: str | None = None) -> Bound:
     """The runs alone, for reports that need no segmentation (cores, modules without an anchor, breakdown
     by run or step); `profile` (default generic) gives the category rules, checked as bind checks them."""
     ids = resolve_runs(con, runs, tags)
-    names = dict(con.execute("SELECT run_id, name FROM runs WHERE run_id IN (SELECT unnest($i))",
-                             {"i": ids}).fetchall())
+    names = dict(sql.run(con, "run_names", {"run_ids": ids}).fetchall())
     prof = profiles.load(profile or "generic")
     if profile:
         for cat, pat in prof.rules:

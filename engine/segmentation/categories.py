@@ -42,11 +42,9 @@ def categorize(con, prof: profiles.Profile, pairs: list[tuple[str, str | None]])
     """Category of each (name, op_type) under a profile's rules: the SQL every report uses."""
     load_rules(con, prof)
     # op types all None (a GPU trace) would type the column "NULL": _cats keeps one shape
-    con.execute("CREATE OR REPLACE TEMP TABLE _names AS SELECT unnest($n)::VARCHAR AS name, "
-                "unnest($o)::VARCHAR AS op_type",
-                {"n": [n for n, _ in pairs], "o": [o for _, o in pairs]})
+    sql.run(con, "categories_names_given", {"names": [n for n, _ in pairs], "op_types": [o for _, o in pairs]})
     sql.run(con, "categories")
-    got = {(n, o): c for n, o, c in con.execute("SELECT name, op_type, category FROM _cats").fetchall()}
+    got = {(n, o): c for n, o, c in sql.run(con, "categories_cats").fetchall()}
     return [got[(n, o)] for n, o in pairs]
 
 
@@ -54,17 +52,15 @@ def load_rules(con, prof):
     """TEMP _rules: the profile's category rules in order, `other` last."""
     order = {c: i for i, c in enumerate(prof.categories)}
     rules = prof.rules + [("other", None)]   # NULL pattern: never matches, only names the column
-    con.execute("CREATE OR REPLACE TEMP TABLE _rules AS SELECT unnest(range(len($c)))::INTEGER AS ord, "
-                "unnest($c) AS category, unnest($p) AS pattern, unnest($o)::INTEGER AS cat_ord",
-                {"c": [c for c, _ in rules], "p": [p for _, p in rules], "o": [order[c] for c, _ in rules]})
+    sql.run(con, "categories_rules", {"categories": [c for c, _ in rules], "patterns": [p for _, p in rules],
+                                      "cat_ords": [order[c] for c, _ in rules]})
 
 
 def categorize_kernels(con, b):
     """_cats (categories.sql): the category of every distinct (name, op type) of the bound runs' kernels
     under the bound profile's rules."""
     load_rules(con, b.profile)
-    con.execute("CREATE OR REPLACE TEMP TABLE _names AS SELECT DISTINCT name, op_type FROM kernels "
-                "WHERE run_id IN (SELECT unnest($r))", {"r": b.run_ids})
+    sql.run(con, "categories_kernel_names", {"run_ids": b.run_ids})
     sql.run(con, "categories")
 
 

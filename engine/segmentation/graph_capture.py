@@ -10,8 +10,7 @@ SHOWN = 3       # unmatched replays named in a note; the rest are counted
 def match(con, b):
     """TEMP _graph_launches for attribute_modules.sql, when a run of `b` has a paired capture; the notes
     (once each) in b.notes."""
-    ids = con.execute("SELECT list(run_id ORDER BY run_id) FROM runs WHERE run_id IN (SELECT unnest($r)) "
-                      "AND map_contains(tags, 'capture')", {"r": b.run_ids}).fetchone()[0]
+    ids = sql.run(con, "graph_capture_paired", {"run_ids": b.run_ids}).fetchone()[0]
     if not ids:
         return
     sql.run(con, "graph_capture_match", {"run_ids": ids})
@@ -20,19 +19,14 @@ def match(con, b):
             if note not in b.notes:
                 b.notes.append(note)
     finally:
-        con.execute("DROP TABLE _graph_replays")
+        sql.run(con, "graph_capture_drop")
 
 
 def notes(con, run_names: dict) -> list[str]:
     """What _graph_replays says, per replay run: how many graph replays matched which capture, the launches set
     aside, the replays that match no captured graph, a capture without kernel names."""
     out = []
-    rows = con.execute(
-        "SELECT g.run_id, count(*), count(*) FILTER (WHERE matched), coalesce(sum(kernels) FILTER (WHERE matched), 0), "
-        "coalesce(max(set_aside) FILTER (WHERE matched), 0), count(*) FILTER (WHERE matched AND NOT named), "
-        "(SELECT list(c.name ORDER BY c.run_id) FROM runs r JOIN runs c ON c.tags['capture_of'] = r.tags['capture'] "
-        " AND c.run_id <> r.run_id WHERE r.run_id = g.run_id) "
-        "FROM _graph_replays g GROUP BY g.run_id ORDER BY g.run_id").fetchall()
+    rows = sql.run(con, "graph_capture_notes").fetchall()
     for rid, graphs, matched, kernels, aside, unnamed, caps in rows:
         run = run_names.get(rid, rid)
         capture = f"graph capture{'s' if len(caps) > 1 else ''} {', '.join(repr(c) for c in caps)}"
@@ -53,10 +47,7 @@ def notes(con, run_names: dict) -> list[str]:
 
 def _unmatched(con, rid: int, run: str, capture: str, n: int) -> str:
     """The note naming the replays of run `rid` that no captured graph matches, and why."""
-    rows = con.execute(
-        "SELECT g.launch_ns - r.trace_start_ns, g.kernels, g.nearest, g.differs, g.geometry "
-        "FROM _graph_replays g JOIN runs r USING (run_id) WHERE g.run_id = $r AND NOT g.matched "
-        "ORDER BY g.launch_ns LIMIT $k", {"r": rid, "k": SHOWN}).fetchall()
+    rows = sql.run(con, "graph_capture_unmatched", {"run_id": rid, "shown": SHOWN}).fetchall()
     said = []
     for at, kernels, nearest, differs, geometry in rows:
         where = f"the graph launch at {at / 1e6:,.3f} ms ({kernels:,} kernels)"

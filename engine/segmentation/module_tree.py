@@ -25,22 +25,15 @@ def _has_module_frames(con, run_ids) -> bool:
 def _sources(con, run_ids) -> dict[int, tuple[bool, bool]]:
     """run -> (nn.Module frames, layer ranges) it records (its paired capture's frames count), found once per
     run and session in TEMP _layer_sources: the anchor proposal asks again at every candidate split."""
-    con.execute("CREATE TEMP TABLE IF NOT EXISTS _layer_sources (run_id INTEGER, frames BOOLEAN, ranges BOOLEAN)")
-    known = {r: (f, g) for r, f, g in con.execute("SELECT run_id, frames, ranges FROM _layer_sources WHERE run_id IN "
-                                                  "(SELECT unnest($r))", {"r": list(run_ids)}).fetchall()}
+    known = {r: (f, g) for r, f, g in sql.run(con, "module_tree_sources", {"run_ids": list(run_ids)}).fetchall()}
     new = [r for r in run_ids if r not in known]
     if new:
-        framed = {r for (r,) in con.execute(
-            "SELECT DISTINCT r.run_id FROM runs r LEFT JOIN runs c ON c.tags['capture_of'] = r.tags['capture'] "
-            "WHERE r.run_id IN (SELECT unnest($r)) AND EXISTS (SELECT 1 FROM host_events h WHERE "
-            "h.run_id IN (r.run_id, c.run_id) AND h.cat = 'python_function' AND starts_with(h.name, 'nn.Module: '))",
-            {"r": new}).fetchall()}
+        framed = {r for (r,) in sql.run(con, "module_tree_framed_runs", {"run_ids": new}).fetchall()}
         # the pattern in Python, once per distinct name
-        ranged = {r for r, n in con.execute("SELECT DISTINCT run_id, name FROM host_events WHERE run_id IN "
-                                            "(SELECT unnest($r)) AND cat = 'user_annotation'", {"r": new}).fetchall()
+        ranged = {r for r, n in sql.run(con, "module_tree_annotations", {"run_ids": new}).fetchall()
                   if LAYER_RANGE.search(n or "")}
-        con.execute("INSERT INTO _layer_sources SELECT unnest($r), unnest($f), unnest($g)",
-                    {"r": new, "f": [r in framed for r in new], "g": [r in ranged for r in new]})
+        sql.run(con, "module_tree_sources_add",
+                {"run_ids": new, "frames": [r in framed for r in new], "ranges": [r in ranged for r in new]})
         known.update({r: (r in framed, r in ranged) for r in new})
     return known
 
@@ -67,9 +60,7 @@ def block_instances(con):
     the model's own layers that launched it, where the runs were recorded with nn.Module frames (a graph
     replay takes the frames of its capture's launch calls). Only kernels not met before are attributed: the
     anchor proposal asks for every candidate's kernels three times."""
-    con.execute("CREATE TEMP TABLE IF NOT EXISTS _kernel_blocks (run_id INTEGER, seq BIGINT, framed BOOLEAN, "
-                "cls VARCHAR, inst VARCHAR, inst_no BIGINT, call_ns BIGINT)")
-    runs = [r for (r,) in con.execute("SELECT DISTINCT src_run FROM _anchors").fetchall()]
+    runs = [r for (r,) in sql.run(con, "module_tree_kernel_blocks").fetchall()]
     if runs and _has_module_frames(con, runs):
         _module_instances(con, runs)
     if runs and _has_layer_ranges(con, runs):
@@ -79,17 +70,15 @@ def block_instances(con):
 def _module_instances(con, runs):
     """block_instances from nn.Module frames, for the kernels of _anchors not attributed before."""
     sql.run(con, "attribute_scope_anchors")
-    con.execute("DELETE FROM _attr_scope WHERE (run_id, seq) IN (SELECT run_id, seq FROM _kernel_blocks)")
-    if not con.execute("SELECT count(*) FROM _attr_scope").fetchone()[0]:
-        con.execute("DROP TABLE _attr_scope")
+    if not sql.run(con, "module_tree_attr_scope").fetchone()[0]:
+        sql.run(con, "module_tree_drop_scope")
         return
-    names = dict(con.execute("SELECT run_id, name FROM runs WHERE run_id IN (SELECT unnest($r))",
-                             {"r": runs}).fetchall())
+    names = dict(sql.run(con, "run_names", {"run_ids": runs}).fetchall())
     # graph-replayed kernels take their capture's frames; the notes on the match come with the attribution
     graph_capture.match(con, SimpleNamespace(run_ids=runs, run_names=names, notes=[]))
     sql.run(con, "attribute_modules", {"run_ids": runs})
     sql.run(con, "anchor_blocks")
-    con.execute("DROP TABLE _attr")
+    sql.run(con, "attr_drop")
 
 
 # The module tree proposes an anchor when at least this share of its block calls launched exactly one kernel
@@ -175,7 +164,7 @@ def module_layers(con, b) -> tuple[int | None, str]:
     if not has_layer_evidence(con, b.run_ids):
         return None, ""
     sql.run(con, "segment_anchors", {"run_ids": b.run_ids, "anchor": b.anchor})
-    counts = dict(con.execute("SELECT run_id, count(*) FROM _anchors GROUP BY run_id").fetchall())
+    counts = dict(sql.run(con, "segment_anchor_counts").fetchall())
     blocks = module_blocks(con)     # keyed by the anchors' run_id: here the run
     found = {(m["block"], m["instances"], m["first"], m["last"]) for m in blocks.values()}
     if len(found) != 1 or set(blocks) != set(b.run_ids):

@@ -15,16 +15,12 @@ def split_notes(con, b: Bound) -> list[str]:
     evidence = _pass_evidence(con)
     # every run's passes and groups in one query each (a job of 128 ranks: 2 statements, not 256)
     all_passes, all_groups = {}, {}
-    for rid, *row in con.execute("SELECT run_id, pass, anchors, expected, partial, grp, block_base FROM _passes "
-                                 "ORDER BY run_id, pass").fetchall():
+    for rid, *row in sql.run(con, "pass_notes_passes").fetchall():
         all_passes.setdefault(rid, []).append(tuple(row))
-    for rid, *row in con.execute("SELECT run_id, grp, passes, first_pass, cut_min_ns FROM _pass_groups "
-                                 "ORDER BY run_id, grp").fetchall():
+    for rid, *row in sql.run(con, "pass_notes_groups").fetchall():
         all_groups.setdefault(rid, []).append(tuple(row))
-    for rid, rule, threshold, inside, breaks, forced, stepped, replayed, kinds, walks in con.execute(
-            "SELECT run_id, rule, threshold_ns, inside_max_ns, breaks, forced_breaks, step_breaks, replay_breaks, "
-            "kind_breaks, module_breaks FROM _pass_split "
-            "ORDER BY run_id").fetchall():
+    for rid, rule, threshold, inside, breaks, forced, stepped, replayed, kinds, walks in sql.run(
+            con, "pass_notes_split").fetchall():
         run = b.run_names.get(rid, rid)
         if rule == "gaps":
             head = (f"{breaks} pass break{'s' if breaks > 1 else ''} at anchor gaps >= {us(threshold)}"

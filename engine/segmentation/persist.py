@@ -21,15 +21,13 @@ from tracedb.engine.segmentation.words import ALL_PASSES
 def segment_runs(con, opt: binding.Options) -> tuple[list[tuple[str, int, int]], list[str]]:
     """Segment and store the runs `opt` selects. Returns (run, passes, kernels in a pass) per run, and the
     notes of the segmentation (also kept in the `segmentations` table)."""
-    for t in ("_seg_all", "_seg_stages", "_seg_kinds"):
-        con.execute(f"DROP TABLE IF EXISTS {t}")
+    sql.run(con, "persist_reset")
     notes, attributed, has_host, per_phase = [], False, None, {}
     snapshots.forget(con, resolve_runs(con, opt.runs, opt.tags))
     for b in segment.each_phase(con, opt, first=True, kept=True):
         assignment.assign(con, b, assignment.select_passes(con, b, ALL_PASSES))
         if has_host is None:
-            has_host = con.execute("SELECT count(*) FROM host_events WHERE run_id IN (SELECT unnest($r))",
-                                   {"r": b.run_ids}).fetchone()[0]
+            has_host = sql.run(con, "persist_host_events", {"run_ids": b.run_ids}).fetchone()[0]
         if has_host:   # one attribution of every kernel serves the modules and the categories by module
             if not attributed:
                 attribution.attribute(con, b)
@@ -39,19 +37,10 @@ def segment_runs(con, opt: binding.Options) -> tuple[list[tuple[str, int, int]],
             sql.run(con, "attribute_none")
             attributed = True
         # this phase's kernels, with their pass's step and micro-batch
-        con.execute("CREATE TEMP TABLE IF NOT EXISTS _seg_all AS "
-                    "SELECT a.*, ''::VARCHAR AS phase, i.step, i.microbatch "
-                    "FROM _assigned a JOIN _pass_info i USING (run_id, pass) LIMIT 0")
-        con.execute("INSERT INTO _seg_all SELECT a.*, $p, i.step, i.microbatch FROM _assigned a "
-                    "JOIN _pass_info i USING (run_id, pass)", {"p": b.phase})
+        sql.run(con, "persist_phase_kernels", {"phase": b.phase})
         # each layer's stages and kind, after the categories by module they read
         stages.assign_stages(con, b)
-        con.execute("CREATE TEMP TABLE IF NOT EXISTS _seg_stages AS SELECT * FROM _stages LIMIT 0")
-        con.execute("INSERT INTO _seg_stages SELECT * FROM _stages")
-        con.execute("CREATE TEMP TABLE IF NOT EXISTS _seg_kinds AS SELECT run_id, ''::VARCHAR AS phase, pass, layer, "
-                    "layer_kind FROM _layer_kinds LIMIT 0")
-        con.execute("INSERT INTO _seg_kinds SELECT run_id, $p, pass, layer, layer_kind FROM _layer_kinds",
-                    {"p": b.phase})
+        sql.run(con, "persist_phase_layers", {"phase": b.phase})
         per_phase[b.phase] = unit_notes.unit_times(con, b)
         notes += [n for n in b.notes if n not in notes]
     b.notes = notes + unit_notes.coverage_notes(b, per_phase)
@@ -60,9 +49,7 @@ def segment_runs(con, opt: binding.Options) -> tuple[list[tuple[str, int, int]],
                "pass_gap": b.pass_gap, "config": opt.config, "passes": b.pass_rule()}
     stages_of = pipeline.stage_table(con, b.run_ids)
     # a run's layers: the most a forward pass holds (a backward one's when it has none)
-    layers = dict(con.execute(
-        "SELECT run_id, coalesce(max(n) FILTER (WHERE phase = 'forward'), max(n)) FROM (SELECT run_id, phase, pass, "
-        "count(DISTINCT layer) AS n FROM _seg_all WHERE unit = 'layer' GROUP BY ALL) GROUP BY run_id").fetchall())
+    layers = dict(sql.run(con, "persist_layers").fetchall())
     bases = pipeline.model_layers(con, layers)
     b.notes += _model_layer_notes(b, stages_of, bases, layers)
     con.execute("BEGIN")
@@ -73,9 +60,7 @@ def segment_runs(con, opt: binding.Options) -> tuple[list[tuple[str, int, int]],
     except BaseException:
         con.execute("ROLLBACK")
         raise
-    counts = con.execute("SELECT run_id, count(DISTINCT (phase, pass)) FILTER (WHERE pass IS NOT NULL), count(pass) "
-                         "FROM kernel_segments WHERE run_id IN (SELECT unnest($r)) GROUP BY run_id",
-                         {"r": b.run_ids}).fetchall()
+    counts = sql.run(con, "persist_counts", {"run_ids": b.run_ids}).fetchall()
     by_run = {r: (p, n) for r, p, n in counts}
     return [(b.run_names[r], *by_run.get(r, (0, 0))) for r in b.run_ids], list(b.notes)
 

@@ -40,12 +40,11 @@ def find_phases(con, prof, run_ids, names) -> tuple[set[int], list[str]]:
     those runs and a note per run saying how much device time each phase holds and what decided it. Also
     _p2p_names, the runs' pipeline send/receive names (anchor_breaks.sql)."""
     load_rules(con, prof)
-    con.execute("CREATE OR REPLACE TEMP TABLE _names AS SELECT DISTINCT name, op_type FROM kernels "
-                "WHERE run_id IN (SELECT unnest($r))", {"r": run_ids})
+    sql.run(con, "categories_kernel_names", {"run_ids": run_ids})
     sql.run(con, "categories")
     # what the names say, in Python once per distinct name: a pattern bound as a parameter is compiled by
     # DuckDB again for every row it is matched against (~1.7 ms each for these)
-    kernel_names = [n for (n,) in con.execute("SELECT DISTINCT name FROM _cats WHERE name IS NOT NULL").fetchall()]
+    kernel_names = [n for (n,) in sql.run(con, "phases_names").fetchall()]
     # an embedding lookup or a sampler is forward work by name: the next micro-batch's embedding follows the
     # last backward kernels with no idle gap and no autograd frame (Megatron 1F1B on Ascend: 3-9 kernels of
     # every later forward read as backward by order alone)
@@ -54,23 +53,20 @@ def find_phases(con, prof, run_ids, names) -> tuple[set[int], list[str]]:
              "weight" if re.search(r"(?i)wgrad", n) else "input" if re.search(r"(?i)dgrad", n) else None)
             for n in kernel_names]
     said = [t for t in said if t[1] or t[2]]
-    con.execute("CREATE OR REPLACE TEMP TABLE _name_phase AS SELECT unnest($n) AS name, unnest($p) AS phase, "
-                "unnest($g) AS grad, unnest($w) AS weak",
-                {"n": [t[0] for t in said] or [""], "p": [t[1] for t in said] or [None],
-                 "g": [t[2] for t in said] or [None],
-                 "w": [t[1] == "optimizer" and bool(WEAK_OPTIMIZER.search(t[0]) or GRAD_NORM.search(t[0]))
-                       for t in said] or [False]})
-    con.execute("CREATE OR REPLACE TEMP TABLE _p2p_names AS SELECT unnest($n)::VARCHAR AS name",
-                {"n": [n for n in kernel_names if PIPELINE_P2P.search(n)]})
-    con.execute("CREATE OR REPLACE TEMP TABLE _boundary_names AS SELECT unnest($n)::VARCHAR AS name",
-                {"n": [n for n in kernel_names if FORWARD_BOUNDARY.search(n)]})
+    sql.run(con, "phases_name_phase",
+            {"names": [t[0] for t in said] or [""], "phases": [t[1] for t in said] or [None],
+             "grads": [t[2] for t in said] or [None],
+             "weak": [t[1] == "optimizer" and bool(WEAK_OPTIMIZER.search(t[0]) or GRAD_NORM.search(t[0]))
+                      for t in said] or [False]})
+    sql.run(con, "phases_special_names", {"p2p_names": [n for n in kernel_names if PIPELINE_P2P.search(n)],
+                                          "boundary_names": [n for n in kernel_names if FORWARD_BOUNDARY.search(n)]})
     params = {"run_ids": run_ids}
     if not sql.run(con, "phase_evidence", params).fetchone()[0]:
         # an inference trace: no kernel is backward or optimizer work, which kernel_phases.sql would find only
         # after reading every kernel; over no run it makes the empty _phase at once
         params["run_ids"] = []
     sql.run(con, "kernel_phases", params)
-    rows = con.execute("SELECT run_id, phase, evidence, count(*), sum(dur_ns) FROM _phase GROUP BY ALL").fetchall()
+    rows = sql.run(con, "phases_summary").fetchall()
     training = sorted({r[0] for r in rows})
     notes = []
     ms = lambda ns: f"{ns / 1e6:,.3f} ms"   # noqa: E731  (notes only)
@@ -101,11 +97,5 @@ def phase_of_anchor(con, anchor: str | None, training: set[int]) -> str:
     if not anchor or not training:
         return "forward"
     # the pattern once per distinct name (materialized: pushed below the DISTINCT it would run per kernel)
-    got = dict(con.execute(
-        "WITH names AS MATERIALIZED (SELECT DISTINCT name, op_type FROM kernels WHERE run_id IN (SELECT unnest($r))), "
-        "hits AS (SELECT * FROM names WHERE regexp_matches(coalesce(name, ''), $a) "
-        "OR regexp_matches(coalesce(op_type, ''), $a)) "
-        "SELECT p.phase, count(*) FROM _phase p JOIN kernels k USING (run_id, seq) "
-        "JOIN hits h ON h.name IS NOT DISTINCT FROM k.name AND h.op_type IS NOT DISTINCT FROM k.op_type GROUP BY ALL",
-        {"a": anchor, "r": sorted(training)}).fetchall())
+    got = dict(sql.run(con, "phases_anchor", {"anchor": anchor, "run_ids": sorted(training)}).fetchall())
     return "backward" if got.get("backward") and not got.get("forward") else "forward"

@@ -104,8 +104,8 @@ def each_phase(con, opt: Options, first: bool = False, kept: bool = False):
     `kept`: each phase's segmentation is kept in the store for reports (tracedb segment)."""
     b = None
     for phase in ([opt.phase] if opt.phase or opt.anchor else PHASES):
-        if phase == "backward" and not opt.phase and (not b.training or not con.execute(
-                "SELECT EXISTS (SELECT 1 FROM _phase WHERE phase = 'backward')").fetchone()[0]):
+        if phase == "backward" and not opt.phase and (not b.training or not sql.run(
+                con, "segment_has_backward").fetchone()[0]):
             return    # no backward pass to find: a capture of forward and optimizer work (inference steps)
         phased = replace(opt, phase=phase)
         b = keep(con, phased) if kept else prepare(con, phased)
@@ -122,7 +122,7 @@ def find_passes(con, b: Bound):
         b.proposed = None      # once: a later find_passes on these Bound options computes afresh
     else:
         sql.run(con, "segment_anchors", p)
-        found = dict(con.execute("SELECT run_id, count(*) FROM _anchors GROUP BY run_id").fetchall())
+        found = dict(sql.run(con, "segment_anchor_counts").fetchall())
         for rid in b.run_ids:
             if not found.get(rid):
                 top = con.execute(sql.load("top_names"), {"run_id": rid}).fetchall()

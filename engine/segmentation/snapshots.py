@@ -89,8 +89,7 @@ def _resolve(con, opt):
 
 def _key(con, opt, phase, bound) -> str:
     ids, prof, cfg = bound
-    runs = con.execute("SELECT run_id, name, content_hash, ingested_at::VARCHAR, kernel_rows FROM runs "
-                       "WHERE run_id IN (SELECT unnest($i)) ORDER BY run_id", {"i": ids}).fetchall()
+    runs = sql.run(con, "snapshots_runs", {"run_ids": ids}).fetchall()
     fields = {**asdict(opt), "runs": ids, "tags": []}
     return hashlib.sha256(json.dumps([{**fields, "phase": phase}, runs, repr(prof), cfg, _code()], sort_keys=True,
                                      default=str).encode()).hexdigest()
@@ -168,8 +167,7 @@ def prove(con, opt, state_fields: set[str]) -> Kept | None:
     except ValueError:
         raise SetAside("its options are not JSON") from None
     ids, prof, _ = bound
-    names = dict(con.execute("SELECT run_id, name FROM runs WHERE run_id IN (SELECT unnest($i))",
-                             {"i": ids}).fetchall())
+    names = dict(sql.run(con, "run_names", {"run_ids": ids}).fetchall())
     _check_state(state, opt, run_ids, names, state_fields)
     _check_digests(con, ids, names, kept_digests)
     _check_rows(con, snap_id, state, prof)
@@ -308,8 +306,7 @@ def save(cur, keys: list[str], run_ids: list[int], state: dict, digests: str):
     `keys` (the options as given and with the phase they resolve to), with the Bound `state` and the digests
     of its runs' rows, in one transaction. An index that is not the one `tracedb segment` makes (a view, other
     columns) is replaced, and whatever no kept segmentation lists dropped."""
-    tables = sorted(t for (t,) in cur.execute("SELECT table_name FROM duckdb_tables() WHERE temporary").fetchall()
-                    if _TABLE.match(t))
+    tables = sorted(t for (t,) in sql.run(cur, "temp_tables").fetchall() if _TABLE.match(t))
     cur.execute("BEGIN")
     try:
         index = _index(catalog(cur))
@@ -334,7 +331,7 @@ def save(cur, keys: list[str], run_ids: list[int], state: dict, digests: str):
 def _drop_unlisted(con) -> set[int]:
     """Drop the tables and views named s<id>_... that no kept segmentation lists (left by a delete, or by an
     index replaced); returns the ids listed. The index must be a table of its own columns."""
-    listed = {s for (s,) in con.execute(f"SELECT snap_id FROM {SCHEMA}.segmentations").fetchall()}
+    listed = {s for (s,) in sql.run(con, "snapshots_listed").fetchall()}
     for name, (kind, _) in catalog(con).items():
         m = _KEPT.match(name)
         if m and int(m.group(1)) not in listed:

@@ -15,7 +15,7 @@ def assign_stages(con, b):
     sql.run(con, "layer_stages_backward" if backward else "layer_stages")
     sql.run(con, "layer_stage_fill")
     sql.run(con, "layer_kinds")
-    kinds = con.execute("SELECT run_id, layer_kind, count(*) FROM _layer_kinds GROUP BY ALL ORDER BY ALL").fetchall()
+    kinds = sql.run(con, "stages_kinds").fetchall()
     per_run: dict[int, list[str]] = {}
     for rid, kind, n in kinds:
         per_run.setdefault(rid, []).append(f"{kind} {n:,}")

@@ -100,8 +100,7 @@ def stage_notes(con, b) -> list[str]:
 def step_kind_notes(con, b) -> list[str]:
     """Runs whose passes' step_kind comes from the attention kernels' names, with no serving step annotation
     (segment_steps.sql): a guess the note names."""
-    rows = con.execute("SELECT run_id, count(*), list(DISTINCT step_kind ORDER BY step_kind) FROM _pass_info "
-                       "WHERE kind_from = 'kernel-names' GROUP BY run_id ORDER BY run_id").fetchall()
+    rows = sql.run(con, "unit_notes_step_kinds").fetchall()
     return [f"run '{b.run_names[rid]}': no serving step annotation; the step_kind of {n} pass{'es' if n > 1 else ''} "
             f"({', '.join(kinds)}) is read from the attention kernels' names (BatchPrefill / BatchDecode, prefill / "
             "decode, vLLM's unified_attention_3d for decode batches), and tokens and requests are unknown"

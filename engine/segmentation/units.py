@@ -57,7 +57,7 @@ def check_activities(con, b, by):
     """Kernels or communication ops to divide (in the selected passes, --by pass and layer): a run without any
     is named in a note (a job's other ranks are still reported), and only when no run has any is it an
     error. A run with communication ops only (an Ascend rank folder without kernel_details.csv) is noted."""
-    have = dict(con.execute("SELECT run_id, count(*) FROM _bd_act GROUP BY run_id").fetchall())
+    have = dict(sql.run(con, "units_activity_counts").fetchall())
     where = " in the selected passes" if by in ("pass", "layer") else ""
     missing = [b.run_names[rid] for rid in b.run_ids if not have.get(rid)]
     if len(missing) == len(b.run_ids):
@@ -66,7 +66,7 @@ def check_activities(con, b, by):
     if missing:
         b.notes.append(f"no kernels or communication ops{where}, so no row: "
                        + ", ".join(f"run '{n}'" for n in missing))
-    for rid, ops in con.execute("SELECT run_id, ops FROM _bd_comm_only ORDER BY run_id").fetchall():
+    for rid, ops in sql.run(con, "units_comm_only").fetchall():
         b.notes.append(f"run '{b.run_names[rid]}' has no kernel rows, only its profiler's communication ops ({ops:,}, "
                        "communication.json): its communication is their union; computing, overlap and free time "
                        "are unknown (empty)")
@@ -75,8 +75,7 @@ def check_activities(con, b, by):
 def split_steps(con, b):
     """Split _bd_act by profiler step; a run without steps is an error, activities in no step a note."""
     sql.run(con, "breakdown_steps", {"run_ids": b.run_ids})
-    summary = {r[0]: r[1:] for r in con.execute(
-        "SELECT run_id, marks, stepped, unstepped, unstepped_ns FROM _bd_step_summary").fetchall()}
+    summary = {r[0]: r[1:] for r in sql.run(con, "units_step_summary").fetchall()}
     for rid in b.run_ids:
         marks, stepped, unstepped, unstepped_ns = summary.get(rid, (0, 0, 0, 0))
         if not stepped:

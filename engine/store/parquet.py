@@ -98,7 +98,7 @@ def partitioned(tables) -> list[str]:
 
 def new_manifest(con, tables) -> dict:
     from tracedb.engine.store.schema import SCHEMA_VERSION
-    kernel_cols = [(r[0], r[1]) for r in con.execute("DESCRIBE kernels").fetchall()]
+    kernel_cols = [(r[0], r[1]) for r in sql.run(con, "parquet_kernel_columns").fetchall()]
     described = {t: {"partition_by": dataset.PARTITION if t in partitioned(tables) else None,
                      "columns": dict(cols)} for t, cols in sorted(tables.items())}
     described[dataset.KERNELS] = {"partition_by": dataset.PARTITION, "columns": dict(kernel_cols),

@@ -26,6 +26,7 @@ import os
 
 import duckdb
 
+from tracedb import sql
 from tracedb.errors import UsageError
 
 FILE_WRITERS = {duckdb.StatementType.COPY: "COPY", duckdb.StatementType.EXPORT: "EXPORT DATABASE",
@@ -47,7 +48,7 @@ NO_WRITE = "tracedb sql writes nothing without --write (to save a result, use --
 def confine(con, allow_read=()) -> None:
     """Confine `con` to its database, the dataset files it reads and the paths in `allow_read` (files or
     folders, which must exist). A connection confined already (its configuration locked) is left as it is."""
-    if con.execute("SELECT system.main.current_setting('lock_configuration')").fetchone()[0]:
+    if sql.run(con, "sandbox_locked").fetchone()[0]:
         return
     files, folders = _dataset_files(con), []
     for path in allow_read:
@@ -226,7 +227,7 @@ def _read_only_attach(text: str) -> bool:
 def _dataset_files(con) -> list[str]:
     """The Parquet files a dataset connection's views read (the variable tracedb_files), else none."""
     try:
-        value = con.execute("SELECT getvariable('tracedb_files')").fetchone()[0]
+        value = sql.run(con, "sandbox_dataset_files").fetchone()[0]
     except duckdb.Error:
         return []
     if not isinstance(value, dict):

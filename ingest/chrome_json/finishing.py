@@ -46,9 +46,7 @@ def unplaced_line(threads: list[tuple[str, int, str]]) -> str:
 
 def without_device_activity(con, run_ids: list[int]) -> list[int]:
     """Those of the runs with no event of a kind (no device activity), after `finish`."""
-    return [r for (r,) in con.execute(
-        "SELECT r FROM (SELECT unnest($r) AS r) WHERE r NOT IN (SELECT DISTINCT run_id FROM trace_events "
-        "WHERE run_id IN (SELECT unnest($r)) AND kind IS NOT NULL) ORDER BY r", {"r": run_ids}).fetchall()]
+    return [r for (r,) in sql.run(con, "ingest_chrome_no_device", {"r": run_ids}).fetchall()]
 
 
 def check_device_activity(con, run_id: int, path: str):
@@ -56,9 +54,7 @@ def check_device_activity(con, run_id: int, path: str):
     in case they are cores."""
     if not without_device_activity(con, [run_id]):
         return
-    seen = [r[0] for r in con.execute(
-        "SELECT DISTINCT thread_name FROM tracks WHERE run_id = $r AND thread_name IS NOT NULL "
-        "ORDER BY 1 LIMIT 8", {"r": run_id}).fetchall()]
+    seen = [r[0] for r in sql.run(con, "ingest_chrome_thread_names", {"r": run_id}).fetchall()]
     names = (f"; thread names seen: {', '.join(seen)} — if those are cores, map them with "
              "--core-rule 'REGEX=AIC'") if seen else ""
     if cut_short(path):

@@ -79,7 +79,7 @@ def _cursors_for(con, config: JsonIngestConfig) -> JsonIngestConfig:
     cursor, in parts no smaller than a part's size: two cursors would only take turns on its core, and the
     two halves of a 100 MB trace (~100 k events each, under a row group) went through the WAL and were
     written again at the checkpoint: 1.34-1.45 CPU-s per 100 MB trace, against 1.08-1.17 in one part."""
-    threads = int(con.execute("SELECT current_setting('threads')").fetchone()[0])
+    threads = int(sql.run(con, "parsing_setting", {"s": "threads"}).fetchone()[0])
     return dataclasses.replace(config, inserters=threads) if threads < config.inserters else config
 
 

@@ -16,6 +16,7 @@ import os
 import shutil
 import tempfile
 
+from tracedb import sql
 from tracedb.errors import StoreError
 from tracedb.ingest import leftovers
 from tracedb.ingest.chrome_json.config import JsonIngestConfig
@@ -57,7 +58,7 @@ def cannot_write(folder: str):
 
 def store_folder(con) -> str | None:
     """The folder of the database file `con` writes (None in memory): where the work folder goes."""
-    row = con.execute("SELECT path FROM duckdb_databases() WHERE database_name = current_database()").fetchone()
+    row = sql.run(con, "staging_store_path").fetchone()
     return os.path.dirname(os.path.abspath(row[0])) if row and row[0] else None
 
 

@@ -64,7 +64,7 @@ READER = formats.Reader(
     device_kind="npu", clock_domain="unix-epoch-local",
     sql=("ingest_chrome_part", "ingest_chrome_check", "ingest_chrome_discard", "ingest_chrome_tracks",
          "ingest_chrome_tasks", "ingest_chrome_cores", "ingest_chrome_devices", "ingest_chrome_unplaced",
-         "ingest_chrome_finish"),
+         "ingest_chrome_finish", "ingest_chrome_no_device", "ingest_chrome_thread_names"),
     docs=(formats.Doc("PyTorch profiler (Kineto) / Chrome trace JSON, `.json` or `.json.gz`, NVIDIA and AMD",
                       "`chrome-trace`", "`trace_events`"),
           formats.Doc("Ascend `trace_view.json`", "`ascend-trace-view`", "`trace_events`"),

@@ -11,7 +11,7 @@ def build(con, fmt, seg, absolute=False):
     from tracedb.engine.rendering import render as rnd
     from tracedb.engine.segmentation import assignment, binding, segment, selection, unit_notes, units
     from tracedb.engine.segmentation.words import ALL_PASSES
-    con.execute("DROP TABLE IF EXISTS _pass_rows")
+    sql.run(con, "passes_forget")
     notes, per_phase = [], {}
     for b in segment.each_phase(con, binding.Options(**seg)):
         assignment.assign(con, b, assignment.select_passes(con, b, ALL_PASSES))

@@ -1,0 +1,13 @@
+-- Report critical-path: the walked paths, registered from Python (Arrow) as _cp_walk_rows, kept as a table.
+-- Inputs: _cp_walk_rows (registered by engine/reports/critical_path.py).
+-- Parameters: none.
+-- Output: TEMP _cp_walk, one row per segment of a walked path:
+--   path BIGINT: the path: its run's id, or 0 for the one path of --job
+--   step BIGINT: the window's step; NULL: the whole trace
+--   pos BIGINT: the segment's position, 0 the window's first
+--   node BIGINT: the node it belongs to (_cp_nodes.id)
+--   start_ns BIGINT: start, ns, on the path's clock
+--   end_ns BIGINT: end, ns
+--   category VARCHAR: the segment's category
+--   window_start_ns BIGINT: the window's start
+CREATE OR REPLACE TEMP TABLE _cp_walk AS SELECT * FROM _cp_walk_rows;

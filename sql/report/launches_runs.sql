@@ -1,0 +1,13 @@
+-- Report launches: what launches_calls.sql found of each run's launches, for the error or the notes on runs
+-- without launch calls (or with device work launched before the capture).
+-- Inputs: _la_runs (launches_calls.sql).
+-- Parameters: none.
+-- Output: rows, one per run:
+--   run_id INTEGER: the run
+--   format VARCHAR: runs.format
+--   activities BIGINT: its device activities (kernel, comm, memcpy, memset)
+--   launched BIGINT: those with a launch call
+--   unlaunched_ns BIGINT: the time of those without
+--   host_events BIGINT: its host events (0: a device-only trace or a CSV)
+--   devices BIGINT: distinct device ids of its activities
+SELECT run_id, format, activities, launched, unlaunched_ns, host_events, devices FROM _la_runs;

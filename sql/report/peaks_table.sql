@@ -1,0 +1,11 @@
+-- The device peaks a roofline is measured against (engine/reports/peaks.py fills it from its datasheet table
+-- or the user's --peak-tflops / --peak-tbs, peaks_add.sql).
+-- Inputs: none.
+-- Parameters: none.
+-- Output: TEMP _peaks, empty:
+--   run_id INTEGER: the run
+--   device VARCHAR: the device the peaks are of
+--   dtype VARCHAR: the dtype of the FLOP/s peak; NULL: every dtype (a --peak-tflops override)
+--   flops_s DOUBLE: dense FLOP/s; NULL when unknown
+--   bytes_s DOUBLE: HBM bytes/s; NULL when unknown
+CREATE OR REPLACE TEMP TABLE _peaks (run_id INTEGER, device VARCHAR, dtype VARCHAR, flops_s DOUBLE, bytes_s DOUBLE);

@@ -1,0 +1,11 @@
+-- Report what-if: one replay's figures, executed once per window and edit.
+-- Inputs: _wi_rows (what_if_rows.sql).
+-- Parameters:
+--   $run_id INTEGER: the run
+--   $step BIGINT: the window's step
+--   $edit VARCHAR: the edit
+--   $measured_ns BIGINT: the measured time
+--   $predicted_ns BIGINT: the replayed time
+--   $pos INTEGER: the row's order
+-- Output: TEMP _wi_rows, a row added.
+INSERT INTO _wi_rows VALUES ($run_id, $step, $edit, $measured_ns, $predicted_ns, $pos);

@@ -1,0 +1,12 @@
+-- The device time each kind of evidence decided the category of, by category, largest first (the notes of
+-- the categories by module).
+-- Inputs: _by_evidence (module_categories.sql).
+-- Parameters: none.
+-- Output: rows, one per row of _by_evidence, by time (largest first), category and category by name:
+--   evidence VARCHAR: module | op | name | frame | none
+--   category VARCHAR: the category
+--   by_name VARCHAR: the category by name
+--   framed BOOLEAN: launched inside an nn.Module frame
+--   kernels BIGINT: kernels
+--   ns HUGEINT: their time
+SELECT evidence, category, by_name, framed, kernels, ns FROM _by_evidence ORDER BY ns DESC, category, by_name;

@@ -1,0 +1,12 @@
+-- Every pass of the runs, for the notes of the pass split (partial passes and where they sit).
+-- Inputs: _passes (segment_passes.sql).
+-- Parameters: none.
+-- Output: rows, one per (run, pass), in that order:
+--   run_id INTEGER: the run
+--   pass BIGINT: the pass
+--   anchors BIGINT: its anchors
+--   expected BIGINT: the anchors a pass holds; NULL when unknown
+--   partial BOOLEAN: it holds fewer anchors than expected
+--   grp HUGEINT: its gap group
+--   block_base BIGINT: the block its first anchor opens (a capture that starts mid-pass)
+SELECT run_id, pass, anchors, expected, partial, grp, block_base FROM _passes ORDER BY run_id, pass;
