@@ -29,7 +29,7 @@ from tracedb import sql
 from tracedb.errors import InputError
 from tracedb.ingest import formats, sqlite_export
 from tracedb.ingest.duckdb_memory import memory_cap
-from tracedb.ingest.sqlite_export import REAL, arrow_batches, quote
+from tracedb.ingest.sqlite_export import REAL, arrow_batches
 
 FORMAT = "ascend-db"
 DEVICE_KIND = "npu"
@@ -143,7 +143,7 @@ def _columns(lite, path) -> dict[str, set[str]]:
     for table, (_, required, _opt) in _TABLES.items():
         if table not in names:
             continue
-        cols = {r[1] for r in lite.execute(f"PRAGMA table_info({quote(table)})")}
+        cols = {r[1] for r in lite.execute(f"PRAGMA table_info({sql.ident(table)})")}
         lacking = [c for c, _ in required if c not in cols]
         if lacking:
             raise InputError(f"{path}: table {table} has no column {', '.join(lacking)}; {_EXPECTED} ({table} with "
@@ -185,7 +185,7 @@ def _column(name, kind) -> str:
     """The column as SQLite hands it over; a 'digits' column's text of at most 19 digits within int64 as
     its integer (SQLite's CAST would turn other text into 0, or saturate, silently): other text stays text
     and is refused by name."""
-    q = quote(name)
+    q = sql.ident(name)
     if kind != _D:
         return q
     return (f"CASE WHEN typeof({q}) = 'text' AND {q} <> '' AND {q} NOT GLOB '*[^0-9]*' AND (length({q}) < 19 "

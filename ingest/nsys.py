@@ -20,7 +20,7 @@ import subprocess
 from tracedb import sql
 from tracedb.errors import InputError
 from tracedb.ingest import formats, sqlite_export
-from tracedb.ingest.sqlite_export import arrow_batches, quote
+from tracedb.ingest.sqlite_export import arrow_batches
 
 FORMAT = "nsys"
 DEVICE_KIND = "gpu"
@@ -246,7 +246,7 @@ class _Export:
         return out
 
     def _names(self, table: str) -> set[str]:
-        return {r[1] for r in self._try(lambda: self.con.execute(f"PRAGMA table_info({quote(table)})").fetchall())}
+        return {r[1] for r in self._try(lambda: self.con.execute(f"PRAGMA table_info({sql.ident(table)})").fetchall())}
 
     def devices(self) -> list[int]:
         seen = set()
@@ -279,13 +279,13 @@ class _Export:
         import pyarrow as pa
         cols = self.columns(key, table)
         names = [c for c in cols if cols[c]]           # the others stay NULL in the target
-        select = ", ".join(quote(cols[c]) for c in names)
+        select = ", ".join(sql.ident(cols[c]) for c in names)
         where, params = "", ()
         if device is not None:
-            where, params = f" WHERE {quote(cols['device_id'])} = ?", (device,)
+            where, params = f" WHERE {sql.ident(cols['device_id'])} = ?", (device,)
         elif pids is not None:
-            where, params = (f" WHERE ({quote(cols['global_tid'])} >> 24) & 16777215 IN ({', '.join('?' * len(pids))})",
-                             tuple(pids))
+            marks = ", ".join("?" * len(pids))
+            where, params = f" WHERE ({sql.ident(cols['global_tid'])} >> 24) & 16777215 IN ({marks})", tuple(pids)
         read = sql.file_statements("ingest_nsys_read", columns=select, table=sql.ident(table), where=where)[0]
         cur = self._try(lambda: self.con.execute(read, params))
 

@@ -21,7 +21,7 @@ import duckdb
 from tracedb import sql
 from tracedb.errors import InputError
 from tracedb.ingest import formats, sqlite_export
-from tracedb.ingest.sqlite_export import arrow_batches, quote
+from tracedb.ingest.sqlite_export import arrow_batches
 
 FORMAT = "rocpd"
 DEVICE_KIND = "gpu"
@@ -151,7 +151,7 @@ def _columns(lite, path) -> dict[str, tuple[str, set[str]]]:
         if len(found) > 1:
             raise InputError(f"{path}: {len(found)} tables {found[0]}, {found[1]}, ... and no view {base} over "
                              f"them; {_EXPECTED} holding one capture (rocpd_views.sql makes the view)")
-        cols = {r[1] for r in lite.execute(f"PRAGMA table_info({quote(found[0])})")}
+        cols = {r[1] for r in lite.execute(f"PRAGMA table_info({sql.ident(found[0])})")}
         required = _TABLES[base][1]
         lacking = [c for c, _ in required if c not in cols]
         if base in _TIMED and not ({"start", "end"} <= cols or {"start_id", "end_id"} <= cols):
@@ -177,7 +177,7 @@ def _copy(lite, con, path, table, target, spec, cols):
 
 def _select(name, kind) -> str:
     """The column as read: a JSON column's text, NULL for SQLite's binary JSONB (a blob)."""
-    q = quote(name)
+    q = sql.ident(name)
     return f"CASE WHEN typeof({q}) = 'text' THEN {q} END" if kind == _J else q
 
 

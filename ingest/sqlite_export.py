@@ -12,7 +12,7 @@ from tracedb.errors import InputError
 from tracedb.ingest import arrow_pool, formats
 from tracedb.ingest.sqlite_file import is_sqlite, open_ro, raise_if_stopped, tables
 
-__all__ = ["is_sqlite", "open_ro", "raise_if_stopped", "tables", "declare", "quote", "fits", "arrow_batches", "REAL",
+__all__ = ["is_sqlite", "open_ro", "raise_if_stopped", "tables", "declare", "fits", "arrow_batches", "REAL",
            "SUFFIXES"]
 SUFFIXES = (".sqlite", ".sqlite3", ".db")    # the names a folder search opens as SQLite (never an ingest's test)
 
@@ -33,11 +33,6 @@ def declare(name: str, order: int, matches, devices, load, device_kind: str, clo
     return formats.Reader(name=name, order=order, recognise=recognise, found=found, suffixes=SUFFIXES,
                           read=lambda con, run_id, src, options: load(con, run_id, src), devices=devices,
                           device_kind=device_kind, clock_domain=clock_domain, sql=sql, docs=docs, **more)
-
-
-def quote(name) -> str:
-    """An SQLite identifier (a table or column name the file itself lists), quoted."""
-    return '"' + str(name).replace('"', '""') + '"'
 
 
 REAL = "real"   # a column kind of arrow_batches beside True (text) and False (int64): a number as float64
