@@ -83,6 +83,7 @@ def keep(con, opt: Options) -> Bound:
     cur = con.cursor()
     try:
         sql.run(cur, "macros")
+        sql.run(cur, "launch_macros")
         b = prepare(cur, opt, reuse=False)
         assign(cur, b, select_passes(cur, b, ALL_PASSES))
         # found by the phase as given, by the phase bound, and without one when that binds the same phase

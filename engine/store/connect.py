@@ -80,6 +80,7 @@ def open_store(path: str | None = None, read_only: bool = False, migrate: bool =
     try:
         sql.run(con, "macros")   # TEMP, so read-only opens have them too; a migration may use them
         schema._check_schema(con, path, read_only, migrate, checked=exists and not made)
+        sql.run(con, "launch_macros")   # over the views, which exist once the schema is checked
         if not read_only:
             _discard_unfinished(con)
         if confined:

@@ -202,6 +202,7 @@ def open_dataset(path: str, new_store, schema_version: int, config: dict):
     try:
         sql.run(con, "macros")
         sql.run(con, "dataset_files", {"files": _files_param(files)})
+        sql.run(con, "launch_macros")   # after the files: creating them reads the views over the files
         bad = sql.run(con, "dataset_check_times").fetchone() if RAW_TABLES & files.keys() else None
         if bad:
             raise StoreError(f"{path}: run {bad[0]}: kernel {bad[1][:60]!r} lasts {bad[2]} ns; expected durations "

@@ -59,8 +59,7 @@ WITH per_pass AS (
 ), served AS (
     -- the passes with tokens: their first anchor, its launch and the step annotation segment_steps.sql read
     SELECT a.run_id, a.pass, k.start_ns AS anchor_ns, i.annotation,
-        (SELECT min(h.start_ns) FROM host_events h WHERE h.run_id = k.run_id AND h.correlation_id = k.correlation_id
-           AND launch_call(h.cat)) AS launch_ns
+        launch_of(k.run_id, k.correlation_id).call_ns AS launch_ns
     FROM _anchor_pass a JOIN kernels k ON k.run_id = a.run_id AND k.seq = a.seq
     JOIN _pass_info i ON i.run_id = a.run_id AND i.pass = a.pass
     WHERE a.k = 0 AND i.tokens > 0
@@ -78,8 +77,8 @@ WITH per_pass AS (
 ), step_kernels AS (
     SELECT a.run_id, a.pass, a.start_ns, a.end_ns
     FROM _assigned a JOIN host_step st USING (run_id, pass) JOIN kernels k ON k.run_id = a.run_id AND k.seq = a.seq
-    WHERE EXISTS (SELECT 1 FROM host_events h WHERE h.run_id = k.run_id AND h.correlation_id = k.correlation_id
-                    AND launch_call(h.cat) AND h.start_ns >= st.from_ns AND h.start_ns < st.to_ns)
+    WHERE launch_of(k.run_id, k.correlation_id).call_ns >= st.from_ns
+      AND launch_of(k.run_id, k.correlation_id).call_ns < st.to_ns
     UNION ALL
     SELECT a.run_id, a.pass, a.start_ns, a.end_ns
     FROM _assigned a JOIN device_step st USING (run_id, pass)

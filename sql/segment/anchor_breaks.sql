@@ -84,13 +84,13 @@ FROM marks
 WINDOW w AS (PARTITION BY run_id ORDER BY start_ns ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW);
 
 CREATE OR REPLACE TEMP TABLE _anchor_steps AS
-WITH launched AS (
-    SELECT a.run_id, a.idx, a.src_run, k.step_id, min(h.start_ns) AS t,
-        coalesce(bool_or(contains(lower(h.name), 'graphlaunch')), false) AS graph,
-        $kind_groups[list_position($kind_names, k.name)] AS kind_name
+WITH anchored AS (
+    SELECT a.run_id, a.idx, a.src_run, k.step_id, k.name, launch_of(a.src_run, k.correlation_id) AS l
     FROM _anchors a JOIN kernels k ON k.run_id = a.src_run AND k.seq = a.seq
-    LEFT JOIN host_events h ON h.run_id = a.src_run AND h.correlation_id = k.correlation_id AND launch_call(h.cat)
-    GROUP BY a.run_id, a.idx, a.src_run, k.step_id, k.name
+), launched AS (
+    SELECT run_id, idx, src_run, step_id, l.call_ns AS t, coalesce(contains(lower(l.api), 'graphlaunch'), false) AS graph,
+        $kind_groups[list_position($kind_names, name)] AS kind_name
+    FROM anchored
 ), replays AS (
     -- a graph replay that holds two anchors or more holds whole passes (vLLM FULL, SGLang decode, a
     -- compiled diffusion transformer: 57 blocks per replay); one with at most one (vLLM PIECEWISE: 25

@@ -5,8 +5,8 @@
 -- layers.3, Layer 3). The outermost such range around a launch is the kernel's block, its prefix the block
 -- class and its number the instance: each forward pass opens the ranges of every layer once, in order, as it
 -- calls the modules (anchor_blocks.sql).
--- Inputs: _anchors (src_run: the kernel's run), kernels, host_events, _kernel_blocks (anchor_blocks.sql; may
---   be missing).
+-- Inputs: _anchors (src_run: the kernel's run), kernels, host_events (launch_of and enclosing:
+--   launch_macros.sql), _kernel_blocks (anchor_blocks.sql; may be missing).
 -- Parameters:
 --   $pattern VARCHAR: RE2 pattern of a layer range name, group 1 the block class (the name up to the word
 --     layer or block), group 2 the layer number (tracedb.engine.segmentation.anchors: LAYER_RANGE)
@@ -19,6 +19,7 @@
 --   instances BIGINT: its distinct numbers
 --   first_inst VARCHAR: '<cls>_<lowest number>'
 --   last_inst VARCHAR: '<cls>_<highest number>'
+-- TEMP _range_frames, _range_launches and _range_blocks are scratch, dropped at the end.
 CREATE TEMP TABLE IF NOT EXISTS _kernel_blocks (run_id INTEGER, seq BIGINT, framed BOOLEAN, cls VARCHAR, inst VARCHAR,
     inst_no BIGINT, call_ns BIGINT);
 
@@ -41,27 +42,25 @@ SELECT run_id, cls, count(DISTINCT inst_no) AS instances, cls || '_' || min(inst
     cls || '_' || max(inst_no) AS last_inst
 FROM _range_frames GROUP BY run_id, cls HAVING count(DISTINCT inst_no) >= 2;
 
-CREATE OR REPLACE TEMP TABLE _range_blocks AS
+CREATE OR REPLACE TEMP TABLE _range_launches AS
 WITH scope AS (
     SELECT DISTINCT a.src_run AS run_id, a.seq FROM _anchors a
     WHERE NOT EXISTS (SELECT 1 FROM _kernel_blocks b WHERE b.run_id = a.src_run AND b.seq = a.seq AND b.cls IS NOT NULL)
-), launches AS (
-    SELECT s.run_id, s.seq, h.pid, h.tid, h.start_ns AS t
-    FROM scope s JOIN kernels k USING (run_id, seq)
-    JOIN host_events h ON h.run_id = k.run_id AND h.correlation_id = k.correlation_id
-    WHERE k.correlation_id IS NOT NULL AND launch_call(h.cat)
-    QUALIFY row_number() OVER (PARTITION BY s.run_id, s.seq ORDER BY h.start_ns) = 1
+), looked_up AS (
+    SELECT s.run_id, s.seq, launch_of(k.run_id, k.correlation_id) AS l FROM scope s JOIN kernels k USING (run_id, seq)
 )
-SELECT l.run_id, l.seq, arg_min(f.cls, f.start_ns) AS cls, arg_min(f.inst_no, f.start_ns) AS inst_no,
-    min(f.start_ns) AS call_ns
-FROM launches l
-JOIN _range_frames f ON f.run_id = l.run_id AND f.pid IS NOT DISTINCT FROM l.pid AND f.tid IS NOT DISTINCT FROM l.tid
- AND f.start_ns <= l.t AND l.t < f.end_ns
+SELECT run_id, seq, run_id AS host_run_id, l.pid, l.tid, l.call_ns AS t FROM looked_up WHERE l IS NOT NULL;
+
+CREATE OR REPLACE TEMP TABLE _range_blocks AS
+SELECT f.launch_run AS run_id, f.launch_seq AS seq, arg_min(f.cls, f.start_ns) AS cls,
+    arg_min(f.inst_no, f.start_ns) AS inst_no, min(f.start_ns) AS call_ns
+FROM enclosing('_range_launches', '_range_frames') f
 SEMI JOIN _range_classes c ON c.run_id = f.run_id AND c.cls = f.cls
-GROUP BY l.run_id, l.seq;
+GROUP BY f.launch_run, f.launch_seq;
 
 DELETE FROM _kernel_blocks WHERE (run_id, seq) IN (SELECT run_id, seq FROM _range_blocks);
 INSERT INTO _kernel_blocks
 SELECT run_id, seq, true, cls, cls || '_' || inst_no, inst_no, call_ns FROM _range_blocks;
 DROP TABLE _range_blocks;
+DROP TABLE _range_launches;
 DROP TABLE _range_frames;

@@ -9,11 +9,8 @@
 --    step: step_mark in macros.sql) is no frame.
 --    nn.Module frames (python_function named 'nn.Module: ...', present when the trace was recorded
 --    with modules) are a kind of their own.
---    The join is a hash join on (run, thread, 1 ms time bucket) plus the range condition: each frame is
---    listed once per bucket it covers, each launch in its own bucket. A range join on the thread alone
---    degenerates into hash join + filter over every frame of the thread, and an IEJoin without the
---    thread took minutes for 673 k launches and as many frames (a 1 GB Kineto trace). Only frames that
---    overlap the launches' time range are read (one pass of a long trace: a small slice).
+--    The join is the macro enclosing (launch_macros.sql). Only frames that overlap the launches' time range
+--    are read (one pass of a long trace: a small slice).
 -- 3. module paths: every nn.Module frame gets its instance path, the enclosing nn.Module frames outermost
 --    first ('Qwen2Model_0/Qwen2DecoderLayer_5/Qwen2Attention_5/Linear_37'), and its role, the same path
 --    without what differs from layer to layer: each step is the class, and for a module with no module
@@ -26,7 +23,7 @@
 -- 4. module: the innermost nn.Module frame's role, else user annotation, else cpu_op, else python frame;
 --    kernels with no launch found get '(no host launch)', launches outside any frame '(no host frame)'.
 --    module_path: the innermost nn.Module frame's instance path, else the same as module.
--- Inputs: kernels, kernel_launches, host_events, trace_events, and TEMP _attr_scope(run_id INTEGER, seq BIGINT,
+-- Inputs: kernels, kernel_launches, host_events (enclosing: launch_macros.sql), trace_events, and TEMP _attr_scope(run_id INTEGER, seq BIGINT,
 --   correlation_id BIGINT): the kernels to attribute (attribute_scope_runs.sql: every kernel of the runs;
 --   attribute_scope_assigned.sql: the assigned kernels that are not communication); dropped here. TEMP
 --   _graph_launches(run_id INTEGER, seq BIGINT, host_run_id INTEGER, pid VARCHAR, tid VARCHAR, t BIGINT)
@@ -47,7 +44,7 @@
 --   module_path VARCHAR: step 4: the innermost nn.Module frame's instance path, else the same as module
 --   module_calls BIGINT[]: the start of each nn.Module frame on module_path, outermost first (which call of
 --     an instance launched the kernel: a decoder layer runs once per forward pass); NULL without one
--- TEMP _launches and _module_frames are scratch, dropped at the end.
+-- TEMP _launches, _module_frames and _attr_frames are scratch, dropped at the end.
 CREATE TEMP TABLE IF NOT EXISTS _graph_launches (run_id INTEGER, seq BIGINT, host_run_id INTEGER, pid VARCHAR,
     tid VARCHAR, t BIGINT);
 
@@ -109,26 +106,25 @@ LEFT JOIN anc a ON a.run_id = s.run_id AND a.seq = s.seq
 LEFT JOIN step p ON p.run_id = a.run_id AND p.seq = a.anc_seq
 GROUP BY s.run_id, s.seq, s.inst, s.cls, s.role_step, s.start_ns;
 
+CREATE OR REPLACE TEMP TABLE _attr_frames AS
+SELECT run_id, pid, tid, start_ns, start_ns + dur_ns AS end_ns, seq AS frame_seq, name,
+    CASE WHEN cat = 'python_function' AND starts_with(name, 'nn.Module:') THEN 'nn_module'
+         WHEN cat = 'operator' THEN 'cpu_op' ELSE cat END AS kind
+FROM host_events
+JOIN (SELECT host_run_id AS run_id, min(t) AS lo, max(t) AS hi FROM _launches GROUP BY ALL) USING (run_id)
+WHERE cat IN ('cpu_op', 'operator', 'user_annotation', 'python_function')
+  AND dur_ns > 0 AND start_ns <= hi AND start_ns + dur_ns > lo
+  -- a step is no frame: ProfilerStep#N (or a serving step) around every launch of the step would name
+  -- every kernel the step launched outside an nn.Module by the step instead of its op
+  AND NOT step_mark(name);
+
 CREATE OR REPLACE TEMP TABLE _attr AS
 WITH launches AS (
     SELECT * FROM _launches
-), frames AS (
-    SELECT run_id, seq AS frame_seq, pid, tid, start_ns, start_ns + dur_ns AS end_ns, name,
-        CASE WHEN cat = 'python_function' AND starts_with(name, 'nn.Module:') THEN 'nn_module'
-             WHEN cat = 'operator' THEN 'cpu_op' ELSE cat END AS kind,
-        unnest(range(start_ns // 1000000, greatest(start_ns + dur_ns - 1, start_ns) // 1000000 + 1)) AS bucket
-    FROM host_events
-    JOIN (SELECT host_run_id AS run_id, min(t) AS lo, max(t) AS hi FROM _launches GROUP BY ALL) USING (run_id)
-    WHERE cat IN ('cpu_op', 'operator', 'user_annotation', 'python_function')
-      AND dur_ns > 0 AND start_ns <= hi AND start_ns + dur_ns > lo
-      -- a step is no frame: ProfilerStep#N (or a serving step) around every launch of the step would name
-      -- every kernel the step launched outside an nn.Module by the step instead of its op
-      AND NOT step_mark(name)
-), enclosing AS (
-    SELECT l.run_id, l.seq, f.kind, arg_max(f.name, f.start_ns) AS name, arg_max(f.frame_seq, f.start_ns) AS frame_seq
-    FROM launches l JOIN frames f
-      ON f.run_id = l.host_run_id AND f.pid IS NOT DISTINCT FROM l.pid AND f.tid IS NOT DISTINCT FROM l.tid
-     AND f.bucket = l.t // 1000000 AND f.start_ns <= l.t AND l.t < f.end_ns
+), innermost AS (
+    SELECT launch_run AS run_id, launch_seq AS seq, kind, arg_max(name, start_ns) AS name,
+        arg_max(frame_seq, start_ns) AS frame_seq
+    FROM enclosing('_launches', '_attr_frames')
     GROUP BY ALL
 ), per_kernel AS (
     SELECT l.run_id, l.seq, l.host_run_id, l.launch_ns,
@@ -137,7 +133,7 @@ WITH launches AS (
         max(e.name) FILTER (WHERE e.kind = 'nn_module') AS nn_module,
         max(e.frame_seq) FILTER (WHERE e.kind = 'nn_module') AS module_seq,
         max(e.name) FILTER (WHERE e.kind = 'python_function') AS python_frame
-    FROM launches l LEFT JOIN enclosing e USING (run_id, seq)
+    FROM launches l LEFT JOIN innermost e USING (run_id, seq)
     GROUP BY ALL
 ), named AS (
     SELECT k.run_id, k.seq, p.launch_ns, p.cpu_op, p.annotation, p.nn_module, p.python_frame, mf.role, mf.path, mf.calls,
@@ -151,6 +147,7 @@ SELECT run_id, seq, launch_ns, cpu_op, annotation, nn_module, python_frame,
     coalesce(role, other) AS module, coalesce(path, other) AS module_path, calls AS module_calls
 FROM named;
 DROP TABLE _module_frames;
+DROP TABLE _attr_frames;
 DROP TABLE _launches;
 DROP TABLE _attr_scope;
 DROP TABLE _graph_launches;

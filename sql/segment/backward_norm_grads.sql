@@ -6,26 +6,26 @@
 -- boundary (segment_assign.sql) cuts after a layer's last norm gradient, so it needs them; without them it took
 -- the next layer's QKV and input-norm gradients on every generated eager training model.
 -- A launch is inside such a node when the node is open on the launching thread at the launch call's start;
--- the nodes matched here do not nest in each other, so the latest that started before the call is the one.
--- Inputs: kernels, host_events.
+-- the nodes matched here do not nest in each other, so at most one is.
+-- Inputs: kernels, host_events (first_launches and enclosing: launch_macros.sql).
 -- Parameters:
 --   $run_ids INTEGER[]: the runs
 -- Output: TEMP _bwd_norm, one row per such kernel:
 --   run_id INTEGER: the run
 --   seq BIGINT: the kernel (kernels.seq)
+-- TEMP _bwd_norm_nodes and _bwd_norm_launches are scratch, dropped at the end.
+CREATE OR REPLACE TEMP TABLE _bwd_norm_nodes AS
+SELECT run_id, pid, tid, start_ns, start_ns + dur_ns AS end_ns
+FROM host_events
+WHERE run_id IN (SELECT unnest($run_ids)) AND cat = 'cpu_op'
+  AND starts_with(name, 'autograd::engine::evaluate_function: ')
+  AND regexp_matches(name, '(?i)norm\w*backward|RsqrtBackward|PowBackward|MeanBackward|VarMeanBackward');
+
+CREATE OR REPLACE TEMP TABLE _bwd_norm_launches AS
+SELECT run_id, seq, run_id AS host_run_id, pid, tid, call_ns AS t FROM first_launches($run_ids)
+WHERE EXISTS (SELECT 1 FROM _bwd_norm_nodes);
+
 CREATE OR REPLACE TEMP TABLE _bwd_norm AS
-WITH nodes AS (
-    SELECT run_id, pid, tid, start_ns, start_ns + dur_ns AS end_ns
-    FROM host_events
-    WHERE run_id IN (SELECT unnest($run_ids)) AND cat = 'cpu_op'
-      AND starts_with(name, 'autograd::engine::evaluate_function: ')
-      AND regexp_matches(name, '(?i)norm\w*backward|RsqrtBackward|PowBackward|MeanBackward|VarMeanBackward')
-), launches AS (
-    SELECT k.run_id, k.seq, h.pid, h.tid, h.start_ns AS t
-    FROM kernels k JOIN host_events h ON h.run_id = k.run_id AND h.correlation_id = k.correlation_id
-    WHERE k.run_id IN (SELECT unnest($run_ids)) AND launch_call(h.cat)
-      AND EXISTS (SELECT 1 FROM nodes)
-)
-SELECT DISTINCT l.run_id, l.seq
-FROM launches l ASOF JOIN nodes n ON n.run_id = l.run_id AND n.pid = l.pid AND n.tid = l.tid AND n.start_ns <= l.t
-WHERE l.t < n.end_ns;
+SELECT DISTINCT launch_run AS run_id, launch_seq AS seq FROM enclosing('_bwd_norm_launches', '_bwd_norm_nodes');
+DROP TABLE _bwd_norm_nodes;
+DROP TABLE _bwd_norm_launches;

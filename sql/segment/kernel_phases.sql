@@ -24,7 +24,7 @@
 -- Only runs with backward or optimizer evidence get rows: every kernel of another run is forward. A weak
 -- optimizer name alone (multi_tensor_apply: SGLang's decode input preparation launches one) is no such
 -- evidence; in a run that has some, those kernels are optimizer work.
--- Inputs: kernels, host_events, _cats (categories.sql: the category of every name of the runs), TEMP
+-- Inputs: kernels, host_events (first_launches and enclosing: launch_macros.sql), _cats (categories.sql: the category of every name of the runs), TEMP
 --   _name_phase(name VARCHAR, phase VARCHAR, grad VARCHAR, weak BOOLEAN): the names that say backward,
 --   optimizer or forward (embedding and sampling), the gradient wgrad / dgrad names say, and whether the name is optimizer work only inside a
 --   training step (a foreach kernel, multi_tensor_apply, also runs in serving) (tracedb.engine.segmentation.segment: a bound pattern would be compiled again
@@ -40,7 +40,7 @@
 --   evidence VARCHAR: annotation | autograd | name | order: what decided the phase
 --   start_ns BIGINT: the kernel's start
 --   dur_ns BIGINT: its duration
--- TEMP _phase_frames is scratch, dropped at the end.
+-- TEMP _phase_frames and _phase_launches are scratch, dropped at the end.
 CREATE OR REPLACE TEMP TABLE _phase_frames AS
 SELECT run_id, pid, tid, start_ns, start_ns + greatest(dur_ns, 1) AS end_ns,
     CASE WHEN cat = 'cpu_op' THEN 'autograd' ELSE 'annotation' END AS source,
@@ -59,6 +59,10 @@ WHERE run_id IN (SELECT unnest($run_ids)) AND (
     OR (cat = 'cpu_op' AND (starts_with(name, 'autograd::engine::evaluate_function')
         OR regexp_matches(name, 'Backward\d*$'))));
 
+CREATE OR REPLACE TEMP TABLE _phase_launches AS
+SELECT run_id, seq, run_id AS host_run_id, pid, tid, call_ns AS t FROM first_launches($run_ids)
+WHERE EXISTS (SELECT 1 FROM _phase_frames);
+
 CREATE OR REPLACE TEMP TABLE _phase AS
 WITH named AS (
     -- evidence from the kernel's own name, once per distinct name
@@ -67,23 +71,11 @@ WITH named AS (
                                THEN 'forward' END) AS phase,
         n.grad, coalesce(n.weak, false) AS weak
     FROM _cats c LEFT JOIN _name_phase n ON n.name = c.name
-), launches AS (
-    SELECT k.run_id, k.seq, h.pid, h.tid, h.start_ns AS t
-    FROM kernels k
-    JOIN host_events h ON h.run_id = k.run_id AND h.correlation_id = k.correlation_id
-    WHERE k.run_id IN (SELECT unnest($run_ids)) AND k.correlation_id IS NOT NULL
-      AND launch_call(h.cat)
-      AND EXISTS (SELECT 1 FROM _phase_frames)
-    QUALIFY row_number() OVER (PARTITION BY k.run_id, k.seq ORDER BY h.start_ns) = 1
-), frames AS (
-    -- listed once per 1 ms bucket they cover, so that launches meet them by hash (attribute_modules.sql)
-    SELECT *, unnest(range(start_ns // 1000000, (end_ns - 1) // 1000000 + 1)) AS bucket FROM _phase_frames
 ), framed AS (
     -- the innermost frame of each source around the launch: the latest to start
-    SELECT l.run_id, l.seq, f.source, arg_max(f.phase, f.start_ns) AS phase, arg_max(f.grad, f.start_ns) AS grad
-    FROM launches l JOIN frames f
-      ON f.run_id = l.run_id AND f.pid IS NOT DISTINCT FROM l.pid AND f.tid IS NOT DISTINCT FROM l.tid
-     AND f.bucket = l.t // 1000000 AND f.start_ns <= l.t AND l.t < f.end_ns
+    SELECT launch_run AS run_id, launch_seq AS seq, source, arg_max(phase, start_ns) AS phase,
+        arg_max(grad, start_ns) AS grad
+    FROM enclosing('_phase_launches', '_phase_frames')
     GROUP BY ALL
 ), evidence AS (
     SELECT k.run_id, k.seq, k.start_ns, k.start_ns + k.dur_ns AS end_ns, k.dur_ns,
@@ -131,3 +123,4 @@ SELECT o.run_id, o.seq,
     o.grad, coalesce(o.evidence, 'order') AS evidence, o.start_ns, o.dur_ns
 FROM ordered o LEFT JOIN splits s ON s.run_id = o.run_id AND s.stretch = o.stretch AND o.ev IS NULL;
 DROP TABLE _phase_frames;
+DROP TABLE _phase_launches;

@@ -39,9 +39,7 @@ WITH firsts AS (
     FROM _anchor_pass a JOIN kernels k ON k.run_id = a.run_id AND k.seq = a.seq
     WHERE a.k = 0
 ), launched AS (
-    SELECT f.*, (SELECT min(h.start_ns) FROM host_events h
-                 WHERE h.run_id = f.run_id AND h.correlation_id = f.correlation_id
-                   AND launch_call(h.cat)) AS t
+    SELECT f.*, launch_of(f.run_id, f.correlation_id).call_ns AS t
     FROM firsts f
 ), marks AS (
     SELECT run_id, start_ns, start_ns + dur_ns AS end_ns, name, cat
