@@ -2,7 +2,8 @@
 tracedb/engine/reports/catalog/), run on the example store it names (tests/example_stores.py: tiny generated
 traces whose figures tests/ derive), compared whole with golden/<case> (for --format html, the data block the
 page embeds: golden/*.html.json). A missing or different golden file fails with a unified diff;
-`pytest --update-golden` rewrites them (read every diff before committing)."""
+`pytest --update-golden` rewrites them (read every diff before committing); `pytest -m slow` runs the cases the
+default tier leaves out."""
 import os
 
 import pytest
@@ -31,7 +32,15 @@ def tiny_store(stores):
     return stores["tiny"]
 
 
-@pytest.mark.parametrize("case", sorted(CASES))
+def _by_default() -> set:
+    """The cases the default tier runs: each report's first and each format's first; `pytest -m slow` runs
+    every case."""
+    from tracedb.engine.reports.declared import REPORTS
+    firsts = {next(iter(r.examples.cases)) for r in REPORTS}
+    return firsts | {min(c for c in CASES if CASES[c][2] == fmt) for fmt in {f for _, _, f, _ in CASES.values()}}
+
+
+@pytest.mark.parametrize("case", slow_beyond(sorted(CASES), _by_default()))
 def test_golden(case, stores, update_golden):
     report, store, fmt, options = CASES[case]
     if fmt == "html":

@@ -371,6 +371,7 @@ def column_match(documented, actual, subset):
     return None
 
 
+@pytest.mark.slow   # `observed` runs every report's csv golden case and checks under capture: ~60 s on two cores
 @pytest.mark.parametrize("name,obj", TYPED)
 def test_documented_columns_and_types_are_what_duckdb_gives(observed, name, obj):
     from tracedb.engine.store import catalog
