@@ -23,12 +23,12 @@
 -- 4. module: the innermost nn.Module frame's role, else user annotation, else cpu_op, else python frame;
 --    kernels with no launch found get '(no host launch)', launches outside any frame '(no host frame)'.
 --    module_path: the innermost nn.Module frame's instance path, else the same as module.
--- Inputs: kernels, kernel_launches, host_events (enclosing: launch_macros.sql), trace_events, and TEMP _attr_scope(run_id INTEGER, seq BIGINT,
---   correlation_id BIGINT): the kernels to attribute (attribute_scope_runs.sql: every kernel of the runs;
---   attribute_scope_assigned.sql: the assigned kernels that are not communication); dropped here. TEMP
---   _graph_launches(run_id INTEGER, seq BIGINT, host_run_id INTEGER, pid VARCHAR, tid VARCHAR, t BIGINT)
---   when present (graph_capture_match.sql): graph-replayed kernels and the capture run, thread and time of
---   the launch call that captured each; dropped here.
+-- Inputs: kernels, kernel_launches, host_events (enclosing: launch_macros.sql), trace_events, and TEMP
+--   _attr_scope(run_id INTEGER, seq BIGINT, correlation_id BIGINT): the kernels to attribute (attribute_scope_runs.sql:
+--   every kernel of the runs; attribute_scope_assigned.sql: the assigned kernels that are not communication); dropped
+--   here. TEMP _graph_launches(run_id INTEGER, seq BIGINT, host_run_id INTEGER, pid VARCHAR, tid VARCHAR, t BIGINT)
+--   when present (graph_capture_match.sql): graph-replayed kernels and the capture run, thread and time of the launch
+--   call that captured each; dropped here.
 -- Parameters:
 --   $run_ids INTEGER[]: the runs of _attr_scope
 -- Output: TEMP _attr, one row per kernel of _attr_scope:

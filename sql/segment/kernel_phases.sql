@@ -24,11 +24,11 @@
 -- Only runs with backward or optimizer evidence get rows: every kernel of another run is forward. A weak
 -- optimizer name alone (multi_tensor_apply: SGLang's decode input preparation launches one) is no such
 -- evidence; in a run that has some, those kernels are optimizer work.
--- Inputs: kernels, host_events (first_launches and enclosing: launch_macros.sql), _cats (categories.sql: the category of every name of the runs), TEMP
---   _name_phase(name VARCHAR, phase VARCHAR, grad VARCHAR, weak BOOLEAN): the names that say backward,
---   optimizer or forward (embedding and sampling), the gradient wgrad / dgrad names say, and whether the name is optimizer work only inside a
---   training step (a foreach kernel, multi_tensor_apply, also runs in serving) (tracedb.engine.segmentation.segment: a bound pattern would be compiled again
---   for every name, ~1.7 ms each).
+-- Inputs: kernels, host_events (first_launches and enclosing: launch_macros.sql), _cats (categories.sql: the category
+--   of every name of the runs), TEMP _name_phase(name VARCHAR, phase VARCHAR, grad VARCHAR, weak BOOLEAN): the names
+--   that say backward, optimizer or forward (embedding and sampling), the gradient wgrad / dgrad names say, and whether
+--   the name is optimizer work only inside a training step (a foreach kernel, multi_tensor_apply, also runs in serving)
+--   (tracedb.engine.segmentation.segment: a bound pattern would be compiled again for every name, ~1.7 ms each).
 -- Parameters:
 --   $run_ids INTEGER[]: the runs
 -- Output: TEMP _phase, one row per kernel of a training run:
