@@ -494,7 +494,8 @@ def _fill(a, ctx):
 NOT_STORES = ("notes.txt", "profile.sqlite", "plain.duckdb")
 
 
-# the default tier runs every other explicit call and SQL case; all of them run with `-m slow`
+# the default tier runs every other explicit call and SQL case (but those tests/slow_tests.txt lists); all of
+# them run with `-m slow`
 @pytest.mark.parametrize("case_id, argv, expect", slow_beyond(EXPLICIT, range(0, len(EXPLICIT), 2)),
                          ids=[c[0] for c in EXPLICIT])
 def test_call(case_id, argv, expect, world, tmp_path):

@@ -75,8 +75,8 @@ def run_case(c: fc.InputCase, base_store, tmp_path):
                 os.chmod(os.path.join(root, d), 0o755)
 
 
-# the default tier runs every other fast case; the others, and those that build big inputs (a gzip bomb, a
-# huge CSV cell, deep nesting), run with `-m slow`
+# the default tier runs every other fast case (but those tests/slow_tests.txt lists); the others, and those
+# that build big inputs (a gzip bomb, a huge CSV cell, deep nesting), run with `-m slow`
 EXPENSIVE = {"fs/gzip-bomb-spaces", "ascend/csv-huge@name:1", "fs/deep-nesting-args"}
 DEFAULT_FAST = {i for i, c in enumerate(FAST) if i % 2 == 0 and str(c) not in EXPENSIVE}
 

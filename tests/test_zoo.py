@@ -5,10 +5,10 @@ truth the generator built the trace with. A training trace's backward passes are
 of each model layer must be in that backward layer, and 99 % of those of no layer (the loss, lm_head and
 final norm gradients, the embedding's) in no layer (the prologue or the epilogue).
 
-Default tier: seeds 0-19. Slow tier (`-m slow`): seeds 20-319. TRACEDB_ZOO_SEEDS replaces the default
-tier's seeds: a count (`300`: seeds 0-299), a range (`100-399`), or a list (`7,19,214`; `17,` is seed 17
-alone). Every failure names its seed, what was drawn, what differs (tracedb's value, then the truth), and a
-shell line that writes the trace and runs the report."""
+Default tier: seeds 0-4 (each ~0.5 s). Slow tier (`-m slow`): seeds 5-319. TRACEDB_ZOO_SEEDS replaces seeds
+0-19 and runs each of its seeds in the default tier: a count (`300`: seeds 0-299), a range (`100-399`), or a
+list (`7,19,214`; `17,` is seed 17 alone). Every failure names its seed, what was drawn, what differs
+(tracedb's value, then the truth), and a shell line that writes the trace and runs the report."""
 import os
 from collections import Counter
 
@@ -16,6 +16,7 @@ import pytest
 
 import tracedb
 import zoo
+from helpers import slow_beyond
 
 SLOW = range(20, 320)
 PLACED = 0.99      # the share of backward kernels that must be in their model layer (or in none, for none)
@@ -38,6 +39,8 @@ def _seeds(text: str | None, default):
 
 
 DEFAULT = _seeds(os.environ.get("TRACEDB_ZOO_SEEDS"), range(20))
+# the positions of DEFAULT the default tier runs; seeds the environment names all run there
+FIRST = set(range(len(DEFAULT) if os.environ.get("TRACEDB_ZOO_SEEDS") else 5))
 
 
 def repro(seed: int) -> str:
@@ -216,7 +219,7 @@ def _verdict(seed: int, folder):
         pytest.fail(head + "\n  ".join(wrong) + f"\n  repro: {repro(seed)}", pytrace=False)
 
 
-@pytest.mark.parametrize("seed", DEFAULT)
+@pytest.mark.parametrize("seed", slow_beyond(DEFAULT, FIRST))
 def test_zoo_segmentation_matches_the_truth(seed, tmp_path):
     _verdict(seed, tmp_path)
 
@@ -249,7 +252,7 @@ def test_zoo_segmentation_matches_the_truth_many_seeds(seed, tmp_path):
 
 # ---- the generator's own promises (no tracedb): what the truth rests on --------------------------------
 
-@pytest.mark.parametrize("seed", DEFAULT[:10])
+@pytest.mark.parametrize("seed", slow_beyond(DEFAULT[:10], FIRST))
 def test_zoo_is_a_function_of_the_seed(seed):
     a, b = zoo.build(zoo.draw(seed)), zoo.build(zoo.draw(seed))
     assert a == b
@@ -271,7 +274,7 @@ def test_zoo_draws_cover_the_space():
     assert any(a.layer_ranges and a.launch == "eager" for a in arches)
 
 
-@pytest.mark.parametrize("seed", DEFAULT[:10])
+@pytest.mark.parametrize("seed", slow_beyond(DEFAULT[:10], FIRST))
 def test_zoo_truth_counts_the_anchor_kernels_in_the_trace(seed, tmp_path):
     """The truth's anchors are kernels the trace holds: each whole pass has one anchor-role kernel per
     layer, and the kernel events' correlations each meet a launch (eager) or a graph launch (replayed); the

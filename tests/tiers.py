@@ -12,8 +12,9 @@ Measure and list again (the list only grows unless --fresh; a test that became c
 A module's fixtures are timed in its first test's setup, so a run after listing can find the next test
 paying for them: run the two commands again until the tier is within its budget.
 
-Kept whatever they cost: the golden cases (tests/test_golden.py tiers its own cases: each report's first
-example runs by default, the others are marked slow there)."""
+Never listed, because their files tier their own cases: the golden cases (tests/test_golden.py: each report's
+first example and each format's first run by default, the others are marked slow there) and the zoo's seeds
+(tests/test_zoo.py: seeds 0-4 by default, or every seed TRACEDB_ZOO_SEEDS names)."""
 import os
 import re
 import sys
@@ -21,7 +22,7 @@ import sys
 LIMIT = 0.25
 HERE = os.path.dirname(os.path.abspath(__file__))
 LIST = os.path.join(HERE, "slow_tests.txt")
-KEEP = ("tests/test_golden.py::",)
+KEEP = ("tests/test_golden.py::", "tests/test_zoo.py::")
 HEADER = f"""# Tests the default tier leaves to `pytest -m slow` (conftest.py marks them): each took more than {LIMIT} s
 # in a measured run of the default tier on two cores. Written by tests/tiers.py, which says how to measure.
 """
