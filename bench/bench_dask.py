@@ -10,7 +10,7 @@ Needs the `dask` extra (distributed).
     python bench/bench_dask.py [--ranks 32,128] [--workers 1,2,4] [--cache-dir DIR]
 
 Per rank count N (the job of bench/bench_job.py: Llama-70B-like decode, TP groups of 8, 32 layers, 4 passes,
-~2.6 MB a rank):
+0.8 MB a rank):
   a. `tracedb ingest JOB --db S --name job`: the one-machine folder ingest (its own worker processes);
   b. the job reports on S (ranks, collectives, breakdown, blame, `--tag job=job --format csv`);
   c. per worker count W: a new LocalCluster of W single-threaded worker processes (its start is not timed),
