@@ -89,6 +89,12 @@ def propose_anchor(con, prof, run_ids, opt, cfg, phase="forward") -> tuple[str, 
     for rid in run_ids:
         run, stats = run_names[rid], all_stats.get(rid, [])
         good = [s for s in stats if _steady(s, stats, want, bpl)]
+        one_layer = not good and rid in served and want in (None, 1)
+        if one_layer:
+            # a serving step is one forward pass: when nothing repeats inside the steps, an attention kernel
+            # that runs once in each is the one layer's (a model of one layer, or one layer kept for a study)
+            good = [s for s in stats if len(s["names"]) == 1 and s["names"][0] in attention[rid]
+                    and _steady(s, stats, want, bpl, least=1)]
         good, module_notes = _by_module_tree(stats, good, blocks, want, bpl, phase)
         forward = [s for s in good if (phase == "backward") == any(BACKWARD.search(n) for n in s["names"])]
         skipped = sorted({n for s in good for n in s["names"]} - {n for s in forward for n in s["names"]})
@@ -98,6 +104,11 @@ def propose_anchor(con, prof, run_ids, opt, cfg, phase="forward") -> tuple[str, 
             # kernel and its KV-cache write side by side, two full-attention layers of a hybrid model apart)
             # comes after those that leave every step whole
             good.sort(key=lambda s: s["gap_breaks"] > 0)
+        if one_layer and len(good) > 1:
+            # the one with most device time: the attention itself rather than the KV-cache write beside it
+            ns = dict(sql.run(con, "anchors_name_time", {"run_id": rid, "names": [s["names"][0] for s in good]})
+                      .fetchall())
+            good.sort(key=lambda s: -(ns.get(s["names"][0]) or 0))
         if not good:
             # the attention candidates first: the guesses only add to them
             listed = sorted(stats, key=lambda s: not all(n in attention[rid] for n in s["names"]))
@@ -124,6 +135,8 @@ def propose_anchor(con, prof, run_ids, opt, cfg, phase="forward") -> tuple[str, 
         if not all(n in attention[rid] for n in best["names"]):
             what = ("a guess: no attention kernel repeats steadily, and this kernel repeats as often as most "
                     "kernels that repeat (one per layer); check it, or give --anchor")
+        if one_layer:
+            what = "one layer: no attention kernel repeats inside a serving step, and this one runs once in each"
         shown = " | ".join(short.get(n) or n for n in best["names"])
         whole = " | ".join(best["names"])
         notes.append(f"run '{run}': anchor chosen: {shown} — {what}, seen {best['per_pass']} "
@@ -166,18 +179,22 @@ def _by_module_tree(stats, good, blocks, want, bpl, phase) -> tuple[list, dict[i
         for s in agree}
 
 
-def _steady(s, stats, want, bpl) -> bool:
-    """Whether a candidate (one run's stats `s` among `stats`) anchors layers: no other candidate's kernels
-    fill its pass breaks, and it takes turns pass by pass with no other (anchor_candidate_split.sql: the two
-    together are the anchor, a pair that needs no tight gaps); its count per pass is steady in at least half
-    its passes, at least 2, and --layers x blocks when given. A set of names holds at least as many anchors per
-    pass as each member and no more passes than they have together: two kernels side by side in a layer (a
-    backward attention kernel and its dQ post-processing) would turn every layer into a pass of two;
-    kernels that take turns layer by layer (sliding-window and full attention) or pass by pass (prefill and
-    decode) pass."""
+def _steady(s, stats, want, bpl, least=2) -> bool:
+    """Whether a candidate (one run's stats `s` among `stats`) anchors layers: no other candidate's kernels fill its
+    pass breaks, and it takes turns pass by pass with no other (anchor_candidate_split.sql: the two together are the
+    anchor, a pair that needs no tight gaps); its count per pass is steady in at least half its passes, at least
+    `least`, and --layers x blocks when given. `least` 1 is for a model of one layer, where serving steps mark the
+    passes: the layer's other kernels then fill every break between anchors and its KV-cache write takes turns with
+    its attention, so neither check applies. A set of names holds at least as many anchors per pass as each member
+    and no more passes than they have together: two kernels side by side in a layer (a backward attention kernel and
+    its dQ post-processing) would turn every layer into a pass of two; kernels that take turns layer by layer
+    (sliding-window and full attention) or pass by pass (prefill and decode) pass."""
     alone = {c["names"][0]: c for c in stats if len(c["names"]) == 1}
     apart = len(s["names"]) == 2 and s["names"][1] in alone.get(s["names"][0], {}).get("apart", ())
-    return (not s.get("split_by") and not s.get("apart") and s["steady"] * 2 >= s["passes"] and s["per_pass"] >= 2
+    # one anchor a pass (least 1, where serving steps mark the passes): the layer's other kernels fill every
+    # break between anchors, and its KV-cache write takes turns with its attention pass by pass
+    return ((least == 1 or not s.get("split_by") and not s.get("apart")) and s["steady"] * 2 >= s["passes"]
+            and s["per_pass"] >= least
             and (not want or s["per_pass"] == want * bpl)
             and (len(s["names"]) == 1 or apart or s["tight"]
                  and all(s["per_pass"] >= alone[n]["per_pass"] for n in s["names"] if n in alone)
