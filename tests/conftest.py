@@ -13,7 +13,7 @@ if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
 def pytest_addoption(parser):
     parser.addoption("--update-golden", action="store_true", default=False,
                      help="Rewrite golden/ files from the current output (review every diff before committing); "
-                          "the cases the default tier leaves to the slow one run too.")
+                          "the golden cases the default tier leaves to the slow one run too.")
 
 
 @pytest.hookimpl(tryfirst=True)   # before pytest's own hook deselects by -m
@@ -21,14 +21,13 @@ def pytest_collection_modifyitems(config, items):
     """The tests tests/slow_tests.txt lists (measured above tests/tiers.py's limit) are `slow`: left out of the
     default tier, run by `pytest -m slow` and CI."""
     import tiers
-    if config.getoption("--update-golden"):
-        # a golden file is written by whichever tier runs its case: with the flag, every case runs
-        for item in items:
-            item.own_markers = [m for m in item.own_markers if m.name != "slow"]
-        return
+    update = config.getoption("--update-golden")
     slow = tiers.listed()
     for item in items:
-        if item.nodeid in slow:
+        if update and "update_golden" in getattr(item, "fixturenames", ()):
+            # a golden file is written by whichever tier runs its case: with the flag, every case runs
+            item.own_markers = [m for m in item.own_markers if m.name != "slow"]
+        elif item.nodeid in slow:
             item.add_marker(pytest.mark.slow)
 
 
