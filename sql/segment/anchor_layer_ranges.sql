@@ -46,6 +46,7 @@ CREATE OR REPLACE TEMP TABLE _range_launches AS
 WITH scope AS (
     SELECT DISTINCT a.src_run AS run_id, a.seq FROM _anchors a
     WHERE NOT EXISTS (SELECT 1 FROM _kernel_blocks b WHERE b.run_id = a.src_run AND b.seq = a.seq AND b.cls IS NOT NULL)
+      AND EXISTS (SELECT 1 FROM _range_classes)     -- no layer range of two numbers: no launch to look up
 ), looked_up AS (
     SELECT s.run_id, s.seq, launch_of(k.run_id, k.correlation_id) AS l FROM scope s JOIN kernels k USING (run_id, seq)
 )

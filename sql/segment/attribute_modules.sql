@@ -119,9 +119,7 @@ WHERE cat IN ('cpu_op', 'operator', 'user_annotation', 'python_function')
   AND NOT step_mark(name);
 
 CREATE OR REPLACE TEMP TABLE _attr AS
-WITH launches AS (
-    SELECT * FROM _launches
-), innermost AS (
+WITH innermost AS (
     SELECT launch_run AS run_id, launch_seq AS seq, kind, arg_max(name, start_ns) AS name,
         arg_max(frame_seq, start_ns) AS frame_seq
     FROM enclosing('_launches', '_attr_frames')
@@ -133,7 +131,7 @@ WITH launches AS (
         max(e.name) FILTER (WHERE e.kind = 'nn_module') AS nn_module,
         max(e.frame_seq) FILTER (WHERE e.kind = 'nn_module') AS module_seq,
         max(e.name) FILTER (WHERE e.kind = 'python_function') AS python_frame
-    FROM launches l LEFT JOIN innermost e USING (run_id, seq)
+    FROM _launches l LEFT JOIN innermost e USING (run_id, seq)
     GROUP BY ALL
 ), named AS (
     SELECT k.run_id, k.seq, p.launch_ns, p.cpu_op, p.annotation, p.nn_module, p.python_frame, mf.role, mf.path, mf.calls,
