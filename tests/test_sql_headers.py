@@ -333,6 +333,13 @@ def observed(tmp_path_factory):
             with pytest.raises(UsageError):
                 resolve_runs(con, named)
         con.close()
+        import zoo       # a training run's backward anchor candidates: two names with gaps alike in time
+        path = str(d / f"zoo_444{zoo.suffix(zoo.draw(444))}")
+        zoo.write(path, 444)
+        zcon = tracedb.connect(str(d / "zoo.duckdb"))
+        tracedb.ingest_trace(zcon, path, name="zoo")
+        segment_store.segment_runs(zcon, binding.Options(runs=["zoo"], phase="backward"))
+        zcon.close()
         for read_only in (False, True):                    # a store file opened again: its catalog checked
             open_store(str(d / "tiny.duckdb"), read_only=read_only).close()
     return seen

@@ -224,28 +224,32 @@ def test_zoo_segmentation_matches_the_truth(seed, tmp_path):
     _verdict(seed, tmp_path)
 
 
-@pytest.mark.parametrize("seed", [387, 619])
-def test_a_model_of_one_layer_is_found_where_serving_steps_mark_its_passes(seed, tmp_path):
-    """One SGLang decode step of a one-layer MoE model (387), and a prefill and a decode step of another in
-    vLLM's execute annotations (619): nothing repeats inside a step, and the attention kernel that runs once in
-    each anchors its one layer."""
+@pytest.mark.parametrize("seed", [387, 619, 309])
+def test_a_model_of_one_layer_is_found_where_steps_are_marked(seed, tmp_path):
+    """One SGLang decode step of a one-layer MoE model (387), a prefill and a decode step of another in
+    vLLM's execute annotations (619), and a decode step in torch.profiler's ProfilerStep#N (309): nothing
+    repeats inside a step, and the attention kernel that runs once in each anchors its one layer."""
     arch = zoo.draw(seed)
-    assert arch.layers == 1 and arch.annotation in ("sglang", "sglang_execute")
+    assert arch.layers == 1 and arch.annotation in ("sglang", "sglang_execute", "profiler_step")
+    _verdict(seed, tmp_path)
+
+
+@pytest.mark.parametrize("seed", [444])
+def test_backward_attention_kernels_side_by_side_in_a_layer_are_not_two_layers(seed, tmp_path):
+    """A 2-layer AMD training run (ck_fmha): each layer's backward attention runs its dO.O kernel and then its
+    dQ/dK/dV kernel, one after the other. Both repeat once a layer, and their gaps in time are alike; taken
+    together as an anchor they read each layer as two (four backward passes of two anchors). The kernels
+    between them (none one way, the rest of the layer the other) say they run side by side in each layer."""
+    arch = zoo.draw(seed)
+    assert arch.workload == "train" and arch.attention == "ck_fmha"
     _verdict(seed, tmp_path)
 
 
 # Seeds of the slow tier tracedb gets wrong today, each with what it gets wrong: an expected failure, strict,
 # so that a change that fixes one fails here until it leaves this list (and one that breaks another seed
-# fails as any seed does). 7 of the 600 slow seeds: models of 1 and 2 layers, and the backward passes of two
-# training models.
+# fails as any seed does). 2 of the 600 slow seeds: models of one layer per pipeline stage.
 KNOWN = {
-    86: "2 layers, training: the backward attention kernel and its dQ post-processing read as 2 layers each",
-    309: "1 layer, ProfilerStep marks (no serving step): a pass of one anchor is never proposed",
-    444: "2 layers, AMD training: the backward pass reads as 4 layers (ck_fmha's backward kernels)",
     474: "1 layer, pipeline micro-batches with no pipeline group: three passes read as one pass of 3 layers",
-    489: "8 layers, hybrid training: the backward anchor is the full attention's alone, 2 a pass",
-    538: "2 layers, a graph-replayed decode: the KV-cache write and the attention taken as one anchor, and a "
-         "long wait inside the pass read as a pass break",
     570: "1 layer, pipeline micro-batches with no pipeline group: six passes read as one pass of 6 layers",
 }
 

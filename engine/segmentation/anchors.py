@@ -1,21 +1,16 @@
 """Which kernel anchors the passes of a phase when none is given: the proposal of an anchor from the attention
-kernels that repeat a steady number of times per pass, the module tree deciding where it frames them
-(propose_anchor), with the notes saying what was guessed; and the breaks the trace forces between anchors
-(anchor_breaks)."""
+kernels that repeat a steady number of times per pass (their candidate sets and statistics: candidates.py),
+the module tree deciding where it frames them (propose_anchor), with the notes saying what was guessed."""
 import re
 
 from tracedb import sql
 from tracedb.engine.segmentation.categories import categorize
-from tracedb.engine.segmentation.module_tree import (block_instances, has_layer_evidence, module_blocks,
-                                                     module_candidates, with_unframed)
+from tracedb.engine.segmentation.candidates import candidate_sets, candidate_stats
+from tracedb.engine.segmentation.module_tree import has_layer_evidence, module_blocks, module_candidates, with_unframed
 from tracedb.engine.segmentation.phases import BACKWARD
 from tracedb.errors import NoAnchor
 
-# A pass break is an anchor gap at least 2x every gap inside a pass. On real traces a break after a whole
-# pass (last FFN, lm_head, sampling, the next embedding) is 2.2-2.6x the largest gap inside a pass
-# (Qwen1.5 H100 2.2x, MI300X 2.6x); single-pass traces show no jump above 1.03x. Back-to-back training
-# micro-batches (Megatron on Ascend) are only 1.7x apart: they split once --layers gives the count.
-PASS_BREAK_JUMP = 2.0
+
 def propose_anchor(con, prof, run_ids, opt, cfg, phase="forward") -> tuple[str, list[str], bool, dict[str, int]]:
     """No anchor given: per run, the attention anchor whose count per pass is the most steady (equal to
     the layer count when one is known), passes found exactly as a report finds them. Candidates are each
@@ -41,18 +36,21 @@ def propose_anchor(con, prof, run_ids, opt, cfg, phase="forward") -> tuple[str, 
         if category[(n, o)] == "attention":
             attention[r].add(n)
     attention = {rid: sorted(found) for rid, found in attention.items()}
-    sets = _candidate_sets(con, attention)
-    all_stats = _candidate_stats(con, sets, want * bpl if want else None, opt.pass_gap, phase)
+    sets = candidate_sets(con, attention)
+    all_stats = candidate_stats(con, sets, want * bpl if want else None, opt.pass_gap, phase)
     # a run none of whose attention kernels repeats steadily (a name the category rules do not know, e.g.
     # SGLang's Triton decode attention _fwd_kernel_stage1): the kernels that repeat as often as most
-    # repeating kernels do are candidates too, named as a guess
-    served = _serving_runs(con, run_ids)
+    # repeating kernels do are candidates too, named as a guess, in runs that record LLM serving steps (a
+    # trace of transformer layers whatever its kernels are called; a CNN repeats its convolutions too, but has
+    # no layers to find, and its reports answer over the whole run instead)
+    marked = dict(sql.run(con, "anchors_serving_runs", {"run_ids": list(run_ids)}).fetchall())
+    served = {rid for rid, serving in marked.items() if serving}
     guessed = {rid: _repeating_sets(con, rid) for rid in run_ids if rid in served
                and not any(_steady(s, all_stats[rid], None, bpl) for s in all_stats.get(rid, []))}
     guessed = {rid: g for rid, g in guessed.items() if g}
     if guessed:
         sets = {rid: sets.get(rid, []) + guessed.get(rid, []) for rid in run_ids}
-        all_stats = _candidate_stats(con, sets, want * bpl if want else None, opt.pass_gap, phase)
+        all_stats = candidate_stats(con, sets, want * bpl if want else None, opt.pass_gap, phase)
     # kernels that take turns pass by pass (a prefill kernel and a decode kernel of one model) are one anchor,
     # and a change from one kind to the other is a pass break: such sets are split again with those breaks,
     # so that a prefill step's long layers and a decode step's short ones never share a pass
@@ -66,7 +64,7 @@ def propose_anchor(con, prof, run_ids, opt, cfg, phase="forward") -> tuple[str, 
     if kind_names:
         sets = {rid: sets.get(rid, []) + [p for p in grown.get(rid, []) if p not in sets.get(rid, [])]
                 for rid in run_ids}
-        all_stats = _candidate_stats(con, sets, want * bpl if want else None, opt.pass_gap, phase, kinds)
+        all_stats = candidate_stats(con, sets, want * bpl if want else None, opt.pass_gap, phase, kinds)
     framed_runs = all_stats and has_layer_evidence(con, run_ids)
     if framed_runs and bpl == 1:
         # the module tree's own anchor: the attention names of which each call of the model's blocks launched
@@ -76,7 +74,7 @@ def propose_anchor(con, prof, run_ids, opt, cfg, phase="forward") -> tuple[str, 
                  for rid, (names, side, _) in own.items()}
         if added:
             sets = {rid: sets.get(rid, []) + added.get(rid, []) for rid in run_ids}
-            all_stats = _candidate_stats(con, sets, want * bpl if want else None, opt.pass_gap, phase, kinds)
+            all_stats = candidate_stats(con, sets, want * bpl if want else None, opt.pass_gap, phase, kinds)
             # a union holds as many anchors a pass as the module tree's blocks, or it joined another stack's
             # kernels (a diffusion transformer's replayed blocks to its text encoder's layers)
             for rid, (names, _, layers) in own.items():
@@ -89,10 +87,11 @@ def propose_anchor(con, prof, run_ids, opt, cfg, phase="forward") -> tuple[str, 
     for rid in run_ids:
         run, stats = run_names[rid], all_stats.get(rid, [])
         good = [s for s in stats if _steady(s, stats, want, bpl)]
-        one_layer = not good and rid in served and want in (None, 1)
+        one_layer = not good and rid in marked and want in (None, 1)
         if one_layer:
-            # a serving step is one forward pass: when nothing repeats inside the steps, an attention kernel
-            # that runs once in each is the one layer's (a model of one layer, or one layer kept for a study)
+            # a marked step (a serving step, ProfilerStep#N) holds one forward pass: when nothing repeats inside
+            # the steps, an attention kernel that runs once in each is the one layer's (a model of one layer, or
+            # one layer kept for a study)
             good = [s for s in stats if len(s["names"]) == 1 and s["names"][0] in attention[rid]
                     and _steady(s, stats, want, bpl, least=1)]
         good, module_notes = _by_module_tree(stats, good, blocks, want, bpl, phase)
@@ -136,7 +135,8 @@ def propose_anchor(con, prof, run_ids, opt, cfg, phase="forward") -> tuple[str, 
             what = ("a guess: no attention kernel repeats steadily, and this kernel repeats as often as most "
                     "kernels that repeat (one per layer); check it, or give --anchor")
         if one_layer:
-            what = "one layer: no attention kernel repeats inside a serving step, and this one runs once in each"
+            what = ("one layer: no attention kernel repeats inside a marked step (a serving step or ProfilerStep#N), "
+                    "and this one runs once in each")
         shown = " | ".join(short.get(n) or n for n in best["names"])
         whole = " | ".join(best["names"])
         notes.append(f"run '{run}': anchor chosen: {shown} — {what}, seen {best['per_pass']} "
@@ -183,20 +183,20 @@ def _steady(s, stats, want, bpl, least=2) -> bool:
     """Whether a candidate (one run's stats `s` among `stats`) anchors layers: no other candidate's kernels fill its
     pass breaks, and it takes turns pass by pass with no other (anchor_candidate_split.sql: the two together are the
     anchor, a pair that needs no tight gaps); its count per pass is steady in at least half its passes, at least
-    `least`, and --layers x blocks when given. `least` 1 is for a model of one layer, where serving steps mark the
+    `least`, and --layers x blocks when given. `least` 1 is for a model of one layer, where marked steps delimit the
     passes: the layer's other kernels then fill every break between anchors and its KV-cache write takes turns with
     its attention, so neither check applies. A set of names holds at least as many anchors per pass as each member
-    and no more passes than they have together: two kernels side by side in a layer (a backward attention kernel and
-    its dQ post-processing) would turn every layer into a pass of two; kernels that take turns layer by layer
-    (sliding-window and full attention) or pass by pass (prefill and decode) pass."""
+    and no more passes than they have together, and its names do not run side by side in each layer (side_by_side:
+    a backward attention kernel and its dQ post-processing would read every layer as two); kernels that take turns
+    layer by layer (sliding-window and full attention) or pass by pass (prefill and decode) pass."""
     alone = {c["names"][0]: c for c in stats if len(c["names"]) == 1}
     apart = len(s["names"]) == 2 and s["names"][1] in alone.get(s["names"][0], {}).get("apart", ())
-    # one anchor a pass (least 1, where serving steps mark the passes): the layer's other kernels fill every
+    # one anchor a pass (least 1, where marked steps delimit the passes): the layer's other kernels fill every
     # break between anchors, and its KV-cache write takes turns with its attention pass by pass
     return ((least == 1 or not s.get("split_by") and not s.get("apart")) and s["steady"] * 2 >= s["passes"]
             and s["per_pass"] >= least
             and (not want or s["per_pass"] == want * bpl)
-            and (len(s["names"]) == 1 or apart or s["tight"]
+            and (len(s["names"]) == 1 or apart or s["tight"] and not s["side_by_side"]
                  and all(s["per_pass"] >= alone[n]["per_pass"] for n in s["names"] if n in alone)
                  and s["passes"] <= sum(alone[n]["passes"] for n in s["names"] if n in alone)))
 
@@ -204,14 +204,6 @@ def _steady(s, stats, want, bpl, least=2) -> bool:
 # Kernels that run once per layer repeat as often as one another: the count most repeating names share is
 # the layers (x passes). Of the names with that count, the three with most device time are candidates.
 GUESSED_CANDIDATES = 3
-
-
-def _serving_runs(con, run_ids) -> set[int]:
-    """The runs that record an LLM serving step annotation (SGLang step[...], vLLM execute_...): a trace of
-    transformer layers whatever its kernels are called, where a kernel repeating once per layer may stand in
-    for an attention kernel the rules do not know. A CNN repeats its convolutions too, but has no layers to
-    find: its reports answer over the whole run instead."""
-    return {r for (r,) in sql.run(con, "anchors_serving_runs", {"run_ids": list(run_ids)}).fetchall()}
 
 
 def _repeating_sets(con, rid) -> list[list[str]]:
@@ -292,98 +284,6 @@ def repeating(con, rid) -> str:
         return "no kernel repeats"
     short = _short_names(con, [n for n, _ in top])
     return "kernels that repeat most (could anchor): " + ", ".join(f"{short.get(n) or n} ({c})" for n, c in top)
-
-
-def _candidate_sets(con, attention: dict[int, list[str]]) -> dict[int, list[list[str]]]:
-    """Per run (run_id -> its attention names): each attention name alone; each family of two or more names
-    equal once digits are ignored, or once template and call arguments are (a sliding-window and a
-    full-attention instance of one kernel differ in a `true`/`false` argument); and each pair of distinct
-    names whose kernels take turns (gpt-oss and Gemma alternate sliding-window and full-attention layers,
-    whatever their kernels are called). The passes decide: a pair that runs side by side in one layer is
-    not tight and is dropped."""
-    counts: dict = {}
-    wanted = {"run_ids": [r for r, v in attention.items() for _ in v],
-              "names": [n for v in attention.values() for n in v]}
-    for rid, name, n in sql.run(con, "anchors_candidate_counts", wanted).fetchall():
-        counts.setdefault(rid, {})[name] = n
-    return {rid: _sets_of(names, counts.get(rid, {})) for rid, names in attention.items()}
-
-
-PAIR_RATIO = 7
-
-
-def _sets_of(attention: list[str], counts: dict[str, int]) -> list[list[str]]:
-    """One run's candidate sets (_candidate_sets), given its attention names and their kernel counts."""
-    out = [[n] for n in attention]
-    for key in (lambda n: re.sub(r"\d+", "#", n), lambda n: re.sub(r"[<(].*", "", n)):
-        families: dict[str, list[str]] = {}
-        for n in attention:
-            families.setdefault(key(n), []).append(n)
-        out += [f for f in families.values() if len(f) > 1 and f not in out]
-    # the 12 most frequent names, pairs of counts at most 7:1 apart: a layer of each kind per pair of layers
-    # (gpt-oss), or a full-attention layer every few linear or sliding ones (Qwen3-Next 3:1, Gemma 3 5:1)
-    top = sorted(attention, key=lambda n: (-counts.get(n, 0), n))[:12]
-    for i, a in enumerate(top):
-        for c in top[i + 1:]:
-            if counts.get(c, 0) * PAIR_RATIO >= counts.get(a, 0) and sorted([a, c]) not in out:
-                out.append(sorted([a, c]))
-    return out
-
-
-def anchor_breaks(con, phase: str, kinds: dict[str, int] | None = None):
-    """Forced breaks between anchors (anchor_breaks.sql): other phases' work, pipeline sends/receives, a
-    forward's embedding and sampling kernels, and a change of the kind of step `kinds` gives the anchor names
-    (prefill and decode anchors)."""
-    kinds = kinds or {}
-    block_instances(con)
-    names = {t: [n for (n,) in sql.run(con, "anchors_break_names", names_table=sql.ident(t)).fetchall()]
-             for t in ("_p2p_names", "_boundary_names")}
-    sql.run(con, "anchor_breaks", {"phase": phase, "p2p_names": names["_p2p_names"],
-                                   "boundary_names": names["_boundary_names"], "kind_names": list(kinds),
-                                   "kind_groups": list(kinds.values())})
-
-
-def _candidate_stats(con, cands: dict[int, list[list[str]]], per_pass, pass_gap, phase="forward",
-                     kinds=None) -> dict[int, list]:
-    """Per run, each candidate set's anchors split into passes by segment_passes.sql (a candidate's index,
-    numbered across the runs, in place of the run id), best first: steadiest count per pass, then most
-    anchors per pass, then name. Each single-name candidate says which other candidate fills its pass
-    breaks (split_by) and with which it takes turns pass by pass (apart: names never inside each other's
-    passes, anchoring passes of as many layers: one model's prefill and decode kernels)."""
-    keys = [(rid, c) for rid, sets in cands.items() for c in sets]
-    if not keys:
-        return {}
-    sql.run(con, "anchors_cand_names", {"cands": [i for i, (_, c) in enumerate(keys) for _ in c],
-                                        "run_ids": [rid for rid, c in keys for _ in c],
-                                        "names": [n for _, c in keys for n in c]})
-    sql.run(con, "anchor_candidates")
-    anchor_breaks(con, phase, kinds)
-    sql.run(con, "segment_passes", {"per_pass": per_pass, "min_jump": PASS_BREAK_JUMP,
-                                    "gap_factor": None if pass_gap is None else float(pass_gap)})
-    overlap = sql.run(con, "anchor_candidate_split").fetchall()
-    out: dict[int, list] = {}
-    for c, occ, ps, per, st, tight, gap_breaks, edge in sql.run(con, "anchor_candidate_stats").fetchall():
-        rid, names = keys[c]
-        out.setdefault(rid, []).append({"names": names, "occurrences": occ, "passes": ps, "per_pass": per,
-                                        "steady": st, "tight": tight, "cand": c, "split_by": None, "apart": [],
-                                        "holds": {}, "gap_breaks": gap_breaks, "edge_partial": edge})
-    by_cand = {s["cand"]: s for stats in out.values() for s in stats}
-    inside = {(a, b): n for a, b, n, _ in overlap}
-    for a, b, n, fills in overlap:
-        sa, sb = by_cand.get(a), by_cand.get(b)
-        if sa is None or sb is None:
-            continue
-        sa["holds"][sb["names"][0]] = n
-        if n == 0 and fills and sa["split_by"] is None:
-            sa["split_by"] = sb["names"]
-        if n == 0 and inside.get((b, a)) == 0 and sa["per_pass"] == sb["per_pass"]:
-            sa["apart"].append(sb["names"][0])
-    for stats in out.values():
-        # a pass cut by the capture's start or end is no sign of an unsteady anchor: the candidate that also
-        # anchors the fragment (a prefill's last layers before decode steps) is steady in every whole pass
-        stats.sort(key=lambda s: (-s["steady"] / max(s["passes"] - s["edge_partial"], 1), -s["steady"], -s["per_pass"],
-                                  -s["occurrences"], s["names"]))
-    return out
 
 
 def pick_anchor(con, b, primary, fallback):

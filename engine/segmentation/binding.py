@@ -5,7 +5,8 @@ from dataclasses import dataclass, field, fields
 
 from tracedb import sql
 from tracedb.engine.segmentation import profiles
-from tracedb.engine.segmentation.anchors import PASS_BREAK_JUMP, pick_anchor, propose_anchor
+from tracedb.engine.segmentation.anchors import pick_anchor, propose_anchor
+from tracedb.engine.segmentation.candidates import PASS_BREAK_JUMP
 from tracedb.engine.segmentation.module_tree import module_layers
 from tracedb.engine.segmentation.phases import find_phases, phase_of_anchor
 from tracedb.engine.segmentation.words import PHASES, WINDOWS

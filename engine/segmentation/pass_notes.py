@@ -3,7 +3,7 @@ step marks, graph replays, the module tree's block calls, a change of prefill/de
 between anchors), partial passes at either end of the capture, passes cut by count where the trace shows no
 break, and the device time by what started its passes (sql/segment/pass_evidence.sql)."""
 from tracedb import sql
-from tracedb.engine.segmentation.anchors import PASS_BREAK_JUMP
+from tracedb.engine.segmentation.candidates import PASS_BREAK_JUMP
 from tracedb.engine.segmentation.binding import Bound
 
 def split_notes(con, b: Bound) -> list[str]:

@@ -12,7 +12,7 @@ import duckdb
 from tracedb import sql
 from tracedb.engine.segmentation import snapshots
 from tracedb.engine.segmentation import profiles
-from tracedb.engine.segmentation.anchors import anchor_breaks
+from tracedb.engine.segmentation.candidates import anchor_breaks
 from tracedb.engine.segmentation.assignment import assign, select_passes
 from tracedb.engine.segmentation.binding import PHASES, _SESSION_FIELDS, Bound, Options, bind
 from tracedb.engine.segmentation.pass_notes import split_notes

@@ -6,7 +6,7 @@
 -- compute kernels' intervals (kernels on parallel streams count once), so end - start - busy is the idle time
 -- inside the pass; first is its first kernel of any kind (a receive included), for the start of its step.
 -- Inputs: _assigned (the passes of the phase, every one assigned), _passes, _pass_info (segment_steps.sql),
---   kernels, _p2p_names (tracedb.engine.segmentation.anchors.find_phases).
+--   kernels, _p2p_names (tracedb.engine.segmentation.phases.find_phases).
 -- Parameters:
 --   $phase VARCHAR: forward | backward, the phase of _passes
 -- Output: TEMP _pl_passes, rows of this phase added, one per (run, pass) with a compute kernel:

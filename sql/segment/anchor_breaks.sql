@@ -25,7 +25,7 @@
 --   $phase VARCHAR: the phase of the stream (forward | backward)
 --   $p2p_names VARCHAR[]: the runs' kernel names of pipeline sends/receives
 --   $boundary_names VARCHAR[]: the runs' kernel names of a forward's embedding and sampling kernels
---     (tracedb.engine.segmentation.anchors: FORWARD_BOUNDARY); like the other marks, they break only where
+--     (tracedb.engine.segmentation.phases: FORWARD_BOUNDARY); like the other marks, they break only where
 --     they lie between fewer than half the anchors, judged apart from them
 --   $kind_names VARCHAR[]: anchor names whose kind of step is known (tracedb.engine.segmentation.anchors:
 --     a model's prefill and decode kernels take turns pass by pass); empty: none

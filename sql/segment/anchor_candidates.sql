@@ -2,7 +2,7 @@
 -- anchors so that segment_passes.sql splits each candidate into passes exactly as a report would. Every
 -- run's candidates are laid out at once: a job of 128 ranks is one statement, not 128.
 -- Inputs: _stream (segment_stream.sql: the kernels of the phase being segmented), TEMP _cand_names(cand INTEGER,
---   run_id INTEGER, name VARCHAR) (tracedb.engine.segmentation.anchors): candidate sets (one attention kernel name,
+--   run_id INTEGER, name VARCHAR) (tracedb.engine.segmentation.candidates): candidate sets (one attention kernel name,
 --   or a family of variants of one), numbered across the runs.
 -- Parameters: none.
 -- Output: TEMP _anchors, one row per kernel of a candidate set:

@@ -9,7 +9,7 @@
 --   launch_macros.sql), _kernel_blocks (anchor_blocks.sql; may be missing).
 -- Parameters:
 --   $pattern VARCHAR: RE2 pattern of a layer range name, group 1 the block class (the name up to the word
---     layer or block), group 2 the layer number (tracedb.engine.segmentation.anchors: LAYER_RANGE)
+--     layer or block), group 2 the layer number (tracedb.engine.segmentation.module_tree: LAYER_RANGE)
 -- Output: TEMP _kernel_blocks (anchor_blocks.sql's columns), rows added or completed for the kernels of
 --   _anchors that no nn.Module block frames: framed true, cls the range's prefix ('model.layers'), inst
 --   '<cls>_<N>', inst_no N, call_ns the start of the range.

@@ -21,7 +21,7 @@
 --    `why` says what is missing; never a guess. A job that says it has one stage (p = 1) is no pipeline, and
 --    its send/receive kernels (an all-to-all NCCL runs as SendRecv) give no row.
 -- Inputs: run_groups, runs, kernels, _passes, _phase (kernel_phases.sql: rows for training runs only),
---   _p2p_names (tracedb.engine.segmentation.anchors.find_phases: the runs' pipeline send/receive names).
+--   _p2p_names (tracedb.engine.segmentation.phases.find_phases: the runs' pipeline send/receive names).
 -- Parameters:
 --   $run_ids INTEGER[]: the runs
 -- Output: rows, one per run of a pipeline of 2 or more stages (by its process group) or with pipeline
