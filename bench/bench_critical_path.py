@@ -14,7 +14,10 @@ Per size N MB:
      instance; tracedb's window is then the same);
   a. tracedb ingest of the file into a new store, then `tracedb report critical-path --step 0 --by category`
      (each one process, start-up included);
-  b. HTA: one process that imports hta, loads the trace (TraceAnalysis) and runs
+  b. the same report in one process that imports tracedb, opens the store and runs it through the Python API
+     (tracedb.report(...).text("csv")): its own timings of the import, the open and the report, so that the
+     analysis alone is set beside HTA's analysis alone (neither counts its start-up or its load);
+  c. HTA: one process that imports hta, loads the trace (TraceAnalysis) and runs
      critical_path_analysis(rank=0, annotation="ProfilerStep", instance_id=0); its own timings of the load
      and of the analysis are printed beside the wall time.
 """
@@ -43,6 +46,18 @@ t2 = time.perf_counter()
 graph, ok = analyzer.critical_path_analysis(rank=0, annotation="ProfilerStep", instance_id=0)
 t3 = time.perf_counter()
 print(f"ok={ok} import_s={t1 - t0:.2f} load_s={t2 - t1:.2f} critical_path_s={t3 - t2:.2f}")
+"""
+
+TRACEDB_DRIVER = """
+import sys, time
+t0 = time.perf_counter()
+import tracedb
+t1 = time.perf_counter()
+con = tracedb.connect(sys.argv[1], read_only=True)
+t2 = time.perf_counter()
+out = tracedb.report(con, "critical-path", step=0, by="category").text("csv")
+t3 = time.perf_counter()
+print(f"import_s={t1 - t0:.2f} open_s={t2 - t1:.2f} critical_path_s={t3 - t2:.2f} rows={out.count(chr(10)) - 1}")
 """
 
 
@@ -103,13 +118,16 @@ def main():
             print(f"  round {r + 1}: tracedb ingest {m.wall:.2f} s (peak {m.peak / 1e6:.0f} MB), "
                   f"report critical-path {rep.wall:.2f} s (peak {rep.peak / 1e6:.0f} MB): "
                   f"{m.wall + rep.wall:.2f} s in all")
+            drivers = [("tracedb in one process", [sys.executable, "-c", TRACEDB_DRIVER, db])]
             if args.hta_python:
-                h = run([args.hta_python, "-c", HTA_DRIVER, folder], work)
-                if h.rc:
-                    report_failure("HTA", h)
+                drivers.append(("HTA", [args.hta_python, "-c", HTA_DRIVER, folder]))
+            for label, cmd in drivers:
+                d = run(cmd, work)
+                if d.rc:
+                    report_failure(label, d)
                 else:
-                    print(f"  round {r + 1}: HTA {h.wall:.2f} s (peak {h.peak / 1e6:.0f} MB): "
-                          f"{h.stdout.strip().splitlines()[-1]}")
+                    print(f"  round {r + 1}: {label} {d.wall:.2f} s (peak {d.peak / 1e6:.0f} MB): "
+                          f"{d.stdout.strip().splitlines()[-1]}")
         if not args.hta_python:
             print("  HTA: not measured (no --hta-python)")
 

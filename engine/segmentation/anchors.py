@@ -45,8 +45,11 @@ def propose_anchor(con, prof, run_ids, opt, cfg, phase="forward") -> tuple[str, 
     # no layers to find, and its reports answer over the whole run instead)
     marked = dict(sql.run(con, "anchors_serving_runs", {"run_ids": list(run_ids)}).fetchall())
     served = {rid for rid, serving in marked.items() if serving}
+    # an attention kernel that runs once in each marked step says one layer, more than kernels that repeat
+    # twice a step (a one-layer MoE model's two expert GEMMs and two norms) say two
     guessed = {rid: _repeating_sets(con, rid) for rid in run_ids if rid in served
-               and not any(_steady(s, all_stats[rid], None, bpl) for s in all_stats.get(rid, []))}
+               and not any(_steady(s, all_stats[rid], None, bpl) or _one_layer(s, all_stats[rid], attention[rid], bpl)
+                           for s in all_stats.get(rid, []))}
     guessed = {rid: g for rid, g in guessed.items() if g}
     if guessed:
         sets = {rid: sets.get(rid, []) + guessed.get(rid, []) for rid in run_ids}
@@ -92,8 +95,7 @@ def propose_anchor(con, prof, run_ids, opt, cfg, phase="forward") -> tuple[str, 
             # a marked step (a serving step, ProfilerStep#N) holds one forward pass: when nothing repeats inside
             # the steps, an attention kernel that runs once in each is the one layer's (a model of one layer, or
             # one layer kept for a study)
-            good = [s for s in stats if len(s["names"]) == 1 and s["names"][0] in attention[rid]
-                    and _steady(s, stats, want, bpl, least=1)]
+            good = [s for s in stats if _one_layer(s, stats, attention[rid], bpl)]
         good, module_notes = _by_module_tree(stats, good, blocks, want, bpl, phase)
         forward = [s for s in good if (phase == "backward") == any(BACKWARD.search(n) for n in s["names"])]
         skipped = sorted({n for s in good for n in s["names"]} - {n for s in forward for n in s["names"]})
@@ -201,6 +203,13 @@ def _steady(s, stats, want, bpl, least=2) -> bool:
                  and s["passes"] <= sum(alone[n]["passes"] for n in s["names"] if n in alone)))
 
 
+def _one_layer(s, stats, attention, bpl) -> bool:
+    """Whether a candidate anchors a model of one layer in a run whose steps are marked: one attention name, once
+    in each pass, its passes split by the marks alone (a pass split at a gap is no step's)."""
+    return (len(s["names"]) == 1 and s["names"][0] in attention and s["per_pass"] == 1 and not s["gap_breaks"]
+            and _steady(s, stats, None, bpl, least=1))
+
+
 # Kernels that run once per layer repeat as often as one another: the count most repeating names share is
 # the layers (x passes). Of the names with that count, the three with most device time are candidates.
 GUESSED_CANDIDATES = 3
@@ -232,7 +241,9 @@ def _kind_sets(stats) -> tuple[list[set], list[list[str]]]:
     singles = {s["names"][0]: s for s in stats if len(s["names"]) == 1}
 
     def beside(x, y):
-        return singles[x]["holds"].get(y, 0) > 0 or singles[y]["holds"].get(x, 0) > 0
+        # inside each other's passes, or in one marked step (passes of one anchor hold nothing)
+        return (singles[x]["holds"].get(y, 0) > 0 or singles[y]["holds"].get(x, 0) > 0
+                or singles[x]["steps"].get(y, 0) > 0)
 
     pairs = sorted({tuple(sorted([n, o])) for n, s in singles.items() for o in s["apart"] if o in singles})
     shared = {c for c in singles if any(beside(c, a) and beside(c, b) for a, b in pairs)}

@@ -14,10 +14,11 @@ from tracedb.engine.segmentation.module_tree import block_instances
 # micro-batches (Megatron on Ascend) are only 1.7x apart: they split once --layers gives the count.
 PASS_BREAK_JUMP = 2.0
 
-# Names of one set run side by side in a layer when, inside passes, one way from one name to the next holds
-# at most this many kernels (the main backward attention kernel between its dot(dO, O) step and its dQ
-# conversion) and another way more than twice as many plus this: a layer of a decode step holds 10 kernels
-# or more (projections, rope, KV-cache write, attention, norms, MLP), so layers that take turns never do.
+# Names of one set run side by side in a layer when one way from one name to the next holds at most this
+# many kernels (the main backward attention kernel between its dot(dO, O) step and its dQ conversion) and
+# another way more than twice as many plus this, or there is no other way (a model of one layer in one
+# pass): a layer of even a decode step holds 10 kernels or more (projections, rope, KV-cache write,
+# attention, norms, MLP), so names that take turns layer by layer never do.
 SIDE_KERNELS = 2
 
 
@@ -76,7 +77,9 @@ def candidate_stats(con, cands: dict[int, list[list[str]]], per_pass, pass_gap, 
     numbered across the runs, in place of the run id), best first: steadiest count per pass, then most
     anchors per pass, then name. Each single-name candidate says which other candidate fills its pass
     breaks (split_by) and with which it takes turns pass by pass (apart: names never inside each other's
-    passes, anchoring passes of as many layers: one model's prefill and decode kernels). A set of names whose
+    passes nor in one marked step, anchoring passes of as many layers: one model's prefill and decode kernels);
+    holds and steps count, per other single name, its kernels inside this one's passes and the marked steps
+    the two share. A set of names whose
     gaps are alike in time says whether its names run side by side in each layer (side_by_side)."""
     keys = [(rid, c) for rid, sets in cands.items() for c in sets]
     if not keys:
@@ -94,22 +97,25 @@ def candidate_stats(con, cands: dict[int, list[list[str]]], per_pass, pass_gap, 
         rid, names = keys[c]
         out.setdefault(rid, []).append({"names": names, "occurrences": occ, "passes": ps, "per_pass": per,
                                         "steady": st, "tight": tight, "cand": c, "split_by": None, "apart": [],
-                                        "holds": {}, "gap_breaks": gap_breaks, "edge_partial": edge,
+                                        "holds": {}, "steps": {}, "gap_breaks": gap_breaks, "edge_partial": edge,
                                         "side_by_side": False})
     by_cand = {s["cand"]: s for stats in out.values() for s in stats}
     sets = [c for c, s in by_cand.items() if len(s["names"]) > 1 and s["tight"]]
     if sets:
-        for c, fewest, most in sql.run(con, "anchor_candidate_sides", {"cands": sets}).fetchall():
-            by_cand[c]["side_by_side"] = fewest <= SIDE_KERNELS and most > 2 * fewest + SIDE_KERNELS
-    inside = {(a, b): n for a, b, n, _ in overlap}
-    for a, b, n, fills in overlap:
+        for c, fewest, most, ways in sql.run(con, "anchor_candidate_sides", {"cands": sets}).fetchall():
+            by_cand[c]["side_by_side"] = fewest <= SIDE_KERNELS and (ways == 1 or most > 2 * fewest + SIDE_KERNELS)
+    inside = {(a, b): n for a, b, n, _, _ in overlap}
+    for a, b, n, fills, steps in overlap:
         sa, sb = by_cand.get(a), by_cand.get(b)
         if sa is None or sb is None:
             continue
         sa["holds"][sb["names"][0]] = n
+        sa["steps"][sb["names"][0]] = steps
         if n == 0 and fills and sa["split_by"] is None:
             sa["split_by"] = sb["names"]
-        if n == 0 and inside.get((b, a)) == 0 and sa["per_pass"] == sb["per_pass"]:
+        # names that run in one marked step do not take turns pass by pass, however short their passes (a pass
+        # of one anchor holds nothing)
+        if n == 0 and inside.get((b, a)) == 0 and sa["per_pass"] == sb["per_pass"] and not steps:
             sa["apart"].append(sb["names"][0])
     for stats in out.values():
         # a pass cut by the capture's start or end is no sign of an unsteady anchor: the candidate that also

@@ -47,6 +47,9 @@
 --   kind_break BOOLEAN: step_break for a change of the anchors' kind of step alone
 --   forced BOOLEAN: a pass starts at this anchor, whatever the gap before it (step_break, module_break, or
 --     other work)
+--   step_ns BIGINT: the start of the step annotation around the anchor's launch (the serving step's, else
+--     the ProfilerStep#N's); NULL in none. Names whose anchors share one are in one step
+--     (anchor_candidate_split.sql)
 -- TEMP _break_marks, _anchor_steps and _anchor_walks are scratch, dropped at the end.
 CREATE TEMP TABLE IF NOT EXISTS _kernel_blocks (run_id INTEGER, seq BIGINT, framed BOOLEAN, cls VARCHAR, inst VARCHAR,
     inst_no BIGINT, call_ns BIGINT);
@@ -156,7 +159,8 @@ SELECT * EXCLUDE (n_before, opt_before, bound_before, marked, bounded, s_id, ps,
     annotated_break OR replay_break OR kind_break AND NOT joined AS step_break,
     replay_break AND NOT annotated_break AS replay_break,
     kind_break AND NOT joined AND NOT annotated_break AND NOT replay_break AS kind_break,
-    annotated_break OR replay_break OR module_break OR inferred AND NOT joined AS forced
+    annotated_break OR replay_break OR module_break OR inferred AND NOT joined AS forced,
+    coalesce(sv, ps) AS step_ns
 FROM (
     -- what the kernels between two anchors suggest gives way to the module tree's word (joined): one walk
     -- through the model's blocks is one pass

@@ -5,8 +5,8 @@
 -- attention, a hybrid model's linear and full attention) have a whole layer between any two anchors: 10
 -- kernels or more in a decode layer, more in training. Two kernels of one layer's attention (a flash-attention backward's
 -- dot(dO, O) step and its dQ conversion around the main kernel; ck_fmha's dO.O and its dQ/dK/dV kernel) have
--- at most the main kernel between them one way and the rest of the layer the other way: as an anchor they
--- would read every layer as two (or cut each layer into a pass of its own, so the run's consecutive anchors
+-- at most the main kernel between them one way and the rest of the layer the other way
+-- (tracedb.engine.segmentation.candidates: SIDE_KERNELS): as an anchor they would read every layer as two (or cut each layer into a pass of its own, so the run's consecutive anchors
 -- are counted, not a pass's). The times between anchors do not tell them apart: the main backward kernel
 -- between the two is as long as the rest of its layer.
 -- Inputs: _anchors (run_id: the candidate index), _stream.
@@ -16,6 +16,7 @@
 --   cand INTEGER: the candidate index
 --   fewest DOUBLE: the smallest, over the (from, to) name pairs, of the median kernel count between anchors
 --   most DOUBLE: the largest such median
+--   ways BIGINT: the (from, to) name pairs seen
 WITH picked AS (
     -- a candidate's first 256 anchors: its medians settle long before, and the positions below then cost a
     -- part of the stream (on a 1 GB trace of 698 k kernels, numbering them all took 0.22 s)
@@ -35,4 +36,4 @@ WITH picked AS (
 ), kinds AS (
     SELECT cand, from_name, to_name, median(between_n) AS m FROM gaps WHERE from_name IS NOT NULL GROUP BY ALL
 )
-SELECT cand, min(m)::DOUBLE AS fewest, max(m)::DOUBLE AS most FROM kinds GROUP BY cand ORDER BY cand;
+SELECT cand, min(m)::DOUBLE AS fewest, max(m)::DOUBLE AS most, count(*) AS ways FROM kinds GROUP BY cand ORDER BY cand;

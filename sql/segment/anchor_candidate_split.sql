@@ -15,6 +15,9 @@
 --   b INTEGER: another candidate of the same run
 --   inside BIGINT: b's kernels that start inside one of a's passes
 --   fills BOOLEAN: a has two passes or more, and b's kernels run in every gap between two of them
+--   steps BIGINT: the marked steps (_anchors.step_ns) that hold kernels of both a and b: names of one kind of
+--     step run in the same steps even where their passes are too short to hold each other (a hybrid model's
+--     full-attention layer after its linear ones, one a step)
 WITH singles AS (
     SELECT cand, any_value(run_id) AS src_run FROM _cand_names GROUP BY cand HAVING count(*) = 1
 ), spans AS (
@@ -32,9 +35,17 @@ WITH singles AS (
     JOIN _anchors k ON k.run_id = pr.b
     ASOF JOIN spans s ON s.cand = pr.a AND k.start_ns >= s.first_start
     GROUP BY ALL
+), marked AS (
+    SELECT DISTINCT run_id AS cand, step_ns FROM _anchors WHERE step_ns IS NOT NULL AND run_id IN (SELECT cand FROM singles)
+), shared AS (
+    SELECT pr.a, pr.b, count(*) AS steps
+    FROM pairs pr JOIN marked ma ON ma.cand = pr.a JOIN marked mb ON mb.cand = pr.b AND mb.step_ns = ma.step_ns
+    GROUP BY ALL
 )
-SELECT pr.a, pr.b, coalesce(h.inside, 0) AS inside, coalesce(n.breaks > 0 AND h.breaks_hit = n.breaks, false) AS fills
+SELECT pr.a, pr.b, coalesce(h.inside, 0) AS inside, coalesce(n.breaks > 0 AND h.breaks_hit = n.breaks, false) AS fills,
+    coalesce(sh.steps, 0) AS steps
 FROM pairs pr
 LEFT JOIN hits h USING (a, b)
+LEFT JOIN shared sh USING (a, b)
 LEFT JOIN (SELECT cand, count(*) - 1 AS breaks FROM spans GROUP BY cand) n ON n.cand = pr.a
 ORDER BY pr.a, pr.b;

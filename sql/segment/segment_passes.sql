@@ -13,7 +13,7 @@
 --    4 anchors or more in regular passes, and only in a run whose steps the trace does not mark.
 -- 2. Break candidates: sort a run's gaps, largest first; taking the k largest as breaks is a candidate
 --    when the k-th is >= $min_jump x the (k+1)-th (a clear jump) and the passes would average >= 2
---    anchors (k <= (gaps - 1) / 2). "No break" is a candidate with jump $min_jump. Of the eight largest
+--    anchors (k <= (gaps - 1) / 2), in the run and in each step the trace marks. "No break" is a candidate with jump $min_jump. Of the eight largest
 --    jumps, the one whose passes are most regular wins: with $per_pass, the most anchors in passes whose
 --    count is a multiple of it; without, the most anchors in passes of the most common count (two or more
 --    such passes); anchors, not passes, so cutting finer never scores higher. Ties: the larger jump. So
@@ -101,10 +101,12 @@ WITH gaps AS (
         gap_ns / least(coalesce(prev_gap, next_gap), coalesce(next_gap, prev_gap)) AS local_ratio
     FROM beside
 )
--- local_rank: the local maxima of a run (forced breaks aside) ranked by local_ratio, largest first
+-- local_rank: the local maxima of a run (forced breaks aside) ranked by local_ratio, largest first, and
+-- step_grp: the marked step (steps marked so far), for step 2's average
 SELECT * REPLACE (CASE WHEN local_max THEN local_ratio END AS local_ratio),
     CASE WHEN local_max AND NOT forced AND NOT joined THEN row_number() OVER (
-        PARTITION BY run_id, local_max AND NOT forced AND NOT joined ORDER BY local_ratio DESC, idx) END AS local_rank
+        PARTITION BY run_id, local_max AND NOT forced AND NOT joined ORDER BY local_ratio DESC, idx) END AS local_rank,
+    (sum(step_break::INTEGER) OVER (PARTITION BY run_id ORDER BY idx))::BIGINT AS step_grp
 FROM marked;
 -- the gaps that steps 1-2 rank: forced breaks split anyway, and a gap inside one walk through the model's
 -- blocks (joined) is never a break
@@ -121,10 +123,17 @@ WITH ranked AS (
     FROM ranked
     WHERE $gap_factor IS NULL AND next_gap IS NOT NULL AND r <= (n_gaps - 1) // 2 AND gap_ns >= $min_jump * next_gap
     QUALIFY row_number() OVER (PARTITION BY run_id ORDER BY gap_ns / next_gap DESC, gap_ns DESC) <= 8
+), crowded AS (
+    -- the average of 2 anchors a pass holds in each marked step too: a prefill's layers (milliseconds apart,
+    -- the capture cut 10 of them) and a decode step's (a fraction of a millisecond) in one run make every gap
+    -- of the prefill stand out over the run, and would make each of its layers a pass
+    SELECT j.run_id, j.threshold FROM jumps j JOIN _free_gaps g USING (run_id) WHERE g.gap_ns IS NOT NULL
+    GROUP BY j.run_id, j.threshold, g.step_grp
+    HAVING count(*) FILTER (WHERE g.gap_ns >= j.threshold) > (count(*) - 1) // 2
 ), med AS (
     SELECT run_id, median(gap_ns) AS med, max(gap_ns) AS top FROM _free_gaps GROUP BY run_id
 )
-SELECT run_id, 'gaps' AS rule, threshold, inside_max, jump FROM jumps
+SELECT run_id, 'gaps' AS rule, threshold, inside_max, jump FROM jumps ANTI JOIN crowded USING (run_id, threshold)
 UNION ALL
 -- local breaks (step 1b): the k local maxima of largest ratio, where the k-th is >= $min_jump x the next
 -- one's ratio (or is the last), as the threshold -k
