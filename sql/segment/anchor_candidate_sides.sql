@@ -3,12 +3,13 @@
 -- of a run (its first 256), count the kernels of the stream between each anchor and the next, and group the
 -- counts by the pair of names (from, to). Names that take turns layer by layer (sliding-window and full
 -- attention, a hybrid model's linear and full attention) have a whole layer between any two anchors: 10
--- kernels or more in a decode layer, more in training. Two kernels of one layer's attention (a flash-attention backward's
--- dot(dO, O) step and its dQ conversion around the main kernel; ck_fmha's dO.O and its dQ/dK/dV kernel) have
--- at most the main kernel between them one way and the rest of the layer the other way
--- (tracedb.engine.segmentation.candidates: SIDE_KERNELS): as an anchor they would read every layer as two (or cut each layer into a pass of its own, so the run's consecutive anchors
--- are counted, not a pass's). The times between anchors do not tell them apart: the main backward kernel
--- between the two is as long as the rest of its layer.
+-- kernels or more in a decode layer, more in training. Two kernels of one layer's attention (a
+-- flash-attention backward's dot(dO, O) step and its dQ conversion around the main kernel; ck_fmha's dO.O
+-- and its dQ/dK/dV kernel) have at most the main kernel between them one way and the rest of the layer the
+-- other way (tracedb.engine.segmentation.candidates: SIDE_KERNELS): as an anchor they would read every layer
+-- as two, or cut each layer into a pass of its own, so the run's consecutive anchors are counted, not a
+-- pass's. The times between anchors do not tell them apart: the main backward kernel between the two is as
+-- long as the rest of its layer.
 -- Inputs: _anchors (run_id: the candidate index), _stream.
 -- Parameters:
 --   $cands INTEGER[]: the candidate sets to look at (each of two or more names)

@@ -36,7 +36,8 @@ WITH singles AS (
     ASOF JOIN spans s ON s.cand = pr.a AND k.start_ns >= s.first_start
     GROUP BY ALL
 ), marked AS (
-    SELECT DISTINCT run_id AS cand, step_ns FROM _anchors WHERE step_ns IS NOT NULL AND run_id IN (SELECT cand FROM singles)
+    SELECT DISTINCT run_id AS cand, step_ns FROM _anchors
+    WHERE step_ns IS NOT NULL AND run_id IN (SELECT cand FROM singles)
 ), shared AS (
     SELECT pr.a, pr.b, count(*) AS steps
     FROM pairs pr JOIN marked ma ON ma.cand = pr.a JOIN marked mb ON mb.cand = pr.b AND mb.step_ns = ma.step_ns

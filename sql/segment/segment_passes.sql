@@ -13,11 +13,12 @@
 --    4 anchors or more in regular passes, and only in a run whose steps the trace does not mark.
 -- 2. Break candidates: sort a run's gaps, largest first; taking the k largest as breaks is a candidate
 --    when the k-th is >= $min_jump x the (k+1)-th (a clear jump) and the passes would average >= 2
---    anchors (k <= (gaps - 1) / 2), in the run and in each step the trace marks. "No break" is a candidate with jump $min_jump. Of the eight largest
---    jumps, the one whose passes are most regular wins: with $per_pass, the most anchors in passes whose
---    count is a multiple of it; without, the most anchors in passes of the most common count (two or more
---    such passes); anchors, not passes, so cutting finer never scores higher. Ties: the larger jump. So
---    one hiccup inside a pass, or an uneven last break, does not decide.
+--    anchors (k <= (gaps - 1) / 2), in the run and in each step the trace marks. "No break" is a
+--    candidate with jump $min_jump. Of the eight largest jumps, the one whose passes are most regular
+--    wins: with $per_pass, the most anchors in passes whose count is a multiple of it; without, the most
+--    anchors in passes of the most common count (two or more such passes); anchors, not passes, so cutting
+--    finer never scores higher. Ties: the larger jump. So one hiccup inside a pass, or an uneven last
+--    break, does not decide.
 -- 3. Counts: a gap group with more than $per_pass anchors is cut into passes of $per_pass; the cuts start
 --    at offset o (0 <= o < per_pass: a leading fragment of o anchors) chosen so that the smallest gap at
 --    a cut is the largest (ties: the smaller o). A group with fewer anchors is one partial pass.
