@@ -43,7 +43,7 @@ def propose_anchor(con, prof, run_ids, opt, cfg, phase="forward") -> tuple[str, 
     # repeating kernels do are candidates too, named as a guess, in runs that record LLM serving steps (a
     # trace of transformer layers whatever its kernels are called; a CNN repeats its convolutions too, but has
     # no layers to find, and its reports answer over the whole run instead)
-    marked = dict(sql.run(con, "anchors_serving_runs", {"run_ids": list(run_ids)}).fetchall())
+    marked = dict(sql.run(con, "anchors_marked_runs", {"run_ids": list(run_ids)}).fetchall())
     served = {rid for rid, serving in marked.items() if serving}
     # an attention kernel that runs once in each marked step says one layer, more than kernels that repeat
     # twice a step (a one-layer MoE model's two expert GEMMs and two norms) say two
