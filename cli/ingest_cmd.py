@@ -48,6 +48,10 @@ def ingest(
         help="The graph capture trace of the replay PATH (a trace file, or a folder of them; repeatable): ingested "
              "as a run of its own, paired with the replay so that its graph-replayed kernels take the ops and "
              "modules that captured them.", callback=non_empty("a graph capture trace"))] = None,
+    segment: Annotated[Optional[bool], typer.Option(
+        "--segment/--no-segment",
+        help="Keep the runs' passes and layers for the reports, as `tracedb segment` does (a job's runs together); "
+             "default: when the runs landed hold at most 250,000 kernels in all.")] = None,
 ):
     """Ingest traces: each trace becomes one run, in its own transaction (all or nothing per run)."""
     from tracedb.engine.loading.hashing import start_early
@@ -83,7 +87,8 @@ def ingest(
     if len(planned) == 1:   # a trace that cannot be read fails here, before anything is written
         resolve(planned[0].path)
     with _new_folder_removed_unless_used(to):
-        _ingest_planned(paths, planned, db, to, tag, replace, core_rule, jobs, scheduler, capture, skipped)
+        _ingest_planned(paths, planned, db, to, tag, replace, core_rule, jobs, scheduler, capture, skipped,
+                        segment)
 
 
 @contextlib.contextmanager
@@ -102,7 +107,7 @@ def _new_folder_removed_unless_used(to: str | None):
                     os.rmdir(to)
 
 
-def _ingest_planned(paths, planned, db, to, tag, replace, core_rule, jobs, scheduler, capture, skipped):
+def _ingest_planned(paths, planned, db, to, tag, replace, core_rule, jobs, scheduler, capture, skipped, segment):
     """The planned runs ingested, each run's line printed as it lands, then what the folders held that was not
     loaded, the pairing of graph captures and the jobs; exits 1 (or 2) when a trace failed."""
     from tracedb.engine.loading.folder import ingest_all
@@ -150,8 +155,12 @@ def _ingest_planned(paths, planned, db, to, tag, replace, core_rule, jobs, sched
     if folders:             # after the pairing: a graph capture is no rank of a job
         for line in _jobs(db, to, planned, kept, tag):
             progress.note(line)
+    took = time.perf_counter() - t0      # the ingest's own time: the segmentation kept below says its own
+    if to is None and segment is not False:
+        _keep_segmentation(db, [res.name for item, res in kept if res.status != "skipped" and not item.capture],
+                           "always" if segment else "auto")
     if len(planned) > 1:
-        progress.note("  " + _in_all(done, failed, time.perf_counter() - t0))
+        progress.note("  " + _in_all(done, failed, took))
     if len(failed) > 1:     # one failure: its own line says it all
         rest = ("no run was ingested" if len(failed) == len(planned) else
                 f"the other runs are in the {'dataset' if to is not None else 'store'}")
@@ -208,6 +217,26 @@ def _jobs(db, to, planned, kept: list, tag) -> list[str]:
         return job_tags.settle(con, kept, given)
     finally:
         con.close()
+
+
+def _keep_segmentation(db, names: list[str], when: str):
+    """The runs landed segmented and kept for the reports (engine/segmentation/at_ingest.py), with a note of
+    what it cost; one that cannot be kept (a write the disk refused) is a note too, the runs staying in."""
+    if not names:
+        return
+    from tracedb.engine.segmentation import at_ingest
+    from tracedb.engine.store.connect import open_store, resolve_path
+    t = time.perf_counter()
+    con = open_store(resolve_path(db))
+    try:
+        done, lines = at_ingest.keep(con, names, when)
+    finally:
+        con.close()
+    for line in lines:
+        typer.echo(line, err=True)
+    if done:
+        typer.echo(f"note: passes and layers kept for the reports in {time.perf_counter() - t:.2f} s "
+                   "(--no-segment skips it)", err=True)
 
 
 @contextlib.contextmanager

@@ -59,8 +59,8 @@ def _default(param) -> str:
     value = param.default
     if callable(value):
         return ""
-    if getattr(param, "is_flag", False):
-        return "on" if value else "off"
+    if getattr(param, "is_flag", False):    # a --x/--no-x flag without a default decides by itself
+        return "auto" if value is None and param.secondary_opts else "on" if value else "off"
     if value is None or value == () or value == []:
         return ""
     return f"`{value}`"

@@ -442,5 +442,5 @@ def test_a_segmentation_found_from_the_models_blocks_is_kept_and_restored(tmp_pa
     cli("segment", "--db", db, "--run", "t")
     after = json.loads(cli("report", "layers", "--db", db, "--run", "t", "--format", "json").stdout)
     assert not [n for n in after["notes"] if "set aside" in n]
-    assert [n for n in after["notes"] if n.startswith("segmentation: the one `tracedb segment` kept on ")]
+    assert [n for n in after["notes"] if n.startswith("segmentation: the one kept in the store on ")]
     assert after["rows"] == before["rows"]

@@ -14,7 +14,7 @@ import tiny_job
 import tiny_steps
 from helpers import cli, copy_store, tracedb_exe
 
-KEPT = "segmentation: the one `tracedb segment` kept on "
+KEPT = "segmentation: the one kept in the store on "
 SET_ASIDE = "kept segmentation set aside: "
 AFRESH = "; segmented afresh (`tracedb segment` keeps it again)"
 JOB = ["--tag", "job=job"]
@@ -287,7 +287,7 @@ def test_a_phase_sideways_in_a_training_run(tmp_path):
     """A training run keeps a forward and a backward segmentation; its kernel phases forged to 'sideways'."""
     db = str(tmp_path / "t.duckdb")
     cli("ingest", tiny_steps.write(tmp_path / "t.json", "sequential_training", layers=3, steps=2), "--db", db,
-        "--name", "train")
+        "--name", "train", "--no-segment")
     args = ("layers", "--run", "train", "--phase", "backward", "--pass", "all")
     want = report(db, *args)
     cli("segment", "--db", db, "--run", "train")
@@ -350,7 +350,7 @@ def test_the_shapes_are_those_a_segmentation_makes(tmp_path):
                 con.close()
         else:
             cli("ingest", tiny_steps.write(tmp_path / "t.json", "sequential_training", layers=3, steps=2), "--db", db,
-                "--name", "train")
+                "--name", "train", "--no-segment")
         cli("segment", "--db", db, *args)
         con = duckdb.connect(db, read_only=True)
         try:

@@ -253,4 +253,4 @@ def test_kept_segmentation_gives_the_same_report(tmp_path):
     before, _ = _rows(db)
     assert cli("segment", "--db", db, "--tag", "job=pp").returncode == 0
     after, stderr = _rows(db)
-    assert after == before and "segmentation: the one `tracedb segment` kept" in stderr
+    assert after == before and "segmentation: the one kept in the store on " in stderr

@@ -8,7 +8,7 @@ import tiny_job
 import tiny_steps
 from helpers import cli
 
-KEPT = "segmentation: the one `tracedb segment` kept on "
+KEPT = "segmentation: the one kept in the store on "
 SET_ASIDE = "kept segmentation set aside: "
 JOB = ["--tag", "job=job"]
 
@@ -87,7 +87,8 @@ def test_a_renamed_replaced_or_removed_run_is_never_restored(job, tmp_path):
     assert sql_rows(job, "SELECT count(*) FROM tracedb_cache.segmentations") == [(0,)]
 
     cli("segment", "--db", job, *JOB)
-    cli("ingest", str(tmp_path / "job_rank0.json"), "--db", job, "--name", "job-rank0", "--tag", "job=job", "--replace")
+    cli("ingest", str(tmp_path / "job_rank0.json"), "--db", job, "--name", "job-rank0", "--tag", "job=job", "--replace",
+        "--no-segment")
     assert not kept_notes(report(job, "ranks", *JOB))     # the replaced run has another ingest time
 
     cli("segment", "--db", job, *JOB)
@@ -128,7 +129,7 @@ def test_a_damaged_kept_segmentation_is_computed_again(job, damage, why):
 def test_a_training_run_keeps_both_phases(tmp_path):
     db = str(tmp_path / "t.duckdb")
     cli("ingest", tiny_steps.write(tmp_path / "t.json", "sequential_training", layers=3, steps=2), "--db", db,
-        "--name", "train")
+        "--name", "train", "--no-segment")
     args = [("passes", "--run", "train"), ("layers", "--run", "train", "--phase", "backward", "--pass", "all")]
     before = [report(db, *a) for a in args]
     cli("segment", "--db", db, "--run", "train")

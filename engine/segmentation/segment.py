@@ -21,7 +21,8 @@ from tracedb.engine.segmentation.categories import load_rules
 from tracedb.engine.segmentation.words import ALL_PASSES
 from tracedb.errors import NoAnchor
 
-# From this many runs a report that segments them says that `tracedb segment` would keep the segmentation:
+# From this many runs a report that segments them says that `tracedb segment` would keep the segmentation (an
+# ingest keeps it up to at_ingest.AUTO_MAX_KERNELS):
 # segmenting 128 ranks costs a report 0.75-0.8 s of its 1.4-1.6 s, restoring a kept one ~0.1 s.
 HINT_RUNS = 16
 
@@ -67,8 +68,9 @@ def _restored(con, opt: Options, say: bool = True) -> Bound | None:
     else:
         sql.run(con, "segment_stream", {"phase": b.phase})
         if say:
-            b.notes.append(f"segmentation: the one `tracedb segment` kept on {kept.made_at} for these runs and options "
-                           "(anchors, passes and layers restored, not computed again)")
+            b.notes.append(f"segmentation: the one kept in the store on {kept.made_at} (by the ingest or `tracedb "
+                           "segment`) for these runs and options (anchors, passes and layers restored, not computed "
+                           "again)")
         return b
     b = prepare(con, opt, reuse=False)
     # said by `tracedb segment` too (say=False): one it has just kept and cannot restore is worth knowing
