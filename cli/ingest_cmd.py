@@ -155,7 +155,7 @@ def _ingest_planned(paths, planned, db, to, tag, replace, core_rule, jobs, sched
     if folders:             # after the pairing: a graph capture is no rank of a job
         for line in _jobs(db, to, planned, kept, tag):
             progress.note(line)
-    took = time.perf_counter() - t0      # the ingest's own time: the segmentation kept below says its own
+    took = time.perf_counter() - t0      # the loading's time (its MB/s): the segmentation kept below is not in it
     if to is None and segment is not False:
         _keep_segmentation(db, [res.name for item, res in kept if res.status != "skipped" and not item.capture],
                            "always" if segment else "auto")
@@ -220,23 +220,20 @@ def _jobs(db, to, planned, kept: list, tag) -> list[str]:
 
 
 def _keep_segmentation(db, names: list[str], when: str):
-    """The runs landed segmented and kept for the reports (engine/segmentation/at_ingest.py), with a note of
-    what it cost; one that cannot be kept (a write the disk refused) is a note too, the runs staying in."""
+    """The runs landed segmented and kept for the reports (engine/segmentation/at_ingest.py), quietly, as part
+    of the ingest; a note when they are too many for it or it failed (a write the disk refused), the runs
+    staying in."""
     if not names:
         return
     from tracedb.engine.segmentation import at_ingest
     from tracedb.engine.store.connect import open_store, resolve_path
-    t = time.perf_counter()
     con = open_store(resolve_path(db))
     try:
-        done, lines = at_ingest.keep(con, names, when)
+        _, lines = at_ingest.keep(con, names, when)
     finally:
         con.close()
     for line in lines:
         typer.echo(line, err=True)
-    if done:
-        typer.echo(f"note: passes and layers kept for the reports in {time.perf_counter() - t:.2f} s "
-                   "(--no-segment skips it)", err=True)
 
 
 @contextlib.contextmanager

@@ -14,7 +14,12 @@ import tiny_job
 import tiny_steps
 from helpers import cli, copy_store, tracedb_exe
 
-KEPT = "segmentation: the one kept in the store on "
+KEPT = "kept in the store, restored"     # the parameter `segmentation` of a report that restored one
+
+
+def kept(doc) -> bool:
+    return doc["params"].get("segmentation") == KEPT
+
 SET_ASIDE = "kept segmentation set aside: "
 AFRESH = "; segmented afresh (`tracedb segment` keeps it again)"
 JOB = ["--tag", "job=job"]
@@ -49,7 +54,7 @@ def set_aside(got: dict, want: dict) -> str:
     aside; returns what that note says failed."""
     aside = [n for n in got["notes"] if n.startswith(SET_ASIDE)]
     assert len(aside) == 1, got["notes"]
-    assert not [n for n in got["notes"] if n.startswith(KEPT)]
+    assert not kept(got)
     assert [n for n in got["notes"] if not n.startswith(SET_ASIDE)] == want["notes"]
     assert {k: v for k, v in got.items() if k != "notes"} == {k: v for k, v in want.items() if k != "notes"}
     assert aside[0].endswith(AFRESH)
@@ -70,7 +75,7 @@ def kept_job(tmp_path_factory):
         con.close()
     want = {r: report(db, *r) for r in REPORTS}
     cli("segment", "--db", db, *JOB)
-    assert all(any(n.startswith(KEPT) for n in report(db, *r)["notes"]) for r in REPORTS)
+    assert all(kept(report(db, *r)) for r in REPORTS)
     return db, want
 
 
@@ -169,8 +174,7 @@ def test_a_forged_kept_segmentation_gives_the_figures_computed_afresh(job, state
     cli("segment", "--db", db, *JOB)
     for args in REPORTS:
         got = report(db, *args)
-        assert [n for n in got["notes"] if not n.startswith(KEPT)] == want[args]["notes"]
-        assert len([n for n in got["notes"] if n.startswith(KEPT)]) == 1
+        assert got["notes"] == want[args]["notes"] and kept(got)
 
 
 @pytest.mark.parametrize("table", ["s1_cats", "s1_assigned"])
@@ -197,7 +201,7 @@ def test_a_view_over_a_file_is_never_read(job, tmp_path, table):
     out = cli("report", "kernels", "--pass", "1", *JOB, "--db", db)
     assert SECRET not in out.stdout + out.stderr
     cli("segment", "--db", db, *JOB)      # the view gives way to the kept table
-    assert any(n.startswith(KEPT) for n in report(db, *REPORTS[0])["notes"])
+    assert kept(report(db, *REPORTS[0]))
 
 
 def test_an_index_that_is_a_view_is_never_read(job, tmp_path):
@@ -214,7 +218,7 @@ def test_an_index_that_is_a_view_is_never_read(job, tmp_path):
     cli("runs", "rm", "job-rank2", "--db", db)      # forgetting a run's kept segmentations reads no such view
     cli("segment", "--db", db, *JOB)
     got = report(db, "ranks", *JOB)
-    assert any(n.startswith(KEPT) for n in got["notes"])
+    assert kept(got)
 
 
 def test_an_index_kept_by_an_earlier_tracedb_is_passed_over(job):
@@ -225,7 +229,7 @@ def test_an_index_kept_by_an_earlier_tracedb_is_passed_over(job):
     assert report(db, *REPORTS[0]) == want[REPORTS[0]]
     cli("segment", "--db", db, *JOB)
     got = report(db, *REPORTS[0])
-    assert [n for n in got["notes"] if not n.startswith(KEPT)] == want[REPORTS[0]]["notes"]
+    assert got["notes"] == want[REPORTS[0]]["notes"] and kept(got)
 
 
 def test_an_endless_view_does_not_hang_a_report(job):

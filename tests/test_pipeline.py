@@ -252,5 +252,6 @@ def test_kept_segmentation_gives_the_same_report(tmp_path):
     db = _job(tmp_path, stages=2, micro=2, layers=2)
     before, _ = _rows(db)
     assert cli("segment", "--db", db, "--tag", "job=pp").returncode == 0
-    after, stderr = _rows(db)
-    assert after == before and "segmentation: the one kept in the store on " in stderr
+    after, _ = _rows(db)
+    doc = json.loads(cli("report", "pipeline", "--db", db, "--tag", "job=pp", "--format", "json").stdout)
+    assert after == before and doc["params"].get("segmentation") == "kept in the store, restored"

@@ -74,7 +74,8 @@ def test_a_stage_alone_says_its_offset_is_assumed(tmp_path):
     cli("ingest", _job(tmp_path), "--db", db, "--name", "mj", "--tag", "job=mj")
     said = cli("segment", "--db", db, "--run", "mj-rank2")
     assert "model layers 14-27" in said.stdout + said.stderr and "assumed" in said.stdout + said.stderr
-    got = cli("sql", "--db", db, "SELECT min(model_layer), max(model_layer) FROM kernel_layers", "--format", "csv")
+    got = cli("sql", "--db", db, "SELECT min(model_layer), max(model_layer) FROM kernel_layers WHERE run = 'mj-rank2'",
+              "--format", "csv")
     assert rows(got.stdout)[0] == {"min(model_layer)": "14", "max(model_layer)": "27"}
 
 

@@ -277,7 +277,7 @@ def test_a_store_of_one_run_needs_no_run_option(tmp_path):
 def test_runs_lists_the_passes_of_a_stored_segmentation(tmp_path):
     sample = os.path.join(os.path.dirname(tracedb.__file__), "engine", "samples", "qwen3_decode_kernel_details.csv")
     db = str(tmp_path / "one.duckdb")
-    cli("ingest", sample, "--db", db, "--name", "only")
+    cli("ingest", sample, "--db", db, "--name", "only", "--no-segment")
     before = rows(cli("runs", "--db", db, "-f", "csv").stdout)
     assert before[0]["passes"] == ""
     cli("segment", "--db", db)

@@ -8,7 +8,7 @@ import tiny_job
 import tiny_steps
 from helpers import cli
 
-KEPT = "segmentation: the one kept in the store on "
+KEPT = "kept in the store, restored"     # the parameter `segmentation` of a report that restored one
 SET_ASIDE = "kept segmentation set aside: "
 JOB = ["--tag", "job=job"]
 
@@ -17,15 +17,15 @@ def report(db, *args) -> dict:
     return json.loads(cli("report", *args, "--db", db, "--format", "json").stdout)
 
 
-def kept_notes(doc) -> list[str]:
-    return [n for n in doc["notes"] if n.startswith(KEPT)]
+def kept_notes(doc) -> bool:
+    """The report restored a kept segmentation: its parameters say so."""
+    return doc["params"].get("segmentation") == KEPT
 
 
 def same_but_the_note(after: dict, before: dict):
-    """`after` is `before` restored: its rows, columns and parameters, its notes plus the one note."""
-    assert len(kept_notes(after)) == 1
-    assert [n for n in after["notes"] if not n.startswith(KEPT)] == before["notes"]
-    assert {k: v for k, v in after.items() if k != "notes"} == {k: v for k, v in before.items() if k != "notes"}
+    """`after` is `before` restored: its rows, columns, notes and parameters, plus the parameter that says so."""
+    assert kept_notes(after) and "segmentation" not in before["params"]
+    assert {**after, "params": {k: v for k, v in after["params"].items() if k != "segmentation"}} == before
 
 
 def sql_rows(db, query, write=False):
@@ -137,7 +137,7 @@ def test_a_training_run_keeps_both_phases(tmp_path):
     for a, was in zip(args, before):
         after = report(db, *a)
         assert kept_notes(after)
-        assert [n for n in after["notes"] if not n.startswith(KEPT)] == was["notes"]
+        assert after["notes"] == was["notes"]
         assert after["rows"] == was["rows"]
 
 

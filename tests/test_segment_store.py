@@ -95,7 +95,8 @@ def test_segment_needs_a_run_that_exists(tmp_path):
 
 
 def test_removing_or_replacing_a_run_drops_its_segmentation(segmented, tmp_path):
-    cli("ingest", tiny_trace.write(tmp_path / "k2.csv", dur_factor=2), "--db", segmented, "--name", "tiny", "--replace")
+    cli("ingest", tiny_trace.write(tmp_path / "k2.csv", dur_factor=2), "--db", segmented, "--name", "tiny", "--replace",
+        "--no-segment")
     count = "select (select count(*) from kernel_segments) as k, (select count(*) from segmentations) as s"
     assert cli("sql", "--db", segmented, "--format", "csv", count).stdout.splitlines()[1] == "0,0"
     cli("segment", "--db", segmented, "--run", "tiny", *SEG)

@@ -314,6 +314,10 @@ def observed(tmp_path_factory):
         runs.listing(con, passes=True, profile="qwen3-npu")
         # again: what the first one kept is forgotten (snapshot_stale) and kept anew
         segment_store.segment_runs(con, binding.Options(runs=["tiny"], profile="qwen3-npu", layers=2))
+        # a report restores it, once proved against the store (snapshot_check_*)
+        render_report(con, "layers", fmt="csv", runs=["tiny"], profile="qwen3-npu", layers=2)
+        from tracedb.engine.segmentation import at_ingest
+        at_ingest.groups(con, ["tiny", "gpu"])      # what an ingest keeps, and together
         sql.run(con, "top_names", {"run_id": 1})
         sql.run(con, "short_names", {"names": ["gemm"]})  # report modules' table asks only for mangled names
         from tracedb.engine.reports import run_wide

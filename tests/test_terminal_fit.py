@@ -109,7 +109,8 @@ def named_store(tmp_path_factory):
     kernel that could anchor layers)."""
     d = tmp_path_factory.mktemp("fit")
     db = str(d / "s.duckdb")
-    cli("ingest", _kernel_details(d / "kernel_details.csv", NAMES), "--db", db, "--name", "names-of-a-long-run")
+    cli("ingest", _kernel_details(d / "kernel_details.csv", NAMES), "--db", db, "--name", "names-of-a-long-run",
+        "--no-segment")
     plain = [n for n in NAMES if "ttention" not in n and "flash" not in n]
     os.mkdir(d / "plain")
     cli("ingest", _kernel_details(d / "plain" / "kernel_details.csv", plain), "--db", db, "--name", "plain")

@@ -249,6 +249,18 @@ def test_backward_attention_kernels_side_by_side_in_a_layer_are_not_two_layers(s
     _verdict(seed, tmp_path)
 
 
+@pytest.mark.parametrize("seed", [662])
+def test_the_last_backward_layer_of_a_first_dense_moe_model_keeps_its_norm_gradients(seed, tmp_path):
+    """A 2-layer MoE training run whose first layer is dense (DeepSeek-V2-Lite's first_k_dense_replace = 1):
+    model layer 0, the last block of each backward pass, is laid beside layer 1 to find where the epilogue
+    starts. Compared from the start of the blocks, layer 0's dense MLP gradients used up the elementwise
+    kernels layer 1's experts have fewer of, and its input norm gradients (21 of 330 backward kernels) read as
+    the epilogue; from the anchor on, the two layers' attention, QKV and norm gradients are alike."""
+    arch = zoo.draw(seed)
+    assert arch.workload == "train" and arch.layers == 2 and arch.first_dense == 1
+    _verdict(seed, tmp_path)
+
+
 # Seeds of the slow tier tracedb gets wrong today, each with what it gets wrong: an expected failure, strict,
 # so that a change that fixes one fails here until it leaves this list (and one that breaks another seed
 # fails as any seed does). 2 of the 604 slow seeds: models of one layer per pipeline stage.

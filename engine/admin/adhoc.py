@@ -70,7 +70,8 @@ def _unsegmented(con, query: str, rows) -> list[str]:
     except duckdb.Error:
         return []
     return [] if stored else ["kernel_layers is empty until runs are segmented: run `tracedb segment --run NAME` "
-                              "(with the options of `report layers`) first"]
+                              "(with the options of `report layers`) first; an ingest does it for up to 250,000 "
+                              "kernels unless --no-segment"]
 
 
 def _cell(v):

@@ -29,8 +29,8 @@ def listing(con, runs=(), tags=(), fmt="table", passes=False, **seg_opts) -> rnd
         [r[0] for r in sql.run(con, "run_ids").fetchall()]
     counts, notes = pass_counts(con, ids, **seg_opts) if passes else (stored_pass_counts(con, ids), [])
     if not passes and counts:
-        notes.append("passes: the forward passes of each run's stored segmentation (`tracedb segment`); "
-                     "--passes finds them for every run")
+        notes.append("passes: the forward passes of each run's stored segmentation (kept by the ingest or "
+                     "`tracedb segment`); --passes finds them for every run")
     sql.run(con, "runs_passes_temp", {"r": list(counts), "n": list(counts.values())})
     query = sql.file_statements("list_runs")[-1].rstrip(";")
     return rnd.fetch(con, query, {"run_ids": ids}, "runs", fmt=fmt, title="runs", notes=notes)

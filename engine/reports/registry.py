@@ -7,13 +7,16 @@ from dataclasses import fields
 from tracedb.engine.reports import declared, values
 from tracedb.engine.rendering import render as rnd
 from tracedb.engine.reports.declaration import MEAN_REFUSED
-from tracedb.engine.segmentation import binding
+from tracedb.engine.segmentation import binding, segment
 from tracedb.engine.segmentation.words import PassSpec
 from tracedb.errors import UsageError, quoted
 
 # the run selection and segmentation keywords a report's build receives apart from its own options
 SELECTION = frozenset(f.name for f in fields(binding.Options))
 REPORTS = declared.NAMES
+# The parameter a report gains when its segmentation was restored from the store (kept by the ingest or
+# `tracedb segment`, proved against the store first): Markdown and JSON show it; the rows are the same
+KEPT = "kept in the store, restored"
 
 
 def render_report(con, name: str, fmt: str = "table", **opts) -> str:
@@ -36,8 +39,14 @@ def build_report(con, name: str, fmt: str = "table", **opts) -> rnd.Result:
     if unknown:
         raise UsageError(f"report {name}: unknown option{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}; it "
                          f"takes {', '.join(sorted(own | SELECTION))}")
-    res = decl.build(con, fmt, {k: v for k, v in opts.items() if k not in own},
-                     **{k: v for k, v in opts.items() if k in own})
+    restored = segment.RESTORED.set(False)
+    try:
+        res = decl.build(con, fmt, {k: v for k, v in opts.items() if k not in own},
+                         **{k: v for k, v in opts.items() if k in own})
+        if segment.RESTORED.get():
+            res.params = {**res.params, "segmentation": KEPT}
+    finally:
+        segment.RESTORED.reset(restored)
     res.charts = decl.charts
     return res
 

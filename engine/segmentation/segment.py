@@ -5,6 +5,8 @@ segment_anchors -> segment_passes -> segment_windows -> segment_assign. This mod
 (bind, then find the passes, with notes on the split: pass_notes.py) per phase; the passes picked and their
 layers assigned are assignment.py's. A segmentation `tracedb segment` kept in the store (snapshots) is restored
 instead of computed when the runs, options, profile and code are the same."""
+import contextvars
+import json
 from dataclasses import fields, replace
 
 import duckdb
@@ -20,6 +22,10 @@ from tracedb.engine.segmentation.phases import phase_of_anchor
 from tracedb.engine.segmentation.categories import load_rules
 from tracedb.engine.segmentation.words import ALL_PASSES
 from tracedb.errors import NoAnchor
+
+# Set when a report's segmentation was restored from the store: the report's parameters then say
+# `segmentation: kept` (registry.build_report), the same rows as computed afresh
+RESTORED = contextvars.ContextVar("tracedb_restored", default=False)
 
 # From this many runs a report that segments them says that `tracedb segment` would keep the segmentation (an
 # ingest keeps it up to at_ingest.AUTO_MAX_KERNELS):
@@ -67,10 +73,8 @@ def _restored(con, opt: Options, say: bool = True) -> Bound | None:
         snapshots.drop_restored(con, restoring)
     else:
         sql.run(con, "segment_stream", {"phase": b.phase})
-        if say:
-            b.notes.append(f"segmentation: the one kept in the store on {kept.made_at} (by the ingest or `tracedb "
-                           "segment`) for these runs and options (anchors, passes and layers restored, not computed "
-                           "again)")
+        if say:     # the report's parameters say so (report_restored), not a note: after an ingest it is the rule
+            RESTORED.set(True)
         return b
     b = prepare(con, opt, reuse=False)
     # said by `tracedb segment` too (say=False): one it has just kept and cannot restore is worth knowing
@@ -81,7 +85,8 @@ def _restored(con, opt: Options, say: bool = True) -> Bound | None:
 def keep(con, opt: Options) -> Bound:
     """Segment `opt` in a session of its own, exactly as a report's fresh session would, keep its session
     tables in the store with the digests of its runs' rows, and restore them in `con` (without the note a
-    report gets)."""
+    report gets). `con` is a writable connection, which no other process shares: the tables are restored as
+    they were saved, without the proof a report makes before it trusts them (0.1-0.2 s an 8-rank job)."""
     cur = con.cursor()
     try:
         sql.run(cur, "macros")
@@ -92,13 +97,15 @@ def keep(con, opt: Options) -> Bound:
         phases = {opt.phase, b.phase}
         if phase_of_anchor(cur, opt.anchor or b.profile.anchor, b.training) == b.phase:
             phases.add(None)
-        snapshots.save(cur, sorted(snapshots.keys(con, opt, phases)), b.run_ids, b.state(),
-                       snapshots.digests(con, opt))
+        state = b.state()
+        snap_id, tables = snapshots.save(cur, sorted(snapshots.keys(con, opt, phases)), b.run_ids, state,
+                                         snapshots.digests(con, opt))
     finally:
         cur.close()
-    b = _restored(con, opt, say=False)
-    # None: another process changed a run meanwhile (the key moved): computed here
-    return b if b is not None else prepare(con, opt, reuse=False)
+    kept = Bound.from_state(json.loads(json.dumps(state)), b.profile)   # as a report restores it
+    snapshots.restore_tables(con, snap_id, tables)
+    sql.run(con, "segment_stream", {"phase": kept.phase})
+    return kept
 
 
 def each_phase(con, opt: Options, first: bool = False, kept: bool = False):

@@ -301,11 +301,11 @@ def drop_restored(con, tables: list[str]):
             sql.run(con, "snapshot_drop", target=f"temp.main.{sql.ident(ALL_ASSIGNED if t == '_assigned' else t)}")
 
 
-def save(cur, keys: list[str], run_ids: list[int], state: dict, digests: str):
+def save(cur, keys: list[str], run_ids: list[int], state: dict, digests: str) -> tuple[int, list[str]]:
     """Keep every session table of `cur` (a session that made one segmentation and nothing else) under
     `keys` (the options as given and with the phase they resolve to), with the Bound `state` and the digests
     of its runs' rows, in one transaction. An index that is not the one `tracedb segment` makes (a view, other
-    columns) is replaced, and whatever no kept segmentation lists dropped."""
+    columns) is replaced, and whatever no kept segmentation lists dropped. Returns (its id, its tables)."""
     tables = sorted(t for (t,) in sql.run(cur, "temp_tables").fetchall() if _TABLE.match(t))
     cur.execute("BEGIN")
     try:
@@ -326,6 +326,7 @@ def save(cur, keys: list[str], run_ids: list[int], state: dict, digests: str):
     except BaseException:
         cur.execute("ROLLBACK")
         raise
+    return snap_id, tables
 
 
 def _drop_unlisted(con) -> set[int]:

@@ -39,7 +39,8 @@
 --   cat_ord INTEGER: its category (_rules.cat_ord): by name (_cats); module_categories.sql may update it
 --   unit VARCHAR: prologue (no layer), layer, or epilogue: in the full window, the kernels of the last block
 --     after the layer's own work (final norm, lm_head, logits, sampling; a pipeline stage's send). The last
---     block is laid beside the latest earlier block with the same anchor name: it ends at the first kernel
+--     block is laid beside the latest earlier block with the same anchor name (in a backward pass both from
+--     their anchors on, past the MLP gradients a dense and an MoE layer differ in): it ends at the first kernel
 --     whose name (digits aside) that block holds no more of, in any order, or that runs over 3x (+5 us)
 --     longer than the name does there (communication ops aside: their time includes waiting), and, in a
 --     forward pass, at the latest where the reference block's tail that the prologue also ends with begins
@@ -124,9 +125,9 @@ WITH last_block AS (
     -- each anchor's kernel name, joined once before the self-join below: with both joins of _blocked inside
     -- it, DuckDB's planner put a join on run_id alone first at 1,024 ranks (a 2.5e13-row estimate): 250 s
     -- and 20 GB, where 512 ranks took 1.8 s
-    SELECT a.run_id, a.pass, a.block, k.name
+    SELECT a.run_id, a.pass, a.block, k.name, k.pos
     FROM _anchor_pass a JOIN _blocked k ON k.run_id = a.run_id AND k.seq = a.seq
-), ref AS MATERIALIZED (
+), ref_block AS MATERIALIZED (
     -- the latest earlier block of the pass whose anchor has the last block's anchor name
     SELECT l.run_id, l.pass, l.lb, max(a2.block) AS rb
     FROM last_block l
@@ -134,6 +135,18 @@ WITH last_block AS (
     JOIN anchor_names a2 ON a2.run_id = l.run_id AND a2.pass = l.pass AND a2.block < l.lb
      AND a2.name IS NOT DISTINCT FROM a1.name
     GROUP BY ALL
+), ref AS MATERIALIZED (
+    -- where each of the two blocks is compared from: a forward block from its start; a backward one from
+    -- its anchor, as the kernels before it are its MLP's gradients, which differ between a dense layer and an
+    -- MoE one (a model whose first layer is dense: model layer 0, the last backward block, has dense MLP
+    -- gradients where the reference, layer 1, has the experts'), while those after it (attention, QKV and
+    -- input norm gradients) are alike in every layer, and the epilogue can only follow them
+    SELECT r.*, CASE WHEN $reverse THEN la.pos ELSE 0 END AS l_from, CASE WHEN $reverse THEN ra.pos ELSE 0 END AS r_from
+    FROM ref_block r
+    JOIN (SELECT run_id, pass, block, min(pos) AS pos FROM anchor_names GROUP BY ALL) la
+      ON la.run_id = r.run_id AND la.pass = r.pass AND la.block = r.lb
+    JOIN (SELECT run_id, pass, block, min(pos) AS pos FROM anchor_names GROUP BY ALL) ra
+      ON ra.run_id = r.run_id AND ra.pass = r.pass AND ra.block = r.rb
 ), named AS MATERIALIZED (
     -- the kernels' names come with _blocked (_member): the kernels view joined here again and again cost 2 s
     -- and 1.8 GB over a job of 128 ranks
@@ -150,9 +163,11 @@ WITH last_block AS (
     SELECT c.run_id, c.pass,
         min(c.pos) FILTER (WHERE rk.n IS NULL OR c.nth > rk.n OR NOT c.is_comm AND c.dur_ns > 3 * rk.max_dur + 5000) AS miss
     FROM (SELECT n.*, row_number() OVER (PARTITION BY n.run_id, n.pass, n.name ORDER BY n.pos) AS nth
-          FROM named n JOIN ref r ON r.run_id = n.run_id AND r.pass = n.pass AND n.block = r.lb) c
+          FROM named n JOIN ref r ON r.run_id = n.run_id AND r.pass = n.pass AND n.block = r.lb
+          WHERE n.pos >= r.l_from) c
     LEFT JOIN (SELECT n.run_id, n.pass, n.name, count(*) AS n, max(n.dur_ns) AS max_dur
                FROM named n JOIN ref r ON r.run_id = n.run_id AND r.pass = n.pass AND n.block = r.rb
+               WHERE n.pos >= r.r_from
                GROUP BY ALL) rk ON rk.run_id = c.run_id AND rk.pass = c.pass AND rk.name IS NOT DISTINCT FROM c.name
     GROUP BY ALL
 ), backs AS (
