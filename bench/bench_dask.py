@@ -77,7 +77,7 @@ def main(argv=None):
         print(f"\n== {n} ranks, {mb(total):.0f} MB ({mb(total) / n:.1f} MB a rank)")
         with tempfile.TemporaryDirectory(dir=args.cache_dir) as tmp:
             db = os.path.join(tmp, "job.duckdb")
-            m = run(tdb + ["ingest", folder, "--db", db, "--name", "job"], tmp)
+            m = run(tdb + ["ingest", folder, "--db", db, "--name", "job", "--no-segment"], tmp)
             if m.rc:
                 report_failure("ingest into a store", m)
                 continue

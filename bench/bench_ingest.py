@@ -13,7 +13,7 @@ Steps:
      into --cache-dir (default $TMPDIR/tracedb-bench);
   a. baseline: csv.DictReader over the file, every `Start Time(us)` turned into integer ns exactly
      (split on '.', no float), rows counted;
-  b. `tracedb ingest FILE --db TMP.duckdb --name bench` (MB/s, and baseline/ingest ratio);
+  b. `tracedb ingest FILE --db TMP.duckdb --name bench --no-segment` (the loading: MB/s, and baseline/ingest ratio);
      a and b are repeated --repeat times, interleaved, then median and min are printed;
   c. `tracedb report layers --db .. --run bench --anchor FusedInferAttentionScore --layers L --pass 3
      --format csv`;
@@ -263,7 +263,7 @@ def main(argv=None):
             else:
                 report_failure("(a) baseline", m)
             remove_db(db)
-            m = run(tdb + ["ingest", trace, "--db", db, "--name", "bench"], work)
+            m = run(tdb + ["ingest", trace, "--db", db, "--name", "bench", "--no-segment"], work)
             if m.rc == 0:
                 ing_walls.append(m.wall)
                 ing_rss.append(m.peak)

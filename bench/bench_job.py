@@ -16,7 +16,9 @@ Per rank count N:
      throw-away script that looks at one rank at a time);
   b. json.load, all kept: the same, keeping every parsed file (the script that compares ranks; its memory
      grows with the job, so only up to --keep-max ranks);
-  c. ingest: `tracedb ingest DIR --db S --name job` into a new store (default --jobs: the cores);
+  c. ingest: `tracedb ingest DIR --db S --name job --no-segment` into a new store (default --jobs: the cores):
+     the loading alone (by default an ingest of up to 250,000 kernels then keeps the segmentation, which
+     step e measures as `tracedb segment`);
   d. the job-wide reports on S, `--tag job=job`: ranks, collectives, breakdown, blame (each one process,
      start-up included), after a `tracedb sql --db S "SELECT 1"` that measures the start-up alone (interpreter,
      imports, opening the store);
@@ -64,7 +66,7 @@ def one_round(tdb, order, folder, db, workdir, keep):
     for way in order:
         if way == "ingest":
             remove_db(db)
-            out[way] = run(tdb + ["ingest", folder, "--db", db, "--name", "job"], workdir)
+            out[way] = run(tdb + ["ingest", folder, "--db", db, "--name", "job", "--no-segment"], workdir)
         elif way != "kept" or keep:
             out[way] = run([sys.executable, "-c", LOAD, folder, "keep" if way == "kept" else "drop"], workdir)
     return out

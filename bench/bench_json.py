@@ -16,7 +16,7 @@ Steps, per layout:
      trace gzipped (level 6); with it the generator's truth file (kernel count, exact total ns);
   a. baseline: `json.load` of the file (gzip.open for .gz), keep the events with cat == "kernel",
      print their count and total dur;
-  b. `tracedb ingest FILE --db TMP --name K`;
+  b. `tracedb ingest FILE --db TMP --name K --no-segment` (the loading);
      (gzip only) `zcat FILE > /dev/null`, the floor of any reader of that file;
      a, b (and zcat) are repeated --repeat times, interleaved;
   c. once: `tracedb report layers --db TMP --run K --anchor flash_fwd_mla_combine --layers 61 --pass 3
@@ -167,7 +167,7 @@ def main(argv=None):
                 else:
                     report_failure("(a) baseline", m)
                 remove_db(db)
-                m = run(tdb + ["ingest", path, "--db", db, "--name", "K"], work)
+                m = run(tdb + ["ingest", path, "--db", db, "--name", "K", "--no-segment"], work)
                 if m.rc == 0:
                     ing_walls.append(m.wall)
                     ing_rss.append(m.peak)

@@ -15,7 +15,8 @@ Steps, per trace count n:
   0. generate (once, cached in --cache-dir, default $TMPDIR/tracedb-bench) n DeepSeek-V3-like Kineto
      traces of --mb MB each with bench/gen_kineto_trace.py, seeds 1..n (each its own content), in a
      folder of their own (the generator's truth files go beside the folder, not in it);
-  a. files:   `tracedb ingest FILE_i --db A --name s<i>` for each file, one after another;
+  a. files:   `tracedb ingest FILE_i --db A --name s<i>` for each file, one after another (every ingest
+              here with --no-segment: the loading alone);
   b. serial:  `tracedb ingest DIR --db B --name p --jobs 1`;
   c. jobs N:  `tracedb ingest DIR --db C --name p --jobs N` (default N: the cores);
   check: kernels and total kernel ns of the three stores, which must be equal (MATCH).
@@ -77,7 +78,7 @@ def one_round(tdb, order, folder, paths, dbs, jobs, workdir):
         if way == "files":
             walls, peak = 0.0, 0
             for i, p in enumerate(paths):
-                m = run(tdb + ["ingest", p, "--db", dbs[way], "--name", f"s{i}"], workdir)
+                m = run(tdb + ["ingest", p, "--db", dbs[way], "--name", f"s{i}", "--no-segment"], workdir)
                 if m.rc != 0:
                     report_failure(f"files: {os.path.basename(p)}", m)
                     walls = None
@@ -86,7 +87,7 @@ def one_round(tdb, order, folder, paths, dbs, jobs, workdir):
             out[way] = None if walls is None else (walls, peak)
         else:
             n = "1" if way == "serial" else str(jobs)
-            m = run(tdb + ["ingest", folder, "--db", dbs[way], "--name", "p", "--jobs", n], workdir)
+            m = run(tdb + ["ingest", folder, "--db", dbs[way], "--name", "p", "--jobs", n, "--no-segment"], workdir)
             if m.rc != 0:
                 report_failure(way, m)
             out[way] = None if m.rc != 0 else (m.wall, m.peak)

@@ -45,9 +45,6 @@ def _run(name, db, fmt, output, run, tag, show=False, wide=False, **kw):
     from tracedb.engine.store.connect import open_store
     check_not_the_store(output, db)
     kw = reports.check_options(name, kw)
-    import os
-    if not os.environ.get("NOWARM"):
-        render.warm(fmt)
     con = open_store(db, read_only=True, confined=True)
     try:
         res = reports.build_report(con, name, fmt=fmt, runs=run or [], tags=tag or [], **kw)

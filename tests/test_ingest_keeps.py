@@ -95,3 +95,23 @@ def test_past_the_bound_an_ingest_says_how_to_keep_it(tmp_path, monkeypatch):
         assert con.execute("SELECT count(*) FROM tracedb_cache.segmentations").fetchone()[0] == 2
     finally:
         con.close()
+
+
+def test_runs_of_one_folder_that_are_no_job_are_each_kept_alone(tmp_path):
+    """Two unrelated traces in one folder: each is segmented in a session of its own and kept for itself."""
+    folder = tmp_path / "traces"
+    folder.mkdir()
+    for name, layers in (("a.json", 3), ("b.json", 4)):
+        doc = json.loads(open(tiny_steps.write(folder / name, "sequential_training", layers=layers, steps=2)).read())
+        doc.pop("distributedInfo", None)      # no rank stated: no job, each run alone
+        (folder / name).write_text(json.dumps(doc))
+    store, fresh = str(tmp_path / "k.duckdb"), str(tmp_path / "f.duckdb")
+    cli("ingest", str(folder), "--db", store, "--name", "t")
+    cli("ingest", str(folder), "--db", fresh, "--name", "t", "--no-segment")
+    names = [r["run"] for r in json.loads(cli("runs", "--db", store, "--format", "json").stdout)["rows"]]
+    assert len(names) == 2 and kept_count(store) == 4       # two training runs, each forward and backward
+    for name in names:
+        for args in [("layers", "--run", name, "--pass", "all"),
+                     ("layers", "--run", name, "--phase", "backward", "--pass", "all")]:
+            got, want = report(store, *args), report(fresh, *args)
+            assert kept(got) and without_kept(got) == want, args

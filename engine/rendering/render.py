@@ -139,24 +139,6 @@ def terminal_width(stream=None) -> int | None:
         return 80
 
 
-def _template_of(fmt: str) -> str:
-    return "json.j2" if fmt == "html" else f"{'csv' if fmt in CSV_FORMATS else fmt}.j2"
-
-
-def warm(fmt: str):
-    """Import jinja and compile the template of `fmt` in a thread of its own, while the caller's queries run:
-    DuckDB lets go of the GIL inside a query, so the ~0.04 s this costs overlaps the report's SQL instead of
-    following it. Anything that fails here is left for render() to meet and say."""
-    import threading
-
-    def work():
-        try:
-            _env().get_template(_template_of(fmt))
-        except Exception:   # noqa: BLE001 - render() compiles it again and raises there
-            pass
-    threading.Thread(target=work, name="tracedb-warm-render", daemon=True).start()
-
-
 def render(res: Result, fmt: str, width: int | None = None) -> str:
     """The report as text. A terminal table fits `width` when given (the CLI gives terminal_width(), None
     with --wide): engine/rendering/fitting.py; its notes wrap at the width (engine/rendering/names.py)."""
@@ -168,10 +150,10 @@ def render(res: Result, fmt: str, width: int | None = None) -> str:
         res = _printable(_without_label_sources(res), fmt)
     if fmt == "html":
         from tracedb.engine.rendering import html as html_report
-        report_json = _env().get_template(_template_of(fmt)).render(**_context(res, "json"))
+        report_json = _env().get_template("json.j2").render(**_context(res, "json"))
         return html_report.page(res, report_json, [_labelled(res, row) for row in res.rows], _env())
     ctx = _context(res, fmt, width if fmt == "table" else None)
-    return _env().get_template(_template_of(fmt)).render(**ctx)
+    return _env().get_template(f"{'csv' if fmt in CSV_FORMATS else fmt}.j2").render(**ctx)
 
 
 def _printable(res: Result, fmt: str) -> Result:

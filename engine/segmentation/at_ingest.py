@@ -52,8 +52,11 @@ def keep(con, names: list[str], when: str = "auto") -> tuple[int, list[str]]:
     done, out = 0, []
     for opt in todo:
         what = f"job '{opt.tags[0][4:]}'" if opt.tags else f"run '{opt.runs[0]}'"
+        cur = con.cursor()    # a session per selection: nothing one leaves in TEMP tables reaches the next
         try:
-            segment_runs(con, opt)
+            sql.run(cur, "macros")
+            sql.run(cur, "launch_macros")
+            segment_runs(cur, opt)
         except TracedbError:
             continue      # no layers to find: the reports that need them say why
         except duckdb.InterruptException:
@@ -63,4 +66,6 @@ def keep(con, names: list[str], when: str = "auto") -> tuple[int, list[str]]:
             out.append(f"note: {what}: segmentation not kept ({msg}); reports segment it themselves")
         else:
             done += 1
+        finally:
+            cur.close()
     return done, out
