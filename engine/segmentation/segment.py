@@ -3,8 +3,8 @@
 Every stage is a file in sql/ creating TEMP tables in the session (the store itself is never written):
 segment_anchors -> segment_passes -> segment_windows -> segment_assign. This module prepares a segmentation
 (bind, then find the passes, with notes on the split: pass_notes.py) per phase; the passes picked and their
-layers assigned are assignment.py's. A segmentation `tracedb segment` kept in the store (snapshots) is restored
-instead of computed when the runs, options, profile and code are the same."""
+layers assigned are assignment.py's. A segmentation `tracedb segment` or the ingest kept in the store
+(snapshots) is restored instead of computed when the runs, options, profile and code are the same."""
 import contextvars
 import json
 from dataclasses import fields, replace
@@ -35,7 +35,7 @@ HINT_RUNS = 16
 
 def prepare(con, opt: Options, rule=None, first: bool = False, reuse: bool = True) -> Bound:
     """Stages 0-3 for `opt`: bind, then find_passes; or, with `reuse`, the segmentation `tracedb segment`
-    kept for the same runs, options, profile and code, restored (a note says so). `rule` (Bound.rule or
+    kept for the same runs, options, profile and code, restored (its parameters say so). `rule` (Bound.rule or
     Bound.phase_rule) adds its note after the binding's notes, or `first`."""
     b = _restored(con, opt) if reuse else None
     if b is None:
@@ -52,10 +52,10 @@ def prepare(con, opt: Options, rule=None, first: bool = False, reuse: bool = Tru
 
 
 def _restored(con, opt: Options, say: bool = True) -> Bound | None:
-    """The segmentation `tracedb segment` kept for `opt`, restored once proved against the store
-    (snapshots.prove), with a note saying so (unless not `say`); None when none is kept. One that fails its
-    proof (rows changed since it was kept, forged or damaged tables) is set aside: computed afresh here, with
-    a note saying why."""
+    """The segmentation `tracedb segment` or the ingest kept for `opt`, restored once proved against the store
+    (snapshots.prove), and marked RESTORED for the report's parameters (unless not `say`); None when none is
+    kept. One that fails its proof (rows changed since it was kept, forged or damaged tables) is set aside:
+    computed afresh here, with a note saying why."""
     restoring = []
     try:
         kept = snapshots.prove(con, opt, {f.name for f in fields(Bound)} - set(_SESSION_FIELDS))
@@ -73,7 +73,7 @@ def _restored(con, opt: Options, say: bool = True) -> Bound | None:
         snapshots.drop_restored(con, restoring)
     else:
         sql.run(con, "segment_stream", {"phase": b.phase})
-        if say:     # the report's parameters say so (report_restored), not a note: after an ingest it is the rule
+        if say:     # the report's parameters say so (registry.build_report), not a note: after an ingest it is the rule
             RESTORED.set(True)
         return b
     b = prepare(con, opt, reuse=False)
@@ -84,8 +84,8 @@ def _restored(con, opt: Options, say: bool = True) -> Bound | None:
 
 def keep(con, opt: Options) -> Bound:
     """Segment `opt` in a session of its own, exactly as a report's fresh session would, keep its session
-    tables in the store with the digests of its runs' rows, and restore them in `con` (without the note a
-    report gets). `con` is a writable connection, which no other process shares: the tables are restored as
+    tables in the store with the digests of its runs' rows, and restore them in `con` (without the parameter
+    a report gets). `con` is a writable connection, which no other process shares: the tables are restored as
     they were saved, without the proof a report makes before it trusts them (0.1-0.2 s an 8-rank job)."""
     cur = con.cursor()
     try:

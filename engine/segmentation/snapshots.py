@@ -1,10 +1,10 @@
-"""Segmentations kept in the store for reuse: `tracedb segment` keeps the TEMP tables a segmentation
-makes (anchors, passes, windows, every kernel's layer), and a later report on the same runs with the same
-options restores them instead of computing them again.
+"""Segmentations kept in the store for reuse: `tracedb segment` (and an ingest, at_ingest.py) keeps the TEMP
+tables a segmentation makes (anchors, passes, windows, every kernel's layer), and a later report on the same
+runs with the same options restores them instead of computing them again.
 
 On a job of 128 ranks a segmentation costs 0.75-0.8 s (anchor breaks, pass split, layer assignment of
 216 k kernels); restoring it costs ~0.1 s, which brings `report ranks` and `report blame` under 1 s after
-start-up. A report says in a note when it reused one.
+start-up. A report says in its parameters when it reused one.
 
 A kept segmentation is found by a key: sha256 over the options (as a report binds them), the runs (id,
 name, content hash, when ingested), the profile and model config read, and the segmentation's own code
