@@ -69,9 +69,11 @@ def _unsegmented(con, query: str, rows) -> list[str]:
         stored = sql.run(con, "adhoc_segments_stored").fetchone()[0]
     except duckdb.Error:
         return []
-    return [] if stored else ["kernel_layers is empty until runs are segmented: run `tracedb segment --run NAME` "
-                              "(with the options of `report layers`) first; an ingest does it for up to 250,000 "
-                              "kernels unless --no-segment"]
+    if stored:
+        return []
+    from tracedb.engine.segmentation.at_ingest import AUTO_MAX_KERNELS
+    return ["kernel_layers is empty until runs are segmented: run `tracedb segment --run NAME` (with the options "
+            f"of `report layers`) first; an ingest does it for up to {AUTO_MAX_KERNELS:,} kernels unless --no-segment"]
 
 
 def _cell(v):

@@ -20,6 +20,7 @@ import duckdb
 from tracedb import sql
 from tracedb.engine.segmentation import binding
 from tracedb.engine.segmentation.persist import segment_runs
+from tracedb.engine.store.connect import session
 from tracedb.errors import TracedbError
 
 AUTO_MAX_KERNELS = 250_000
@@ -52,10 +53,8 @@ def keep(con, names: list[str], when: str = "auto") -> tuple[int, list[str]]:
     done, out = 0, []
     for opt in todo:
         what = f"job '{opt.tags[0][4:]}'" if opt.tags else f"run '{opt.runs[0]}'"
-        cur = con.cursor()    # a session per selection: nothing one leaves in TEMP tables reaches the next
+        cur = session(con)    # a session per selection: nothing one leaves in TEMP tables reaches the next
         try:
-            sql.run(cur, "macros")
-            sql.run(cur, "launch_macros")
             segment_runs(cur, opt)
         except TracedbError:
             continue      # no layers to find: the reports that need them say why

@@ -21,6 +21,7 @@ from tracedb.engine.segmentation.pass_notes import split_notes
 from tracedb.engine.segmentation.phases import phase_of_anchor
 from tracedb.engine.segmentation.categories import load_rules
 from tracedb.engine.segmentation.words import ALL_PASSES
+from tracedb.engine.store.connect import session
 from tracedb.errors import NoAnchor
 
 # Set when a report's segmentation was restored from the store: the report's parameters then say
@@ -87,10 +88,8 @@ def keep(con, opt: Options) -> Bound:
     tables in the store with the digests of its runs' rows, and restore them in `con` (without the parameter
     a report gets). `con` is a writable connection, which no other process shares: the tables are restored as
     they were saved, without the proof a report makes before it trusts them (0.1-0.2 s an 8-rank job)."""
-    cur = con.cursor()
+    cur = session(con)
     try:
-        sql.run(cur, "macros")
-        sql.run(cur, "launch_macros")
         b = prepare(cur, opt, reuse=False)
         assign(cur, b, select_passes(cur, b, ALL_PASSES))
         # found by the phase as given, by the phase bound, and without one when that binds the same phase

@@ -92,6 +92,19 @@ def open_store(path: str | None = None, read_only: bool = False, migrate: bool =
     return con
 
 
+def session(con):
+    """A DuckDB session of its own on the store `con` is open on (a cursor: TEMP tables are a session's), with
+    tracedb's TEMP macros, as open_store gives them; the caller closes it."""
+    cur = con.cursor()
+    try:
+        sql.run(cur, "macros")
+        sql.run(cur, "launch_macros")
+    except BaseException:
+        cur.close()
+        raise
+    return cur
+
+
 def _confine(con):
     from tracedb.engine.store import sandbox
     sandbox.confine(con, [atomic.scratch_dir()])
