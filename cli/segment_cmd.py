@@ -12,6 +12,7 @@ def segment(run: RunOpt = None, tag: TagOpt = None, db: DbOpt = None, seg=None):
     again replaces it): then `select layer, category, sum(dur_ns) from kernel_layers where run = 'R' and
     pass = 0 group by all` in tracedb sql or the duckdb CLI equals `tracedb report layers` for that pass.
     Reports on the same runs with the same options then reuse it instead of segmenting again."""
+    from tracedb.engine.rendering.run_notes import merged
     from tracedb.engine.segmentation import binding
     from tracedb.engine.segmentation.persist import segment_runs
     from tracedb.engine.store.connect import open_store
@@ -26,7 +27,7 @@ def segment(run: RunOpt = None, tag: TagOpt = None, db: DbOpt = None, seg=None):
         raise failed from None
     finally:
         con.close()
-    for note in notes:
+    for note in merged(notes):      # a job's ranks say the same things: once, over the runs, as reports do
         typer.echo(f"note: {one_line(note)}", err=True)
     typer.echo(f"note: kept for the reports: those on these {len(rows)} run{'s' if len(rows) != 1 else ''} with the "
                "same segmentation options restore it instead of segmenting again", err=True)

@@ -1,5 +1,5 @@
-"""The launch of a kernel is written once for queries (sql/store/launch_macros.sql: launch_of for a few kernels,
-first_launches for whole runs) and once for users of the plain DuckDB CLI (the stored view kernel_launches,
+"""The launch of a kernel is written once for queries (sql/store/launch_macros.sql: launches_of for the kernels a
+query names, first_launches for whole runs) and once for users of the plain DuckDB CLI (the stored view kernel_launches,
 which also follows Ascend's flows). The three give the same launch for every kernel a correlation id links."""
 import tiny_graphs
 import tiny_kineto
@@ -21,12 +21,12 @@ def test_the_macros_and_the_view_give_every_kernel_the_same_launch(con, tmp_path
                        "WHERE via = 'correlation' ORDER BY run_id, seq").fetchall()
     bulk = con.execute("SELECT run_id, seq, call_seq, call_ns, api, pid, tid FROM first_launches(?) "
                        "ORDER BY run_id, seq", [runs]).fetchall()
-    one = con.execute("SELECT run_id, seq, l.call_seq, l.call_ns, l.api, l.pid, l.tid FROM ("
-                      "  SELECT run_id, seq, launch_of(run_id, correlation_id) AS l FROM kernels) "
-                      "WHERE l IS NOT NULL ORDER BY run_id, seq").fetchall()
+    named = con.execute("SELECT k.run_id, k.seq, l.call_seq, l.call_ns, l.api, l.pid, l.tid FROM kernels k "
+                        "JOIN launches_of('kernels') l USING (run_id, correlation_id) "
+                        "ORDER BY k.run_id, k.seq").fetchall()
     assert len(view) > 20
     assert bulk == view
-    assert one == view
+    assert named == view
     # a graph launch is the launch of every kernel of its graph
     per_call = {}
     for run, _, call, _, api, _, _ in view:
@@ -40,6 +40,6 @@ def test_a_kernel_no_call_carries_has_no_launch(con, tmp_path):
     con.execute("UPDATE trace_events SET correlation_id = correlation_id + 1000000 "
                 "WHERE kind IS NULL AND run_id = ?", [runs[0]])
     assert con.execute("SELECT count(*) FROM first_launches(?)", [[runs[0]]]).fetchone() == (0,)
-    assert con.execute("SELECT count(*) FROM kernels WHERE run_id = ? AND launch_of(run_id, correlation_id) "
-                       "IS NOT NULL", [runs[0]]).fetchone() == (0,)
+    assert con.execute("SELECT count(*) FROM kernels k JOIN launches_of('kernels') l USING (run_id, correlation_id) "
+                       "WHERE k.run_id = ?", [runs[0]]).fetchone() == (0,)
     assert con.execute("SELECT count(*) FROM first_launches(?)", [[runs[1]]]).fetchone()[0] > 0

@@ -60,6 +60,17 @@ def test_reports_after_segment_restore_it_with_the_same_rows_and_a_note(job):
         [(1, [1, 2, 3])]
 
 
+def test_segment_says_what_the_ranks_share_once(job):
+    """The three ranks of the job are segmented alike: the notes `tracedb segment` prints say each thing once,
+    over the runs (as the reports do), and each run still has its line on stdout."""
+    out = cli("segment", "--db", job, *JOB)
+    notes = [ln for ln in out.stderr.splitlines() if ln.startswith("note: ")]
+    assert any(ln.startswith("note: runs 'job-rank0', 'job-rank1', 'job-rank2' (3 runs): anchor chosen")
+               for ln in notes), notes
+    assert not any(ln.startswith("note: run 'job-rank1': anchor chosen") for ln in notes), notes
+    assert sorted(ln.split("'")[1] for ln in out.stdout.splitlines()) == ["job-rank0", "job-rank1", "job-rank2"]
+
+
 def test_other_options_or_other_runs_are_computed(job):
     cli("segment", "--db", job, *JOB)
     assert not kept_notes(report(job, "ranks", *JOB, "--layers", "2"))

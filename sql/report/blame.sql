@@ -104,8 +104,9 @@ WITH staged AS (
     SELECT t.grp, t.mkey, t.run_id, t.start_ns,
         greatest(t.start_ns - coalesce(max(t.end_ns) OVER w, o.seg_start, t.start_ns), 0) AS gap_ns,
         o.seg_start, max(t.end_ns) OVER w AS prev_end,
-        launch_of(t.run_id, t.correlation_id).call_ns AS call_ns
+        l.call_ns
     FROM timed t JOIN ops o ON o.grp = t.grp AND o.mkey = t.mkey AND o.run_id = t.run_id
+    LEFT JOIN launches_of('timed') l ON l.run_id = t.run_id AND l.correlation_id = t.correlation_id
     WINDOW w AS (PARTITION BY t.grp, t.mkey, t.run_id ORDER BY t.start_ns, t.seq
                  ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
 ), host AS (

@@ -56,13 +56,16 @@ WITH per_pass AS (
             AND abs(l.l0_ns - lag(l.l0_ns) OVER w) <= $steady_tolerance * lag(l.l0_ns) OVER w AS steady
     FROM _passes p LEFT JOIN layer_stats l USING (run_id, pass)
     WINDOW w AS (PARTITION BY p.run_id ORDER BY p.pass)
-), served AS (
-    -- the passes with tokens: their first anchor, its launch and the step annotation segment_steps.sql read
-    SELECT a.run_id, a.pass, k.start_ns AS anchor_ns, i.annotation,
-        launch_of(k.run_id, k.correlation_id).call_ns AS launch_ns
+), served_anchors AS (
+    -- the passes with tokens: their first anchor and the step annotation segment_steps.sql read
+    SELECT a.run_id, a.pass, k.start_ns AS anchor_ns, i.annotation, k.correlation_id
     FROM _anchor_pass a JOIN kernels k ON k.run_id = a.run_id AND k.seq = a.seq
     JOIN _pass_info i ON i.run_id = a.run_id AND i.pass = a.pass
     WHERE a.k = 0 AND i.tokens > 0
+), served AS (
+    -- ... and the anchor's launch
+    SELECT s.run_id, s.pass, s.anchor_ns, s.annotation, l.call_ns AS launch_ns
+    FROM served_anchors s LEFT JOIN launches_of('served_anchors') l USING (run_id, correlation_id)
 ), host_step AS (
     SELECT s.run_id, s.pass, m.start_ns AS from_ns, m.start_ns + m.dur_ns AS to_ns
     FROM served s JOIN host_events m ON m.run_id = s.run_id AND m.name = s.annotation
@@ -74,11 +77,14 @@ WITH per_pass AS (
      AND m.cat = 'gpu_user_annotation' AND s.anchor_ns >= m.start_ns AND s.anchor_ns < m.start_ns + m.dur_ns
     WHERE NOT EXISTS (SELECT 1 FROM host_step h WHERE h.run_id = s.run_id AND h.pass = s.pass)
     QUALIFY row_number() OVER (PARTITION BY s.run_id, s.pass ORDER BY m.start_ns DESC) = 1
-), step_kernels AS (
-    SELECT a.run_id, a.pass, a.start_ns, a.end_ns
+), host_step_kernels AS (
+    SELECT a.run_id, a.pass, a.start_ns, a.end_ns, k.correlation_id, st.from_ns, st.to_ns
     FROM _assigned a JOIN host_step st USING (run_id, pass) JOIN kernels k ON k.run_id = a.run_id AND k.seq = a.seq
-    WHERE launch_of(k.run_id, k.correlation_id).call_ns >= st.from_ns
-      AND launch_of(k.run_id, k.correlation_id).call_ns < st.to_ns
+), step_kernels AS (
+    -- the kernels launched inside the host step annotation, or on the device inside its GPU-side copy
+    SELECT h.run_id, h.pass, h.start_ns, h.end_ns
+    FROM host_step_kernels h JOIN launches_of('host_step_kernels') l USING (run_id, correlation_id)
+    WHERE l.call_ns >= h.from_ns AND l.call_ns < h.to_ns
     UNION ALL
     SELECT a.run_id, a.pass, a.start_ns, a.end_ns
     FROM _assigned a JOIN device_step st USING (run_id, pass)

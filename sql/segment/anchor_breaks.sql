@@ -88,12 +88,15 @@ WINDOW w AS (PARTITION BY run_id ORDER BY start_ns ROWS BETWEEN UNBOUNDED PRECED
 
 CREATE OR REPLACE TEMP TABLE _anchor_steps AS
 WITH anchored AS (
-    SELECT a.run_id, a.idx, a.src_run, k.step_id, k.name, launch_of(a.src_run, k.correlation_id) AS l
+    SELECT a.run_id, a.idx, a.src_run, k.step_id, k.name, k.correlation_id
     FROM _anchors a JOIN kernels k ON k.run_id = a.src_run AND k.seq = a.seq
+), anchor_keys AS (
+    SELECT src_run AS run_id, correlation_id FROM anchored
 ), launched AS (
-    SELECT run_id, idx, src_run, step_id, l.call_ns AS t, coalesce(contains(lower(l.api), 'graphlaunch'), false) AS graph,
-        $kind_groups[list_position($kind_names, name)] AS kind_name
-    FROM anchored
+    SELECT a.run_id, a.idx, a.src_run, a.step_id, l.call_ns AS t,
+        coalesce(contains(lower(l.api), 'graphlaunch'), false) AS graph,
+        $kind_groups[list_position($kind_names, a.name)] AS kind_name
+    FROM anchored a LEFT JOIN launches_of('anchor_keys') l ON l.run_id = a.src_run AND l.correlation_id = a.correlation_id
 ), replays AS (
     -- a graph replay that holds two anchors or more holds whole passes (vLLM FULL, SGLang decode, a
     -- compiled diffusion transformer: 57 blocks per replay); one with at most one (vLLM PIECEWISE: 25

@@ -5,7 +5,7 @@
 -- layers.3, Layer 3). The outermost such range around a launch is the kernel's block, its prefix the block
 -- class and its number the instance: each forward pass opens the ranges of every layer once, in order, as it
 -- calls the modules (anchor_blocks.sql).
--- Inputs: _anchors (src_run: the kernel's run), kernels, host_events (launch_of and enclosing:
+-- Inputs: _anchors (src_run: the kernel's run), kernels, host_events (launches_of and enclosing:
 --   launch_macros.sql), _kernel_blocks (anchor_blocks.sql; may be missing).
 -- Parameters:
 --   $pattern VARCHAR: RE2 pattern of a layer range name, group 1 the block class (the name up to the word
@@ -47,10 +47,11 @@ WITH scope AS (
     SELECT DISTINCT a.src_run AS run_id, a.seq FROM _anchors a
     WHERE NOT EXISTS (SELECT 1 FROM _kernel_blocks b WHERE b.run_id = a.src_run AND b.seq = a.seq AND b.cls IS NOT NULL)
       AND EXISTS (SELECT 1 FROM _range_classes)     -- no layer range of two numbers: no launch to look up
-), looked_up AS (
-    SELECT s.run_id, s.seq, launch_of(k.run_id, k.correlation_id) AS l FROM scope s JOIN kernels k USING (run_id, seq)
+), scoped AS (
+    SELECT s.run_id, s.seq, k.correlation_id FROM scope s JOIN kernels k USING (run_id, seq)
 )
-SELECT run_id, seq, run_id AS host_run_id, l.pid, l.tid, l.call_ns AS t FROM looked_up WHERE l IS NOT NULL;
+SELECT s.run_id, s.seq, s.run_id AS host_run_id, l.pid, l.tid, l.call_ns AS t
+FROM scoped s JOIN launches_of('scoped') l USING (run_id, correlation_id);
 
 CREATE OR REPLACE TEMP TABLE _range_blocks AS
 SELECT f.launch_run AS run_id, f.launch_seq AS seq, arg_min(f.cls, f.start_ns) AS cls,

@@ -39,8 +39,8 @@ WITH firsts AS (
     FROM _anchor_pass a JOIN kernels k ON k.run_id = a.run_id AND k.seq = a.seq
     WHERE a.k = 0
 ), launched AS (
-    SELECT f.*, launch_of(f.run_id, f.correlation_id).call_ns AS t
-    FROM firsts f
+    SELECT f.*, l.call_ns AS t
+    FROM firsts f LEFT JOIN launches_of('firsts') l USING (run_id, correlation_id)
 ), marks AS (
     SELECT run_id, start_ns, start_ns + dur_ns AS end_ns, name, cat
     FROM host_events
