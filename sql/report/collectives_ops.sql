@@ -62,32 +62,46 @@ hccl AS (
     SELECT run_id, op_name, any_value(comm_group) AS comm_group FROM comm_ops
     WHERE run_id IN (SELECT unnest($run_ids)) AND op_name <> 'Total Op Info' GROUP BY ALL
 ),
+fields AS (
+    -- each op's c10d fields, its JSON parsed once (an `->>` a field parsed it again: ten times an op), and what
+    -- its name says, once a name (a 1,024-rank job has 270 k ops of a few names)
+    SELECT o.* EXCLUDE (x),
+        json_extract_string(x, ['collective', 'pg_name', 'pg_desc', 'in_nelems', 'out_nelems', 'dtype', 'group_size',
+                                'seq']) AS f
+    FROM kops o
+),
+named AS (
+    SELECT name,
+        nullif(lower(regexp_extract(name, '(?i)(batchsendrecv|allreduce|allgather|reducescatter|reduce_scatter|'
+               || 'alltoall|broadcast|sendrecv|barrier|send|recv|reduce|gather|scatter)', 1)), '') AS name_op,
+        CASE WHEN regexp_matches(name, '^hcom_\w+?__\d+_') THEN regexp_extract(name, '__(\d+)_', 1) END AS name_group,
+        regexp_matches(name, '^hcom_') AS hcom
+    FROM (SELECT DISTINCT name FROM kops)
+),
 ops AS (
     SELECT o.run_id, o.kseq, o.name,
-        coalesce(nullif(regexp_extract(lower(replace(x ->> 'collective', '_', '')),
+        coalesce(nullif(regexp_extract(lower(replace(o.f[1], '_', '')),
                  '(batchsendrecv|allreduce|allgather|reducescatter|alltoall|broadcast|sendrecv|barrier|send|recv|'
                  || 'reduce|gather|scatter)', 1), ''),
-                 lower(replace(x ->> 'collective', '_', '')),
-                 nullif(lower(regexp_extract(o.name, '(?i)(batchsendrecv|allreduce|allgather|reducescatter|reduce_scatter|'
-                 || 'alltoall|broadcast|sendrecv|barrier|send|recv|reduce|gather|scatter)', 1)), ''),
-                 o.name) AS op0,
-        CASE WHEN x ->> 'pg_name' IS NOT NULL THEN x ->> 'pg_name'
+                 lower(replace(o.f[1], '_', '')), n.name_op, o.name) AS op0,
+        CASE WHEN o.f[2] IS NOT NULL THEN o.f[2]
              WHEN h.comm_group IS NOT NULL THEN h.comm_group
-             WHEN regexp_matches(o.name, '^hcom_\w+?__\d+_') THEN regexp_extract(o.name, '__(\d+)_', 1)
+             WHEN n.name_group IS NOT NULL THEN n.name_group
              ELSE 'stream ' || coalesce(o.stream_id::VARCHAR, '?') END AS grp,
-        x ->> 'pg_desc' AS desc0,
-        CASE WHEN x ->> 'pg_name' IS NOT NULL THEN 'c10d' WHEN h.comm_group IS NOT NULL
-                  OR regexp_matches(o.name, '^hcom_') THEN 'hccl' ELSE 'stream' END AS grp_source,
+        o.f[3] AS desc0,
+        CASE WHEN o.f[2] IS NOT NULL THEN 'c10d' WHEN h.comm_group IS NOT NULL OR n.hcom THEN 'hccl'
+             ELSE 'stream' END AS grp_source,
         o.start_ns, o.end_ns,
-        greatest(TRY_CAST(x ->> 'in_nelems' AS BIGINT), TRY_CAST(x ->> 'out_nelems' AS BIGINT))
-            * CASE lower(replace(x ->> 'dtype', '_', ''))
+        greatest(TRY_CAST(o.f[4] AS BIGINT), TRY_CAST(o.f[5] AS BIGINT))
+            * CASE lower(replace(o.f[6], '_', ''))
                 WHEN 'float' THEN 4 WHEN 'float32' THEN 4 WHEN 'int' THEN 4 WHEN 'int32' THEN 4 WHEN 'uint32' THEN 4
                 WHEN 'half' THEN 2 WHEN 'float16' THEN 2 WHEN 'bfloat16' THEN 2 WHEN 'short' THEN 2 WHEN 'int16' THEN 2
                 WHEN 'double' THEN 8 WHEN 'float64' THEN 8 WHEN 'long' THEN 8 WHEN 'int64' THEN 8
                 WHEN 'complexfloat' THEN 8 WHEN 'byte' THEN 1 WHEN 'char' THEN 1 WHEN 'bool' THEN 1
                 WHEN 'int8' THEN 1 WHEN 'uint8' THEN 1 WHEN 'float8e4m3fn' THEN 1 WHEN 'float8e5m2' THEN 1 END AS nbytes,
-        x ->> 'dtype' AS dtype, TRY_CAST(x ->> 'group_size' AS BIGINT) AS size0, TRY_CAST(x ->> 'seq' AS BIGINT) AS c10d_seq
-    FROM kops o LEFT JOIN hccl h ON h.run_id = o.run_id AND h.op_name = o.name
+        o.f[6] AS dtype, TRY_CAST(o.f[7] AS BIGINT) AS size0, TRY_CAST(o.f[8] AS BIGINT) AS c10d_seq
+    FROM fields o LEFT JOIN named n ON n.name IS NOT DISTINCT FROM o.name
+    LEFT JOIN hccl h ON h.run_id = o.run_id AND h.op_name = o.name
     UNION ALL
     SELECT c.run_id, NULL, c.op_name,
         coalesce(nullif(lower(regexp_extract(c.op_name, '(?i)(batchsendrecv|allreduce|allgather|reducescatter|'
