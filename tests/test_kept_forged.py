@@ -142,7 +142,7 @@ FORGERIES = [
                                      f"CREATE MACRO {S}s1_windows() AS TABLE SELECT 1 AS run_id"],
      "its table tracedb_cache.s1_windows is missing"),
     ("the index row moved to other tables", ["UPDATE tracedb_cache.segmentations SET snap_id = 7"],
-     "its table tracedb_cache.s7_anchor_gaps is missing"),
+     "its table tracedb_cache.s7_anchor_pass is missing"),
     ("a table the index does not list", [f"UPDATE {S}segmentations SET tables = list_append(tables, '_extra')"],
      "it lists '_extra', not a table `tracedb segment` keeps"),
     ("a table it must keep unlisted", [f"UPDATE {S}segmentations SET tables = "

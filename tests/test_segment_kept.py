@@ -71,6 +71,22 @@ def test_segment_says_what_the_ranks_share_once(job):
     assert sorted(ln.split("'")[1] for ln in out.stdout.splitlines()) == ["job-rank0", "job-rank1", "job-rank2"]
 
 
+def test_each_run_keeps_its_own_notes(job):
+    """A run's row of `segmentations` holds its notes and those about no run, never another rank's: with every
+    note on every row, the table grew with the square of the ranks."""
+    cli("segment", "--db", job, *JOB)
+    rows = sql_rows(job, "SELECT r.name, n.note FROM segmentations s JOIN runs r USING (run_id), "
+                         "unnest(s.notes) AS n(note) ORDER BY r.name")
+    by_run = {}
+    for name, note in rows:
+        by_run.setdefault(name, []).append(note)
+    assert sorted(by_run) == ["job-rank0", "job-rank1", "job-rank2"]
+    for name, notes in by_run.items():
+        assert any(n.startswith(f"run '{name}': anchor chosen") for n in notes), notes
+        assert all(not n.startswith("run '") or n.startswith(f"run '{name}': ") for n in notes), notes
+        assert any(not n.startswith("run '") for n in notes), notes
+
+
 def test_other_options_or_other_runs_are_computed(job):
     cli("segment", "--db", job, *JOB)
     assert not kept_notes(report(job, "ranks", *JOB, "--layers", "2"))

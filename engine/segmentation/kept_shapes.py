@@ -16,15 +16,6 @@ INDEX_BEFORE_DIGESTS = INDEX[:-1]
 # A stage that changes a kept table's columns changes them here too: test_kept_forged.py compares these with
 # what a segmentation makes and prints the line to write.
 SHAPES = {
-    "_anchor_gaps": ("run_id INTEGER", "seq BIGINT", "start_ns BIGINT", "end_ns BIGINT", "idx BIGINT",
-                     "src_run INTEGER", "after_optimizer BOOLEAN", "module_break BOOLEAN", "joined BOOLEAN",
-                     "step_break BOOLEAN", "replay_break BOOLEAN", "kind_break BOOLEAN", "forced BOOLEAN",
-                     "step_ns BIGINT", "gap_ns BIGINT", "local_max BOOLEAN", "local_ratio DOUBLE", "local_rank BIGINT",
-                     "step_grp BIGINT"),
-    "_anchor_grp": ("run_id INTEGER", "threshold BIGINT", "seq BIGINT", "start_ns BIGINT", "end_ns BIGINT",
-                    "idx BIGINT", "gap_ns BIGINT", "forced BOOLEAN", "after_optimizer BOOLEAN", "step_break BOOLEAN",
-                    "replay_break BOOLEAN", "kind_break BOOLEAN", "module_break BOOLEAN", "joined BOOLEAN",
-                    "brk BOOLEAN", "grp HUGEINT", "j BIGINT", "grp_n BIGINT"),
     "_anchor_pass": ("run_id INTEGER", "seq BIGINT", "start_ns BIGINT", "end_ns BIGINT", "idx BIGINT", "pass BIGINT",
                      "grp HUGEINT", "offset_o BIGINT", "gap_ns BIGINT", "k BIGINT", "forced BOOLEAN",
                      "after_optimizer BOOLEAN", "block BIGINT"),
@@ -36,7 +27,6 @@ SHAPES = {
                   "unit VARCHAR"),
     "_block_classes": ("run_id INTEGER", "cls VARCHAR", "instances BIGINT", "first_inst VARCHAR", "last_inst VARCHAR"),
     "_boundary_names": ("name VARCHAR",),
-    "_break_candidates": ("run_id INTEGER", "rule VARCHAR", "threshold BIGINT", "inside_max BIGINT", "jump DOUBLE"),
     "_bwd_norm": ("run_id INTEGER", "seq BIGINT"),
     "_cand_names": ("cand INTEGER", "run_id INTEGER", "name VARCHAR"),
     "_cats": ("name VARCHAR", "op_type VARCHAR", "cat_ord INTEGER", "category VARCHAR"),

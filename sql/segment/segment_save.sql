@@ -9,7 +9,8 @@
 -- Parameters:
 --   $run_ids INTEGER[]: the runs
 --   $options VARCHAR: JSON: the options used, as given and as resolved
---   $notes VARCHAR[]: the notes the segmentation printed
+--   $notes VARCHAR[][]: each run's notes of the segmentation (its own and those about no run in particular), in
+--     the order of $run_ids
 --   $version VARCHAR: the tracedb version
 -- Output: rows in segmentations (one per run) and kernel_segments (one per counted kernel of each run; pass,
 --   layer, block, phase, step and microbatch NULL for the kernels outside every window, with the category
@@ -19,7 +20,7 @@
 DELETE FROM kernel_segments WHERE run_id IN (SELECT unnest($run_ids));
 DELETE FROM segmentations WHERE run_id IN (SELECT unnest($run_ids));
 INSERT INTO segmentations
-SELECT unnest($run_ids), $options, $notes, now()::TIMESTAMP, $version;
+SELECT unnest($run_ids), $options, unnest($notes::VARCHAR[][]), now()::TIMESTAMP, $version;
 INSERT INTO kernel_segments BY NAME
 SELECT k.run_id, k.seq, a.pass, CASE WHEN a.unit = 'layer' THEN a.layer END AS layer, a.block,
     coalesce(ra.category, c.category) AS category, m.module, a.phase, a.step, a.microbatch,
