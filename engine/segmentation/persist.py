@@ -73,7 +73,7 @@ _OF_RUN = re.compile(r"run '([^']*)': ")
 
 def _notes_of_each(notes: list[str], names: list[str]) -> list[list[str]]:
     """Each run's notes for its row of `segmentations`: its own and those about no run in particular. With
-    every note on every row, a 1,024-rank job kept its ~3,000 notes 1,024 times: 540 MB of the store, and most
+    every note on every row, a 1,024-rank job kept its ~5,100 notes 1,024 times: 540 MB of the store, and most
     of the 52 s and 6.7 GB of `tracedb segment`, committing them."""
     about = [m.group(1) if (m := _OF_RUN.match(n)) else None for n in notes]
     return [[n for n, a in zip(notes, about) if a is None or a == name] for name in names]
