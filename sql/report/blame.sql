@@ -20,7 +20,8 @@
 --   computed (report breakdown, and the report's note).
 -- Limits: compute that overlaps communication is counted as if it did not; when several ranks are late by
 -- turns, each instance blames only its last arrival; the segment starts at the previous op of any group.
--- Inputs: _coll_aligned (align_apply.sql), _assigned (segment_assign.sql over every pass of the runs),
+-- Inputs: _coll_aligned (align_apply.sql), _assigned (segment_assign.sql over every pass of the runs), _cats
+--   (categories.sql: every kernel name of the store),
 --   kernels, kernel_names, host_events, runs, step_times, TEMP _pp_stage(run_id INTEGER, pp_stage INTEGER, pp_stages
 --   INTEGER) (the runs that are pipeline stages: tracedb.engine.segmentation.pipeline).
 -- Parameters:
@@ -47,8 +48,17 @@
 --   instances BIGINT: collective instances charged
 --   unit VARCHAR: prologue | layer | epilogue of the cause; NULL outside every pass
 CREATE OR REPLACE TEMP TABLE _bl_rows AS
-WITH staged AS (
-    SELECT c.*, coalesce(p.pp_stage, -1) AS pp_stage FROM _coll_aligned c LEFT JOIN _pp_stage p USING (run_id)
+WITH groups AS (
+    -- each process group by a number, and below each kernel name: the windows that number a kernel within its
+    -- segment and find the gaps before it partition by them, and sorting 1.4 M rows on two texts took 2 of this
+    -- statement's 5.8 s on a 1,024-rank job
+    SELECT grp, row_number() OVER (ORDER BY grp) AS gid FROM (SELECT DISTINCT grp FROM _coll_aligned)
+), names AS (
+    -- (a name _cats lacks keeps its text as its key: nname)
+    SELECT name, row_number() OVER (ORDER BY name) AS nid FROM (SELECT DISTINCT name FROM _cats)
+), staged AS (
+    SELECT c.* REPLACE (g.gid AS grp), coalesce(p.pp_stage, -1) AS pp_stage
+    FROM _coll_aligned c JOIN groups g ON g.grp IS NOT DISTINCT FROM c.grp LEFT JOIN _pp_stage p USING (run_id)
 ), late AS (
     -- the late member and the waiting of the others, per instance whose members are on one clock
     SELECT grp, mkey, arg_max(run_id, (a_start, run_id)) AS late_run,
@@ -74,16 +84,17 @@ WITH staged AS (
 ), seg AS (
     -- the compute kernels of each op's segment: each kernel meets the first op that starts after it
     SELECT o.grp, o.mkey, o.run_id, o.pp_stage, a.seq, a.start_ns, a.end_ns, a.dur_ns, a.pass, a.layer, a.unit, k.name,
-        k.correlation_id
+        nm.nid, CASE WHEN nm.nid IS NULL THEN k.name END AS nname, k.correlation_id
     FROM _assigned a
     ASOF JOIN ops o ON o.run_id = a.run_id AND a.start_ns < o.start_ns
     JOIN kernels k ON k.run_id = a.run_id AND k.seq = a.seq
+    LEFT JOIN names nm ON nm.name = k.name
     WHERE NOT a.is_comm AND a.start_ns >= coalesce(o.seg_start, a.start_ns)
 ), numbered AS (
-    SELECT s.*, row_number() OVER (PARTITION BY s.grp, s.mkey, s.run_id, s.name ORDER BY s.start_ns, s.seq) AS nth
+    SELECT s.*, row_number() OVER (PARTITION BY s.grp, s.mkey, s.run_id, s.nid, s.nname ORDER BY s.start_ns, s.seq) AS nth
     FROM seg s SEMI JOIN inst i USING (grp, mkey)
 ), others AS (
-    SELECT n.grp, n.mkey, n.name, n.nth, median(n.dur_ns) AS med_ns
+    SELECT n.grp, n.mkey, n.nid, n.nname, n.nth, median(n.dur_ns) AS med_ns
     FROM numbered n JOIN inst i USING (grp, mkey)
     -- the same kernel on the members of the late rank's pipeline stage only: another stage runs other layers
     WHERE n.run_id <> i.late_run AND n.pp_stage = i.late_stage AND NOT i.bubble
@@ -92,7 +103,8 @@ WITH staged AS (
     SELECT n.grp, n.mkey, n.run_id, n.pass, n.layer, n.unit, n.name AS cause,
         (n.dur_ns - coalesce(o.med_ns, 0))::BIGINT AS excess_ns
     FROM numbered n JOIN inst i ON i.grp = n.grp AND i.mkey = n.mkey AND i.late_run = n.run_id AND NOT i.bubble
-    LEFT JOIN others o ON o.grp = n.grp AND o.mkey = n.mkey AND o.name = n.name AND o.nth = n.nth
+    LEFT JOIN others o ON o.grp = n.grp AND o.mkey = n.mkey AND o.nid IS NOT DISTINCT FROM n.nid
+        AND o.nname IS NOT DISTINCT FROM n.nname AND o.nth = n.nth AND n.name IS NOT NULL
 ), timed AS (
     -- the segment's kernels and the op itself, with their launch calls: the host-bound part of each idle gap
     SELECT n.grp, n.mkey, n.run_id, n.start_ns, n.end_ns, n.seq, n.correlation_id FROM numbered n
