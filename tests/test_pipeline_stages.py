@@ -66,7 +66,7 @@ def test_each_stage_numbers_its_layers_in_the_model(job_db):
     want = {("mj-rank0", "0"): ("0", "13"), ("mj-rank2", "1"): ("14", "27")}
     assert {(r["run"], r["pp_stage"]): (r["lo"], r["hi"]) for r in got} == want
     assert all(r["n"] == "14" for r in got) and {r["phase"] for r in got} == {"forward", "backward"}
-    assert "pipeline stage 1 of 2: its layers 0.. are model layers 14-27" in said
+    assert "stage 0 of 2 ('mj-rank0'): model layers 0-13; stage 1 of 2 ('mj-rank2'): model layers 14-27" in said
 
 
 def test_a_stage_alone_says_its_offset_is_assumed(tmp_path):

@@ -80,16 +80,22 @@ def _notes_of_each(notes: list[str], names: list[str]) -> list[list[str]]:
 
 
 def _model_layer_notes(b, stages_of: dict, bases: dict, layers: dict) -> list[str]:
-    """One note per pipeline stage's run: which model layers its layers are, and whether an earlier stage's
-    layer count was assumed (model_layers.sql)."""
-    out = []
+    """One note on the pipeline stages: which model layers each stage's layers are (its ranks alike), and
+    whether the layer count of an earlier stage none of whose ranks is here was assumed (model_layers.sql).
+    A note per rank read as one merged note of ranges ('model layers 0–14-13–27') once `segment` said what
+    ranks share once."""
+    if not bases:
+        return []
+    alike: dict[tuple, list[str]] = {}
     for rid, (base, assumed) in sorted(bases.items()):
         stage, stages = stages_of[rid]
-        n = layers.get(rid)
+        alike.setdefault((stage, stages, base, layers.get(rid), assumed), []).append(f"'{b.run_names[rid]}'")
+    parts, assumed_any = [], False
+    for (stage, stages, base, n, assumed), names in sorted(alike.items(), key=lambda kv: kv[0][:3]):
+        runs = ", ".join(names) if len(names) <= 5 else ", ".join(names[:4]) + f" and {len(names) - 4} more"
         span = f"model layers {base}-{base + n - 1}" if n else f"from model layer {base}"
-        out.append(f"run '{b.run_names[rid]}': pipeline stage {stage} of {stages}: its layers 0.. are {span} "
-                   "(kernel_layers.model_layer)" + (
-                       "; the earlier stages' layer counts are assumed equal to this stage's (none of their "
-                       "ranks is segmented here; the trace does not say how the model was split)" if assumed
-                       else ""))
-    return out
+        parts.append(f"stage {stage} of {stages} ({runs}): {span}" + (" (assumed)" if assumed else ""))
+        assumed_any = assumed_any or assumed
+    return ["pipeline stages, their layers 0.. in the model (kernel_layers.model_layer): " + "; ".join(parts)
+            + ("; (assumed): the earlier stages' layer counts taken equal to this stage's (none of their ranks is "
+               "segmented here; the trace does not say how the model was split)" if assumed_any else "")]
