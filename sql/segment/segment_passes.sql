@@ -83,7 +83,7 @@
 --   gap_before_ns BIGINT: the gap before its first anchor; NULL for the run's first group
 -- TEMP _anchor_gaps, _free_gaps, _break_candidates and _anchor_grp are scratch, dropped at the end: no other file
 -- reads them, and a kept segmentation would hold them for nothing (_anchor_gaps and _anchor_grp: 37 columns an
--- anchor, 1.2 M rows and most of the 6.7 GB `tracedb segment` took on a 1,024-rank job).
+-- anchor, 1.2 M rows on a 1,024-rank job).
 CREATE OR REPLACE TEMP TABLE _anchor_gaps AS
 WITH gaps AS (
     SELECT * REPLACE (forced AND $gap_factor IS NULL AS forced, step_break AND $gap_factor IS NULL AS step_break,
