@@ -67,7 +67,8 @@ def segment_runs(con, opt: binding.Options) -> tuple[list[tuple[str, int, int]],
     return [(b.run_names[r], *by_run.get(r, (0, 0))) for r in b.run_ids], list(b.notes)
 
 
-# a note about one run names it first; the others are about the runs together
+# a note about one run names it first (as engine/rendering/run_notes.py reads them, a room this one may not
+# import); the others are about the runs together
 _OF_RUN = re.compile(r"run '([^']*)': ")
 
 
@@ -75,8 +76,11 @@ def _notes_of_each(notes: list[str], names: list[str]) -> list[list[str]]:
     """Each run's notes for its row of `segmentations`: its own and those about no run in particular. With
     every note on every row, a 1,024-rank job kept its ~5,100 notes 1,024 times: 540 MB of the store, and most
     of the 52 s and 6.7 GB of `tracedb segment`, committing them."""
-    about = [m.group(1) if (m := _OF_RUN.match(n)) else None for n in notes]
-    return [[n for n, a in zip(notes, about) if a is None or a == name] for name in names]
+    general, own = [], {}
+    for i, note in enumerate(notes):
+        run = m.group(1) if (m := _OF_RUN.match(note)) else None
+        (general if run is None else own.setdefault(run, [])).append(i)
+    return [[notes[i] for i in sorted(general + own.get(name, []))] for name in names]
 
 
 def _model_layer_notes(b, stages_of: dict, bases: dict, layers: dict) -> list[str]:
